@@ -1,0 +1,65 @@
+import type Koa from 'koa';
+import type { Config } from './config/defaults';
+import { Settings } from './config/settings';
+import { openDatabase, Db } from './db/connection';
+import { UsersRepo } from './db/users-repo';
+import { OverridesRepo } from './db/overrides-repo';
+import { Services, systemClock, Clock } from './domain/services';
+import { UsersService } from './domain/users';
+import { HeaderServiceProvider } from './auth/header-sp';
+import type { Authenticator } from './auth/principal';
+import { buildHttpApp } from './http/app';
+import type { FerryState } from './http/state';
+import { consoleLogger, Logger } from './log';
+import { VERSION } from './version';
+
+export interface AppOptions {
+  log?: Logger;
+  clock?: Clock;
+}
+
+export interface FerryApp {
+  config: Config;
+  db: Db;
+  services: Services;
+  http: Koa<FerryState>;
+  /** Background work (mail queue, purge timer) to start with `serve`. */
+  start(): void;
+  close(): Promise<void>;
+}
+
+/** The composition root: builds every concrete part from the config and wires them together. */
+export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
+  const log = opts.log ?? consoleLogger();
+  const clock = opts.clock ?? systemClock;
+  const db = openDatabase(config.data_dir);
+  const settings = new Settings(config, new OverridesRepo(db));
+  const usersRepo = new UsersRepo(db);
+  const users = new UsersService(usersRepo, () => settings.get().admin, clock);
+
+  const authenticators: Authenticator[] = [];
+  if (config.auth.sp.type === 'header') authenticators.push(new HeaderServiceProvider(config.auth.sp, users));
+
+  const services: Services = {
+    settings,
+    log,
+    clock,
+    version: VERSION,
+    authenticators,
+    userLang: (id) => users.lang(id),
+  };
+  const http = buildHttpApp(services, { routes: [] });
+  const stoppers: (() => void | Promise<void>)[] = [];
+
+  return {
+    config,
+    db,
+    services,
+    http,
+    start() {},
+    async close() {
+      for (const stop of stoppers.reverse()) await stop();
+      db.close();
+    },
+  };
+}

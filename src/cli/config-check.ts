@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import type { CliIO } from './io';
+import { UsageError } from './io';
+import { ConfigError } from '../config/validate';
+import { configFrom } from './config-option';
+
+export function configCommand(program: Command, io: CliIO): void {
+  const config = program.command('config').description('configuration tools');
+  config
+    .command('check')
+    .description('validate the configuration and print every problem')
+    .option('-c, --config <file>', 'config file (default ./ferry.json, or $FERRY_CONFIG)')
+    .option('--json', 'print the effective configuration as JSON')
+    .action((opts: { config?: string; json?: boolean }) => {
+      try {
+        const { config: c, source } = configFrom(opts);
+        if (opts.json) io.out(JSON.stringify(c, null, 2));
+        else io.out(`config ok: ${source ?? 'built-in defaults'}`);
+      } catch (e) {
+        if (e instanceof ConfigError) throw new UsageError(e.message);
+        throw e;
+      }
+    });
+}

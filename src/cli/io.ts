@@ -1,0 +1,20 @@
+/** Where a command writes; tests pass buffers, main passes the process streams. */
+export interface CliIO {
+  out(text: string): void;
+  err(text: string): void;
+  /** Reads all of standard input (for --password-stdin). */
+  readStdin(): Promise<string>;
+}
+
+export const processIO: CliIO = {
+  out: (t) => process.stdout.write(t.endsWith('\n') ? t : `${t}\n`),
+  err: (t) => process.stderr.write(t.endsWith('\n') ? t : `${t}\n`),
+  readStdin: async () => {
+    const chunks: Buffer[] = [];
+    for await (const c of process.stdin) chunks.push(c as Buffer);
+    return Buffer.concat(chunks).toString('utf8');
+  },
+};
+
+/** A usage or input error: exit code 1 with a one-line message (design.md §2). */
+export class UsageError extends Error {}

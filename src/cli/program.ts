@@ -1,0 +1,52 @@
+import { Command, CommanderError } from 'commander';
+import { CliIO, UsageError } from './io';
+import { serveCommand } from './serve';
+import { versionCommand } from './version';
+import { configCommand } from './config-check';
+import { ConfigError } from '../config/validate';
+import { ServiceError } from '../domain/errors';
+
+/** Adds a group of commands; each issue that owns commands registers one here. */
+export type CommandModule = (program: Command, io: CliIO) => void;
+
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand];
+
+export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
+  const program = new Command('ferry')
+    .description('self-hosted service for sending large files')
+    .exitOverride()
+    .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
+    .showSuggestionAfterError(true);
+  for (const add of modules) add(program, io);
+  for (const cmd of program.commands) inheritExitOverride(cmd, io);
+  return program;
+}
+
+function inheritExitOverride(cmd: Command, io: CliIO): void {
+  cmd.exitOverride().configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) });
+  for (const sub of cmd.commands) inheritExitOverride(sub, io);
+}
+
+/** Runs the CLI and returns the exit code of design.md §2: 0 ok, 1 usage/input error, 2 internal failure. */
+export async function runCli(argv: string[], io: CliIO, modules?: CommandModule[]): Promise<number> {
+  const program = buildProgram(io, modules);
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      return 1; // commander already printed its one-line message
+    }
+    if (e instanceof UsageError || e instanceof ConfigError) {
+      io.err(`error: ${e.message}`);
+      return 1;
+    }
+    if (e instanceof ServiceError) {
+      io.err(`error: ${e.id}${e.details?.length ? ` (${e.details.join(', ')})` : ''}`);
+      return e.status < 500 ? 1 : 2;
+    }
+    io.err(`internal error: ${e instanceof Error ? e.message : String(e)}`);
+    return 2;
+  }
+}

@@ -1,0 +1,50 @@
+import type { Command } from 'commander';
+import type { CliIO } from './io';
+import { configFrom } from './config-option';
+import { createApp } from '../app';
+import { listen } from '../http/server';
+
+export interface ServeHandle {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts the app and its HTTP server; resolves once "listening on" has been printed. */
+export async function startServe(opts: { config?: string; port?: string; host?: string }, io: CliIO): Promise<ServeHandle> {
+  const { config } = configFrom(opts);
+  const host = opts.host ?? config.listen.host;
+  const port = opts.port !== undefined ? Number(opts.port) : config.listen.port;
+  const app = createApp(config);
+  const server = await listen(app.http, host, port);
+  app.start();
+  io.out(`listening on ${server.url}`);
+  let stopping: Promise<void> | null = null;
+  return {
+    url: server.url,
+    stop: () =>
+      (stopping ??= (async () => {
+        await server.close();
+        await app.close();
+      })()),
+  };
+}
+
+export function serveCommand(program: Command, io: CliIO): void {
+  program
+    .command('serve')
+    .description('run the server')
+    .option('-c, --config <file>', 'config file (default ./ferry.json, or $FERRY_CONFIG)')
+    .option('--port <n>', 'override listen.port (0 = any free port)')
+    .option('--host <addr>', 'override listen.host')
+    .action(async (opts: { config?: string; port?: string; host?: string }) => {
+      const handle = await startServe(opts, io);
+      await new Promise<void>((resolve) => {
+        const shutdown = (signal: string) => {
+          io.err(`${signal} received, finishing in-flight requests`);
+          handle.stop().then(resolve, resolve);
+        };
+        process.once('SIGTERM', () => shutdown('SIGTERM'));
+        process.once('SIGINT', () => shutdown('SIGINT'));
+      });
+    });
+}

@@ -1,0 +1,108 @@
+/** The configuration ferry runs with when no file says otherwise (design.md §3). */
+export interface SpLocal {
+  type: 'local';
+}
+export interface SpHeader {
+  type: 'header';
+  uid_header: string;
+  email_header: string;
+  trusted_proxies: string[];
+}
+export interface AuthConfig {
+  sp: SpLocal | SpHeader;
+  remote_application_enabled: boolean;
+  remote_user_enabled: boolean;
+  signature_max_age_s: number;
+  signature_max_future_s: number;
+}
+export interface MailSinkConfig {
+  host: string;
+  port: number;
+  dir: string;
+}
+export interface MailConfig {
+  from: string;
+  transport: string | null;
+  sink: MailSinkConfig | null;
+}
+export interface Config {
+  base_url: string;
+  listen: { host: string; port: number };
+  data_dir: string;
+  upload_chunk_size: number;
+  default_transfer_days_valid: number;
+  max_transfer_days_valid: number;
+  default_guest_days_valid: number;
+  max_guest_days_valid: number;
+  allow_transfer_expiry_date_extension: number[];
+  max_transfer_size: number;
+  max_transfer_files: number;
+  max_transfer_recipients: number;
+  chunk_upload_security: 'key' | 'auth';
+  disclose: string[];
+  admin: string[];
+  auditlog_enabled: boolean;
+  auditlog_lifetime_days: number;
+  auth: AuthConfig;
+  mail: MailConfig;
+  default_lang: string;
+  purge_interval_s: number;
+}
+
+export function defaultConfig(): Config {
+  return {
+    base_url: 'http://localhost:8080',
+    listen: { host: '127.0.0.1', port: 8080 },
+    data_dir: './data',
+    upload_chunk_size: 5242880,
+    default_transfer_days_valid: 10,
+    max_transfer_days_valid: 20,
+    default_guest_days_valid: 20,
+    max_guest_days_valid: 20,
+    allow_transfer_expiry_date_extension: [7, 7],
+    max_transfer_size: 107374182400,
+    max_transfer_files: 30,
+    max_transfer_recipients: 50,
+    chunk_upload_security: 'key',
+    disclose: [
+      'upload_chunk_size',
+      'default_transfer_days_valid',
+      'max_transfer_days_valid',
+      'default_guest_days_valid',
+      'max_guest_days_valid',
+      'max_transfer_size',
+      'max_transfer_files',
+      'max_transfer_recipients',
+      'allow_transfer_expiry_date_extension',
+      'chunk_upload_security',
+      'default_lang',
+    ],
+    admin: [],
+    auditlog_enabled: true,
+    auditlog_lifetime_days: 31,
+    auth: {
+      sp: { type: 'local' },
+      remote_application_enabled: true,
+      remote_user_enabled: true,
+      signature_max_age_s: 15,
+      signature_max_future_s: 86400,
+    },
+    mail: { from: 'ferry@localhost', transport: 'smtp://localhost:25', sink: null },
+    default_lang: 'en',
+    purge_interval_s: 3600,
+  };
+}
+
+/** Keys an admin may change at run time through PUT /config (design.md §3). */
+export const RUNTIME_KEYS = [
+  'default_transfer_days_valid',
+  'max_transfer_days_valid',
+  'default_guest_days_valid',
+  'max_guest_days_valid',
+  'allow_transfer_expiry_date_extension',
+  'max_transfer_size',
+  'max_transfer_files',
+  'max_transfer_recipients',
+  'disclose',
+] as const;
+export type RuntimeKey = (typeof RUNTIME_KEYS)[number];

@@ -1,0 +1,63 @@
+import { Config, RUNTIME_KEYS, RuntimeKey } from './defaults';
+import { crossChecks, runtimeChecks } from './validate';
+import { ServiceError } from '../domain/errors';
+
+/** Where runtime overrides (PUT /config) are persisted; the DB implements it. */
+export interface OverrideStore {
+  load(): Record<string, unknown>;
+  save(values: Record<string, unknown>): void;
+}
+
+/**
+ * The effective configuration: the file's values with the admin's runtime overrides on top. Passed to every
+ * service that needs limits, so a change through PUT /config takes effect at once without a global.
+ */
+export class Settings {
+  private current: Config;
+
+  constructor(
+    private readonly base: Config,
+    private readonly store?: OverrideStore,
+  ) {
+    this.current = this.compose(store?.load() ?? {});
+  }
+
+  get(): Config {
+    return this.current;
+  }
+
+  overrides(): Record<string, unknown> {
+    return this.store?.load() ?? {};
+  }
+
+  /** Validates and applies overrides; throws ServiceError naming every offending key. */
+  update(values: Record<string, unknown>): Config {
+    const problems: string[] = [];
+    const bad: string[] = [];
+    for (const [key, value] of Object.entries(values)) {
+      if (!(RUNTIME_KEYS as readonly string[]).includes(key)) {
+        bad.push(key);
+        continue;
+      }
+      const before = problems.length;
+      runtimeChecks[key](value, key, problems);
+      if (problems.length > before) bad.push(key);
+    }
+    if (bad.length) throw new ServiceError('rest_bad_parameter', 400, bad);
+    const merged = { ...(this.store?.load() ?? {}), ...values };
+    const next = this.compose(merged);
+    const cross = crossChecks(next);
+    if (cross.length) throw new ServiceError('rest_bad_parameter', 400, cross.map((c) => c.split(':')[0]));
+    this.store?.save(merged);
+    this.current = next;
+    return next;
+  }
+
+  private compose(overrides: Record<string, unknown>): Config {
+    const next: Config = { ...this.base };
+    for (const key of RUNTIME_KEYS) {
+      if (key in overrides) (next as unknown as Record<RuntimeKey, unknown>)[key] = overrides[key];
+    }
+    return next;
+  }
+}

@@ -1,0 +1,175 @@
+import path from 'node:path';
+import { Config, defaultConfig, MailSinkConfig } from './defaults';
+
+/**
+ * Validates a parsed config object against the schema of design.md §3 and merges it over the defaults.
+ * Every problem is collected (with the key's path) so an admin fixes the file in one go.
+ */
+type Check = (value: unknown, path: string, problems: string[]) => void;
+
+const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+
+function int(min: number, max = Number.MAX_SAFE_INTEGER): Check {
+  return (v, path, problems) => {
+    if (!isInt(v)) problems.push(`${path}: expected an integer, got ${describe(v)}`);
+    else if (v < min || v > max) problems.push(`${path}: must be between ${min} and ${max}, got ${v}`);
+  };
+}
+const bool: Check = (v, path, problems) => {
+  if (typeof v !== 'boolean') problems.push(`${path}: expected true or false, got ${describe(v)}`);
+};
+function str(pattern?: RegExp, hint?: string): Check {
+  return (v, path, problems) => {
+    if (typeof v !== 'string') problems.push(`${path}: expected a string, got ${describe(v)}`);
+    else if (pattern && !pattern.test(v)) problems.push(`${path}: ${hint ?? 'invalid value'}, got ${JSON.stringify(v)}`);
+  };
+}
+function oneOf(values: readonly unknown[]): Check {
+  return (v, path, problems) => {
+    if (!values.includes(v)) problems.push(`${path}: must be one of ${values.map((x) => JSON.stringify(x)).join(', ')}, got ${describe(v)}`);
+  };
+}
+function arrayOf(item: Check): Check {
+  return (v, path, problems) => {
+    if (!Array.isArray(v)) problems.push(`${path}: expected an array, got ${describe(v)}`);
+    else v.forEach((x, i) => item(x, `${path}[${i}]`, problems));
+  };
+}
+function nullable(inner: Check): Check {
+  return (v, path, problems) => {
+    if (v !== null) inner(v, path, problems);
+  };
+}
+function object(fields: Record<string, Check>, required: string[] = []): Check {
+  return (v, path, problems) => {
+    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
+      problems.push(`${path || 'config'}: expected an object, got ${describe(v)}`);
+      return;
+    }
+    const rec = v as Record<string, unknown>;
+    for (const key of Object.keys(rec)) {
+      const sub = path ? `${path}.${key}` : key;
+      if (!(key in fields)) problems.push(`${sub}: unknown key`);
+      else fields[key](rec[key], sub, problems);
+    }
+    for (const key of required) if (!(key in rec)) problems.push(`${path ? `${path}.` : ''}${key}: required`);
+  };
+}
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
+  if (typeof v === 'object') return 'an object';
+  return `${typeof v} ${String(v)}`;
+}
+
+const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen'].includes(k));
+
+const spCheck: Check = (v, path, problems) => {
+  const type = (v as { type?: unknown } | null)?.type;
+  if (type === 'header') {
+    object(
+      {
+        type: oneOf(['header']),
+        uid_header: str(/^[A-Za-z0-9-]+$/, 'a header name'),
+        email_header: str(/^[A-Za-z0-9-]+$/, 'a header name'),
+        trusted_proxies: arrayOf(str(/^[0-9a-fA-F.:]+$/, 'an IP address')),
+      },
+      ['type'],
+    )(v, path, problems);
+  } else {
+    object({ type: oneOf(['local', 'header']) }, ['type'])(v, path, problems);
+  }
+};
+
+/** Checks for the keys PUT /config may change; shared with the runtime override path. */
+export const runtimeChecks: Record<string, Check> = {
+  default_transfer_days_valid: int(1, 36500),
+  max_transfer_days_valid: int(1, 36500),
+  default_guest_days_valid: int(1, 36500),
+  max_guest_days_valid: int(1, 36500),
+  allow_transfer_expiry_date_extension: arrayOf(int(1, 36500)),
+  max_transfer_size: int(1),
+  max_transfer_files: int(1, 100000),
+  max_transfer_recipients: int(1, 100000),
+  disclose: arrayOf(oneOf(DISCLOSABLE)),
+};
+
+const schema = object({
+  base_url: str(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'an http(s) URL without query'),
+  listen: object({ host: str(/^\S+$/, 'a host name or address'), port: int(0, 65535) }),
+  data_dir: str(/\S/, 'a directory path'),
+  upload_chunk_size: int(1024, 1 << 30),
+  ...runtimeChecks,
+  chunk_upload_security: oneOf(['key', 'auth']),
+  admin: arrayOf(str(/\S/, 'a user id')),
+  auditlog_enabled: bool,
+  auditlog_lifetime_days: int(0, 36500),
+  auth: object({
+    sp: spCheck,
+    remote_application_enabled: bool,
+    remote_user_enabled: bool,
+    signature_max_age_s: int(1, 86400),
+    signature_max_future_s: int(0, 30 * 86400),
+  }),
+  mail: object({
+    from: str(/^[^\s@<>]+@[^\s@<>]+$/, 'an e-mail address'),
+    transport: nullable(str(/^smtps?:\/\//, 'an smtp:// or smtps:// URL')),
+    sink: nullable(object({ host: str(/\S/), port: int(0, 65535), dir: str(/\S/) })),
+  }),
+  default_lang: str(LANG, 'a language code such as "en"'),
+  purge_interval_s: int(0, 365 * 86400),
+});
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[], readonly source: string) {
+    super(`${source}: ${problems.length} problem(s) in the configuration:\n  ${problems.join('\n  ')}`);
+  }
+}
+
+/** Returns every problem found; an empty list means the object is a valid (partial) config. */
+export function checkConfig(raw: unknown): string[] {
+  const problems: string[] = [];
+  schema(raw, '', problems);
+  if (problems.length === 0) {
+    const merged = mergeConfig(raw as Partial<Config>);
+    problems.push(...crossChecks(merged));
+  }
+  return problems;
+}
+
+/** Rules that relate keys to each other, checked on the merged result. */
+export function crossChecks(c: Config): string[] {
+  const problems: string[] = [];
+  if (c.default_transfer_days_valid > c.max_transfer_days_valid)
+    problems.push('default_transfer_days_valid: must not exceed max_transfer_days_valid');
+  if (c.default_guest_days_valid > c.max_guest_days_valid)
+    problems.push('default_guest_days_valid: must not exceed max_guest_days_valid');
+  return problems;
+}
+
+export function mergeConfig(raw: Partial<Config>): Config {
+  const d = defaultConfig();
+  const auth = { ...d.auth, ...(raw.auth ?? {}) };
+  const mail = { ...d.mail, ...(raw.mail ?? {}) };
+  const dataDir = raw.data_dir ?? d.data_dir;
+  if (mail.sink) {
+    const sink: Partial<MailSinkConfig> = mail.sink;
+    mail.sink = { host: sink.host ?? '127.0.0.1', port: sink.port ?? 2525, dir: sink.dir ?? path.join(dataDir, 'mail-sink') };
+  }
+  return {
+    ...d,
+    ...raw,
+    listen: { ...d.listen, ...(raw.listen ?? {}) },
+    base_url: (raw.base_url ?? d.base_url).replace(/\/+$/, ''),
+    auth,
+    mail,
+  } as Config;
+}
+
+export function validateConfig(raw: unknown, source: string): Config {
+  const problems = checkConfig(raw);
+  if (problems.length) throw new ConfigError(problems, source);
+  return mergeConfig(raw as Partial<Config>);
+}

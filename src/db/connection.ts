@@ -1,0 +1,40 @@
+import Database from 'better-sqlite3';
+import fs from 'node:fs';
+import path from 'node:path';
+import { migrations, Migration } from './migrations';
+import { loadNativeBinding } from './native-addon';
+
+export type Db = Database.Database;
+
+/**
+ * Opens data_dir/ferry.db with the settings every process (serve, CLI, tests) must share: WAL so readers and
+ * the writer do not block each other, foreign keys, and a busy timeout so `ferry purge` from cron and the
+ * running server wait for each other instead of failing.
+ */
+export function openDatabase(dataDir: string, list: Migration[] = migrations): Db {
+  fs.mkdirSync(dataDir, { recursive: true });
+  const nativeBinding = loadNativeBinding(dataDir);
+  const options = nativeBinding ? ({ nativeBinding } as unknown as Database.Options) : {};
+  const db = new Database(path.join(dataDir, 'ferry.db'), options);
+  db.pragma('journal_mode = WAL');
+  db.pragma('foreign_keys = ON');
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  migrate(db, list);
+  return db;
+}
+
+export function migrate(db: Db, list: Migration[]): void {
+  const sorted = [...list].sort((a, b) => a.version - b.version);
+  const latest = sorted.length ? sorted[sorted.length - 1].version : 0;
+  // Serialise concurrent starts: the first takes the write lock, the others then see the new version.
+  db.transaction(() => {
+    const current = db.pragma('user_version', { simple: true }) as number;
+    if (current > latest) throw new Error(`database schema version ${current} is newer than this ferry (${latest})`);
+    for (const m of sorted) {
+      if (m.version <= current) continue;
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    }
+  }).immediate();
+}

@@ -1,0 +1,68 @@
+import type { Db } from './connection';
+
+export interface UserRow {
+  id: string;
+  lang: string | null;
+  aup_ticked: number;
+  transfer_preferences: string;
+  guest_preferences: string;
+  additional_attributes: string;
+  remote_secret: string | null;
+  created: number;
+  last_activity: number | null;
+}
+
+/** Users, their e-mail addresses and the admins table. */
+export class UsersRepo {
+  constructor(private readonly db: Db) {}
+
+  find(id: string): UserRow | undefined {
+    return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  }
+
+  emails(id: string): string[] {
+    return (this.db.prepare('SELECT email FROM user_emails WHERE user_id = ? ORDER BY position').all(id) as { email: string }[]).map(
+      (r) => r.email,
+    );
+  }
+
+  /** Creates the user on first sight; when emails are given they replace the stored list (the IdP is the source). */
+  upsertSeen(id: string, emails: string[], now: number): void {
+    this.db.transaction(() => {
+      const row = this.find(id);
+      if (!row) this.db.prepare('INSERT INTO users (id, created, last_activity) VALUES (?, ?, ?)').run(id, now, now);
+      // Activity is kept to the minute: a write on every request would serialise readers behind the WAL lock.
+      else if ((row.last_activity ?? 0) < now - 60) this.db.prepare('UPDATE users SET last_activity = ? WHERE id = ?').run(now, id);
+      if (emails.length) this.setEmails(id, emails);
+    })();
+  }
+
+  setEmails(id: string, emails: string[]): void {
+    const unique = [...new Set(emails.map((e) => e.toLowerCase()))];
+    const current = this.emails(id);
+    if (current.length === unique.length && current.every((e, i) => e === unique[i])) return;
+    this.db.prepare('DELETE FROM user_emails WHERE user_id = ?').run(id);
+    const ins = this.db.prepare('INSERT INTO user_emails (user_id, email, position) VALUES (?, ?, ?)');
+    unique.forEach((e, i) => ins.run(id, e, i));
+  }
+
+  setLang(id: string, lang: string | null): void {
+    this.db.prepare('UPDATE users SET lang = ? WHERE id = ?').run(lang, id);
+  }
+
+  isDbAdmin(id: string): boolean {
+    return this.db.prepare('SELECT 1 FROM admins WHERE user_id = ?').get(id) !== undefined;
+  }
+
+  addAdmin(id: string, now: number): boolean {
+    return this.db.prepare('INSERT OR IGNORE INTO admins (user_id, created) VALUES (?, ?)').run(id, now).changes > 0;
+  }
+
+  removeAdmin(id: string): boolean {
+    return this.db.prepare('DELETE FROM admins WHERE user_id = ?').run(id).changes > 0;
+  }
+
+  listAdmins(): string[] {
+    return (this.db.prepare('SELECT user_id FROM admins ORDER BY user_id').all() as { user_id: string }[]).map((r) => r.user_id);
+  }
+}

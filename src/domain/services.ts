@@ -1,0 +1,29 @@
+import type { Settings } from '../config/settings';
+import type { Logger } from '../log';
+import type { Authenticator } from '../auth/principal';
+
+/** Seconds since the epoch; injected so tests and `ferry purge --now` can move time. */
+export type Clock = () => number;
+export const systemClock: Clock = () => Math.floor(Date.now() / 1000);
+
+/**
+ * Everything the HTTP layer and the CLI reach, built once by the composition root (src/app.ts).
+ * Each issue adds its services here; handlers receive them through ctx.state.services.
+ */
+export interface Services {
+  settings: Settings;
+  log: Logger;
+  clock: Clock;
+  version: string;
+  /** Authenticators in the spec's evaluation order. */
+  authenticators: Authenticator[];
+  /** Checks a chunk-upload key (a File uid) against a Transfer; absent until uploads exist. */
+  chunkKeys?: ChunkKeyChecker;
+  /** The stored language preference of a user, when one is set. */
+  userLang?: (userId: string) => string | null;
+}
+
+export interface ChunkKeyChecker {
+  /** True when key is the uid of one of the Transfer's files (compared in constant time). */
+  matches(transferId: number, key: string): boolean;
+}

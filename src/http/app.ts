@@ -1,0 +1,76 @@
+import Koa from 'koa';
+import { koaBody } from 'koa-body';
+import type Router from '@koa/router';
+import { ServiceError } from '../domain/errors';
+import type { Services } from '../domain/services';
+import { ANONYMOUS } from '../auth/principal';
+import { Api } from './api';
+import { errorMiddleware } from './middleware/errors';
+import { jsonpMiddleware } from './middleware/jsonp';
+import { securityHeaders } from './middleware/security-headers';
+import { requestLog } from './middleware/request-log';
+import { restPhpAlias } from './middleware/rest-prefix';
+import { authenticate } from './middleware/authenticate';
+import { miscRoutes } from './routes/misc';
+import type { FerryState } from './state';
+
+/** A group of REST routes; each issue's resource registers itself through one of these. */
+export type RouteModule = (api: Api) => void;
+
+/** Routers outside the REST API (web pages, downloads): tried before the REST 404. */
+export type ExtraRouter = Router<FerryState>;
+
+export interface HttpOptions {
+  routes?: RouteModule[];
+  extraRouters?: ExtraRouter[];
+  /** Largest JSON body accepted (bytes). */
+  jsonLimit?: number;
+}
+
+export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<FerryState> {
+  const app = new Koa<FerryState>();
+  app.proxy = false;
+  app.silent = true;
+
+  const api = new Api();
+  miscRoutes(api);
+  for (const register of opts.routes ?? []) register(api);
+
+  app.use(async (ctx, next) => {
+    ctx.state.services = services;
+    ctx.state.principal = ANONYMOUS;
+    await next();
+  });
+  app.use(requestLog(services.log));
+  app.use(errorMiddleware(services.log));
+  app.use(securityHeaders());
+  app.use(restPhpAlias());
+  app.use(jsonpMiddleware());
+  app.use(
+    koaBody({
+      json: true,
+      urlencoded: true,
+      text: false,
+      multipart: false,
+      jsonLimit: opts.jsonLimit ?? 1024 * 1024,
+      formLimit: 64 * 1024,
+      includeUnparsed: true,
+      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
+    }) as Koa.Middleware<FerryState>,
+  );
+  app.use(authenticate());
+  app.use(async (ctx, next) => {
+    await next();
+    if (ctx.body === undefined && ctx.status === 404) throw new ServiceError('rest_endpoint_not_found', 404, [ctx.path]);
+  });
+  for (const r of opts.extraRouters ?? []) app.use(r.routes());
+  app.use(api.router.routes());
+  app.use(
+    api.router.allowedMethods({
+      throw: true,
+      methodNotAllowed: () => new ServiceError('rest_method_not_allowed', 405),
+      notImplemented: () => new ServiceError('rest_method_not_allowed', 405),
+    }),
+  );
+  return app;
+}

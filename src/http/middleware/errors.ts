@@ -1,0 +1,45 @@
+import crypto from 'node:crypto';
+import type { Middleware } from 'koa';
+import { ServiceError } from '../../domain/errors';
+import type { Logger } from '../../log';
+import type { FerryState } from '../state';
+
+export function errorUid(): string {
+  return crypto.randomBytes(8).toString('hex');
+}
+
+/** Turns anything thrown below into the spec's error body; the one place statuses meet error ids. */
+export function errorMiddleware(log: Logger): Middleware<FerryState> {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (err) {
+      const e = toServiceError(err);
+      const uid = errorUid();
+      if (e.status >= 500) {
+        const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+        log.error(`error uid=${uid} ${ctx.method} ${ctx.path} ${e.id}: ${detail}`);
+      } else {
+        log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`);
+      }
+      ctx.status = e.status;
+      ctx.type = 'application/json';
+      ctx.body = { message: e.id, uid, details: e.details };
+    }
+  };
+}
+
+/** Maps errors from libraries (body parser, fs) to our ids; anything unknown becomes internal_error. */
+export function toServiceError(err: unknown): ServiceError {
+  if (err instanceof ServiceError) return err;
+  const e = err as { status?: number; statusCode?: number; type?: string; code?: string; name?: string; expose?: boolean };
+  const status = e?.status ?? e?.statusCode;
+  if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return new ServiceError('storage_not_enough_space_left', 507);
+  if (status === 413 || e?.type === 'entity.too.large') return new ServiceError('request_body_too_large', 413);
+  if (status === 415) return new ServiceError('bad_request_body', 415, ['content-type']);
+  if (status === 400 && e?.expose !== false) return new ServiceError('bad_request_body', 400);
+  if (typeof status === 'number' && status >= 400 && status < 500 && e?.expose) {
+    return new ServiceError('bad_request_body', status);
+  }
+  return new ServiceError('internal_error', 500);
+}

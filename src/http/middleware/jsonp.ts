@@ -1,0 +1,32 @@
+import type { Middleware } from 'koa';
+import { ServiceError } from '../../domain/errors';
+import type { FerryState } from '../state';
+
+const CALLBACK = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+
+/**
+ * JSONP (design.md §4): `?callback=name` on GET only. The name is checked before anything runs, so a hostile
+ * callback never reaches the output; errors raised below are wrapped too, so the caller's script sees them.
+ */
+export function jsonpMiddleware(): Middleware<FerryState> {
+  return async (ctx, next) => {
+    const callback = ctx.query.callback;
+    if (callback === undefined) return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ServiceError('rest_jsonp_get_only', 405, ['callback']);
+    if (typeof callback !== 'string' || callback.length > 128 || !CALLBACK.test(callback)) {
+      throw new ServiceError('rest_bad_parameter', 400, ['callback']);
+    }
+    try {
+      await next();
+    } finally {
+      if (ctx.response.is('json')) {
+        const text = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
+        const json = text
+          .replace(/\u2028/g, '\\u2028')
+          .replace(/\u2029/g, '\\u2029');
+        ctx.type = 'text/javascript';
+        ctx.body = `${callback}(${json});`;
+      }
+    }
+  };
+}

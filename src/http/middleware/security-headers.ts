@@ -1,0 +1,28 @@
+import type { Middleware } from 'koa';
+import type { FerryState } from '../state';
+
+/** Pages get a strict CSP: every script and style is served by ferry itself (air-gapped installs). */
+export const PAGE_CSP = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+export function securityHeaders(): Middleware<FerryState> {
+  return async (ctx, next) => {
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('X-Frame-Options', 'DENY');
+    ctx.set('Referrer-Policy', 'no-referrer');
+    ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
+    await next();
+    if (ctx.response.is('html')) ctx.set('Content-Security-Policy', PAGE_CSP);
+    else if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
+  };
+}

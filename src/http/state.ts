@@ -1,0 +1,17 @@
+import type { RouterContext } from '@koa/router';
+import type { Principal } from '../auth/principal';
+import type { Services } from '../domain/services';
+
+/** What the middleware chain leaves on ctx.state for the routes. */
+export interface FerryState {
+  principal: Principal;
+  services: Services;
+  /** The resource an owner-level route loaded and checked. */
+  resource?: unknown;
+  /** Raw body bytes, kept for signature checks. */
+  rawBody?: Buffer;
+  /** Language chosen for this request (user preference, Accept-Language, default). */
+  lang?: string;
+}
+
+export type FerryContext = RouterContext<FerryState>;

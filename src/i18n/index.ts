@@ -1,0 +1,53 @@
+import { en } from './en';
+import { fr } from './fr';
+import { de } from './de';
+import { nl } from './nl';
+
+/** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
+export type Table = Record<string, string>;
+const TABLES: Record<string, Table> = { en, fr, de, nl };
+export const LANGS = Object.keys(TABLES);
+
+export function isLang(code: unknown): code is string {
+  return typeof code === 'string' && code in TABLES;
+}
+
+/** Normalises "fr-BE" to "fr" when only the base language is shipped. */
+export function normaliseLang(code: string | null | undefined): string | null {
+  if (!code) return null;
+  const lower = code.trim().toLowerCase();
+  if (lower in TABLES) return lower;
+  const base = lower.split(/[-_]/)[0];
+  return base in TABLES ? base : null;
+}
+
+/** Picks the first shipped language of an Accept-Language header, by quality. */
+export function fromAcceptLanguage(header: string | undefined): string | null {
+  if (!header) return null;
+  const ranked = header
+    .split(',')
+    .map((part, i) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim()).find((p) => p.startsWith('q='));
+      return { tag, q: q ? Number(q.slice(2)) || 0 : 1, i };
+    })
+    .filter((x) => x.tag && x.q > 0)
+    .sort((a, b) => b.q - a.q || a.i - b.i);
+  for (const { tag } of ranked) {
+    const lang = normaliseLang(tag);
+    if (lang) return lang;
+  }
+  return null;
+}
+
+/** The merged table: English, then the configured default, then the chosen language on top. */
+export function translations(lang: string, defaultLang = 'en'): Table {
+  return { ...en, ...(TABLES[normaliseLang(defaultLang) ?? 'en'] ?? {}), ...(TABLES[normaliseLang(lang) ?? 'en'] ?? {}) };
+}
+
+/** Looks a key up and fills {name} placeholders; an unknown key comes back as itself so gaps are visible. */
+export function translate(lang: string, key: string, vars: Record<string, string | number> = {}, defaultLang = 'en'): string {
+  const table = translations(lang, defaultLang);
+  const text = table[key] ?? key;
+  return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+}
