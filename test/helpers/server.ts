@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config } from '../../src/config/defaults';
+import { validateConfig } from '../../src/config/validate';
+import { createApp, FerryApp, AppOptions } from '../../src/app';
+import { listen, RunningServer } from '../../src/http/server';
+import { silentLogger } from '../../src/log';
+
+export interface TestServer {
+  url: string;
+  dir: string;
+  app: FerryApp;
+  server: RunningServer;
+  /** fetch relative to the server, JSON helpers included. */
+  request(method: string, urlPath: string, init?: RequestOptions): Promise<TestResponse>;
+  close(): Promise<void>;
+}
+
+export interface RequestOptions {
+  json?: unknown;
+  body?: string | Buffer | Uint8Array;
+  headers?: Record<string, string>;
+}
+
+export interface TestResponse {
+  status: number;
+  headers: Headers;
+  text: string;
+  /** Parsed JSON body, or undefined when it is not JSON. */
+  json: any;
+}
+
+export function tempDir(prefix = 'ferry-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * Starts the real app on 127.0.0.1 port 0 with a real SQLite file in a fresh temp dir. The config object is
+ * validated exactly like a config file, so a test cannot use a key the product would refuse.
+ */
+export async function startTestServer(config: Record<string, unknown> = {}, opts: AppOptions = {}): Promise<TestServer> {
+  const dir = tempDir();
+  const raw = { data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, ...config };
+  const cfg: Config = validateConfig(raw, 'test');
+  const app = createApp(cfg, { log: silentLogger, ...opts });
+  const server = await listen(app.http, '127.0.0.1', 0);
+  // base_url must point at the real port so Location headers and links work.
+  if (!('base_url' in config)) {
+    (cfg as { base_url: string }).base_url = server.url;
+    app.services.settings.get().base_url = server.url;
+  }
+  app.start();
+  return {
+    url: server.url,
+    dir,
+    app,
+    server,
+    request: (method, urlPath, init = {}) => request(server.url, method, urlPath, init),
+    async close() {
+      await server.close(1000);
+      await app.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export async function request(base: string, method: string, urlPath: string, init: RequestOptions = {}): Promise<TestResponse> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  let body: BodyInit | undefined;
+  if (init.json !== undefined) {
+    headers['content-type'] ??= 'application/json';
+    body = JSON.stringify(init.json);
+  } else if (init.body !== undefined) {
+    body = init.body as BodyInit;
+  }
+  const res = await fetch(base + urlPath, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, headers: res.headers, text, json };
+}
+
+/** The header service provider lets tests act as any user, the way a trusted reverse proxy would. */
+export const HEADER_SP = {
+  auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } },
+};
+
+export function asUser(id: string, email = `${id}@example.org`): Record<string, string> {
+  return { 'X-Remote-User': id, 'X-Remote-Email': email };
+}
