@@ -6,6 +6,7 @@ import { UsersRepo } from './db/users-repo';
 import { OverridesRepo } from './db/overrides-repo';
 import { Services, systemClock, Clock } from './domain/services';
 import { UsersService } from './domain/users';
+import { RecordingNotifier } from './domain/notifications';
 import { HeaderServiceProvider } from './auth/header-sp';
 import type { Authenticator } from './auth/principal';
 import { buildHttpApp } from './http/app';
@@ -46,6 +47,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     clock,
     version: VERSION,
     authenticators,
+    notifier: new RecordingNotifier(),
     userLang: (id) => users.lang(id),
   };
   const http = buildHttpApp(services, { routes: [] });

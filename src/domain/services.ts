@@ -1,6 +1,7 @@
 import type { Settings } from '../config/settings';
 import type { Logger } from '../log';
 import type { Authenticator } from '../auth/principal';
+import type { Notifier } from './notifications';
 
 /** Seconds since the epoch; injected so tests and `ferry purge --now` can move time. */
 export type Clock = () => number;
@@ -15,6 +16,8 @@ export interface Services {
   log: Logger;
   clock: Clock;
   version: string;
+  /** Every e-mail goes through this (src/mail implements it). */
+  notifier: Notifier;
   /** Authenticators in the spec's evaluation order. */
   authenticators: Authenticator[];
   /** Checks a chunk-upload key (a File uid) against a Transfer; absent until uploads exist. */

@@ -45,7 +45,7 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
   app.use(errorMiddleware(services.log));
   app.use(securityHeaders());
   app.use(restPhpAlias());
-  app.use(jsonpMiddleware());
+  app.use(jsonpMiddleware(services.log));
   app.use(
     koaBody({
       json: true,

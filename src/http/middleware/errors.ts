@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
 import { ServiceError } from '../../domain/errors';
 import type { Logger } from '../../log';
+import type { Context } from 'koa';
 import type { FerryState } from '../state';
 
 export function errorUid(): string {
@@ -14,19 +15,25 @@ export function errorMiddleware(log: Logger): Middleware<FerryState> {
     try {
       await next();
     } catch (err) {
-      const e = toServiceError(err);
-      const uid = errorUid();
-      if (e.status >= 500) {
-        const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-        log.error(`error uid=${uid} ${ctx.method} ${ctx.path} ${e.id}: ${detail}`);
-      } else {
-        log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`);
-      }
-      ctx.status = e.status;
-      ctx.type = 'application/json';
-      ctx.body = { message: e.id, uid, details: e.details };
+      renderError(ctx, err, log);
     }
   };
+}
+
+/** Writes the spec's error body for err and logs it with the same uid. */
+export function renderError(ctx: Context, err: unknown, log: Logger): void {
+  const e = toServiceError(err);
+  const uid = errorUid();
+  if (e.status >= 500) {
+    const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    log.error(`error uid=${uid} ${ctx.method} ${ctx.path} ${e.id}: ${detail}`);
+  } else {
+    log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`);
+  }
+  if (ctx.headerSent) return; // a streamed answer already started; the socket is closed by the caller
+  ctx.status = e.status;
+  ctx.type = 'application/json';
+  ctx.body = { message: e.id, uid, details: e.details };
 }
 
 /** Maps errors from libraries (body parser, fs) to our ids; anything unknown becomes internal_error. */

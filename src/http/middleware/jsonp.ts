@@ -1,6 +1,8 @@
 import type { Middleware } from 'koa';
 import { ServiceError } from '../../domain/errors';
 import type { FerryState } from '../state';
+import type { Logger } from '../../log';
+import { renderError } from './errors';
 
 const CALLBACK = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 
@@ -8,7 +10,7 @@ const CALLBACK = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
  * JSONP (design.md §4): `?callback=name` on GET only. The name is checked before anything runs, so a hostile
  * callback never reaches the output; errors raised below are wrapped too, so the caller's script sees them.
  */
-export function jsonpMiddleware(): Middleware<FerryState> {
+export function jsonpMiddleware(log: Logger): Middleware<FerryState> {
   return async (ctx, next) => {
     const callback = ctx.query.callback;
     if (callback === undefined) return next();
@@ -18,6 +20,8 @@ export function jsonpMiddleware(): Middleware<FerryState> {
     }
     try {
       await next();
+    } catch (err) {
+      renderError(ctx, err, log);
     } finally {
       if (ctx.response.is('json')) {
         const text = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);

@@ -1,0 +1,99 @@
+/**
+ * The domain objects every part of ferry shares. Repositories (src/db) return these; presenters (src/http)
+ * turn them into the spec's JSON; notifications (src/mail) render them. Times are UNIX seconds.
+ * src/db and src/storage may import these types (type-only) although they sit below domain in the layout.
+ */
+export type TransferStatus = 'created' | 'started' | 'uploading' | 'available' | 'closed';
+
+export interface Transfer {
+  id: number;
+  /** Owner: the user who created it, or the user who invited the guest that created it. */
+  userId: string;
+  /** Sender address: the user's chosen `from`, or the guest's e-mail. */
+  userEmail: string;
+  guestId: number | null;
+  subject: string | null;
+  message: string | null;
+  options: string[];
+  status: TransferStatus;
+  lang: string | null;
+  created: number;
+  expires: number;
+  expiryExtensionsUsed: number;
+  madeAvailable: number | null;
+  closed: number | null;
+  /** Why it was closed: 'owner', 'expired', 'last_file', 'last_recipient', 'guest_deleted'… */
+  closedReason: string | null;
+}
+
+export interface FileRecord {
+  id: number;
+  transferId: number;
+  uid: string;
+  name: string;
+  size: number;
+  mimeType: string | null;
+  cid: string | null;
+  /** Bytes stored so far (sum of the received ranges). */
+  received: number;
+  /** Received byte ranges, half-open [start, end), merged and sorted. */
+  ranges: [number, number][];
+  complete: boolean;
+  crc32: number | null;
+  sha256: string | null;
+  created: number;
+  deleted: number | null;
+}
+
+export interface TrackingError {
+  type: string;
+  date: number;
+  details: string;
+}
+
+export interface Recipient {
+  id: number;
+  transferId: number;
+  /** Empty for the link recipient of a get_a_link Transfer. */
+  email: string;
+  token: string;
+  lang: string | null;
+  created: number;
+  lastActivity: number | null;
+  deleted: number | null;
+  errors: TrackingError[];
+}
+
+export type GuestStatus = 'available' | 'closed';
+
+export interface Guest {
+  id: number;
+  userId: string;
+  userEmail: string;
+  email: string;
+  token: string;
+  subject: string | null;
+  message: string | null;
+  options: string[];
+  transferOptions: string[];
+  status: GuestStatus;
+  transferCount: number;
+  lang: string | null;
+  created: number;
+  /** null when the guest does_not_expire. */
+  expires: number | null;
+  lastActivity: number | null;
+  closed: number | null;
+  errors: TrackingError[];
+}
+
+export type AuthorType = 'User' | 'Recipient' | 'Guest';
+export type TargetType = 'Transfer' | 'File' | 'Recipient';
+
+export interface AuditEntry {
+  transferId: number;
+  date: number;
+  event: string;
+  author: { type: AuthorType; id: string; ip: string | null; email?: string | null };
+  target: { type: TargetType; id: string; name?: string; size?: number; email?: string };
+}
