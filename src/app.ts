@@ -9,7 +9,8 @@ import { UsersService } from './domain/users';
 import { RecordingNotifier } from './domain/notifications';
 import { HeaderServiceProvider } from './auth/header-sp';
 import type { Authenticator } from './auth/principal';
-import { buildHttpApp } from './http/app';
+import { buildHttpApp, RouteModule } from './http/app';
+import { PageRegistry } from './http/web/pages';
 import type { FerryState } from './http/state';
 import { consoleLogger, Logger } from './log';
 import { VERSION } from './version';
@@ -50,7 +51,9 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     notifier: new RecordingNotifier(),
     userLang: (id) => users.lang(id),
   };
-  const http = buildHttpApp(services, { routes: [] });
+  const pages = new PageRegistry();
+  const routes: RouteModule[] = [];
+  const http = buildHttpApp(services, { routes, pages });
   const stoppers: (() => void | Promise<void>)[] = [];
 
   return {

@@ -13,6 +13,7 @@ import { restPhpAlias } from './middleware/rest-prefix';
 import { authenticate } from './middleware/authenticate';
 import { miscRoutes } from './routes/misc';
 import type { FerryState } from './state';
+import type { PageRegistry } from './web/pages';
 
 /** A group of REST routes; each issue's resource registers itself through one of these. */
 export type RouteModule = (api: Api) => void;
@@ -22,6 +23,8 @@ export type ExtraRouter = Router<FerryState>;
 
 export interface HttpOptions {
   routes?: RouteModule[];
+  /** Web pages at /?s=<name>. */
+  pages?: PageRegistry;
   extraRouters?: ExtraRouter[];
   /** Largest JSON body accepted (bytes). */
   jsonLimit?: number;
@@ -63,6 +66,7 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
     await next();
     if (ctx.body === undefined && ctx.status === 404) throw new ServiceError('rest_endpoint_not_found', 404, [ctx.path]);
   });
+  if (opts.pages) app.use(opts.pages.router().routes());
   for (const r of opts.extraRouters ?? []) app.use(r.routes());
   app.use(api.router.routes());
   app.use(
