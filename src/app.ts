@@ -4,6 +4,9 @@ import { Settings } from './config/settings';
 import { openDatabase, Db } from './db/connection';
 import { UsersRepo } from './db/users-repo';
 import { OverridesRepo } from './db/overrides-repo';
+import { GuestsRepo } from './db/guests-repo';
+import { GuestsService } from './domain/guests';
+import { guestRoutes } from './http/routes/guest';
 import { Services, systemClock, Clock } from './domain/services';
 import { UsersService } from './domain/users';
 import { RecordingNotifier } from './domain/notifications';
@@ -42,17 +45,25 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const authenticators: Authenticator[] = [];
   if (config.auth.sp.type === 'header') authenticators.push(new HeaderServiceProvider(config.auth.sp, users));
 
+  const notifier = new RecordingNotifier();
+  const guestLimits = () => {
+    const c = settings.get();
+    return { defaultDays: c.default_guest_days_valid, maxDays: c.max_guest_days_valid };
+  };
+  const guests = new GuestsService(new GuestsRepo(db), notifier, guestLimits, clock);
+
   const services: Services = {
     settings,
     log,
     clock,
     version: VERSION,
     authenticators,
-    notifier: new RecordingNotifier(),
+    notifier,
+    guests,
     userLang: (id) => users.lang(id),
   };
   const pages = new PageRegistry();
-  const routes: RouteModule[] = [];
+  const routes: RouteModule[] = [guestRoutes];
   const http = buildHttpApp(services, { routes, pages });
   const stoppers: (() => void | Promise<void>)[] = [];
 

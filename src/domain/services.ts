@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings';
 import type { Logger } from '../log';
 import type { Authenticator } from '../auth/principal';
 import type { Notifier } from './notifications';
+import type { GuestsService } from './guests';
 
 /** Seconds since the epoch; injected so tests and `ferry purge --now` can move time. */
 export type Clock = () => number;
@@ -20,6 +21,8 @@ export interface Services {
   notifier: Notifier;
   /** Authenticators in the spec's evaluation order. */
   authenticators: Authenticator[];
+  /** Guests: invitations to upload on a user's behalf (src/domain/guests.ts). */
+  guests: GuestsService;
   /** Checks a chunk-upload key (a File uid) against a Transfer; absent until uploads exist. */
   chunkKeys?: ChunkKeyChecker;
   /** The stored language preference of a user, when one is set. */

@@ -1,0 +1,152 @@
+import { ServiceError, missingParameter, badParameter } from './errors';
+
+// Interim copies of design.md §8's sets until src/domain/options.ts (transfers issue) lands; then imported from there.
+const GUEST_OPTIONS = [
+  'email_upload_started',
+  'email_upload_page_access',
+  'valid_only_one_time',
+  'does_not_expire',
+  'can_only_send_to_me',
+  'email_guest_created',
+  'email_guest_created_receipt',
+  'email_guest_expired',
+] as const;
+const TRANSFER_OPTIONS = [
+  'email_me_copies',
+  'email_me_on_expire',
+  'email_upload_complete',
+  'email_download_complete',
+  'email_report_on_closing',
+  'enable_recipient_email_download_complete',
+  'add_me_to_recipients',
+  'get_a_link',
+] as const;
+
+/** Who is inviting: the user, with the rule that applies to `from` under their authentication mode. */
+export interface GuestCreator {
+  userId: string;
+  emails: string[];
+  /** Service Provider: `from` must be one of the user's addresses. Remote modes: a format check only. */
+  fromMustBeOwn: boolean;
+}
+
+/** Limits read from Settings at the moment of the request (PUT /config may change them). */
+export interface GuestLimits {
+  defaultDays: number;
+  maxDays: number;
+}
+
+/** A POST /guest body once checked: every field in its stored form. */
+export interface GuestDraft {
+  email: string;
+  userEmail: string;
+  subject: string | null;
+  message: string | null;
+  options: string[];
+  transferOptions: string[];
+  /** null when does_not_expire. */
+  expires: number | null;
+}
+
+/** Guest options that are on unless the request turns them off ({"email_guest_created": false}). */
+export const GUEST_OPTIONS_ON_BY_DEFAULT = ['email_guest_created'];
+
+const DAY = 86400;
+const MAX_SUBJECT = 255;
+const MAX_MESSAGE = 10000;
+
+/** Checks a POST /guest body; throws the ServiceError naming the first offending field. */
+export function parseGuestInput(body: unknown, creator: GuestCreator, limits: GuestLimits, now: number): GuestDraft {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('bad_request_body', 400);
+  const b = body as Record<string, unknown>;
+
+  const email = parseRecipient(b.recipient);
+  const userEmail = parseFrom(b.from, creator);
+  const subject = parseText(b.subject, 'subject', MAX_SUBJECT, true);
+  const message = parseText(b.message, 'message', MAX_MESSAGE, false);
+  const options = parseOptions(b.options, 'options', GUEST_OPTIONS, GUEST_OPTIONS_ON_BY_DEFAULT);
+  const transferOptions = parseOptions(b.transfer_options, 'transfer_options', TRANSFER_OPTIONS, []);
+  const expires = options.includes('does_not_expire') ? null : parseExpires(b.expires, limits, now);
+  return { email, userEmail, subject, message, options, transferOptions, expires };
+}
+
+function parseRecipient(v: unknown): string {
+  if (v === undefined || v === null || v === '') throw missingParameter('recipient');
+  if (typeof v !== 'string' || !isEmail(v.trim())) throw new ServiceError('bad_email', 400, ['recipient']);
+  return v.trim();
+}
+
+function parseFrom(v: unknown, creator: GuestCreator): string {
+  if (v === undefined || v === null || v === '') {
+    // FileSender's own form always sends it; a bare REST client gets the user's first address.
+    if (!creator.emails.length) throw missingParameter('from');
+    return creator.emails[0];
+  }
+  if (typeof v !== 'string' || !isEmail(v.trim())) throw new ServiceError('bad_email', 400, ['from']);
+  const from = v.trim();
+  if (!creator.fromMustBeOwn) return from;
+  const own = creator.emails.find((e) => e.toLowerCase() === from.toLowerCase());
+  if (!own) throw new ServiceError('bad_email', 400, ['from']);
+  return own;
+}
+
+function parseText(v: unknown, field: string, max: number, oneLine: boolean): string | null {
+  if (v === undefined || v === null) return null;
+  if (typeof v !== 'string' || v.length > max) throw badParameter(field);
+  // The subject becomes a mail header line: no line breaks or other control characters.
+  if (oneLine && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(v)) throw badParameter(field);
+  return v;
+}
+
+/**
+ * Options come as the spec's array of names (those listed are on, plus the on-by-default ones), or as
+ * FileSender's object form {"name": true|false}, which can also turn a default off. Returns the effective set
+ * in the canonical order of `known`.
+ */
+export function parseOptions(v: unknown, field: string, known: readonly string[], onByDefault: readonly string[]): string[] {
+  const on = new Set(onByDefault);
+  if (v === undefined || v === null) return known.filter((o) => on.has(o));
+  if (Array.isArray(v)) {
+    v.forEach((name, i) => {
+      if (typeof name !== 'string') throw badParameter(`${field}[${i}]`);
+      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}[${i}]`]);
+      on.add(name);
+    });
+  } else if (typeof v === 'object') {
+    for (const [name, value] of Object.entries(v as Record<string, unknown>)) {
+      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}.${name}`]);
+      if (typeof value !== 'boolean') throw badParameter(`${field}.${name}`);
+      if (value) on.add(name);
+      else on.delete(name);
+    }
+  } else {
+    throw badParameter(field);
+  }
+  return known.filter((o) => on.has(o));
+}
+
+/**
+ * Absent: default_guest_days_valid from now (never beyond the maximum). Given: a UNIX time in the future and
+ * no later than the end of the UTC day max_guest_days_valid days from now, so a date picker's "last allowed
+ * day" is accepted whatever time of that day it sends.
+ */
+function parseExpires(v: unknown, limits: GuestLimits, now: number): number {
+  const latest = Math.floor((now + limits.maxDays * DAY) / DAY) * DAY + DAY - 1;
+  if (v === undefined || v === null || v === '') return now + Math.min(limits.defaultDays, limits.maxDays) * DAY;
+  const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
+  if (!Number.isSafeInteger(n) || n <= now || n > latest) throw new ServiceError('bad_expire', 400, ['expires']);
+  return n;
+}
+
+const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uffff-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uffff-]+)*$/;
+const DOMAIN = /^[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?(\.[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?)*$/;
+
+/** A deliverable-looking address: dot-atom local part, host name domain (dotless hosts allowed on closed networks). */
+export function isEmail(s: string): boolean {
+  if (s.length > 254) return false;
+  const at = s.lastIndexOf('@');
+  if (at <= 0 || at === s.length - 1) return false;
+  const local = s.slice(0, at);
+  const domain = s.slice(at + 1);
+  return local.length <= 64 && LOCAL.test(local) && DOMAIN.test(domain);
+}
