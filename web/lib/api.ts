@@ -1,0 +1,120 @@
+/**
+ * The browser's REST client: the same endpoints every other client uses. Adds the security token that
+ * cookie-authenticated state-changing requests need, and the guest token (`vid`) when the page acts for a
+ * guest. Kept free of the DOM so the upload engine built on it runs under Node in tests.
+ */
+export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
+
+export interface ApiOptions {
+  /** Prefix of every endpoint, e.g. "" (same origin) or "http://127.0.0.1:8080". */
+  base?: string;
+  /** Value of <meta name="ferry-security-token">; sent as X-Ferry-Security-Token. */
+  securityToken?: string | null;
+  /** Query arguments added to every request (the guest's `vid`). */
+  query?: Record<string, string>;
+  /** Extra headers on every request (tests authenticate through the header service provider). */
+  headers?: Record<string, string>;
+  fetch?: FetchLike;
+}
+
+/** An error answer of the REST API: `message` is the translatable id (design.md §5). */
+export class ApiError extends Error {
+  constructor(
+    readonly id: string,
+    readonly status: number,
+    readonly details: unknown[] | null = null,
+  ) {
+    super(id);
+  }
+}
+
+/** The request never got an answer: connection refused or cut, DNS, offline. Worth retrying. */
+export class NetworkError extends Error {}
+
+export interface RequestInitEx {
+  json?: unknown;
+  body?: Blob | ArrayBuffer | Uint8Array;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+  signal?: AbortSignal;
+}
+
+export class Api {
+  readonly base: string;
+  constructor(private readonly opts: ApiOptions = {}) {
+    this.base = opts.base ?? '';
+  }
+
+  get isGuest(): boolean {
+    return Boolean(this.opts.query?.vid);
+  }
+
+  url(path: string, query: Record<string, string> = {}): string {
+    const q = new URLSearchParams({ ...(this.opts.query ?? {}), ...query }).toString();
+    return `${this.base}${path}${q ? (path.includes('?') ? '&' : '?') + q : ''}`;
+  }
+
+  async request<T = unknown>(method: string, path: string, init: RequestInitEx = {}): Promise<T> {
+    const headers: Record<string, string> = { Accept: 'application/json', ...(this.opts.headers ?? {}), ...(init.headers ?? {}) };
+    if (method !== 'GET' && method !== 'HEAD' && this.opts.securityToken) headers['X-Ferry-Security-Token'] = this.opts.securityToken;
+    let body: BodyInit | undefined;
+    if (init.json !== undefined) {
+      headers['Content-Type'] = 'application/json';
+      body = JSON.stringify(init.json);
+    } else if (init.body !== undefined) {
+      body = init.body as BodyInit;
+    }
+    const doFetch = this.opts.fetch ?? ((input: string, i?: RequestInit) => fetch(input, i));
+    let res: Response;
+    try {
+      res = await doFetch(this.url(path, init.query), { method, headers, body, signal: init.signal, credentials: 'same-origin' });
+    } catch (e) {
+      if (isAbort(e)) throw e;
+      throw new NetworkError(e instanceof Error ? e.message : String(e));
+    }
+    let text: string;
+    try {
+      text = await res.text();
+    } catch (e) {
+      if (isAbort(e)) throw e;
+      throw new NetworkError('connection lost while reading the answer');
+    }
+    let data: unknown = undefined;
+    if (text) {
+      try {
+        data = JSON.parse(text);
+      } catch {
+        data = undefined;
+      }
+    }
+    if (!res.ok) {
+      const err = data as { message?: unknown; details?: unknown } | undefined;
+      const id = typeof err?.message === 'string' ? err.message : `http_${res.status}`;
+      throw new ApiError(id, res.status, Array.isArray(err?.details) ? err.details : null);
+    }
+    return data as T;
+  }
+
+  get<T = unknown>(path: string, init?: RequestInitEx) {
+    return this.request<T>('GET', path, init);
+  }
+  post<T = unknown>(path: string, json: unknown) {
+    return this.request<T>('POST', path, { json });
+  }
+  put<T = unknown>(path: string, json: unknown) {
+    return this.request<T>('PUT', path, { json });
+  }
+  delete<T = unknown>(path: string) {
+    return this.request<T>('DELETE', path);
+  }
+}
+
+export function isAbort(e: unknown): boolean {
+  return typeof e === 'object' && e !== null && (e as { name?: string }).name === 'AbortError';
+}
+
+/** Errors worth retrying after a pause: no answer, or the server/proxy saying "later". */
+export function isTransient(e: unknown): boolean {
+  if (e instanceof NetworkError) return true;
+  return e instanceof ApiError && (e.status >= 500 || e.status === 408 || e.status === 429) && e.status !== 507;
+}

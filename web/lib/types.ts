@@ -1,0 +1,104 @@
+/** The REST API's resources as the browser reads them (spec: "Resources and their fields"). */
+export interface ApiDate {
+  raw: number;
+  formatted: string;
+}
+
+export interface ApiFile {
+  id: number;
+  transfer_id: number;
+  uid: string;
+  name: string;
+  size: number;
+  cid?: string;
+  /** Extension (design.md §6): bytes stored so far. */
+  received?: number;
+  /** Extension, when the server exposes it: received byte ranges, half-open [start, end). */
+  ranges?: [number, number][];
+  complete?: boolean;
+}
+
+export interface ApiTrackingError {
+  type: string;
+  date: ApiDate;
+  details: string;
+}
+
+export interface ApiRecipient {
+  id: number;
+  transfer_id: number;
+  token: string;
+  email: string;
+  created: ApiDate;
+  last_activity: ApiDate | null;
+  download_url: string;
+  errors: ApiTrackingError[];
+}
+
+export interface ApiTransfer {
+  id: number;
+  user_id: string;
+  user_email: string;
+  subject: string | null;
+  message: string | null;
+  created: ApiDate;
+  expires: ApiDate;
+  expiry_date_extension?: number;
+  options: string[];
+  files: ApiFile[];
+  recipients: ApiRecipient[];
+  status?: string;
+}
+
+export interface ApiGuest {
+  id: number;
+  user_id: string;
+  user_email: string;
+  email: string;
+  token: string;
+  transfer_count: number;
+  subject: string | null;
+  message: string | null;
+  options: string[];
+  transfer_options: string[];
+  created: ApiDate;
+  expires: ApiDate | null;
+  errors: ApiTrackingError[];
+}
+
+export interface ApiAuditEntry {
+  date: ApiDate;
+  event: string;
+  author: { type: string; id: string; ip?: string; email?: string };
+  target: { type: string; id: string; name?: string; size?: number; email?: string };
+}
+
+export interface ApiUser {
+  id: string;
+  lang: string | null;
+  frequent_recipients: string[];
+  transfer_preferences: string[];
+  guest_preferences: string[];
+  remote_config: string | null;
+  created: ApiDate;
+  last_activity: ApiDate | null;
+  additional_attributes?: Record<string, unknown>;
+  email?: string[];
+}
+
+/** GET /info: `url` always, the rest when disclosed. */
+export interface ApiInfo {
+  url: string;
+  version?: string;
+  upload_chunk_size?: number;
+  default_transfer_days_valid?: number;
+  max_transfer_days_valid?: number;
+  default_guest_days_valid?: number;
+  max_guest_days_valid?: number;
+  max_transfer_size?: number;
+  max_transfer_files?: number;
+  max_transfer_recipients?: number;
+  allow_transfer_expiry_date_extension?: number[];
+  chunk_upload_security?: 'key' | 'auth';
+  default_lang?: string;
+}

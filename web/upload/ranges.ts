@@ -1,0 +1,45 @@
+/** Byte ranges, half-open [start, end), kept sorted and merged. */
+export type Range = [number, number];
+
+export function addRange(ranges: Range[], start: number, end: number): Range[] {
+  const out: Range[] = [];
+  let s = start;
+  let e = end;
+  let placed = false;
+  for (const [a, b] of ranges) {
+    if (b < s) out.push([a, b]);
+    else if (a > e) {
+      if (!placed) out.push([s, e]);
+      placed = true;
+      out.push([a, b]);
+    } else {
+      s = Math.min(s, a);
+      e = Math.max(e, b);
+    }
+  }
+  if (!placed) out.push([s, e]);
+  return out;
+}
+
+export function rangesTotal(ranges: Range[]): number {
+  return ranges.reduce((n, [a, b]) => n + (b - a), 0);
+}
+
+/**
+ * The chunks still to send for a file of `size` bytes: chunk boundaries every `chunkSize` bytes from 0, minus
+ * those entirely covered by `have`. A chunk only partly covered is sent whole (the server accepts rewrites of
+ * the same bytes), so every chunk sent stays aligned and at most `chunkSize` long.
+ */
+export function missingChunks(size: number, chunkSize: number, have: Range[]): { offset: number; length: number }[] {
+  const out: { offset: number; length: number }[] = [];
+  if (size === 0) return out;
+  for (let offset = 0; offset < size; offset += chunkSize) {
+    const end = Math.min(size, offset + chunkSize);
+    if (!have.some(([a, b]) => a <= offset && b >= end)) out.push({ offset, length: end - offset });
+  }
+  return out;
+}
+
+export function isRangeList(v: unknown): v is Range[] {
+  return Array.isArray(v) && v.every((r) => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isInteger(n) && n >= 0) && r[0] <= r[1]);
+}

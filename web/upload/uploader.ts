@@ -1,0 +1,354 @@
+import { Api, ApiError, NetworkError, isTransient } from '../lib/api';
+import type { ApiTransfer } from '../lib/types';
+import { addRange, missingChunks, rangesTotal } from './ranges';
+import type { ResumeFile, ResumeRecord, ResumeStore } from './resume-store';
+import { Backoff, SpeedMeter, sleep as defaultSleep, Sleep } from './timing';
+
+/** What the engine reads from a file: a browser File, or a Blob with the same facts in tests. */
+export interface Source {
+  name: string;
+  size: number;
+  lastModified: number;
+  type: string;
+  slice(start?: number, end?: number): Blob;
+}
+
+
+export interface UploadOptions {
+  chunkSize: number;
+  /** Chunk PUTs in flight at once (over all files). */
+  concurrency?: number;
+  /** Send the file uid as `key` (config chunk_upload_security = "key"): survives the end of a session. */
+  useKey?: boolean;
+  store?: ResumeStore;
+  onChange?: (p: UploadProgress) => void;
+  now?: () => number;
+  sleep?: Sleep;
+  backoff?: Backoff;
+  /** Consecutive server errors (5xx) tolerated before the upload is reported failed. Network errors never count. */
+  maxServerErrors?: number;
+  /** A chunk PUT with no answer after this long is abandoned and retried. */
+  chunkTimeoutMs?: number;
+}
+
+export type Phase = 'uploading' | 'paused' | 'waiting' | 'finishing' | 'done' | 'failed';
+
+export interface FileProgress {
+  fileId: number;
+  name: string;
+  size: number;
+  sent: number;
+  complete: boolean;
+}
+
+export interface UploadProgress {
+  phase: Phase;
+  transferId: number;
+  total: number;
+  sent: number;
+  /** Bytes per second over the last seconds; 0 when unknown. */
+  speed: number;
+  /** Seconds left at the current speed; null when unknown. */
+  eta: number | null;
+  files: FileProgress[];
+  /** When waiting: the time (ms, same clock as `now`) of the next attempt. */
+  retryAt: number | null;
+  error: Error | null;
+  /** Bytes put on the wire by chunk PUTs, including ones sent again after a failure. */
+  bytesSent: number;
+}
+
+interface Chunk {
+  file: ResumeFile;
+  offset: number;
+  length: number;
+}
+
+/**
+ * The upload engine (spec: Upload procedure): chunk PUTs, `concurrency` in flight over all files, each file
+ * completed as soon as its last chunk is acknowledged, then the Transfer. Transient failures (no answer, 5xx,
+ * 408, 429) put the chunk back and wait with exponential backoff; `wake()` (the browser's `online` event)
+ * ends the wait at once. Every acknowledged chunk is recorded in the ResumeStore, so after a reload only what
+ * the server has not acknowledged is sent again.
+ */
+export class Upload {
+  private readonly queue: Chunk[] = [];
+  private readonly inflight = new Set<AbortController>();
+  private phase: Phase = 'paused';
+  private error: Error | null = null;
+  private serverErrors = 0;
+  private bytesSent = 0;
+  private running: Promise<ApiTransfer | null> | null = null;
+  private readonly sleepers = new Set<() => void>();
+  private retryAt: number | null = null;
+  private readonly speed: SpeedMeter;
+  private readonly now: () => number;
+  private readonly sleep: Sleep;
+  private readonly backoff: Backoff;
+
+  /** Use createUpload / resumeUpload (start.ts), which build the record from the server's answers. */
+  constructor(
+    private readonly api: Api,
+    readonly record: ResumeRecord,
+    private readonly sources: Map<number, Source>,
+    private readonly opts: UploadOptions,
+  ) {
+    this.now = opts.now ?? (() => Date.now());
+    this.sleep = opts.sleep ?? defaultSleep;
+    this.backoff = opts.backoff ?? new Backoff();
+    this.speed = new SpeedMeter(this.now);
+  }
+
+  get transferId(): number {
+    return this.record.transferId;
+  }
+
+  /** Runs until the Transfer is complete (resolves with it), failed (rejects), or cancelled (resolves null). */
+  run(): Promise<ApiTransfer | null> {
+    if (!this.running) {
+      this.phase = 'uploading';
+      this.fillQueue();
+      this.running = this.loop().finally(() => {
+        this.running = null;
+      });
+    }
+    return this.running;
+  }
+
+  pause(): void {
+    if (this.phase === 'done' || this.phase === 'failed') return;
+    this.phase = 'paused';
+    for (const c of this.inflight) c.abort();
+    this.wake();
+    this.emit();
+  }
+
+  resume(): void {
+    if (this.phase !== 'paused' && this.phase !== 'failed') return;
+    this.error = null;
+    this.serverErrors = 0;
+    this.retryAt = null;
+    this.phase = 'uploading';
+    this.wake();
+    this.emit();
+    void this.run().catch(() => undefined);
+  }
+
+  /** Ends a backoff wait now (network back). */
+  wake(): void {
+    this.retryAt = null;
+    for (const w of [...this.sleepers]) w();
+    this.sleepers.clear();
+  }
+
+  /** Stops and deletes the Transfer on the server (allowed with the chunk key while it is not available). */
+  async cancel(): Promise<void> {
+    this.pause();
+    const f = this.record.files[0];
+    await this.api.request('DELETE', `/transfer/${this.transferId}`, { query: this.keyQuery(f) });
+    this.opts.store?.remove(this.transferId);
+  }
+
+  progress(): UploadProgress {
+    const files = this.record.files.map((f) => ({
+      fileId: f.fileId,
+      name: f.name,
+      size: f.size,
+      sent: f.complete ? f.size : rangesTotal(f.acked),
+      complete: f.complete,
+    }));
+    const total = files.reduce((n, f) => n + f.size, 0);
+    const sent = files.reduce((n, f) => n + f.sent, 0);
+    const speed = this.speed.rate();
+    return {
+      phase: this.phase,
+      transferId: this.transferId,
+      total,
+      sent,
+      speed,
+      eta: speed > 0 ? Math.ceil((total - sent) / speed) : null,
+      files,
+      retryAt: this.retryAt,
+      error: this.error,
+      bytesSent: this.bytesSent,
+    };
+  }
+
+  private emit(): void {
+    this.opts.onChange?.(this.progress());
+  }
+
+  private keyQuery(f: ResumeFile): Record<string, string> {
+    return this.opts.useKey === false ? {} : { key: f.uid };
+  }
+
+  private fillQueue(): void {
+    this.queue.length = 0;
+    for (const f of this.record.files) {
+      if (f.complete) continue;
+      for (const c of missingChunks(f.size, this.record.chunkSize, f.acked)) this.queue.push({ file: f, ...c });
+    }
+  }
+
+  private async loop(): Promise<ApiTransfer | null> {
+    this.speed.reset(this.progress().sent);
+    this.emit();
+    const workers = Math.max(1, this.opts.concurrency ?? 4);
+    // Loops again when resume() came while the last workers of a pause were still unwinding.
+    do await Promise.all(Array.from({ length: workers }, () => this.worker()));
+    while (this.phase === 'uploading' && this.queue.length > 0);
+    if (this.phase === 'paused') return null;
+    if (this.phase === 'failed') throw this.error;
+    // Files with no chunk to send (empty, or fully received before a reload) still need completing.
+    for (const f of this.record.files) if (!f.complete && rangesTotal(f.acked) >= f.size) await this.completeFile(f);
+    if (this.current() !== 'uploading') return this.settled();
+    this.phase = 'finishing';
+    this.emit();
+    const t = await this.retrying(() => this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, { json: { complete: true } }));
+    if (!t) return this.settled();
+    this.opts.store?.remove(this.transferId);
+    this.phase = 'done';
+    this.emit();
+    return t;
+  }
+
+  /** The phase as of now (a method, so TypeScript does not narrow it across awaits). */
+  private current(): Phase {
+    return this.phase;
+  }
+
+  private settled(): Promise<null> {
+    return this.phase === 'failed' ? Promise.reject(this.error) : Promise.resolve(null);
+  }
+
+  private async worker(): Promise<void> {
+    for (;;) {
+      await this.waitForRetry();
+      if (this.phase !== 'uploading') return;
+      const chunk = this.queue.shift();
+      if (!chunk) return;
+      const ok = await this.sendChunk(chunk);
+      if (!ok) {
+        this.queue.unshift(chunk);
+        continue;
+      }
+      chunk.file.acked = addRange(chunk.file.acked, chunk.offset, chunk.offset + chunk.length);
+      this.opts.store?.save(this.record);
+      this.speed.add(chunk.length);
+      this.emit();
+      if (rangesTotal(chunk.file.acked) >= chunk.file.size) await this.completeFile(chunk.file);
+    }
+  }
+
+  /** One chunk PUT; true when acknowledged. Failures set the phase (waiting or failed). */
+  private async sendChunk({ file, offset, length }: Chunk): Promise<boolean> {
+    const source = this.sources.get(file.fileId);
+    if (!source) return this.fail(new Error(`missing source for ${file.name}`));
+    const ctl = new AbortController();
+    this.inflight.add(ctl);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      ctl.abort();
+    }, this.opts.chunkTimeoutMs ?? 180_000);
+    try {
+      this.bytesSent += length;
+      await this.api.request('PUT', `/file/${file.fileId}/chunk/${offset}`, {
+        body: source.slice(offset, offset + length),
+        headers: {
+          'Content-Type': 'application/octet-stream',
+          'X-Service-File-Size': String(file.size),
+          'X-Service-Chunk-Offset': String(offset),
+          'X-Service-Chunk-Size': String(length),
+        },
+        query: this.keyQuery(file),
+        signal: ctl.signal,
+      });
+      this.succeeded();
+      return true;
+    } catch (e) {
+      if (ctl.signal.aborted && !timedOut) return false; // paused or failed elsewhere: not this chunk's fault
+      this.failed(timedOut ? new NetworkError('no answer to a chunk') : e);
+      return false;
+    } finally {
+      clearTimeout(timer);
+      this.inflight.delete(ctl);
+    }
+  }
+
+  private async completeFile(f: ResumeFile): Promise<void> {
+    if (f.complete) return;
+    const r = await this.retrying(() => this.api.request('PUT', `/file/${f.fileId}`, { json: { complete: true }, query: this.keyQuery(f) }));
+    if (r === null) return;
+    f.complete = true;
+    this.opts.store?.save(this.record);
+    this.emit();
+  }
+
+  /** Runs a small request until it succeeds; null when the upload was paused or failed meanwhile. */
+  private async retrying<T>(fn: () => Promise<T>): Promise<T | null> {
+    for (;;) {
+      await this.waitForRetry();
+      if (this.phase !== 'uploading' && this.phase !== 'finishing') return null;
+      try {
+        const out = await fn();
+        this.succeeded();
+        return out;
+      } catch (e) {
+        this.failed(e);
+      }
+    }
+  }
+
+  private succeeded(): void {
+    this.serverErrors = 0;
+    this.backoff.reset();
+    if (this.phase === 'waiting') {
+      this.phase = 'uploading';
+      this.emit();
+    }
+  }
+
+  private failed(e: unknown): void {
+    const err = e instanceof Error ? e : new Error(String(e));
+    if (!isTransient(err)) {
+      this.fail(err);
+      return;
+    }
+    if (err instanceof ApiError && ++this.serverErrors > (this.opts.maxServerErrors ?? 8)) {
+      this.fail(err);
+      return;
+    }
+    if (this.phase === 'paused' || this.phase === 'failed') return;
+    this.error = err;
+    // Several chunks fail together when the link drops; they share one wait instead of stretching it.
+    if (this.retryAt === null || this.retryAt <= this.now()) this.retryAt = this.now() + this.backoff.next();
+    this.phase = 'waiting';
+    this.emit();
+  }
+
+  private fail(err: Error): false {
+    if (this.phase !== 'failed') {
+      this.phase = 'failed';
+      this.error = err;
+      for (const c of this.inflight) c.abort();
+      this.wake();
+      this.emit();
+    }
+    return false;
+  }
+
+  private async waitForRetry(): Promise<void> {
+    while (this.phase === 'waiting' && this.retryAt !== null && this.retryAt > this.now()) {
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          this.sleepers.delete(done);
+          resolve();
+        };
+        this.sleepers.add(done);
+        void this.sleep(Math.max(0, (this.retryAt ?? 0) - this.now())).then(done);
+      });
+    }
+    if (this.phase === 'waiting') this.phase = 'uploading';
+  }
+}
