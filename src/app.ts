@@ -14,6 +14,8 @@ import { HeaderServiceProvider } from './auth/header-sp';
 import type { Authenticator } from './auth/principal';
 import { buildHttpApp, RouteModule } from './http/app';
 import { PageRegistry } from './http/web/pages';
+import { registerWebPages, loginRouter } from './http/web/app-pages';
+import { assetRouter } from './http/web/assets';
 import type { FerryState } from './http/state';
 import { consoleLogger, Logger } from './log';
 import { VERSION } from './version';
@@ -63,8 +65,9 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     userLang: (id) => users.lang(id),
   };
   const pages = new PageRegistry();
+  registerWebPages(pages);
   const routes: RouteModule[] = [guestRoutes];
-  const http = buildHttpApp(services, { routes, pages });
+  const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter()] });
   const stoppers: (() => void | Promise<void>)[] = [];
 
   return {

@@ -2,10 +2,15 @@ import { en } from './en';
 import { fr } from './fr';
 import { de } from './de';
 import { nl } from './nl';
+import { uiEn } from './ui/en';
+import { uiFr } from './ui/fr';
+import { uiDe } from './ui/de';
+import { uiNl } from './ui/nl';
 
 /** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
 export type Table = Record<string, string>;
-const TABLES: Record<string, Table> = { en, fr, de, nl };
+// The web pages' texts (src/i18n/ui/) sit under each core table, so a core key always wins.
+const TABLES: Record<string, Table> = { en: { ...uiEn, ...en }, fr: { ...uiFr, ...fr }, de: { ...uiDe, ...de }, nl: { ...uiNl, ...nl } };
 export const LANGS = Object.keys(TABLES);
 
 export function isLang(code: unknown): code is string {
@@ -42,7 +47,7 @@ export function fromAcceptLanguage(header: string | undefined): string | null {
 
 /** The merged table: English, then the configured default, then the chosen language on top. */
 export function translations(lang: string, defaultLang = 'en'): Table {
-  return { ...en, ...(TABLES[normaliseLang(defaultLang) ?? 'en'] ?? {}), ...(TABLES[normaliseLang(lang) ?? 'en'] ?? {}) };
+  return { ...TABLES.en, ...(TABLES[normaliseLang(defaultLang) ?? 'en'] ?? {}), ...(TABLES[normaliseLang(lang) ?? 'en'] ?? {}) };
 }
 
 /** Looks a key up and fills {name} placeholders; an unknown key comes back as itself so gaps are visible. */

@@ -85,6 +85,8 @@ export class Upload {
   private readonly now: () => number;
   private readonly sleep: Sleep;
   private readonly backoff: Backoff;
+  /** The Transfer as PUT complete returned it, once done. */
+  result: ApiTransfer | null = null;
 
   /** Use createUpload / resumeUpload (start.ts), which build the record from the server's answers. */
   constructor(
@@ -207,6 +209,7 @@ export class Upload {
     const t = await this.retrying(() => this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, { json: { complete: true } }));
     if (!t) return this.settled();
     this.opts.store?.remove(this.transferId);
+    this.result = t;
     this.phase = 'done';
     this.emit();
     return t;

@@ -1,0 +1,107 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import Router from '@koa/router';
+import { seaAsset } from '../../db/native-addon';
+import type { FerryState } from '../state';
+
+/**
+ * The browser's files (app.js, app.css, …) built by scripts/build-web.mjs. Inside the binary they are SEA
+ * assets `web/<name>`; from source they are read from `.build/web-assets/` (or $FERRY_WEB_ASSETS). The
+ * build writes `manifest.json` naming every file, because an SEA cannot list its assets on Node 20.
+ * Nothing is ever fetched from elsewhere (air-gapped installs).
+ */
+export interface WebAsset {
+  name: string;
+  body: Buffer;
+  type: string;
+  /** First 16 hex digits of the SHA-256 of the content: the ETag and the `?v=` cache buster. */
+  hash: string;
+}
+
+const TYPES: Record<string, string> = {
+  '.js': 'text/javascript; charset=utf-8',
+  '.css': 'text/css; charset=utf-8',
+  '.map': 'application/json; charset=utf-8',
+  '.svg': 'image/svg+xml',
+  '.png': 'image/png',
+  '.ico': 'image/x-icon',
+  '.json': 'application/json; charset=utf-8',
+};
+
+const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
+
+export class AssetStore {
+  private constructor(private readonly files: Map<string, WebAsset>) {}
+
+  /** Reads every asset named in the manifest: from the binary when running as one, else from `dir`. */
+  static load(dir = defaultAssetDir()): AssetStore {
+    const read = (name: string): Buffer | null => {
+      const fromSea = seaAsset(`web/${name}`);
+      if (fromSea) return fromSea;
+      try {
+        return fs.readFileSync(path.join(dir, name));
+      } catch {
+        return null;
+      }
+    };
+    const files = new Map<string, WebAsset>();
+    const manifest = read('manifest.json');
+    const names = manifest ? (JSON.parse(manifest.toString('utf8')) as { files?: string[] }).files ?? [] : [];
+    for (const name of names) {
+      if (!NAME.test(name)) continue;
+      const body = read(name);
+      if (!body) continue;
+      const hash = crypto.createHash('sha256').update(body).digest('hex').slice(0, 16);
+      files.set(name, { name, body, type: TYPES[path.extname(name)] ?? 'application/octet-stream', hash });
+    }
+    return new AssetStore(files);
+  }
+
+  get(name: string): WebAsset | undefined {
+    return this.files.get(name);
+  }
+
+  get size(): number {
+    return this.files.size;
+  }
+
+  /** The URL a page links: content-hashed so the long cache never serves a stale file after an upgrade. */
+  url(name: string, basePath = ''): string {
+    const a = this.files.get(name);
+    return `${basePath}/assets/${name}${a ? `?v=${a.hash}` : ''}`;
+  }
+}
+
+export function defaultAssetDir(): string {
+  if (process.env.FERRY_WEB_ASSETS) return process.env.FERRY_WEB_ASSETS;
+  const fromSource = path.resolve(__dirname, '../../../.build/web-assets');
+  return fs.existsSync(fromSource) ? fromSource : path.resolve(process.cwd(), '.build/web-assets');
+}
+
+let shared: AssetStore | null = null;
+
+/** The process-wide store, read once on first use (assets never change while the process runs). */
+export function webAssets(): AssetStore {
+  shared ??= AssetStore.load();
+  return shared;
+}
+
+/** GET/HEAD /assets/<name>: long-lived when the `v` matches the content, revalidated by ETag otherwise. */
+export function assetRouter(store: () => AssetStore = webAssets): Router<FerryState> {
+  const r = new Router<FerryState>();
+  r.get('/assets/:name', (ctx) => {
+    const asset = store().get(ctx.params.name);
+    if (!asset) return; // falls through to the 404 error body
+    const etag = `"${asset.hash}"`;
+    ctx.set('ETag', etag);
+    ctx.set('Cache-Control', ctx.query.v === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
+    if (ctx.get('If-None-Match') === etag) {
+      ctx.status = 304;
+      return;
+    }
+    ctx.type = asset.type;
+    ctx.body = asset.body;
+  });
+  return r;
+}

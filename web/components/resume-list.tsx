@@ -1,0 +1,84 @@
+import { useState } from 'preact/hooks';
+import { useApp } from '../lib/context';
+import { formatBytes } from '../lib/format';
+import { errorText } from '../lib/i18n';
+import type { PickedFile } from '../upload/picked';
+import { rangesTotal } from '../upload/ranges';
+import { matchSources, ResumeRecord } from '../upload/resume-store';
+import { resumeUpload } from '../upload/start';
+import type { Upload, UploadOptions } from '../upload/uploader';
+import { resumeOwner, resumeStore } from '../upload/use-upload';
+import { FilePicker } from './file-picker';
+
+interface Props {
+  onResume(u: Upload): void;
+  options(): Omit<UploadOptions, 'chunkSize'>;
+}
+
+/**
+ * Unfinished uploads remembered by this browser. The files cannot be kept across a reload, so the user
+ * chooses them again; they are matched by name, size and modification time, and only what the server has
+ * not acknowledged is sent.
+ */
+export function ResumeList({ onResume, options }: Props) {
+  const app = useApp();
+  const { t } = app;
+  const [records, setRecords] = useState(() => resumeStore().list(resumeOwner(app)));
+  if (records.length === 0) return null;
+  const drop = (r: ResumeRecord) => setRecords((list) => list.filter((x) => x.transferId !== r.transferId));
+  return (
+    <section class="card resume" aria-labelledby="resume-title">
+      <h2 id="resume-title">{t('ui_unfinished_uploads')}</h2>
+      {records.map((r) => (
+        <ResumeItem key={r.transferId} record={r} onResume={onResume} options={options} onDiscard={() => drop(r)} />
+      ))}
+    </section>
+  );
+}
+
+function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRecord; onDiscard(): void } & Props) {
+  const { api, t } = useApp();
+  const [error, setError] = useState<string | null>(null);
+  const sent = record.files.reduce((n, f) => n + (f.complete ? f.size : rangesTotal(f.acked)), 0);
+  const total = record.files.reduce((n, f) => n + f.size, 0);
+  const needed = record.files.filter((f) => !f.complete && rangesTotal(f.acked) < f.size);
+
+  const chosen = async (files: PickedFile[]) => {
+    const map = matchSources(record, files);
+    const missing = needed.filter((f) => !map.has(f.fileId));
+    if (missing.length) return setError(t('ui_resume_missing', { names: missing.map((f) => f.name).join(', ') }));
+    try {
+      onResume(await resumeUpload(api, record, map, options()));
+    } catch (e) {
+      setError(errorText(t, e));
+    }
+  };
+  const discard = async () => {
+    const key = record.files[0]?.uid;
+    await api.request('DELETE', `/transfer/${record.transferId}`, { query: key ? { key } : {} }).catch(() => undefined);
+    resumeStore().remove(record.transferId);
+    onDiscard();
+  };
+  return (
+    <div class="resume-item">
+      <p>
+        <strong>{record.subject || t('ui_n_files', { count: record.files.length })}</strong>
+        {record.recipients.length > 0 && <> → {record.recipients.join(', ')}</>}
+        {' · '}
+        {t('ui_progress_figures', { sent: formatBytes(sent), total: formatBytes(total) })}
+      </p>
+      <p class="hint">{t('ui_resume_hint', { names: needed.map((f) => f.name).join(', ') })}</p>
+      <div class="row">
+        <FilePicker files={[]} onChange={chosen} compact idPrefix={`resume-${record.transferId}`} />
+        <button type="button" class="danger" onClick={discard}>
+          {t('ui_discard')}
+        </button>
+      </div>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

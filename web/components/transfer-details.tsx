@@ -1,0 +1,153 @@
+import { useState } from 'preact/hooks';
+import { useApp } from '../lib/context';
+import { formatBytes, formatDate, formatDay } from '../lib/format';
+import { errorText } from '../lib/i18n';
+import type { ApiAuditEntry, ApiTransfer } from '../lib/types';
+import { useResource } from '../lib/use-resource';
+import { ActionButton } from './action';
+import { EMAIL } from './recipients';
+
+/** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
+export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
+  const { api, t, lang } = useApp();
+  const tr = useResource(() => api.get<ApiTransfer>(`/transfer/${id}`));
+  const log = useResource(() => api.get<ApiAuditEntry[]>(`/transfer/${id}/auditlog`));
+  const [newRecipient, setNewRecipient] = useState('');
+  const [addError, setAddError] = useState<string | null>(null);
+  const changed = () => {
+    tr.reload();
+    log.reload();
+    onChanged();
+  };
+  if (tr.error) return <p class="error" role="alert">{errorText(t, tr.error)}</p>;
+  const x = tr.data;
+  if (!x) return <p aria-busy="true">{t('ui_loading')}</p>;
+  const closed = x.status === 'closed';
+  const downloads = (log.data ?? []).filter((e) => e.author.type === 'Recipient' && /download/.test(e.event));
+
+  const add = async (e: Event) => {
+    e.preventDefault();
+    if (!EMAIL.test(newRecipient.trim())) return setAddError(t('ui_bad_email', { email: newRecipient }));
+    try {
+      await api.post(`/transfer/${id}/recipient`, { recipient: newRecipient.trim() });
+      setNewRecipient('');
+      setAddError(null);
+      changed();
+    } catch (err) {
+      setAddError(errorText(t, err));
+    }
+  };
+
+  return (
+    <div class="details">
+      {x.message && <p class="message">{x.message}</p>}
+      <h3>{t('files')}</h3>
+      <ul class="file-list">
+        {x.files.map((f) => (
+          <li key={f.id}>
+            <span class="name">{f.name}</span>
+            <span class="size">{formatBytes(f.size)}</span>
+            {!closed && (
+              <ActionButton run={() => api.delete(`/file/${f.id}`)} danger confirm={t('ui_delete_file_confirm', { name: f.name })} label={t('ui_delete_named', { name: f.name })} onDone={changed}>
+                {t('ui_delete')}
+              </ActionButton>
+            )}
+          </li>
+        ))}
+      </ul>
+      <h3>{t('recipients')}</h3>
+      <ul class="recipient-list">
+        {x.recipients.map((r) => (
+          <li key={r.id}>
+            <span class="name">{r.email || t('ui_link_anyone')}</span>
+            <a href={r.download_url} class="sub">
+              {t('ui_download_link')}
+            </a>
+            <span class="sub">{r.last_activity ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) }) : t('ui_no_activity')}</span>
+            {r.errors.map((e, i) => (
+              <span key={i} class="error">
+                {e.type}: {e.details}
+              </span>
+            ))}
+            {!closed && r.email && (
+              <>
+                <ActionButton run={() => api.put(`/recipient/${r.id}`, { remind: true })} label={t('ui_remind_named', { name: r.email })} done={t('ui_reminder_sent')}>
+                  {t('ui_remind')}
+                </ActionButton>
+                <ActionButton run={() => api.delete(`/recipient/${r.id}`)} danger confirm={t('ui_remove_recipient_confirm', { email: r.email })} label={t('ui_remove_named', { name: r.email })} onDone={changed}>
+                  {t('ui_remove')}
+                </ActionButton>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+      {!closed && (
+        <form class="row add-recipient" onSubmit={add} noValidate>
+          <label for={`add-recipient-${id}`}>{t('ui_add_recipient')}</label>
+          <input id={`add-recipient-${id}`} type="email" value={newRecipient} onInput={(e) => setNewRecipient(e.currentTarget.value)} />
+          <button type="submit">{t('ui_add')}</button>
+          {addError && (
+            <span class="error" role="alert">
+              {addError}
+            </span>
+          )}
+        </form>
+      )}
+      {!closed && (
+        <div class="actions">
+          <ActionButton run={() => api.put(`/transfer/${id}`, { remind: true })} done={t('ui_reminder_sent')}>
+            {t('ui_remind_all')}
+          </ActionButton>
+          {(x.expiry_date_extension ?? 1) > 0 && (
+            <ActionButton run={() => api.put(`/transfer/${id}`, { extend_expiry_date: true })} onDone={changed}>
+              {t('ui_extend_expiry')}
+            </ActionButton>
+          )}
+          <ActionButton run={() => api.put(`/transfer/${id}`, { closed: true })} danger confirm={t('ui_close_confirm')} onDone={changed}>
+            {t('ui_close_transfer')}
+          </ActionButton>
+        </div>
+      )}
+      <p class="sub">
+        {t('expires')}: {formatDay(x.expires.raw, lang)} · {t('ui_downloads_count', { n: downloads.length })}
+      </p>
+      <h3>{t('ui_audit_log')}</h3>
+      <AuditLog entries={log.data} error={log.error} />
+      <ActionButton run={() => api.get(`/transfer/${id}/auditlog/mail`)} done={t('ui_auditlog_mailed')}>
+        {t('ui_auditlog_mail')}
+      </ActionButton>
+    </div>
+  );
+}
+
+function AuditLog({ entries, error }: { entries: ApiAuditEntry[] | null; error: unknown }) {
+  const { t, lang } = useApp();
+  if (error) return <p class="error">{errorText(t, error)}</p>;
+  if (!entries) return <p aria-busy="true">{t('ui_loading')}</p>;
+  if (entries.length === 0) return <p>{t('ui_auditlog_empty')}</p>;
+  return (
+    <div class="table-wrap">
+      <table class="list audit">
+        <thead>
+          <tr>
+            <th scope="col">{t('ui_date')}</th>
+            <th scope="col">{t('ui_event')}</th>
+            <th scope="col">{t('ui_author')}</th>
+            <th scope="col">{t('ui_target')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((e, i) => (
+            <tr key={i}>
+              <td data-label={t('ui_date')}>{formatDate(e.date.raw, lang)}</td>
+              <td data-label={t('ui_event')}>{t(`event_${e.event}`) === `event_${e.event}` ? e.event : t(`event_${e.event}`)}</td>
+              <td data-label={t('ui_author')}>{e.author.email || e.author.id}</td>
+              <td data-label={t('ui_target')}>{e.target.name ?? e.target.email ?? `${e.target.type} ${e.target.id}`}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}

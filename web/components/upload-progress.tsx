@@ -1,0 +1,109 @@
+import { useEffect, useState } from 'preact/hooks';
+import { useApp } from '../lib/context';
+import { formatBytes, formatDuration } from '../lib/format';
+import { errorText } from '../lib/i18n';
+import type { Upload, UploadProgress } from '../upload/uploader';
+
+interface Props {
+  upload: Upload;
+  progress: UploadProgress;
+  onCancel(): void;
+}
+
+/** Total and per-file bars with speed and time left, the state in words, and pause/resume/cancel. */
+export function UploadProgressView({ upload, progress: p, onCancel }: Props) {
+  const { t } = useApp();
+  const [now, setNow] = useState(Date.now());
+  useEffect(() => {
+    if (p.phase !== 'waiting') return;
+    const timer = setInterval(() => setNow(Date.now()), 1000);
+    return () => clearInterval(timer);
+  }, [p.phase]);
+
+  const pct = p.total > 0 ? Math.floor((p.sent / p.total) * 100) : 100;
+  let status: string;
+  switch (p.phase) {
+    case 'waiting':
+      status = t('ui_upload_waiting', { seconds: Math.max(0, Math.ceil(((p.retryAt ?? now) - now) / 1000)) });
+      break;
+    case 'paused':
+      status = t('ui_upload_paused');
+      break;
+    case 'failed':
+      status = t('ui_upload_failed', { reason: errorText(t, p.error) });
+      break;
+    case 'finishing':
+      status = t('ui_upload_finishing');
+      break;
+    case 'done':
+      status = t('ui_upload_done');
+      break;
+    default:
+      status = t('ui_upload_running');
+  }
+  const paused = p.phase === 'paused' || p.phase === 'failed';
+  return (
+    <section class="card upload-progress" aria-labelledby="progress-title">
+      <h2 id="progress-title">{t('ui_uploading')}</h2>
+      <div class="bar-line">
+        <label for="progress-total">{t('ui_total')}</label>
+        <progress id="progress-total" max={100} value={pct}>
+          {pct}%
+        </progress>
+        <span class="pct">{pct}%</span>
+      </div>
+      <p class="figures">
+        {t('ui_progress_figures', { sent: formatBytes(p.sent), total: formatBytes(p.total) })}
+        {p.speed > 0 && p.phase === 'uploading' && (
+          <>
+            {' · '}
+            <span class="speed">{formatBytes(p.speed)}/s</span>
+            {p.eta !== null && (
+              <>
+                {' · '}
+                <span class="eta">{t('ui_time_left', { time: formatDuration(p.eta) })}</span>
+              </>
+            )}
+          </>
+        )}
+      </p>
+      <p class={`status phase-${p.phase}`} role="status" aria-live="polite">
+        {status}
+      </p>
+      <ul class="file-progress">
+        {p.files.map((f, i) => {
+          const fp = f.size > 0 ? Math.floor((f.sent / f.size) * 100) : f.complete ? 100 : 0;
+          return (
+            <li key={f.fileId}>
+              <label for={`progress-file-${i}`} class="name">
+                {f.name}
+              </label>
+              <progress id={`progress-file-${i}`} max={100} value={fp}>
+                {fp}%
+              </progress>
+              <span class="size">
+                {formatBytes(f.sent)} / {formatBytes(f.size)}
+              </span>
+            </li>
+          );
+        })}
+      </ul>
+      {p.phase !== 'done' && p.phase !== 'finishing' && (
+        <div class="actions">
+          {paused ? (
+            <button type="button" class="primary" onClick={() => upload.resume()}>
+              {p.phase === 'failed' ? t('ui_retry') : t('ui_resume')}
+            </button>
+          ) : (
+            <button type="button" onClick={() => upload.pause()}>
+              {t('ui_pause')}
+            </button>
+          )}
+          <button type="button" class="danger" onClick={onCancel}>
+            {t('ui_cancel_upload')}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}

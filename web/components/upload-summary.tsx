@@ -1,0 +1,47 @@
+import { useApp } from '../lib/context';
+import { formatBytes, formatDay } from '../lib/format';
+import type { ApiTransfer } from '../lib/types';
+import type { ResumeRecord } from '../upload/resume-store';
+import { CopyButton } from './copy-button';
+
+/** After completion: what was sent, to whom, and the download links. */
+export function UploadSummary({ record, transfer, onAgain }: { record: ResumeRecord; transfer: ApiTransfer | null; onAgain(): void }) {
+  const { t, lang, base, guest } = useApp();
+  const links = transfer ? transfer.recipients.map((r) => ({ email: r.email, url: r.download_url })) : record.links;
+  const total = record.files.reduce((n, f) => n + f.size, 0);
+  return (
+    <section class="card summary" aria-labelledby="summary-title">
+      <h1 id="summary-title" tabIndex={-1}>
+        {t('ui_upload_done')}
+      </h1>
+      <p>{t('ui_summary_files', { count: record.files.length, size: formatBytes(total) })}</p>
+      {transfer && <p>{t('ui_summary_expires', { date: formatDay(transfer.expires.raw, lang) })}</p>}
+      <ul class="file-list">
+        {record.files.map((f) => (
+          <li key={f.fileId}>
+            <span class="name">{f.name}</span>
+            <span class="size">{formatBytes(f.size)}</span>
+          </li>
+        ))}
+      </ul>
+      <h2>{t('ui_download_links')}</h2>
+      <ul class="links">
+        {links.map((l) => (
+          <li key={l.url}>
+            <span class="who">{l.email || t('ui_link_anyone')}</span>
+            <a class="download-link" href={l.url}>
+              {l.url}
+            </a>
+            <CopyButton text={l.url} />
+          </li>
+        ))}
+      </ul>
+      <div class="actions">
+        <button type="button" class="primary" onClick={onAgain}>
+          {t('ui_send_more')}
+        </button>
+        {!guest && <a href={`${base}/?s=transfers`}>{t('my_transfers')}</a>}
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,34 @@
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Api } from './api';
+import type { Translate } from './i18n';
+import type { ApiInfo, ApiUser } from './types';
+
+/** What every view needs: the REST client, translations, instance facts and (when signed in) the user. */
+export interface AppContext {
+  api: Api;
+  t: Translate;
+  lang: string;
+  info: ApiInfo;
+  user: ApiUser | null;
+  /** Path prefix of base_url, "" at the root. */
+  base: string;
+  /** The signed-in user's addresses (the `from` choices), given by the page shell. */
+  emails: string[];
+  /** Set on the guest upload page. */
+  guest: GuestContext | null;
+}
+
+export interface GuestContext {
+  vid: string;
+  email: string;
+  options: string[];
+  /** The inviter's address when the guest can only send to them. */
+  to: string | null;
+}
+
+export const Ctx = createContext<AppContext>(null as unknown as AppContext);
+
+export function useApp(): AppContext {
+  return useContext(Ctx);
+}

@@ -1,0 +1,17 @@
+/** Translations from GET /lang, looked up with {name} placeholders; a missing key shows as itself. */
+export type Translate = (key: string, vars?: Record<string, string | number>) => string;
+
+export function translator(table: Record<string, string>): Translate {
+  return (key, vars = {}) => (table[key] ?? key).replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+}
+
+/** An error (REST id or network) as a sentence for the user; unknown ids fall back to a generic text. */
+export function errorText(t: Translate, e: unknown): string {
+  const id = typeof e === 'object' && e !== null && 'id' in e ? String((e as { id: unknown }).id) : null;
+  if (id) {
+    const text = t(id);
+    return text === id ? t('ui_error_with_id', { id }) : text;
+  }
+  if (e instanceof Error && e.name === 'NetworkError') return t('ui_network_error');
+  return t('ui_network_error');
+}

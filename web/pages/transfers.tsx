@@ -1,0 +1,91 @@
+import { useState } from 'preact/hooks';
+import { useApp } from '../lib/context';
+import { formatBytes, formatDay } from '../lib/format';
+import { errorText } from '../lib/i18n';
+import type { ApiTransfer } from '../lib/types';
+import { useResource } from '../lib/use-resource';
+import { TransferDetails } from '../components/transfer-details';
+
+/** "My transfers": every Transfer of the user (GET /transfer), newest first, with details on demand. */
+export function TransfersPage() {
+  const { api, t } = useApp();
+  const list = useResource(() => api.get<ApiTransfer[]>('/transfer'));
+  return (
+    <section class="card" aria-labelledby="transfers-title">
+      <h1 id="transfers-title">{t('my_transfers')}</h1>
+      <TransferTable transfers={list.data} error={list.error} reload={list.reload} />
+    </section>
+  );
+}
+
+export function transferStatus(tr: ApiTransfer): string {
+  if (tr.status === 'closed') return 'closed';
+  if (tr.expires.raw < Date.now() / 1000) return 'expired';
+  return tr.status ?? 'available';
+}
+
+/** Shared with the admin page (all transfers). */
+export function TransferTable({ transfers, error, reload, showOwner }: { transfers: ApiTransfer[] | null; error: unknown; reload(): void; showOwner?: boolean }) {
+  const { t, lang } = useApp();
+  const [open, setOpen] = useState<number | null>(null);
+  if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
+  if (!transfers) return <p aria-busy="true">{t('ui_loading')}</p>;
+  if (transfers.length === 0) return <p>{t('ui_no_transfers')}</p>;
+  const sorted = [...transfers].sort((a, b) => b.created.raw - a.created.raw);
+  return (
+    <div class="table-wrap">
+      <table class="list transfers">
+        <thead>
+          <tr>
+            <th scope="col">{t('created')}</th>
+            {showOwner && <th scope="col">{t('from')}</th>}
+            <th scope="col">{t('subject')}</th>
+            <th scope="col">{t('size')}</th>
+            <th scope="col">{t('recipients')}</th>
+            <th scope="col">{t('expires')}</th>
+            <th scope="col">{t('status')}</th>
+            <th scope="col">
+              <span class="visually-hidden">{t('ui_details')}</span>
+            </th>
+          </tr>
+        </thead>
+        {sorted.map((tr) => {
+          const size = tr.files.reduce((n, f) => n + f.size, 0);
+          const downloaded = tr.recipients.filter((r) => r.last_activity).length;
+          const status = transferStatus(tr);
+          return (
+            <tbody key={tr.id}>
+              <tr class={`status-${status}`}>
+                <td data-label={t('created')}>{formatDay(tr.created.raw, lang)}</td>
+                {showOwner && <td data-label={t('from')}>{tr.user_email}</td>}
+                <td data-label={t('subject')}>
+                  {tr.subject || t('ui_n_files', { count: tr.files.length })}
+                  <span class="sub">{tr.files.map((f) => f.name).join(', ')}</span>
+                </td>
+                <td data-label={t('size')}>{formatBytes(size)}</td>
+                <td data-label={t('recipients')}>
+                  {tr.recipients.map((r) => r.email || t('ui_link_anyone')).join(', ')}
+                  <span class="sub">{t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}</span>
+                </td>
+                <td data-label={t('expires')}>{formatDay(tr.expires.raw, lang)}</td>
+                <td data-label={t('status')}>{t(`status_${status}`)}</td>
+                <td>
+                  <button type="button" aria-expanded={open === tr.id} aria-controls={`details-${tr.id}`} onClick={() => setOpen(open === tr.id ? null : tr.id)}>
+                    {t('ui_details')}
+                  </button>
+                </td>
+              </tr>
+              {open === tr.id && (
+                <tr class="details-row">
+                  <td colSpan={showOwner ? 8 : 7} id={`details-${tr.id}`}>
+                    <TransferDetails id={tr.id} onChanged={reload} />
+                  </td>
+                </tr>
+              )}
+            </tbody>
+          );
+        })}
+      </table>
+    </div>
+  );
+}

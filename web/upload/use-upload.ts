@@ -1,0 +1,71 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import type { AppContext } from '../lib/context';
+import { StorageResumeStore } from './resume-store';
+import type { Upload, UploadOptions, UploadProgress } from './uploader';
+import { ScreenWakeLock } from './wake-lock';
+
+export const CONCURRENCY_KEY = 'ferry.upload.concurrency';
+
+/** Chunk PUTs in flight: the user's choice on the profile page, else 4. */
+export function concurrency(): number {
+  const n = Number(localStorage.getItem(CONCURRENCY_KEY));
+  return Number.isInteger(n) && n >= 1 && n <= 16 ? n : 4;
+}
+
+export function resumeOwner(app: AppContext): string {
+  return app.guest ? `guest:${app.guest.vid}` : `user:${app.user?.id ?? ''}`;
+}
+
+export const resumeStore = () => new StorageResumeStore(localStorage);
+
+/**
+ * Runs one Upload for a view: progress as state (at most once per animation frame), the screen wake lock
+ * while it runs, and the browser's `online` event ending a backoff wait at once.
+ */
+export function useUploadRunner(app: AppContext) {
+  const [upload, setUpload] = useState<Upload | null>(null);
+  const [progress, setProgress] = useState<UploadProgress | null>(null);
+  const latest = useRef<UploadProgress | null>(null);
+  const frame = useRef<number | null>(null);
+  const wakeLock = useRef(new ScreenWakeLock());
+
+  const options = (): Omit<UploadOptions, 'chunkSize'> => ({
+    concurrency: concurrency(),
+    useKey: app.info.chunk_upload_security !== 'auth',
+    store: resumeStore(),
+    onChange: (p) => {
+      latest.current = p;
+      if (frame.current === null) {
+        frame.current = requestAnimationFrame(() => {
+          frame.current = null;
+          setProgress(latest.current);
+        });
+      }
+      if (p.phase === 'done' || p.phase === 'failed' || p.phase === 'paused') void wakeLock.current.release();
+      else void wakeLock.current.hold();
+    },
+  });
+
+  useEffect(() => {
+    if (!upload) return;
+    const online = () => upload.wake();
+    window.addEventListener('online', online);
+    void upload.run().catch(() => undefined); // failures show through progress (phase "failed")
+    return () => window.removeEventListener('online', online);
+  }, [upload]);
+
+  return {
+    upload,
+    progress,
+    options,
+    start: (u: Upload) => {
+      setProgress(u.progress());
+      setUpload(u);
+    },
+    clear: () => {
+      setUpload(null);
+      setProgress(null);
+      void wakeLock.current.release();
+    },
+  };
+}
