@@ -1,0 +1,94 @@
+import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { tempDir } from './server';
+
+export const BINARY = path.resolve(__dirname, '../../dist/ferry');
+
+export interface BinaryServer {
+  url: string;
+  proc: ChildProcess;
+  dir: string;
+  configFile: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** SIGTERM and wait for the exit (bounded); resolves to the exit code. */
+  stop(timeoutMs?: number): Promise<number | null>;
+  /** SIGKILL, as a crash would. */
+  kill9(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Reuse a directory (and its ferry.json) from an earlier run, e.g. to restart after kill9(). */
+  dir?: string;
+  config?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+}
+
+/** Writes ferry.json in dir: port 0, data under dir, mail only logged, no background purge. */
+export function writeConfig(dir: string, config: Record<string, unknown> = {}): string {
+  const file = path.join(dir, 'ferry.json');
+  const base = { listen: { host: '127.0.0.1', port: 0 }, data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0 };
+  fs.writeFileSync(file, JSON.stringify({ ...base, ...config }, null, 2));
+  return file;
+}
+
+/** Starts dist/ferry serve and waits (at most 15 s) for its "listening on <url>" line. */
+export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer> {
+  const dir = opts.dir ?? tempDir('ferry-e2e-');
+  const configFile = path.join(dir, 'ferry.json');
+  if (!opts.dir || opts.config) writeConfig(dir, opts.config);
+  const proc = spawn(BINARY, ['serve', '-c', configFile], { cwd: opts.cwd ?? dir, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no "listening on" line within 15 s:\n${out}`)), 15_000);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout!.on('data', check);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`ferry exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return {
+    url,
+    proc,
+    dir,
+    configFile,
+    output: () => out,
+    async stop(timeoutMs = 10_000) {
+      if (proc.exitCode !== null) return proc.exitCode;
+      proc.kill('SIGTERM');
+      const t = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+      const code = await exited;
+      clearTimeout(t);
+      return code;
+    },
+    async kill9() {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface RunResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a ferry CLI command to completion (bounded at 60 s). */
+export function runFerry(args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {
+  const r = spawnSync(BINARY, args, { cwd: opts.cwd, input: opts.input, encoding: 'utf8', env: { ...process.env, ...opts.env }, timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
+}
