@@ -71,6 +71,13 @@ export class GuestsRepo {
     this.db.prepare('UPDATE guests SET transfer_count = transfer_count + 1 WHERE id = ?').run(id);
   }
 
+  countTransfersUsed(guestId: number): number {
+    const row = this.db
+      .prepare("SELECT COUNT(*) AS n FROM transfers WHERE guest_id = ? AND (status <> 'closed' OR made_available IS NOT NULL)")
+      .get(guestId) as { n: number };
+    return row.n;
+  }
+
   touch(id: number, now: number): void {
     this.db.prepare('UPDATE guests SET last_activity = ? WHERE id = ?').run(now, id);
   }

@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import { ServiceError, notFound } from './errors';
-import type { Guest } from './model';
+import type { Guest, Transfer } from './model';
 import type { Notifier } from './notifications';
 import type { Clock } from './services';
 import { GuestCreator, GuestLimits, parseGuestInput } from './guest-input';
@@ -14,7 +14,24 @@ export interface GuestStore {
   listExpired(now: number): Guest[];
   close(id: number, now: number): boolean;
   incrementTransferCount(id: number): void;
+  touch(id: number, now: number): void;
+  /** Transfers the Guest has made that count against valid_only_one_time: open ones, or ever made available. */
+  countTransfersUsed(guestId: number): number;
   transaction<T>(fn: () => T): T;
+}
+
+/**
+ * What a Transfer created under a guest token is made of, whatever the request said (spec: POST /transfer,
+ * `from` and `options` under Guest authentication). The transfers service applies these in one place.
+ */
+export interface GuestTransferTerms {
+  guestId: number;
+  /** The Guest's creator owns the Transfer: sees it, manages it, receives its owner mails. */
+  ownerId: string;
+  from: string;
+  options: string[];
+  /** can_only_send_to_me: the recipients, replacing any given. null: the recipients given apply. */
+  recipients: string[] | null;
 }
 
 /** 160 random bits, hex: the guest's bearer token (URL argument vid). */
@@ -80,6 +97,54 @@ export class GuestsService {
       if (after.options.includes('email_guest_expired')) this.notifier.guestExpired(after);
     }
     return closed;
+  }
+
+  /**
+   * The terms of a new Transfer by this Guest. Refuses a closed or expired Guest, and a valid_only_one_time
+   * Guest that already has a Transfer under way or sent (403 rest_access_forbidden, details
+   * ["valid_only_one_time"]).
+   */
+  transferTermsFor(guestId: number): GuestTransferTerms {
+    const g = this.get(guestId);
+    this.assertUsable(g);
+    if (g.options.includes('valid_only_one_time') && this.store.countTransfersUsed(g.id) > 0) {
+      throw new ServiceError('rest_access_forbidden', 403, ['valid_only_one_time']);
+    }
+    return {
+      guestId: g.id,
+      ownerId: g.userId,
+      from: g.email,
+      options: [...g.transferOptions],
+      recipients: g.options.includes('can_only_send_to_me') ? [g.userEmail] : null,
+    };
+  }
+
+  /** A Transfer by a Guest became available: count it, and close a one-time Guest (its token stops working). */
+  transferMadeAvailable(guestId: number): void {
+    const now = this.clock();
+    this.store.transaction(() => {
+      const g = this.store.find(guestId);
+      if (!g) return;
+      this.store.incrementTransferCount(g.id);
+      this.store.touch(g.id, now);
+      if (g.options.includes('valid_only_one_time')) this.store.close(g.id, now);
+    });
+  }
+
+  /** The first chunk of a Guest's Transfer arrived: tell the creator when email_upload_started is set. */
+  uploadStarted(guestId: number, transfer: Transfer): void {
+    const g = this.store.find(guestId);
+    if (!g) return;
+    this.store.touch(g.id, this.clock());
+    if (g.options.includes('email_upload_started')) this.notifier.guestUploadStarted(g, transfer);
+  }
+
+  /** The guest opened the upload page: tell the creator when email_upload_page_access is set. */
+  uploadPageOpened(guestId: number): void {
+    const g = this.store.find(guestId);
+    if (!g || g.status !== 'available') return;
+    this.store.touch(g.id, this.clock());
+    if (g.options.includes('email_upload_page_access')) this.notifier.guestUploadPageAccess(g);
   }
 
   /** Refuses a Guest that is closed or past its expiry (for actions on its behalf). */
