@@ -43,7 +43,13 @@ async function boot(): Promise<void> {
   if (!View) return;
   try {
     const info = await api.get<ApiInfo>('/info');
-    const user = vid ? null : await api.get<ApiUser>('/user');
+    // Without preferences the views still work (no defaults, no suggestions); a lost session reloads below.
+    const user = vid
+      ? null
+      : await api.get<ApiUser>('/user').catch((e) => {
+          if (e instanceof ApiError && e.status === 401) throw e;
+          return null;
+        });
     const guest: GuestContext | null = vid
       ? { vid, email: main.dataset.guestEmail ?? '', options: (main.dataset.guestOptions ?? '').split(',').filter(Boolean), to: main.dataset.guestTo || null }
       : null;

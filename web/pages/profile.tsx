@@ -21,7 +21,7 @@ export function ProfilePage() {
   const [chosenLang, setChosenLang] = useState(me?.lang ?? lang);
   const [parallel, setParallel] = useState(String(concurrency()));
   const [note, setNote] = useState<string | null>(null);
-  if (!me) return null;
+  if (!me) return <p class="error" role="alert">{t('ui_network_error')}</p>;
 
   const saveLang = async (e: Event) => {
     e.preventDefault();

@@ -1,8 +1,4 @@
-/** Waiting, backoff and speed measurement for the upload engine (clock injected so tests control time). */
-export type Sleep = (ms: number) => Promise<void>;
-
-export const sleep: Sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
+/** Backoff and speed measurement for the upload engine (clock injected so tests control time). */
 /** Exponential backoff with jitter: initial, ×2 each failure, capped. */
 export class Backoff {
   private failures = 0;

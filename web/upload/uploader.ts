@@ -2,7 +2,7 @@ import { Api, ApiError, NetworkError, isTransient } from '../lib/api';
 import type { ApiTransfer } from '../lib/types';
 import { addRange, missingChunks, rangesTotal } from './ranges';
 import type { ResumeFile, ResumeRecord, ResumeStore } from './resume-store';
-import { Backoff, SpeedMeter, sleep as defaultSleep, Sleep } from './timing';
+import { Backoff, SpeedMeter } from './timing';
 
 /** What the engine reads from a file: a browser File, or a Blob with the same facts in tests. */
 export interface Source {
@@ -23,7 +23,6 @@ export interface UploadOptions {
   store?: ResumeStore;
   onChange?: (p: UploadProgress) => void;
   now?: () => number;
-  sleep?: Sleep;
   backoff?: Backoff;
   /** Consecutive server errors (5xx) tolerated before the upload is reported failed. Network errors never count. */
   maxServerErrors?: number;
@@ -83,7 +82,6 @@ export class Upload {
   private retryAt: number | null = null;
   private readonly speed: SpeedMeter;
   private readonly now: () => number;
-  private readonly sleep: Sleep;
   private readonly backoff: Backoff;
   /** The Transfer as PUT complete returned it, once done. */
   result: ApiTransfer | null = null;
@@ -96,7 +94,6 @@ export class Upload {
     private readonly opts: UploadOptions,
   ) {
     this.now = opts.now ?? (() => Date.now());
-    this.sleep = opts.sleep ?? defaultSleep;
     this.backoff = opts.backoff ?? new Backoff();
     this.speed = new SpeedMeter(this.now);
   }
@@ -345,11 +342,12 @@ export class Upload {
     while (this.phase === 'waiting' && this.retryAt !== null && this.retryAt > this.now()) {
       await new Promise<void>((resolve) => {
         const done = () => {
+          clearTimeout(timer);
           this.sleepers.delete(done);
           resolve();
         };
+        const timer = setTimeout(done, Math.max(0, (this.retryAt ?? 0) - this.now()));
         this.sleepers.add(done);
-        void this.sleep(Math.max(0, (this.retryAt ?? 0) - this.now())).then(done);
       });
     }
     if (this.phase === 'waiting') this.phase = 'uploading';

@@ -1,0 +1,97 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { addRange, missingChunks, rangesTotal, isRangeList } from '../../web/upload/ranges';
+import { MemoryKeyValue, StorageResumeStore, matchSources, ResumeRecord } from '../../web/upload/resume-store';
+import { Backoff, SpeedMeter } from '../../web/upload/timing';
+
+test('addRange merges touching and overlapping ranges and keeps order', () => {
+  let r: [number, number][] = [];
+  r = addRange(r, 10, 20);
+  r = addRange(r, 0, 5);
+  r = addRange(r, 30, 40);
+  assert.equal(r, [[0, 5], [10, 20], [30, 40]]);
+  r = addRange(r, 5, 10);
+  assert.equal(r, [[0, 20], [30, 40]]);
+  r = addRange(r, 15, 35);
+  assert.equal(r, [[0, 40]]);
+  assert.is(rangesTotal([[0, 5], [10, 20]]), 15);
+});
+
+test('missingChunks lists aligned chunks not fully covered, holes included', () => {
+  const size = 10 * 4 + 3; // 11 chunks of 4, the last one 3 bytes
+  const have: [number, number][] = [[0, 12], [16, 28], [30, 34]];
+  const missing = missingChunks(size, 4, have);
+  assert.equal(
+    missing.map((c) => [c.offset, c.length]),
+    [[12, 4], [28, 4], [32, 4], [36, 4], [40, 3]],
+  );
+  assert.equal(missingChunks(0, 4, []), []);
+  assert.equal(missingChunks(8, 4, [[0, 8]]), []);
+});
+
+test('isRangeList accepts only well-formed ranges', () => {
+  assert.ok(isRangeList([[0, 1], [3, 9]]));
+  assert.not.ok(isRangeList([[2, 1]]));
+  assert.not.ok(isRangeList([[0, '1']]));
+  assert.not.ok(isRangeList('x'));
+});
+
+const record = (id: number, owner = 'user:a'): ResumeRecord => ({
+  transferId: id,
+  owner,
+  created: 1,
+  chunkSize: 4,
+  subject: 's',
+  recipients: ['r@example.org'],
+  links: [],
+  files: [
+    { fileId: 1, uid: 'u1', name: 'folder/a.bin', size: 10, lastModified: 111, acked: [[0, 4]], complete: false },
+    { fileId: 2, uid: 'u2', name: 'b.bin', size: 7, lastModified: 222, acked: [], complete: false },
+  ],
+});
+
+test('resume store keeps records per owner, replaces by transfer id, ignores garbage', () => {
+  const kv = new MemoryKeyValue();
+  const store = new StorageResumeStore(kv);
+  store.save(record(1));
+  store.save(record(2, 'guest:v'));
+  store.save({ ...record(1), subject: 'changed' });
+  assert.equal(store.list('user:a').map((r) => [r.transferId, r.subject]), [[1, 'changed']]);
+  assert.is(store.list('guest:v').length, 1);
+  store.remove(1);
+  assert.is(store.list('user:a').length, 0);
+  kv.setItem('ferry.unfinished-uploads', '{not json');
+  assert.equal(store.list('user:a'), []);
+  kv.setItem('ferry.unfinished-uploads', JSON.stringify([{ transferId: 'x' }]));
+  assert.equal(store.list('user:a'), []);
+});
+
+test('files chosen again are matched by name, size and modification time (folder path optional)', () => {
+  const chosen = [
+    { name: 'a.bin', size: 10, lastModified: 111 },
+    { name: 'b.bin', size: 7, lastModified: 999 }, // modified since: not the same file
+  ];
+  const m = matchSources(record(1), chosen);
+  assert.is(m.get(1), chosen[0]);
+  assert.not.ok(m.has(2));
+});
+
+test('backoff doubles up to its cap and resets', () => {
+  const b = new Backoff(1000, 8000, () => 0.5);
+  assert.equal([b.next(), b.next(), b.next(), b.next(), b.next()], [1000, 2000, 4000, 8000, 8000]);
+  b.reset();
+  assert.is(b.next(), 1000);
+});
+
+test('speed meter measures over its window', () => {
+  let now = 0;
+  const m = new SpeedMeter(() => now, 10_000);
+  m.reset(0);
+  now = 1000;
+  m.add(1_000_000);
+  now = 2000;
+  m.add(1_000_000);
+  assert.is(Math.round(m.rate()), 1_000_000);
+});
+
+test.run();
