@@ -21,7 +21,7 @@ class BufSource implements Source {
     return this.data.length;
   }
   slice(start = 0, end = this.data.length): Blob {
-    return new Blob([this.data.subarray(start, end)]);
+    return new Blob([new Uint8Array(this.data.subarray(start, end))]);
   }
 }
 
@@ -175,7 +175,7 @@ test('resume fills holes: chunks acknowledged out of order are not sent again', 
     // Chunks 0, 1, 3 and 5 arrived before the reload (chunk 2 and 4 were in flight and lost).
     for (const off of [0, 1000, 3000, 5000]) {
       await api.request('PUT', `/file/${file.fileId}/chunk/${off}`, {
-        body: new Blob([data.subarray(off, off + CHUNK)]),
+        body: new Blob([new Uint8Array(data.subarray(off, off + CHUNK))]),
         query: { key: file.uid },
         headers: { 'X-Service-File-Size': String(data.length), 'X-Service-Chunk-Offset': String(off), 'X-Service-Chunk-Size': String(CHUNK) },
       });
@@ -202,7 +202,7 @@ test("resume prefers the server's ranges when it exposes them, and only complete
     const [a, b] = rec.files;
     const put = (f: typeof a, buf: Buffer, off: number, len: number) =>
       api.request('PUT', `/file/${f.fileId}/chunk/${off}`, {
-        body: new Blob([buf.subarray(off, off + len)]),
+        body: new Blob([new Uint8Array(buf.subarray(off, off + len))]),
         query: { key: f.uid },
         headers: { 'X-Service-File-Size': String(buf.length), 'X-Service-Chunk-Offset': String(off), 'X-Service-Chunk-Size': String(len) },
       });
