@@ -8,7 +8,7 @@ import path from 'node:path';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const args = process.argv.slice(2);
-const groups = args.length ? args : ['unit', 'http', 'adversarial', 'e2e'];
+const groups = args.length ? args : ['unit', 'http', 'adversarial', 'e2e', 'browser'];
 let passed = 0;
 let failed = 0;
 let crashed = false;
@@ -22,6 +22,17 @@ for (const group of groups) {
   if (group === 'e2e' && !args.length && !fs.existsSync(path.join(root, 'dist', 'ferry'))) {
     console.log('e2e: dist/ferry not built, skipping (run ./build.sh first; .ci/run does)');
     continue;
+  }
+  // Browser tests drive Debian's chromium against dist/ferry; without either they cannot run at all.
+  if (group === 'browser' && !args.length) {
+    const missing = [
+      fs.existsSync(path.join(root, 'dist', 'ferry')) ? null : 'dist/ferry (run ./build.sh)',
+      fs.existsSync(process.env.CHROMIUM_PATH || '/usr/bin/chromium') ? null : 'chromium (apt-get install chromium)',
+    ].filter(Boolean);
+    if (missing.length) {
+      console.log(`browser: skipping, missing ${missing.join(' and ')}; .ci/run provides both`);
+      continue;
+    }
   }
   for (const file of files) {
     if (!fs.existsSync(file)) continue;
