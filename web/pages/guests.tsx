@@ -16,9 +16,12 @@ export function GuestsPage() {
   const list = useResource(() => api.get<ApiGuest[]>('/guest'));
   return (
     <>
+      <h1 id="guests-page-title" class="page-title">
+        {t('guests')}
+      </h1>
       <InviteForm onInvited={list.reload} />
       <section class="card" aria-labelledby="guests-title">
-        <h1 id="guests-title">{t('guests')}</h1>
+        <h2 id="guests-title">{t('ui_invitations')}</h2>
         <GuestTable guests={list.data} error={list.error} reload={list.reload} />
       </section>
     </>

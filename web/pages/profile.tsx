@@ -21,7 +21,15 @@ export function ProfilePage() {
   const [chosenLang, setChosenLang] = useState(me?.lang ?? lang);
   const [parallel, setParallel] = useState(String(concurrency()));
   const [note, setNote] = useState<string | null>(null);
-  if (!me) return <p class="error" role="alert">{t('ui_network_error')}</p>;
+  if (!me)
+    return (
+      <section class="card" aria-labelledby="profile-title">
+        <h1 id="profile-title">{t('ui_profile')}</h1>
+        <p class="error" role="alert">
+          {t('ui_profile_unavailable')}
+        </p>
+      </section>
+    );
 
   const saveLang = async (e: Event) => {
     e.preventDefault();

@@ -1,0 +1,150 @@
+import { spawn } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, BrowserContext, Page } from 'playwright-core';
+import { startBinary, writeConfig, BinaryServer } from '../helpers/binary';
+import { tempDir } from '../helpers/server';
+
+/**
+ * Browser tests: Debian's chromium driven by playwright-core against the built binary (dist/ferry), with a
+ * fresh profile folder per browser. FERRY_TEST_FROM_SOURCE=1 runs `src/main.ts serve` instead, for working
+ * on the UI without rebuilding (assets from .build/web-assets: run scripts/build-web.mjs first).
+ */
+export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+export const ARTIFACTS = path.resolve(__dirname, '../artifacts');
+const ROOT = path.resolve(__dirname, '../..');
+
+export const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'];
+
+export async function startFerry(config: Record<string, unknown> = {}): Promise<BinaryServer> {
+  if (process.env.FERRY_TEST_FROM_SOURCE !== '1') return startBinary({ config });
+  const dir = tempDir('ferry-browser-');
+  const configFile = writeConfig(dir, config);
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve', '-c', configFile], {
+    cwd: ROOT,
+    env: { ...process.env, FERRY_WEB_ASSETS: path.join(ROOT, '.build/web-assets') },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+  for (let i = 0; i < 300 && !/listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
+  const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
+  if (!url) throw new Error(`ferry did not start:\n${out}`);
+  return {
+    url,
+    proc,
+    dir,
+    configFile,
+    output: () => out,
+    async stop() {
+      proc.kill('SIGTERM');
+      return exited;
+    },
+    async kill9() {
+      proc.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+export interface BrowserSession {
+  context: BrowserContext;
+  page: Page;
+  userDataDir: string;
+  /** Console errors and uncaught page errors (CSP violations show here). */
+  errors: string[];
+  close(): Promise<void>;
+}
+
+/** A browser with its own profile folder; pass the same folder again to model a browser restart. */
+export async function openBrowser(opts: { headers?: Record<string, string>; userDataDir?: string; width?: number } = {}): Promise<BrowserSession> {
+  const userDataDir = opts.userDataDir ?? tempDir('ferry-chromium-');
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: LAUNCH_ARGS,
+    extraHTTPHeaders: opts.headers,
+    viewport: { width: opts.width ?? 1280, height: 900 },
+    acceptDownloads: true,
+    timeout: 60_000,
+  });
+  context.setDefaultTimeout(30_000);
+  const errors: string[] = [];
+  const watch = (p: Page) => {
+    p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+    p.on('pageerror', (e) => errors.push(e.message));
+  };
+  context.pages().forEach(watch);
+  context.on('page', watch);
+  const page = context.pages()[0] ?? (await context.newPage());
+  return { context, page, userDataDir, errors, close: () => context.close() };
+}
+
+export async function shot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(ARTIFACTS, { recursive: true });
+  await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+}
+
+/** A file of pseudo-random bytes written in 1 MiB blocks (never held whole in memory), with its SHA-256. */
+export function makeFile(dir: string, name: string, size: number): { path: string; size: number; sha256: string } {
+  const file = path.join(dir, name);
+  const fd = fs.openSync(file, 'w');
+  const hash = crypto.createHash('sha256');
+  for (let done = 0; done < size; ) {
+    const block = crypto.randomBytes(Math.min(1 << 20, size - done));
+    fs.writeSync(fd, block);
+    hash.update(block);
+    done += block.length;
+  }
+  fs.closeSync(fd);
+  return { path: file, size, sha256: hash.digest('hex') };
+}
+
+export function sha256(buf: Buffer | string): string {
+  return crypto.createHash('sha256').update(typeof buf === 'string' ? fs.readFileSync(buf) : buf).digest('hex');
+}
+
+/** Samples a progress bar's value until the upload summary shows (bounded); returns the values seen. */
+export async function watchProgress(page: Page, timeoutMs = 240_000): Promise<number[]> {
+  const seen: number[] = [];
+  const until = Date.now() + timeoutMs;
+  while (Date.now() < until) {
+    if (await page.locator('#summary-title').count()) return seen;
+    const v = await page
+      .locator('#progress-total')
+      .getAttribute('value', { timeout: 1000 })
+      .catch(() => null);
+    if (v !== null && Number(v) !== seen[seen.length - 1]) seen.push(Number(v));
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`upload did not finish within ${timeoutMs} ms (progress seen: ${seen.join(',')}; status: ${await page.locator('.status').textContent().catch(() => '?')})`);
+}
+
+/** REST calls as a header-SP user, the way a trusted proxy would send them. */
+export async function rest(url: string, method: string, p: string, user: string, json?: unknown): Promise<{ status: number; json: any; body: Buffer; headers: Headers }> {
+  const res = await fetch(url + p, {
+    method,
+    headers: { 'X-Remote-User': user, 'X-Remote-Email': `${user}@example.org`, ...(json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    body: json !== undefined ? JSON.stringify(json) : undefined,
+    signal: AbortSignal.timeout(120_000),
+  });
+  const body = Buffer.from(await res.arrayBuffer());
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body.toString('utf8'));
+  } catch {
+    parsed = undefined;
+  }
+  return { status: res.status, json: parsed, body, headers: res.headers };
+}
+
+export const HEADER_SP_CONFIG = {
+  auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } },
+};
+
+export function asUserHeaders(id: string): Record<string, string> {
+  return { 'X-Remote-User': id, 'X-Remote-Email': `${id}@example.org` };
+}
