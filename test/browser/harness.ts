@@ -1,9 +1,9 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, BrowserContext, Page } from 'playwright-core';
-import { startBinary, writeConfig, BinaryServer } from '../helpers/binary';
+import { startBinary, writeConfig, runFerry, BinaryServer, RunResult } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 
 /**
@@ -48,6 +48,13 @@ export async function startFerry(config: Record<string, unknown> = {}): Promise<
       await exited;
     },
   };
+}
+
+/** Runs a ferry command (the binary, or the source with FERRY_TEST_FROM_SOURCE=1). */
+export function ferryCli(args: string[], input?: string): RunResult {
+  if (process.env.FERRY_TEST_FROM_SOURCE !== '1') return runFerry(args, { input });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 60_000 });
+  return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
 export interface BrowserSession {
