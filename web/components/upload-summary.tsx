@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatBytes, formatDay } from '../lib/format';
 import type { ApiTransfer } from '../lib/types';
@@ -7,15 +8,17 @@ import { CopyButton } from './copy-button';
 /** After completion: what was sent, to whom, and the download links. */
 export function UploadSummary({ record, transfer, onAgain }: { record: ResumeRecord; transfer: ApiTransfer | null; onAgain(): void }) {
   const { t, lang, base, guest } = useApp();
-  const links = transfer ? transfer.recipients.map((r) => ({ email: r.email, url: r.download_url })) : record.links;
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []); // screen readers hear that it is done
+  const links = transfer?.recipients?.length ? transfer.recipients.map((r) => ({ email: r.email, url: r.download_url })) : record.links;
   const total = record.files.reduce((n, f) => n + f.size, 0);
   return (
     <section class="card summary" aria-labelledby="summary-title">
-      <h1 id="summary-title" tabIndex={-1}>
+      <h1 id="summary-title" tabIndex={-1} ref={heading}>
         {t('ui_upload_done')}
       </h1>
       <p>{t('ui_summary_files', { count: record.files.length, size: formatBytes(total) })}</p>
-      {transfer && <p>{t('ui_summary_expires', { date: formatDay(transfer.expires.raw, lang) })}</p>}
+      {transfer?.expires?.raw ? <p>{t('ui_summary_expires', { date: formatDay(transfer.expires.raw, lang) })}</p> : null}
       <ul class="file-list">
         {record.files.map((f) => (
           <li key={f.fileId}>
