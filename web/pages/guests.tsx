@@ -56,7 +56,7 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
         message,
         options,
         transfer_options: transferOptions,
-        expires: expires ?? today + maxDays * DAY,
+        expires: Math.min(expires ?? Infinity, today + maxDays * DAY - 60),
       });
       setNote({ ok: true, text: t('ui_guest_invited', { email: email.trim() }) });
       setEmail('');

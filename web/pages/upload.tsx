@@ -70,7 +70,8 @@ export function UploadPage() {
       const body = {
         recipients: link || fixedTo ? [] : recipients,
         from: guest ? guest.email : from,
-        expires: expires ?? today + maxDays * DAY,
+        // The end of the chosen day, but never past the server's limit counted from now.
+        expires: Math.min(expires ?? Infinity, today + maxDays * DAY - 60),
         subject,
         message,
         options: link ? [...options, 'get_a_link'] : options,
