@@ -4,6 +4,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page, Route } from 'playwright-core';
+import { simpleParser } from 'mailparser';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { openBrowser, startFerry, shot, makeFile, watchProgress, rest, sha256, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
@@ -107,11 +108,17 @@ test('upload three files (one of 200 MB) to two recipients: the progress bar adv
   }
 });
 
-/** Every text file under the sink folder, quoted-printable soft breaks and =3D undone. */
-function sinkTexts(): string[] {
+/** The mails in the sink folder (.eml files), parsed: recipients and text. */
+async function sinkMails(): Promise<{ to: string; text: string }[]> {
   if (!fs.existsSync(sinkDir)) return [];
-  const walk = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
-  return walk(sinkDir).map((f) => fs.readFileSync(f, 'utf8').replace(/=\r?\n/g, '').replace(/=3D/gi, '='));
+  const files = fs.readdirSync(sinkDir).filter((f) => f.endsWith('.eml'));
+  return Promise.all(
+    files.map(async (f) => {
+      const m = await simpleParser(fs.readFileSync(path.join(sinkDir, f)));
+      const to = [m.to ?? []].flat().flatMap((a) => a.value.map((v) => v.address ?? '')).join(',');
+      return { to, text: `${m.text ?? ''}\n${typeof m.html === 'string' ? m.html : ''}` };
+    }),
+  );
 }
 
 test("the recipients' mail arrives in the sink; its link downloads one file and the zip, SHA-256 equal", async () => {
@@ -119,8 +126,8 @@ test("the recipients' mail arrives in the sink; its link downloads one file and 
   const { transfer, files } = sent!;
   const byEmail = new Map<string, string>();
   for (let i = 0; i < 150 && byEmail.size < 2; i++) {
-    for (const text of sinkTexts()) {
-      for (const r of transfer.recipients) if (text.includes(r.email) && text.includes(`token=${r.token}`)) byEmail.set(r.email, r.download_url);
+    for (const mail of await sinkMails()) {
+      for (const r of transfer.recipients) if (mail.to.includes(r.email) && mail.text.includes(`token=${r.token}`)) byEmail.set(r.email, r.download_url);
     }
     if (byEmail.size < 2) await new Promise((r) => setTimeout(r, 200));
   }
