@@ -1,0 +1,132 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { BinaryServer } from '../helpers/binary';
+import { openBrowser, startFerry, shot, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+
+// Managing what was sent: my transfers (details, recipients, expiry, files, close), guests, profile, admin.
+
+let ferry: BinaryServer;
+let b: BrowserSession;
+test.before(async () => {
+  ferry = await startFerry({ ...HEADER_SP_CONFIG, admin: ['root'] });
+  b = await openBrowser({ headers: asUserHeaders('alice') });
+  b.page.on('dialog', (d) => void d.accept()); // the confirmations of delete/close
+  await b.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ferry.url });
+});
+test.after(async () => {
+  await b?.close();
+  await ferry?.stop();
+});
+
+/** A complete Transfer made through the REST API, as any client would. */
+async function sendViaRest(user: string, subject: string, files: Record<string, string>, recipients: string[]) {
+  const created = await rest(ferry.url, 'POST', '/transfer', user, {
+    from: `${user}@example.org`,
+    recipients,
+    subject,
+    expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+    files: Object.entries(files).map(([name, content]) => ({ name, size: Buffer.byteLength(content) })),
+  });
+  assert.is(created.status, 201, `POST /transfer: ${JSON.stringify(created.json)}`);
+  for (const f of created.json.files) {
+    const body = files[f.name];
+    const res = await fetch(`${ferry.url}/file/${f.id}/chunk/0?key=${f.uid}`, { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body });
+    assert.is(res.status, 200, `chunk of ${f.name}`);
+    assert.is((await rest(ferry.url, 'PUT', `/file/${f.id}?key=${f.uid}`, user, { complete: true })).status, 200);
+  }
+  assert.is((await rest(ferry.url, 'PUT', `/transfer/${created.json.id}`, user, { complete: true })).status, 200);
+  return created.json;
+}
+
+test('my transfers: list and details; add, remind and remove a recipient; extend; delete a file; close', async () => {
+  const t = await sendViaRest('alice', 'Quarterly report', { 'report.pdf': 'pdf'.repeat(1000), 'annex.csv': 'a,b\n1,2\n' }, ['eve@example.org', 'fred@example.org']);
+  const { page } = b;
+  await page.goto(`${ferry.url}/?s=transfers`);
+  const row = page.locator('table.transfers tbody tr', { hasText: 'Quarterly report' }).first();
+  await row.waitFor();
+  assert.match((await row.textContent()) ?? '', 'eve@example.org');
+  await row.locator('button', { hasText: 'Details' }).click();
+  const details = page.locator(`#details-${t.id}`);
+  await details.locator('.file-list li', { hasText: 'annex.csv' }).waitFor();
+  await details.locator('table.audit').waitFor();
+  await shot(page, 'transfer-details');
+
+  await details.locator('#add-recipient-' + t.id).fill('gina@example.org');
+  await details.locator('form.add-recipient button').click();
+  await details.locator('.recipient-list li', { hasText: 'gina@example.org' }).waitFor();
+
+  await details.locator('.recipient-list li', { hasText: 'eve@example.org' }).locator('button', { hasText: 'Remind' }).click();
+  await details.locator('.recipient-list li', { hasText: 'eve@example.org' }).locator('.ok').waitFor();
+
+  await details.locator('.recipient-list li', { hasText: 'fred@example.org' }).locator('button', { hasText: 'Remove' }).click();
+  await details.locator('.recipient-list li', { hasText: 'fred@example.org' }).waitFor({ state: 'detached' });
+
+  const before = (await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw;
+  await details.locator('button', { hasText: 'Extend expiry' }).click();
+  for (let i = 0; i < 50; i++) {
+    if ((await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw > before) break;
+    await page.waitForTimeout(100);
+  }
+  assert.ok((await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw > before, 'expiry extended');
+
+  await details.locator('.file-list li', { hasText: 'annex.csv' }).locator('button', { hasText: 'Delete' }).click();
+  await details.locator('.file-list li', { hasText: 'annex.csv' }).waitFor({ state: 'detached' });
+
+  await details.locator('button', { hasText: 'Close transfer' }).click();
+  await details.locator('button', { hasText: 'Close transfer' }).waitFor({ state: 'detached' });
+  const after = await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice');
+  assert.equal(after.json.files.map((f: any) => f.name), ['report.pdf']);
+  assert.equal(after.json.recipients.map((r: any) => r.email).sort(), ['eve@example.org', 'gina@example.org']);
+});
+
+test('guests page: remind and delete an invitation', async () => {
+  const made = await rest(ferry.url, 'POST', '/guest', 'alice', { recipient: 'hal@example.org', from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 5 * 86400, options: [] });
+  assert.is(made.status, 201);
+  const { page } = b;
+  await page.goto(`${ferry.url}/?s=guests`);
+  const row = page.locator('table.guests tr', { hasText: 'hal@example.org' });
+  await row.waitFor();
+  await row.locator('button', { hasText: 'Remind' }).click();
+  await row.locator('.ok').waitFor();
+  await row.locator('button', { hasText: 'Delete' }).click();
+  await row.waitFor({ state: 'detached' });
+  const list = await rest(ferry.url, 'GET', '/guest', 'alice');
+  assert.not.ok((list.json as any[]).some((g) => g.email === 'hal@example.org' && !g.closed), 'deleted');
+});
+
+test('profile: the API access string, its copy button, and a new secret', async () => {
+  const { page } = b;
+  await page.goto(`${ferry.url}/?s=profile`);
+  const field = page.locator('#remote-config');
+  await field.waitFor();
+  const first = await field.inputValue();
+  assert.match(first, new RegExp(`^${ferry.url}/?\\|alice\\|[0-9a-f]{20,}`));
+  await page.locator('button.copy').click();
+  assert.is(await page.evaluate(() => navigator.clipboard.readText()), first);
+  await page.locator('button', { hasText: 'Make a new secret' }).click();
+  await page.waitForFunction((old) => (document.querySelector('#remote-config') as HTMLInputElement | null)?.value !== old, first);
+  assert.is.not(await field.inputValue(), first);
+  await shot(page, 'profile');
+});
+
+test('admin: all transfers and guests of every user, storage used', async () => {
+  await sendViaRest('bob', 'From Bob', { 'b.txt': 'x'.repeat(2048) }, ['ian@example.org']);
+  const admin = await openBrowser({ headers: asUserHeaders('root') });
+  try {
+    await admin.page.goto(`${ferry.url}/?s=admin`);
+    await admin.page.locator('.storage-used').waitFor();
+    assert.match((await admin.page.locator('.storage-used').textContent()) ?? '', /\d/);
+    await shot(admin.page, 'admin-overview');
+    await admin.page.click('nav.tabs button:has-text("All transfers")');
+    await admin.page.locator('table.transfers td', { hasText: 'From Bob' }).waitFor();
+    await admin.page.click('nav.tabs button:has-text("All guests")');
+    await admin.page.locator('table.guests td', { hasText: 'hal@example.org' }).waitFor();
+    await admin.page.click('nav.tabs button:has-text("Users")');
+    await admin.page.locator('table.users td', { hasText: 'bob' }).waitFor();
+    await shot(admin.page, 'admin-users');
+  } finally {
+    await admin.close();
+  }
+});
+
+test.run();
