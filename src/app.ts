@@ -9,7 +9,11 @@ import { GuestsService } from './domain/guests';
 import { guestRoutes } from './http/routes/guest';
 import { Services, systemClock, Clock } from './domain/services';
 import { UsersService } from './domain/users';
-import { RecordingNotifier } from './domain/notifications';
+import { MailQueueRepo } from './db/mail-queue-repo';
+import { TrackingErrorsRepo } from './db/tracking-errors-repo';
+import { MailQueue } from './mail/queue';
+import { MailNotifier } from './mail/notifier';
+import { logTransport, smtpTransport } from './mail/transport';
 import { HeaderServiceProvider } from './auth/header-sp';
 import type { Authenticator } from './auth/principal';
 import { buildHttpApp, RouteModule } from './http/app';
@@ -23,6 +27,8 @@ import { VERSION } from './version';
 export interface AppOptions {
   log?: Logger;
   clock?: Clock;
+  /** Overrides mail.transport; `serve` passes the address of the sink it started. */
+  mailTransportUrl?: string | null;
 }
 
 export interface FerryApp {
@@ -47,7 +53,19 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const authenticators: Authenticator[] = [];
   if (config.auth.sp.type === 'header') authenticators.push(new HeaderServiceProvider(config.auth.sp, users));
 
-  const notifier = new RecordingNotifier();
+  const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : config.mail.transport;
+  const trackingErrors = new TrackingErrorsRepo(db);
+  const mailQueue = new MailQueue(
+    new MailQueueRepo(db),
+    trackingErrors,
+    transportUrl ? smtpTransport(transportUrl) : logTransport(log),
+    clock,
+    log,
+  );
+  const notifier = new MailNotifier(mailQueue, settings, {
+    userLang: (id) => users.lang(id),
+    userEmail: (id) => usersRepo.emails(id)[0] ?? null,
+  });
   const guestLimits = () => {
     const c = settings.get();
     return { defaultDays: c.default_guest_days_valid, maxDays: c.max_guest_days_valid };
@@ -61,6 +79,8 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     version: VERSION,
     authenticators,
     notifier,
+    mailQueue,
+    trackingErrors,
     guests,
     userLang: (id) => users.lang(id),
   };
@@ -75,7 +95,10 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     db,
     services,
     http,
-    start() {},
+    start() {
+      mailQueue.start();
+      stoppers.push(() => mailQueue.stop());
+    },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
       db.close();

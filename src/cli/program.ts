@@ -3,13 +3,14 @@ import { CliIO, UsageError } from './io';
 import { serveCommand } from './serve';
 import { versionCommand } from './version';
 import { configCommand } from './config-check';
+import { mailSinkCommand } from './mail-sink';
 import { ConfigError } from '../config/validate';
 import { ServiceError } from '../domain/errors';
 
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand];
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')

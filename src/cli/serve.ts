@@ -3,6 +3,7 @@ import type { CliIO } from './io';
 import { configFrom } from './config-option';
 import { createApp } from '../app';
 import { listen } from '../http/server';
+import { startSink } from '../mail/sink';
 
 export interface ServeHandle {
   url: string;
@@ -14,7 +15,10 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
   const { config } = configFrom(opts);
   const host = opts.host ?? config.listen.host;
   const port = opts.port !== undefined ? Number(opts.port) : config.listen.port;
-  const app = createApp(config);
+  // With mail.sink set, every message goes to the built-in sink (air-gapped demos, tests).
+  const sink = config.mail.sink ? await startSink({ ...config.mail.sink }) : null;
+  if (sink) io.out(`mail sink listening on ${sink.url}, storing messages in ${sink.dir}`);
+  const app = createApp(config, sink ? { mailTransportUrl: sink.url } : {});
   const server = await listen(app.http, host, port);
   app.start();
   io.out(`listening on ${server.url}`);
@@ -25,6 +29,7 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
       (stopping ??= (async () => {
         await server.close();
         await app.close();
+        await sink?.close();
       })()),
   };
 }

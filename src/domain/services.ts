@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings';
 import type { Logger } from '../log';
 import type { Authenticator } from '../auth/principal';
 import type { Notifier } from './notifications';
+import type { TrackingError } from './model';
 import type { GuestsService } from './guests';
 
 /** Seconds since the epoch; injected so tests and `ferry purge --now` can move time. */
@@ -21,12 +22,25 @@ export interface Services {
   notifier: Notifier;
   /** Authenticators in the spec's evaluation order. */
   authenticators: Authenticator[];
+  /** The outgoing mail queue; flush() delivers what is due now (tests, shutdown). */
+  mailQueue: MailOutbox;
+  /** Bounces recorded against Recipients and Guests, presented in their `errors`. */
+  trackingErrors: TrackingErrorReader;
   /** Guests: invitations to upload on a user's behalf (src/domain/guests.ts). */
   guests: GuestsService;
   /** Checks a chunk-upload key (a File uid) against a Transfer; absent until uploads exist. */
   chunkKeys?: ChunkKeyChecker;
   /** The stored language preference of a user, when one is set. */
   userLang?: (userId: string) => string | null;
+}
+
+export interface MailOutbox {
+  flush(): Promise<void>;
+}
+
+export interface TrackingErrorReader {
+  forTarget(target: 'Recipient' | 'Guest', id: number): TrackingError[];
+  forTargets(target: 'Recipient' | 'Guest', ids: number[]): Map<number, TrackingError[]>;
 }
 
 export interface ChunkKeyChecker {

@@ -6,11 +6,21 @@ import { uiEn } from './ui/en';
 import { uiFr } from './ui/fr';
 import { uiDe } from './ui/de';
 import { uiNl } from './ui/nl';
+import { mailEn } from './mail/en';
+import { mailFr } from './mail/fr';
+import { mailDe } from './mail/de';
+import { mailNl } from './mail/nl';
 
 /** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
 export type Table = Record<string, string>;
 // The web pages' texts (src/i18n/ui/) sit under each core table, so a core key always wins.
-const TABLES: Record<string, Table> = { en: { ...uiEn, ...en }, fr: { ...uiFr, ...fr }, de: { ...uiDe, ...de }, nl: { ...uiNl, ...nl } };
+// Mail texts (src/i18n/mail/) likewise.
+const TABLES: Record<string, Table> = {
+  en: { ...mailEn, ...uiEn, ...en },
+  fr: { ...mailFr, ...uiFr, ...fr },
+  de: { ...mailDe, ...uiDe, ...de },
+  nl: { ...mailNl, ...uiNl, ...nl },
+};
 export const LANGS = Object.keys(TABLES);
 
 export function isLang(code: unknown): code is string {
