@@ -20,13 +20,13 @@ test('GET /info through the client', async () => {
 
 test("errors come back as ApiError with the server's id, status and details", async () => {
   const api = new Api({ base: s.url, headers: asUser('alice', 'alice@example.org') });
-  const err = await api.post('/guest', { recipient: 'not an address', from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 }).catch((e) => e);
+  const err: ApiError = await api.post('/guest', { recipient: 'not an address', from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 }).catch((e) => e);
   assert.instance(err, ApiError);
   assert.is(err.status, 400);
   assert.is(err.id, 'bad_email');
   assert.ok(Array.isArray(err.details));
   assert.not.ok(isTransient(err), 'a client error is not retried');
-  const anon = await new Api({ base: s.url }).get('/guest').catch((e) => e);
+  const anon: ApiError = await new Api({ base: s.url }).get('/guest').catch((e) => e);
   assert.is(anon.id, 'rest_authentication_required');
   assert.is(anon.status, 401);
 });
