@@ -20,13 +20,13 @@ test('GET /info through the client', async () => {
 
 test("errors come back as ApiError with the server's id, status and details", async () => {
   const api = new Api({ base: s.url, headers: asUser('alice', 'alice@example.org') });
-  const err: ApiError = await api.post('/guest', { recipient: 'not an address', from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 }).catch((e) => e);
+  const err: ApiError = await api.post<ApiError>('/guest', { recipient: 'not an address', from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 }).catch((e: ApiError) => e);
   assert.instance(err, ApiError);
   assert.is(err.status, 400);
   assert.is(err.id, 'bad_email');
   assert.ok(Array.isArray(err.details));
   assert.not.ok(isTransient(err), 'a client error is not retried');
-  const anon: ApiError = await new Api({ base: s.url }).get('/guest').catch((e) => e);
+  const anon: ApiError = await new Api({ base: s.url }).get<ApiError>('/guest').catch((e: ApiError) => e);
   assert.is(anon.id, 'rest_authentication_required');
   assert.is(anon.status, 401);
 });
@@ -39,7 +39,7 @@ test('the guest token and extra query arguments ride on every request', async ()
 
 test('an unreachable server is a NetworkError, which is retried', async () => {
   const api = new Api({ base: 'http://127.0.0.1:9' });
-  const err = await api.get('/info').catch((e) => e);
+  const err = await api.get('/info').catch((e: ApiError) => e);
   assert.instance(err, NetworkError);
   assert.ok(isTransient(err));
   assert.ok(isTransient(new ApiError('internal_error', 500)));
