@@ -13,13 +13,14 @@ import { MailQueueRepo } from './db/mail-queue-repo';
 import { TrackingErrorsRepo } from './db/tracking-errors-repo';
 import { MailQueue } from './mail/queue';
 import { MailNotifier } from './mail/notifier';
-import { logTransport, smtpTransport } from './mail/transport';
+import { logTransport, redactTransportUrl, smtpTransport } from './mail/transport';
 import { HeaderServiceProvider } from './auth/header-sp';
 import type { Authenticator } from './auth/principal';
 import { buildHttpApp, RouteModule } from './http/app';
 import { PageRegistry } from './http/web/pages';
 import { registerWebPages, loginRouter } from './http/web/app-pages';
 import { assetRouter } from './http/web/assets';
+import { mailSinkPage } from './http/web/mail-sink-page';
 import type { FerryState } from './http/state';
 import { consoleLogger, Logger } from './log';
 import { VERSION } from './version';
@@ -86,6 +87,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   };
   const pages = new PageRegistry();
   registerWebPages(pages);
+  pages.register('mail-sink', mailSinkPage);
   const routes: RouteModule[] = [guestRoutes];
   const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter()] });
   const stoppers: (() => void | Promise<void>)[] = [];
@@ -96,6 +98,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     services,
     http,
     start() {
+      log.info(`mail: ${transportUrl ? `via ${redactTransportUrl(transportUrl)}` : 'no transport, messages are logged only'}`);
       mailQueue.start();
       stoppers.push(() => mailQueue.stop());
     },

@@ -50,6 +50,7 @@ export class MailQueue {
 
   /** Delivers what is due now; resolves when this pass is over (tests await it). */
   flush(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
     this.running ??= this.pass().finally(() => {
       this.running = null;
       this.schedule();
@@ -59,7 +60,9 @@ export class MailQueue {
 
   private kick(): void {
     if (this.stopped) return;
-    setImmediate(() => void this.flush());
+    setImmediate(() => {
+      if (!this.stopped) void this.flush();
+    });
   }
 
   private schedule(): void {

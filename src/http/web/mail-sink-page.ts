@@ -1,0 +1,54 @@
+import { listSinkMessages, readSinkMessage } from '../../mail/sink';
+import { readEml } from '../../mail/eml';
+import { isAdmin } from '../../auth/principal';
+import type { FerryContext } from '../state';
+import { html, SafeHtml } from './html';
+import { basePath, layout, pageT } from './layout';
+import { loginPage } from './app-pages';
+
+/**
+ * ?s=mail-sink (admins only): the messages the built-in sink stored, newest first, and one message's headers
+ * and text. Everything from the messages is escaped; message ids must be names the sink itself wrote.
+ */
+export function mailSinkPage(ctx: FerryContext): SafeHtml {
+  const t = pageT(ctx);
+  const p = ctx.state.principal;
+  if (p.type === 'anonymous') return loginPage(ctx);
+  if (!isAdmin(p)) {
+    ctx.status = 403;
+    return layout(ctx, { title: t('rest_admin_required'), body: html`<section class="card narrow"><h1>${t('rest_admin_required')}</h1></section>` });
+  }
+  const sink = ctx.state.services.settings.get().mail.sink;
+  const title = t('ui_mail_sink');
+  if (!sink) return layout(ctx, { title, body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_off')}</p></section>` });
+  const base = basePath(ctx);
+  const id = typeof ctx.query.id === 'string' ? ctx.query.id : null;
+  if (id !== null) {
+    const raw = readSinkMessage(sink.dir, id);
+    if (!raw) {
+      ctx.status = 404;
+      return layout(ctx, { title, body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_no_message')}</p></section>` });
+    }
+    const m = readEml(raw.toString('utf8'));
+    const rows = ['date', 'from', 'to', 'reply-to', 'subject', 'content-language'].filter((h) => m.headers[h]);
+    return layout(ctx, {
+      title,
+      body: html`<section class="card"><p><a href="${base}/?s=mail-sink">${t('ui_mail_sink')}</a></p>
+<h1>${m.headers.subject ?? ''}</h1>
+<dl class="mail-headers">${rows.map((h) => html`<dt>${h}</dt><dd>${m.headers[h]}</dd>`)}</dl>
+<pre class="mail-text">${m.text}</pre></section>`,
+    });
+  }
+  const messages = listSinkMessages(sink.dir).slice(0, 500);
+  return layout(ctx, {
+    title,
+    body: html`<section class="card"><h1>${title}</h1>
+<p>${t('ui_mail_sink_count', { n: messages.length, dir: sink.dir })}</p>
+<table class="mail-list"><thead><tr><th>${t('ui_mail_date')}</th><th>${t('from')}</th><th>${t('ui_mail_to')}</th><th>${t('subject')}</th></tr></thead>
+<tbody>${messages.map((msg) => {
+      const raw = readSinkMessage(sink.dir, msg.id);
+      const h = raw ? readEml(raw.subarray(0, 64 * 1024).toString('utf8')).headers : {};
+      return html`<tr><td>${new Date(msg.mtime).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${h.from ?? ''}</td><td>${h.to ?? ''}</td><td><a href="${base}/?s=mail-sink&id=${msg.id}">${h.subject || msg.id}</a></td></tr>`;
+    })}</tbody></table></section>`,
+  });
+}

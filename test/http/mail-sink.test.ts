@@ -1,0 +1,107 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
+import { startTestServer, HEADER_SP, asUser, tempDir } from '../helpers/server';
+import { startTestSink } from '../helpers/mail';
+import { listSinkMessages, readSinkMessage } from '../../src/mail/sink';
+import { startMailSink } from '../../src/cli/mail-sink';
+import { readEml } from '../../src/mail/eml';
+import nodemailer from 'nodemailer';
+
+test('the sink stores each message as one .eml file, and no temp file remains', async () => {
+  const sink = await startTestSink();
+  try {
+    const t = nodemailer.createTransport(sink.url);
+    await t.sendMail({ from: 'a@example.org', to: 'b@example.org', subject: 'Grüße 1', text: 'one' });
+    await t.sendMail({ from: 'a@example.org', to: 'c@example.org', subject: 'two', text: 'two' });
+    t.close();
+    const mails = await sink.waitFor(2);
+    assert.equal(mails.map((m) => m.subject).sort(), ['Grüße 1', 'two']);
+    const names = fs.readdirSync(sink.dir);
+    assert.is(names.length, 2);
+    assert.ok(names.every((n) => /^\d{13}-[0-9a-f]{12}\.eml$/.test(n)), names.join());
+    assert.match(sink.raw()[0], /^[\s\S]*\r?\n\r?\n/); // headers, blank line, body (RFC 5322)
+  } finally {
+    await sink.close();
+  }
+});
+
+test('reading a message only accepts names the sink wrote (no path traversal)', () => {
+  const dir = tempDir();
+  fs.writeFileSync(path.join(dir, '1700000000000-0123456789ab.eml'), 'Subject: x\r\n\r\nbody');
+  fs.writeFileSync(path.join(dir, 'secret.txt'), 'nope');
+  assert.is(listSinkMessages(dir).length, 1);
+  assert.ok(readSinkMessage(dir, '1700000000000-0123456789ab.eml'));
+  for (const bad of ['../secret.txt', 'secret.txt', '/etc/passwd', '..%2Fsecret.txt', '1700000000000-0123456789ab.eml/../secret.txt']) {
+    assert.is(readSinkMessage(dir, bad), null, bad);
+  }
+});
+
+test('the .eml reader decodes encoded headers and the quoted-printable text part', () => {
+  const raw = [
+    'From: ferry@localhost',
+    'Subject: =?UTF-8?Q?Gr=C3=BC=C3=9Fe?= =?UTF-8?B?IGF1cyBLw7Zsbg==?=',
+    'Content-Type: multipart/alternative; boundary="b1"',
+    '',
+    '--b1',
+    'Content-Type: text/plain; charset=utf-8',
+    'Content-Transfer-Encoding: quoted-printable',
+    '',
+    'A link: http://x/?s=3Ddownload&token=3Dabc=',
+    'def',
+    '--b1',
+    'Content-Type: text/html',
+    '',
+    '<p>x</p>',
+    '--b1--',
+  ].join('\r\n');
+  const m = readEml(raw);
+  assert.is(m.headers.subject, 'Grüße aus Köln');
+  assert.is(m.text.trim(), 'A link: http://x/?s=download&token=abcdef');
+});
+
+test('?s=mail-sink: admins see the list and a message, escaped; others are refused', async () => {
+  const sink = await startTestSink();
+  const s = await startTestServer({ ...HEADER_SP, admin: ['boss'], mail: { transport: sink.url, sink: { dir: sink.dir, port: sink.port } } });
+  try {
+    const r = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.org', from: 'alice@example.org', subject: '<b>bold</b>' } });
+    assert.is(r.status, 201);
+    await sink.waitFor(1);
+    const list = await s.request('GET', '/?s=mail-sink', { headers: asUser('boss') });
+    assert.is(list.status, 200);
+    assert.match(list.text, 'g@example.org');
+    assert.match(list.text, '&lt;b&gt;bold&lt;/b&gt;');
+    assert.not.match(list.text, '<b>bold</b>');
+    const id = /[?&]id=(\d{13}-[0-9a-f]{12}\.eml)/.exec(list.text.replace(/&amp;/g, '&'))![1];
+    const one = await s.request('GET', `/?s=mail-sink&id=${id}`, { headers: asUser('boss') });
+    assert.is(one.status, 200);
+    assert.match(one.text, `?s=upload&amp;vid=${r.json.token}`);
+    const other = await s.request('GET', '/?s=mail-sink', { headers: asUser('alice') });
+    assert.is(other.status, 403);
+    assert.not.match(other.text, 'g@example.org');
+    const traversal = await s.request('GET', '/?s=mail-sink&id=..%2F..%2Fferry.db', { headers: asUser('boss') });
+    assert.is(traversal.status, 404);
+  } finally {
+    await s.close();
+    await sink.close();
+  }
+});
+
+test('ferry mail-sink runs the sink alone and says where it listens', async () => {
+  const out: string[] = [];
+  const dir = path.join(tempDir(), 'box');
+  const sink = await startMailSink({ port: '0', dir }, { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
+  try {
+    assert.match(out[0], /^listening on smtp:\/\/127\.0\.0\.1:\d+$/);
+    assert.match(out[1], dir);
+    const t = nodemailer.createTransport(sink.url);
+    await t.sendMail({ from: 'a@example.org', to: 'b@example.org', subject: 'hello', text: 'x' });
+    t.close();
+    assert.is(listSinkMessages(dir).length, 1);
+  } finally {
+    await sink.close();
+  }
+});
+
+test.run();
