@@ -1,0 +1,99 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { ParsedMail } from 'mailparser';
+import { startTestServer, TestServer, HEADER_SP, asUser } from '../helpers/server';
+import { startTestSink, addressOf, TestSink } from '../helpers/mail';
+
+// The mails of a Guest's life, delivered over real SMTP into the sink: invitation, receipt, reminder,
+// withdrawal, expiry — and the options that turn them on or off.
+let s: TestServer;
+let sink: TestSink;
+const DAY = 86400;
+
+test.before(async () => {
+  sink = await startTestSink();
+  s = await startTestServer({ ...HEADER_SP, default_lang: 'en', mail: { transport: sink.url, from: 'ferry@files.example' } });
+});
+test.after(async () => {
+  await s.close();
+  await sink.close();
+});
+
+/** Delivers everything queued (the queue sends in order, one at a time) and returns the mails received since `from`. */
+async function delivered(from: number): Promise<ParsedMail[]> {
+  await s.app.services.mailQueue.flush();
+  await s.app.services.mailQueue.flush();
+  return (await sink.messages()).slice(from);
+}
+
+async function createGuest(user: string, body: Record<string, unknown>) {
+  const r = await s.request('POST', '/guest', { headers: asUser(user), json: body });
+  assert.is(r.status, 201, r.text);
+  return r.json;
+}
+
+const summary = (mails: ParsedMail[]) => mails.map((m) => `${addressOf(m.to)}: ${m.subject}`);
+
+test('invitation to the guest: subject, message, upload link; receipt to the creator when asked', async () => {
+  const seen = sink.raw().length;
+  const g = await createGuest('alice', {
+    recipient: 'gus@example.net',
+    subject: 'Lab scans',
+    message: 'Please upload the scans of Tuesday',
+    options: ['email_guest_created_receipt'],
+  });
+  const mails = await delivered(seen);
+  assert.is(mails.length, 2, summary(mails).join('; '));
+  const byTo = Object.fromEntries(mails.map((m) => [addressOf(m.to), m]));
+  const invite = byTo['gus@example.net'];
+  const receipt = byTo['alice@example.org'];
+  assert.ok(invite && receipt, 'guest and creator both got a mail');
+  assert.match(invite.subject!, 'alice@example.org invites you to send files');
+  assert.match(invite.subject!, 'Lab scans');
+  assert.match(invite.text!, 'Please upload the scans of Tuesday');
+  assert.match(invite.text!, `${s.url}/?s=upload&vid=${g.token}`);
+  assert.is(addressOf(invite.replyTo), 'alice@example.org');
+  assert.is(receipt.subject, 'Invitation sent to gus@example.net');
+  assert.not.match(receipt.text!, g.token);
+});
+
+test('no receipt unless asked; no invitation when email_guest_created is turned off', async () => {
+  const seen = sink.raw().length;
+  await createGuest('bob', { recipient: 'quiet@example.net', options: { email_guest_created: false } });
+  await createGuest('bob', { recipient: 'plain@example.net' });
+  assert.equal(summary(await delivered(seen)), ['plain@example.net: bob@example.org invites you to send files']);
+});
+
+test('reminder: the invitation again, with the same link', async () => {
+  const g = await createGuest('carol', { recipient: 'rem@example.net', subject: 'Data' });
+  const seen = (await delivered(0)).length;
+  const r = await s.request('PUT', `/guest/${g.id}`, { headers: asUser('carol'), json: { remind: true } });
+  assert.is(r.json, true);
+  const mails = await delivered(seen);
+  assert.equal(summary(mails), ['rem@example.net: Reminder: carol@example.org invites you to send files: Data']);
+  assert.match(mails[0].text!, `${s.url}/?s=upload&vid=${g.token}`);
+});
+
+test('deletion: the guest is told, without the link; deleting again sends nothing', async () => {
+  const g = await createGuest('dave', { recipient: 'gone@example.net' });
+  const seen = (await delivered(0)).length;
+  assert.is((await s.request('DELETE', `/guest/${g.id}`, { headers: asUser('dave') })).json, true);
+  assert.is((await s.request('DELETE', `/guest/${g.id}`, { headers: asUser('dave') })).json, true);
+  const remind = await s.request('PUT', `/guest/${g.id}`, { headers: asUser('dave'), json: { remind: true } });
+  assert.is(remind.status, 409);
+  const mails = await delivered(seen);
+  assert.equal(summary(mails), ['gone@example.net: Your invitation from dave@example.org was withdrawn']);
+  assert.not.match(mails[0].text!, g.token);
+});
+
+test('expiry: closeExpired mails the guest only with email_guest_expired', async () => {
+  const now = Math.floor(Date.now() / 1000);
+  const told = await createGuest('erin', { recipient: 'told@example.net', expires: now + DAY, options: ['email_guest_expired'] });
+  const silent = await createGuest('erin', { recipient: 'silent@example.net', expires: now + DAY });
+  const seen = (await delivered(0)).length;
+  const closed = s.app.services.guests.closeExpired(now + 2 * DAY).map((g) => g.id);
+  assert.ok(closed.includes(told.id) && closed.includes(silent.id));
+  assert.equal(summary(await delivered(seen)), ['told@example.net: Your invitation from erin@example.org has expired']);
+});
+
+test.run();
