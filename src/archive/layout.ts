@@ -1,0 +1,91 @@
+import { Readable } from 'node:stream';
+
+/** A file to put in an archive. Size and CRC-32 are known in advance (stored when the upload completed). */
+export interface ArchiveEntry {
+  /** Path inside the archive, already made safe (see safeEntryNames). */
+  name: string;
+  size: number;
+  crc32: number;
+  /** Modification time, UNIX seconds. */
+  mtime: number;
+  /** Opaque handle passed back to the opener (a file id, say). */
+  ref: unknown;
+}
+
+/** An archive is a fixed sequence of header bytes and file bodies, so its length and any byte range are known up front. */
+export type Segment = { kind: 'bytes'; data: Buffer } | { kind: 'file'; entry: ArchiveEntry };
+
+export interface ArchiveLayout {
+  segments: Segment[];
+  length: number;
+}
+
+export function segmentLength(s: Segment): number {
+  return s.kind === 'bytes' ? s.data.length : s.entry.size;
+}
+
+export function layoutOf(segments: Segment[]): ArchiveLayout {
+  return { segments, length: segments.reduce((n, s) => n + segmentLength(s), 0) };
+}
+
+/** Opens [start, end] (inclusive) of an entry's bytes. */
+export type EntryOpener = (entry: ArchiveEntry, start: number, end: number) => Readable;
+
+/**
+ * Streams bytes [start, end] (inclusive) of the archive: header bytes from memory, file bodies from the opener,
+ * one at a time, with back-pressure. Memory stays flat whatever the archive's size.
+ */
+export function streamArchive(layout: ArchiveLayout, open: EntryOpener, start = 0, end = layout.length - 1): Readable {
+  async function* generate(): AsyncGenerator<Buffer> {
+    let pos = 0;
+    for (const seg of layout.segments) {
+      const len = segmentLength(seg);
+      const segStart = pos;
+      const segEnd = pos + len - 1;
+      pos += len;
+      if (len === 0 || segEnd < start || segStart > end) continue;
+      const from = Math.max(start, segStart) - segStart;
+      const to = Math.min(end, segEnd) - segStart;
+      if (seg.kind === 'bytes') {
+        yield seg.data.subarray(from, to + 1);
+      } else {
+        let got = 0;
+        for await (const chunk of open(seg.entry, from, to)) {
+          got += (chunk as Buffer).length;
+          yield chunk as Buffer;
+        }
+        // A body shorter than recorded (file truncated or deleted meanwhile) must not pass for a whole archive.
+        if (got !== to - from + 1) throw new Error(`archive entry ${seg.entry.name}: expected ${to - from + 1} bytes, read ${got}`);
+      }
+    }
+  }
+  return Readable.from(generate(), { objectMode: false, highWaterMark: 1 });
+}
+
+/**
+ * Entry names from user-given file names: never absolute, no "." or ".." segments, no backslashes or control
+ * characters, and unique (a repeated name gets " (2)", " (3)" before its extension).
+ */
+export function safeEntryNames(names: string[]): string[] {
+  const used = new Set<string>();
+  return names.map((original) => {
+    const cleaned = original
+      // eslint-disable-next-line no-control-regex
+      .replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '')
+      .replace(/\\/g, '/')
+      .replace(/^[A-Za-z]:/, '')
+      .split('/')
+      .filter((seg) => seg !== '' && seg !== '.' && seg !== '..')
+      .map((seg) => seg.slice(0, 255))
+      .join('/');
+    const base = cleaned || 'file';
+    let candidate = base;
+    for (let i = 2; used.has(candidate.toLowerCase()); i++) {
+      const dot = base.lastIndexOf('.');
+      const slash = base.lastIndexOf('/');
+      candidate = dot > slash + 1 ? `${base.slice(0, dot)} (${i})${base.slice(dot)}` : `${base} (${i})`;
+    }
+    used.add(candidate.toLowerCase());
+    return candidate;
+  });
+}
