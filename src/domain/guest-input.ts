@@ -1,26 +1,5 @@
 import { ServiceError, missingParameter, badParameter } from './errors';
-
-// Interim copies of design.md §8's sets until src/domain/options.ts (transfers issue) lands; then imported from there.
-const GUEST_OPTIONS = [
-  'email_upload_started',
-  'email_upload_page_access',
-  'valid_only_one_time',
-  'does_not_expire',
-  'can_only_send_to_me',
-  'email_guest_created',
-  'email_guest_created_receipt',
-  'email_guest_expired',
-] as const;
-const TRANSFER_OPTIONS = [
-  'email_me_copies',
-  'email_me_on_expire',
-  'email_upload_complete',
-  'email_download_complete',
-  'email_report_on_closing',
-  'enable_recipient_email_download_complete',
-  'add_me_to_recipients',
-  'get_a_link',
-] as const;
+import { GUEST_OPTIONS, TRANSFER_OPTIONS, parseOptions } from './options';
 
 /** Who is inviting: the user, with the rule that applies to `from` under their authentication mode. */
 export interface GuestCreator {
@@ -96,33 +75,6 @@ function parseText(v: unknown, field: string, max: number, oneLine: boolean): st
   // The subject becomes a mail header line: no line breaks or other control characters.
   if (oneLine && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(v)) throw badParameter(field);
   return v;
-}
-
-/**
- * Options come as the spec's array of names (those listed are on, plus the on-by-default ones), or as
- * FileSender's object form {"name": true|false}, which can also turn a default off. Returns the effective set
- * in the canonical order of `known`.
- */
-export function parseOptions(v: unknown, field: string, known: readonly string[], onByDefault: readonly string[]): string[] {
-  const on = new Set(onByDefault);
-  if (v === undefined || v === null) return known.filter((o) => on.has(o));
-  if (Array.isArray(v)) {
-    v.forEach((name, i) => {
-      if (typeof name !== 'string') throw badParameter(`${field}[${i}]`);
-      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}[${i}]`]);
-      on.add(name);
-    });
-  } else if (typeof v === 'object') {
-    for (const [name, value] of Object.entries(v as Record<string, unknown>)) {
-      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}.${name}`]);
-      if (typeof value !== 'boolean') throw badParameter(`${field}.${name}`);
-      if (value) on.add(name);
-      else on.delete(name);
-    }
-  } else {
-    throw badParameter(field);
-  }
-  return known.filter((o) => on.has(o));
 }
 
 /**

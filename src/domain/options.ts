@@ -1,0 +1,53 @@
+import { ServiceError, badParameter } from './errors';
+
+/** Transfer options of design.md §8. */
+export const TRANSFER_OPTIONS = [
+  'email_me_copies',
+  'email_me_on_expire',
+  'email_upload_complete',
+  'email_download_complete',
+  'email_report_on_closing',
+  'enable_recipient_email_download_complete',
+  'add_me_to_recipients',
+  'get_a_link',
+] as const;
+
+/** Guest options of design.md §8. */
+export const GUEST_OPTIONS = [
+  'email_upload_started',
+  'email_upload_page_access',
+  'valid_only_one_time',
+  'does_not_expire',
+  'can_only_send_to_me',
+  'email_guest_created',
+  'email_guest_created_receipt',
+  'email_guest_expired',
+] as const;
+
+/**
+ * Options come as the spec's array of names (those listed are on, plus the on-by-default ones), or as
+ * FileSender's object form {"name": true|false}, which can also turn a default off. Returns the effective set
+ * in the canonical order of `known`.
+ */
+export function parseOptions(v: unknown, field: string, known: readonly string[], onByDefault: readonly string[]): string[] {
+  const on = new Set(onByDefault);
+  if (v === undefined || v === null) return known.filter((o) => on.has(o));
+  if (Array.isArray(v)) {
+    v.forEach((name, i) => {
+      if (typeof name !== 'string') throw badParameter(`${field}[${i}]`);
+      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}[${i}]`]);
+      on.add(name);
+    });
+  } else if (typeof v === 'object') {
+    for (const [name, value] of Object.entries(v as Record<string, unknown>)) {
+      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}.${name}`]);
+      if (typeof value !== 'boolean') throw badParameter(`${field}.${name}`);
+      if (value) on.add(name);
+      else on.delete(name);
+    }
+  } else {
+    throw badParameter(field);
+  }
+  return known.filter((o) => on.has(o));
+}
+
