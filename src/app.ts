@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type Koa from 'koa';
 import type { Config } from './config/defaults';
 import { Settings } from './config/settings';
@@ -7,6 +8,20 @@ import { OverridesRepo } from './db/overrides-repo';
 import { GuestsRepo } from './db/guests-repo';
 import { GuestsService } from './domain/guests';
 import { guestRoutes } from './http/routes/guest';
+import { transferRoutes } from './http/routes/transfer';
+import { fileRoutes } from './http/routes/file';
+import { recipientRoutes } from './http/routes/recipient';
+import { downloadRoutes } from './http/routes/download';
+import { TransfersRepo } from './db/transfers-repo';
+import { AuditRepo } from './db/audit-repo';
+import { DownloadsRepo } from './db/downloads-repo';
+import { FsFileStore } from './storage/fs-store';
+import { TransfersService } from './domain/transfers';
+import { UploadsService } from './domain/uploads';
+import { RecipientsService } from './domain/recipients';
+import { DownloadsService } from './domain/downloads';
+import { downloadPage } from './http/web/download-page';
+import { fileKeyChecker } from './domain/chunk-keys';
 import { Services, systemClock, Clock } from './domain/services';
 import { UsersService } from './domain/users';
 import { MailQueueRepo } from './db/mail-queue-repo';
@@ -73,7 +88,31 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   };
   const guests = new GuestsService(new GuestsRepo(db), notifier, guestLimits, clock);
 
+  const transferStore = new TransfersRepo(db);
+  const fileStore = new FsFileStore(path.join(config.data_dir, 'files'));
+  const audit = new AuditRepo(db, () => settings.get().auditlog_enabled);
+  const transferLimits = () => {
+    const c = settings.get();
+    return {
+      maxDays: c.max_transfer_days_valid,
+      maxSize: c.max_transfer_size,
+      maxFiles: c.max_transfer_files,
+      maxRecipients: c.max_transfer_recipients,
+      extensions: c.allow_transfer_expiry_date_extension,
+    };
+  };
+  const transfers = new TransfersService({ store: transferStore, files: fileStore, audit, notifier, guests, clock, limits: transferLimits });
+  const uploads = new UploadsService(transferStore, fileStore, audit, guests, clock, () => settings.get().upload_chunk_size);
+  const recipients = new RecipientsService(transferStore, transfers, audit, notifier, clock, () => settings.get().max_transfer_recipients);
+  const downloads = new DownloadsService(new DownloadsRepo(db), audit, notifier, clock);
+
   const services: Services = {
+    transfers,
+    uploads,
+    recipients,
+    downloads,
+    readFile: (f, start, end) => fileStore.read(f.transferId, f.uid, start, end),
+    chunkKeys: fileKeyChecker((id) => transferStore.fileUids(id)),
     settings,
     log,
     clock,
@@ -88,7 +127,8 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const pages = new PageRegistry();
   registerWebPages(pages);
   pages.register('mail-sink', mailSinkPage);
-  const routes: RouteModule[] = [guestRoutes];
+  pages.register('download', downloadPage);
+  const routes: RouteModule[] = [guestRoutes, transferRoutes, fileRoutes, recipientRoutes, downloadRoutes];
   const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter()] });
   const stoppers: (() => void | Promise<void>)[] = [];
 
@@ -104,6 +144,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
+      await fileStore.close();
       db.close();
     },
   };

@@ -178,4 +178,16 @@ CREATE TABLE config_overrides (
 );
 `,
   },
+  {
+    // Which files each recipient has received whole, so "download complete" fires once, after every byte.
+    version: 7,
+    sql: `
+CREATE TABLE recipient_downloads (
+  recipient_id INTEGER NOT NULL REFERENCES recipients(id) ON DELETE CASCADE,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  date INTEGER NOT NULL,
+  PRIMARY KEY (recipient_id, file_id)
+);
+`,
+  },
 ];

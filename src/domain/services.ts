@@ -3,6 +3,10 @@ import type { Logger } from '../log';
 import type { Authenticator } from '../auth/principal';
 import type { Notifier } from './notifications';
 import type { TrackingError } from './model';
+import type { TransfersService } from './transfers';
+import type { UploadsService } from './uploads';
+import type { RecipientsService } from './recipients';
+import type { DownloadsService, FileReader } from './downloads';
 import type { GuestsService } from './guests';
 
 /** Seconds since the epoch; injected so tests and `ferry purge --now` can move time. */
@@ -28,8 +32,14 @@ export interface Services {
   trackingErrors: TrackingErrorReader;
   /** Guests: invitations to upload on a user's behalf (src/domain/guests.ts). */
   guests: GuestsService;
-  /** Checks a chunk-upload key (a File uid) against a Transfer; absent until uploads exist. */
-  chunkKeys?: ChunkKeyChecker;
+  transfers: TransfersService;
+  uploads: UploadsService;
+  recipients: RecipientsService;
+  downloads: DownloadsService;
+  /** Reads stored bytes of a File (downloads). */
+  readFile: FileReader;
+  /** Checks a chunk-upload key (a File uid) against a Transfer. */
+  chunkKeys: ChunkKeyChecker;
   /** The stored language preference of a user, when one is set. */
   userLang?: (userId: string) => string | null;
 }

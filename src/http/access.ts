@@ -31,6 +31,11 @@ export interface OwnerOptions {
   chunkKey?: boolean | ((ctx: FerryContext, owned: Owned<unknown>) => boolean);
   /** A guest principal may act when it created the resource's Transfer. */
   guests?: boolean;
+  /**
+   * Answer a non-owner with this 404 id instead of rest_ownership_required, so another user's id and an
+   * unknown id look alike (ids cannot be probed).
+   */
+  notFound?: string;
 }
 
 const authRequired = () => new ServiceError('rest_authentication_required', 401);
@@ -79,6 +84,7 @@ export function owner<T>(load: (ctx: FerryContext) => Owned<T> | Promise<Owned<T
       const owned = await load(ctx);
       if (!ownsResource(p, owned) && !(keyAllowed && chunkKeyMatches(ctx, owned, keyArg!, opts))) {
         if (p.type === 'anonymous') throw authRequired();
+        if (opts.notFound) throw new ServiceError(opts.notFound, 404);
         throw new ServiceError('rest_ownership_required', 403);
       }
       ctx.state.resource = owned.resource;

@@ -53,4 +53,5 @@ export const mailDe: Table = {
   ui_mail_sink_count: "{n} Nachrichten gespeichert in {dir}.",
   ui_mail_date: "Datum",
   ui_mail_to: "An",
+  file_not_found: "Diese Datei gehört nicht zur Übertragung.",
 };

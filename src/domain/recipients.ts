@@ -1,0 +1,56 @@
+import { ServiceError } from './errors';
+import type { Recipient, Transfer } from './model';
+import type { Notifier } from './notifications';
+import type { Clock } from './services';
+import type { Actor, AuditLog, TransferStore } from './transfer-store';
+import { isEmail } from './transfer-input';
+import { auditAuthor, recipientTarget } from './audit-events';
+import { newToken, TransfersService } from './transfers';
+
+/** Adding and removing the recipients of a Transfer (spec: Recipient endpoints, rule 4 of States). */
+export class RecipientsService {
+  constructor(
+    private readonly store: TransferStore,
+    private readonly transfers: TransfersService,
+    private readonly audit: AuditLog,
+    private readonly notifier: Notifier,
+    private readonly clock: Clock,
+    private readonly maxRecipients: () => number,
+  ) {}
+
+  get(id: number): Recipient {
+    const r = this.store.findRecipient(id);
+    if (!r) throw new ServiceError('recipient_not_found', 404);
+    return r;
+  }
+
+  /** POST /transfer/{id}/recipient: a recipient added to an available Transfer is mailed its link at once. */
+  add(actor: Actor, t: Transfer, body: unknown): Recipient {
+    this.transfers.assertOpen(t);
+    const email = (body as { recipient?: unknown } | null)?.recipient;
+    if (email === undefined) throw new ServiceError('rest_missing_parameter', 400, ['recipient']);
+    if (!isEmail(email)) throw new ServiceError('bad_email', 400, ['recipient']);
+    const current = this.store.recipients(t.id);
+    const existing = current.find((r) => r.email.toLowerCase() === email.toLowerCase());
+    if (existing) return existing;
+    if (current.filter((r) => r.email).length >= this.maxRecipients()) throw new ServiceError('transfer_too_many_recipients', 400, ['recipient']);
+    const now = this.clock();
+    const id = this.store.addRecipient(t.id, { email, token: newToken(), lang: null }, now);
+    this.store.rememberRecipients(t.userId, [email], now);
+    const r = this.get(id);
+    this.audit.record({ transferId: t.id, date: now, event: 'recipient_added', author: auditAuthor(actor), target: recipientTarget(r) });
+    if (t.status === 'available') this.notifier.transferAvailable(t, this.store.files(t.id), [r]);
+    return r;
+  }
+
+  /** DELETE /recipient: the last one closes the Transfer; otherwise the removed recipient is told. */
+  async remove(actor: Actor, r: Recipient): Promise<void> {
+    const t = this.transfers.get(r.transferId);
+    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
+    const now = this.clock();
+    this.store.deleteRecipient(r.id, now);
+    this.audit.record({ transferId: t.id, date: now, event: 'recipient_removed', author: auditAuthor(actor), target: recipientTarget(r) });
+    if (this.store.recipients(t.id).length === 0) await this.transfers.close(actor, t, 'last_recipient');
+    else if (t.status === 'available') this.notifier.recipientRemoved(t, r);
+  }
+}

@@ -1,0 +1,94 @@
+import { ServiceError, badParameter } from './errors';
+import { parseOptions, TRANSFER_OPTIONS } from './options';
+
+/** The limits POST /transfer is checked against (read from Settings on every request). */
+export interface TransferLimits {
+  maxDays: number;
+  maxSize: number;
+  maxFiles: number;
+  maxRecipients: number;
+}
+
+export interface TransferDraft {
+  files: { name: string; size: number; mimeType: string | null; cid: string | null }[];
+  recipients: string[];
+  options: string[];
+  expires: number;
+  from: string | null;
+  subject: string | null;
+  message: string | null;
+}
+
+const EMAIL = /^[^\s@<>()[\]\\,;:"]{1,64}@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
+const DAY = 86400;
+
+export function isEmail(v: unknown): v is string {
+  return typeof v === 'string' && v.length <= 254 && EMAIL.test(v);
+}
+
+function optionalText(v: unknown, field: string, max: number): string | null {
+  if (v === undefined || v === null || v === '') return null;
+  if (typeof v !== 'string' || v.length > max || v.includes('\0')) throw badParameter(field);
+  return v;
+}
+
+/** Latest allowed expiry: the end of the UTC day `days` days from now, so a date picker's last day is accepted. */
+export function latestExpiry(now: number, days: number): number {
+  const t = now + days * DAY;
+  return t - (t % DAY) + DAY - 1;
+}
+
+/** Checks a POST /transfer body against the spec's table and the configured limits; errors name the field. */
+export function parseTransferInput(body: unknown, limits: TransferLimits, now: number): TransferDraft {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('bad_request_body', 400);
+  const b = body as Record<string, unknown>;
+  if (b.files === undefined || (Array.isArray(b.files) && b.files.length === 0)) throw new ServiceError('transfer_no_files', 400, ['files']);
+  if (!Array.isArray(b.files)) throw badParameter('files');
+  if (b.files.length > limits.maxFiles) throw new ServiceError('transfer_too_many_files', 400, ['files']);
+  let total = 0;
+  const files = b.files.map((f: unknown, i: number) => {
+    if (typeof f !== 'object' || f === null || Array.isArray(f)) throw badParameter(`files[${i}]`);
+    const r = f as Record<string, unknown>;
+    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 1024 || r.name.includes('\0')) throw badParameter(`files[${i}].name`);
+    if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) throw badParameter(`files[${i}].size`);
+    total += r.size;
+    return { name: r.name, size: r.size, mimeType: optionalText(r.mime_type, `files[${i}].mime_type`, 255), cid: optionalText(r.cid, `files[${i}].cid`, 255) };
+  });
+  if (total > limits.maxSize) throw new ServiceError('transfer_maximum_size_exceeded', 400, ['files']);
+  const options = parseOptions(b.options, 'options', TRANSFER_OPTIONS, []);
+  const recipients = parseRecipients(b.recipients, limits.maxRecipients);
+  if (b.expires === undefined || b.expires === null) throw new ServiceError('bad_expire', 400, ['expires']);
+  const expires = typeof b.expires === 'string' && /^\d{1,12}$/.test(b.expires) ? Number(b.expires) : b.expires;
+  if (typeof expires !== 'number' || !Number.isSafeInteger(expires) || expires <= now || expires > latestExpiry(now, limits.maxDays)) {
+    throw new ServiceError('bad_expire', 400, ['expires']);
+  }
+  const from = b.from === undefined || b.from === null ? null : b.from;
+  if (from !== null && !isEmail(from)) throw new ServiceError('bad_email', 400, ['from']);
+  return {
+    files,
+    recipients,
+    options,
+    expires,
+    from: from as string | null,
+    subject: optionalText(b.subject, 'subject', 255),
+    message: optionalText(b.message, 'message', 10_000),
+  };
+}
+
+/** Recipient addresses, validated and de-duplicated (case-insensitively); the count limit applies. */
+export function parseRecipients(v: unknown, max: number): string[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) throw badParameter('recipients');
+  if (v.length > max) throw new ServiceError('transfer_too_many_recipients', 400, ['recipients']);
+  const seen = new Set<string>();
+  const out: string[] = [];
+  v.forEach((e, i) => {
+    if (!isEmail(e)) throw new ServiceError('bad_email', 400, [`recipients[${i}]`]);
+    const key = e.toLowerCase();
+    if (!seen.has(key)) {
+      seen.add(key);
+      out.push(e);
+    }
+  });
+  return out;
+}

@@ -1,0 +1,67 @@
+import type { AuditEntry, FileRecord, Recipient, Transfer, TransferStatus } from './model';
+
+export interface NewTransfer {
+  userId: string;
+  userEmail: string;
+  guestId: number | null;
+  subject: string | null;
+  message: string | null;
+  options: string[];
+  lang: string | null;
+  created: number;
+  expires: number;
+}
+export interface NewFile {
+  uid: string;
+  name: string;
+  size: number;
+  mimeType: string | null;
+  cid: string | null;
+}
+export interface NewRecipient {
+  email: string;
+  token: string;
+  lang: string | null;
+}
+
+/** What the transfer services need from storage; src/db/transfers-repo.ts implements it. */
+export interface TransferStore {
+  transaction<T>(fn: () => T): T;
+  create(t: NewTransfer, files: NewFile[], recipients: NewRecipient[]): number;
+  find(id: number): Transfer | undefined;
+  listOfUser(userId: string): Transfer[];
+  listOfGuest(guestId: number): Transfer[];
+  listAll(): Transfer[];
+  setStatus(id: number, status: TransferStatus, now: number, reason?: string | null): void;
+  markUploading(id: number): boolean;
+  extendExpiry(id: number, expires: number): void;
+  files(transferId: number): FileRecord[];
+  findFile(id: number): FileRecord | undefined;
+  fileUids(transferId: number): string[];
+  recordRange(fileId: number, start: number, end: number): FileRecord;
+  completeFile(fileId: number, crc32: number, sha256: string): void;
+  deleteFile(fileId: number, now: number): void;
+  recipients(transferId: number): Recipient[];
+  findRecipient(id: number): Recipient | undefined;
+  addRecipient(transferId: number, r: NewRecipient, now: number): number;
+  deleteRecipient(id: number, now: number): void;
+  rememberRecipients(userId: string, emails: string[], now: number): void;
+  frequentRecipients(userId: string, contains: string | null, limit: number): string[];
+}
+
+export interface AuditLog {
+  record(e: AuditEntry): void;
+  forTransfer(transferId: number): AuditEntry[];
+}
+
+/** Who acts on a Transfer: for `from` rules, ownership of what is created, and the audit log's author. */
+export interface Actor {
+  type: 'user' | 'guest' | 'application' | 'key';
+  /** User id, guest id, application name, or the chunk key's File uid prefix. */
+  id: string;
+  emails: string[];
+  ip: string | null;
+  /** Service Provider users must send from one of their own addresses; remote modes are only format-checked. */
+  fromMustBeOwn: boolean;
+  guestId: number | null;
+}

@@ -1,0 +1,193 @@
+import crypto from 'node:crypto';
+import { ServiceError } from './errors';
+import type { FileRecord, Recipient, Transfer } from './model';
+import type { Notifier } from './notifications';
+import type { Clock } from './services';
+import type { FileStore } from '../storage/file-store';
+import type { Actor, AuditLog, TransferStore } from './transfer-store';
+import { parseTransferInput, TransferLimits } from './transfer-input';
+import type { GuestsService } from './guests';
+import { auditAuthor, fileTarget, transferTarget } from './audit-events';
+
+export interface TransferView {
+  transfer: Transfer;
+  files: FileRecord[];
+  recipients: Recipient[];
+  /** Only in the create response: the client's cid for each created File id. */
+  cids?: Map<number, string>;
+}
+
+/** Download tokens and File uids: 128 random bits, hex. */
+export function newToken(): string {
+  return crypto.randomBytes(16).toString('hex');
+}
+
+export interface TransferDeps {
+  store: TransferStore;
+  files: FileStore;
+  audit: AuditLog;
+  notifier: Notifier;
+  guests: GuestsService;
+  clock: Clock;
+  limits: () => TransferLimits & { extensions: number[] };
+}
+
+/**
+ * Transfers: creation under the spec's rules, the status machine of design.md §7 (created → started →
+ * uploading → available → closed), and the owner's actions. Mail goes through the Notifier; file data through
+ * the FileStore; every state change is written to the audit log.
+ */
+export class TransfersService {
+  constructor(private readonly d: TransferDeps) {}
+
+  create(actor: Actor, body: unknown, lang: string | null): TransferView {
+    const now = this.d.clock();
+    const draft = parseTransferInput(body, this.d.limits(), now);
+    let ownerId = actor.id;
+    let from = draft.from;
+    let options = draft.options;
+    let recipients = draft.recipients;
+    if (actor.type === 'guest' && actor.guestId !== null) {
+      // Under a guest token the Guest's terms replace what the request says (spec: POST /transfer).
+      const terms = this.d.guests.transferTermsFor(actor.guestId);
+      ownerId = terms.ownerId;
+      from = terms.from;
+      options = terms.options;
+      if (terms.recipients) recipients = terms.recipients;
+    } else {
+      if (from === null) throw new ServiceError('bad_email', 400, ['from']);
+      if (actor.fromMustBeOwn && !actor.emails.some((e) => e.toLowerCase() === from!.toLowerCase())) {
+        throw new ServiceError('bad_email', 400, ['from']);
+      }
+    }
+    if (options.includes('add_me_to_recipients') && from && !recipients.some((r) => r.toLowerCase() === from!.toLowerCase())) {
+      recipients = [...recipients, from];
+    }
+    const getALink = options.includes('get_a_link');
+    if (recipients.length === 0 && !getALink) throw new ServiceError('transfer_no_recipients', 400, ['recipients']);
+    if (recipients.length > this.d.limits().maxRecipients) throw new ServiceError('transfer_too_many_recipients', 400, ['recipients']);
+    const uids = draft.files.map(() => newToken());
+    const recipientRows = recipients.map((email) => ({ email, token: newToken(), lang: null }));
+    if (getALink) recipientRows.push({ email: '', token: newToken(), lang: null });
+    const id = this.d.store.create(
+      { userId: ownerId, userEmail: from!, guestId: actor.type === 'guest' ? actor.guestId : null, subject: draft.subject, message: draft.message, options, lang, created: now, expires: draft.expires },
+      draft.files.map((f, i) => ({ ...f, uid: uids[i] })),
+      recipientRows,
+    );
+    this.d.store.setStatus(id, 'started', now);
+    this.d.store.rememberRecipients(ownerId, recipients, now);
+    const view = this.view(this.get(id));
+    view.cids = new Map(view.files.filter((f) => f.cid !== null).map((f) => [f.id, f.cid!]));
+    this.d.audit.record({ transferId: id, date: now, event: 'transfer_started', author: auditAuthor(actor), target: transferTarget(view.transfer) });
+    return view;
+  }
+
+  get(id: number): Transfer {
+    const t = this.d.store.find(id);
+    if (!t) throw new ServiceError('transfer_not_found', 404);
+    return t;
+  }
+
+  view(t: Transfer): TransferView {
+    return { transfer: t, files: this.d.store.files(t.id), recipients: this.d.store.recipients(t.id) };
+  }
+
+  listFor(actor: Actor): Transfer[] {
+    return actor.type === 'guest' && actor.guestId !== null ? this.d.store.listOfGuest(actor.guestId) : this.d.store.listOfUser(actor.id);
+  }
+
+  listAll(): Transfer[] {
+    return this.d.store.listAll();
+  }
+
+  /** PUT /transfer {complete}: every file complete → available, recipients notified. */
+  complete(actor: Actor, t: Transfer): Transfer {
+    if (t.status === 'available') return t; // a retried completion changes nothing and mails nobody twice
+    this.assertOpen(t);
+    const files = this.d.store.files(t.id);
+    const incomplete = files.filter((f) => !f.complete);
+    if (incomplete.length) throw new ServiceError('transfer_files_incomplete', 409, incomplete.map((f) => `files[${f.id}]`));
+    const now = this.d.clock();
+    this.d.store.setStatus(t.id, 'available', now);
+    const after = this.get(t.id);
+    const recipients = this.d.store.recipients(t.id);
+    const author = auditAuthor(actor);
+    this.d.audit.record({ transferId: t.id, date: now, event: 'upload_ended', author, target: transferTarget(after) });
+    this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_available', author, target: transferTarget(after) });
+    if (!after.options.includes('get_a_link')) this.d.notifier.transferAvailable(after, files, recipients);
+    if (after.options.includes('email_upload_complete') || after.options.includes('email_me_copies')) {
+      this.d.notifier.uploadComplete(after, files, recipients);
+    }
+    if (after.guestId !== null) this.d.guests.transferMadeAvailable(after.guestId);
+    return after;
+  }
+
+  /** Closes the Transfer: its files' data is deleted now, its records stay for the owner until purge. */
+  async close(actor: Actor, t: Transfer, reason: string): Promise<Transfer> {
+    if (t.status === 'closed') return t;
+    const now = this.d.clock();
+    const files = this.d.store.files(t.id);
+    const recipients = this.d.store.recipients(t.id);
+    this.d.store.setStatus(t.id, 'closed', now, reason);
+    const after = this.get(t.id);
+    this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_closed', author: auditAuthor(actor), target: transferTarget(after) });
+    await this.d.files.deleteTransfer(t.id);
+    if (after.options.includes('email_report_on_closing')) this.d.notifier.transferClosed(after, files, recipients);
+    return after;
+  }
+
+  extend(actor: Actor, t: Transfer): Transfer {
+    this.assertOpen(t);
+    const steps = this.d.limits().extensions;
+    if (t.expiryExtensionsUsed >= steps.length) throw new ServiceError('transfer_expiry_extension_count_exceeded', 409, ['extend_expiry_date']);
+    const now = this.d.clock();
+    this.d.store.extendExpiry(t.id, Math.max(t.expires, now) + steps[t.expiryExtensionsUsed] * 86400);
+    const after = this.get(t.id);
+    this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_expiry_extended', author: auditAuthor(actor), target: transferTarget(after) });
+    return after;
+  }
+
+  /** Remaining extensions: the spec's expiry_date_extension. */
+  extensionsLeft(t: Transfer): number {
+    return Math.max(0, this.d.limits().extensions.length - t.expiryExtensionsUsed);
+  }
+
+  remind(actor: Actor, t: Transfer, only?: Recipient): void {
+    if (t.status !== 'available') throw new ServiceError('transfer_not_available', 409, ['remind']);
+    const recipients = only ? [only] : this.d.store.recipients(t.id);
+    this.d.notifier.transferReminder(t, this.d.store.files(t.id), recipients);
+    const now = this.d.clock();
+    this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_reminded', author: auditAuthor(actor), target: transferTarget(t) });
+  }
+
+  /** DELETE /file: the last file closes the Transfer; otherwise recipients of an available Transfer are told. */
+  async deleteFile(actor: Actor, f: FileRecord): Promise<void> {
+    const t = this.get(f.transferId);
+    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
+    const now = this.d.clock();
+    this.d.store.deleteFile(f.id, now);
+    await this.d.files.deleteFile(t.id, f.uid);
+    this.d.audit.record({ transferId: t.id, date: now, event: 'file_deleted', author: auditAuthor(actor), target: fileTarget(f) });
+    if (this.d.store.files(t.id).length === 0) await this.close(actor, t, 'last_file');
+    else if (t.status === 'available') this.d.notifier.fileRemoved(t, f, this.d.store.recipients(t.id));
+  }
+
+  frequentRecipients(userId: string, contains: string | null): string[] {
+    return this.d.store.frequentRecipients(userId, contains, 50);
+  }
+
+  auditLog(t: Transfer) {
+    return this.d.audit.forTransfer(t.id);
+  }
+
+  mailAuditLog(actor: Actor, t: Transfer, lang: string | null): void {
+    const to = actor.emails[0];
+    if (!to) throw new ServiceError('bad_email', 400, ['user']);
+    this.d.notifier.auditLog(t, this.d.audit.forTransfer(t.id), to, lang);
+  }
+
+  assertOpen(t: Transfer): void {
+    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
+    if (t.expires <= this.d.clock()) throw new ServiceError('transfer_expired', 410);
+  }
+}

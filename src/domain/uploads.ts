@@ -1,0 +1,93 @@
+import type { Readable } from 'node:stream';
+import { ServiceError } from './errors';
+import type { FileRecord, Transfer } from './model';
+import type { Clock } from './services';
+import type { FileStore } from '../storage/file-store';
+import type { Actor, AuditLog, TransferStore } from './transfer-store';
+import { isComplete } from './ranges';
+import { auditAuthor, fileTarget, transferTarget } from './audit-events';
+import type { GuestsService } from './guests';
+
+export interface ChunkRequest {
+  offset: number;
+  /** Bytes announced (X-Service-Chunk-Size or Content-Length); null when the body is streamed unannounced. */
+  size: number | null;
+  /** X-Service-File-Size / X-Service-Chunk-Offset when given: they must match. */
+  declaredFileSize: number | null;
+  declaredOffset: number | null;
+  body: Readable | Buffer;
+}
+
+/**
+ * Chunked uploads (spec: upload procedure). A chunk is written at its offset, in any order and in parallel;
+ * its range is recorded only after its bytes are written, so a crash never marks unwritten bytes received and
+ * completion is checked exactly.
+ */
+export class UploadsService {
+  constructor(
+    private readonly store: TransferStore,
+    private readonly files: FileStore,
+    private readonly audit: AuditLog,
+    private readonly guests: GuestsService,
+    private readonly clock: Clock,
+    private readonly chunkLimit: () => number,
+  ) {}
+
+  getFile(id: number): FileRecord {
+    const f = this.store.findFile(id);
+    if (!f) throw new ServiceError('file_not_found', 404);
+    return f;
+  }
+
+  /** Refuses a chunk before reading it: wrong state, too large, out of bounds, headers that disagree. */
+  checkChunk(t: Transfer, f: FileRecord, c: Omit<ChunkRequest, 'body'>): void {
+    this.assertWritable(t, f);
+    if (!Number.isSafeInteger(c.offset) || c.offset < 0) throw new ServiceError('rest_bad_parameter', 400, ['offset']);
+    if (c.declaredFileSize !== null && c.declaredFileSize !== f.size) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-File-Size']);
+    if (c.declaredOffset !== null && c.declaredOffset !== c.offset) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Offset']);
+    if (c.size !== null && c.size > this.chunkLimit()) throw new ServiceError('storage_chunk_too_large', 413, ['X-Service-Chunk-Size']);
+    if (c.offset + (c.size ?? 0) > f.size || (c.offset >= f.size && f.size > 0)) throw new ServiceError('file_chunk_out_of_bounds', 400, ['offset']);
+  }
+
+  async writeChunk(actor: Actor, t: Transfer, f: FileRecord, c: ChunkRequest): Promise<FileRecord> {
+    this.checkChunk(t, f, c);
+    const room = Math.min(this.chunkLimit(), f.size - c.offset);
+    const expected = c.size ?? room;
+    await this.files.prepare(t.id, f.uid, f.size);
+    let written: number;
+    try {
+      written = await this.files.writeAt(t.id, f.uid, c.offset, c.body, expected);
+    } catch (e) {
+      if ((e as { code?: string }).code === 'EOVERFLOW_CHUNK') {
+        throw new ServiceError(c.size === null && room === this.chunkLimit() ? 'storage_chunk_too_large' : 'file_chunk_out_of_bounds', c.size === null && room === this.chunkLimit() ? 413 : 400);
+      }
+      throw e;
+    }
+    if (c.size !== null && written !== c.size) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
+    if (this.store.markUploading(t.id)) {
+      const now = this.clock();
+      this.audit.record({ transferId: t.id, date: now, event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
+      if (t.guestId !== null) this.guests.uploadStarted(t.guestId, { ...t, status: 'uploading' });
+    }
+    return this.store.recordRange(f.id, c.offset, c.offset + written);
+  }
+
+  /** PUT /file {complete}: every byte must have arrived; the stored file's CRC-32 and SHA-256 are kept. */
+  async completeFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
+    if (f.complete) return f;
+    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
+    if (!isComplete(f.ranges, f.size)) throw new ServiceError('file_incomplete', 409, [`received ${f.received} of ${f.size}`]);
+    if (f.size === 0) await this.files.prepare(t.id, f.uid, 0);
+    await this.files.sync(t.id, f.uid);
+    const { crc32, sha256 } = await this.files.digest(t.id, f.uid);
+    this.store.completeFile(f.id, crc32, sha256);
+    this.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
+    return this.store.findFile(f.id)!;
+  }
+
+  private assertWritable(t: Transfer, f: FileRecord): void {
+    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
+    if (t.status === 'available' || f.complete) throw new ServiceError('cannot_add_data_to_complete_transfer', 409);
+    if (t.expires <= this.clock()) throw new ServiceError('transfer_expired', 410);
+  }
+}

@@ -1,0 +1,113 @@
+import { Api } from '../api';
+import { publicAccess } from '../access';
+import { ServiceError } from '../../domain/errors';
+import type { DownloadAccess, DownloadKind } from '../../domain/downloads';
+import type { FileRecord } from '../../domain/model';
+import { ArchiveLayout, safeEntryNames, streamArchive } from '../../archive/layout';
+import { zipLayout } from '../../archive/zip64';
+import { tarLayout } from '../../archive/tar';
+import { contentDisposition, parseRange, safeContentType } from '../download/http-range';
+import { downloadErrorPage } from '../web/download-page';
+import type { FerryContext } from '../state';
+
+/**
+ * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (design.md §4). One file: its bytes
+ * with Range, ETag and the original name; several files or an archive_format: one stored ZIP64 (or tar)
+ * whose exact length is known, also with Range. The token is the credential, so the route is public.
+ */
+export function downloadRoutes(api: Api): void {
+  api.get('/download', publicAccess, async (ctx) => {
+    try {
+      return await download(ctx);
+    } catch (e) {
+      // A person who followed a link gets a page, not JSON.
+      if (e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET') return downloadErrorPage(ctx, e).value;
+      throw e;
+    }
+  });
+}
+
+function parseIds(ctx: FerryContext): number[] | null {
+  const raw = ctx.query.files_ids;
+  if (raw === undefined) return null;
+  const parts = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(','));
+  return parts.map((p) => {
+    if (!/^\d{1,15}$/.test(p.trim())) throw new ServiceError('rest_bad_parameter', 400, ['files_ids']);
+    return Number(p);
+  });
+}
+
+async function download(ctx: FerryContext): Promise<undefined> {
+  const svc = ctx.state.services.downloads;
+  const access = svc.access(ctx.query.token);
+  const files = svc.select(access, parseIds(ctx));
+  const format = ctx.query.archive_format;
+  if (format !== undefined && format !== 'zip' && format !== 'tar') throw new ServiceError('rest_bad_parameter', 400, ['archive_format']);
+  if (files.length === 1 && format === undefined) serveFile(ctx, access, files[0]);
+  else serveArchive(ctx, access, files, format === 'tar' ? 'tar' : 'zip');
+  return undefined;
+}
+
+function etagOf(files: FileRecord[], format: string): string {
+  return `"${format}-${files.map((f) => `${f.uid.slice(0, 12)}${(f.crc32 ?? 0).toString(16)}`).join('.')}"`.slice(0, 200);
+}
+
+function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): void {
+  const etag = etagOf([file], 'f');
+  ctx.set('Content-Type', safeContentType(file.mimeType));
+  ctx.set('Content-Disposition', contentDisposition(file.name));
+  respond(ctx, access, [file], 'file', file.size, etag, (start, end) => ctx.state.services.readFile(file, start, end));
+}
+
+function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): void {
+  const names = safeEntryNames(files.map((f) => f.name));
+  const entries = files.map((f, i) => ({ name: names[i], size: f.size, crc32: f.crc32 ?? 0, mtime: f.created, ref: f }));
+  const layout: ArchiveLayout = format === 'zip' ? zipLayout(entries) : tarLayout(entries);
+  const stem = `transfer-${access.transfer.id}`;
+  ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
+  ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
+  const read = ctx.state.services.readFile;
+  respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
+    streamArchive(layout, (e, s, en) => read(e.ref as FileRecord, s, en), start, end),
+  );
+}
+
+function respond(
+  ctx: FerryContext,
+  access: DownloadAccess,
+  files: FileRecord[],
+  kind: DownloadKind,
+  size: number,
+  etag: string,
+  open: (start: number, end: number) => NodeJS.ReadableStream,
+): void {
+  ctx.set('Accept-Ranges', 'bytes');
+  ctx.set('ETag', etag);
+  ctx.set('Cache-Control', 'private, no-cache');
+  const ifRange = ctx.get('If-Range');
+  const range = ifRange && ifRange !== etag ? ({ kind: 'full' } as const) : parseRange(ctx.get('Range') || undefined, size);
+  if (range.kind === 'unsatisfiable') {
+    ctx.set('Content-Range', `bytes */${size}`);
+    throw new ServiceError('range_not_satisfiable', 416);
+  }
+  const start = range.kind === 'partial' ? range.start : 0;
+  const end = range.kind === 'partial' ? range.end : size - 1;
+  ctx.status = range.kind === 'partial' ? 206 : 200;
+  if (range.kind === 'partial') ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
+  if (ctx.method === 'HEAD' || size === 0) {
+    ctx.length = end - start + 1;
+    if (size === 0) ctx.body = Buffer.alloc(0);
+    return;
+  }
+  const svc = ctx.state.services.downloads;
+  const who = { ip: ctx.request.ip || null };
+  svc.started(access, files, kind, who);
+  const stream = open(start, end);
+  stream.on('error', () => ctx.res.destroy()); // a short or vanished file aborts the response: never a truncated "complete" download
+  ctx.res.once('finish', () => {
+    const throughEnd = end === size - 1;
+    svc.ended(access, files, kind, who, throughEnd ? files : []);
+  });
+  ctx.body = stream;
+  ctx.length = end - start + 1;
+}

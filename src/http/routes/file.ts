@@ -1,0 +1,60 @@
+import { Api } from '../api';
+import { owner } from '../access';
+import { ServiceError } from '../../domain/errors';
+import type { FileRecord, Transfer } from '../../domain/model';
+import { presentFile } from '../presenters/transfer';
+import { actorOf, bodyObject } from '../actor';
+import { loadFile } from './loaders';
+import type { FerryContext } from '../state';
+
+type Loaded = { file: FileRecord; transfer: Transfer };
+const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
+
+/** An optional integer header under its spec name or the X-Filesender- alias (design.md §4). */
+function intHeader(ctx: FerryContext, name: string): number | null {
+  const v = ctx.get(`X-Service-${name}`) || ctx.get(`X-Filesender-${name}`);
+  if (v === '') return null;
+  if (!/^\d{1,16}$/.test(v.trim())) throw new ServiceError('rest_sanity_check_failed', 400, [`X-Service-${name}`]);
+  return Number(v);
+}
+
+/** File endpoints of the spec: read, chunk upload, completion, deletion. */
+export function fileRoutes(api: Api): void {
+  const own = owner(loadFile, { notFound: 'file_not_found' });
+  const ownOrKey = owner(loadFile, { notFound: 'file_not_found', chunkKey: true });
+
+  api.get('/file/:id', own, (ctx) => presentFile(loaded(ctx).file));
+
+  api.put('/file/:id/chunk/:offset', ownOrKey, async (ctx) => {
+    const { file, transfer } = loaded(ctx);
+    const offsetRaw = ctx.params.offset;
+    if (!/^\d{1,16}$/.test(offsetRaw)) throw new ServiceError('rest_bad_parameter', 400, ['offset']);
+    const lengthHeader = ctx.get('Content-Length');
+    const announced = intHeader(ctx, 'Chunk-Size') ?? (lengthHeader ? Number(lengthHeader) : null);
+    const raw = ctx.state.rawBody; // set when a signature had to cover the body
+    const req = {
+      offset: Number(offsetRaw),
+      size: raw ? raw.length : announced,
+      declaredFileSize: intHeader(ctx, 'File-Size'),
+      declaredOffset: intHeader(ctx, 'Chunk-Offset'),
+    };
+    if (raw && announced !== null && announced !== raw.length) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
+    const uploads = ctx.state.services.uploads;
+    uploads.checkChunk(transfer, file, req); // refuse before reading a byte
+    const after = await uploads.writeChunk(actorOf(ctx), transfer, file, { ...req, body: raw ?? ctx.req });
+    return presentFile(after);
+  });
+
+  api.put('/file/:id', ownOrKey, async (ctx) => {
+    const b = bodyObject(ctx);
+    if (b.complete !== true) throw new ServiceError('rest_bad_parameter', 400, ['complete']);
+    const { file, transfer } = loaded(ctx);
+    await ctx.state.services.uploads.completeFile(actorOf(ctx), transfer, file);
+    return true;
+  });
+
+  api.delete('/file/:id', own, async (ctx) => {
+    await ctx.state.services.transfers.deleteFile(actorOf(ctx), loaded(ctx).file);
+    return true;
+  });
+}
