@@ -117,18 +117,21 @@ export class TransfersRepo implements TransferStore {
 
   /** Frequent recipients: remembered per user, most recent first. */
   rememberRecipients(userId: string, emails: string[], now: number): void {
-    const up = this.db.prepare(
-      `INSERT INTO frequent_recipients (user_id, email, last_used) VALUES (?, ?, ?)
-       ON CONFLICT (user_id, email) DO UPDATE SET last_used = excluded.last_used`,
-    );
-    for (const e of emails) if (e) up.run(userId, e.toLowerCase(), now);
+    // Delete and re-insert so rowid orders uses within the same second too.
+    const del = this.db.prepare('DELETE FROM frequent_recipients WHERE user_id = ? AND email = ?');
+    const ins = this.db.prepare('INSERT INTO frequent_recipients (user_id, email, last_used) VALUES (?, ?, ?)');
+    for (const e of emails) {
+      if (!e) continue;
+      del.run(userId, e.toLowerCase());
+      ins.run(userId, e.toLowerCase(), now);
+    }
   }
 
   frequentRecipients(userId: string, contains: string | null, limit: number): string[] {
     const rows = this.db
       .prepare(
         `SELECT email FROM frequent_recipients WHERE user_id = ? AND (? IS NULL OR instr(email, lower(?)) > 0)
-         ORDER BY last_used DESC, email LIMIT ?`,
+         ORDER BY last_used DESC, rowid DESC LIMIT ?`,
       )
       .all(userId, contains, contains, limit) as { email: string }[];
     return rows.map((r) => r.email);
