@@ -30,6 +30,13 @@ import { MailQueue } from './mail/queue';
 import { MailNotifier } from './mail/notifier';
 import { logTransport, redactTransportUrl, smtpTransport } from './mail/transport';
 import { HeaderServiceProvider } from './auth/header-sp';
+import { SessionServiceProvider } from './auth/session-sp';
+import { GuestTokenAuthenticator } from './auth/guest-token';
+import { RemoteApplicationAuthenticator, RemoteUserAuthenticator } from './auth/remote';
+import { AccountsRepo } from './db/accounts-repo';
+import { AccountsService } from './domain/accounts';
+import { userRoutes } from './http/routes/user';
+import { loginRoutes } from './http/routes/login';
 import type { Authenticator } from './auth/principal';
 import { buildHttpApp, RouteModule } from './http/app';
 import { PageRegistry } from './http/web/pages';
@@ -66,8 +73,8 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const usersRepo = new UsersRepo(db);
   const users = new UsersService(usersRepo, () => settings.get().admin, clock);
 
-  const authenticators: Authenticator[] = [];
-  if (config.auth.sp.type === 'header') authenticators.push(new HeaderServiceProvider(config.auth.sp, users));
+  const accountsRepo = new AccountsRepo(db);
+  const accounts = new AccountsService(accountsRepo, usersRepo, clock);
 
   const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : config.mail.transport;
   const trackingErrors = new TrackingErrorsRepo(db);
@@ -86,7 +93,15 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     const c = settings.get();
     return { defaultDays: c.default_guest_days_valid, maxDays: c.max_guest_days_valid };
   };
-  const guests = new GuestsService(new GuestsRepo(db), notifier, guestLimits, clock);
+  const guestsRepo = new GuestsRepo(db);
+  const guests = new GuestsService(guestsRepo, notifier, guestLimits, clock);
+
+  // The spec's evaluation order: guest token, service provider, remote application, remote user.
+  const authenticators: Authenticator[] = [new GuestTokenAuthenticator((t) => guestsRepo.findByToken(t), clock)];
+  authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(accountsRepo, users, clock));
+  const sig = { baseUrl: () => settings.get().base_url, maxAge: config.auth.signature_max_age_s, maxFuture: config.auth.signature_max_future_s };
+  if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(accountsRepo, users, sig, clock));
+  if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(accountsRepo, users, sig, clock));
 
   const transferStore = new TransfersRepo(db);
   const fileStore = new FsFileStore(path.join(config.data_dir, 'files'));
@@ -107,6 +122,9 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const downloads = new DownloadsService(new DownloadsRepo(db), audit, notifier, clock);
 
   const services: Services = {
+    accounts,
+    users,
+    usersRepo,
     transfers,
     uploads,
     recipients,
@@ -128,8 +146,8 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   registerWebPages(pages);
   pages.register('mail-sink', mailSinkPage);
   pages.register('download', downloadPage);
-  const routes: RouteModule[] = [guestRoutes, transferRoutes, fileRoutes, recipientRoutes, downloadRoutes];
-  const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter()] });
+  const routes: RouteModule[] = [userRoutes, guestRoutes, transferRoutes, fileRoutes, recipientRoutes, downloadRoutes];
+  const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter(), loginRoutes()] });
   const stoppers: (() => void | Promise<void>)[] = [];
 
   return {

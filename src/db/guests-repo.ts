@@ -42,6 +42,12 @@ export class GuestsRepo {
     return row ? this.withErrors([row])[0] : undefined;
   }
 
+  /** The Guest holding this token (guest-token authentication); closed ones too, the caller decides. */
+  findByToken(token: string): Guest | undefined {
+    const row = this.db.prepare('SELECT * FROM guests WHERE token = ?').get(token) as GuestRow | undefined;
+    return row ? this.withErrors([row])[0] : undefined;
+  }
+
   /** Open (not closed) Guests of one user, newest first. */
   listOpenOf(userId: string): Guest[] {
     const rows = this.db.prepare("SELECT * FROM guests WHERE user_id = ? AND status = 'available' ORDER BY id DESC").all(userId) as GuestRow[];

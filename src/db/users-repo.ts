@@ -46,6 +46,10 @@ export class UsersRepo {
     unique.forEach((e, i) => ins.run(id, e, i));
   }
 
+  listIds(): string[] {
+    return (this.db.prepare('SELECT id FROM users ORDER BY id').all() as { id: string }[]).map((r) => r.id);
+  }
+
   setLang(id: string, lang: string | null): void {
     this.db.prepare('UPDATE users SET lang = ? WHERE id = ?').run(lang, id);
   }

@@ -4,6 +4,9 @@ import type { Authenticator } from '../auth/principal';
 import type { Notifier } from './notifications';
 import type { TrackingError } from './model';
 import type { TransfersService } from './transfers';
+import type { AccountsService } from './accounts';
+import type { UsersService } from './users';
+import type { UsersRepo } from '../db/users-repo';
 import type { UploadsService } from './uploads';
 import type { RecipientsService } from './recipients';
 import type { DownloadsService, FileReader } from './downloads';
@@ -32,6 +35,9 @@ export interface Services {
   trackingErrors: TrackingErrorReader;
   /** Guests: invitations to upload on a user's behalf (src/domain/guests.ts). */
   guests: GuestsService;
+  accounts: AccountsService;
+  users: UsersService;
+  usersRepo: UsersRepo;
   transfers: TransfersService;
   uploads: UploadsService;
   recipients: RecipientsService;

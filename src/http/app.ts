@@ -11,6 +11,7 @@ import { securityHeaders } from './middleware/security-headers';
 import { requestLog } from './middleware/request-log';
 import { restPhpAlias } from './middleware/rest-prefix';
 import { authenticate } from './middleware/authenticate';
+import { rawBodyForSignatures } from './middleware/raw-body';
 import { miscRoutes } from './routes/misc';
 import type { FerryState } from './state';
 import type { PageRegistry } from './web/pages';
@@ -61,6 +62,7 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
       parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
     }) as Koa.Middleware<FerryState>,
   );
+  app.use(rawBodyForSignatures());
   app.use(authenticate());
   app.use(async (ctx, next) => {
     await next();

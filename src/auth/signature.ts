@@ -1,0 +1,76 @@
+import crypto from 'node:crypto';
+import type { AuthRequest } from './principal';
+
+/**
+ * The spec's signed request: HMAC-SHA1 (hex) of
+ *   <lowercased method>&<host and path>?<arguments sorted, signature removed>[&<body>]
+ * The host part may be written by the client as the Host header with or without its port, or as base_url's
+ * host and path prefix (design.md §4); every variant is tried, each compared in constant time.
+ */
+export function stringsToSign(req: AuthRequest, baseUrl: string): Buffer[] {
+  const args = req.rawQuery
+    .split('&')
+    .filter((a) => a !== '' && !/^signature=/.test(a))
+    .map((a) => {
+      const i = a.indexOf('=');
+      const k = i < 0 ? a : a.slice(0, i);
+      const v = i < 0 ? '' : a.slice(i + 1);
+      return { raw: a, decoded: `${safeDecode(k)}=${safeDecode(v)}` };
+    });
+  const queries = new Set([args.map((a) => a.decoded).sort().join('&'), args.map((a) => a.raw).sort().join('&')]);
+  const hosts = hostVariants(req, baseUrl);
+  const method = req.method.toLowerCase();
+  const out: Buffer[] = [];
+  for (const host of hosts) {
+    for (const q of queries) {
+      const head = Buffer.from(`${method}&${host}${req.path}${q ? `?${q}` : ''}`, 'utf8');
+      out.push(req.body.length ? Buffer.concat([head, Buffer.from('&'), req.body]) : head);
+    }
+  }
+  return out;
+}
+
+function hostVariants(req: AuthRequest, baseUrl: string): string[] {
+  const hostHeader = String(req.headers.host ?? '');
+  const variants = new Set<string>();
+  if (hostHeader) {
+    variants.add(hostHeader);
+    variants.add(hostHeader.replace(/:\d+$/, ''));
+  }
+  try {
+    const u = new URL(baseUrl);
+    const prefix = u.pathname.replace(/\/+$/, '');
+    // The request path already carries the prefix when ferry is mounted under one; then only the host is added.
+    variants.add(prefix && req.path.startsWith(prefix) ? u.host : `${u.host}${prefix}`);
+    variants.add(u.host);
+  } catch {
+    /* base_url is validated at start-up */
+  }
+  return [...variants];
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s.replace(/\+/g, ' '));
+  } catch {
+    return s;
+  }
+}
+
+export function sign(secret: string, data: Buffer): string {
+  return crypto.createHmac('sha1', secret).update(data).digest('hex');
+}
+
+/** True when the signature matches one of the candidate strings under one of the secrets. */
+export function signatureMatches(signature: string, secrets: string[], candidates: Buffer[]): boolean {
+  if (!/^[0-9a-f]{40}$/i.test(signature)) return false;
+  const given = Buffer.from(signature.toLowerCase(), 'hex');
+  let ok = false;
+  for (const secret of secrets) {
+    for (const c of candidates) {
+      const expected = crypto.createHmac('sha1', secret).update(c).digest();
+      if (crypto.timingSafeEqual(expected, given)) ok = true;
+    }
+  }
+  return ok;
+}
