@@ -1,0 +1,14 @@
+import { configFrom } from './config-option';
+import { createApp, FerryApp } from '../app';
+import { silentLogger } from '../log';
+
+/** Opens the app on the config's data dir for one command and closes it after (safe while serve runs: WAL). */
+export async function withApp<T>(opts: { config?: string }, fn: (app: FerryApp) => T | Promise<T>): Promise<T> {
+  const { config } = configFrom(opts);
+  const app = createApp(config, { log: silentLogger });
+  try {
+    return await fn(app);
+  } finally {
+    await app.close();
+  }
+}
