@@ -17,6 +17,9 @@ import { AuditRepo } from './db/audit-repo';
 import { DownloadsRepo } from './db/downloads-repo';
 import { FsFileStore } from './storage/fs-store';
 import { TransfersService } from './domain/transfers';
+import { PurgeService } from './domain/purge';
+import { PurgeRepo } from './db/purge-repo';
+import { startPurgeTimer } from './purge-timer';
 import { UploadsService } from './domain/uploads';
 import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
@@ -121,7 +124,10 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const recipients = new RecipientsService(transferStore, transfers, audit, notifier, clock, () => settings.get().max_transfer_recipients);
   const downloads = new DownloadsService(new DownloadsRepo(db), audit, notifier, clock);
 
+  const purge = new PurgeService(new PurgeRepo(db), transferStore, fileStore, audit, guests, notifier, () => settings.get().auditlog_lifetime_days, clock);
+
   const services: Services = {
+    purge,
     accounts,
     users,
     usersRepo,
@@ -159,6 +165,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
       log.info(`mail: ${transportUrl ? `via ${redactTransportUrl(transportUrl)}` : 'no transport, messages are logged only'}`);
       mailQueue.start();
       stoppers.push(() => mailQueue.stop());
+      if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, config, log));
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();

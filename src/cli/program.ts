@@ -5,13 +5,14 @@ import { versionCommand } from './version';
 import { configCommand } from './config-check';
 import { mailSinkCommand } from './mail-sink';
 import { adminCommand, remoteAppCommand, userCommand } from './accounts';
+import { purgeCommand } from './purge';
 import { ConfigError } from '../config/validate';
 import { ServiceError } from '../domain/errors';
 
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand];
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')

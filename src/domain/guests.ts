@@ -87,6 +87,11 @@ export class GuestsService {
     this.notifier.guestDeleted(this.get(guest.id));
   }
 
+  /** Open Guests past their expiry (what closeExpired would close). */
+  expired(now: number): Guest[] {
+    return this.store.listExpired(now);
+  }
+
   /** Closes every open Guest past its expiry; mails the guest when email_guest_expired. Returns those closed. */
   closeExpired(now: number): Guest[] {
     const closed: Guest[] = [];

@@ -4,6 +4,7 @@ import type { Authenticator } from '../auth/principal';
 import type { Notifier } from './notifications';
 import type { TrackingError } from './model';
 import type { TransfersService } from './transfers';
+import type { PurgeService } from './purge';
 import type { AccountsService } from './accounts';
 import type { UsersService } from './users';
 import type { UsersRepo } from '../db/users-repo';
@@ -39,6 +40,7 @@ export interface Services {
   users: UsersService;
   usersRepo: UsersRepo;
   transfers: TransfersService;
+  purge: PurgeService;
   uploads: UploadsService;
   recipients: RecipientsService;
   downloads: DownloadsService;

@@ -20,7 +20,8 @@ export function retryDelay(attempts: number): number {
 export class MailQueue {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
-  private stopped = true;
+  private started = false;
+  private closed = false;
 
   constructor(
     private readonly repo: MailQueueRepo,
@@ -36,21 +37,21 @@ export class MailQueue {
   }
 
   start(): void {
-    this.stopped = false;
+    this.started = true;
     this.kick();
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
+    this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     await this.running;
     this.transport.close();
   }
 
-  /** Delivers what is due now; resolves when this pass is over (tests await it). */
+  /** Delivers what is due now; resolves when this pass is over (tests and CLI commands await it). */
   flush(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
+    if (this.closed) return Promise.resolve();
     this.running ??= this.pass().finally(() => {
       this.running = null;
       this.schedule();
@@ -59,14 +60,14 @@ export class MailQueue {
   }
 
   private kick(): void {
-    if (this.stopped) return;
+    if (!this.started || this.closed) return;
     setImmediate(() => {
-      if (!this.stopped) void this.flush();
+      if (!this.closed) void this.flush();
     });
   }
 
   private schedule(): void {
-    if (this.stopped) return;
+    if (!this.started || this.closed) return;
     if (this.timer) clearTimeout(this.timer);
     const wait = this.repo.nextDue(this.clock());
     if (wait === null) return;
@@ -79,7 +80,7 @@ export class MailQueue {
       const batch = this.repo.due(this.clock(), 20);
       if (batch.length === 0) return;
       for (const mail of batch) {
-        if (this.stopped && round > 0) return;
+        if (this.closed && round > 0) return;
         await this.deliver(mail);
       }
     }

@@ -1,0 +1,124 @@
+import type { Clock } from './services';
+import type { Transfer } from './model';
+import type { FileStore } from '../storage/file-store';
+import type { AuditLog, TransferStore } from './transfer-store';
+import type { Notifier } from './notifications';
+import type { GuestsService } from './guests';
+
+/** What purge needs from storage beyond the transfer store (src/db/purge-repo.ts). */
+export interface PurgeStore {
+  expiredOpenTransfers(now: number): Transfer[];
+  abandonedTransfers(createdBefore: number): Transfer[];
+  closedBefore(closedBefore: number): Transfer[];
+  deleteTransferRecords(id: number): void;
+  liveFileKeys(): Set<string>;
+  deleteOldRows(cutoff: number, now: number): Record<string, number>;
+  countOldRows(cutoff: number, now: number): Record<string, number>;
+}
+
+export interface PurgeReport {
+  now: number;
+  dry_run: boolean;
+  transfers_expired: number;
+  guests_expired: number;
+  abandoned_transfers_deleted: number;
+  closed_transfers_deleted: number;
+  orphan_files_deleted: number;
+  bytes_freed: number;
+  rows_deleted: Record<string, number>;
+}
+
+/** One line for logs and the CLI. */
+export function formatReport(r: PurgeReport): string {
+  const rows = Object.entries(r.rows_deleted).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+  return `${r.dry_run ? 'purge (dry run, nothing changed): would remove' : 'purge:'} ${r.transfers_expired} transfer(s) expired, ${r.guests_expired} guest(s) expired, ${r.abandoned_transfers_deleted} abandoned transfer(s) deleted, ${r.closed_transfers_deleted} old closed transfer(s) deleted, ${r.orphan_files_deleted} orphan file(s) deleted, ${r.bytes_freed} bytes freed${rows ? `; old records: ${rows}` : ''}`;
+}
+
+/** A Transfer never made available is deleted, partial data and all, this long after creation. */
+export const ABANDONED_AFTER_S = 7 * 86400;
+
+/**
+ * design.md §7: expiry, clean-up of abandoned uploads and old records, and file data no record points to.
+ * Each step changes the database before the disk, so a pass stopped half-way leaves only what the next pass
+ * (idempotent) finishes: closed Transfers' data and unreferenced files are found again by the orphan scan.
+ */
+export class PurgeService {
+  constructor(
+    private readonly purge: PurgeStore,
+    private readonly transfers: TransferStore,
+    private readonly files: FileStore,
+    private readonly audit: AuditLog,
+    private readonly guests: GuestsService,
+    private readonly notifier: Notifier,
+    private readonly lifetimeDays: () => number,
+    private readonly clock: Clock,
+  ) {}
+
+  async run(opts: { now?: number; dryRun?: boolean } = {}): Promise<PurgeReport> {
+    const now = opts.now ?? this.clock();
+    const dry = !!opts.dryRun;
+    const cutoff = now - this.lifetimeDays() * 86400;
+    const sizes = new Map((await this.files.list()).map((f) => [`${f.transferId}/${f.uid}`, f.size]));
+    const report: PurgeReport = {
+      now, dry_run: dry, transfers_expired: 0, guests_expired: 0, abandoned_transfers_deleted: 0,
+      closed_transfers_deleted: 0, orphan_files_deleted: 0, bytes_freed: 0, rows_deleted: {},
+    };
+    const freed = (t: Transfer) => {
+      for (const [k, size] of sizes) if (k.startsWith(`${t.id}/`)) report.bytes_freed += size;
+    };
+
+    for (const t of this.purge.expiredOpenTransfers(now)) {
+      report.transfers_expired++;
+      freed(t);
+      if (!dry) await this.expire(t, now);
+    }
+    const guests = dry ? this.guests.expired(now) : this.guests.closeExpired(now);
+    report.guests_expired = guests.length;
+
+    for (const t of this.purge.abandonedTransfers(now - ABANDONED_AFTER_S)) {
+      report.abandoned_transfers_deleted++;
+      freed(t);
+      if (!dry) {
+        this.purge.deleteTransferRecords(t.id);
+        await this.files.deleteTransfer(t.id);
+      }
+    }
+    for (const t of this.purge.closedBefore(cutoff)) {
+      report.closed_transfers_deleted++;
+      if (!dry) {
+        this.purge.deleteTransferRecords(t.id);
+        await this.files.deleteTransfer(t.id);
+      }
+    }
+    // File data that no live record points to (deleted files, closed Transfers, a pass interrupted earlier).
+    const live = this.purge.liveFileKeys();
+    for (const f of await this.files.list()) {
+      if (live.has(`${f.transferId}/${f.uid}`)) continue;
+      if (dry && report.transfers_expired + report.abandoned_transfers_deleted > 0 && this.coveredAbove(f.transferId, now)) continue;
+      report.orphan_files_deleted++;
+      report.bytes_freed += f.size;
+      if (!dry) await this.files.deleteFile(f.transferId, f.uid);
+    }
+    report.rows_deleted = dry ? this.purge.countOldRows(cutoff, now) : this.purge.deleteOldRows(cutoff, now);
+    return report;
+  }
+
+  /** In a dry run, files of Transfers already counted above are not counted again as orphans. */
+  private coveredAbove(transferId: number, now: number): boolean {
+    const t = this.transfers.find(transferId);
+    return !!t && (t.expires <= now || (t.status !== 'available' && t.status !== 'closed' && t.created < now - ABANDONED_AFTER_S));
+  }
+
+  private async expire(t: Transfer, now: number): Promise<void> {
+    const files = this.transfers.files(t.id);
+    const recipients = this.transfers.recipients(t.id);
+    this.transfers.setStatus(t.id, 'closed', now, 'expired');
+    const after = this.transfers.find(t.id)!;
+    this.audit.record({ transferId: t.id, date: now, event: 'transfer_expired', author: { type: 'User', id: 'ferry', ip: null }, target: { type: 'Transfer', id: String(t.id) } });
+    await this.files.deleteTransfer(t.id);
+    if (t.status === 'available') {
+      if (t.options.includes('email_me_on_expire')) this.notifier.transferExpired(after, files, recipients);
+      if (t.options.includes('email_report_on_closing')) this.notifier.transferClosed(after, files, recipients);
+    }
+  }
+}
