@@ -21,6 +21,8 @@ import { PurgeService } from './domain/purge';
 import { PurgeRepo } from './db/purge-repo';
 import { startPurgeTimer } from './purge-timer';
 import { UploadsService } from './domain/uploads';
+import { UploadProgress } from './domain/upload-progress';
+import { legacyUploadRoutes } from './http/routes/legacy-upload';
 import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
 import { downloadPage } from './http/web/download-page';
@@ -133,6 +135,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     usersRepo,
     transfers,
     uploads,
+    uploadProgress: new UploadProgress(),
     recipients,
     downloads,
     readFile: (f, start, end) => fileStore.read(f.transferId, f.uid, start, end),
@@ -152,7 +155,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   registerWebPages(pages);
   pages.register('mail-sink', mailSinkPage);
   pages.register('download', downloadPage);
-  const routes: RouteModule[] = [userRoutes, guestRoutes, transferRoutes, fileRoutes, recipientRoutes, downloadRoutes];
+  const routes: RouteModule[] = [userRoutes, guestRoutes, transferRoutes, fileRoutes, legacyUploadRoutes, recipientRoutes, downloadRoutes];
   const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter(), loginRoutes()] });
   const stoppers: (() => void | Promise<void>)[] = [];
 

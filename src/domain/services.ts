@@ -9,6 +9,7 @@ import type { AccountsService } from './accounts';
 import type { UsersService } from './users';
 import type { UsersRepo } from '../db/users-repo';
 import type { UploadsService } from './uploads';
+import type { UploadProgress } from './upload-progress';
 import type { RecipientsService } from './recipients';
 import type { DownloadsService, FileReader } from './downloads';
 import type { GuestsService } from './guests';
@@ -42,6 +43,7 @@ export interface Services {
   transfers: TransfersService;
   purge: PurgeService;
   uploads: UploadsService;
+  uploadProgress: UploadProgress;
   recipients: RecipientsService;
   downloads: DownloadsService;
   /** Reads stored bytes of a File (downloads). */

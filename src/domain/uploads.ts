@@ -1,4 +1,4 @@
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
 import { ServiceError } from './errors';
 import type { FileRecord, Transfer } from './model';
 import type { Clock } from './services';
@@ -70,6 +70,38 @@ export class UploadsService {
       if (t.guestId !== null) this.guests.uploadStarted(t.guestId, { ...t, status: 'uploading' });
     }
     return this.store.recordRange(f.id, c.offset, c.offset + written);
+  }
+
+  /**
+   * POST /file/{id}/whole (legacy uploaders): the whole file in one stream, written from offset 0, then
+   * completed like a chunked upload. `progress` is updated as bytes arrive.
+   */
+  async writeWhole(actor: Actor, t: Transfer, f: FileRecord, body: Readable, progress: { bytes_processed: number; done: boolean; error: number } | null): Promise<FileRecord> {
+    this.assertWritable(t, f);
+    await this.files.prepare(t.id, f.uid, f.size);
+    // Counted on the way through (a 'data' listener would start the flow before the writer reads).
+    const counted = progress
+      ? body.pipe(new Transform({ transform: (c: Buffer, _e, done) => ((progress.bytes_processed += c.length), done(null, c)) }))
+      : body;
+    let written: number;
+    try {
+      written = await this.files.writeAt(t.id, f.uid, 0, counted, f.size);
+    } catch (e) {
+      if (progress) progress.error = 1;
+      if ((e as { code?: string }).code === 'EOVERFLOW_CHUNK') throw new ServiceError('file_chunk_out_of_bounds', 400, ['file']);
+      throw e;
+    }
+    if (written !== f.size) {
+      if (progress) progress.error = 1;
+      throw new ServiceError('file_incomplete', 409, [`received ${written} of ${f.size}`]);
+    }
+    if (this.store.markUploading(t.id)) {
+      this.audit.record({ transferId: t.id, date: this.clock(), event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
+      if (t.guestId !== null) this.guests.uploadStarted(t.guestId, { ...t, status: 'uploading' });
+    }
+    const after = await this.completeFile(actor, t, this.store.recordRange(f.id, 0, written));
+    if (progress) progress.done = true;
+    return after;
   }
 
   /** PUT /file {complete}: every byte must have arrived; the stored file's CRC-32 and SHA-256 are kept. */

@@ -107,7 +107,7 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
   const late = await purge('--now', String(now + 8 * DAY + 32 * DAY));
   assert.ok(late.closed_transfers_deleted >= 1);
   assert.is((await s.request('GET', `/transfer/${expiring.id}`, { headers: alice })).status, 404);
-  assert.is(s.app.db.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE transfer_id = ?').get(expiring.id).n, 0);
+  assert.is((s.app.db.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE transfer_id = ?').get(expiring.id) as { n: number }).n, 0);
 });
 
 test('chunks to an expired Transfer are refused', async () => {

@@ -1,0 +1,62 @@
+import busboy from 'busboy';
+import type { Readable } from 'node:stream';
+import { Api, created } from '../api';
+import { owner, publicAccess } from '../access';
+import { ServiceError } from '../../domain/errors';
+import type { FileRecord, Transfer } from '../../domain/model';
+import { presentFile } from '../presenters/transfer';
+import { actorOf } from '../actor';
+import { loadFile } from './loaders';
+import type { FerryContext } from '../state';
+
+/** The form field carrying the progress key: PHP's session.upload_progress.name, which FileSender's legacy uploader uses. */
+export const PROGRESS_FIELD = 'PHP_SESSION_UPLOAD_PROGRESS';
+
+/** Streams the first file part of a multipart body to `onFile`; fields seen before it are passed along. */
+function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Record<string, string>) => Promise<FileRecord>): Promise<FileRecord> {
+  return new Promise((resolve, reject) => {
+    let bb: busboy.Busboy;
+    try {
+      bb = busboy({ headers: ctx.req.headers, limits: { files: 1, fields: 20, fieldSize: 1024 } });
+    } catch {
+      reject(new ServiceError('bad_request_body', 400, ['multipart/form-data']));
+      return;
+    }
+    const fields: Record<string, string> = {};
+    let handled = false;
+    bb.on('field', (name, value) => (fields[name] = value));
+    bb.on('file', (_name, stream) => {
+      handled = true;
+      onFile(stream, fields).then(resolve, (e) => {
+        stream.resume();
+        reject(e);
+      });
+    });
+    bb.on('error', () => reject(new ServiceError('bad_request_body', 400, ['multipart/form-data'])));
+    bb.on('close', () => {
+      if (!handled) reject(new ServiceError('rest_missing_parameter', 400, ['file']));
+    });
+    ctx.req.pipe(bb);
+  });
+}
+
+/** POST /file/{id}/whole and GET /legacyuploadprogress/{key}: uploads from clients that cannot send chunks. */
+export function legacyUploadRoutes(api: Api): void {
+  api.post('/file/:id/whole', owner(loadFile, { notFound: 'file_not_found', chunkKey: true }), async (ctx) => {
+    if (!ctx.is('multipart/form-data')) throw new ServiceError('bad_request_body', 415, ['content-type']);
+    const { file, transfer } = ctx.state.resource as { file: FileRecord; transfer: Transfer };
+    const uploads = ctx.state.services.uploads;
+    const after = await firstFilePart(ctx, (stream, fields) => {
+      const key = fields[PROGRESS_FIELD];
+      const progress = key && key.length <= 128 ? ctx.state.services.uploadProgress.start(key, ctx.state.services.clock()) : null;
+      return uploads.writeWhole(actorOf(ctx), transfer, file, stream, progress);
+    });
+    return created(ctx, presentFile(after), `/file/${after.id}`);
+  });
+
+  api.get('/legacyuploadprogress/:key', publicAccess, (ctx) => {
+    const key = ctx.params.key;
+    if (key.length > 128) throw new ServiceError('rest_bad_parameter', 400, ['key']);
+    return ctx.state.services.uploadProgress.get(key, ctx.state.services.clock());
+  });
+}
