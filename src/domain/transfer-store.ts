@@ -1,23 +1,7 @@
 import type { AuditEntry, FileRecord, Recipient, Transfer, TransferStatus } from './model';
 
-export interface NewTransfer {
-  userId: string;
-  userEmail: string;
-  guestId: number | null;
-  subject: string | null;
-  message: string | null;
-  options: string[];
-  lang: string | null;
-  created: number;
-  expires: number;
-}
-export interface NewFile {
-  uid: string;
-  name: string;
-  size: number;
-  mimeType: string | null;
-  cid: string | null;
-}
+export type NewTransfer = Pick<Transfer, 'userId' | 'userEmail' | 'guestId' | 'subject' | 'message' | 'options' | 'lang' | 'created' | 'expires'>;
+export type NewFile = Pick<FileRecord, 'uid' | 'name' | 'size' | 'mimeType' | 'cid'>;
 export interface NewRecipient {
   email: string;
   token: string;

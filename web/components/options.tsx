@@ -1,30 +1,10 @@
 import { useApp } from '../lib/context';
 
-/** The option names of design.md §8; their labels are the translations `option_<name>`. */
-export const TRANSFER_OPTIONS = [
-  'email_me_copies',
-  'email_me_on_expire',
-  'email_upload_complete',
-  'email_download_complete',
-  'email_report_on_closing',
-  'enable_recipient_email_download_complete',
-  'add_me_to_recipients',
-  'get_a_link',
-];
-
-export const GUEST_OPTIONS = [
-  'email_upload_started',
-  'email_upload_page_access',
-  'valid_only_one_time',
-  'does_not_expire',
-  'can_only_send_to_me',
-  'email_guest_created',
-  'email_guest_created_receipt',
-  'email_guest_expired',
-];
+// The option names of design.md §8 come from the server's own list; their labels are the translations `option_<name>`.
+export { TRANSFER_OPTIONS, GUEST_OPTIONS } from '../../src/domain/options';
 
 interface Props {
-  names: string[];
+  names: readonly string[];
   value: string[];
   onChange(v: string[]): void;
   idPrefix: string;

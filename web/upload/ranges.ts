@@ -1,29 +1,8 @@
-/** Byte ranges, half-open [start, end), kept sorted and merged. */
-export type Range = [number, number];
+// The range arithmetic is the server's own (src/domain/ranges.ts, pure functions), bundled into the page.
+import { addRange, coveredBytes, type Range } from '../../src/domain/ranges';
 
-export function addRange(ranges: Range[], start: number, end: number): Range[] {
-  const out: Range[] = [];
-  let s = start;
-  let e = end;
-  let placed = false;
-  for (const [a, b] of ranges) {
-    if (b < s) out.push([a, b]);
-    else if (a > e) {
-      if (!placed) out.push([s, e]);
-      placed = true;
-      out.push([a, b]);
-    } else {
-      s = Math.min(s, a);
-      e = Math.max(e, b);
-    }
-  }
-  if (!placed) out.push([s, e]);
-  return out;
-}
-
-export function rangesTotal(ranges: Range[]): number {
-  return ranges.reduce((n, [a, b]) => n + (b - a), 0);
-}
+export { addRange, type Range };
+export const rangesTotal = coveredBytes;
 
 /**
  * The chunks still to send for a file of `size` bytes: chunk boundaries every `chunkSize` bytes from 0, minus
