@@ -238,4 +238,45 @@ test('CLI: accounts, admins and remote applications, while the server runs on th
   assert.is((await s.request('POST', '/login', { json: { user_id: 'erin', password: 'a long password' } })).status, 401);
 });
 
+test('a signed chunk upload: the signature covers the chunk bytes', async () => {
+  const args = () => ({ remote_application: 'portal', remote_user: 'uploader', timestamp: nowS() });
+  const create = signedPath({ method: 'POST', host, path: '/transfer', args: args(), secret: appSecret, body: JSON.stringify({ files: [{ name: 'c.bin', size: 6 }], recipients: ['r@example.org'], from: 'up@example.org', expires: inAWeek() }) });
+  const t = await s.request('POST', create, { body: JSON.stringify({ files: [{ name: 'c.bin', size: 6 }], recipients: ['r@example.org'], from: 'up@example.org', expires: inAWeek() }), headers: { 'content-type': 'application/json' } });
+  assert.is(t.status, 201, t.text);
+  const fileId = t.json.files[0].id;
+  const chunk = Buffer.from('abcdef');
+  const put = signedPath({ method: 'PUT', host, path: `/file/${fileId}/chunk/0`, args: args(), secret: appSecret, body: chunk });
+  const tampered = await s.request('PUT', put, { body: Buffer.from('abcdeX'), headers: { 'content-type': 'application/octet-stream' } });
+  assert.is(tampered.status, 401);
+  assert.is(tampered.json.message, 'auth_remote_signature_check_failed');
+  const ok = await s.request('PUT', put, { body: chunk, headers: { 'content-type': 'application/octet-stream' } });
+  assert.is(ok.status, 200, ok.text);
+  assert.is(ok.json.received, 6);
+});
+
+test('first start with the local service provider: an admin account with a password printed once', async () => {
+  const { startServe } = await import('../../src/cli/serve');
+  const fs = await import('node:fs');
+  const path = await import('node:path');
+  const { tempDir } = await import('../helpers/server');
+  const dir = tempDir();
+  const cfg = path.join(dir, 'ferry.json');
+  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0 }));
+  const out: string[] = [];
+  const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t), readStdin: async () => '' };
+  const first = await startServe({ config: cfg, port: '0', host: '127.0.0.1' }, io);
+  const line = out.find((l) => l.includes('created the first account'))!;
+  assert.ok(line, out.join('\n'));
+  const password = /password (\S+)/.exec(line)![1];
+  const login = await request(first.url, 'POST', '/login', { json: { user_id: 'admin', password } });
+  assert.is(login.status, 200);
+  const cookie = login.headers.get('set-cookie')!.split(';')[0];
+  assert.is((await request(first.url, 'GET', '/transfer/@all', { headers: { Cookie: cookie } })).status, 200); // an admin
+  await first.stop();
+  out.length = 0;
+  const second = await startServe({ config: cfg, port: '0', host: '127.0.0.1' }, io);
+  assert.not.ok(out.some((l) => l.includes('created the first account')), 'printed once only');
+  await second.stop();
+});
+
 test.run();
