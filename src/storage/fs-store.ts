@@ -46,14 +46,7 @@ export class FsFileStore implements FileStore {
         await writeAll(handle, data, offset);
         return data.length;
       }
-      let pos = offset;
-      for await (const chunk of data) {
-        const buf = chunk as Buffer;
-        if (pos - offset + buf.length > expected) throw Object.assign(new Error('more data than announced'), { code: 'EOVERFLOW_CHUNK' });
-        await writeAll(handle, buf, pos);
-        pos += buf.length;
-      }
-      return pos - offset;
+      return await writeStream(handle, data, offset, expected);
     } finally {
       this.release(transferId, uid);
     }
@@ -145,6 +138,45 @@ export class FsFileStore implements FileStore {
       await e.fd.then((h) => h.close()).catch(() => {});
     }
   }
+}
+
+/**
+ * Writes a stream at its offset with back-pressure. When a write fails (ENOSPC) or the body runs past
+ * `expected`, the rest of the body is drained (up to `expected` more bytes) before rejecting, so the client
+ * gets the error answer on an intact connection instead of a reset.
+ */
+function writeStream(h: fsp.FileHandle, data: Readable, offset: number, expected: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let pos = offset;
+    let failed: Error | null = null;
+    let drained = 0;
+    let pending: Promise<void> = Promise.resolve();
+    data.on('data', (chunk: Buffer) => {
+      if (failed) {
+        drained += chunk.length;
+        if (drained > expected) data.destroy(failed);
+        return;
+      }
+      if (pos - offset + chunk.length > expected) {
+        failed = Object.assign(new Error('more data than announced'), { code: 'EOVERFLOW_CHUNK' });
+        return;
+      }
+      data.pause();
+      pending = writeAll(h, chunk, pos).then(
+        () => {
+          pos += chunk.length;
+          data.resume();
+        },
+        (e: Error) => {
+          failed = e;
+          data.resume();
+        },
+      );
+    });
+    // 'end' may come while the last write is still running: settle after it.
+    data.once('end', () => void pending.then(() => (failed ? reject(failed) : resolve(pos - offset))));
+    data.once('error', (e) => reject(failed ?? e));
+  });
 }
 
 async function writeAll(h: fsp.FileHandle, buf: Buffer, position: number): Promise<void> {
