@@ -1,5 +1,6 @@
 import { ServiceError, missingParameter, badParameter } from './errors';
 import { GUEST_OPTIONS, TRANSFER_OPTIONS, parseOptions } from './options';
+import { isEmail, latestExpiry } from './transfer-input';
 
 /** Who is inviting: the user, with the rule that applies to `from` under their authentication mode. */
 export interface GuestCreator {
@@ -83,22 +84,9 @@ function parseText(v: unknown, field: string, max: number, oneLine: boolean): st
  * day" is accepted whatever time of that day it sends.
  */
 function parseExpires(v: unknown, limits: GuestLimits, now: number): number {
-  const latest = Math.floor((now + limits.maxDays * DAY) / DAY) * DAY + DAY - 1;
+  const latest = latestExpiry(now, limits.maxDays);
   if (v === undefined || v === null || v === '') return now + Math.min(limits.defaultDays, limits.maxDays) * DAY;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
   if (!Number.isSafeInteger(n) || n <= now || n > latest) throw new ServiceError('bad_expire', 400, ['expires']);
   return n;
-}
-
-const LOCAL = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uffff-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~\u0080-\uffff-]+)*$/;
-const DOMAIN = /^[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?(\.[A-Za-z0-9\u0080-\uffff]([A-Za-z0-9\u0080-\uffff-]*[A-Za-z0-9\u0080-\uffff])?)*$/;
-
-/** A deliverable-looking address: dot-atom local part, host name domain (dotless hosts allowed on closed networks). */
-export function isEmail(s: string): boolean {
-  if (s.length > 254) return false;
-  const at = s.lastIndexOf('@');
-  if (at <= 0 || at === s.length - 1) return false;
-  const local = s.slice(0, at);
-  const domain = s.slice(at + 1);
-  return local.length <= 64 && LOCAL.test(local) && DOMAIN.test(domain);
 }

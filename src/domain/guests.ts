@@ -34,6 +34,9 @@ export interface GuestTransferTerms {
   recipients: string[] | null;
 }
 
+/** Page loads closer together than this count as one visit of the guest upload page. */
+export const PAGE_VISIT_S = 300;
+
 /** 160 random bits, hex: the guest's bearer token (URL argument vid). */
 export function newGuestToken(): string {
   return crypto.randomBytes(20).toString('hex');
@@ -144,12 +147,17 @@ export class GuestsService {
     if (g.options.includes('email_upload_started')) this.notifier.guestUploadStarted(g, transfer);
   }
 
-  /** The guest opened the upload page: tell the creator when email_upload_page_access is set. */
+  /**
+   * The guest opened the upload page: tell the creator when email_upload_page_access is set. One mail per
+   * visit: a reload within PAGE_VISIT_S of the guest's last activity (page or upload) does not mail again.
+   */
   uploadPageOpened(guestId: number): void {
     const g = this.store.find(guestId);
     if (!g || g.status !== 'available') return;
-    this.store.touch(g.id, this.clock());
-    if (g.options.includes('email_upload_page_access')) this.notifier.guestUploadPageAccess(g);
+    const now = this.clock();
+    this.store.touch(g.id, now);
+    const sameVisit = g.lastActivity !== null && now - g.lastActivity < PAGE_VISIT_S;
+    if (g.options.includes('email_upload_page_access') && !sameVisit) this.notifier.guestUploadPageAccess(g);
   }
 
   /** Refuses a Guest that is closed or past its expiry (for actions on its behalf). */

@@ -12,7 +12,10 @@ import type { PageRegistry } from './pages';
 export function registerWebPages(pages: PageRegistry): void {
   const upload = (ctx: FerryContext) => {
     const p = ctx.state.principal;
-    if (p.type === 'guest') return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: guestData(ctx) });
+    if (p.type === 'guest') {
+      ctx.state.services.guests.uploadPageOpened(p.guest.id); // email_upload_page_access
+      return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: guestData(ctx) });
+    }
     return userPage(ctx, 'upload', 'upload_page', p.type === 'user' ? { emails: p.user.emails.join(',') } : {});
   };
   pages.register('', upload);
