@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, BrowserContext, Page } from 'playwright-core';
 import { startBinary, writeConfig, runFerry, BinaryServer, RunResult } from '../helpers/binary';
-import { tempDir } from '../helpers/server';
+import { tempDir, freePort } from '../helpers/server';
 
 /**
  * Browser tests: Debian's chromium driven by playwright-core against the built binary (dist/ferry), with a
@@ -17,7 +17,10 @@ const ROOT = path.resolve(__dirname, '../..');
 
 export const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'];
 
-export async function startFerry(config: Record<string, unknown> = {}): Promise<BinaryServer> {
+export async function startFerry(given: Record<string, unknown> = {}): Promise<BinaryServer> {
+  // Links in mails and the API string are built from base_url, so it must name the real port.
+  const port = await freePort();
+  const config = { listen: { host: '127.0.0.1', port }, base_url: `http://127.0.0.1:${port}`, ...given };
   if (process.env.FERRY_TEST_FROM_SOURCE !== '1') return startBinary({ config });
   const dir = tempDir('ferry-browser-');
   const configFile = writeConfig(dir, config);

@@ -111,6 +111,8 @@ test('profile: the API access string, its copy button, and a new secret', async 
 
 test('admin: all transfers and guests of every user, storage used', async () => {
   await sendViaRest('bob', 'From Bob', { 'b.txt': 'x'.repeat(2048) }, ['ian@example.org']);
+  // The admin lists open invitations (hal@ was withdrawn above).
+  await rest(ferry.url, 'POST', '/guest', 'bob', { recipient: 'ivy@example.org', from: 'bob@example.org', expires: Math.floor(Date.now() / 1000) + 5 * 86400, options: [] });
   const admin = await openBrowser({ headers: asUserHeaders('root') });
   try {
     await admin.page.goto(`${ferry.url}/?s=admin`);
@@ -120,7 +122,7 @@ test('admin: all transfers and guests of every user, storage used', async () => 
     await admin.page.click('nav.tabs button:has-text("All transfers")');
     await admin.page.locator('table.transfers td', { hasText: 'From Bob' }).waitFor();
     await admin.page.click('nav.tabs button:has-text("All guests")');
-    await admin.page.locator('table.guests td', { hasText: 'hal@example.org' }).waitFor();
+    await admin.page.locator('table.guests td', { hasText: 'ivy@example.org' }).waitFor();
     await admin.page.click('nav.tabs button:has-text("Users")');
     await admin.page.locator('table.users td', { hasText: 'bob' }).waitFor();
     await shot(admin.page, 'admin-users');

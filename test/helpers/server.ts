@@ -1,3 +1,4 @@
+import net from 'node:net';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -92,4 +93,15 @@ export const HEADER_SP = {
 
 export function asUser(id: string, email = `${id}@example.org`): Record<string, string> {
   return { 'X-Remote-User': id, 'X-Remote-Email': email };
+}
+
+/** A free TCP port on 127.0.0.1 (for servers whose address must be known before they start). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer().listen(0, '127.0.0.1', () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+    srv.once('error', reject);
+  });
 }

@@ -1,7 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, freePort } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import type { FileRecord, Recipient, Transfer } from '../../src/domain/model';
 
@@ -151,14 +150,5 @@ test('with no transport, mail is logged without its links and marked sent', asyn
     await s.close();
   }
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-  });
-}
 
 test.run();
