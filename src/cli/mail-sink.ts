@@ -2,7 +2,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { CliIO, UsageError } from './io';
 import { configFrom } from './config-option';
-import { startSink, RunningSink } from '../mail/sink';
+import type { RunningSink } from '../mail/sink';
 
 export interface MailSinkOpts {
   config?: string;
@@ -16,6 +16,7 @@ export async function startMailSink(opts: MailSinkOpts, io: CliIO): Promise<Runn
   const { config } = configFrom(opts);
   const port = opts.port !== undefined ? Number(opts.port) : (config.mail.sink?.port ?? 2525);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: not a port number: ${opts.port}`);
+  const { startSink } = await import('../mail/sink');
   const sink = await startSink({
     host: opts.host ?? config.mail.sink?.host ?? '127.0.0.1',
     port,

@@ -1,9 +1,6 @@
 import type { Command } from 'commander';
 import type { CliIO } from './io';
 import { configFrom } from './config-option';
-import { createApp } from '../app';
-import { listen } from '../http/server';
-import { startSink } from '../mail/sink';
 
 export interface ServeHandle {
   url: string;
@@ -13,6 +10,8 @@ export interface ServeHandle {
 /** Starts the app and its HTTP server; resolves once "listening on" has been printed. */
 export async function startServe(opts: { config?: string; port?: string; host?: string }, io: CliIO): Promise<ServeHandle> {
   const { config } = configFrom(opts);
+  // Loaded on use, so that `ferry version` and `--help` start without the server's modules.
+  const [{ createApp }, { listen }, { startSink }] = await Promise.all([import('../app'), import('../http/server'), import('../mail/sink')]);
   const host = opts.host ?? config.listen.host;
   const port = opts.port !== undefined ? Number(opts.port) : config.listen.port;
   // With mail.sink set, every message goes to the built-in sink (air-gapped demos, tests).
