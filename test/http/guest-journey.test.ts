@@ -82,6 +82,14 @@ test('a guest sees only its own Transfers: not its creator’s others, not other
   assert.is((await s.request('GET', `/transfer/${mine.json.id}?vid=${bobGuest.token}`)).status, 404);
 });
 
+test('under a guest token, from and options are ignored, even when they would be invalid', async () => {
+  const g = await invite([], ['email_upload_complete']);
+  const r = await s.request('POST', `/transfer?vid=${g.token}`, { json: { files: [{ name: 'x', size: 1 }], recipients: ['a@example.org'], from: 'not an address', options: ['bogus'], expires: inAWeek() } });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.user_email, 'guest@example.org');
+  assert.equal(r.json.options, ['email_upload_complete']);
+});
+
 test('can_only_send_to_me: the creator replaces whatever recipients the guest gives', async () => {
   const g = await invite(['can_only_send_to_me']);
   const up = await guestUpload(g.token, Buffer.from('x'), ['elsewhere@example.org']);
