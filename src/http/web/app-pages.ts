@@ -3,6 +3,7 @@ import type { FerryContext, FerryState } from '../state';
 import { html, SafeHtml } from './html';
 import { layout, pageT, basePath } from './layout';
 import type { PageRegistry } from './pages';
+import { safeReturnPath } from '../routes/login';
 
 /**
  * ferry's own pages: server-rendered shells whose <main> names the view app.js mounts. The data each view
@@ -81,19 +82,14 @@ export function loginPage(ctx: FerryContext): SafeHtml {
   const body = html`<section class="card narrow">
 <h1>${t('login')}</h1>
 <form class="login-form" method="post" action="${basePath(ctx)}/login">
-<input type="hidden" name="return" value="${safeReturn(back)}">
+<input type="hidden" name="return" value="${safeReturnPath(back)}">
 <div class="field"><label for="login-user">${t('user_id')}</label><input id="login-user" name="user_id" autocomplete="username" required></div>
 <div class="field"><label for="login-password">${t('password')}</label><input id="login-password" name="password" type="password" autocomplete="current-password" required></div>
-<p class="error" role="alert" hidden></p>
+<p class="error" role="alert"${ctx.query.failed ? '' : html` hidden`}>${ctx.query.failed ? t('ui_login_failed') : ''}</p>
 <button type="submit" class="primary">${t('login')}</button>
 </form>
 </section>`;
   return layout(ctx, { title: t('login'), body, page: 'login' });
-}
-
-/** Only a path on this site may be returned to after logging in (no open redirect). */
-export function safeReturn(target: string): string {
-  return target.startsWith('/') && !target.startsWith('//') && !target.startsWith('/\\') ? target : '/';
 }
 
 function refusal(ctx: FerryContext, key: string, status: number): SafeHtml {
