@@ -1,0 +1,159 @@
+// Shared pieces of the benchmarks: processes, measurements, HTTP clients. Loopback only; every loop bounded.
+import { spawn, spawnSync } from 'node:child_process';
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
+export const BINARY = path.join(ROOT, 'dist/ferry');
+export const MiB = 1024 * 1024;
+export const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+
+export function tempDir(prefix = 'ferry-bench-') {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A file of pseudo-random bytes (AES-CTR keystream), written in 4 MiB blocks. */
+export function makeFile(file, size) {
+  const fd = fs.openSync(file, 'w');
+  const cipher = crypto.createCipheriv('aes-128-ctr', Buffer.alloc(16, 3), Buffer.alloc(16));
+  const block = Buffer.alloc(4 * MiB);
+  for (let pos = 0; pos < size; pos += block.length) {
+    const n = Math.min(block.length, size - pos);
+    fs.writeSync(fd, cipher.update(block.subarray(0, n)), 0, n, pos);
+  }
+  fs.closeSync(fd);
+}
+
+/** Starts a server process and waits (15 s at most) for its "listening on <url>" line. */
+export function startProcess(cmd, args, opts = {}) {
+  const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
+  let out = '';
+  proc.stdout.on('data', (d) => (out += d));
+  proc.stderr.on('data', (d) => (out += d));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no listening line:\n${out}`)), 15_000);
+    proc.stdout.on('data', () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve({ proc, url: m[1], output: () => out, stop: () => stopProcess(proc) });
+      }
+    });
+    proc.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
+  });
+}
+
+export function stopProcess(proc) {
+  return new Promise((resolve) => {
+    if (proc.exitCode !== null) return resolve();
+    const t = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+    proc.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    proc.kill('SIGTERM');
+  });
+}
+
+/** Starts dist/ferry with the header SP trusted from loopback, mail only logged, no background purge. */
+export async function startFerry(dir, extra = {}) {
+  const config = path.join(dir, 'ferry.json');
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      listen: { host: '127.0.0.1', port: 0 },
+      data_dir: path.join(dir, 'data'),
+      mail: { transport: null },
+      purge_interval_s: 0,
+      max_transfer_size: 1024 ** 4,
+      max_transfer_days_valid: 20,
+      auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1'] } },
+      ...extra,
+    }),
+  );
+  const s = await startProcess(BINARY, ['serve', '-c', config], { cwd: dir });
+  return { ...s, config };
+}
+
+export function ferryCli(args) {
+  const r = spawnSync(BINARY, args, { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`ferry ${args.join(' ')}: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** CPU seconds used by a process so far (user + system). */
+export function cpuSeconds(pid) {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Resets the peak-RSS counter, so each row reports its own peak. */
+export function resetPeak(pid) {
+  try {
+    fs.writeFileSync(`/proc/${pid}/clear_refs`, '5');
+  } catch {
+    /* not permitted: the peak then covers the process lifetime */
+  }
+}
+
+export function peakRssMiB(pid) {
+  return Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+}
+
+/** Runs fn while measuring the server process: wall seconds, CPU %, peak RSS. */
+export async function measure(pid, fn) {
+  resetPeak(pid);
+  const cpu0 = cpuSeconds(pid);
+  const t0 = process.hrtime.bigint();
+  const result = await fn();
+  const wall = Number(process.hrtime.bigint() - t0) / 1e9;
+  return { wall, cpu: ((cpuSeconds(pid) - cpu0) / wall) * 100, rss: peakRssMiB(pid), result };
+}
+
+/** One HTTP request with a Buffer body; resolves to {status, headers, body}. */
+export function call(url, method, headers = {}, body = null) {
+  return new Promise((resolve, reject) => {
+    const u = new URL(url);
+    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: body ? { 'content-length': body.length, ...headers } : headers, agent }, (res) => {
+      const chunks = [];
+      res.on('data', (c) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+    });
+    req.on('error', reject);
+    req.end(body ?? undefined);
+  });
+}
+
+/** Downloads a URL, counting bytes without keeping them. */
+export function drain(url) {
+  return new Promise((resolve, reject) => {
+    http.get(url, { agent }, (res) => {
+      let n = 0;
+      res.on('data', (c) => (n += c.length));
+      res.on('end', () => resolve({ status: res.statusCode, bytes: n }));
+    }).on('error', reject);
+  });
+}
+
+/** Runs `count` jobs with `parallel` in flight. */
+export async function pool(count, parallel, job) {
+  let next = 0;
+  const worker = async () => {
+    while (next < count) await job(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(parallel, count) }, worker));
+}
+
+export function readChunk(fd, offset, size) {
+  const b = Buffer.allocUnsafe(size);
+  fs.readSync(fd, b, 0, size, offset);
+  return b;
+}
+
+export function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.floor(s.length / 2)];
+}

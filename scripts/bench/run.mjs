@@ -1,0 +1,175 @@
+#!/usr/bin/env node
+// ferry's benchmarks, each beside a baseline measured in the same run (README: Performance).
+// `npm run bench` for the full sizes, `npm run bench -- --quick` for CI-sized data. Needs dist/ferry.
+// Exits non-zero only when something crashed; budget misses are reported in the table.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { BINARY, MiB, ROOT, call, drain, ferryCli, makeFile, measure, median, pool, startFerry, startProcess, tempDir } from './lib.mjs';
+import { CHUNK, USER, completeTransfer, createTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
+
+const quick = process.argv.includes('--quick');
+const S = quick
+  ? { upload: 128 * MiB, part: 32 * MiB, many: 16, manySize: 8 * MiB, transfers: 5000, requests: 2000, starts: 10 }
+  : { upload: 2048 * MiB, part: 512 * MiB, many: 64, manySize: 64 * MiB, transfers: 100_000, requests: 20_000, starts: 20 };
+if (!fs.existsSync(BINARY)) {
+  console.error('dist/ferry is missing: run ./build.sh first');
+  process.exit(2);
+}
+
+const rows = [];
+const mbps = (bytes, wall) => bytes / MiB / wall;
+function row(work, f, b, budget) {
+  rows.push({ work, f, b, budget });
+  console.error(`  done: ${work}`);
+}
+
+const dir = tempDir();
+const source = path.join(dir, 'source.bin');
+makeFile(source, Math.max(S.upload, 4 * S.part, S.many * S.manySize));
+
+fs.mkdirSync(path.join(dir, 'ferry'));
+const ferry = await startFerry(path.join(dir, 'ferry'));
+const bareDir = path.join(dir, 'bare');
+fs.mkdirSync(bareDir);
+const bare = await startProcess(process.execPath, [path.join(ROOT, 'scripts/bench/bare-server.mjs'), bareDir]);
+const tusDir = path.join(dir, 'tus');
+fs.mkdirSync(tusDir);
+const tus = await startProcess(process.execPath, [path.join(ROOT, 'scripts/bench/tus-server.mjs'), tusDir]);
+const fp = ferry.proc.pid;
+try {
+  // 1–3: uploads through the spec's procedure, 5 MiB chunks, 4 in flight.
+  const t = await createTransfer(ferry.url, [S.upload]);
+  const up = await measure(fp, async () => {
+    await uploadFile(ferry.url, t, 0, source, 4);
+    return completeTransfer(ferry.url, t);
+  });
+  const bareUp = await measure(bare.proc.pid, () => uploadBare(bare.url, 'big', source, S.upload, 4));
+  row(`upload ${S.upload / MiB} MiB vs bare node:http`, up, bareUp, { min: 0.9, of: 'speed' });
+  const tusUp = await measure(tus.proc.pid, () => uploadTus(tus.url, source, S.upload, 4));
+  row(`upload ${S.upload / MiB} MiB vs @tus/server`, up, tusUp, { min: 1.6, of: 'speed' });
+  const secret = JSON.parse(ferryCli(['remote-app', 'add', 'bench', '--json', '-c', ferry.config]).trim().split('\n').pop()).secret;
+  const ts = await createTransfer(ferry.url, [S.upload], secret);
+  const signed = await measure(fp, () => uploadFile(ferry.url, ts, 0, source, 4, secret));
+  row(`upload ${S.upload / MiB} MiB signed vs unsigned ferry`, signed, up, { min: 0.8, of: 'speed' });
+
+  // 4: one file download.
+  const token = up.result.recipients[0].token;
+  const dl = await measure(fp, () => drain(`${ferry.url}/download?token=${token}&files_ids=${t.files[0].id}`));
+  const bareDl = await measure(bare.proc.pid, () => drain(`${bare.url}/file/big`));
+  if (dl.result.bytes !== S.upload) throw new Error(`download: ${dl.result.bytes} bytes`);
+  row(`download ${S.upload / MiB} MiB file vs bare`, dl, bareDl, { min: 0.9, of: 'speed' });
+
+  // 5: a ZIP of 4 files vs the same files concatenated.
+  const z = await createTransfer(ferry.url, [S.part, S.part, S.part, S.part]);
+  const partFile = path.join(dir, 'part.bin');
+  makeFile(partFile, S.part);
+  for (let i = 0; i < 4; i++) {
+    await uploadFile(ferry.url, z, i, partFile, 4);
+    fs.copyFileSync(partFile, path.join(bareDir, `p${i}`));
+  }
+  const zt = await completeTransfer(ferry.url, z);
+  const zip = await measure(fp, () => drain(`${ferry.url}/download?token=${zt.recipients[0].token}&archive_format=zip`));
+  const cat = await measure(bare.proc.pid, () => drain(`${bare.url}/concat?ids=p0,p1,p2,p3`));
+  row(`download ZIP of 4 x ${S.part / MiB} MiB vs bare concat`, zip, cat, { min: 0.8, of: 'speed', rss: 150 });
+
+  // 6: many uploads at once.
+  const many = await Promise.all(Array.from({ length: S.many }, () => createTransfer(ferry.url, [S.manySize])));
+  const burst = await measure(fp, () => Promise.all(many.map((m) => uploadFile(ferry.url, m, 0, source, 1))));
+  row(`${S.many} uploads of ${S.manySize / MiB} MiB at once`, burst, null, { rss: 250, bytes: S.many * S.manySize });
+
+  // 7: GET /transfer/{id} with many transfers in the database, 32 concurrent clients.
+  await ferry.stop();
+  const db = new Database(path.join(dir, 'ferry', 'data', 'ferry.db'));
+  const now = Math.floor(Date.now() / 1000);
+  const ins = db.prepare(`INSERT INTO transfers (user_id, user_email, subject, options, status, created, expires) VALUES (?, ?, ?, '[]', 'available', ?, ?)`);
+  const insFile = db.prepare(`INSERT INTO files (transfer_id, uid, name, size, created, complete) VALUES (?, lower(hex(randomblob(16))), ?, 1000, ?, 1)`);
+  const insRec = db.prepare(`INSERT INTO recipients (transfer_id, email, token, created) VALUES (?, ?, lower(hex(randomblob(16))), ?)`);
+  db.transaction(() => {
+    for (let i = 0; i < S.transfers; i++) {
+      const id = Number(ins.run(i % 100 === 0 ? 'bench' : `user${i % 500}`, 'x@example.org', `t${i}`, now, now + 86400).lastInsertRowid);
+      insFile.run(id, `file${i}.bin`, now);
+      insRec.run(id, `r${i}@example.org`, now);
+    }
+  })();
+  const ids = db.prepare(`SELECT id FROM transfers WHERE user_id = 'bench'`).all().map((r) => r.id);
+  db.close();
+  const again = await startFerry(path.join(dir, 'ferry'));
+  const lat = [];
+  const reads = await measure(again.proc.pid, () =>
+    pool(S.requests, 32, async (i) => {
+      const t0 = process.hrtime.bigint();
+      const r = await call(`${again.url}/transfer/${ids[i % ids.length]}`, 'GET', USER);
+      lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      if (r.status !== 200) throw new Error(`GET /transfer: ${r.status}`);
+    }),
+  );
+  lat.sort((a, b) => a - b);
+  row(`GET /transfer/{id}, ${S.transfers} transfers, 32 clients`, { ...reads, p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)] }, null, { p99: 20 });
+  await again.stop();
+
+  // 8: start-up.
+  const time = (cmd, args) => {
+    const xs = [];
+    for (let i = 0; i < S.starts; i++) {
+      const t0 = process.hrtime.bigint();
+      spawnSync(cmd, args);
+      xs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return median(xs);
+  };
+  const fv = time(BINARY, ['version']);
+  const nv = time(process.execPath, ['-e', '0']);
+  row('`ferry version` start-up vs `node -e 0`', { ms: fv }, { ms: nv }, { max: 1.5, of: 'time' });
+} finally {
+  await Promise.all([ferry.stop(), bare.stop(), tus.stop()]);
+  fs.rmSync(dir, { recursive: true, force: true });
+}
+
+// The table: figures side by side with their baseline, and whether the budget holds.
+const fmt = (n, d = 0) => (n === undefined || Number.isNaN(n) ? '—' : n.toFixed(d));
+console.log(`\nferry benchmarks${quick ? ' (quick sizes)' : ''}, ${new Date().toISOString()}, ${process.version}\n`);
+console.log('| work | ferry | baseline | ratio | CPU % ferry / base | peak RSS MiB ferry / base | budget | ok |');
+console.log('|---|---|---|---|---|---|---|---|');
+let misses = 0;
+for (const { work, f, b, budget } of rows) {
+  let ferryFig;
+  let baseFig = '—';
+  let ratio;
+  let ok = true;
+  let budgetText = '';
+  if (budget.of === 'speed') {
+    const fm = mbps(f.result?.bytes ?? bytesOf(work), f.wall);
+    const bm = mbps(b.result?.bytes ?? bytesOf(work), b.wall);
+    ferryFig = `${fmt(fm)} MB/s`;
+    baseFig = `${fmt(bm)} MB/s`;
+    ratio = fm / bm;
+    ok = ratio >= budget.min;
+    budgetText = `>= ${budget.min}x`;
+  } else if (budget.of === 'time') {
+    ferryFig = `${fmt(f.ms, 1)} ms`;
+    baseFig = `${fmt(b.ms, 1)} ms`;
+    ratio = f.ms / b.ms;
+    ok = ratio <= budget.max;
+    budgetText = `<= ${budget.max}x`;
+  } else if (budget.p99) {
+    ferryFig = `p50 ${fmt(f.p50, 1)} ms, p99 ${fmt(f.p99, 1)} ms`;
+    ok = f.p99 < budget.p99;
+    budgetText = `p99 < ${budget.p99} ms`;
+  } else {
+    ferryFig = `${fmt(mbps(budget.bytes, f.wall))} MB/s, all ok`;
+  }
+  if (budget.rss) {
+    ok = ok && f.rss < budget.rss;
+    budgetText += `${budgetText ? ', ' : ''}RSS < ${budget.rss}`;
+  }
+  if (!ok) misses++;
+  console.log(`| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x` : '—'} | ${fmt(f.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${fmt(f.rss)} / ${b ? fmt(b.rss) : '—'} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`);
+}
+console.log(`\n${rows.length - misses} of ${rows.length} rows within budget`);
+
+function bytesOf(work) {
+  if (work.startsWith('download ZIP')) return 4 * S.part;
+  return S.upload;
+}
