@@ -118,7 +118,7 @@ export function sha256(buf: Buffer | string): string {
 }
 
 /** Samples a progress bar's value until the upload summary shows (bounded); returns the values seen. */
-export async function watchProgress(page: Page, timeoutMs = 240_000): Promise<number[]> {
+export async function watchProgress(page: Page, timeoutMs = 240_000, onValue?: (v: number) => unknown): Promise<number[]> {
   const seen: number[] = [];
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -127,7 +127,10 @@ export async function watchProgress(page: Page, timeoutMs = 240_000): Promise<nu
       .locator('#progress-total')
       .getAttribute('value', { timeout: 1000 })
       .catch(() => null);
-    if (v !== null && Number(v) !== seen[seen.length - 1]) seen.push(Number(v));
+    if (v !== null && Number(v) !== seen[seen.length - 1]) {
+      seen.push(Number(v));
+      await onValue?.(Number(v));
+    }
     await page.waitForTimeout(100);
   }
   throw new Error(`upload did not finish within ${timeoutMs} ms (progress seen: ${seen.join(',')}; status: ${await page.locator('.status').textContent().catch(() => '?')})`);
