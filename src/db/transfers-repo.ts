@@ -77,9 +77,15 @@ export class TransfersRepo implements TransferStore {
   }
 
   /** Merges a written range into the file's record; read-merge-write under the write lock. */
-  recordRange(fileId: number, start: number, end: number): FileRecord {
+  recordRange(fileId: number, start: number, end: number): FileRecord | undefined {
     return this.transaction(() => {
-      const row = this.db.prepare('SELECT ranges FROM files WHERE id = ?').get(fileId) as { ranges: string };
+      const row = this.db
+        .prepare(
+          `SELECT f.ranges FROM files f JOIN transfers t ON t.id = f.transfer_id
+           WHERE f.id = ? AND f.deleted IS NULL AND t.status <> 'closed'`,
+        )
+        .get(fileId) as { ranges: string } | undefined;
+      if (!row) return undefined;
       const ranges = addRange(JSON.parse(row.ranges) as Range[], start, end);
       this.db.prepare('UPDATE files SET ranges = ?, received = ? WHERE id = ?').run(JSON.stringify(ranges), coveredBytes(ranges), fileId);
       return toFile(this.db.prepare('SELECT * FROM files WHERE id = ?').get(fileId) as FileRow);

@@ -22,7 +22,8 @@ export interface TransferStore {
   files(transferId: number): FileRecord[];
   findFile(id: number): FileRecord | undefined;
   fileUids(transferId: number): string[];
-  recordRange(fileId: number, start: number, end: number): FileRecord;
+  /** Merges a written range; undefined (nothing recorded) when the File is deleted or its Transfer closed. */
+  recordRange(fileId: number, start: number, end: number): FileRecord | undefined;
   completeFile(fileId: number, crc32: number, sha256: string): void;
   deleteFile(fileId: number, now: number): void;
   recipients(transferId: number): Recipient[];
@@ -40,8 +41,8 @@ export interface AuditLog {
 
 /** Who acts on a Transfer: for `from` rules, ownership of what is created, and the audit log's author. */
 export interface Actor {
-  type: 'user' | 'guest' | 'application' | 'key';
-  /** User id, guest id, application name, or the chunk key's File uid prefix. */
+  type: 'user' | 'guest' | 'application';
+  /** User id, guest id or application name (a chunk key acts as the Transfer's uploader). */
   id: string;
   emails: string[];
   ip: string | null;

@@ -51,25 +51,23 @@ export class UploadsService {
 
   async writeChunk(actor: Actor, t: Transfer, f: FileRecord, c: ChunkRequest): Promise<FileRecord> {
     this.checkChunk(t, f, c);
-    const room = Math.min(this.chunkLimit(), f.size - c.offset);
-    const expected = c.size ?? room;
-    await this.files.prepare(t.id, f.uid, f.size);
+    const limit = this.chunkLimit();
+    const room = Math.min(limit, f.size - c.offset);
     let written: number;
     try {
-      written = await this.files.writeAt(t.id, f.uid, c.offset, c.body, expected);
+      written = await this.files.writeAt(t.id, f.uid, f.size, c.offset, c.body, c.size ?? room);
     } catch (e) {
-      if ((e as { code?: string }).code === 'EOVERFLOW_CHUNK') {
-        throw new ServiceError(c.size === null && room === this.chunkLimit() ? 'storage_chunk_too_large' : 'file_chunk_out_of_bounds', c.size === null && room === this.chunkLimit() ? 413 : 400);
+      const code = (e as { code?: string }).code;
+      if (code === 'EOVERFLOW_CHUNK') {
+        if (c.size !== null) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
+        throw room === limit ? new ServiceError('storage_chunk_too_large', 413) : new ServiceError('file_chunk_out_of_bounds', 400, ['offset']);
       }
+      if (code === 'ECONNRESET') throw new ServiceError('bad_request_body', 400, ['body ended early']);
       throw e;
     }
     if (c.size !== null && written !== c.size) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
-    if (this.store.markUploading(t.id)) {
-      const now = this.clock();
-      this.audit.record({ transferId: t.id, date: now, event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
-      if (t.guestId !== null) this.guests.uploadStarted(t.guestId, { ...t, status: 'uploading' });
-    }
-    return this.store.recordRange(f.id, c.offset, c.offset + written);
+    this.noteUploadStarted(actor, t);
+    return this.record(t, f, c.offset, c.offset + written);
   }
 
   /**
@@ -78,28 +76,26 @@ export class UploadsService {
    */
   async writeWhole(actor: Actor, t: Transfer, f: FileRecord, body: Readable, progress: { bytes_processed: number; done: boolean; error: number } | null): Promise<FileRecord> {
     this.assertWritable(t, f);
-    await this.files.prepare(t.id, f.uid, f.size);
     // Counted on the way through (a 'data' listener would start the flow before the writer reads).
     const counted = progress
       ? body.pipe(new Transform({ transform: (c: Buffer, _e, done) => ((progress.bytes_processed += c.length), done(null, c)) }))
       : body;
     let written: number;
     try {
-      written = await this.files.writeAt(t.id, f.uid, 0, counted, f.size);
+      written = await this.files.writeAt(t.id, f.uid, f.size, 0, counted, f.size);
     } catch (e) {
       if (progress) progress.error = 1;
-      if ((e as { code?: string }).code === 'EOVERFLOW_CHUNK') throw new ServiceError('file_chunk_out_of_bounds', 400, ['file']);
+      const code = (e as { code?: string }).code;
+      if (code === 'EOVERFLOW_CHUNK') throw new ServiceError('file_chunk_out_of_bounds', 400, ['file']);
+      if (code === 'ECONNRESET') throw new ServiceError('bad_request_body', 400, ['body ended early']);
       throw e;
     }
     if (written !== f.size) {
       if (progress) progress.error = 1;
       throw new ServiceError('file_incomplete', 409, [`received ${written} of ${f.size}`]);
     }
-    if (this.store.markUploading(t.id)) {
-      this.audit.record({ transferId: t.id, date: this.clock(), event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
-      if (t.guestId !== null) this.guests.uploadStarted(t.guestId, { ...t, status: 'uploading' });
-    }
-    const after = await this.completeFile(actor, t, this.store.recordRange(f.id, 0, written));
+    this.noteUploadStarted(actor, t);
+    const after = await this.completeFile(actor, t, await this.record(t, f, 0, written));
     if (progress) progress.done = true;
     return after;
   }
@@ -109,12 +105,30 @@ export class UploadsService {
     if (f.complete) return f;
     if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
     if (!isComplete(f.ranges, f.size)) throw new ServiceError('file_incomplete', 409, [`received ${f.received} of ${f.size}`]);
-    if (f.size === 0) await this.files.prepare(t.id, f.uid, 0);
-    await this.files.sync(t.id, f.uid);
+    await this.files.finish(t.id, f.uid, f.size);
     const { crc32, sha256 } = await this.files.digest(t.id, f.uid);
     this.store.completeFile(f.id, crc32, sha256);
     this.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
     return this.store.findFile(f.id)!;
+  }
+
+  /** The first bytes of a Transfer: status uploading, logged once, the guest's creator told. */
+  private noteUploadStarted(actor: Actor, t: Transfer): void {
+    if (!this.store.markUploading(t.id)) return;
+    this.audit.record({ transferId: t.id, date: this.clock(), event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
+    if (t.guestId !== null) this.guests.uploadStarted(t.guestId, { ...t, status: 'uploading' });
+  }
+
+  /**
+   * Records a written range. When the File was deleted or its Transfer closed while the bytes were on their
+   * way, nothing is recorded and the data just written is removed again.
+   */
+  private async record(t: Transfer, f: FileRecord, start: number, end: number): Promise<FileRecord> {
+    const after = this.store.recordRange(f.id, start, end);
+    if (after) return after;
+    await this.files.deleteFile(t.id, f.uid);
+    if (!this.store.findFile(f.id)) throw new ServiceError('file_not_found', 404);
+    throw new ServiceError('cannot_alter_closed_transfer', 409);
   }
 
   private assertWritable(t: Transfer, f: FileRecord): void {

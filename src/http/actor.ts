@@ -1,5 +1,6 @@
 import { ServiceError } from '../domain/errors';
 import type { Actor } from '../domain/transfer-store';
+import type { Transfer } from '../domain/model';
 import type { FerryContext } from './state';
 
 /** The domain's view of who acts, from the resolved principal (or the chunk key that let the request in). */
@@ -14,11 +15,20 @@ export function actorOf(ctx: FerryContext): Actor {
     case 'application':
       return { type: 'application', id: p.application, emails: [], ip, fromMustBeOwn: false, guestId: null };
     default: {
-      const key = typeof ctx.query.key === 'string' ? ctx.query.key : '';
-      if (!key) throw new ServiceError('rest_authentication_required', 401);
-      return { type: 'key', id: `key:${key.slice(0, 8)}`, emails: [], ip, fromMustBeOwn: false, guestId: null };
+      // Let in by a chunk-upload key: it acts as the Transfer's uploader (the audit log names them, not the key).
+      const t = transferOfResource(ctx.state.resource);
+      if (!t || typeof ctx.query.key !== 'string') throw new ServiceError('rest_authentication_required', 401);
+      if (t.guestId !== null) return { type: 'guest', id: String(t.guestId), emails: [t.userEmail], ip, fromMustBeOwn: false, guestId: t.guestId };
+      return { type: 'user', id: t.userId, emails: [t.userEmail], ip, fromMustBeOwn: true, guestId: null };
     }
   }
+}
+
+/** The Transfer an owner-level route loaded: the resource itself, or the one a File or Recipient belongs to. */
+function transferOfResource(r: unknown): Transfer | null {
+  if (!r || typeof r !== 'object') return null;
+  if ('transfer' in r) return (r as { transfer: Transfer }).transfer;
+  return 'userId' in r && 'status' in r ? (r as Transfer) : null;
 }
 
 /** A path id: a positive integer, else 400 rest_bad_parameter naming it. */

@@ -13,6 +13,7 @@ import { restPhpAlias } from './middleware/rest-prefix';
 import { authenticate } from './middleware/authenticate';
 import { rawBodyForSignatures } from './middleware/raw-body';
 import { miscRoutes } from './routes/misc';
+import { isChunkUpload } from './routes/file';
 import type { FerryState } from './state';
 import type { PageRegistry } from './web/pages';
 
@@ -50,18 +51,18 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
   app.use(securityHeaders());
   app.use(restPhpAlias());
   app.use(jsonpMiddleware(services.log));
-  app.use(
-    koaBody({
-      json: true,
-      urlencoded: true,
-      text: false,
-      multipart: false,
-      jsonLimit: opts.jsonLimit ?? 1024 * 1024,
-      formLimit: 64 * 1024,
-      includeUnparsed: true,
-      parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
-    }) as Koa.Middleware<FerryState>,
-  );
+  const parseBody = koaBody({
+    json: true,
+    urlencoded: true,
+    text: false,
+    multipart: false,
+    jsonLimit: opts.jsonLimit ?? 1024 * 1024,
+    formLimit: 64 * 1024,
+    includeUnparsed: true,
+    parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
+  }) as Koa.Middleware<FerryState>;
+  // A chunk's bytes are data whatever its Content-Type says (curl sends form-urlencoded): streamed, never parsed.
+  app.use((ctx, next) => (isChunkUpload(ctx) ? next() : parseBody(ctx, next)));
   app.use(rawBodyForSignatures());
   app.use(authenticate());
   app.use(async (ctx, next) => {

@@ -6,19 +6,25 @@ import type { Readable } from 'node:stream';
  * uid — never by a user-given name.
  */
 export interface FileStore {
-  /** Creates the (empty, full-size) file for an upload if it does not exist yet. */
-  prepare(transferId: number, uid: string, size: number): Promise<void>;
-  /** Writes a chunk at offset from a stream or buffer; resolves with the bytes written once on disk. */
-  writeAt(transferId: number, uid: string, offset: number, data: Readable | Buffer, expected: number): Promise<number>;
-  /** Flushes a file's data to stable storage (before it is declared complete). */
-  sync(transferId: number, uid: string): Promise<void>;
+  /**
+   * Writes a chunk at offset from a stream or buffer into the upload's file, creating it at its full `size`
+   * on first use. Resolves with the bytes written once they are in the file; rejects with code
+   * EOVERFLOW_CHUNK when the body runs past `expected`, ECONNRESET when it is cut short, ENOSPC when the disk
+   * is full.
+   */
+  writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number>;
+  /**
+   * The upload of a file is over: its data is flushed to stable storage and its open descriptor closed.
+   * Creates an empty file of `size` bytes when nothing was ever written (a 0-byte File).
+   */
+  finish(transferId: number, uid: string, size: number): Promise<void>;
   /** Reads [start, end] (inclusive) with 1 MiB reads. */
   read(transferId: number, uid: string, start: number, end: number): Readable;
   /** CRC-32 and SHA-256 of the whole stored file, in one streaming pass. */
   digest(transferId: number, uid: string): Promise<{ crc32: number; sha256: string }>;
   deleteFile(transferId: number, uid: string): Promise<void>;
   deleteTransfer(transferId: number): Promise<void>;
-  /** Every stored file as [transferId, uid] (orphan scans), and the folders found. */
+  /** Every stored file as [transferId, uid] with its size (orphan scans). */
   list(): Promise<{ transferId: number; uid: string; size: number }[]>;
   /** Bytes stored in all. */
   usedBytes(): Promise<number>;

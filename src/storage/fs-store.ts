@@ -3,20 +3,37 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
+import { writeAll, writeStreamAt } from './positional-writer';
 
 const crc32 = (zlib as unknown as { crc32(data: Buffer, value?: number): number }).crc32;
 const MiB = 1024 * 1024;
 const UID = /^[0-9a-f]{32}$/;
+/** An upload's descriptor stays open this long after its last chunk, for the next one. */
+const IDLE_MS = 10_000;
+
+interface OpenFile {
+  key: string;
+  handle: Promise<fsp.FileHandle>;
+  users: number;
+  timer: NodeJS.Timeout | null;
+  /** Evicted: close when the last user releases it. */
+  closing: boolean;
+}
+
+async function closeHandle(entry: OpenFile): Promise<void> {
+  const h = await entry.handle.catch(() => null);
+  await h?.close().catch(() => {});
+}
 
 /**
- * data_dir/files/<transfer id>/<file uid>. Chunks go to their offset with positional writes into a file
- * opened once per upload (kept in a small cache of descriptors, closed after idle), so chunks may arrive in
- * any order and in parallel.
+ * data_dir/files/<transfer id>/<file uid>. Chunks go to their offset with positional writes into a file of the
+ * final size, opened once per upload (a small cache of descriptors, closed when the file completes or after
+ * idle), so chunks may arrive in any order and in parallel.
  */
 export class FsFileStore implements FileStore {
-  private readonly fds = new Map<string, { fd: Promise<fsp.FileHandle>; users: number; timer: NodeJS.Timeout | null }>();
+  private readonly open = new Map<string, OpenFile>();
 
   constructor(private readonly root: string) {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
@@ -27,37 +44,25 @@ export class FsFileStore implements FileStore {
     return path.join(this.root, String(transferId), uid);
   }
 
-  async prepare(transferId: number, uid: string, size: number): Promise<void> {
-    const file = this.pathOf(transferId, uid);
-    await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    const h = await fsp.open(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600);
+  async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number> {
+    const entry = this.acquire(transferId, uid, size);
     try {
-      const st = await h.stat();
-      if (st.size !== size) await h.truncate(size);
+      const handle = await entry.handle;
+      if (!Buffer.isBuffer(data)) return await writeStreamAt(handle, data, offset, expected);
+      await writeAll(handle, data, offset);
+      return data.length;
     } finally {
-      await h.close();
+      this.release(entry);
     }
   }
 
-  async writeAt(transferId: number, uid: string, offset: number, data: Readable | Buffer, expected: number): Promise<number> {
-    const handle = await this.acquire(transferId, uid);
+  async finish(transferId: number, uid: string, size: number): Promise<void> {
+    const entry = this.acquire(transferId, uid, size);
     try {
-      if (Buffer.isBuffer(data)) {
-        await writeAll(handle, data, offset);
-        return data.length;
-      }
-      return await writeStream(handle, data, offset, expected);
+      await (await entry.handle).datasync();
     } finally {
-      this.release(transferId, uid);
-    }
-  }
-
-  async sync(transferId: number, uid: string): Promise<void> {
-    const h = await fsp.open(this.pathOf(transferId, uid), 'r+');
-    try {
-      await h.datasync();
-    } finally {
-      await h.close();
+      this.release(entry);
+      await this.evict(entry.key);
     }
   }
 
@@ -68,7 +73,7 @@ export class FsFileStore implements FileStore {
   async digest(transferId: number, uid: string): Promise<{ crc32: number; sha256: string }> {
     const hash = crypto.createHash('sha256');
     let crc = 0;
-    for await (const chunk of fs.createReadStream(this.pathOf(transferId, uid), { highWaterMark: 4 * MiB })) {
+    for await (const chunk of fs.createReadStream(this.pathOf(transferId, uid), { highWaterMark: MiB })) {
       hash.update(chunk as Buffer);
       crc = crc32(chunk as Buffer, crc);
     }
@@ -76,12 +81,15 @@ export class FsFileStore implements FileStore {
   }
 
   async deleteFile(transferId: number, uid: string): Promise<void> {
-    await fsp.rm(this.pathOf(transferId, uid), { force: true });
-    await fsp.rmdir(path.join(this.root, String(transferId))).catch(() => {}); // only when now empty
+    const file = this.pathOf(transferId, uid);
+    await this.evict(`${transferId}/${uid}`);
+    await fsp.rm(file, { force: true });
+    await fsp.rmdir(path.dirname(file)).catch(() => {}); // only when now empty
   }
 
   async deleteTransfer(transferId: number): Promise<void> {
     if (!Number.isSafeInteger(transferId) || transferId < 1) throw new Error('invalid transfer id');
+    for (const key of [...this.open.keys()]) if (key.startsWith(`${transferId}/`)) await this.evict(key);
     await fsp.rm(path.join(this.root, String(transferId)), { recursive: true, force: true });
   }
 
@@ -101,88 +109,65 @@ export class FsFileStore implements FileStore {
     return (await this.list()).reduce((n, f) => n + f.size, 0);
   }
 
-  private acquire(transferId: number, uid: string): Promise<fsp.FileHandle> {
-    const key = `${transferId}/${uid}`;
-    let entry = this.fds.get(key);
+  /** Closes every cached descriptor (shutdown, tests). */
+  async close(): Promise<void> {
+    for (const key of [...this.open.keys()]) await this.evict(key);
+  }
+
+  private keyOf(transferId: number, uid: string): string {
+    this.pathOf(transferId, uid); // validates the address
+    return `${transferId}/${uid}`;
+  }
+
+  /** The upload's open descriptor: opened (and the file created at its full size) on first use. */
+  private acquire(transferId: number, uid: string, size: number): OpenFile {
+    const key = this.keyOf(transferId, uid);
+    let entry = this.open.get(key);
     if (!entry) {
-      entry = { fd: fsp.open(this.pathOf(transferId, uid), 'r+'), users: 0, timer: null };
-      this.fds.set(key, entry);
-      entry.fd.catch(() => this.fds.delete(key));
+      const created: OpenFile = { key, handle: this.openForWriting(transferId, uid, size), users: 0, timer: null, closing: false };
+      created.handle.catch(() => {
+        if (this.open.get(key) === created) this.open.delete(key);
+      });
+      this.open.set(key, created);
+      entry = created;
     }
     if (entry.timer) clearTimeout(entry.timer);
     entry.timer = null;
     entry.users++;
-    return entry.fd;
+    return entry;
   }
 
-  private release(transferId: number, uid: string): void {
-    const key = `${transferId}/${uid}`;
-    const entry = this.fds.get(key);
-    if (!entry) return;
+  private release(entry: OpenFile): void {
     entry.users--;
     if (entry.users > 0) return;
-    entry.timer = setTimeout(() => {
-      if (entry.users > 0) return;
-      this.fds.delete(key);
-      void entry.fd.then((h) => h.close()).catch(() => {});
-    }, 10_000);
+    if (entry.closing) {
+      void closeHandle(entry);
+      return;
+    }
+    entry.timer = setTimeout(() => void this.evict(entry.key), IDLE_MS);
     entry.timer.unref();
   }
 
-  /** Closes every cached descriptor (shutdown, tests). */
-  async close(): Promise<void> {
-    const all = [...this.fds.values()];
-    this.fds.clear();
-    for (const e of all) {
-      if (e.timer) clearTimeout(e.timer);
-      await e.fd.then((h) => h.close()).catch(() => {});
-    }
+  /** Forgets a cached descriptor and closes it now, or when the last write still running on it ends. */
+  private async evict(key: string): Promise<void> {
+    const entry = this.open.get(key);
+    if (!entry) return;
+    this.open.delete(key);
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.closing = true;
+    if (entry.users === 0) await closeHandle(entry);
   }
-}
 
-/**
- * Writes a stream at its offset with back-pressure. When a write fails (ENOSPC) or the body runs past
- * `expected`, the rest of the body is drained (up to `expected` more bytes) before rejecting, so the client
- * gets the error answer on an intact connection instead of a reset.
- */
-function writeStream(h: fsp.FileHandle, data: Readable, offset: number, expected: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let pos = offset;
-    let failed: Error | null = null;
-    let drained = 0;
-    let pending: Promise<void> = Promise.resolve();
-    data.on('data', (chunk: Buffer) => {
-      if (failed) {
-        drained += chunk.length;
-        if (drained > expected) data.destroy(failed);
-        return;
-      }
-      if (pos - offset + chunk.length > expected) {
-        failed = Object.assign(new Error('more data than announced'), { code: 'EOVERFLOW_CHUNK' });
-        return;
-      }
-      data.pause();
-      pending = writeAll(h, chunk, pos).then(
-        () => {
-          pos += chunk.length;
-          data.resume();
-        },
-        (e: Error) => {
-          failed = e;
-          data.resume();
-        },
-      );
-    });
-    // 'end' may come while the last write is still running: settle after it.
-    data.once('end', () => void pending.then(() => (failed ? reject(failed) : resolve(pos - offset))));
-    data.once('error', (e) => reject(failed ?? e));
-  });
-}
-
-async function writeAll(h: fsp.FileHandle, buf: Buffer, position: number): Promise<void> {
-  let done = 0;
-  while (done < buf.length) {
-    const { bytesWritten } = await h.write(buf, done, buf.length - done, position + done);
-    done += bytesWritten;
+  private async openForWriting(transferId: number, uid: string, size: number): Promise<fsp.FileHandle> {
+    const file = this.pathOf(transferId, uid);
+    await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+    const h = await fsp.open(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600);
+    try {
+      if ((await h.stat()).size !== size) await h.truncate(size);
+    } catch (e) {
+      await h.close();
+      throw e;
+    }
+    return h;
   }
 }

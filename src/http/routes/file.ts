@@ -18,6 +18,13 @@ function intHeader(ctx: FerryContext, name: string): number | null {
   return Number(v);
 }
 
+const CHUNK_PATH = /^\/file\/[^/]+\/chunk\/[^/]+\/?$/;
+
+/** PUT /file/{id}/chunk/{offset}: its body is file data, never parsed as JSON or a form. */
+export function isChunkUpload(ctx: { method: string; path: string }): boolean {
+  return ctx.method === 'PUT' && CHUNK_PATH.test(ctx.path);
+}
+
 /** File endpoints of the spec: read, chunk upload, completion, deletion. */
 export function fileRoutes(api: Api): void {
   const own = owner(loadFile, { notFound: 'file_not_found' });
@@ -30,7 +37,10 @@ export function fileRoutes(api: Api): void {
     const offsetRaw = ctx.params.offset;
     if (!/^\d{1,16}$/.test(offsetRaw)) throw new ServiceError('rest_bad_parameter', 400, ['offset']);
     const lengthHeader = ctx.get('Content-Length');
-    const announced = intHeader(ctx, 'Chunk-Size') ?? (lengthHeader ? Number(lengthHeader) : null);
+    const length = /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : null;
+    const declaredSize = intHeader(ctx, 'Chunk-Size');
+    if (declaredSize !== null && length !== null && declaredSize !== length) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
+    const announced = declaredSize ?? length;
     const raw = ctx.state.rawBody; // set when a signature had to cover the body
     const req = {
       offset: Number(offsetRaw),
