@@ -5,6 +5,7 @@ import type { Actor } from './transfer-store';
 export const AUDIT_EVENTS = [
   'transfer_started',
   'transfer_available',
+  'transfer_sent',
   'transfer_closed',
   'transfer_expired',
   'transfer_deleted',

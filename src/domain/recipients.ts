@@ -36,7 +36,7 @@ export class RecipientsService {
     if (current.filter((r) => r.email).length >= this.maxRecipients()) throw new ServiceError('transfer_too_many_recipients', 400, ['recipient']);
     const now = this.clock();
     const id = this.store.addRecipient(t.id, { email, token: newToken(), lang: null }, now);
-    this.store.rememberRecipients(t.userId, [email], now);
+    if (actor.type !== 'guest') this.store.rememberRecipients(t.userId, [email], now); // the owner's own choices only
     const r = this.get(id);
     this.audit.record({ transferId: t.id, date: now, event: 'recipient_added', author: auditAuthor(actor), target: recipientTarget(r) });
     if (t.status === 'available') this.notifier.transferAvailable(t, this.store.files(t.id), [r]);

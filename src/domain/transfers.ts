@@ -7,7 +7,8 @@ import type { FileStore } from '../storage/file-store';
 import type { Actor, AuditLog, TransferStore } from './transfer-store';
 import { parseTransferInput, TransferLimits } from './transfer-input';
 import type { GuestsService } from './guests';
-import { auditAuthor, fileTarget, transferTarget } from './audit-events';
+import { auditAuthor, fileTarget, recipientTarget, transferTarget } from './audit-events';
+import { senderFieldsIgnored, senderTerms } from './transfer-policy';
 
 export interface TransferView {
   transfer: Transfer;
@@ -43,41 +44,21 @@ export class TransfersService {
   create(actor: Actor, body: unknown, lang: string | null): TransferView {
     const now = this.d.clock();
     // Under a guest token `from` and `options` are ignored (spec), so they are not even checked.
-    const given = actor.type === 'guest' && body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object), from: undefined, options: undefined } : body;
+    const given = senderFieldsIgnored(actor) && body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object), from: undefined, options: undefined } : body;
     const draft = parseTransferInput(given, this.d.limits(), now);
-    let ownerId = actor.id;
-    let from = draft.from;
-    let options = draft.options;
-    let recipients = draft.recipients;
-    if (actor.type === 'guest' && actor.guestId !== null) {
-      // Under a guest token the Guest's terms replace what the request says (spec: POST /transfer).
-      const terms = this.d.guests.transferTermsFor(actor.guestId);
-      ownerId = terms.ownerId;
-      from = terms.from;
-      options = terms.options;
-      if (terms.recipients) recipients = terms.recipients;
-    } else {
-      if (from === null) throw new ServiceError('bad_email', 400, ['from']);
-      if (actor.fromMustBeOwn && !actor.emails.some((e) => e.toLowerCase() === from!.toLowerCase())) {
-        throw new ServiceError('bad_email', 400, ['from']);
-      }
-    }
-    if (options.includes('add_me_to_recipients') && from && !recipients.some((r) => r.toLowerCase() === from!.toLowerCase())) {
-      recipients = [...recipients, from];
-    }
-    const getALink = options.includes('get_a_link');
-    if (recipients.length === 0 && !getALink) throw new ServiceError('transfer_no_recipients', 400, ['recipients']);
-    if (recipients.length > this.d.limits().maxRecipients) throw new ServiceError('transfer_too_many_recipients', 400, ['recipients']);
-    const uids = draft.files.map(() => newToken());
-    const recipientRows = recipients.map((email) => ({ email, token: newToken(), lang: null }));
+    const terms = senderTerms(actor, draft, this.d.guests);
+    const getALink = terms.options.includes('get_a_link');
+    if (terms.recipients.length === 0 && !getALink) throw new ServiceError('transfer_no_recipients', 400, ['recipients']);
+    if (terms.recipients.length > this.d.limits().maxRecipients) throw new ServiceError('transfer_too_many_recipients', 400, ['recipients']);
+    const recipientRows = terms.recipients.map((email) => ({ email, token: newToken(), lang: null }));
     if (getALink) recipientRows.push({ email: '', token: newToken(), lang: null });
     const id = this.d.store.create(
-      { userId: ownerId, userEmail: from!, guestId: actor.type === 'guest' ? actor.guestId : null, subject: draft.subject, message: draft.message, options, lang, created: now, expires: draft.expires },
-      draft.files.map((f, i) => ({ ...f, uid: uids[i] })),
+      { userId: terms.ownerId, userEmail: terms.from, guestId: terms.guestId, subject: draft.subject, message: draft.message, options: terms.options, lang, created: now, expires: draft.expires },
+      draft.files.map((f) => ({ ...f, uid: newToken() })),
       recipientRows,
     );
     this.d.store.setStatus(id, 'started', now);
-    this.d.store.rememberRecipients(ownerId, recipients, now);
+    if (terms.remember) this.d.store.rememberRecipients(terms.ownerId, terms.recipients, now);
     const view = this.view(this.get(id));
     view.cids = new Map(view.files.filter((f) => f.cid !== null).map((f) => [f.id, f.cid!]));
     this.d.audit.record({ transferId: id, date: now, event: 'transfer_started', author: auditAuthor(actor), target: transferTarget(view.transfer) });
@@ -116,7 +97,10 @@ export class TransfersService {
     const author = auditAuthor(actor);
     this.d.audit.record({ transferId: t.id, date: now, event: 'upload_ended', author, target: transferTarget(after) });
     this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_available', author, target: transferTarget(after) });
-    if (!after.options.includes('get_a_link')) this.d.notifier.transferAvailable(after, files, recipients);
+    if (!after.options.includes('get_a_link')) {
+      this.d.notifier.transferAvailable(after, files, recipients);
+      if (recipients.some((r) => r.email)) this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_sent', author, target: transferTarget(after) });
+    }
     if (after.options.includes('email_upload_complete') || after.options.includes('email_me_copies')) {
       this.d.notifier.uploadComplete(after, files, recipients);
     }
@@ -132,7 +116,9 @@ export class TransfersService {
     const recipients = this.d.store.recipients(t.id);
     this.d.store.setStatus(t.id, 'closed', now, reason);
     const after = this.get(t.id);
-    this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_closed', author: auditAuthor(actor), target: transferTarget(after) });
+    // DELETE /transfer is logged as a deletion; every other way to close (owner, last file/recipient) as a closing.
+    const event = reason === 'deleted' ? 'transfer_deleted' : 'transfer_closed';
+    this.d.audit.record({ transferId: t.id, date: now, event, author: auditAuthor(actor), target: transferTarget(after) });
     await this.d.files.deleteTransfer(t.id);
     if (after.options.includes('email_report_on_closing')) this.d.notifier.transferClosed(after, files, recipients);
     return after;
@@ -159,7 +145,8 @@ export class TransfersService {
     const recipients = only ? [only] : this.d.store.recipients(t.id);
     this.d.notifier.transferReminder(t, this.d.store.files(t.id), recipients);
     const now = this.d.clock();
-    this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_reminded', author: auditAuthor(actor), target: transferTarget(t) });
+    const target = only ? recipientTarget(only) : transferTarget(t);
+    this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_reminded', author: auditAuthor(actor), target });
   }
 
   /** DELETE /file: the last file closes the Transfer; otherwise recipients of an available Transfer are told. */

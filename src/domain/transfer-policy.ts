@@ -1,0 +1,49 @@
+import { ServiceError } from './errors';
+import type { GuestsService } from './guests';
+import type { TransferDraft } from './transfer-input';
+import type { Actor } from './transfer-store';
+
+/** Who a new Transfer belongs to and under which terms it is sent, once the sender's kind is applied. */
+export interface SenderTerms {
+  ownerId: string;
+  guestId: number | null;
+  from: string;
+  options: string[];
+  recipients: string[];
+  /** Whether the recipients join the owner's frequent recipients (only those the owner chose themselves). */
+  remember: boolean;
+}
+
+/** True when the request's `from` and `options` are ignored (and so not even checked): a guest's are fixed. */
+export function senderFieldsIgnored(actor: Actor): boolean {
+  return actor.type === 'guest';
+}
+
+/**
+ * The one place where the kind of sender changes the rules of POST /transfer (spec: the body table's `from`
+ * and `options` rows):
+ * - Service Provider user: `from` must be one of the user's own addresses;
+ * - remote user / remote application: `from` is taken as given (its format was checked);
+ * - guest: the Guest's e-mail and transfer_options apply, the Guest's creator owns the Transfer, and the
+ *   Guest's own options (can_only_send_to_me, valid_only_one_time…) are applied by GuestsService.
+ * add_me_to_recipients then adds the sender once.
+ */
+export function senderTerms(actor: Actor, draft: TransferDraft, guests: GuestsService): SenderTerms {
+  let terms: SenderTerms;
+  if (actor.type === 'guest' && actor.guestId !== null) {
+    const g = guests.transferTermsFor(actor.guestId);
+    terms = { ownerId: g.ownerId, guestId: g.guestId, from: g.from, options: g.options, recipients: g.recipients ?? draft.recipients, remember: false };
+  } else {
+    const from = draft.from;
+    if (from === null) throw new ServiceError('bad_email', 400, ['from']);
+    if (actor.fromMustBeOwn && !actor.emails.some((e) => e.toLowerCase() === from.toLowerCase())) {
+      throw new ServiceError('bad_email', 400, ['from']);
+    }
+    terms = { ownerId: actor.id, guestId: null, from, options: draft.options, recipients: draft.recipients, remember: true };
+  }
+  const me = terms.from.toLowerCase();
+  if (terms.options.includes('add_me_to_recipients') && !terms.recipients.some((r) => r.toLowerCase() === me)) {
+    terms.recipients = [...terms.recipients, terms.from];
+  }
+  return terms;
+}
