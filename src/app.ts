@@ -38,9 +38,13 @@ import { HeaderServiceProvider } from './auth/header-sp';
 import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
 import { RemoteApplicationAuthenticator, RemoteUserAuthenticator } from './auth/remote';
-import { AccountsRepo } from './db/accounts-repo';
+import { SessionsRepo } from './db/sessions-repo';
+import { LocalAccountsRepo } from './db/local-accounts-repo';
+import { RemoteAppsRepo } from './db/remote-apps-repo';
+import { SignaturesRepo } from './db/signatures-repo';
 import { AccountsService } from './domain/accounts';
 import { userRoutes } from './http/routes/user';
+import { configRoutes } from './http/routes/config';
 import { loginRoutes } from './http/routes/login';
 import type { Authenticator } from './auth/principal';
 import { buildHttpApp, RouteModule } from './http/app';
@@ -78,8 +82,9 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const usersRepo = new UsersRepo(db);
   const users = new UsersService(usersRepo, () => settings.get().admin, clock);
 
-  const accountsRepo = new AccountsRepo(db);
-  const accounts = new AccountsService(accountsRepo, usersRepo, clock);
+  const sessions = new SessionsRepo(db);
+  const remoteApps = new RemoteAppsRepo(db);
+  const accounts = new AccountsService(new LocalAccountsRepo(db), sessions, remoteApps, usersRepo, users, clock);
 
   const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : config.mail.transport;
   const trackingErrors = new TrackingErrorsRepo(db);
@@ -103,10 +108,11 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
 
   // The spec's evaluation order: guest token, service provider, remote application, remote user.
   const authenticators: Authenticator[] = [new GuestTokenAuthenticator((t) => guestsRepo.findByToken(t), clock)];
-  authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(accountsRepo, users, clock));
+  authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(sessions, users, clock));
   const sig = { baseUrl: () => settings.get().base_url, maxAge: config.auth.signature_max_age_s, maxFuture: config.auth.signature_max_future_s };
-  if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(accountsRepo, users, sig, clock));
-  if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(accountsRepo, users, sig, clock));
+  const usedSignatures = new SignaturesRepo(db);
+  if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(remoteApps, usedSignatures, users, sig, clock));
+  if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(usersRepo, usedSignatures, users, sig, clock));
 
   const transferStore = new TransfersRepo(db);
   const fileStore = new FsFileStore(path.join(config.data_dir, 'files'));
@@ -132,7 +138,6 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     purge,
     accounts,
     users,
-    usersRepo,
     transfers,
     uploads,
     uploadProgress: new UploadProgress(),
@@ -155,7 +160,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   registerWebPages(pages);
   pages.register('mail-sink', mailSinkPage);
   pages.register('download', downloadPage);
-  const routes: RouteModule[] = [userRoutes, guestRoutes, transferRoutes, fileRoutes, legacyUploadRoutes, recipientRoutes, downloadRoutes];
+  const routes: RouteModule[] = [userRoutes, configRoutes, guestRoutes, transferRoutes, fileRoutes, legacyUploadRoutes, recipientRoutes, downloadRoutes];
   const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter(), loginRoutes()] });
   const stoppers: (() => void | Promise<void>)[] = [];
 

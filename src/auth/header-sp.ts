@@ -1,4 +1,5 @@
 import type { SpHeader } from '../config/defaults';
+import { isEmail } from '../domain/transfer-input';
 import type { Authenticator, AuthRequest, Principal } from './principal';
 
 /**
@@ -30,7 +31,7 @@ export class HeaderServiceProvider implements Authenticator {
     const emails = (header(req, this.cfg.email_header) ?? '')
       .split(/[;,]/)
       .map((e) => e.trim())
-      .filter((e) => e.length > 0 && e.length <= 254);
+      .filter(isEmail); // a malformed value never becomes a `from` address
     const seen = this.users.seen(uid, emails);
     return { type: 'user', user: { id: uid, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin };
   }

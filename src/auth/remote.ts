@@ -2,8 +2,33 @@ import { ServiceError } from '../domain/errors';
 import type { Authenticator, AuthRequest, Principal } from './principal';
 import { signatureMatches, stringsToSign } from './signature';
 import type { UserDirectory } from './header-sp';
-import type { AccountsRepo } from '../db/accounts-repo';
 import type { Clock } from '../domain/services';
+
+/** A remote application (ferry remote-app add): its shared secret, and the previous one during a grace period. */
+export interface RemoteApp {
+  name: string;
+  secret: string;
+  oldSecret: string | null;
+  /** Until when (UNIX seconds) the old secret is still accepted. */
+  oldSecretUntil: number | null;
+  isAdmin: boolean;
+  created: number;
+}
+
+export interface RemoteAppLookup {
+  get(name: string): RemoteApp | undefined;
+}
+
+/** The users' own secrets for remote-user mode (spec: remote_config). */
+export interface RemoteSecrets {
+  remoteSecret(userId: string): string | null;
+}
+
+/** Signatures of state-changing signed requests seen inside their window. */
+export interface UsedSignatures {
+  /** Records the signature until `expires`; false when it was already recorded (a replay). */
+  use(signature: string, expires: number, now: number): boolean;
+}
 
 export interface SignatureSettings {
   baseUrl: () => string;
@@ -13,13 +38,21 @@ export interface SignatureSettings {
 
 const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
-/** Timestamp window and replay check shared by both signed modes. */
-function checkFreshness(req: AuthRequest, s: SignatureSettings, clock: Clock, accounts: AccountsRepo, signature: string): void {
-  const ts = Number(req.query.get('timestamp'));
-  const now = clock();
+/** Timestamp window: older than signature_max_age_s or further ahead than signature_max_future_s is refused. */
+function checkWindow(req: AuthRequest, s: SignatureSettings, now: number): number {
+  const raw = req.query.get('timestamp') ?? '';
+  const ts = /^\d{1,12}$/.test(raw) ? Number(raw) : NaN;
   if (!Number.isSafeInteger(ts) || ts < now - s.maxAge || ts > now + s.maxFuture) throw new ServiceError('auth_remote_too_late', 401);
-  // An exact replay of a state-changing request inside its window is refused (a client retry signs anew).
-  if (UNSAFE.has(req.method) && !accounts.useSignature(signature.toLowerCase(), Math.max(ts, now) + s.maxAge + 1, now)) {
+  return ts;
+}
+
+/**
+ * An exact replay of a state-changing request inside its window is refused; a client's retry signs anew with a
+ * new timestamp. The signature is kept until the window of its timestamp has passed. Checked only once the
+ * signature is known to be right, so nobody can spend another client's signature in advance.
+ */
+function checkReplay(req: AuthRequest, s: SignatureSettings, ts: number, now: number, used: UsedSignatures, signature: string): void {
+  if (UNSAFE.has(req.method) && !used.use(signature.toLowerCase(), Math.max(ts, now) + s.maxAge + 1, now)) {
     throw new ServiceError('auth_remote_signature_check_failed', 401, ['replay']);
   }
 }
@@ -28,7 +61,8 @@ function checkFreshness(req: AuthRequest, s: SignatureSettings, clock: Clock, ac
 export class RemoteApplicationAuthenticator implements Authenticator {
   readonly name = 'remote_application';
   constructor(
-    private readonly accounts: AccountsRepo,
+    private readonly apps: RemoteAppLookup,
+    private readonly used: UsedSignatures,
     private readonly users: UserDirectory,
     private readonly settings: SignatureSettings,
     private readonly clock: Clock,
@@ -38,15 +72,17 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     const name = req.query.get('remote_application');
     if (name === null) return null;
     const signature = req.query.get('signature') ?? '';
-    const app = this.accounts.remoteApp(name);
+    const app = name.length <= 64 ? this.apps.get(name) : undefined;
     if (!app) throw new ServiceError('auth_remote_unknown_application', 401);
     const now = this.clock();
-    const secrets = [app.secret, ...(app.old_secret && (app.old_secret_until ?? 0) > now ? [app.old_secret] : [])];
+    const ts = checkWindow(req, this.settings, now);
+    const secrets = [app.secret, ...(app.oldSecret && (app.oldSecretUntil ?? 0) > now ? [app.oldSecret] : [])];
     if (!signatureMatches(signature, secrets, stringsToSign(req, this.settings.baseUrl()))) throw new ServiceError('auth_remote_signature_check_failed', 401);
-    checkFreshness(req, this.settings, this.clock, this.accounts, signature);
+    checkReplay(req, this.settings, ts, now, this.used, signature);
     const remoteUser = req.query.get('remote_user');
-    if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.is_admin === 1 };
-    if (!remoteUser || remoteUser.length > 256) throw new ServiceError('auth_remote_user_rejected', 401);
+    if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin };
+    if (!remoteUser.trim() || remoteUser.length > 256) throw new ServiceError('auth_remote_user_rejected', 401);
+    // Acting as a user means acting with that user's rights only: the application's admin flag does not carry over.
     const seen = this.users.seen(remoteUser, []);
     return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin };
   }
@@ -56,7 +92,8 @@ export class RemoteApplicationAuthenticator implements Authenticator {
 export class RemoteUserAuthenticator implements Authenticator {
   readonly name = 'remote_user';
   constructor(
-    private readonly accounts: AccountsRepo,
+    private readonly secrets: RemoteSecrets,
+    private readonly used: UsedSignatures,
     private readonly users: UserDirectory,
     private readonly settings: SignatureSettings,
     private readonly clock: Clock,
@@ -65,12 +102,15 @@ export class RemoteUserAuthenticator implements Authenticator {
   authenticate(req: AuthRequest): Principal | null {
     const userId = req.query.get('remote_user');
     const signature = req.query.get('signature');
-    if (userId === null || signature === null) return null;
-    const secret = this.accounts.remoteSecret(userId);
-    if (!secret || !signatureMatches(signature, [secret], stringsToSign(req, this.settings.baseUrl()))) {
-      throw new ServiceError('auth_remote_user_rejected', 401);
-    }
-    checkFreshness(req, this.settings, this.clock, this.accounts, signature);
+    // With remote_application the request belongs to the remote-application mode, enabled or not.
+    if (userId === null || signature === null || req.query.has('remote_application')) return null;
+    // As in FileSender: an unknown user or one without a secret is rejected, a wrong signature fails its check.
+    const now = this.clock();
+    const ts = checkWindow(req, this.settings, now);
+    const secret = userId.length <= 256 ? this.secrets.remoteSecret(userId) : null;
+    if (!secret) throw new ServiceError('auth_remote_user_rejected', 401);
+    if (!signatureMatches(signature, [secret], stringsToSign(req, this.settings.baseUrl()))) throw new ServiceError('auth_remote_signature_check_failed', 401);
+    checkReplay(req, this.settings, ts, now, this.used, signature);
     const seen = this.users.seen(userId, []);
     return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin };
   }

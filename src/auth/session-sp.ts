@@ -1,24 +1,16 @@
-import crypto from 'node:crypto';
 import type { Authenticator, AuthRequest, Principal } from './principal';
-import type { AccountsRepo } from '../db/accounts-repo';
 import type { UserDirectory } from './header-sp';
+import { SESSION_COOKIE, SESSION_TOUCH_S, SessionStore, sessionAlive, sessionId } from './sessions';
 import type { Clock } from '../domain/services';
 
-export const SESSION_COOKIE = 'ferry_session';
-/** A session ends after 8 hours without a request, and 7 days after login whatever happens. */
-export const SESSION_IDLE_S = 8 * 3600;
-export const SESSION_MAX_S = 7 * 86400;
-
-/** Only a hash of the session token is stored: a copy of the database opens no session. */
-export function sessionId(token: string): string {
-  return crypto.createHash('sha256').update(token).digest('hex');
-}
-
-/** Service provider "local": the session cookie set by POST /login. */
+/**
+ * Service provider "local": the session cookie set by POST /login. An unknown, idle or too old session is
+ * simply not detected (the request goes on as anonymous or to the signed modes), and a dead one is deleted.
+ */
 export class SessionServiceProvider implements Authenticator {
   readonly name = 'sp';
   constructor(
-    private readonly accounts: AccountsRepo,
+    private readonly sessions: SessionStore,
     private readonly users: UserDirectory,
     private readonly clock: Clock,
   ) {}
@@ -27,15 +19,15 @@ export class SessionServiceProvider implements Authenticator {
     const token = req.cookies[SESSION_COOKIE];
     if (!token || token.length > 128) return null;
     const id = sessionId(token);
-    const s = this.accounts.session(id);
-    const now = this.clock();
+    const s = this.sessions.get(id);
     if (!s) return null;
-    if (s.last_seen < now - SESSION_IDLE_S || s.created < now - SESSION_MAX_S) {
-      this.accounts.deleteSession(id);
+    const now = this.clock();
+    if (!sessionAlive(s, now)) {
+      this.sessions.delete(id);
       return null;
     }
-    if (s.last_seen < now - 60) this.accounts.touchSession(id, now);
-    const seen = this.users.seen(s.user_id, []);
-    return { type: 'user', user: { id: s.user_id, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin, csrfToken: s.csrf_token };
+    if (s.lastSeen < now - SESSION_TOUCH_S) this.sessions.touch(id, now);
+    const seen = this.users.seen(s.userId, []);
+    return { type: 'user', user: { id: s.userId, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin, csrfToken: s.csrfToken };
   }
 }

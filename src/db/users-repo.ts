@@ -1,4 +1,5 @@
 import type { Db } from './connection';
+import type { UserRecord, UserStore } from '../domain/users';
 
 export interface UserRow {
   id: string;
@@ -13,11 +14,26 @@ export interface UserRow {
 }
 
 /** Users, their e-mail addresses and the admins table. */
-export class UsersRepo {
+export class UsersRepo implements UserStore {
   constructor(private readonly db: Db) {}
 
   find(id: string): UserRow | undefined {
     return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  }
+
+  record(id: string): UserRecord | undefined {
+    const r = this.find(id);
+    if (!r) return undefined;
+    return {
+      id: r.id,
+      lang: r.lang,
+      aupTicked: r.aup_ticked === 1,
+      transferPreferences: jsonOr(r.transfer_preferences, []),
+      guestPreferences: jsonOr(r.guest_preferences, []),
+      additionalAttributes: jsonOr(r.additional_attributes, {}),
+      created: r.created,
+      lastActivity: r.last_activity,
+    };
   }
 
   emails(id: string): string[] {
@@ -54,6 +70,15 @@ export class UsersRepo {
     this.db.prepare('UPDATE users SET lang = ? WHERE id = ?').run(lang, id);
   }
 
+  remoteSecret(id: string): string | null {
+    const r = this.db.prepare('SELECT remote_secret FROM users WHERE id = ?').get(id) as { remote_secret: string | null } | undefined;
+    return r?.remote_secret ?? null;
+  }
+
+  setRemoteSecret(id: string, secret: string | null): void {
+    this.db.prepare('UPDATE users SET remote_secret = ? WHERE id = ?').run(secret, id);
+  }
+
   isDbAdmin(id: string): boolean {
     return this.db.prepare('SELECT 1 FROM admins WHERE user_id = ?').get(id) !== undefined;
   }
@@ -68,5 +93,13 @@ export class UsersRepo {
 
   listAdmins(): string[] {
     return (this.db.prepare('SELECT user_id FROM admins ORDER BY user_id').all() as { user_id: string }[]).map((r) => r.user_id);
+  }
+}
+
+function jsonOr<T>(text: string, fallback: T): T {
+  try {
+    return JSON.parse(text) as T;
+  } catch {
+    return fallback;
   }
 }

@@ -1,12 +1,27 @@
-import crypto from 'node:crypto';
 import { ServiceError } from './errors';
 import type { Clock } from './services';
-import type { AccountsRepo, RemoteAppRow } from '../db/accounts-repo';
-import type { UsersRepo } from '../db/users-repo';
+import type { UsersService, UserStore } from './users';
 import { hashPassword, randomPassword, randomSecret, verifyPassword } from '../auth/passwords';
-import { sessionId } from '../auth/session-sp';
+import { newSessionTokens, SESSION_IDLE_S, SESSION_MAX_S, sessionId, SessionStore } from '../auth/sessions';
+import type { RemoteApp } from '../auth/remote';
 import { Throttle } from '../auth/throttle';
 import { isEmail } from './transfer-input';
+
+export interface LocalAccountStore {
+  passwordHash(userId: string): string | undefined;
+  setPassword(userId: string, hash: string, now: number): void;
+  userIds(): string[];
+  count(): number;
+  delete(userId: string): boolean;
+}
+
+export interface RemoteAppStore {
+  get(name: string): RemoteApp | undefined;
+  add(name: string, secret: string, isAdmin: boolean, now: number): boolean;
+  rotate(name: string, secret: string, oldUntil: number | null): boolean;
+  list(): RemoteApp[];
+  remove(name: string): boolean;
+}
 
 export interface LoginResult {
   token: string;
@@ -15,113 +30,137 @@ export interface LoginResult {
 }
 
 const USER_ID = /^[A-Za-z0-9._@+-]{1,128}$/;
-/** 5 failures per account and 20 per address in 15 minutes, then 429 until the window moves on. */
-const perAccount = () => new Throttle(5, 900);
-const perIp = () => new Throttle(20, 900);
+const APP_NAME = /^[A-Za-z0-9._-]{1,64}$/;
+export const MIN_PASSWORD_LENGTH = 8;
+/**
+ * Login throttle: 5 failures per account and 20 per client address within 15 minutes, then 429 until the
+ * oldest failure leaves the window. Kept in memory (see src/auth/throttle.ts for why that is enough).
+ */
+export const LOGIN_THROTTLE = { perAccount: 5, perIp: 20, windowS: 900 };
+/** A well-formed hash of nothing, verified for unknown users so a refusal takes as long either way. */
+const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 /**
- * Local accounts and sessions (service provider "local"), administrators, remote applications and the
- * users' remote secrets. Used by the HTTP layer (login) and by the CLI (while serve runs: same SQLite file).
+ * Credentials: local accounts and their sessions (service provider "local") and remote applications. Used by
+ * the HTTP layer (login) and by the CLI, which works on the same SQLite file while serve runs.
  */
 export class AccountsService {
-  private readonly accountThrottle = perAccount();
-  private readonly ipThrottle = perIp();
+  private readonly accountThrottle = new Throttle(LOGIN_THROTTLE.perAccount, LOGIN_THROTTLE.windowS);
+  private readonly ipThrottle = new Throttle(LOGIN_THROTTLE.perIp, LOGIN_THROTTLE.windowS);
 
   constructor(
-    private readonly accounts: AccountsRepo,
-    private readonly users: UsersRepo,
+    private readonly local: LocalAccountStore,
+    private readonly sessions: SessionStore,
+    private readonly apps: RemoteAppStore,
+    private readonly userStore: Pick<UserStore, 'upsertSeen' | 'setEmails' | 'record' | 'emails' | 'listIds' | 'setRemoteSecret'>,
+    private readonly users: UsersService,
     private readonly clock: Clock,
   ) {}
 
   async login(userId: unknown, password: unknown, ip: string): Promise<LoginResult> {
-    if (typeof userId !== 'string' || typeof password !== 'string' || !userId || password.length > 1024) {
-      throw new ServiceError('rest_missing_parameter', 400, ['user_id', 'password']);
-    }
+    const missing = [typeof userId === 'string' && userId ? null : 'user_id', typeof password === 'string' && password ? null : 'password'];
+    if (missing.some((m) => m)) throw new ServiceError('rest_missing_parameter', 400, missing.filter((m): m is string => m !== null));
+    const id = userId as string;
+    const pw = password as string;
+    if (id.length > 256 || pw.length > 1024) throw new ServiceError('rest_bad_parameter', 400, [id.length > 256 ? 'user_id' : 'password']);
     const now = this.clock();
-    const wait = Math.max(this.accountThrottle.retryAfter(userId, now), this.ipThrottle.retryAfter(ip, now));
+    const wait = Math.max(this.accountThrottle.retryAfter(id, now), this.ipThrottle.retryAfter(ip, now));
     if (wait > 0) throw new ServiceError('rate_limit_exceeded', 429, [`retry_after=${wait}`]);
-    const hash = this.accounts.passwordHash(userId);
-    // Hash even for unknown users so the answer takes as long either way.
-    const ok = await verifyPassword(password, hash ?? 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=');
+    const hash = this.local.passwordHash(id);
+    const ok = await verifyPassword(pw, hash ?? DUMMY_HASH);
     if (!hash || !ok) {
-      this.accountThrottle.fail(userId, now);
+      this.accountThrottle.fail(id, now);
       this.ipThrottle.fail(ip, now);
       throw new ServiceError('rest_authentication_required', 401, ['login']);
     }
-    this.accountThrottle.reset(userId);
-    const token = crypto.randomBytes(32).toString('base64url');
-    const csrfToken = crypto.randomBytes(24).toString('base64url');
-    this.accounts.createSession(sessionId(token), userId, csrfToken, now);
-    return { token, csrfToken, userId };
+    this.accountThrottle.reset(id);
+    // Logins are rare: a good moment to forget sessions that have ended.
+    this.sessions.deleteStale(now - SESSION_IDLE_S, now - SESSION_MAX_S);
+    const { token, csrfToken } = newSessionTokens();
+    this.sessions.create({ id: sessionId(token), userId: id, csrfToken, created: now, lastSeen: now });
+    return { token, csrfToken, userId: id };
   }
 
   logout(token: string | undefined): void {
-    if (token) this.accounts.deleteSession(sessionId(token));
+    if (token && token.length <= 128) this.sessions.delete(sessionId(token));
   }
 
+  /** Creates or updates a local account: its e-mail addresses and, when given, its password. */
   async addUser(userId: string, emails: string[], password: string | null): Promise<void> {
     if (!USER_ID.test(userId)) throw new ServiceError('rest_bad_parameter', 400, ['user_id']);
     if (emails.length === 0 || !emails.every(isEmail)) throw new ServiceError('bad_email', 400, ['email']);
-    const now = this.clock();
-    this.users.upsertSeen(userId, emails, now);
-    this.users.setEmails(userId, emails);
+    if (password !== null) checkPassword(password);
+    this.userStore.upsertSeen(userId, emails, this.clock());
+    this.userStore.setEmails(userId, emails);
     if (password !== null) await this.setPassword(userId, password);
   }
 
+  /** A new password closes every session of the account. */
   async setPassword(userId: string, password: string): Promise<void> {
-    if (!this.users.find(userId)) throw new ServiceError('user_not_found', 404);
-    if (password.length < 8) throw new ServiceError('rest_bad_parameter', 400, ['password: at least 8 characters']);
-    this.accounts.setPassword(userId, await hashPassword(password), this.clock());
-    this.accounts.deleteSessionsOf(userId);
+    if (!this.userStore.record(userId)) throw new ServiceError('user_not_found', 404);
+    checkPassword(password);
+    this.local.setPassword(userId, await hashPassword(password), this.clock());
+    this.sessions.deleteOf(userId);
   }
 
   listUsers(): { id: string; emails: string[]; local: boolean; admin: boolean }[] {
-    const local = new Set(this.accounts.listAccounts().map((a) => a.user_id));
-    return this.users.listIds().map((id) => ({ id, emails: this.users.emails(id), local: local.has(id), admin: this.users.isDbAdmin(id) }));
+    const local = new Set(this.local.userIds());
+    return this.userStore.listIds().map((id) => ({ id, emails: this.userStore.emails(id), local: local.has(id), admin: this.users.isAdmin(id) }));
   }
 
+  /**
+   * Ends a local account: no more login, its sessions and remote-user secret gone. The user's Transfers and
+   * Guests stay until they expire, so recipients keep what was sent to them.
+   */
   removeUser(userId: string): void {
-    if (!this.accounts.deleteUser(userId)) throw new ServiceError('user_not_found', 404);
+    if (!this.local.delete(userId)) throw new ServiceError('user_not_found', 404);
+    this.sessions.deleteOf(userId);
+    this.userStore.setRemoteSecret(userId, null);
   }
 
   /** First start with the local SP and no account: `admin` with a random password, returned once to print. */
   async ensureInitialAdmin(): Promise<string | null> {
-    if (this.accounts.countAccounts() > 0) return null;
+    if (this.local.count() > 0) return null;
     const password = randomPassword();
     await this.addUser('admin', ['admin@localhost.localdomain'], password);
-    this.users.addAdmin('admin', this.clock());
+    this.users.addAdmin('admin');
     return password;
   }
 
   addRemoteApp(name: string, isAdmin: boolean): string {
-    if (!/^[A-Za-z0-9._-]{1,64}$/.test(name)) throw new ServiceError('rest_bad_parameter', 400, ['name']);
+    if (!APP_NAME.test(name)) throw new ServiceError('rest_bad_parameter', 400, ['name']);
     const secret = randomSecret();
-    if (!this.accounts.addRemoteApp(name, secret, isAdmin, this.clock())) throw new ServiceError('rest_bad_parameter', 400, ['name: exists']);
+    if (!this.apps.add(name, secret, isAdmin, this.clock())) throw new ServiceError('rest_bad_parameter', 400, [`${name} exists`]);
     return secret;
   }
 
-  /** A new secret; the old one keeps working for graceS seconds (0: stops at once). */
-  rotateRemoteApp(name: string, graceS: number): string {
+  /** A new secret; the old one keeps working for graceS seconds (0: it stops at once). */
+  rotateRemoteApp(name: string, graceS: number): { secret: string; isAdmin: boolean } {
+    if (!Number.isSafeInteger(graceS) || graceS < 0) throw new ServiceError('rest_bad_parameter', 400, ['grace']);
+    const app = this.apps.get(name);
+    if (!app) throw new ServiceError('rest_bad_parameter', 400, [`${name} unknown`]);
     const secret = randomSecret();
-    if (!this.accounts.rotateRemoteApp(name, secret, graceS > 0 ? this.clock() + graceS : null)) throw new ServiceError('rest_bad_parameter', 400, ['name: unknown']);
-    return secret;
+    this.apps.rotate(name, secret, graceS > 0 ? this.clock() + graceS : null);
+    return { secret, isAdmin: app.isAdmin };
   }
 
-  listRemoteApps(): Pick<RemoteAppRow, 'name' | 'is_admin' | 'created'>[] {
-    return this.accounts.listRemoteApps().map(({ name, is_admin, created }) => ({ name, is_admin, created }));
+  /** Names and flags only: secrets are shown once, when created or rotated. */
+  listRemoteApps(): { name: string; admin: boolean; created: number; graceUntil: number | null }[] {
+    const now = this.clock();
+    return this.apps.list().map((a) => ({
+      name: a.name,
+      admin: a.isAdmin,
+      created: a.created,
+      graceUntil: a.oldSecret && (a.oldSecretUntil ?? 0) > now ? a.oldSecretUntil : null,
+    }));
   }
 
   removeRemoteApp(name: string): void {
-    if (!this.accounts.removeRemoteApp(name)) throw new ServiceError('rest_bad_parameter', 400, ['name: unknown']);
+    if (!this.apps.remove(name)) throw new ServiceError('rest_bad_parameter', 400, [`${name} unknown`]);
   }
+}
 
-  /** The user's remote-user secret, created on first need. */
-  remoteSecret(userId: string, rotate = false): string {
-    let secret = this.accounts.remoteSecret(userId);
-    if (!secret || rotate) {
-      secret = randomSecret();
-      this.accounts.setRemoteSecret(userId, secret);
-    }
-    return secret;
-  }
+function checkPassword(password: string): void {
+  if (password.length < MIN_PASSWORD_LENGTH) throw new ServiceError('rest_bad_parameter', 400, [`password: at least ${MIN_PASSWORD_LENGTH} characters`]);
+  if (password.length > 1024) throw new ServiceError('rest_bad_parameter', 400, ['password: at most 1024 characters']);
 }

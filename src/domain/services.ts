@@ -7,7 +7,6 @@ import type { TransfersService } from './transfers';
 import type { PurgeService } from './purge';
 import type { AccountsService } from './accounts';
 import type { UsersService } from './users';
-import type { UsersRepo } from '../db/users-repo';
 import type { UploadsService } from './uploads';
 import type { UploadProgress } from './upload-progress';
 import type { RecipientsService } from './recipients';
@@ -37,9 +36,10 @@ export interface Services {
   trackingErrors: TrackingErrorReader;
   /** Guests: invitations to upload on a user's behalf (src/domain/guests.ts). */
   guests: GuestsService;
+  /** Local accounts, sessions and remote applications (src/domain/accounts.ts). */
   accounts: AccountsService;
+  /** Users: created on first sight, admins, preferences, remote-user secrets (src/domain/users.ts). */
   users: UsersService;
-  usersRepo: UsersRepo;
   transfers: TransfersService;
   purge: PurgeService;
   uploads: UploadsService;

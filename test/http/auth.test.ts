@@ -161,10 +161,10 @@ test('rotation: without grace the old secret stops at once; with grace both work
   const name = 'rot';
   const first = s.app.services.accounts.addRemoteApp(name, false);
   const call = (secret: string) => s.request('GET', signedPath({ method: 'GET', host, path: '/echo', args: { remote_application: name, timestamp: nowS() }, secret }));
-  const second = s.app.services.accounts.rotateRemoteApp(name, 0);
+  const second = s.app.services.accounts.rotateRemoteApp(name, 0).secret;
   assert.is((await call(first)).status, 401);
   assert.is((await call(second)).status, 200);
-  const third = s.app.services.accounts.rotateRemoteApp(name, 600);
+  const third = s.app.services.accounts.rotateRemoteApp(name, 600).secret;
   assert.is((await call(second)).status, 200);
   assert.is((await call(third)).status, 200);
 });
@@ -180,7 +180,7 @@ test('remote user: remote_config from GET /user, signing with it; rotation repla
   assert.is(me.status, 200, me.text);
   assert.is(me.json.id, 'alice');
   await s.request('PUT', '/user', { json: { secret_rotate: true }, headers: { Cookie: a.cookie, 'X-Ferry-Security-Token': a.csrf } });
-  assert.is((await s.request('GET', p())).json.message, 'auth_remote_user_rejected');
+  assert.is((await s.request('GET', p())).json.message, 'auth_remote_signature_check_failed');
 });
 
 test('header SP: headers count only from trusted proxies', async () => {

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
 import { AuthRequest, resolvePrincipal } from '../../auth/principal';
+import { isForeignOrigin } from '../../auth/origin';
 import { ServiceError } from '../../domain/errors';
 import type { FerryContext, FerryState } from '../state';
 
@@ -8,17 +9,22 @@ const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 export const SECURITY_TOKEN_HEADER = 'X-Ferry-Security-Token';
 
 /**
- * Resolves the principal (spec: evaluation order) and, for browser sessions, demands the security token on
- * state-changing requests so another site cannot act with the user's cookie.
+ * Resolves the principal (spec: evaluation order) and guards browser credentials on state-changing requests:
+ * a service-provider user's request must not come from another site's page (Origin), and a local session must
+ * carry its security token. Signed, guest-token and chunk-key requests carry their own proof and need neither.
  */
 export function authenticate(): Middleware<FerryState> {
   return async (ctx, next) => {
-    const req = authRequestOf(ctx as FerryContext);
-    const principal = await resolvePrincipal(ctx.state.services.authenticators, req);
+    const c = ctx as FerryContext;
+    const principal = await resolvePrincipal(ctx.state.services.authenticators, authRequestOf(c));
     ctx.state.principal = principal;
-    if (principal.type === 'user' && principal.csrfToken && UNSAFE.has(ctx.method)) {
-      const given = ctx.get(SECURITY_TOKEN_HEADER);
-      if (!given || !timingSafeEqualStr(given, principal.csrfToken)) {
+    if (principal.type === 'user' && principal.via === 'sp' && UNSAFE.has(ctx.method)) {
+      if (isForeignOrigin(ctx.headers, ctx.state.services.settings.get().base_url)) {
+        throw new ServiceError('rest_security_token_did_not_match', 403, ['origin']);
+      }
+      // Logging in again from a stale login page does not act through the current session: no token needed.
+      const isLogin = ctx.method === 'POST' && ctx.path === '/login';
+      if (principal.csrfToken && !isLogin && !securityTokenMatches(ctx.get(SECURITY_TOKEN_HEADER), principal.csrfToken)) {
         throw new ServiceError('rest_security_token_did_not_match', 403);
       }
     }
@@ -26,10 +32,12 @@ export function authenticate(): Middleware<FerryState> {
   };
 }
 
-export function timingSafeEqualStr(a: string, b: string): boolean {
-  const ha = crypto.createHash('sha256').update(a).digest();
-  const hb = crypto.createHash('sha256').update(b).digest();
-  return crypto.timingSafeEqual(ha, hb);
+/** Constant-time comparison of the security token (hashing first makes the lengths equal). */
+export function securityTokenMatches(given: string, expected: string): boolean {
+  if (!given) return false;
+  const a = crypto.createHash('sha256').update(given).digest();
+  const b = crypto.createHash('sha256').update(expected).digest();
+  return crypto.timingSafeEqual(a, b);
 }
 
 export function authRequestOf(ctx: FerryContext): AuthRequest {
@@ -55,12 +63,12 @@ function parseCookies(header: string): Record<string, string> {
     const i = part.indexOf('=');
     if (i <= 0) continue;
     const name = part.slice(0, i).trim();
-    if (!(name in out)) {
-      try {
-        out[name] = decodeURIComponent(part.slice(i + 1).trim());
-      } catch {
-        out[name] = part.slice(i + 1).trim();
-      }
+    if (name in out) continue; // the first (most specific path) wins, as browsers order them
+    const value = part.slice(i + 1).trim();
+    try {
+      out[name] = decodeURIComponent(value);
+    } catch {
+      out[name] = value;
     }
   }
   return out;

@@ -1,28 +1,46 @@
 import type { Middleware } from 'koa';
 import { ServiceError } from '../../domain/errors';
-import type { FerryState } from '../state';
+import type { FerryContext, FerryState } from '../state';
+
+/** Room for a chunk plus whatever a client may wrap around it. */
+export const RAW_BODY_SLACK = 64 * 1024;
 
 /**
- * A signed request's signature covers its body (spec: the chunk data for a chunk upload), so a signed
- * non-JSON body is read into memory — bounded by the chunk size limit — before authentication. Unsigned
- * chunk uploads are never buffered: they stream to disk.
+ * A signed request's signature covers its body (spec: the chunk data for a chunk upload), so the body of a
+ * signed request the body parser left alone (a chunk, whatever its Content-Type) is read into ctx.state.rawBody before
+ * authentication, at most upload_chunk_size + slack (413 beyond). Only requests that can be signed requests are
+ * buffered — a signed mode enabled and named, a timestamp inside the window — so a made-up `signature`
+ * argument does not make the server hold bodies. Unsigned chunk uploads are never buffered: they stream to disk.
  */
 export function rawBodyForSignatures(): Middleware<FerryState> {
   return async (ctx, next) => {
-    const signed = typeof ctx.query.signature === 'string';
+    const c = ctx as FerryContext;
     const hasBody = ctx.method === 'PUT' || ctx.method === 'POST';
-    if (!signed || !hasBody || ctx.is('application/json', 'application/x-www-form-urlencoded') || ctx.state.rawBody) return next();
-    const limit = ctx.state.services.settings.get().upload_chunk_size + 64 * 1024;
+    const parsed = typeof ctx.request.rawBody === 'string'; // JSON and forms: the body parser kept the text
+    if (!hasBody || parsed || ctx.state.rawBody || !maySign(c)) return next();
+    const limit = ctx.state.services.settings.get().upload_chunk_size + RAW_BODY_SLACK;
     const declared = Number(ctx.get('Content-Length') || 0);
-    if (declared > limit) throw new ServiceError('storage_chunk_too_large', 413);
+    if (declared > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
     const chunks: Buffer[] = [];
     let size = 0;
-    for await (const c of ctx.req) {
-      size += (c as Buffer).length;
-      if (size > limit) throw new ServiceError('storage_chunk_too_large', 413);
-      chunks.push(c as Buffer);
+    for await (const chunk of ctx.req) {
+      size += (chunk as Buffer).length;
+      if (size > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
+      chunks.push(chunk as Buffer);
     }
     ctx.state.rawBody = Buffer.concat(chunks);
     return next();
   };
+}
+
+function maySign(ctx: FerryContext): boolean {
+  const q = ctx.query;
+  if (typeof q.signature !== 'string' || typeof q.timestamp !== 'string') return false;
+  const auth = ctx.state.services.settings.get().auth;
+  const app = typeof q.remote_application === 'string' && auth.remote_application_enabled;
+  const user = typeof q.remote_user === 'string' && auth.remote_user_enabled;
+  if (!app && !user) return false;
+  const ts = Number(q.timestamp);
+  const now = ctx.state.services.clock();
+  return Number.isSafeInteger(ts) && ts >= now - auth.signature_max_age_s && ts <= now + auth.signature_max_future_s;
 }

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import { ServiceError } from '../../domain/errors';
-import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/session-sp';
-import { SECURITY_TOKEN_HEADER, timingSafeEqualStr } from '../middleware/authenticate';
+import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
+import { isForeignOrigin } from '../../auth/origin';
 import type { FerryContext, FerryState } from '../state';
 import { basePath } from '../web/layout';
 
@@ -11,24 +11,40 @@ export function safeReturnPath(v: unknown): string {
 }
 
 /**
- * POST /login (form or JSON), POST|GET /logout for the local service provider. The session cookie is
- * HttpOnly, SameSite=Lax, and Secure when base_url is https.
+ * The session cookie: HttpOnly, SameSite=Lax, and Secure when base_url is https. TLS usually ends at a
+ * reverse proxy, so the cookie is marked Secure from base_url rather than from the connection ferry sees.
+ */
+function setSessionCookie(ctx: FerryContext, value: string, maxAgeS: number): void {
+  const secure = ctx.state.services.settings.get().base_url.startsWith('https:');
+  if (secure) ctx.cookies.secure = true;
+  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, maxAge: maxAgeS * 1000, overwrite: true });
+}
+
+/**
+ * POST /login (a browser form → 303 redirect; JSON → JSON with the security token) and POST|GET /logout, for
+ * the local service provider.
  */
 export function loginRoutes(): Router<FerryState> {
   const r = new Router<FerryState>();
   r.post('/login', async (koaCtx) => {
     const ctx = koaCtx as FerryContext;
     const s = ctx.state.services;
-    if (s.settings.get().auth.sp.type !== 'local') throw new ServiceError('rest_endpoint_not_found', 404);
+    if (s.settings.get().auth.sp.type !== 'local') throw new ServiceError('rest_endpoint_not_found', 404, ['/login']);
+    // A page elsewhere must not sign the browser into an account of its choosing (login CSRF).
+    if (isForeignOrigin(ctx.headers, s.settings.get().base_url)) throw new ServiceError('rest_security_token_did_not_match', 403, ['origin']);
     const b = (ctx.request.body ?? {}) as Record<string, unknown>;
-    const form = ctx.is('application/x-www-form-urlencoded');
+    const form = typeof ctx.is('application/x-www-form-urlencoded') === 'string';
+    const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
       const result = await s.accounts.login(b.user_id, b.password, ctx.request.ip);
-      const secure = s.settings.get().base_url.startsWith('https:');
-      ctx.cookies.set(SESSION_COOKIE, result.token, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, maxAge: SESSION_MAX_S * 1000, overwrite: true });
-      if (form) ctx.redirect(`${basePath(ctx)}${safeReturnPath(b.return)}`);
-      else ctx.body = { user_id: result.userId, csrf_token: result.csrfToken };
-      if (form) ctx.status = 303;
+      setSessionCookie(ctx, result.token, SESSION_MAX_S);
+      ctx.set('Cache-Control', 'no-store');
+      if (form) {
+        ctx.redirect(back);
+        ctx.status = 303;
+      } else {
+        ctx.body = { user_id: result.userId, csrf_token: result.csrfToken };
+      }
     } catch (e) {
       if (e instanceof ServiceError && e.status === 429) ctx.set('Retry-After', String(e.details?.[0]?.split('=')[1] ?? 900));
       if (form && e instanceof ServiceError && e.status === 401) {
@@ -39,18 +55,19 @@ export function loginRoutes(): Router<FerryState> {
       throw e;
     }
   });
+  // POST needs the security token like any cookie-authenticated change (checked by the authenticate
+  // middleware); GET (the page header's link) only ends the session, which no other site gains anything by.
   const logout = (koaCtx: unknown) => {
     const ctx = koaCtx as FerryContext;
-    const p = ctx.state.principal;
-    // POST needs the security token like any cookie-authenticated change; GET (a link) only ends the session.
-    if (ctx.method === 'POST' && p.type === 'user' && p.csrfToken && !timingSafeEqualStr(ctx.get(SECURITY_TOKEN_HEADER), p.csrfToken)) {
-      throw new ServiceError('rest_security_token_did_not_match', 403);
-    }
     ctx.state.services.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
-    ctx.cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', path: `${basePath(ctx)}/`, maxAge: 0, overwrite: true });
-    if (ctx.method === 'GET') ctx.redirect(`${basePath(ctx)}/login`);
-    else ctx.body = 'true';
-    if (ctx.method === 'POST') ctx.type = 'application/json';
+    setSessionCookie(ctx, '', 0);
+    ctx.set('Cache-Control', 'no-store');
+    if (ctx.method === 'GET') {
+      ctx.redirect(`${basePath(ctx)}/login`);
+    } else {
+      ctx.type = 'application/json';
+      ctx.body = 'true';
+    }
   };
   r.post('/logout', logout);
   r.get('/logout', logout);

@@ -1,77 +1,58 @@
 import { Api } from '../api';
-import { admin, users } from '../access';
+import { admin, owner, Owned, users } from '../access';
 import { ServiceError } from '../../domain/errors';
+import type { UserRecord } from '../../domain/users';
 import { isLang, normaliseLang } from '../../i18n';
-import { presentDate } from '../presenters/date';
+import { presentUser } from '../presenters/user';
 import { bodyObject } from '../actor';
 import type { FerryContext } from '../state';
 
-/** The spec's user preferences object. */
-function preferences(ctx: FerryContext, userId: string) {
-  const s = ctx.state.services;
-  const u = s.usersRepo.find(userId);
-  if (!u) throw new ServiceError('user_not_found', 404);
-  const cfg = s.settings.get();
-  return {
-    id: u.id,
-    additional_attributes: JSON.parse(u.additional_attributes),
-    aup_ticked: u.aup_ticked === 1,
-    transfer_preferences: JSON.parse(u.transfer_preferences),
-    guest_preferences: JSON.parse(u.guest_preferences),
-    created: presentDate(u.created),
-    last_activity: presentDate(u.last_activity),
-    lang: u.lang ?? normaliseLang(cfg.default_lang) ?? 'en',
-    frequent_recipients: s.transfers.frequentRecipients(u.id, null),
-    remote_config: cfg.auth.remote_user_enabled ? `${cfg.base_url}/|${u.id}|${s.accounts.remoteSecret(u.id)}` : null,
-    email: s.usersRepo.emails(u.id),
-    is_admin: s.users.isAdmin(u.id),
-  };
-}
-
-function self(ctx: FerryContext): string {
+/** The authenticated user's id; `users()` has already made sure the principal is a user. */
+function me(ctx: FerryContext): UserRecord {
   const p = ctx.state.principal;
   if (p.type !== 'user') throw new ServiceError('rest_authentication_required', 401);
-  return p.user.id;
+  return ctx.state.services.users.get(p.user.id);
 }
 
-/** PUT /user body: lang (validated), secret_rotate (remote-user secret). */
-function update(ctx: FerryContext, userId: string): true {
+/** PUT /user/{id}: the user itself or an admin (owner level; another user's id looks like an unknown one). */
+function loadUser(ctx: FerryContext): Owned<UserRecord> {
+  const u = ctx.state.services.users.get(String(ctx.params.id));
+  return { resource: u, ownerId: u.id };
+}
+const selfOrAdmin = owner(loadUser, { notFound: 'user_not_found' });
+
+function preferences(ctx: FerryContext, u: UserRecord) {
   const s = ctx.state.services;
-  if (!s.usersRepo.find(userId)) throw new ServiceError('user_not_found', 404);
+  const cfg = s.settings.get();
+  return presentUser(u, {
+    emails: s.users.emails(u.id),
+    frequentRecipients: s.transfers.frequentRecipients(u.id, null),
+    // The secret is created the first time it is needed (spec: remote_config).
+    remoteConfig: cfg.auth.remote_user_enabled ? `${cfg.base_url}/|${u.id}|${s.users.remoteSecret(u.id)}` : null,
+    isAdmin: s.users.isAdmin(u.id),
+    defaultLang: normaliseLang(cfg.default_lang) ?? 'en',
+  });
+}
+
+/** PUT /user body: lang (one of the shipped languages), secret_rotate (a new remote-user secret). */
+function update(ctx: FerryContext, u: UserRecord): true {
+  const s = ctx.state.services;
   const b = bodyObject(ctx);
   const unknown = Object.keys(b).filter((k) => k !== 'lang' && k !== 'secret_rotate');
   if (unknown.length) throw new ServiceError('rest_bad_parameter', 400, unknown);
-  if (b.lang !== undefined) {
-    if (!isLang(b.lang)) throw new ServiceError('bad_lang_code', 400, ['lang']);
-    s.usersRepo.setLang(userId, b.lang);
-  }
-  if (b.secret_rotate !== undefined) {
-    if (typeof b.secret_rotate !== 'boolean') throw new ServiceError('rest_bad_parameter', 400, ['secret_rotate']);
-    if (b.secret_rotate) s.accounts.remoteSecret(userId, true);
-  }
+  if (b.lang !== undefined && !isLang(b.lang)) throw new ServiceError('bad_lang_code', 400, ['lang']);
+  if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean') throw new ServiceError('rest_bad_parameter', 400, ['secret_rotate']);
+  if (typeof b.lang === 'string') s.users.setLang(u.id, b.lang);
+  if (b.secret_rotate === true) s.users.remoteSecret(u.id, true);
   return true;
 }
 
-/** The user may act on itself; an admin on anyone. */
-function selfOrAdmin(ctx: FerryContext): string {
-  const p = ctx.state.principal;
-  const id = ctx.params.id;
-  if (p.type === 'user' && (p.user.id === id || p.isAdmin)) return id;
-  throw new ServiceError('rest_admin_required', 403);
-}
-
+/** The spec's User endpoints (frequent recipients live with the recipients' routes). */
 export function userRoutes(api: Api): void {
-  api.get('/user', users(), (ctx) => preferences(ctx, self(ctx)));
-  api.get('/user/@me', users(), (ctx) => preferences(ctx, self(ctx)));
-  api.get('/user/:id', admin, (ctx) => preferences(ctx, ctx.params.id));
-  api.put('/user', users(), (ctx) => update(ctx, self(ctx)));
-  api.put('/user/@me', users(), (ctx) => update(ctx, self(ctx)));
-  api.put('/user/:id', users(), (ctx) => update(ctx, selfOrAdmin(ctx)));
-  api.get('/config', admin, (ctx) => ctx.state.services.settings.overrides());
-  api.put('/config', admin, (ctx) => {
-    const b = bodyObject(ctx);
-    if (Object.keys(b).length === 0) throw new ServiceError('rest_missing_parameter', 400, ['body']);
-    ctx.state.services.settings.update(b);
-    return true;
-  });
+  api.get('/user', users(), (ctx) => preferences(ctx, me(ctx)));
+  api.get('/user/@me', users(), (ctx) => preferences(ctx, me(ctx)));
+  api.get('/user/:id', admin, (ctx) => preferences(ctx, ctx.state.services.users.get(String(ctx.params.id))));
+  api.put('/user', users(), (ctx) => update(ctx, me(ctx)));
+  api.put('/user/@me', users(), (ctx) => update(ctx, me(ctx)));
+  api.put('/user/:id', selfOrAdmin, (ctx) => update(ctx, ctx.state.resource as UserRecord));
 }

@@ -1,0 +1,22 @@
+import { Api } from '../api';
+import { admin } from '../access';
+import { ServiceError } from '../../domain/errors';
+import { RUNTIME_KEYS } from '../../config/defaults';
+import { bodyObject } from '../actor';
+
+/**
+ * PUT /config (admin): overrides of the runtime-safe keys (design.md §3), validated like the config file,
+ * persisted in the database and effective at once. GET /config (an extension) shows their effective values.
+ */
+export function configRoutes(api: Api): void {
+  api.get('/config', admin, (ctx) => {
+    const cfg = ctx.state.services.settings.get() as unknown as Record<string, unknown>;
+    return Object.fromEntries(RUNTIME_KEYS.map((k) => [k, cfg[k]]));
+  });
+  api.put('/config', admin, (ctx) => {
+    const b = bodyObject(ctx);
+    if (Object.keys(b).length === 0) throw new ServiceError('rest_missing_parameter', 400, ['body']);
+    ctx.state.services.settings.update(b);
+    return true;
+  });
+}

@@ -1,0 +1,131 @@
+import crypto from 'node:crypto';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { RemoteApp, RemoteApplicationAuthenticator, RemoteUserAuthenticator, UsedSignatures } from '../../src/auth/remote';
+import type { AuthRequest, Principal } from '../../src/auth/principal';
+import { ServiceError } from '../../src/domain/errors';
+
+/** The two signed modes with in-memory stores and a clock the test moves. */
+let now = 1_700_000_000;
+const clock = () => now;
+const apps = new Map<string, RemoteApp>();
+const userSecrets = new Map<string, string>();
+const used = new Map<string, number>();
+const usedStore: UsedSignatures = {
+  use(sig, expires, t) {
+    for (const [k, e] of used) if (e < t) used.delete(k);
+    if (used.has(sig)) return false;
+    used.set(sig, expires);
+    return true;
+  },
+};
+const admins = new Set(['boss']);
+const directory = { seen: (id: string) => ({ isAdmin: admins.has(id), emails: [`${id}@example.org`] }) };
+const settings = { baseUrl: () => 'https://files.example.org', maxAge: 15, maxFuture: 86400 };
+const appAuth = new RemoteApplicationAuthenticator({ get: (n) => apps.get(n) }, usedStore, directory, settings, clock);
+const userAuth = new RemoteUserAuthenticator({ remoteSecret: (id) => userSecrets.get(id) ?? null }, usedStore, directory, settings, clock);
+
+function signed(method: string, path: string, args: Record<string, string | number>, secret: string, body = ''): AuthRequest {
+  const sorted = Object.entries(args).map(([k, v]) => `${k}=${v}`).sort().join('&');
+  const toSign = `${method.toLowerCase()}&files.example.org${path}?${sorted}${body ? `&${body}` : ''}`;
+  const signature = crypto.createHmac('sha1', secret).update(toSign).digest('hex');
+  const rawQuery = `${sorted}&signature=${signature}`;
+  return { method, path, rawQuery, query: new URLSearchParams(rawQuery), headers: { host: 'files.example.org' }, remoteAddress: '10.0.0.1', body: Buffer.from(body), cookies: {} };
+}
+
+function refusal(fn: () => unknown): { id: string; status: number; details: string[] | null } {
+  try {
+    fn();
+  } catch (e) {
+    if (e instanceof ServiceError) return { id: e.id, status: e.status, details: e.details };
+    throw e;
+  }
+  throw new Error('expected a refusal');
+}
+
+test.before.each(() => {
+  now = 1_700_000_000;
+  apps.clear();
+  used.clear();
+  userSecrets.clear();
+  apps.set('portal', { name: 'portal', secret: 'app-secret', oldSecret: null, oldSecretUntil: null, isAdmin: false, created: 0 });
+  apps.set('ops', { name: 'ops', secret: 'ops-secret', oldSecret: null, oldSecretUntil: null, isAdmin: true, created: 0 });
+  userSecrets.set('alice', 'alice-secret');
+});
+
+test('remote application as itself, with its admin flag; with remote_user as that user with the user\'s rights only', () => {
+  assert.equal(appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')), { type: 'application', application: 'portal', isAdmin: false });
+  assert.equal(appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', timestamp: now }, 'ops-secret')), { type: 'application', application: 'ops', isAdmin: true });
+  const asUser = appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', remote_user: 'carol', timestamp: now }, 'ops-secret')) as Principal & { type: 'user' };
+  assert.is(asUser.user.id, 'carol');
+  assert.is(asUser.via, 'remote_application');
+  assert.is(asUser.application, 'ops');
+  assert.is(asUser.isAdmin, false, 'an admin application acting as a user does not lend the user its rights');
+  const asBoss = appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', remote_user: 'boss', timestamp: now }, 'app-secret')) as Principal & { type: 'user' };
+  assert.is(asBoss.isAdmin, true);
+});
+
+test('not detected without its argument; unknown application and empty remote_user refused', () => {
+  assert.is(appAuth.authenticate(signed('GET', '/info', { remote_user: 'alice', timestamp: now }, 'alice-secret')), null);
+  assert.is(userAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', remote_user: 'alice', timestamp: now }, 'app-secret')), null);
+  assert.is(refusal(() => appAuth.authenticate(signed('GET', '/info', { remote_application: 'nobody', timestamp: now }, 'x'))).id, 'auth_remote_unknown_application');
+  assert.is(refusal(() => appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', remote_user: '', timestamp: now }, 'app-secret'))).id, 'auth_remote_user_rejected');
+});
+
+test('remote user: a user without a secret is rejected; a wrong signature fails its check', () => {
+  const p = userAuth.authenticate(signed('GET', '/user', { remote_user: 'alice', timestamp: now }, 'alice-secret')) as Principal & { type: 'user' };
+  assert.is(p.via, 'remote_user');
+  assert.is(refusal(() => userAuth.authenticate(signed('GET', '/user', { remote_user: 'bob', timestamp: now }, 'whatever'))).id, 'auth_remote_user_rejected');
+  const wrong = refusal(() => userAuth.authenticate(signed('GET', '/user', { remote_user: 'alice', timestamp: now }, 'guess')));
+  assert.equal([wrong.id, wrong.status], ['auth_remote_signature_check_failed', 401]);
+});
+
+test('timestamp window: exactly max_age old passes, one second more is too late; max_future ahead passes, one more is refused', () => {
+  const at = (ts: number | string) => () => appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: ts }, 'app-secret'));
+  assert.ok(at(now - 15)());
+  assert.is(refusal(at(now - 16)).id, 'auth_remote_too_late');
+  assert.ok(at(now + 86400)());
+  assert.is(refusal(at(now + 86401)).id, 'auth_remote_too_late');
+  for (const bad of ['', 'abc', '1e9', '-5', `${now}.5`]) assert.is(refusal(at(bad)).id, 'auth_remote_too_late', bad);
+  assert.is(refusal(() => userAuth.authenticate(signed('GET', '/user', { remote_user: 'alice', timestamp: now - 100 }, 'alice-secret'))).id, 'auth_remote_too_late');
+});
+
+test('replay: the same signed POST/PUT/DELETE is refused inside its window, a new timestamp passes, GET may repeat', () => {
+  for (const method of ['POST', 'PUT', 'DELETE']) {
+    const r = signed(method, '/transfer/1', { remote_application: 'portal', timestamp: now }, 'app-secret', method === 'DELETE' ? '' : '{"a":1}');
+    assert.ok(appAuth.authenticate(r));
+    const again = refusal(() => appAuth.authenticate(r));
+    assert.equal([again.id, again.details], ['auth_remote_signature_check_failed', ['replay']], method);
+    assert.ok(appAuth.authenticate(signed(method, '/transfer/1', { remote_application: 'portal', timestamp: now + 1 }, 'app-secret', method === 'DELETE' ? '' : '{"a":1}')));
+  }
+  const get = signed('GET', '/transfer/1', { remote_application: 'portal', timestamp: now }, 'app-secret');
+  assert.ok(appAuth.authenticate(get));
+  assert.ok(appAuth.authenticate(get));
+});
+
+test('replay: a request with a wrong signature is not remembered, so it cannot spend a real one in advance', () => {
+  const good = signed('POST', '/guest', { remote_user: 'alice', timestamp: now }, 'alice-secret', '{}');
+  const forged = { ...good, body: Buffer.from('{"x":1}') };
+  assert.is(refusal(() => userAuth.authenticate(forged)).id, 'auth_remote_signature_check_failed');
+  assert.ok(userAuth.authenticate(good));
+});
+
+test('replay memory lasts the window: a future-dated request stays refused until its own time has passed', () => {
+  const r = signed('POST', '/transfer', { remote_application: 'portal', timestamp: now + 3600 }, 'app-secret', '{}');
+  assert.ok(appAuth.authenticate(r));
+  now += 3600 + 10;
+  assert.is(refusal(() => appAuth.authenticate(r)).details?.[0], 'replay');
+  now += 10;
+  assert.is(refusal(() => appAuth.authenticate(r)).id, 'auth_remote_too_late');
+});
+
+test('rotation grace: the old secret works until old_secret_until, then only the new one', () => {
+  apps.set('portal', { name: 'portal', secret: 'new', oldSecret: 'app-secret', oldSecretUntil: now + 60, isAdmin: false, created: 0 });
+  assert.ok(appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')));
+  assert.ok(appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'new')));
+  now += 61;
+  assert.is(refusal(() => appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret'))).id, 'auth_remote_signature_check_failed');
+  assert.ok(appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'new')));
+});
+
+test.run();
