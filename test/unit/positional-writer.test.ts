@@ -1,0 +1,78 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { writeStreamAt } from '../../src/storage/positional-writer';
+import { patternBytes } from '../helpers/upload-client';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-writer-'));
+test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+async function withFile<T>(size: number, fn: (h: fsp.FileHandle, file: string) => Promise<T>, flags = 'w+'): Promise<T> {
+  const file = path.join(dir, `f${Math.random().toString(16).slice(2)}`);
+  fs.writeFileSync(file, Buffer.alloc(size));
+  const h = await fsp.open(file, flags);
+  try {
+    return await fn(h, file);
+  } finally {
+    await h.close();
+  }
+}
+
+/** Many small pieces, yielded slowly enough that writes and reads overlap. */
+function pieces(data: Buffer, size: number): Readable {
+  return Readable.from((async function* () {
+    for (let i = 0; i < data.length; i += size) {
+      if (i % (size * 50) === 0) await new Promise((r) => setImmediate(r));
+      yield data.subarray(i, i + size);
+    }
+  })());
+}
+
+test('many small reads land at the offset, in order, whatever the batching', async () => {
+  const data = patternBytes('pieces', 3 * 1024 * 1024 + 11);
+  await withFile(data.length + 100, async (h, file) => {
+    const n = await writeStreamAt(h, pieces(data, 7 * 1024), 100, data.length);
+    assert.is(n, data.length);
+    const back = fs.readFileSync(file);
+    assert.ok(back.subarray(100).equals(data));
+    assert.ok(back.subarray(0, 100).equals(Buffer.alloc(100)), 'nothing before the offset is touched');
+  });
+});
+
+test('more bytes than expected: EOVERFLOW_CHUNK once the body is drained', async () => {
+  await withFile(10, async (h) => {
+    const err = await writeStreamAt(h, Readable.from([Buffer.alloc(6), Buffer.alloc(6)]), 0, 10).catch((e) => e);
+    assert.is(err.code, 'EOVERFLOW_CHUNK');
+  });
+});
+
+test('a body that closes without ending (client gone) rejects with ECONNRESET instead of hanging', async () => {
+  await withFile(100, async (h) => {
+    const body = new PassThrough();
+    const result = writeStreamAt(h, body, 0, 100).catch((e) => e);
+    body.write(Buffer.alloc(30));
+    await new Promise((r) => setTimeout(r, 20));
+    body.destroy();
+    const err = await Promise.race([result, new Promise((r) => setTimeout(() => r('hang'), 2000))]);
+    assert.is((err as { code?: string }).code, 'ECONNRESET');
+  });
+});
+
+test('a failing write (here: a read-only descriptor) rejects with its error after draining the body', async () => {
+  await withFile(
+    100,
+    async (h) => {
+      const body = Readable.from([Buffer.alloc(40), Buffer.alloc(40)]);
+      const err = await writeStreamAt(h, body, 0, 100).catch((e) => e);
+      assert.is(err.code, 'EBADF');
+      assert.ok(body.readableEnded, 'the rest of the body was read, so an answer can still be sent');
+    },
+    'r',
+  );
+});
+
+test.run();
