@@ -109,6 +109,17 @@ test('assets: served with their type, immutable when the hash matches, ETag reva
   }
 });
 
+test('a dead guest link opened in a browser gets a page saying so; API clients keep the JSON error', async () => {
+  const page = await s.request('GET', '/?s=upload&vid=no-such-token', { headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'Accept-Language': 'fr' } });
+  assert.is(page.status, 401);
+  assert.match(page.headers.get('content-type') ?? '', 'text/html');
+  assert.match(page.text, /Ce lien d(&#39;|')invitation n(&#39;|')est pas/);
+  assert.match(page.headers.get('content-security-policy') ?? '', "script-src 'self'");
+  const api = await s.request('GET', '/?s=upload&vid=no-such-token');
+  assert.is(api.status, 401);
+  assert.is(api.json?.message, 'guest_token_invalid');
+});
+
 test('the login page of a local-SP server keeps the page asked for, and only on this site', async () => {
   const local = await startTestServer({});
   try {

@@ -4,6 +4,7 @@ import { ServiceError } from '../../domain/errors';
 import type { Logger } from '../../log';
 import type { Context } from 'koa';
 import type { FerryState } from '../state';
+import { renderErrorPage, wantsErrorPage } from '../web/error-page';
 
 export function errorUid(): string {
   return crypto.randomBytes(8).toString('hex');
@@ -31,6 +32,7 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
     log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`);
   }
   if (ctx.headerSent) return; // a streamed answer already started; the socket is closed by the caller
+  if (wantsErrorPage(ctx)) return renderErrorPage(ctx, e.id, e.status, uid);
   ctx.status = e.status;
   ctx.type = 'application/json';
   ctx.body = { message: e.id, uid, details: e.details };

@@ -12,6 +12,9 @@ export const uiEn: Table = {
   ui_sp_not_signed_in: 'You are not signed in. Please sign in through your organisation and come back.',
   ui_network_error: 'The server cannot be reached. Check your connection.',
   ui_error_with_id: 'Something went wrong ({id}).',
+  ui_error_reference: 'Reference of this error: {uid}',
+  guest_token_invalid: 'This invitation link is not valid (any more). Ask the person who invited you for a new one.',
+  guest_expired: 'This invitation has expired. Ask the person who invited you for a new one.',
   ui_loading: 'Loading…',
   // Upload page
   ui_drop_here: 'Drop files or folders here, or',
