@@ -203,7 +203,8 @@ export class Upload {
     if (this.current() !== 'uploading') return this.settled();
     this.phase = 'finishing';
     this.emit();
-    const t = await this.retrying(() => this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, { json: { complete: true } }));
+    // With the chunk key, so a session that ended during a long upload does not stop the last step.
+    const t = await this.retrying(() => this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, { json: { complete: true }, query: this.keyQuery(this.record.files[0]) }));
     if (!t) return this.settled();
     this.opts.store?.remove(this.transferId);
     this.result = t;
