@@ -159,6 +159,10 @@ test("the recipients' mail arrives in the sink; its link downloads one file and 
       assert.ok(e, `${name} in the zip`);
       assert.is(e!.sha256, f.sha256, `${name} bytes equal`);
     }
+    await b.page.setViewportSize({ width: 360, height: 800 });
+    const over = await b.page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(over <= 0, `the download page overflows a phone screen by ${over}px`);
+    await shot(b.page, 'phone-download-page');
   } finally {
     await b.close();
   }
