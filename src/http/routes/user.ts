@@ -1,5 +1,5 @@
 import { Api } from '../api';
-import { admin, owner, Owned, users } from '../access';
+import { AccessLevel, admin, owner, Owned, users } from '../access';
 import { ServiceError } from '../../domain/errors';
 import type { UserRecord } from '../../domain/users';
 import { isLang, normaliseLang } from '../../i18n';
@@ -14,12 +14,20 @@ function me(ctx: FerryContext): UserRecord {
   return ctx.state.services.users.get(p.user.id);
 }
 
-/** PUT /user/{id}: the user itself or an admin (owner level; another user's id looks like an unknown one). */
-function loadUser(ctx: FerryContext): Owned<UserRecord> {
-  const u = ctx.state.services.users.get(String(ctx.params.id));
-  return { resource: u, ownerId: u.id };
+/**
+ * The access level "the user itself, admin" of the spec's /user/{id} endpoints, for the path parameter `param`:
+ * the owner level over the user record, so another user's id answers like an unknown one (404 user_not_found).
+ * The checked UserRecord is left on ctx.state.resource.
+ */
+export function userSelfOrAdmin(param = 'id'): AccessLevel {
+  return owner(
+    (ctx): Owned<UserRecord> => {
+      const u = ctx.state.services.users.get(String(ctx.params[param]));
+      return { resource: u, ownerId: u.id };
+    },
+    { notFound: 'user_not_found' },
+  );
 }
-const selfOrAdmin = owner(loadUser, { notFound: 'user_not_found' });
 
 function preferences(ctx: FerryContext, u: UserRecord) {
   const s = ctx.state.services;
@@ -54,5 +62,5 @@ export function userRoutes(api: Api): void {
   api.get('/user/:id', admin, (ctx) => preferences(ctx, ctx.state.services.users.get(String(ctx.params.id))));
   api.put('/user', users(), (ctx) => update(ctx, me(ctx)));
   api.put('/user/@me', users(), (ctx) => update(ctx, me(ctx)));
-  api.put('/user/:id', selfOrAdmin, (ctx) => update(ctx, ctx.state.resource as UserRecord));
+  api.put('/user/:id', userSelfOrAdmin(), (ctx) => update(ctx, ctx.state.resource as UserRecord));
 }
