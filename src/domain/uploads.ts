@@ -106,7 +106,7 @@ export class UploadsService {
     if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
     if (!isComplete(f.ranges, f.size)) throw new ServiceError('file_incomplete', 409, [`received ${f.received} of ${f.size}`]);
     await this.files.finish(t.id, f.uid, f.size);
-    const { crc32, sha256 } = await this.files.digest(t.id, f.uid);
+    const { crc32, sha256 } = await this.files.digest(t.id, f.uid, f.size);
     this.store.completeFile(f.id, crc32, sha256);
     this.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
     return this.store.findFile(f.id)!;
@@ -125,7 +125,11 @@ export class UploadsService {
    */
   private async record(t: Transfer, f: FileRecord, start: number, end: number): Promise<FileRecord> {
     const after = this.store.recordRange(f.id, start, end);
-    if (after) return after;
+    if (after) {
+      const prefix = after.ranges[0]?.[0] === 0 ? after.ranges[0][1] : 0;
+      if (prefix > 0) this.files.digestAhead(t.id, f.uid, prefix);
+      return after;
+    }
     await this.files.deleteFile(t.id, f.uid);
     if (!this.store.findFile(f.id)) throw new ServiceError('file_not_found', 404);
     throw new ServiceError('cannot_alter_closed_transfer', 409);

@@ -20,8 +20,13 @@ export interface FileStore {
   finish(transferId: number, uid: string, size: number): Promise<void>;
   /** Reads [start, end] (inclusive) with 1 MiB reads. */
   read(transferId: number, uid: string, start: number, end: number): Readable;
-  /** CRC-32 and SHA-256 of the whole stored file, in one streaming pass. */
-  digest(transferId: number, uid: string): Promise<{ crc32: number; sha256: string }>;
+  /**
+   * Bytes [0, upTo) of the file are received: the store may start computing the digest of that prefix in the
+   * background, so that digest() at completion has little left to read.
+   */
+  digestAhead(transferId: number, uid: string, upTo: number): void;
+  /** CRC-32 and SHA-256 of the stored file's `size` bytes (1 MiB reads). */
+  digest(transferId: number, uid: string, size: number): Promise<{ crc32: number; sha256: string }>;
   deleteFile(transferId: number, uid: string): Promise<void>;
   deleteTransfer(transferId: number): Promise<void>;
   /** Every stored file as [transferId, uid] with its size (orphan scans). */

@@ -1,13 +1,11 @@
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
 import { writeAll, writeStreamAt } from './positional-writer';
+import { RunningDigests } from './running-digest';
 
-const crc32 = (zlib as unknown as { crc32(data: Buffer, value?: number): number }).crc32;
 const MiB = 1024 * 1024;
 const UID = /^[0-9a-f]{32}$/;
 /** An upload's descriptor stays open this long after its last chunk, for the next one. */
@@ -35,8 +33,11 @@ async function closeHandle(entry: OpenFile): Promise<void> {
 export class FsFileStore implements FileStore {
   private readonly open = new Map<string, OpenFile>();
 
+  private readonly digests: RunningDigests;
+
   constructor(private readonly root: string) {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
+    this.digests = new RunningDigests((key) => path.join(this.root, key));
   }
 
   pathOf(transferId: number, uid: string): string {
@@ -46,6 +47,7 @@ export class FsFileStore implements FileStore {
 
   async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number> {
     const entry = this.acquire(transferId, uid, size);
+    this.digests.written(entry.key, offset);
     try {
       const handle = await entry.handle;
       if (!Buffer.isBuffer(data)) return await writeStreamAt(handle, data, offset, expected);
@@ -70,19 +72,18 @@ export class FsFileStore implements FileStore {
     return fs.createReadStream(this.pathOf(transferId, uid), { start, end, highWaterMark: MiB });
   }
 
-  async digest(transferId: number, uid: string): Promise<{ crc32: number; sha256: string }> {
-    const hash = crypto.createHash('sha256');
-    let crc = 0;
-    for await (const chunk of fs.createReadStream(this.pathOf(transferId, uid), { highWaterMark: MiB })) {
-      hash.update(chunk as Buffer);
-      crc = crc32(chunk as Buffer, crc);
-    }
-    return { crc32: crc >>> 0, sha256: hash.digest('hex') };
+  digestAhead(transferId: number, uid: string, upTo: number): void {
+    this.digests.advance(this.keyOf(transferId, uid), upTo);
+  }
+
+  digest(transferId: number, uid: string, size: number): Promise<{ crc32: number; sha256: string }> {
+    return this.digests.finish(this.keyOf(transferId, uid), size);
   }
 
   async deleteFile(transferId: number, uid: string): Promise<void> {
     const file = this.pathOf(transferId, uid);
     await this.evict(`${transferId}/${uid}`);
+    this.digests.forget(`${transferId}/${uid}`);
     await fsp.rm(file, { force: true });
     await fsp.rmdir(path.dirname(file)).catch(() => {}); // only when now empty
   }
@@ -90,6 +91,7 @@ export class FsFileStore implements FileStore {
   async deleteTransfer(transferId: number): Promise<void> {
     if (!Number.isSafeInteger(transferId) || transferId < 1) throw new Error('invalid transfer id');
     for (const key of [...this.open.keys()]) if (key.startsWith(`${transferId}/`)) await this.evict(key);
+    this.digests.forgetTransfer(transferId);
     await fsp.rm(path.join(this.root, String(transferId)), { recursive: true, force: true });
   }
 
