@@ -1,5 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
+// The server's own address check, bundled into the page: the form accepts exactly what the API accepts.
+import { isEmail } from '../../src/domain/transfer-input';
 
 interface Props {
   value: string[];
@@ -9,7 +11,6 @@ interface Props {
   max?: number;
 }
 
-export const EMAIL = /^[^\s@,;<>"]+@[^\s@,;<>"]+\.[^\s@,;<>"]+$/;
 
 /**
  * Recipient addresses as removable chips. Typing Enter, a comma, a semicolon or leaving the field adds what
@@ -36,7 +37,7 @@ export function RecipientsInput({ value, onChange, id, label, max }: Props) {
   const commit = (raw: string): boolean => {
     const parts = raw.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean);
     if (parts.length === 0) return true;
-    const wrong = parts.find((p) => !EMAIL.test(p));
+    const wrong = parts.find((p) => !isEmail(p));
     if (wrong) {
       setBad(wrong);
       return false;

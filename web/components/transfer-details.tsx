@@ -5,7 +5,7 @@ import { errorText } from '../lib/i18n';
 import type { ApiAuditEntry, ApiTransfer } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { ActionButton } from './action';
-import { EMAIL } from './recipients';
+import { isEmail } from '../../src/domain/transfer-input';
 
 /** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
 export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
@@ -27,7 +27,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
 
   const add = async (e: Event) => {
     e.preventDefault();
-    if (!EMAIL.test(newRecipient.trim())) return setAddError(t('ui_bad_email', { email: newRecipient }));
+    if (!isEmail(newRecipient.trim())) return setAddError(t('ui_bad_email', { email: newRecipient }));
     try {
       await api.post(`/transfer/${id}/recipient`, { recipient: newRecipient.trim() });
       setNewRecipient('');

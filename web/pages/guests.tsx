@@ -1,12 +1,12 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
+import { isEmail, latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, formatDay, isoDay } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import type { ApiGuest } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { ActionButton } from '../components/action';
 import { GUEST_OPTIONS, OptionBoxes, TRANSFER_OPTIONS } from '../components/options';
-import { EMAIL } from '../components/recipients';
 
 const DAY = 86400;
 
@@ -43,7 +43,7 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
 
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (!EMAIL.test(email.trim())) return setNote({ ok: false, text: t('ui_bad_email', { email }) });
+    if (!isEmail(email.trim())) return setNote({ ok: false, text: t('ui_bad_email', { email }) });
     const expires = endOfDay(expiry);
     if (!options.includes('does_not_expire') && (expires === null || expires > today + (maxDays + 1) * DAY || expires < today))
       return setNote({ ok: false, text: t('ui_bad_expiry', { max: maxDays }) });
@@ -56,7 +56,7 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
         message,
         options,
         transfer_options: transferOptions,
-        expires: Math.min(expires ?? Infinity, today + maxDays * DAY - 60),
+        expires: Math.min(expires ?? Infinity, latestExpiry(today, maxDays)),
       });
       setNote({ ok: true, text: t('ui_guest_invited', { email: email.trim() }) });
       setEmail('');

@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
+import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import { FilePicker } from '../components/file-picker';
@@ -71,7 +72,7 @@ export function UploadPage() {
         recipients: link || fixedTo ? [] : recipients,
         from: guest ? guest.email : from,
         // The end of the chosen day, but never past the server's limit counted from now.
-        expires: Math.min(expires ?? Infinity, today + maxDays * DAY - 60),
+        expires: Math.min(expires ?? Infinity, latestExpiry(today, maxDays)),
         subject,
         message,
         options: link ? [...options, 'get_a_link'] : options,
