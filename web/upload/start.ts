@@ -2,7 +2,7 @@ import type { Api } from '../lib/api';
 import type { ApiFile, ApiTransfer } from '../lib/types';
 import { isRangeList, rangesTotal } from './ranges';
 import type { ResumeFile, ResumeRecord } from './resume-store';
-import { Source, Upload, UploadOptions } from './uploader';
+import { chunkKeyQuery, Source, Upload, UploadOptions } from './uploader';
 
 export interface CreateTransfer {
   recipients: string[];
@@ -46,10 +46,9 @@ export async function createUpload(api: Api, sources: Source[], req: CreateTrans
  * `ranges` when it exposes them, and a file it reports complete or fully received needs no more data.
  */
 export async function resumeUpload(api: Api, record: ResumeRecord, sources: Map<number, Source>, opts: Omit<UploadOptions, 'chunkSize'>): Promise<Upload> {
-  const key = (f: ResumeFile): Record<string, string> => (opts.useKey === false ? {} : { key: f.uid });
   for (const f of record.files) {
     if (f.complete) continue;
-    const remote = await api.get<ApiFile>(`/file/${f.fileId}`, { query: key(f) });
+    const remote = await api.get<ApiFile>(`/file/${f.fileId}`, { query: chunkKeyQuery(f, opts.useKey) });
     if (remote.complete) f.complete = true;
     if (isRangeList(remote.ranges)) f.acked = remote.ranges;
     else if (remote.received === f.size) f.acked = [[0, f.size]];

@@ -57,6 +57,11 @@ export interface UploadProgress {
   bytesSent: number;
 }
 
+/** The chunk-upload key argument (the File's uid), unless the server runs chunk_upload_security = "auth". */
+export function chunkKeyQuery(f: { uid: string }, useKey: boolean | undefined): Record<string, string> {
+  return useKey === false ? {} : { key: f.uid };
+}
+
 interface Chunk {
   file: ResumeFile;
   offset: number;
@@ -178,7 +183,7 @@ export class Upload {
   }
 
   private keyQuery(f: ResumeFile): Record<string, string> {
-    return this.opts.useKey === false ? {} : { key: f.uid };
+    return chunkKeyQuery(f, this.opts.useKey);
   }
 
   private fillQueue(): void {
