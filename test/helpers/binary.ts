@@ -24,6 +24,12 @@ export interface StartOptions {
   config?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** Extra arguments after `serve -c <file>`. */
+  args?: string[];
+  /** Another copy of the binary to run (default dist/ferry). */
+  binary?: string;
+  /** How long to wait for "listening on" (default 15 s). */
+  timeoutMs?: number;
 }
 
 /** Writes ferry.json in dir: port 0, data under dir, mail only logged, no background purge. */
@@ -39,13 +45,17 @@ export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer
   const dir = opts.dir ?? tempDir('ferry-e2e-');
   const configFile = path.join(dir, 'ferry.json');
   if (!opts.dir || opts.config) writeConfig(dir, opts.config);
-  const proc = spawn(BINARY, ['serve', '-c', configFile], { cwd: opts.cwd ?? dir, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const timeoutMs = opts.timeoutMs ?? 15_000;
+  const proc = spawn(opts.binary ?? BINARY, ['serve', '-c', configFile, ...(opts.args ?? [])], { cwd: opts.cwd ?? dir, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening on" line within 15 s:\n${out}`)), 15_000);
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`no "listening on" line within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
     const check = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
       if (m) {
@@ -81,14 +91,35 @@ export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer
   };
 }
 
+/** Waits (bounded) for a process to end by itself: its exit code, or null if it was killed or did not end. */
+export function waitForExit(proc: ChildProcess, timeoutMs = 10_000): Promise<number | null> {
+  if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(proc.exitCode);
+  return new Promise((resolve) => {
+    const t = setTimeout(() => resolve(null), timeoutMs);
+    proc.once('exit', (code) => {
+      clearTimeout(t);
+      resolve(code);
+    });
+  });
+}
+
 export interface RunResult {
   code: number | null;
   stdout: string;
   stderr: string;
 }
 
-/** Runs a ferry CLI command to completion (bounded at 60 s). */
-export function runFerry(args: string[], opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv } = {}): RunResult {
-  const r = spawnSync(BINARY, args, { cwd: opts.cwd, input: opts.input, encoding: 'utf8', env: { ...process.env, ...opts.env }, timeout: 60_000 });
+/** Runs a ferry CLI command to completion (bounded, 60 s by default; a timed-out run has code null). */
+export function runFerry(
+  args: string[],
+  opts: { cwd?: string; input?: string; env?: NodeJS.ProcessEnv; timeoutMs?: number; binary?: string } = {},
+): RunResult {
+  const r = spawnSync(opts.binary ?? BINARY, args, {
+    cwd: opts.cwd,
+    input: opts.input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, ...opts.env },
+    timeout: opts.timeoutMs ?? 60_000,
+  });
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }

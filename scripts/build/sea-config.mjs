@@ -1,0 +1,31 @@
+#!/usr/bin/env node
+// Writes the Node single-executable config for build.sh and prints a fingerprint of everything that goes into
+// dist/ferry (the bundle, every asset, the config, the node binary, build.sh itself). The SEA blob is not
+// byte-for-byte reproducible (its code cache differs run to run), so build.sh compares this fingerprint
+// instead to skip the slow blob + inject steps when nothing changed.
+// Usage: node scripts/build/sea-config.mjs <config-out> <bundle> <blob-out> <sqlite-addon> <web-assets-dir>
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const [cfgPath, main, output, addon, webDir] = process.argv.slice(2);
+const assets = { 'better_sqlite3.node': addon };
+if (fs.existsSync(webDir)) {
+  const walk = (d) =>
+    fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+  for (const f of walk(webDir).sort()) assets[`web/${path.relative(webDir, f).split(path.sep).join('/')}`] = f;
+}
+const config = { main, output, disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false, assets };
+const text = JSON.stringify(config, null, 2) + '\n';
+if (!fs.existsSync(cfgPath) || fs.readFileSync(cfgPath, 'utf8') !== text) fs.writeFileSync(cfgPath, text);
+
+const hash = crypto.createHash('sha256');
+const add = (label, file) => hash.update(`${label}\0`).update(fs.readFileSync(file)).update('\0');
+hash.update(text);
+add('main', main);
+for (const [key, file] of Object.entries(assets)) add(key, file);
+// The node that is copied: same path, size and mtime means the same binary (hashing 95 MB costs ~0.3 s).
+const st = fs.statSync(process.execPath);
+hash.update(`node\0${process.execPath}\0${process.version}\0${st.size}\0${st.mtimeMs}\0`);
+add('build.sh', new URL('../../build.sh', import.meta.url));
+process.stdout.write(hash.digest('hex') + '\n');
