@@ -129,7 +129,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   };
   const transfers = new TransfersService({ store: transferStore, files: fileStore, audit, notifier, guests, clock, limits: transferLimits });
   const uploads = new UploadsService(transferStore, fileStore, audit, guests, clock, () => settings.get().upload_chunk_size);
-  const recipients = new RecipientsService(transferStore, transfers, audit, notifier, clock, () => settings.get().max_transfer_recipients);
+  const recipients = new RecipientsService(transferStore, transfers, audit, notifier, clock, () => settings.get().max_transfer_recipients, guests);
   const downloads = new DownloadsService(new DownloadsRepo(db), audit, notifier, clock);
 
   const purge = new PurgeService(new PurgeRepo(db), transferStore, fileStore, audit, guests, notifier, () => settings.get().auditlog_lifetime_days, clock);

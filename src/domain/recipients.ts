@@ -6,6 +6,8 @@ import type { Actor, AuditLog, TransferStore } from './transfer-store';
 import { isEmail } from './transfer-input';
 import { auditAuthor, recipientTarget } from './audit-events';
 import { newToken, TransfersService } from './transfers';
+import { assertMayAddRecipient } from './transfer-policy';
+import type { GuestsService } from './guests';
 
 /** Adding and removing the recipients of a Transfer (spec: Recipient endpoints, rule 4 of States). */
 export class RecipientsService {
@@ -16,6 +18,7 @@ export class RecipientsService {
     private readonly notifier: Notifier,
     private readonly clock: Clock,
     private readonly maxRecipients: () => number,
+    private readonly guests: GuestsService,
   ) {}
 
   get(id: number): Recipient {
@@ -27,6 +30,7 @@ export class RecipientsService {
   /** POST /transfer/{id}/recipient: a recipient added to an available Transfer is mailed its link at once. */
   add(actor: Actor, t: Transfer, body: unknown): Recipient {
     this.transfers.assertOpen(t);
+    assertMayAddRecipient(actor, this.guests);
     const email = (body as { recipient?: unknown } | null)?.recipient;
     if (email === undefined) throw new ServiceError('rest_missing_parameter', 400, ['recipient']);
     if (!isEmail(email)) throw new ServiceError('bad_email', 400, ['recipient']);

@@ -47,3 +47,14 @@ export function senderTerms(actor: Actor, draft: TransferDraft, guests: GuestsSe
   }
   return terms;
 }
+
+/**
+ * POST /transfer/{id}/recipient under a guest token: a guest that may only send to its creator cannot add
+ * anyone (it would get round can_only_send_to_me); other guests add like their creator would.
+ */
+export function assertMayAddRecipient(actor: Actor, guests: GuestsService): void {
+  if (actor.type !== 'guest' || actor.guestId === null) return;
+  const g = guests.get(actor.guestId);
+  guests.assertUsable(g);
+  if (g.options.includes('can_only_send_to_me')) throw new ServiceError('rest_access_forbidden', 403, ['can_only_send_to_me']);
+}

@@ -181,4 +181,26 @@ test('recipient endpoints: a known address comes back as is, the limit holds, tr
   assert.is((await s.request('GET', `/recipient/${t.recipients[1].id}`, { headers: asUser('bob') })).status, 404);
 });
 
+test('a guest adds recipients to its Transfer like its creator would, unless it may only send to its creator', async () => {
+  const invite = async (options: string[]) => {
+    const g = await s.request('POST', '/guest', { headers: alice, json: { recipient: 'gus@example.net', from: 'alice@example.org', options } });
+    assert.is(g.status, 201, g.text);
+    return g.json.token as string;
+  };
+  const upload = (vid: string) => s.request('POST', `/transfer?vid=${vid}`, { json: body({ from: undefined }) });
+  const free = await invite([]);
+  const t = (await upload(free)).json;
+  const added = await s.request('POST', `/transfer/${t.id}/recipient?vid=${free}`, { json: { recipient: 'guestpick@example.org' } });
+  assert.is(added.status, 201, added.text);
+  const onlyMe = await invite(['can_only_send_to_me']);
+  const t2 = (await upload(onlyMe)).json;
+  assert.equal(t2.recipients.map((r: any) => r.email), ['alice@example.org']);
+  const refused = await s.request('POST', `/transfer/${t2.id}/recipient?vid=${onlyMe}`, { json: { recipient: 'extra@example.org' } });
+  assert.equal([refused.status, refused.json.message], [403, 'rest_access_forbidden']);
+  assert.is((await s.request('POST', `/transfer/${t2.id}/recipient`, { headers: alice, json: { recipient: 'extra@example.org' } })).status, 201, 'the creator still may');
+  const mine = (await s.request('GET', '/user/@me/frequent_recipients', { headers: alice })).json;
+  assert.not.ok(mine.includes('guestpick@example.org'), 'what a guest picks stays out of its creator\'s frequent recipients');
+  assert.ok(mine.includes('extra@example.org'), 'the creator\'s own addition is remembered');
+});
+
 test.run();
