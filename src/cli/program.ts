@@ -21,7 +21,7 @@ export function buildProgram(io: CliIO, modules: CommandModule[] = commandModule
     .description('self-hosted service for sending large files')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .showSuggestionAfterError(true);
+    .showSuggestionAfterError(false); // design.md §2: one line on stderr
   for (const add of modules) add(program, io);
   for (const cmd of program.commands) inheritExitOverride(cmd, io);
   return program;

@@ -19,6 +19,18 @@ export class LocalAccountsRepo implements LocalAccountStore {
       .run(userId, hash, now, now);
   }
 
+  /** Creates the account only when there is no account at all, in one statement (concurrent first starts). */
+  createFirst(userId: string, hash: string, now: number): boolean {
+    return (
+      this.db
+        .prepare(
+          `INSERT INTO local_accounts (user_id, password_hash, created, updated)
+           SELECT ?, ?, ?, ? WHERE NOT EXISTS (SELECT 1 FROM local_accounts)`,
+        )
+        .run(userId, hash, now, now).changes > 0
+    );
+  }
+
   userIds(): string[] {
     return (this.db.prepare('SELECT user_id FROM local_accounts ORDER BY user_id').all() as { user_id: string }[]).map((r) => r.user_id);
   }

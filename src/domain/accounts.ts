@@ -10,6 +10,7 @@ import { isEmail } from './transfer-input';
 export interface LocalAccountStore {
   passwordHash(userId: string): string | undefined;
   setPassword(userId: string, hash: string, now: number): void;
+  createFirst(userId: string, hash: string, now: number): boolean;
   userIds(): string[];
   count(): number;
   delete(userId: string): boolean;
@@ -122,7 +123,10 @@ export class AccountsService {
   async ensureInitialAdmin(): Promise<string | null> {
     if (this.local.count() > 0) return null;
     const password = randomPassword();
-    await this.addUser('admin', ['admin@localhost.localdomain'], password);
+    const hash = await hashPassword(password);
+    // Several processes may start at once on a new data dir: only the one whose insert lands prints a password.
+    await this.addUser('admin', ['admin@localhost.localdomain'], null);
+    if (!this.local.createFirst('admin', hash, this.clock())) return null;
     this.users.addAdmin('admin');
     return password;
   }

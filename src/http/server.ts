@@ -16,7 +16,13 @@ export interface RunningServer {
  * upload over a slow link), but a body that stops flowing is cut by the socket timeout.
  */
 export function listen(app: Koa<any>, host: string, port: number): Promise<RunningServer> {
-  const server = http.createServer(app.callback());
+  const handler = app.callback();
+  let closing = false;
+  // While shutting down, every answer closes its connection, so keep-alive clients do not hold the exit.
+  const server = http.createServer((req, res) => {
+    if (closing) res.setHeader('Connection', 'close');
+    return handler(req, res);
+  });
   server.headersTimeout = 20_000;
   server.requestTimeout = 0;
   server.keepAliveTimeout = 5_000;
@@ -33,10 +39,15 @@ export function listen(app: Koa<any>, host: string, port: number): Promise<Runni
         url: `http://${shownHost}:${addr.port}`,
         close: (graceMs = 10_000) =>
           new Promise<void>((done) => {
+            closing = true;
             const timer = setTimeout(() => server.closeAllConnections(), graceMs);
             timer.unref();
+            // Connections that become idle after their last answer are closed too, not left to time out.
+            const sweep = setInterval(() => server.closeIdleConnections(), 100);
+            sweep.unref();
             server.close(() => {
               clearTimeout(timer);
+              clearInterval(sweep);
               done();
             });
             server.closeIdleConnections();
