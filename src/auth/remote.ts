@@ -1,6 +1,6 @@
 import { ServiceError } from '../domain/errors';
 import type { Authenticator, AuthRequest, Principal } from './principal';
-import { signatureMatches, stringsToSign } from './signature';
+import { requestSignatureMatches } from './signature';
 import type { UserDirectory } from './header-sp';
 import type { Clock } from '../domain/services';
 
@@ -77,7 +77,7 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     const now = this.clock();
     const ts = checkWindow(req, this.settings, now);
     const secrets = [app.secret, ...(app.oldSecret && (app.oldSecretUntil ?? 0) > now ? [app.oldSecret] : [])];
-    if (!signatureMatches(signature, secrets, stringsToSign(req, this.settings.baseUrl()))) throw new ServiceError('auth_remote_signature_check_failed', 401);
+    if (!requestSignatureMatches(signature, secrets, req, this.settings.baseUrl())) throw new ServiceError('auth_remote_signature_check_failed', 401);
     checkReplay(req, this.settings, ts, now, this.used, signature);
     const remoteUser = req.query.get('remote_user');
     if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin };
@@ -109,7 +109,7 @@ export class RemoteUserAuthenticator implements Authenticator {
     const ts = checkWindow(req, this.settings, now);
     const secret = userId.length <= 256 ? this.secrets.remoteSecret(userId) : null;
     if (!secret) throw new ServiceError('auth_remote_user_rejected', 401);
-    if (!signatureMatches(signature, [secret], stringsToSign(req, this.settings.baseUrl()))) throw new ServiceError('auth_remote_signature_check_failed', 401);
+    if (!requestSignatureMatches(signature, [secret], req, this.settings.baseUrl())) throw new ServiceError('auth_remote_signature_check_failed', 401);
     checkReplay(req, this.settings, ts, now, this.used, signature);
     const seen = this.users.seen(userId, []);
     return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin };
