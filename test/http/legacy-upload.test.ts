@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 import { patternBytes, sha256, inAWeek } from '../helpers/upload-client';
+import { signedPath, nowS } from '../helpers/signing';
 
 let s: TestServer;
 const alice = asUser('alice');
@@ -49,10 +50,28 @@ test('whole upload: wrong size, no file part, not multipart, other users', async
   const noFile = new FormData();
   noFile.append('x', 'y');
   assert.is((await fetch(`${s.url}/file/${f.id}/whole`, { method: 'POST', headers: alice, body: noFile })).status, 400);
-  assert.is((await s.request('POST', `/file/${f.id}/whole`, { headers: alice, json: {} })).status, 415);
+  const notForm = await s.request('POST', `/file/${f.id}/whole`, { headers: alice, json: {} });
+  assert.equal([notForm.status, notForm.json.message, notForm.json.details], [400, 'bad_request_body', ['content-type']]);
   assert.is((await fetch(`${s.url}/file/${f.id}/whole`, { method: 'POST', headers: asUser('bob'), body: form(Buffer.alloc(100)) })).status, 404);
   const ok = await fetch(`${s.url}/file/${f.id}/whole?key=${f.uid}`, { method: 'POST', body: form(Buffer.alloc(100)) });
   assert.is(ok.status, 201);
+});
+
+test('a signed whole upload (body covered by the signature) is stored like an unsigned one', async () => {
+  const secret = s.app.services.accounts.addRemoteApp('portal', false);
+  const host = new URL(s.url).host;
+  const sign = (method: string, path: string, body: Buffer | string) =>
+    signedPath({ method, host, path, args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() }, secret, body });
+  const create = JSON.stringify({ files: [{ name: 'w.bin', size: 70_000 }], recipients: ['r@example.org'], from: 'carol@example.org', expires: inAWeek() });
+  const t = await s.request('POST', sign('POST', '/transfer', create), { body: create, headers: { 'content-type': 'application/json' } });
+  assert.is(t.status, 201, t.text);
+  const data = patternBytes('signed-whole', 70_000);
+  const req = new Request('http://x/', { method: 'POST', body: form(data) });
+  const raw = Buffer.from(await req.arrayBuffer());
+  const f = t.json.files[0];
+  const r = await s.request('POST', sign('POST', `/file/${f.id}/whole`, raw), { body: raw, headers: { 'content-type': req.headers.get('content-type')! } });
+  assert.is(r.status, 201, r.text);
+  assert.equal([r.json.complete, r.json.sha256], [true, sha256(data)]);
 });
 
 test.run();

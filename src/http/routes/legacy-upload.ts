@@ -12,7 +12,10 @@ import type { FerryContext } from '../state';
 /** The form field carrying the progress key: PHP's session.upload_progress.name, which FileSender's legacy uploader uses. */
 export const PROGRESS_FIELD = 'PHP_SESSION_UPLOAD_PROGRESS';
 
-/** Streams the first file part of a multipart body to `onFile`; fields seen before it are passed along. */
+/**
+ * Streams the first file part of a multipart body to `onFile`; fields seen before it are passed along. A signed
+ * request's body was already read (its signature covers it) and comes from ctx.state.rawBody instead.
+ */
 function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Record<string, string>) => Promise<FileRecord>): Promise<FileRecord> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
@@ -36,14 +39,15 @@ function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Rec
     bb.on('close', () => {
       if (!handled) reject(new ServiceError('rest_missing_parameter', 400, ['file']));
     });
-    ctx.req.pipe(bb);
+    if (ctx.state.rawBody) bb.end(ctx.state.rawBody);
+    else ctx.req.pipe(bb);
   });
 }
 
 /** POST /file/{id}/whole and GET /legacyuploadprogress/{key}: uploads from clients that cannot send chunks. */
 export function legacyUploadRoutes(api: Api): void {
   api.post('/file/:id/whole', owner(loadFile, { notFound: 'file_not_found', chunkKey: true }), async (ctx) => {
-    if (!ctx.is('multipart/form-data')) throw new ServiceError('bad_request_body', 415, ['content-type']);
+    if (!ctx.is('multipart/form-data')) throw new ServiceError('bad_request_body', 400, ['content-type']);
     const { file, transfer } = ctx.state.resource as { file: FileRecord; transfer: Transfer };
     const uploads = ctx.state.services.uploads;
     const after = await firstFilePart(ctx, (stream, fields) => {
