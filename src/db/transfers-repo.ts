@@ -92,8 +92,10 @@ export class TransfersRepo implements TransferStore {
     });
   }
 
-  completeFile(fileId: number, crc32: number, sha256: string): void {
-    this.db.prepare('UPDATE files SET complete = 1, crc32 = ?, sha256 = ? WHERE id = ?').run(crc32, sha256, fileId);
+  completeFile(fileId: number, crc32: number, sha256: string): boolean {
+    const sql = `UPDATE files SET complete = 1, crc32 = ?, sha256 = ?
+                 WHERE id = ? AND deleted IS NULL AND transfer_id IN (SELECT id FROM transfers WHERE status <> 'closed')`;
+    return this.db.prepare(sql).run(crc32, sha256, fileId).changes > 0;
   }
 
   deleteFile(fileId: number, now: number): void {

@@ -24,7 +24,8 @@ export interface TransferStore {
   fileUids(transferId: number): string[];
   /** Merges a written range; undefined (nothing recorded) when the File is deleted or its Transfer closed. */
   recordRange(fileId: number, start: number, end: number): FileRecord | undefined;
-  completeFile(fileId: number, crc32: number, sha256: string): void;
+  /** Marks a File complete with its digests; false when it is deleted or its Transfer closed meanwhile. */
+  completeFile(fileId: number, crc32: number, sha256: string): boolean;
   deleteFile(fileId: number, now: number): void;
   recipients(transferId: number): Recipient[];
   findRecipient(id: number): Recipient | undefined;

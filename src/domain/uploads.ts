@@ -24,6 +24,9 @@ export interface ChunkRequest {
  * completion is checked exactly.
  */
 export class UploadsService {
+  /** Completions under way, by File id. */
+  private readonly completing = new Map<number, Promise<FileRecord>>();
+
   constructor(
     private readonly store: TransferStore,
     private readonly files: FileStore,
@@ -100,14 +103,30 @@ export class UploadsService {
     return after;
   }
 
-  /** PUT /file {complete}: every byte must have arrived; the stored file's CRC-32 and SHA-256 are kept. */
-  async completeFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
-    if (f.complete) return f;
-    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
-    if (!isComplete(f.ranges, f.size)) throw new ServiceError('file_incomplete', 409, [`received ${f.received} of ${f.size}`]);
+  /**
+   * PUT /file {complete}: every byte must have arrived; the stored file is flushed and its CRC-32 and SHA-256
+   * kept. Completions of the same File at once share one pass, so it is logged (and hashed) once.
+   */
+  completeFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
+    if (f.complete) return Promise.resolve(f);
+    if (t.status === 'closed') return Promise.reject(new ServiceError('cannot_alter_closed_transfer', 409));
+    if (!isComplete(f.ranges, f.size)) return Promise.reject(new ServiceError('file_incomplete', 409, [`received ${f.received} of ${f.size}`]));
+    let running = this.completing.get(f.id);
+    if (!running) {
+      running = this.finishFile(actor, t, f).finally(() => this.completing.delete(f.id));
+      this.completing.set(f.id, running);
+    }
+    return running;
+  }
+
+  private async finishFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
     await this.files.finish(t.id, f.uid, f.size);
     const { crc32, sha256 } = await this.files.digest(t.id, f.uid, f.size);
-    this.store.completeFile(f.id, crc32, sha256);
+    // The File may have been deleted, or its Transfer closed, while its bytes were read.
+    if (!this.store.completeFile(f.id, crc32, sha256)) {
+      if (!this.store.findFile(f.id)) throw new ServiceError('file_not_found', 404);
+      throw new ServiceError('cannot_alter_closed_transfer', 409);
+    }
     this.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
     return this.store.findFile(f.id)!;
   }
