@@ -11,6 +11,8 @@ import { guestRoutes } from './http/routes/guest';
 import { transferRoutes } from './http/routes/transfer';
 import { fileRoutes } from './http/routes/file';
 import { recipientRoutes } from './http/routes/recipient';
+import { frequentRecipientRoutes } from './http/routes/frequent-recipients';
+import { FrequentRecipientsRepo } from './db/frequent-recipients-repo';
 import { downloadRoutes } from './http/routes/download';
 import { TransfersRepo } from './db/transfers-repo';
 import { AuditRepo } from './db/audit-repo';
@@ -127,9 +129,10 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
       extensions: c.allow_transfer_expiry_date_extension,
     };
   };
-  const transfers = new TransfersService({ store: transferStore, files: fileStore, audit, notifier, guests, clock, limits: transferLimits });
+  const frequent = new FrequentRecipientsRepo(db);
+  const transfers = new TransfersService({ store: transferStore, files: fileStore, audit, frequent, notifier, guests, clock, limits: transferLimits });
   const uploads = new UploadsService(transferStore, fileStore, audit, guests, clock, () => settings.get().upload_chunk_size);
-  const recipients = new RecipientsService(transferStore, transfers, audit, notifier, clock, () => settings.get().max_transfer_recipients, guests);
+  const recipients = new RecipientsService(transferStore, transfers, audit, notifier, clock, () => settings.get().max_transfer_recipients, guests, frequent);
   const downloads = new DownloadsService(new DownloadsRepo(db), audit, notifier, clock);
 
   const purge = new PurgeService(new PurgeRepo(db), transferStore, fileStore, audit, guests, notifier, () => settings.get().auditlog_lifetime_days, clock);
@@ -160,7 +163,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   registerWebPages(pages);
   pages.register('mail-sink', mailSinkPage);
   pages.register('download', downloadPage);
-  const routes: RouteModule[] = [userRoutes, configRoutes, guestRoutes, transferRoutes, fileRoutes, legacyUploadRoutes, recipientRoutes, downloadRoutes];
+  const routes: RouteModule[] = [userRoutes, configRoutes, guestRoutes, transferRoutes, fileRoutes, legacyUploadRoutes, recipientRoutes, frequentRecipientRoutes, downloadRoutes];
   const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter(), loginRoutes()] });
   const stoppers: (() => void | Promise<void>)[] = [];
 

@@ -122,26 +122,4 @@ export class TransfersRepo implements TransferStore {
   deleteRecipient(id: number, now: number): void {
     this.db.prepare('UPDATE recipients SET deleted = ? WHERE id = ?').run(now, id);
   }
-
-  /** Frequent recipients: remembered per user, most recent first. */
-  rememberRecipients(userId: string, emails: string[], now: number): void {
-    // Delete and re-insert so rowid orders uses within the same second too.
-    const del = this.db.prepare('DELETE FROM frequent_recipients WHERE user_id = ? AND email = ?');
-    const ins = this.db.prepare('INSERT INTO frequent_recipients (user_id, email, last_used) VALUES (?, ?, ?)');
-    for (const e of emails) {
-      if (!e) continue;
-      del.run(userId, e.toLowerCase());
-      ins.run(userId, e.toLowerCase(), now);
-    }
-  }
-
-  frequentRecipients(userId: string, contains: string | null, limit: number): string[] {
-    const rows = this.db
-      .prepare(
-        `SELECT email FROM frequent_recipients WHERE user_id = ? AND (? IS NULL OR instr(email, lower(?)) > 0)
-         ORDER BY last_used DESC, rowid DESC LIMIT ?`,
-      )
-      .all(userId, contains, contains, limit) as { email: string }[];
-    return rows.map((r) => r.email);
-  }
 }

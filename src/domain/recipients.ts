@@ -8,6 +8,7 @@ import { auditAuthor, recipientTarget } from './audit-events';
 import { newToken, TransfersService } from './transfers';
 import { assertMayAddRecipient } from './transfer-policy';
 import type { GuestsService } from './guests';
+import type { FrequentRecipientStore } from './frequent-recipients';
 
 /** Adding and removing the recipients of a Transfer (spec: Recipient endpoints, rule 4 of States). */
 export class RecipientsService {
@@ -19,6 +20,7 @@ export class RecipientsService {
     private readonly clock: Clock,
     private readonly maxRecipients: () => number,
     private readonly guests: GuestsService,
+    private readonly frequent: FrequentRecipientStore,
   ) {}
 
   get(id: number): Recipient {
@@ -40,7 +42,7 @@ export class RecipientsService {
     if (current.filter((r) => r.email).length >= this.maxRecipients()) throw new ServiceError('transfer_too_many_recipients', 400, ['recipient']);
     const now = this.clock();
     const id = this.store.addRecipient(t.id, { email, token: newToken(), lang: null }, now);
-    if (actor.type !== 'guest') this.store.rememberRecipients(t.userId, [email], now); // the owner's own choices only
+    if (actor.type !== 'guest') this.frequent.remember(t.userId, [email], now); // the owner's own choices only
     const r = this.get(id);
     this.audit.record({ transferId: t.id, date: now, event: 'recipient_added', author: auditAuthor(actor), target: recipientTarget(r) });
     if (t.status === 'available') this.notifier.transferAvailable(t, this.store.files(t.id), [r]);

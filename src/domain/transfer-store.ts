@@ -31,8 +31,6 @@ export interface TransferStore {
   findRecipient(id: number): Recipient | undefined;
   addRecipient(transferId: number, r: NewRecipient, now: number): number;
   deleteRecipient(id: number, now: number): void;
-  rememberRecipients(userId: string, emails: string[], now: number): void;
-  frequentRecipients(userId: string, contains: string | null, limit: number): string[];
 }
 
 export interface AuditLog {

@@ -9,6 +9,7 @@ import { parseTransferInput, TransferLimits } from './transfer-input';
 import type { GuestsService } from './guests';
 import { auditAuthor, fileTarget, recipientTarget, transferTarget } from './audit-events';
 import { senderFieldsIgnored, senderTerms } from './transfer-policy';
+import { FREQUENT_RECIPIENTS_LIMIT, type FrequentRecipientStore } from './frequent-recipients';
 
 export interface TransferView {
   transfer: Transfer;
@@ -27,6 +28,7 @@ export interface TransferDeps {
   store: TransferStore;
   files: FileStore;
   audit: AuditLog;
+  frequent: FrequentRecipientStore;
   notifier: Notifier;
   guests: GuestsService;
   clock: Clock;
@@ -58,7 +60,7 @@ export class TransfersService {
       recipientRows,
     );
     this.d.store.setStatus(id, 'started', now);
-    if (terms.remember) this.d.store.rememberRecipients(terms.ownerId, terms.recipients, now);
+    if (terms.remember) this.d.frequent.remember(terms.ownerId, terms.recipients, now);
     const view = this.view(this.get(id));
     view.cids = new Map(view.files.filter((f) => f.cid !== null).map((f) => [f.id, f.cid!]));
     this.d.audit.record({ transferId: id, date: now, event: 'transfer_started', author: auditAuthor(actor), target: transferTarget(view.transfer) });
@@ -161,8 +163,9 @@ export class TransfersService {
     else if (t.status === 'available') this.d.notifier.fileRemoved(t, f, this.d.store.recipients(t.id));
   }
 
+  /** The user's frequent recipients, most recent first. */
   frequentRecipients(userId: string, contains: string | null): string[] {
-    return this.d.store.frequentRecipients(userId, contains, 50);
+    return this.d.frequent.list(userId, contains, FREQUENT_RECIPIENTS_LIMIT);
   }
 
   auditLog(t: Transfer) {

@@ -160,7 +160,9 @@ test('frequent recipients: most recent first, a reused address moves up, filterO
   assert.not.ok((await s.request('GET', '/user/@me/frequent_recipients', { headers: asUser('erin') })).json.includes('one@lab.example'));
   const stranger = await s.request('GET', '/user/dora/frequent_recipients', { headers: asUser('erin') });
   const nobody = await s.request('GET', '/user/nobody-at-all/frequent_recipients', { headers: asUser('erin') });
-  assert.equal([stranger.status, stranger.json.message], [nobody.status, nobody.json.message], 'another user and an unknown one answer alike');
+  assert.equal([stranger.status, stranger.json.message], [404, 'user_not_found']);
+  assert.equal([nobody.status, nobody.json.message], [404, 'user_not_found'], 'another user and an unknown one answer alike');
+  assert.is((await s.request('GET', '/user/@me/frequent_recipients')).status, 401);
 });
 
 test('recipient endpoints: a known address comes back as is, the limit holds, tracking errors are shown', async () => {
@@ -170,6 +172,10 @@ test('recipient endpoints: a known address comes back as is, the limit holds, tr
   assert.is((await s.request('POST', `/transfer/${t.id}/recipient`, { headers: alice, json: { recipient: 'c@example.org' } })).status, 201);
   const over = await s.request('POST', `/transfer/${t.id}/recipient`, { headers: alice, json: { recipient: 'd@example.org' } });
   assert.equal([over.status, over.json.message], [400, 'transfer_too_many_recipients']);
+  const colour = await s.request('PUT', `/recipient/${t.recipients[0].id}`, { headers: alice, json: { remind: false, colour: 'red' } });
+  assert.equal([colour.status, colour.json.message, colour.json.details], [400, 'rest_bad_parameter', ['colour']]);
+  const plain = await s.request('PUT', `/recipient/${t.recipients[0].id}`, { headers: alice, json: {} });
+  assert.equal([plain.status, plain.json.id], [200, t.recipients[0].id]);
   const missing = await s.request('POST', `/transfer/${t.id}/recipient`, { headers: alice, json: {} });
   assert.equal([missing.status, missing.json.message], [400, 'rest_missing_parameter']);
   s.app.db.prepare(`INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Recipient', ?, 'bounce', 1900000000, '550 no such user')`).run(t.recipients[1].id);

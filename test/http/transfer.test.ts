@@ -247,7 +247,8 @@ test('audit log in the spec shape, and frequent recipients most recent first wit
   assert.is(fr[0], 'zed@example.org');
   const filtered = (await s.request('GET', '/user/@me/frequent_recipients?filterOp[contains]=ZED', { headers: alice })).json;
   assert.equal(filtered, ['zed@example.org']);
-  expectError(await s.request('GET', '/user/alice/frequent_recipients', { headers: bob }), 403, 'rest_ownership_required');
+  expectError(await s.request('GET', '/user/alice/frequent_recipients', { headers: bob }), 404, 'user_not_found'); // as for an unknown user
+  assert.equal((await s.request('GET', '/user/alice/frequent_recipients', { headers: alice })).json, fr, 'the user itself');
   assert.equal((await s.request('GET', '/user/alice/frequent_recipients?filterOp[contains]=zed', { headers: boss })).json, ['zed@example.org']);
   assert.equal((await s.request('GET', `/transfer/${t.id}/options`, { headers: alice })).json, []);
 });
