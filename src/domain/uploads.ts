@@ -133,7 +133,8 @@ export class UploadsService {
 
   /** The first bytes of a Transfer: status uploading, logged once, the guest's creator told. */
   private noteUploadStarted(actor: Actor, t: Transfer): void {
-    if (!this.store.markUploading(t.id)) return;
+    // Loaded with the request: past the first chunk this saves a write statement per chunk.
+    if (t.status === 'uploading' || !this.store.markUploading(t.id)) return;
     this.audit.record({ transferId: t.id, date: this.clock(), event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
     if (t.guestId !== null) this.guests.uploadStarted(t.guestId, { ...t, status: 'uploading' });
   }

@@ -228,6 +228,9 @@ test('the chunk-upload key: accepted for chunks and completion, DELETE only befo
   expectError(await s.request('GET', `/transfer/${t.id}${key}`), 401, 'rest_authentication_required');
   expectError(await s.request('PUT', `/transfer/${t.id}${key}`, { json: { closed: true } }), 401, 'rest_authentication_required');
   expectError(await s.request('PUT', `/file/${t.files[0].id}?key=${'0'.repeat(32)}`, { json: { complete: true } }), 401, 'rest_authentication_required');
+  // With only a key, an unknown id answers like a wrong key: ids cannot be probed.
+  expectError(await s.request('PUT', `/file/999999/chunk/0${key}`, { body: data }), 401, 'rest_authentication_required');
+  expectError(await s.request('PUT', `/transfer/999999${key}`, { json: { complete: true } }), 401, 'rest_authentication_required');
   assert.is((await s.request('PUT', `/transfer/${t.id}${key}`, { json: { complete: true } })).status, 200);
   expectError(await s.request('DELETE', `/transfer/${t.id}${key}`), 401, 'rest_authentication_required');
   const t2 = await create();
