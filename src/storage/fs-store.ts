@@ -10,6 +10,8 @@ const MiB = 1024 * 1024;
 const UID = /^[0-9a-f]{32}$/;
 /** An upload's descriptor stays open this long after its last chunk, for the next one. */
 const IDLE_MS = 10_000;
+/** Idle descriptors kept at most; beyond it the longest-idle ones are closed (many uploads at once). */
+const MAX_IDLE = 128;
 
 interface OpenFile {
   key: string;
@@ -148,6 +150,25 @@ export class FsFileStore implements FileStore {
     }
     entry.timer = setTimeout(() => void this.evict(entry.key), IDLE_MS);
     entry.timer.unref();
+    // Re-inserted so that the map's order is the order of last use; the oldest idle ones go first.
+    this.open.delete(entry.key);
+    this.open.set(entry.key, entry);
+    if (this.open.size > MAX_IDLE) this.trimIdle();
+  }
+
+  private trimIdle(): void {
+    let excess = this.open.size - MAX_IDLE;
+    for (const [key, e] of this.open) {
+      if (excess <= 0) break;
+      if (e.users > 0) continue;
+      void this.evict(key);
+      excess--;
+    }
+  }
+
+  /** Descriptors currently cached (in use or idle). */
+  get cachedDescriptors(): number {
+    return this.open.size;
   }
 
   /** Forgets a cached descriptor and closes it now, or when the last write still running on it ends. */
