@@ -1,9 +1,14 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { RemoteApp, RemoteApplicationAuthenticator, RemoteUserAuthenticator, UsedSignatures } from '../../src/auth/remote';
 import type { AuthRequest, Principal } from '../../src/auth/principal';
 import { ServiceError } from '../../src/domain/errors';
+import { openDatabase } from '../../src/db/connection';
+import { SignaturesRepo, SIGNATURE_SWEEP_S } from '../../src/db/signatures-repo';
 
 /** The two signed modes with in-memory stores and a clock the test moves. */
 let now = 1_700_000_000;
@@ -126,6 +131,28 @@ test('rotation grace: the old secret works until old_secret_until, then only the
   now += 61;
   assert.is(refusal(() => appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret'))).id, 'auth_remote_signature_check_failed');
   assert.ok(appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'new')));
+});
+
+test('the SQLite store of used signatures: a replay is refused until it expires, expired rows are swept (at most once a minute)', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-sig-'));
+  const db = openDatabase(dir);
+  try {
+    const repo = new SignaturesRepo(db);
+    const t0 = 1_700_000_000;
+    assert.ok(repo.use('a'.repeat(40), t0 + 16, t0));
+    assert.not.ok(repo.use('a'.repeat(40), t0 + 16, t0 + 5), 'a replay inside the window');
+    assert.ok(repo.use('b'.repeat(40), t0 + 20, t0 + 5));
+    assert.is(repo.count(), 2);
+    // Past its expiry a row no longer refuses anything, even before the sweep removes it.
+    assert.ok(repo.use('a'.repeat(40), t0 + 40, t0 + 17));
+    assert.is(repo.count(), 2, 'not swept yet: the last sweep was 17 s ago');
+    assert.ok(repo.use('c'.repeat(40), t0 + 100, t0 + SIGNATURE_SWEEP_S + 30));
+    assert.is(repo.count(), 1, 'a and b expired and were swept, c stays');
+    assert.not.ok(repo.use('c'.repeat(40), t0 + 100, t0 + SIGNATURE_SWEEP_S + 31));
+  } finally {
+    db.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });
 
 test.run();
