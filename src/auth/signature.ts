@@ -26,14 +26,26 @@ export function signedHeads(req: AuthRequest, baseUrl: string): Buffer[] {
     });
   const queries = new Set([args.map((a) => a.decoded).sort().join('&'), args.map((a) => a.raw).sort().join('&')]);
   const hosts = hostVariants(req, baseUrl);
+  // Clients sign the path as they wrote it; their HTTP library may then percent-encode it (a space in a user id).
+  const paths = new Set([req.path, decodePath(req.path)]);
   const method = req.method.toLowerCase();
   const out: Buffer[] = [];
   for (const host of hosts) {
-    for (const q of queries) {
-      out.push(Buffer.from(`${method}&${host}${req.path}${q ? `?${q}` : ''}`, 'utf8'));
+    for (const path of paths) {
+      for (const q of queries) {
+        out.push(Buffer.from(`${method}&${host}${path}${q ? `?${q}` : ''}`, 'utf8'));
+      }
     }
   }
   return out;
+}
+
+function decodePath(p: string): string {
+  try {
+    return decodeURIComponent(p);
+  } catch {
+    return p;
+  }
 }
 
 function hostVariants(req: AuthRequest, baseUrl: string): string[] {

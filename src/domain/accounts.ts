@@ -148,6 +148,10 @@ export class AccountsService {
     return { secret, isAdmin: app.isAdmin };
   }
 
+  remoteAppExists(name: string): boolean {
+    return name.length <= 64 && this.apps.get(name) !== undefined;
+  }
+
   /** Names and flags only: secrets are shown once, when created or rotated. */
   listRemoteApps(): { name: string; admin: boolean; created: number; graceUntil: number | null }[] {
     const now = this.clock();

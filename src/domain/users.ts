@@ -80,6 +80,11 @@ export class UsersService implements UserDirectory {
     return secret;
   }
 
+  /** True when the user has a remote-user secret to sign with (without creating one). */
+  hasRemoteSecret(userId: string): boolean {
+    return userId.length <= 256 && this.store.remoteSecret(userId) !== null;
+  }
+
   addAdmin(userId: string): void {
     if (!userId || userId.length > 256) throw new ServiceError('rest_bad_parameter', 400, ['user_id']);
     this.store.addAdmin(userId, this.clock());

@@ -172,6 +172,42 @@ test('remote user: remote_config from GET /user, signing with it as FileSender c
   assert.equal([stranger.status, stranger.json.message], [401, 'auth_remote_user_rejected']);
 });
 
+test('remote_config is the user\'s own: an admin reading another user gets null (no secret is made), and so does an application acting as the user', async () => {
+  await s.app.services.accounts.addUser('kim', ['kim@example.org'], 'kim password');
+  const root = await login(s, 'root', 'root password');
+  const seen = await s.request('GET', '/user/kim', { headers: { Cookie: root.cookie } });
+  assert.equal([seen.status, seen.json.id, seen.json.remote_config], [200, 'kim', null]);
+  assert.not.ok(s.app.services.users.hasRemoteSecret('kim'), 'looking did not create a secret');
+  const asKim = await s.request('GET', asApp('GET', '/user', { remote_user: 'kim' }));
+  assert.equal([asKim.status, asKim.json.id, asKim.json.remote_config], [200, 'kim', null]);
+  const own = await s.request('GET', '/user/root', { headers: { Cookie: root.cookie } });
+  assert.match(own.json.remote_config, /\|root\|[0-9a-f]{64}$/, 'an admin reading itself sees its own');
+  const k = await login(s, 'kim', 'kim password');
+  assert.match((await s.request('GET', '/user', { headers: { Cookie: k.cookie } })).json.remote_config, /\|kim\|[0-9a-f]{64}$/);
+});
+
+test('a body is held in memory for a signature check only when the signer exists: an unknown application or a user without a secret is refused without it', async () => {
+  const big = Buffer.alloc(1024 * 1024 + 65 * 1024, 7); // past upload_chunk_size + slack: 413 when buffered
+  const put = (args: Record<string, string | number>) =>
+    s.request('PUT', signedPath({ method: 'PUT', host, path: '/file/1/chunk/0', args: { timestamp: now(), ...args }, secret: portal, body: big }), {
+      body: big,
+      headers: { 'content-type': 'application/octet-stream' },
+    });
+  const ghost = await put({ remote_application: 'ghost' });
+  assert.equal([ghost.status, ghost.json.message], [401, 'auth_remote_unknown_application']);
+  const nobody = await put({ remote_user: 'no-secret-user' });
+  assert.equal([nobody.status, nobody.json.message], [401, 'auth_remote_user_rejected']);
+  const real = await put({ remote_application: 'portal', remote_user: 'uploader' });
+  assert.equal([real.status, real.json.message], [413, 'storage_chunk_too_large'], 'a real signer\'s body is read, up to the limit');
+});
+
+test('a path with characters the client\'s HTTP library percent-encodes: signed as written, sent encoded', async () => {
+  const p = signedPath({ method: 'GET', host, path: '/echo/a b', args: { remote_application: 'portal', remote_user: 'pe', timestamp: now() }, secret: portal });
+  const r = await s.request('GET', p.replace('/echo/a b', '/echo/a%20b'));
+  assert.is(r.status, 200, r.text);
+  assert.equal([r.json.user, r.json.args], ['pe', ['a b']]);
+});
+
 test('`from` under the signed modes is taken as is, with a format check only', async () => {
   let n = 0;
   const create = (from: string) => {

@@ -88,6 +88,15 @@ test('percent-encoded arguments match a client that signed decoded values, and o
   assert.ok(all.includes('get&h/user/@me/frequent_recipients?filterOp%5Bcontains%5D=a%20b&remote_user=x%40y.org&timestamp=1'));
 });
 
+test('a percent-encoded path matches a client that signed it decoded (its HTTP library encoded it) and one that signed it as sent', () => {
+  const r = req('GET', '/user/j%20doe/frequent_recipients?timestamp=1', 'h');
+  const all = texts(r, 'http://h');
+  assert.ok(all.includes('get&h/user/j doe/frequent_recipients?timestamp=1'));
+  assert.ok(all.includes('get&h/user/j%20doe/frequent_recipients?timestamp=1'));
+  const broken = req('GET', '/echo/%E0%A4%A?timestamp=1', 'h');
+  assert.equal([...new Set(texts(broken, 'http://h'))], ['get&h/echo/%E0%A4%A?timestamp=1'], 'an undecodable path is kept as sent');
+});
+
 test('signatureMatches: hex in either case; anything but 40 hex digits is refused before any comparison', () => {
   const r = req('GET', '/user?remote_user=alice&timestamp=1700000000', 'files.example.org:8443');
   const c = stringsToSign(r, 'http://x');

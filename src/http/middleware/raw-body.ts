@@ -8,9 +8,12 @@ export const RAW_BODY_SLACK = 64 * 1024;
 /**
  * A signed request's signature covers its body (spec: the chunk data for a chunk upload), so the body of a
  * signed request the body parser left alone (a chunk, whatever its Content-Type) is read into ctx.state.rawBody before
- * authentication, at most upload_chunk_size + slack (413 beyond). Only requests that can be signed requests are
- * buffered — a signed mode enabled and named, a timestamp inside the window — so a made-up `signature`
- * argument does not make the server hold bodies. Unsigned chunk uploads are never buffered: they stream to disk.
+ * authentication, at most upload_chunk_size + slack (413 beyond). Handlers that read a body (the chunk upload,
+ * POST /file/{id}/whole) use ctx.state.rawBody when it is set instead of streaming ctx.req, which is spent.
+ * Only requests that can be signed requests are buffered — a signed mode enabled, a remote application that
+ * exists or a user who has a secret, a timestamp inside the window — so anonymous clients cannot make the
+ * server hold bodies with a made-up `signature` argument. Unsigned chunk uploads are never buffered: they
+ * stream to disk.
  */
 export function rawBodyForSignatures(): Middleware<FerryState> {
   return async (ctx, next) => {
@@ -36,11 +39,14 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
 function maySign(ctx: FerryContext): boolean {
   const q = ctx.query;
   if (typeof q.signature !== 'string' || typeof q.timestamp !== 'string') return false;
-  const auth = ctx.state.services.settings.get().auth;
-  const app = typeof q.remote_application === 'string' && auth.remote_application_enabled;
-  const user = typeof q.remote_user === 'string' && auth.remote_user_enabled;
-  if (!app && !user) return false;
+  const s = ctx.state.services;
+  const auth = s.settings.get().auth;
   const ts = Number(q.timestamp);
-  const now = ctx.state.services.clock();
-  return Number.isSafeInteger(ts) && ts >= now - auth.signature_max_age_s && ts <= now + auth.signature_max_future_s;
+  const now = s.clock();
+  if (!Number.isSafeInteger(ts) || ts < now - auth.signature_max_age_s || ts > now + auth.signature_max_future_s) return false;
+  // The same precedence as the authenticators: with remote_application the request is the application's.
+  if (q.remote_application !== undefined) {
+    return auth.remote_application_enabled && typeof q.remote_application === 'string' && s.accounts.remoteAppExists(q.remote_application);
+  }
+  return auth.remote_user_enabled && typeof q.remote_user === 'string' && s.users.hasRemoteSecret(q.remote_user);
 }

@@ -32,11 +32,17 @@ export function userSelfOrAdmin(param = 'id'): AccessLevel {
 function preferences(ctx: FerryContext, u: UserRecord) {
   const s = ctx.state.services;
   const cfg = s.settings.get();
+  const p = ctx.state.principal;
+  // The secret lets its holder act as the user, so only the user itself sees it: an admin reading another
+  // user's preferences (GET /user/{id}) gets null, and no secret is made for a user who never asked for one.
+  // Nor does a remote application acting as the user: removing or rotating the application must end its
+  // power over the user's account, which a copy of the user's own secret would outlive.
+  const self = p.type === 'user' && p.user.id === u.id && p.via !== 'remote_application';
   return presentUser(u, {
     emails: s.users.emails(u.id),
     frequentRecipients: s.transfers.frequentRecipients(u.id, null),
     // The secret is created the first time it is needed (spec: remote_config).
-    remoteConfig: cfg.auth.remote_user_enabled ? `${cfg.base_url}/|${u.id}|${s.users.remoteSecret(u.id)}` : null,
+    remoteConfig: cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${s.users.remoteSecret(u.id)}` : null,
     isAdmin: s.users.isAdmin(u.id),
     defaultLang: normaliseLang(cfg.default_lang) ?? 'en',
   });
