@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, TestServer, HEADER_SP } from '../helpers/server';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { inAWeek } from '../helpers/upload-client';
+import { throttleAddress } from '../../src/auth/client-address';
 
 // Service provider "local": accounts, the login form and JSON login, the session cookie and its lifetimes,
 // the security token, the Origin check and the login throttle.
@@ -115,10 +116,13 @@ test('Origin: a change or a login posted from another site is refused, from this
   assert.is(loginCsrf.headers.get('set-cookie'), null);
 });
 
-test('logging in again over a live session needs no security token; logout needs it, then the cookie opens nothing', async () => {
-  const a = await login(s, 'alice', 'correct horse');
-  const again = await s.request('POST', '/login', { json: { user_id: 'alice', password: 'correct horse' }, headers: { Cookie: a.cookie } });
+test('logging in again over a live session needs no security token and ends that session; logout needs it, then the cookie opens nothing', async () => {
+  const before = await login(s, 'alice', 'correct horse');
+  const again = await s.request('POST', '/login', { json: { user_id: 'alice', password: 'correct horse' }, headers: { Cookie: before.cookie } });
   assert.is(again.status, 200);
+  assert.is((await s.request('GET', '/user', { headers: { Cookie: before.cookie } })).status, 401, 'the replaced session is gone');
+  const a = { cookie: again.headers.get('set-cookie')!.split(';')[0], csrf: again.json.csrf_token as string, setCookie: '' };
+  assert.is((await s.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.id, 'alice');
   const noToken = await s.request('POST', '/logout', { headers: { Cookie: a.cookie } });
   assert.is(noToken.status, 403);
   const out = await s.request('POST', '/logout', { headers: withSession(a) });
@@ -175,6 +179,33 @@ test('login throttle per address: 20 failures from one address over many account
   } finally {
     await t.close();
   }
+});
+
+test('login throttle behind a reverse proxy on this host: counted per client the proxy saw, not for everyone at once', async () => {
+  const t = await startTestServer({ auth: { sp: { type: 'local' } } });
+  try {
+    await t.app.services.accounts.addUser('fay', ['fay@example.org'], 'fay password');
+    const from = (ip: string, user: string, password: string) =>
+      t.request('POST', '/login', { json: { user_id: user, password }, headers: { 'X-Forwarded-For': `203.0.113.99, ${ip}` } }).then((r) => r.status);
+    for (let i = 0; i < 20; i++) assert.is(await from('198.51.100.7', `guess${i}`, 'x'), 401);
+    assert.is(await from('198.51.100.7', 'fay', 'fay password'), 429, 'the guessing client is held back');
+    assert.is(await from('198.51.100.8', 'fay', 'fay password'), 200, 'another client behind the same proxy is not');
+    // The proxy's own entry (the last one) counts, not what the client wrote before it.
+    assert.is(await from('198.51.100.7', 'fay', 'fay password'), 429);
+  } finally {
+    await t.close();
+  }
+});
+
+test('the throttled address: the forwarded client only from a loopback peer, never from anyone else', () => {
+  const xff = { 'x-forwarded-for': '10.1.1.1, 192.0.2.5' };
+  assert.is(throttleAddress('127.0.0.1', xff), '192.0.2.5');
+  assert.is(throttleAddress('::ffff:127.0.0.1', xff), '192.0.2.5');
+  assert.is(throttleAddress('::1', { 'x-real-ip': '2001:db8::5' }), '2001:db8::5');
+  assert.is(throttleAddress('192.0.2.77', xff), '192.0.2.77', 'a remote client cannot choose its address');
+  assert.is(throttleAddress('::ffff:192.0.2.77', xff), '192.0.2.77');
+  assert.is(throttleAddress('127.0.0.1', { 'x-forwarded-for': 'not an address' }), '127.0.0.1');
+  assert.is(throttleAddress('127.0.0.1', {}), '127.0.0.1');
 });
 
 test('https base_url: the cookie is Secure even though TLS ends at the proxy in front', async () => {

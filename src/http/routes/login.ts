@@ -2,6 +2,7 @@ import Router from '@koa/router';
 import { ServiceError } from '../../domain/errors';
 import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
 import { isForeignOrigin } from '../../auth/origin';
+import { throttleAddress } from '../../auth/client-address';
 import type { FerryContext, FerryState } from '../state';
 import { basePath } from '../web/layout';
 
@@ -36,7 +37,9 @@ export function loginRoutes(): Router<FerryState> {
     const form = typeof ctx.is('application/x-www-form-urlencoded') === 'string';
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
-      const result = await s.accounts.login(b.user_id, b.password, ctx.request.ip);
+      const result = await s.accounts.login(b.user_id, b.password, throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers));
+      // The browser's previous session (another account, or this one from a stale page) ends with the new one.
+      s.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
       setSessionCookie(ctx, result.token, SESSION_MAX_S);
       ctx.set('Cache-Control', 'no-store');
       if (form) {
