@@ -27,6 +27,13 @@ export class Throttle {
     this.failures.delete(key);
   }
 
+  /** Takes back one failure recorded at `at` (an attempt counted in advance that turned out right). */
+  undo(key: string, at: number): void {
+    const list = this.failures.get(key);
+    const i = list ? list.lastIndexOf(at) : -1;
+    if (i >= 0) list!.splice(i, 1);
+  }
+
   private recent(key: string, now: number): number[] {
     return (this.failures.get(key) ?? []).filter((t) => t > now - this.windowS);
   }

@@ -67,14 +67,15 @@ export class AccountsService {
     const now = this.clock();
     const wait = Math.max(this.accountThrottle.retryAfter(id, now), this.ipThrottle.retryAfter(ip, now));
     if (wait > 0) throw new ServiceError('rate_limit_exceeded', 429, [`retry_after=${wait}`]);
+    // Each attempt counts as a failure before the (slow) password check and is taken back if it succeeds:
+    // otherwise many attempts sent at once would all pass the check above and guess far beyond the limit.
+    this.accountThrottle.fail(id, now);
+    this.ipThrottle.fail(ip, now);
     const hash = this.local.passwordHash(id);
     const ok = await verifyPassword(pw, hash ?? DUMMY_HASH);
-    if (!hash || !ok) {
-      this.accountThrottle.fail(id, now);
-      this.ipThrottle.fail(ip, now);
-      throw new ServiceError('rest_authentication_required', 401, ['login']);
-    }
+    if (!hash || !ok) throw new ServiceError('rest_authentication_required', 401, ['login']);
     this.accountThrottle.reset(id);
+    this.ipThrottle.undo(ip, now);
     // Logins are rare: a good moment to forget sessions that have ended.
     this.sessions.deleteStale(now - SESSION_IDLE_S, now - SESSION_MAX_S);
     const { token, csrfToken } = newSessionTokens();

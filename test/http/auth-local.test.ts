@@ -168,6 +168,25 @@ test('login throttle: the sixth attempt on an account within 15 minutes answers 
   assert.is((await s.request('POST', '/login', { json: { user_id: 'bob', password: 'battery staple' } })).status, 200);
 });
 
+test('login throttle: attempts sent all at once count too — forty in parallel on one account, five are checked, the rest 429', async () => {
+  const t = await startTestServer({ auth: { sp: { type: 'local' } } });
+  try {
+    await t.app.services.accounts.addUser('gus', ['gus@example.org'], 'gus password');
+    const all = await Promise.all(Array.from({ length: 40 }, (_, i) => t.request('POST', '/login', { json: { user_id: 'gus', password: `guess ${i}` } })));
+    const count = (status: number) => all.filter((r) => r.status === status).length;
+    assert.equal([count(401), count(429)], [5, 35]);
+    const right = await t.request('POST', '/login', { json: { user_id: 'gus', password: 'gus password' } });
+    assert.is(right.status, 429, 'the account waits out its window');
+    // A success takes its own attempt back from the address's count.
+    await t.app.services.accounts.addUser('hal', ['hal@example.org'], 'hal password');
+    for (let i = 0; i < 14; i++) assert.is((await t.request('POST', '/login', { json: { user_id: 'hal', password: 'hal password' } })).status, 200);
+    for (let i = 0; i < 15; i++) assert.is((await t.request('POST', '/login', { json: { user_id: `x${i}`, password: 'x' } })).status, 401, `failure ${i + 6}`);
+    assert.is((await t.request('POST', '/login', { json: { user_id: 'hal', password: 'hal password' } })).status, 429, 'twenty failures from this address');
+  } finally {
+    await t.close();
+  }
+});
+
 test('login throttle per address: 20 failures from one address over many accounts, then 429 for any account', async () => {
   const t = await startTestServer({ auth: { sp: { type: 'local' } } });
   try {
