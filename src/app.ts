@@ -36,6 +36,7 @@ import { TrackingErrorsRepo } from './db/tracking-errors-repo';
 import { MailQueue } from './mail/queue';
 import { MailNotifier } from './mail/notifier';
 import { logTransport, redactTransportUrl, smtpTransport } from './mail/transport';
+import { sinkTransportUrl } from './mail/sink';
 import { HeaderServiceProvider } from './auth/header-sp';
 import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
@@ -88,7 +89,8 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const remoteApps = new RemoteAppsRepo(db);
   const accounts = new AccountsService(new LocalAccountsRepo(db), sessions, remoteApps, usersRepo, users, clock);
 
-  const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : config.mail.transport;
+  // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs).
+  const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : (sinkTransportUrl(config.mail.sink) ?? config.mail.transport);
   const trackingErrors = new TrackingErrorsRepo(db);
   const mailQueue = new MailQueue(
     new MailQueueRepo(db),
@@ -100,6 +102,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   const notifier = new MailNotifier(mailQueue, settings, {
     userLang: (id) => users.lang(id),
     userEmail: (id) => usersRepo.emails(id)[0] ?? null,
+    guestLang: (id) => guestsRepo.find(id)?.lang ?? null,
   });
   const guestLimits = () => {
     const c = settings.get();

@@ -70,6 +70,17 @@ export class MailQueueRepo {
     return row.t === null ? null : Math.max(0, row.t - now);
   }
 
+  /**
+   * Takes a due message for one delivery attempt (true) unless another process took it first: its next
+   * attempt moves to `until`, so a crash mid-delivery only delays the message.
+   */
+  claim(id: number, now: number, until: number): boolean {
+    return (
+      this.db.prepare(`UPDATE mail_queue SET next_attempt = ? WHERE id = ? AND status = 'pending' AND next_attempt <= ?`).run(until, id, now)
+        .changes === 1
+    );
+  }
+
   markSent(id: number, now: number): void {
     this.db.prepare(`UPDATE mail_queue SET status = 'sent', sent = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?`).run(now, id);
   }

@@ -1,10 +1,12 @@
 /**
  * Just enough RFC 5322 / MIME reading for the sink's admin page: decoded headers (RFC 2047 encoded words)
- * and the text/plain part (quoted-printable or base64, UTF-8). ferry only reads messages it wrote itself.
+ * and the text/plain and text/html parts (quoted-printable or base64, UTF-8). ferry only reads messages it wrote itself.
  */
 export interface EmlSummary {
   headers: Record<string, string>;
   text: string;
+  /** The text/html part as sent (markup, to be shown escaped), or null. */
+  html: string | null;
 }
 
 function splitHead(raw: string): [string, string] {
@@ -46,15 +48,15 @@ function decodeBody(body: string, encoding: string | undefined): string {
   return body;
 }
 
-function textPart(headers: Record<string, string>, body: string, depth = 0): string | null {
+function findPart(want: RegExp, headers: Record<string, string>, body: string, depth = 0): string | null {
   const type = headers['content-type'] ?? 'text/plain';
-  if (/^text\/plain/i.test(type)) return decodeBody(body, headers['content-transfer-encoding']);
+  if (want.test(type)) return decodeBody(body, headers['content-transfer-encoding']);
   const boundary = /boundary="?([^";]+)"?/i.exec(type)?.[1];
   if (!/^multipart\//i.test(type) || !boundary || depth > 5) return null;
   for (const part of body.split(`--${boundary}`).slice(1)) {
     if (part.startsWith('--')) break;
     const [h, b] = splitHead(part.replace(/^\r?\n/, ''));
-    const found = textPart(parseHeaders(h), b.replace(/\r?\n$/, ''), depth + 1);
+    const found = findPart(want, parseHeaders(h), b.replace(/\r?\n$/, ''), depth + 1);
     if (found !== null) return found;
   }
   return null;
@@ -63,5 +65,5 @@ function textPart(headers: Record<string, string>, body: string, depth = 0): str
 export function readEml(raw: string): EmlSummary {
   const [head, body] = splitHead(raw);
   const headers = parseHeaders(head);
-  return { headers, text: textPart(headers, body) ?? '' };
+  return { headers, text: findPart(/^text\/plain/i, headers, body) ?? '', html: findPart(/^text\/html/i, headers, body) };
 }

@@ -18,10 +18,11 @@ import {
 } from './templates/transfer';
 import { guestCreatorMail, guestMail } from './templates/guest';
 
-/** Lookups the notifier needs about users: their language and address (for mail to a Transfer's owner). */
+/** Lookups the notifier needs: users' language and address (mail to a Transfer's owner), guests' language. */
 export interface MailDirectory {
   userLang(userId: string): string | null;
   userEmail(userId: string): string | null;
+  guestLang(guestId: number): string | null;
 }
 
 /**
@@ -104,7 +105,9 @@ export class MailNotifier implements Notifier {
 
   private toRecipient(t: Transfer, r: Recipient, build: (c: MailContext) => MailParts): void {
     if (!r.email) return; // the link recipient of a get_a_link Transfer has no address
-    this.send(r.email, this.context(r.lang, t.lang), build, { type: 'Recipient', id: r.id }, t.userEmail);
+    // The recipient's language, else the guest's (for a guest's Transfer), else the Transfer's, else the default.
+    const guestLang = t.guestId !== null ? this.directory.guestLang(t.guestId) : null;
+    this.send(r.email, this.context(r.lang, guestLang, t.lang), build, { type: 'Recipient', id: r.id }, t.userEmail);
   }
 
   private toOwner(t: Transfer, build: (c: MailContext) => MailParts): void {

@@ -8,20 +8,32 @@ import { DeliveryError, MailTransport } from './transport';
 export const RETRY_FIRST_S = 30;
 export const RETRY_MAX_S = 15 * 60;
 export const GIVE_UP_AFTER_S = 3 * 86400;
+/** A claimed message is left alone by other processes this long; a crash mid-delivery retries it after. */
+export const CLAIM_S = 10 * 60;
+/** Idle check for mail queued by another process (a CLI command while `serve` runs). */
+export const IDLE_POLL_S = 30;
 
 export function retryDelay(attempts: number): number {
   return Math.min(RETRY_MAX_S, RETRY_FIRST_S * 2 ** Math.max(0, attempts));
 }
 
+export interface MailQueueOptions {
+  /** How long stop() waits for a delivery in flight before leaving it to the next start (default 10 s). */
+  stopWaitMs?: number;
+}
+
 /**
  * Mail is queued in SQLite in the same breath as the change it reports, and delivered by this worker, so a
- * slow or down SMTP server never fails or delays a REST call and nothing is lost across restarts.
+ * slow or down SMTP server never fails or delays a REST call and nothing is lost across restarts. Each
+ * message is claimed before it is sent, so `serve` and a CLI command sharing the DB never both send it.
  */
 export class MailQueue {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private started = false;
   private closed = false;
+  /** Set when stop() gave up waiting: a late delivery result must not touch the (closed) DB. */
+  private abandoned = false;
 
   constructor(
     private readonly repo: MailQueueRepo,
@@ -29,6 +41,7 @@ export class MailQueue {
     private readonly transport: MailTransport,
     private readonly clock: Clock,
     private readonly log: Logger,
+    private readonly opts: MailQueueOptions = {},
   ) {}
 
   enqueue(msg: OutgoingMessage, target: { type: TrackingTarget; id: number } | null): void {
@@ -45,17 +58,28 @@ export class MailQueue {
     this.closed = true;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
-    await this.running;
+    if (this.running) {
+      let timeout: NodeJS.Timeout | undefined;
+      const gaveUp = await Promise.race([
+        this.running.then(() => false),
+        new Promise<boolean>((resolve) => (timeout = setTimeout(() => resolve(true), this.opts.stopWaitMs ?? 10_000))),
+      ]);
+      clearTimeout(timeout);
+      // The message in flight stays claimed in the DB and is sent again after the claim lapses: never lost.
+      if (gaveUp) this.abandoned = true;
+    }
     this.transport.close();
   }
 
   /** Delivers what is due now; resolves when this pass is over (tests and CLI commands await it). */
   flush(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.running ??= this.pass().finally(() => {
-      this.running = null;
-      this.schedule();
-    });
+    this.running ??= this.pass()
+      .catch((e: Error) => this.log.error(`mail queue: ${e.message}`))
+      .finally(() => {
+        this.running = null;
+        this.schedule();
+      });
     return this.running;
   }
 
@@ -69,8 +93,7 @@ export class MailQueue {
   private schedule(): void {
     if (!this.started || this.closed) return;
     if (this.timer) clearTimeout(this.timer);
-    const wait = this.repo.nextDue(this.clock());
-    if (wait === null) return;
+    const wait = Math.min(this.repo.nextDue(this.clock()) ?? IDLE_POLL_S, IDLE_POLL_S);
     this.timer = setTimeout(() => void this.flush(), Math.max(1, wait) * 1000);
     this.timer.unref();
   }
@@ -80,7 +103,8 @@ export class MailQueue {
       const batch = this.repo.due(this.clock(), 20);
       if (batch.length === 0) return;
       for (const mail of batch) {
-        if (this.closed && round > 0) return;
+        if (this.closed) return;
+        if (!this.repo.claim(mail.id, this.clock(), this.clock() + CLAIM_S)) continue; // another process has it
         await this.deliver(mail);
       }
     }
@@ -88,24 +112,34 @@ export class MailQueue {
 
   private async deliver(mail: QueuedMail): Promise<void> {
     const now = this.clock();
+    let failure: DeliveryError | null = null;
     try {
       await this.transport.send(mail.message);
-      this.repo.markSent(mail.id, this.clock());
     } catch (e) {
-      const err = e instanceof DeliveryError ? e : new DeliveryError(String((e as Error)?.message ?? e), false);
-      if (err.permanent) {
-        this.repo.markFailed(mail.id, err.message);
-        if (mail.targetType && mail.targetId !== null) {
-          this.tracking.add(mail.targetType as TrackingTarget, mail.targetId, { type: 'bounce', date: now, details: err.message });
-        }
-        this.log.info(`mail to=${mail.to} bounced: ${err.message}`);
-      } else if (now - mail.created > GIVE_UP_AFTER_S) {
-        this.repo.markFailed(mail.id, err.message);
-        this.log.error(`mail to=${mail.to} given up after ${mail.attempts + 1} attempts: ${err.message}`);
-      } else {
-        this.repo.markRetry(mail.id, now + retryDelay(mail.attempts), err.message);
-        this.log.info(`mail to=${mail.to} deferred (attempt ${mail.attempts + 1}): ${err.message}`);
-      }
+      failure = e instanceof DeliveryError ? e : new DeliveryError(String((e as Error)?.message ?? e), false);
     }
+    if (this.abandoned) return;
+    if (!failure) {
+      this.repo.markSent(mail.id, this.clock());
+      return;
+    }
+    if (failure.permanent) {
+      this.repo.markFailed(mail.id, failure.message);
+      this.bounce(mail, now, failure.message);
+      this.log.info(`mail to=${mail.to} bounced: ${failure.message}`);
+    } else if (now - mail.created > GIVE_UP_AFTER_S) {
+      this.repo.markFailed(mail.id, failure.message);
+      // The sender learns that this recipient never got the mail, as with a bounce.
+      this.bounce(mail, now, `not delivered after ${mail.attempts + 1} attempts over ${Math.round((now - mail.created) / 3600)} h: ${failure.message}`);
+      this.log.error(`mail to=${mail.to} given up after ${mail.attempts + 1} attempts: ${failure.message}`);
+    } else {
+      this.repo.markRetry(mail.id, now + retryDelay(mail.attempts), failure.message);
+      this.log.info(`mail to=${mail.to} deferred (attempt ${mail.attempts + 1}): ${failure.message}`);
+    }
+  }
+
+  private bounce(mail: QueuedMail, date: number, details: string): void {
+    if (!mail.targetType || mail.targetId === null) return;
+    this.tracking.add(mail.targetType as TrackingTarget, mail.targetId, { type: 'bounce', date, details: details.slice(0, 500) });
   }
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Logger } from '../log';
+import type { MailSinkConfig } from '../config/defaults';
 
 /**
  * The built-in SMTP sink: accepts every message on loopback and stores it as an RFC 5322 .eml file (the DATA
@@ -31,6 +32,19 @@ export interface RunningSink {
 
 export const EML_NAME = /^\d{13}-[0-9a-f]{12}\.eml$/;
 
+/** smtp://host:port of a sink; IPv6 hosts in brackets. */
+export function smtpUrl(host: string, port: number): string {
+  return `smtp://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/**
+ * Where mail goes when mail.sink is set: the sink that `serve` runs. Null for port 0 (any free port), which
+ * only the process that started the sink knows.
+ */
+export function sinkTransportUrl(sink: MailSinkConfig | null): string | null {
+  return sink && sink.port !== 0 ? smtpUrl(sink.host, sink.port) : null;
+}
+
 export async function startSink(opts: SinkOptions): Promise<RunningSink> {
   fs.mkdirSync(opts.dir, { recursive: true, mode: 0o700 });
   const maxSize = opts.maxSize ?? 50 * 1024 * 1024;
@@ -39,6 +53,7 @@ export async function startSink(opts: SinkOptions): Promise<RunningSink> {
     disabledCommands: ['AUTH', 'STARTTLS'],
     banner: 'ferry mail sink',
     size: maxSize,
+    maxClients: 100,
     logger: false,
     onRcptTo(address, _session, callback) {
       if (opts.rejectRecipients?.test(address.address)) {
@@ -53,18 +68,36 @@ export async function startSink(opts: SinkOptions): Promise<RunningSink> {
       const tmp = path.join(opts.dir, `.${name}.tmp`);
       const out = fs.createWriteStream(tmp, { mode: 0o600 });
       let failed: Error | null = null;
-      out.on('error', (e) => (failed = e));
+      const fail = (e: Error) => {
+        if (failed) return;
+        failed = e;
+        // Stop writing at once (an oversized message must not fill the disk) but read the rest of DATA,
+        // which the SMTP dialogue requires before the refusal can be answered.
+        stream.unpipe(out);
+        out.destroy();
+        stream.resume();
+      };
+      out.on('error', fail);
+      stream.on('data', () => {
+        if (stream.sizeExceeded) fail(Object.assign(new Error(`5.3.4 Message too big (limit ${maxSize} bytes)`), { responseCode: 552 }));
+      });
       stream.pipe(out);
       stream.on('end', () => {
-        out.end(() => {
-          if (stream.sizeExceeded) failed = Object.assign(new Error('5.3.4 Message too big'), { responseCode: 552 });
+        const finish = () => {
+          if (stream.sizeExceeded && !failed) failed = Object.assign(new Error(`5.3.4 Message too big (limit ${maxSize} bytes)`), { responseCode: 552 });
           if (failed) {
-            fs.rm(tmp, { force: true }, () => callback(failed));
+            const err = failed;
+            // Removed once closed, so a file still being opened cannot reappear after the removal.
+            const remove = () => fs.rm(tmp, { force: true }, () => callback(err));
+            if (out.closed) remove();
+            else out.once('close', remove);
             return;
           }
           // Rename makes the file appear whole: readers never see a half-written message.
           fs.rename(tmp, path.join(opts.dir, name), (e) => callback(e ?? null));
-        });
+        };
+        if (failed) finish();
+        else out.end(() => finish());
       });
     },
   });
@@ -81,7 +114,7 @@ export async function startSink(opts: SinkOptions): Promise<RunningSink> {
     host: opts.host,
     port,
     dir: opts.dir,
-    url: `smtp://${opts.host.includes(':') ? `[${opts.host}]` : opts.host}:${port}`,
+    url: smtpUrl(opts.host, port),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
@@ -100,18 +133,66 @@ export function listSinkMessages(dir: string): SinkMessage[] {
   } catch {
     return [];
   }
-  return names
-    .filter((n) => EML_NAME.test(n))
-    .map((n) => {
+  const out: SinkMessage[] = [];
+  for (const n of names) {
+    if (!EML_NAME.test(n)) continue;
+    try {
       const st = fs.statSync(path.join(dir, n));
-      return { id: n, size: st.size, mtime: st.mtimeMs };
-    })
-    .sort((a, b) => (a.id < b.id ? 1 : -1));
+      if (st.isFile()) out.push({ id: n, size: st.size, mtime: st.mtimeMs });
+    } catch {
+      // removed between the listing and the stat: not listed
+    }
+  }
+  // Names start with the arrival time in ms, so name order is arrival order.
+  return out.sort((a, b) => (a.id < b.id ? 1 : -1));
 }
 
-/** Reads one message by id; null unless the id is exactly one of the stored file names. */
-export function readSinkMessage(dir: string, id: string): Buffer | null {
+/**
+ * Reads one message by id (at most maxBytes of it); null unless the id is exactly the name of a message
+ * stored in dir, so no id can reach another file.
+ */
+export function readSinkMessage(dir: string, id: string, maxBytes = Infinity): Buffer | null {
   if (!EML_NAME.test(id)) return null;
-  if (!listSinkMessages(dir).some((m) => m.id === id)) return null;
-  return fs.readFileSync(path.join(dir, id));
+  let names: string[];
+  try {
+    names = fs.readdirSync(dir);
+  } catch {
+    return null;
+  }
+  if (!names.includes(id)) return null;
+  const fd = fs.openSync(path.join(dir, id), 'r');
+  try {
+    const size = fs.fstatSync(fd).size;
+    const buf = Buffer.alloc(Math.min(size, maxBytes));
+    let got = 0;
+    while (got < buf.length) {
+      const n = fs.readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** The newest `limit` messages with the first bytes of each (enough for the headers), for listings. */
+export function sinkMessageHeads(dir: string, limit: number, headBytes = 64 * 1024): { message: SinkMessage; head: Buffer }[] {
+  const out: { message: SinkMessage; head: Buffer }[] = [];
+  for (const message of listSinkMessages(dir).slice(0, limit)) {
+    try {
+      // The name comes from the listing just made (checked against EML_NAME): no path from the request.
+      const fd = fs.openSync(path.join(dir, message.id), 'r');
+      try {
+        const buf = Buffer.alloc(Math.min(message.size, headBytes));
+        const n = fs.readSync(fd, buf, 0, buf.length, 0);
+        out.push({ message, head: buf.subarray(0, n) });
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch {
+      // removed meanwhile: skipped
+    }
+  }
+  return out;
 }

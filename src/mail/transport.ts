@@ -11,7 +11,7 @@ export interface MailTransport {
 export class DeliveryError extends Error {
   constructor(
     message: string,
-    /** A permanent refusal (5xx): retrying will not help; the address bounced. */
+    /** A permanent refusal of this address or message: retrying will not help; the address bounced. */
     readonly permanent: boolean,
   ) {
     super(message);
@@ -25,20 +25,61 @@ export function headerSafe(text: string, max = 200): string {
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 
+/**
+ * One plain address (local@domain), nothing an address parser could read as a display name, a group or a
+ * second address. The domain validates addresses already; this keeps the mail layer safe on its own.
+ */
+// eslint-disable-next-line no-control-regex
+const PLAIN_ADDRESS = /^[^\s@,;:<>()[\]\\"\u0000-\u001f\u007f]+@[^\s@,;:<>()[\]\\"\u0000-\u001f\u007f]+$/;
+
+export function isPlainAddress(address: string): boolean {
+  return address.length <= 320 && PLAIN_ADDRESS.test(address);
+}
+
 /** Hides the password of smtp://user:pass@host URLs before they reach a log line. */
 export function redactTransportUrl(url: string): string {
   return url.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
 }
 
+interface SmtpFailure {
+  code?: string;
+  command?: string;
+  responseCode?: number;
+  response?: string;
+  message?: string;
+}
+
+/**
+ * Only a 5xx answer to RCPT TO or to the message itself is the recipient's bounce. A 5xx elsewhere (greeting,
+ * AUTH, MAIL FROM) is the server's or ferry's configuration refusing everything: retried, so an admin who
+ * fixes it within the retry window loses no mail, and no recipient is marked as bounced for it.
+ */
+export function classifySmtpError(e: unknown): DeliveryError {
+  const err = (e ?? {}) as SmtpFailure;
+  const text = (err.response ?? err.message ?? String(e)).trim().slice(0, 500);
+  const code = err.responseCode ?? 0;
+  const atRecipient = err.command === 'RCPT TO' || err.command === 'DATA';
+  if (code >= 500 && code < 600 && atRecipient) return new DeliveryError(text, true);
+  // nodemailer refusing the address itself before talking to the server: no retry will change that.
+  if (err.code === 'EENVELOPE' && err.command === 'API' && /recipient/i.test(err.message ?? '')) return new DeliveryError(text, true);
+  return new DeliveryError(text, false);
+}
+
+/** Bounded waits, so a server that accepts connections and then hangs cannot hold the queue (or shutdown) for long. */
+const TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000, dnsTimeout: 15_000 };
+
 export function smtpTransport(url: string): MailTransport {
-  const t = nodemailer.createTransport(url, { disableFileAccess: true, disableUrlAccess: true } as never);
+  // Options given in the URL (?connectionTimeout=…) override these.
+  const t = nodemailer.createTransport({ url, ...TIMEOUTS, disableFileAccess: true, disableUrlAccess: true } as never);
   return {
     async send(msg) {
+      if (!isPlainAddress(msg.to)) throw new DeliveryError(`invalid recipient address`, true);
       try {
         await t.sendMail({
-          from: msg.from,
-          to: msg.to,
-          replyTo: msg.replyTo,
+          // Objects, not strings: nodemailer then takes each address as one address, never parses it as a list.
+          from: { name: '', address: msg.from },
+          to: { name: '', address: msg.to },
+          replyTo: msg.replyTo && isPlainAddress(msg.replyTo) ? { name: '', address: msg.replyTo } : undefined,
           subject: headerSafe(msg.subject, 250),
           text: msg.text,
           html: msg.html,
@@ -47,9 +88,7 @@ export function smtpTransport(url: string): MailTransport {
           disableUrlAccess: true,
         });
       } catch (e) {
-        const err = e as { responseCode?: number; response?: string; message?: string };
-        const code = err.responseCode ?? 0;
-        throw new DeliveryError((err.response ?? err.message ?? String(e)).slice(0, 500), code >= 500 && code < 600);
+        throw classifySmtpError(e);
       }
     },
     close: () => t.close(),

@@ -1,8 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { retryDelay, GIVE_UP_AFTER_S } from '../../src/mail/queue';
-import { headerSafe, redactTransportUrl } from '../../src/mail/transport';
+import { retryDelay, GIVE_UP_AFTER_S, CLAIM_S, MailQueue } from '../../src/mail/queue';
+import { classifySmtpError, DeliveryError, headerSafe, isPlainAddress, MailTransport, redactTransportUrl } from '../../src/mail/transport';
 import { humanSize } from '../../src/mail/render';
+import { openDatabase, Db } from '../../src/db/connection';
+import { MailQueueRepo, OutgoingMessage } from '../../src/db/mail-queue-repo';
+import { TrackingErrorsRepo } from '../../src/db/tracking-errors-repo';
+import { silentLogger } from '../../src/log';
+import { tempDir } from '../helpers/server';
 
 test('retries back off from 30 s, doubling, capped at 15 min, for days', () => {
   assert.equal([0, 1, 2, 3, 4, 5, 6, 10].map(retryDelay), [30, 60, 120, 240, 480, 900, 900, 900]);
@@ -19,6 +24,14 @@ test('header values lose line breaks and direction overrides, and are capped', (
   assert.is(headerSafe('x'.repeat(300), 10).length, 10);
 });
 
+test('only one plain address is accepted as a recipient: no list, no display name, no line break', () => {
+  assert.ok(isPlainAddress('bob@example.org'));
+  assert.ok(isPlainAddress('jörg@bücher.example'));
+  for (const bad of ['a@x.org, b@y.org', 'a@x.org;b@y.org', 'Bob <b@y.org>', 'a@x.org\r\nBcc: c@z.org', '"a b"@x.org', 'noat', '']) {
+    assert.not.ok(isPlainAddress(bad), bad);
+  }
+});
+
 test('transport passwords never reach a log line', () => {
   assert.is(redactTransportUrl('smtp://user:s3cret@mail.example:587'), 'smtp://user:***@mail.example:587');
   assert.is(redactTransportUrl('smtp://mail.example:25'), 'smtp://mail.example:25');
@@ -28,6 +41,120 @@ test('sizes read as people expect', () => {
   assert.is(humanSize(999), '999 B');
   assert.is(humanSize(2_500_000), '2.5 MB');
   assert.is(humanSize(107_374_182_400), '107 GB');
+});
+
+test('a 5xx to RCPT TO or DATA is a bounce; a 5xx at login or MAIL FROM, a 4xx or a dead server is retried', () => {
+  const smtp = (command: string, responseCode: number, code = 'EENVELOPE') => ({ code, command, responseCode, response: `${responseCode} refused`, message: 'x' });
+  assert.ok(classifySmtpError(smtp('RCPT TO', 550)).permanent);
+  assert.ok(classifySmtpError(smtp('DATA', 554, 'EMESSAGE')).permanent);
+  assert.is(classifySmtpError(smtp('RCPT TO', 550)).message, '550 refused');
+  assert.not.ok(classifySmtpError(smtp('RCPT TO', 452)).permanent, 'mailbox full for now');
+  assert.not.ok(classifySmtpError(smtp('AUTH PLAIN', 535, 'EAUTH')).permanent, 'wrong SMTP password: a config problem');
+  assert.not.ok(classifySmtpError(smtp('MAIL FROM', 550)).permanent, 'sender refused: a config problem');
+  assert.not.ok(classifySmtpError(smtp('CONN', 554, 'EPROTOCOL')).permanent, 'greeting refused');
+  assert.not.ok(classifySmtpError(Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNECTION' })).permanent);
+  assert.ok(classifySmtpError({ code: 'EENVELOPE', command: 'API', message: 'Invalid recipient "x"' }).permanent);
+});
+
+// --- the queue worker on a real SQLite file, with a scripted transport ---
+
+interface Scripted extends MailTransport {
+  sent: string[];
+}
+function transport(behave: (msg: OutgoingMessage) => Promise<void> = async () => {}): Scripted {
+  const sent: string[] = [];
+  return {
+    sent,
+    async send(msg) {
+      await behave(msg);
+      sent.push(msg.to);
+    },
+    close() {},
+  };
+}
+const message = (to: string): OutgoingMessage => ({ from: 'ferry@x.org', to, subject: 's', text: 't', html: '<p>t</p>', lang: 'en' });
+
+function queueOn(db: Db, t: MailTransport, clock: () => number, stopWaitMs?: number) {
+  const repo = new MailQueueRepo(db);
+  const tracking = new TrackingErrorsRepo(db);
+  return { repo, tracking, queue: new MailQueue(repo, tracking, t, clock, silentLogger, { stopWaitMs }) };
+}
+const statuses = (db: Db) => db.prepare('SELECT to_addr, status, attempts FROM mail_queue ORDER BY id').all();
+
+test('two processes on one DB (serve and a CLI command) never send the same message twice', async () => {
+  const dir = tempDir();
+  const db1 = openDatabase(dir);
+  const db2 = openDatabase(dir);
+  const slow = () => transport(() => new Promise((r) => setTimeout(r, 5)));
+  const a = queueOn(db1, slow(), () => 1000);
+  const b = queueOn(db2, slow(), () => 1000);
+  for (let i = 0; i < 20; i++) a.repo.enqueue(message(`r${i}@x.org`), 1000, null);
+  await Promise.all([a.queue.flush(), b.queue.flush()]);
+  const all = [...(a.queue as any).transport.sent, ...(b.queue as any).transport.sent].sort();
+  assert.is(all.length, 20, 'each message sent exactly once');
+  assert.is(new Set(all).size, 20);
+  assert.equal(a.repo.counts(), { sent: 20 });
+  db1.close();
+  db2.close();
+});
+
+test('a transient failure is retried later; after 3 days it is given up and the recipient shows a bounce', async () => {
+  const db = openDatabase(tempDir());
+  let now = 1000;
+  let up = false;
+  const t = transport(async () => {
+    if (!up) throw new DeliveryError('421 try later', false);
+  });
+  const { repo, tracking, queue } = queueOn(db, t, () => now);
+  repo.enqueue(message('late@x.org'), now, { type: 'Recipient', id: 5 });
+  repo.enqueue(message('never@x.org'), now, { type: 'Guest', id: 6 });
+  await queue.flush();
+  assert.equal(statuses(db), [
+    { to_addr: 'late@x.org', status: 'pending', attempts: 1 },
+    { to_addr: 'never@x.org', status: 'pending', attempts: 1 },
+  ]);
+  await queue.flush();
+  assert.is(t.sent.length, 0, 'not retried before its time');
+  now += 3600;
+  // late@ is delivered once the server is back; never@ is removed from the retries by hand to stay failing.
+  up = true;
+  db.prepare("UPDATE mail_queue SET next_attempt = ? WHERE to_addr = 'never@x.org'").run(now + GIVE_UP_AFTER_S);
+  await queue.flush();
+  assert.equal(t.sent, ['late@x.org']);
+  assert.equal(tracking.forTarget('Recipient', 5), []);
+  up = false;
+  now += GIVE_UP_AFTER_S;
+  await queue.flush();
+  assert.is((db.prepare("SELECT status FROM mail_queue WHERE to_addr = 'never@x.org'").get() as any).status, 'failed');
+  const errs = tracking.forTarget('Guest', 6);
+  assert.is(errs.length, 1);
+  assert.is(errs[0].type, 'bounce');
+  assert.match(errs[0].details, /^not delivered after 2 attempts over 73 h: 421 try later$/);
+  db.close();
+});
+
+test('stopping does not wait forever for a hanging server, and the message in flight is not lost', async () => {
+  const dir = tempDir();
+  const db = openDatabase(dir);
+  let now = 1000;
+  const hang = transport(() => new Promise(() => {}));
+  const first = queueOn(db, hang, () => now, 50);
+  first.repo.enqueue(message('a@x.org'), now, null);
+  void first.queue.flush();
+  await new Promise((r) => setTimeout(r, 20));
+  const t0 = Date.now();
+  await first.queue.stop();
+  assert.ok(Date.now() - t0 < 1000, 'stop returned promptly');
+  assert.equal(statuses(db), [{ to_addr: 'a@x.org', status: 'pending', attempts: 0 }]);
+  // A later start (another process, or after a restart) sends it once the claim has lapsed.
+  const ok = transport();
+  const second = queueOn(db, ok, () => now);
+  await second.queue.flush();
+  assert.equal(ok.sent, [], 'still claimed');
+  now += CLAIM_S + 1;
+  await second.queue.flush();
+  assert.equal(ok.sent, ['a@x.org']);
+  db.close();
 });
 
 test.run();

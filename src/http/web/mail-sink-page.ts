@@ -1,4 +1,4 @@
-import { listSinkMessages, readSinkMessage } from '../../mail/sink';
+import { readSinkMessage, sinkMessageHeads } from '../../mail/sink';
 import { readEml } from '../../mail/eml';
 import { isAdmin } from '../../auth/principal';
 import type { FerryContext } from '../state';
@@ -24,7 +24,7 @@ export function mailSinkPage(ctx: FerryContext): SafeHtml {
   const base = basePath(ctx);
   const id = typeof ctx.query.id === 'string' ? ctx.query.id : null;
   if (id !== null) {
-    const raw = readSinkMessage(sink.dir, id);
+    const raw = readSinkMessage(sink.dir, id, 8 * 1024 * 1024);
     if (!raw) {
       ctx.status = 404;
       return layout(ctx, { title, body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_no_message')}</p></section>` });
@@ -36,18 +36,19 @@ export function mailSinkPage(ctx: FerryContext): SafeHtml {
       body: html`<section class="card"><p><a href="${base}/?s=mail-sink">${t('ui_mail_sink')}</a></p>
 <h1>${m.headers.subject ?? ''}</h1>
 <dl class="mail-headers">${rows.map((h) => html`<dt>${h}</dt><dd>${m.headers[h]}</dd>`)}</dl>
-<pre class="mail-text">${m.text}</pre></section>`,
+<pre class="mail-text">${m.text}</pre>
+${m.html !== null ? html`<details><summary>${t('ui_mail_html_part')}</summary><pre class="mail-html">${m.html}</pre></details>` : ''}</section>`,
     });
   }
-  const messages = listSinkMessages(sink.dir).slice(0, 500);
+  // Only the head of each file is read: a listing of many large messages stays cheap.
+  const messages = sinkMessageHeads(sink.dir, 500);
   return layout(ctx, {
     title,
     body: html`<section class="card"><h1>${title}</h1>
 <p>${t('ui_mail_sink_count', { n: messages.length, dir: sink.dir })}</p>
 <table class="mail-list"><thead><tr><th>${t('ui_mail_date')}</th><th>${t('from')}</th><th>${t('ui_mail_to')}</th><th>${t('subject')}</th></tr></thead>
-<tbody>${messages.map((msg) => {
-      const raw = readSinkMessage(sink.dir, msg.id);
-      const h = raw ? readEml(raw.subarray(0, 64 * 1024).toString('utf8')).headers : {};
+<tbody>${messages.map(({ message: msg, head }) => {
+      const h = readEml(head.toString('utf8')).headers;
       return html`<tr><td>${new Date(msg.mtime).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${h.from ?? ''}</td><td>${h.to ?? ''}</td><td><a href="${base}/?s=mail-sink&id=${msg.id}">${h.subject || msg.id}</a></td></tr>`;
     })}</tbody></table></section>`,
   });

@@ -53,5 +53,6 @@ export const mailDe: Table = {
   ui_mail_sink_count: "{n} Nachrichten gespeichert in {dir}.",
   ui_mail_date: "Datum",
   ui_mail_to: "An",
+  ui_mail_html_part: "HTML-Teil (Quelltext)",
   file_not_found: "Diese Datei gehört nicht zur Übertragung.",
 };

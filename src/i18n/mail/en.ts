@@ -53,5 +53,6 @@ export const mailEn: Table = {
   ui_mail_sink_count: "{n} messages stored in {dir}.",
   ui_mail_date: "Date",
   ui_mail_to: "To",
+  ui_mail_html_part: "HTML part (source)",
   file_not_found: "This file is not part of the transfer.",
 };

@@ -53,5 +53,6 @@ export const mailFr: Table = {
   ui_mail_sink_count: "{n} messages enregistrés dans {dir}.",
   ui_mail_date: "Date",
   ui_mail_to: "À",
+  ui_mail_html_part: "Partie HTML (source)",
   file_not_found: "Ce fichier ne fait pas partie du dépôt.",
 };

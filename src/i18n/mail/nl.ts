@@ -53,5 +53,6 @@ export const mailNl: Table = {
   ui_mail_sink_count: "{n} berichten opgeslagen in {dir}.",
   ui_mail_date: "Datum",
   ui_mail_to: "Aan",
+  ui_mail_html_part: "HTML-deel (bron)",
   file_not_found: "Dit bestand hoort niet bij de transfer.",
 };

@@ -1,0 +1,129 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { MailNotifier, MailDirectory } from '../../src/mail/notifier';
+import type { MailQueue } from '../../src/mail/queue';
+import type { OutgoingMessage } from '../../src/db/mail-queue-repo';
+import { Settings } from '../../src/config/settings';
+import { defaultConfig } from '../../src/config/defaults';
+import { mailEn } from '../../src/i18n/mail/en';
+import { mailFr } from '../../src/i18n/mail/fr';
+import { mailDe } from '../../src/i18n/mail/de';
+import { mailNl } from '../../src/i18n/mail/nl';
+import type { AuditEntry, FileRecord, Guest, Recipient, Transfer } from '../../src/domain/model';
+import type { Notifier } from '../../src/domain/notifications';
+
+const NOW = 1_900_000_000;
+const transfer = (over: Partial<Transfer> = {}): Transfer => ({
+  id: 7, userId: 'alice', userEmail: 'alice@example.org', guestId: null, subject: 'Q3', message: 'Hi', options: ['email_download_complete', 'enable_recipient_email_download_complete'],
+  status: 'available', lang: null, created: NOW, expires: NOW + 864000, expiryExtensionsUsed: 0, madeAvailable: NOW, closed: null, closedReason: null, ...over,
+});
+const file: FileRecord = { id: 1, transferId: 7, uid: 'u', name: 'plan.pdf', size: 2_500_000, mimeType: null, cid: null, received: 2_500_000, ranges: [], complete: true, crc32: null, sha256: null, created: NOW, deleted: null };
+const recipient = (lang: string | null, id = 3): Recipient => ({ id, transferId: 7, email: `r${id}@example.org`, token: 'T'.repeat(32), lang, created: NOW, lastActivity: null, deleted: null, errors: [] });
+const guest = (lang: string | null): Guest => ({
+  id: 4, userId: 'alice', userEmail: 'alice@example.org', email: 'gus@example.net', token: 'G'.repeat(32), subject: 'Scans', message: 'Please', options: [], transferOptions: [],
+  status: 'available', transferCount: 0, lang, created: NOW, expires: NOW + 864000, lastActivity: null, closed: null, errors: [],
+});
+const entry: AuditEntry = { transferId: 7, date: NOW, event: 'transfer_available', author: { type: 'User', id: 'alice', ip: '127.0.0.1', email: 'alice@example.org' }, target: { type: 'Transfer', id: '7' } };
+
+function notifierFor(dir: Partial<MailDirectory> = {}, defaultLang = 'en') {
+  const sent: OutgoingMessage[] = [];
+  const queue = { enqueue: (m: OutgoingMessage) => sent.push(m) } as unknown as MailQueue;
+  const cfg = { ...defaultConfig(), default_lang: defaultLang, base_url: 'https://files.example' };
+  const directory: MailDirectory = { userLang: () => null, userEmail: () => 'alice@example.org', guestLang: () => null, ...dir };
+  return { sent, n: new MailNotifier(queue, new Settings(cfg), directory) };
+}
+
+/** Every method of the Notifier, called once, with the languages it should pick up from its arguments. */
+function everyNotification(n: Notifier, lang: string) {
+  const t = transfer();
+  const r = recipient(lang);
+  n.transferAvailable(t, [file], [r]);
+  n.uploadComplete(t, [file], [r]);
+  n.transferReminder(t, [file], [r]);
+  n.fileRemoved(t, file, [r]);
+  n.recipientRemoved(t, r);
+  n.transferClosed(t, [file], [r]);
+  n.transferExpired(t, [file], [r]);
+  n.downloadComplete(t, r, [file]);
+  n.auditLog(t, [entry], 'alice@example.org', lang);
+  n.guestCreated(guest(lang));
+  n.guestCreatedReceipt(guest(lang));
+  n.guestReminder(guest(lang));
+  n.guestDeleted(guest(lang));
+  n.guestExpired(guest(lang));
+  n.guestUploadStarted(guest(lang), t);
+  n.guestUploadPageAccess(guest(lang));
+}
+
+test('every mail text exists in fr, de and nl with the same placeholders as in English', () => {
+  const placeholders = (s: string) => (s.match(/\{\w+\}/g) ?? []).sort().join();
+  for (const [name, table] of Object.entries({ fr: mailFr, de: mailDe, nl: mailNl })) {
+    for (const [key, en] of Object.entries(mailEn)) {
+      assert.ok(key in table, `${name} lacks ${key}`);
+      assert.is(placeholders(table[key]), placeholders(en), `${name}.${key}`);
+    }
+  }
+});
+
+test('every notification renders in every language: no untranslated key, no unfilled placeholder, escaped HTML', () => {
+  const subjects: Record<string, string[]> = {};
+  for (const lang of ['en', 'fr', 'de', 'nl']) {
+    // Owner mails follow the owner's language, so the directory says the same one here.
+    const { sent, n } = notifierFor({ userLang: () => lang });
+    everyNotification(n, lang);
+    assert.is(sent.length, 17, 'one mail per call, two for download complete (owner and recipient)');
+    for (const m of sent) {
+      assert.is(m.lang, lang);
+      for (const part of [m.subject, m.text, m.html]) {
+        assert.not.match(part, /\bmail_\w+|\{\w+\}/, `${lang}: ${m.subject}`);
+      }
+      assert.match(m.html, `<html lang="${lang}">`);
+      assert.is(m.from, 'ferry@localhost');
+    }
+    subjects[lang] = sent.map((m) => m.subject);
+  }
+  // The translations really differ from English (a table falling back to English would pass the checks above).
+  for (const lang of ['fr', 'de', 'nl']) {
+    const same = subjects[lang].filter((s, i) => s === subjects.en[i]);
+    assert.equal(same, [], `${lang} subjects identical to English`);
+  }
+});
+
+test('language: the recipient’s, else the guest’s, else the Transfer’s, else default_lang', () => {
+  const pick = (r: string | null, g: string | null, t: string | null, def = 'en') => {
+    const { sent, n } = notifierFor({ guestLang: () => g }, def);
+    n.transferAvailable(transfer({ guestId: 4, lang: t }), [file], [recipient(r)]);
+    return sent[0].lang;
+  };
+  assert.is(pick('de', 'fr', 'nl'), 'de');
+  assert.is(pick(null, 'fr', 'nl'), 'fr');
+  assert.is(pick(null, null, 'nl'), 'nl');
+  assert.is(pick(null, null, null, 'fr'), 'fr');
+  assert.is(pick('de-AT', null, null), 'de', 'regional variants fall back to the base language');
+  assert.is(pick('xx', null, null, 'nl'), 'nl', 'unknown languages are skipped');
+});
+
+test('recipient mails reply to the sender and carry only that recipient’s link; a link-only recipient gets no mail', () => {
+  const { sent, n } = notifierFor();
+  const other = { ...recipient(null, 9), token: 'O'.repeat(32) };
+  n.transferAvailable(transfer(), [file], [recipient(null), other, { ...recipient(null, 10), email: '' }]);
+  assert.is(sent.length, 2);
+  assert.is(sent[0].replyTo, 'alice@example.org');
+  assert.match(sent[0].text, `https://files.example/?s=download&token=${'T'.repeat(32)}`);
+  assert.not.match(sent[0].text, 'O'.repeat(32));
+  assert.match(sent[0].text, 'plan.pdf (2.5 MB)');
+  assert.match(sent[0].text, 'Available until 27/03/2030.');
+});
+
+test('the audit log arrives as a table of date, event, author and target', () => {
+  const { sent, n } = notifierFor();
+  n.auditLog(transfer(), [entry, { ...entry, event: 'download_ended', author: { type: 'Recipient', id: '3', ip: null, email: 'r3@example.org' }, target: { type: 'File', id: '1', name: '<b>plan</b>.pdf', size: 5 } }], 'alice@example.org', null);
+  const m = sent[0];
+  assert.match(m.text, 'Date | Event | Author | Target');
+  assert.match(m.text, /transfer_available \| User alice@example\.org \(127\.0\.0\.1\) \| Transfer #7/);
+  assert.match(m.text, 'download_ended | Recipient r3@example.org | File <b>plan</b>.pdf');
+  assert.match(m.html, '<th>Event</th>');
+  assert.match(m.html, '<td>File &lt;b&gt;plan&lt;/b&gt;.pdf</td>');
+});
+
+test.run();
