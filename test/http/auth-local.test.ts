@@ -163,6 +163,14 @@ test('login throttle: the sixth attempt on an account within 15 minutes answers 
   assert.is(r.json.message, 'rate_limit_exceeded');
   const after = Number(r.headers.get('retry-after'));
   assert.ok(after > 800 && after <= 900, String(after));
+  // The browser's form is sent back to the form, which says how long to wait, in the page's language.
+  const form = await s.request('POST', '/login', { body: 'user_id=bob&password=battery+staple&return=%2F%3Fs%3Dguests', headers: FORM });
+  assert.is(form.status, 303);
+  const back = form.headers.get('location')!;
+  assert.match(back, /^\/login\?wait=\d+&return=%2F%3Fs%3Dguests$/);
+  const page = await s.request('GET', back, { headers: { 'Accept-Language': 'fr' } });
+  assert.match(page.text, /<p class="error" role="alert">Trop de tentatives échouées\. Réessayez dans 15 min\.<\/p>/);
+  assert.ok(page.text.includes('name="return" value="/?s=guests"'));
   assert.is((await s.request('POST', '/login', { json: { user_id: 'alice', password: 'correct horse' } })).status, 200);
   time.advance(901);
   assert.is((await s.request('POST', '/login', { json: { user_id: 'bob', password: 'battery staple' } })).status, 200);

@@ -49,9 +49,12 @@ export function loginRoutes(): Router<FerryState> {
         ctx.body = { user_id: result.userId, csrf_token: result.csrfToken };
       }
     } catch (e) {
-      if (e instanceof ServiceError && e.status === 429) ctx.set('Retry-After', String(e.details?.[0]?.split('=')[1] ?? 900));
-      if (form && e instanceof ServiceError && e.status === 401) {
-        ctx.redirect(`${basePath(ctx)}/login?failed=1&return=${encodeURIComponent(safeReturnPath(b.return))}`);
+      const wait = e instanceof ServiceError && e.status === 429 ? String(e.details?.[0]?.split('=')[1] ?? 900) : null;
+      if (wait) ctx.set('Retry-After', wait);
+      // A browser's form comes back to the form, which says what went wrong in the page's language.
+      if (form && e instanceof ServiceError && (e.status === 401 || wait)) {
+        const why = wait ? `wait=${wait}` : 'failed=1';
+        ctx.redirect(`${basePath(ctx)}/login?${why}&return=${encodeURIComponent(safeReturnPath(b.return))}`);
         ctx.status = 303;
         return;
       }

@@ -79,13 +79,15 @@ export function loginPage(ctx: FerryContext): SafeHtml {
     return layout(ctx, { title: t('login'), body: html`<section class="card narrow"><h1>${t('login')}</h1><p>${t('ui_sp_not_signed_in')}</p></section>` });
   }
   const back = ctx.path === '/login' ? (typeof ctx.query.return === 'string' ? ctx.query.return : '') : ctx.originalUrl;
+  const wait = typeof ctx.query.wait === 'string' && /^\d{1,6}$/.test(ctx.query.wait) ? Number(ctx.query.wait) : 0;
+  const message = wait ? t('ui_login_throttled', { minutes: String(Math.max(1, Math.ceil(wait / 60))) }) : ctx.query.failed ? t('ui_login_failed') : '';
   const body = html`<section class="card narrow">
 <h1>${t('login')}</h1>
 <form class="login-form" method="post" action="${basePath(ctx)}/login">
 <input type="hidden" name="return" value="${safeReturnPath(back)}">
 <div class="field"><label for="login-user">${t('user_id')}</label><input id="login-user" name="user_id" autocomplete="username" required></div>
 <div class="field"><label for="login-password">${t('password')}</label><input id="login-password" name="password" type="password" autocomplete="current-password" required></div>
-<p class="error" role="alert"${ctx.query.failed ? '' : html` hidden`}>${ctx.query.failed ? t('ui_login_failed') : ''}</p>
+<p class="error" role="alert"${message ? '' : html` hidden`}>${message}</p>
 <button type="submit" class="primary">${t('login')}</button>
 </form>
 </section>`;

@@ -8,6 +8,7 @@ export const uiDe: Table = {
   ui_language: 'Sprache',
   ui_change: 'Ändern',
   ui_login_failed: 'Falscher Benutzername oder falsches Passwort.',
+  ui_login_throttled: 'Zu viele fehlgeschlagene Versuche. Versuchen Sie es in {minutes} Min. erneut.',
   ui_sp_not_signed_in: 'Sie sind nicht angemeldet. Bitte melden Sie sich über Ihre Organisation an und kommen Sie zurück.',
   ui_network_error: 'Der Server ist nicht erreichbar. Prüfen Sie Ihre Verbindung.',
   ui_error_with_id: 'Etwas ist schiefgegangen ({id}).',

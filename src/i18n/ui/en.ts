@@ -9,6 +9,7 @@ export const uiEn: Table = {
   ui_language: 'Language',
   ui_change: 'Change',
   ui_login_failed: 'Wrong user name or password.',
+  ui_login_throttled: 'Too many failed attempts. Try again in {minutes} min.',
   ui_sp_not_signed_in: 'You are not signed in. Please sign in through your organisation and come back.',
   ui_network_error: 'The server cannot be reached. Check your connection.',
   ui_error_with_id: 'Something went wrong ({id}).',

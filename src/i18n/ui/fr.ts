@@ -8,6 +8,7 @@ export const uiFr: Table = {
   ui_language: 'Langue',
   ui_change: 'Changer',
   ui_login_failed: "Nom d'utilisateur ou mot de passe incorrect.",
+  ui_login_throttled: 'Trop de tentatives échouées. Réessayez dans {minutes} min.',
   ui_sp_not_signed_in: "Vous n'êtes pas connecté. Connectez-vous par votre organisation puis revenez.",
   ui_network_error: 'Le serveur est injoignable. Vérifiez votre connexion.',
   ui_error_with_id: 'Une erreur est survenue ({id}).',

@@ -8,6 +8,7 @@ export const uiNl: Table = {
   ui_language: 'Taal',
   ui_change: 'Wijzigen',
   ui_login_failed: 'Verkeerde gebruikersnaam of verkeerd wachtwoord.',
+  ui_login_throttled: 'Te veel mislukte pogingen. Probeer het over {minutes} min. opnieuw.',
   ui_sp_not_signed_in: 'U bent niet aangemeld. Meld u aan via uw organisatie en kom terug.',
   ui_network_error: 'De server is niet bereikbaar. Controleer uw verbinding.',
   ui_error_with_id: 'Er ging iets mis ({id}).',
