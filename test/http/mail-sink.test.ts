@@ -4,7 +4,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, tempDir } from '../helpers/server';
 import { startTestSink } from '../helpers/mail';
-import { listSinkMessages, readSinkMessage } from '../../src/mail/sink';
+import { listSinkMessages, readSinkMessage, startSink } from '../../src/mail/sink';
+import { startServe } from '../../src/cli/serve';
+import { request } from '../helpers/server';
+import { simpleParser } from 'mailparser';
 import { startMailSink } from '../../src/cli/mail-sink';
 import { readEml } from '../../src/mail/eml';
 import nodemailer from 'nodemailer';
@@ -77,6 +80,10 @@ test('?s=mail-sink: admins see the list and a message, escaped; others are refus
     const one = await s.request('GET', `/?s=mail-sink&id=${id}`, { headers: asUser('boss') });
     assert.is(one.status, 200);
     assert.match(one.text, `?s=upload&amp;vid=${r.json.token}`);
+    // The HTML part is shown as escaped source, never as markup of the page.
+    assert.match(one.text, '&lt;a href=&quot;');
+    assert.match(one.text, '&amp;lt;b&amp;gt;bold&amp;lt;/b&amp;gt;');
+    assert.not.match(one.text, /<a href="http[^"]*s=upload/);
     const other = await s.request('GET', '/?s=mail-sink', { headers: asUser('alice') });
     assert.is(other.status, 403);
     assert.not.match(other.text, 'g@example.org');
@@ -101,6 +108,65 @@ test('ferry mail-sink runs the sink alone and says where it listens', async () =
     assert.is(listSinkMessages(dir).length, 1);
   } finally {
     await sink.close();
+  }
+});
+
+test('the sink refuses a message over its size limit without keeping any of it', async () => {
+  const dir = path.join(tempDir(), 'box');
+  const sink = await startSink({ host: '127.0.0.1', port: 0, dir, maxSize: 20_000 });
+  try {
+    const t = nodemailer.createTransport(sink.url);
+    // Watch what lands on disk while 8 MB arrive: writing stops at the limit, not at the end of DATA.
+    let largest = 0;
+    const watch = setInterval(() => {
+      for (const n of fs.readdirSync(dir)) {
+        try {
+          largest = Math.max(largest, fs.statSync(path.join(dir, n)).size);
+        } catch {
+          // gone meanwhile
+        }
+      }
+    }, 1);
+    const err = await t.sendMail({ from: 'a@example.org', to: 'b@example.org', subject: 'big', text: 'x'.repeat(8_000_000) }).then(
+      () => null,
+      (e: { responseCode?: number }) => e,
+    );
+    clearInterval(watch);
+    assert.is(err?.responseCode, 552);
+    assert.ok(largest < 1_000_000, `at most ${largest} bytes were written`);
+    assert.equal(fs.readdirSync(dir), [], 'neither the message nor its temp file remains');
+    await t.sendMail({ from: 'a@example.org', to: 'b@example.org', subject: 'small', text: 'ok' });
+    t.close();
+    assert.is(listSinkMessages(dir).length, 1, 'the sink still works after a refusal');
+  } finally {
+    await sink.close();
+  }
+});
+
+test('ferry serve with mail.sink runs the sink and sends the mail of REST calls to it', async () => {
+  const dir = tempDir();
+  const box = path.join(dir, 'mail-box');
+  const file = path.join(dir, 'ferry.json');
+  fs.writeFileSync(
+    file,
+    JSON.stringify({ ...HEADER_SP, data_dir: path.join(dir, 'data'), listen: { host: '127.0.0.1', port: 0 }, purge_interval_s: 0, mail: { from: 'ferry@lab.example', sink: { port: 0, dir: box } } }),
+  );
+  const out: string[] = [];
+  const handle = await startServe({ config: file }, { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
+  try {
+    assert.match(out.join('\n'), /mail sink listening on smtp:\/\/127\.0\.0\.1:\d+, storing messages in .*mail-box/);
+    const r = await request(handle.url, 'POST', '/guest', { headers: { ...asUser('alice'), 'Accept-Language': 'fr' }, json: { recipient: 'g@example.org', from: 'alice@example.org' } });
+    assert.is(r.status, 201, r.text);
+    const deadline = Date.now() + 10_000;
+    while (listSinkMessages(box).length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
+    const [msg] = listSinkMessages(box);
+    assert.ok(msg, 'the invitation reached the sink');
+    const m = await simpleParser(fs.readFileSync(path.join(box, msg.id)));
+    assert.is(m.subject, 'alice@example.org vous invite à envoyer des fichiers');
+    assert.is(m.from?.value[0].address, 'ferry@lab.example');
+    assert.match(m.text!, `/?s=upload&vid=${r.json.token}`);
+  } finally {
+    await handle.stop();
   }
 });
 
