@@ -11,6 +11,7 @@ import { mailDe } from '../../src/i18n/mail/de';
 import { mailNl } from '../../src/i18n/mail/nl';
 import type { AuditEntry, FileRecord, Guest, Recipient, Transfer } from '../../src/domain/model';
 import type { Notifier } from '../../src/domain/notifications';
+import { AUDIT_EVENTS } from '../../src/domain/audit-events';
 
 const NOW = 1_900_000_000;
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({
@@ -120,10 +121,19 @@ test('the audit log arrives as a table of date, event, author and target', () =>
   n.auditLog(transfer(), [entry, { ...entry, event: 'download_ended', author: { type: 'Recipient', id: '3', ip: null, email: 'r3@example.org' }, target: { type: 'File', id: '1', name: '<b>plan</b>.pdf', size: 5 } }], 'alice@example.org', null);
   const m = sent[0];
   assert.match(m.text, 'Date | Event | Author | Target');
-  assert.match(m.text, /transfer_available \| User alice@example\.org \(127\.0\.0\.1\) \| Transfer #7/);
-  assert.match(m.text, 'download_ended | Recipient r3@example.org | File <b>plan</b>.pdf');
+  assert.match(m.text, /transfer available \(transfer_available\) \| User alice@example\.org \(127\.0\.0\.1\) \| Transfer #7/);
+  assert.match(m.text, 'download finished (download_ended) | Recipient r3@example.org | File <b>plan</b>.pdf');
   assert.match(m.html, '<th>Event</th>');
   assert.match(m.html, '<td>File &lt;b&gt;plan&lt;/b&gt;.pdf</td>');
+  const { sent: de, n: nde } = notifierFor();
+  nde.auditLog(transfer(), [entry], 'alice@example.org', 'de');
+  assert.match(de[0].text, 'Übertragung verfügbar (transfer_available) | User');
+});
+
+test('every audit event has a readable name in the audit-log mail', () => {
+  for (const event of AUDIT_EVENTS) {
+    for (const table of [mailEn, mailFr, mailDe, mailNl]) assert.ok(`mail_event_${event}` in table, event);
+  }
 });
 
 test.run();

@@ -28,7 +28,7 @@ export function transferAvailableMail(c: MailContext, t: Transfer, files: FileRe
 
 /** To the sender: the upload is done and the recipients were told (email_upload_complete / email_me_copies). */
 export function uploadCompleteMail(c: MailContext, t: Transfer, files: FileRecord[], recipients: Recipient[]): MailParts {
-  const list = recipients.map((r) => r.email || '(link)').join(', ');
+  const list = recipients.map((r) => r.email || tr(c, 'mail_link_recipient')).join(', ');
   return {
     lang: c.lang,
     subject: withUserSubject(tr(c, 'mail_upload_complete_subject', { id: t.id }), t.subject),
@@ -68,7 +68,7 @@ export function transferEndedMail(c: MailContext, t: Transfer, files: FileRecord
     subject: withUserSubject(tr(c, expired ? 'mail_transfer_expired_subject' : 'mail_transfer_closed_subject', { id: t.id }), t.subject),
     paragraphs: [
       tr(c, expired ? 'mail_transfer_expired_intro' : 'mail_transfer_closed_intro', { id: t.id }),
-      recipients.length ? `${recipients.map((r) => r.email || '(link)').join(', ')}` : '',
+      recipients.length ? `${recipients.map((r) => r.email || tr(c, 'mail_link_recipient')).join(', ')}` : '',
     ].filter((p) => p),
     files: filesBlock(c, files),
     link: { label: tr(c, 'mail_manage_link'), url: manageUrl(c) },
@@ -77,7 +77,7 @@ export function transferEndedMail(c: MailContext, t: Transfer, files: FileRecord
 }
 
 export function downloadCompleteOwnerMail(c: MailContext, t: Transfer, r: Recipient, files: FileRecord[]): MailParts {
-  const recipient = r.email || '(link)';
+  const recipient = r.email || tr(c, 'mail_link_recipient');
   return {
     lang: c.lang,
     subject: withUserSubject(tr(c, 'mail_download_complete_subject', { recipient, id: t.id }), t.subject),
@@ -99,12 +99,19 @@ export function downloadCompleteRecipientMail(c: MailContext, t: Transfer, files
   };
 }
 
+/** The event's name in the mail's language, with the identifier the REST audit log uses. */
+function eventName(c: MailContext, event: string): string {
+  const key = `mail_event_${event}`;
+  const text = tr(c, key);
+  return text === key ? event : `${text} (${event})`;
+}
+
 export function auditLogMail(c: MailContext, t: Transfer, entries: AuditEntry[]): MailParts {
   const describeTarget = (e: AuditEntry) =>
     `${e.target.type} ${e.target.name ?? e.target.email ?? `#${e.target.id}`}`;
   const rows = entries.map((e) => [
     `${formatDate(e.date)} ${new Date(e.date * 1000).toISOString().slice(11, 19)} UTC`,
-    e.event,
+    eventName(c, e.event),
     `${e.author.type} ${e.author.email ?? e.author.id}${e.author.ip ? ` (${e.author.ip})` : ''}`,
     describeTarget(e),
   ]);
