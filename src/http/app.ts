@@ -12,6 +12,7 @@ import { requestLog } from './middleware/request-log';
 import { restPhpAlias } from './middleware/rest-prefix';
 import { authenticate } from './middleware/authenticate';
 import { rawBodyForSignatures } from './middleware/raw-body';
+import { utf8Bodies, utf8Verdict } from './middleware/utf8-body';
 import { miscRoutes } from './routes/misc';
 import { isChunkUpload } from './routes/file';
 import type { FerryState } from './state';
@@ -61,8 +62,10 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
     includeUnparsed: true,
     parsedMethods: ['POST', 'PUT', 'PATCH', 'DELETE'] as never,
   }) as Koa.Middleware<FerryState>;
+  app.use(utf8Bodies());
   // A chunk's bytes are data whatever its Content-Type says (curl sends form-urlencoded): streamed, never parsed.
   app.use((ctx, next) => (isChunkUpload(ctx) ? next() : parseBody(ctx, next)));
+  app.use(utf8Verdict());
   app.use(rawBodyForSignatures());
   app.use(authenticate());
   app.use(async (ctx, next) => {
