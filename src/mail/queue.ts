@@ -20,6 +20,8 @@ export function retryDelay(attempts: number): number {
 export interface MailQueueOptions {
   /** How long stop() waits for a delivery in flight before leaving it to the next start (default 10 s). */
   stopWaitMs?: number;
+  /** Seconds between checks for mail queued by other processes while nothing is pending (default IDLE_POLL_S). */
+  idlePollS?: number;
 }
 
 /**
@@ -93,7 +95,8 @@ export class MailQueue {
   private schedule(): void {
     if (!this.started || this.closed) return;
     if (this.timer) clearTimeout(this.timer);
-    const wait = Math.min(this.repo.nextDue(this.clock()) ?? IDLE_POLL_S, IDLE_POLL_S);
+    const idle = this.opts.idlePollS ?? IDLE_POLL_S;
+    const wait = Math.min(this.repo.nextDue(this.clock()) ?? idle, idle);
     this.timer = setTimeout(() => void this.flush(), Math.max(1, wait) * 1000);
     this.timer.unref();
   }

@@ -157,4 +157,22 @@ test('stopping does not wait forever for a hanging server, and the message in fl
   db.close();
 });
 
+test('a started worker picks up mail another process queued, without being told', async () => {
+  const dir = tempDir();
+  const db = openDatabase(dir);
+  const other = openDatabase(dir);
+  const t = transport();
+  const queue = new MailQueue(new MailQueueRepo(db), new TrackingErrorsRepo(db), t, () => Math.floor(Date.now() / 1000), silentLogger, { idlePollS: 1 });
+  queue.start();
+  await new Promise((r) => setTimeout(r, 50));
+  // Written straight to the table, as `ferry purge` in another process does: no kick reaches this worker.
+  new MailQueueRepo(other).enqueue(message('cli@x.org'), Math.floor(Date.now() / 1000), null);
+  const deadline = Date.now() + 5000;
+  while (t.sent.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+  await queue.stop();
+  assert.equal(t.sent, ['cli@x.org']);
+  db.close();
+  other.close();
+});
+
 test.run();
