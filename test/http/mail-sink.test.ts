@@ -8,6 +8,7 @@ import { listSinkMessages, readSinkMessage, startSink } from '../../src/mail/sin
 import { startServe } from '../../src/cli/serve';
 import { request } from '../helpers/server';
 import { simpleParser } from 'mailparser';
+import { spawn } from 'node:child_process';
 import { startMailSink } from '../../src/cli/mail-sink';
 import { readEml } from '../../src/mail/eml';
 import nodemailer from 'nodemailer';
@@ -167,6 +168,33 @@ test('ferry serve with mail.sink runs the sink and sends the mail of REST calls 
     assert.match(m.text!, `/?s=upload&vid=${r.json.token}`);
   } finally {
     await handle.stop();
+  }
+});
+
+test('the ferry mail-sink command prints its address and directory, stores mail, and stops on SIGTERM', async () => {
+  const dir = tempDir();
+  const box = path.join(dir, 'box');
+  const cfg = path.join(dir, 'ferry.json');
+  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(dir, 'data') }));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'mail-sink', '--port', '0', '--dir', box, '-c', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  try {
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const deadline = Date.now() + 15_000;
+    while (!/storing messages in/.test(out) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    const url = /^listening on (smtp:\/\/127\.0\.0\.1:\d+)$/m.exec(out)?.[1];
+    assert.ok(url, out);
+    assert.match(out, box);
+    const t = nodemailer.createTransport(url!);
+    await t.sendMail({ from: 'a@example.org', to: 'b@example.org', subject: 'from the cli', text: 'x' });
+    t.close();
+    assert.is(listSinkMessages(box).length, 1);
+    child.kill('SIGTERM');
+    const code = await Promise.race([exited, new Promise((r) => setTimeout(() => r('timeout'), 10_000).unref())]);
+    assert.is(code, 0, 'exits cleanly on SIGTERM');
+  } finally {
+    if (child.exitCode === null) child.kill('SIGKILL');
   }
 });
 
