@@ -116,6 +116,20 @@ test('recipient mails reply to the sender and carry only that recipient’s link
   assert.match(sent[0].text, 'Available until 27/03/2030.');
 });
 
+test('links: guests get their upload page, the inviter the guests page, owners the transfers page; no token leaks', () => {
+  const { sent, n } = notifierFor();
+  n.guestCreated(guest(null));
+  n.guestCreatedReceipt(guest(null));
+  n.transferClosed(transfer(), [file], [recipient(null)]);
+  assert.match(sent[0].text, `https://files.example/?s=upload&vid=${'G'.repeat(32)}`);
+  assert.is(sent[0].to, 'gus@example.net');
+  assert.is(sent[0].replyTo, 'alice@example.org');
+  assert.match(sent[1].text, 'https://files.example/?s=guests');
+  assert.is(sent[1].to, 'alice@example.org');
+  assert.match(sent[2].text, 'https://files.example/?s=transfers');
+  for (const m of sent.slice(1)) assert.not.match(m.text + m.html, /G{32}|T{32}/);
+});
+
 test('the audit log arrives as a table of date, event, author and target', () => {
   const { sent, n } = notifierFor();
   n.auditLog(transfer(), [entry, { ...entry, event: 'download_ended', author: { type: 'Recipient', id: '3', ip: null, email: 'r3@example.org' }, target: { type: 'File', id: '1', name: '<b>plan</b>.pdf', size: 5 } }], 'alice@example.org', null);

@@ -7,6 +7,7 @@ export const mailDe: Table = {
   mail_available_until: 'Verfügbar bis {date}.',
   mail_download_link: 'Dateien herunterladen',
   mail_manage_link: 'Ihre Übertragungen verwalten',
+  mail_manage_guests_link: 'Ihre Gäste verwalten',
   mail_upload_link: 'Dateien hochladen',
   mail_transfer_available_subject: '{sender} hat Ihnen Dateien gesendet',
   mail_transfer_available_intro: '{sender} hat Ihnen mit ferry Dateien gesendet.',

@@ -7,6 +7,7 @@ export const mailEn: Table = {
   mail_available_until: 'Available until {date}.',
   mail_download_link: 'Download the files',
   mail_manage_link: 'Manage your transfers',
+  mail_manage_guests_link: 'Manage your guests',
   mail_upload_link: 'Upload files',
   mail_transfer_available_subject: '{sender} sent you files',
   mail_transfer_available_intro: '{sender} has sent you files with ferry.',

@@ -7,6 +7,7 @@ export const mailFr: Table = {
   mail_available_until: "Disponible jusqu'au {date}.",
   mail_download_link: 'Télécharger les fichiers',
   mail_manage_link: 'Gérer vos dépôts',
+  mail_manage_guests_link: 'Gérer vos invités',
   mail_upload_link: 'Déposer des fichiers',
   mail_transfer_available_subject: '{sender} vous a envoyé des fichiers',
   mail_transfer_available_intro: '{sender} vous a envoyé des fichiers avec ferry.',

@@ -7,6 +7,7 @@ export const mailNl: Table = {
   mail_available_until: 'Beschikbaar tot {date}.',
   mail_download_link: 'Bestanden downloaden',
   mail_manage_link: 'Uw transfers beheren',
+  mail_manage_guests_link: 'Uw gasten beheren',
   mail_upload_link: 'Bestanden uploaden',
   mail_transfer_available_subject: '{sender} heeft u bestanden gestuurd',
   mail_transfer_available_intro: '{sender} heeft u met ferry bestanden gestuurd.',

@@ -42,6 +42,10 @@ export function manageUrl(c: MailContext): string {
   return `${c.baseUrl}/?s=transfers`;
 }
 
+export function guestsUrl(c: MailContext): string {
+  return `${c.baseUrl}/?s=guests`;
+}
+
 export function uploadUrl(c: MailContext, guestToken: string): string {
   return `${c.baseUrl}/?s=upload&vid=${encodeURIComponent(guestToken)}`;
 }

@@ -1,6 +1,6 @@
 import type { Guest, Transfer } from '../../domain/model';
 import { formatDate, MailParts } from '../render';
-import { footer, MailContext, manageUrl, tr, uploadUrl, withUserSubject } from './context';
+import { footer, guestsUrl, MailContext, tr, uploadUrl, withUserSubject } from './context';
 
 export type GuestMailKind = 'created' | 'reminder' | 'deleted' | 'expired';
 
@@ -27,7 +27,7 @@ export function guestCreatorMail(c: MailContext, g: Guest, kind: 'receipt' | 'up
     lang: c.lang,
     subject: tr(c, `mail_guest_${kind}_subject`, vars),
     paragraphs: [tr(c, `mail_guest_${kind}_intro`, vars)],
-    link: { label: tr(c, 'mail_manage_link'), url: `${manageUrl(c).replace('s=transfers', 's=guests')}` },
+    link: { label: tr(c, 'mail_manage_guests_link'), url: guestsUrl(c) },
     footer: footer(c),
   };
 }
