@@ -178,11 +178,12 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     start() {
       log.info(`mail: ${transportUrl ? `via ${redactTransportUrl(transportUrl)}` : 'no transport, messages are logged only'}`);
       mailQueue.start();
-      stoppers.push(() => mailQueue.stop());
       if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, config, log));
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
+      // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
+      await mailQueue.stop();
       await fileStore.close();
       db.close();
     },

@@ -54,6 +54,8 @@ export async function startSink(opts: SinkOptions): Promise<RunningSink> {
     banner: 'ferry mail sink',
     size: maxSize,
     maxClients: 100,
+    // No reverse DNS of the client: an air-gapped host may wait on a resolver that never answers.
+    disableReverseLookup: true,
     logger: false,
     onRcptTo(address, _session, callback) {
       if (opts.rejectRecipients?.test(address.address)) {

@@ -68,9 +68,16 @@ export function classifySmtpError(e: unknown): DeliveryError {
 /** Bounded waits, so a server that accepts connections and then hangs cannot hold the queue (or shutdown) for long. */
 const TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTimeout: 60_000, dnsTimeout: 15_000 };
 
+/**
+ * One pooled connection, reused for consecutive messages: a Transfer to 50 recipients costs one SMTP
+ * handshake, not 50 (servers often delay each greeting). The queue does the retrying, so the pool
+ * requeues a message at most once when a connection drops mid-send.
+ */
+const POOL = { pool: true, maxConnections: 1, maxMessages: 100, maxRequeues: 1 };
+
 export function smtpTransport(url: string): MailTransport {
-  // Options given in the URL (?connectionTimeout=…) override these.
-  const t = nodemailer.createTransport({ url, ...TIMEOUTS, disableFileAccess: true, disableUrlAccess: true } as never);
+  // Options given in the URL (?connectionTimeout=…, ?pool=false) override these.
+  const t = nodemailer.createTransport({ url, ...POOL, ...TIMEOUTS, disableFileAccess: true, disableUrlAccess: true } as never);
   return {
     async send(msg) {
       if (!isPlainAddress(msg.to)) throw new DeliveryError(`invalid recipient address`, true);
