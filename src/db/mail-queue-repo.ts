@@ -52,16 +52,28 @@ export class MailQueueRepo {
     const rows = this.db
       .prepare(`SELECT * FROM mail_queue WHERE status = 'pending' AND next_attempt <= ? ORDER BY next_attempt, id LIMIT ?`)
       .all(now, limit) as Row[];
-    return rows.map((r) => ({
-      id: r.id,
-      created: r.created,
-      to: r.to_addr,
-      message: JSON.parse(r.message) as OutgoingMessage,
-      attempts: r.attempts,
-      nextAttempt: r.next_attempt,
-      targetType: r.target_type,
-      targetId: r.target_id,
-    }));
+    const out: QueuedMail[] = [];
+    for (const r of rows) {
+      let message: OutgoingMessage;
+      try {
+        message = JSON.parse(r.message) as OutgoingMessage;
+      } catch {
+        // One damaged row must not block every message queued after it.
+        this.markFailed(r.id, 'unreadable queued message');
+        continue;
+      }
+      out.push({
+        id: r.id,
+        created: r.created,
+        to: r.to_addr,
+        message,
+        attempts: r.attempts,
+        nextAttempt: r.next_attempt,
+        targetType: r.target_type,
+        targetId: r.target_id,
+      });
+    }
+    return out;
   }
 
   /** Seconds until the next pending message is due, or null when none is pending. */

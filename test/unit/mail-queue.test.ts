@@ -157,6 +157,22 @@ test('stopping does not wait forever for a hanging server, and the message in fl
   db.close();
 });
 
+test('a damaged queue row is set aside and does not block the mail behind it', async () => {
+  const db = openDatabase(tempDir());
+  const t = transport();
+  const { repo, queue } = queueOn(db, t, () => 1000);
+  repo.enqueue(message('first@x.org'), 1000, null);
+  repo.enqueue(message('second@x.org'), 1000, null);
+  db.prepare("UPDATE mail_queue SET message = '{broken' WHERE to_addr = 'first@x.org'").run();
+  await queue.flush();
+  assert.equal(t.sent, ['second@x.org']);
+  assert.equal(statuses(db), [
+    { to_addr: 'first@x.org', status: 'failed', attempts: 1 },
+    { to_addr: 'second@x.org', status: 'sent', attempts: 1 },
+  ]);
+  db.close();
+});
+
 test('a started worker picks up mail another process queued, without being told', async () => {
   const dir = tempDir();
   const db = openDatabase(dir);
