@@ -122,11 +122,15 @@ try {
   const fv = time(BINARY, ['version']);
   const nv = time(process.execPath, ['-e', '0']);
   row('`ferry version` start-up vs `node -e 0`', { ms: fv }, { ms: nv }, { max: 1.5, of: 'time' });
+} catch (e) {
+  console.error(`benchmark failed: ${e.stack ?? e}\nferry's last log lines:\n${ferry.output().split('\n').slice(-30).join('\n')}`);
+  process.exitCode = 1;
 } finally {
   await Promise.all([ferry.stop(), bare.stop(), tus.stop()]);
   fs.rmSync(dir, { recursive: true, force: true });
 }
 
+if (process.exitCode) process.exit(process.exitCode);
 // The table: figures side by side with their baseline, and whether the budget holds.
 const fmt = (n, d = 0) => (n === undefined || Number.isNaN(n) ? '—' : n.toFixed(d));
 console.log(`\nferry benchmarks${quick ? ' (quick sizes)' : ''}, ${new Date().toISOString()}, ${process.version}\n`);
