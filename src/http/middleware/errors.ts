@@ -32,6 +32,12 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
     log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`);
   }
   if (ctx.headerSent) return; // a streamed answer already started; the socket is closed by the caller
+  // Refused before its body was read (too large, wrong type): the rest of the body is still on its way, so
+  // this connection cannot carry another request. Drain what arrives and close it after the answer.
+  if (!ctx.req.complete) {
+    ctx.set('Connection', 'close');
+    ctx.req.resume();
+  }
   if (wantsErrorPage(ctx)) return renderErrorPage(ctx, e.id, e.status, uid);
   ctx.status = e.status;
   ctx.type = 'application/json';
