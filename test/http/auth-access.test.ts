@@ -123,10 +123,10 @@ test('owner: alice\'s Transfer — hers and the admins\', an unknown id to anyon
   assert.not.ok(bobList.json.some((t: { id: number }) => t.id === aliceTransfer), 'not in bob\'s list either');
 });
 
-test('owner: alice\'s Guest — bob may neither see it nor remind nor delete it; an admin may', async () => {
+test('owner: alice\'s Guest — bob may neither see it nor remind nor delete it, it is an unknown id to him; an admin may', async () => {
   for (const [method, json] of [['GET', undefined], ['PUT', { remind: true }], ['DELETE', undefined]] as const) {
     const r = await as('bob', method, `/guest/${aliceGuest.id}`, json);
-    assert.equal([r.status, r.json.message], [403, 'rest_ownership_required'], method);
+    assert.equal([r.status, r.json.message], [404, 'guest_not_found'], method);
   }
   assert.is((await as('root', 'GET', `/guest/${aliceGuest.id}`)).json.email, 'g@example.org');
   assert.is((await as('bob', 'GET', '/guest')).json.length, 0);

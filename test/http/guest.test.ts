@@ -182,12 +182,12 @@ test('GET /guest and /guest/@me list only the caller\'s own Guests', async () =>
   }
 });
 
-test('another user\'s Guest: 403 on read, remind and delete; unknown id 404; bad id 400', async () => {
+test('another user\'s Guest: 404 like an unknown id on read, remind and delete; unknown id 404; bad id 400', async () => {
   const g = await createGuest('alice');
   for (const [m, json] of [['GET', undefined], ['PUT', { remind: true }], ['DELETE', undefined]] as const) {
     const r = await s.request(m, `/guest/${g.id}`, { headers: asUser('mallory'), json });
-    assert.is(r.status, 403, m);
-    assert.is(r.json.message, 'rest_ownership_required');
+    assert.is(r.status, 404, m);
+    assert.is(r.json.message, 'guest_not_found');
   }
   const still = await s.request('GET', `/guest/${g.id}`, { headers: asUser('alice') });
   assert.is(still.json.status, 'available');

@@ -34,14 +34,16 @@ export function guestRoutes(api: Api): void {
   api.get('/guest/@me', users(), mine);
   api.get('/guest/@all', admin, (ctx) => ctx.state.services.guests.listAll().map((g) => present(ctx, g)));
 
-  api.get('/guest/:id', owner(loadGuest), (ctx) => present(ctx, ctx.state.resource as Guest));
+  // Another user's Guest answers like an unknown id, so Guest ids cannot be probed.
+  const own = owner(loadGuest, { notFound: 'guest_not_found' });
+  api.get('/guest/:id', own, (ctx) => present(ctx, ctx.state.resource as Guest));
 
   api.post('/guest', users(), (ctx) => {
     const guest = ctx.state.services.guests.create(creatorOf(ctx), ctx.request.body, requestLang(ctx));
     return created(ctx, present(ctx, guest), `/guest/${guest.id}`);
   });
 
-  api.put('/guest/:id', owner(loadGuest), (ctx) => {
+  api.put('/guest/:id', own, (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
     if (typeof body !== 'object' || Array.isArray(body)) throw badParameter('body');
     if (body.remind !== undefined && typeof body.remind !== 'boolean') throw badParameter('remind');
@@ -49,7 +51,7 @@ export function guestRoutes(api: Api): void {
     return true;
   });
 
-  api.delete('/guest/:id', owner(loadGuest), (ctx) => {
+  api.delete('/guest/:id', own, (ctx) => {
     ctx.state.services.guests.delete(ctx.state.resource as Guest);
     return true;
   });
