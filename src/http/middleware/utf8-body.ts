@@ -37,10 +37,35 @@ export function utf8Bodies(): Middleware<FerryState> {
   };
 }
 
-/** Placed right after the body parser: by then the whole body went past the check. */
+/**
+ * Placed right after the body parser: by then the whole body went past the check. Valid bytes can still spell
+ * a lone surrogate as a JSON escape ("\ud800"), which SQLite would store as U+FFFD: refused the same way.
+ */
 export function utf8Verdict(): Middleware<FerryState> {
   return (ctx, next) => {
     (ctx.state as { utf8Checked?: () => void }).utf8Checked?.();
+    if (ctx.is('application/json') && hasLoneSurrogate((ctx.request as { body?: unknown }).body)) {
+      throw new ServiceError('bad_request_body', 400, ['encoding']);
+    }
     return next();
   };
+}
+
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/** Walks keys and values without recursion: a body nested 100,000 deep must not overflow the stack. */
+function hasLoneSurrogate(body: unknown): boolean {
+  const stack: unknown[] = [body];
+  // A 1 MB body holds well under a million values; the bound only guarantees the loop ends.
+  for (let n = 0; stack.length > 0 && n < 2_000_000; n++) {
+    const v = stack.pop();
+    if (typeof v === 'string') {
+      if (LONE_SURROGATE.test(v)) return true;
+    } else if (Array.isArray(v)) {
+      for (const x of v) stack.push(x);
+    } else if (v && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) stack.push(k, x);
+    }
+  }
+  return false;
 }
