@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import { fitBytes, visibleName } from '../util/names';
 
 /** A file to put in an archive. Size and CRC-32 are known in advance (stored when the upload completed). */
 export interface ArchiveEntry {
@@ -63,20 +64,19 @@ export function streamArchive(layout: ArchiveLayout, open: EntryOpener, start = 
 }
 
 /**
- * Entry names from user-given file names: never absolute, no "." or ".." segments, no backslashes or control
- * characters, and unique (a repeated name gets " (2)", " (3)" before its extension).
+ * Entry names from user-given file names: never absolute, no "." or ".." segments, no backslashes, control or
+ * bidi characters, no component longer than file systems take (255 bytes), and unique (a repeated name gets
+ * " (2)", " (3)" before its extension).
  */
 export function safeEntryNames(names: string[]): string[] {
   const used = new Set<string>();
   return names.map((original) => {
-    const cleaned = original
-      // eslint-disable-next-line no-control-regex
-      .replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '')
+    const cleaned = visibleName(original)
       .replace(/\\/g, '/')
       .replace(/^[A-Za-z]:/, '')
       .split('/')
       .filter((seg) => seg !== '' && seg !== '.' && seg !== '..')
-      .map((seg) => seg.slice(0, 255))
+      .map((seg) => fitBytes(seg))
       .join('/');
     const base = cleaned || 'file';
     let candidate = base;

@@ -1,3 +1,5 @@
+import { visibleName } from '../../util/names';
+
 /**
  * The HTTP pieces of a download that are pure functions: the Range header (RFC 9110 §14, one range; a
  * multi-range request is answered with the whole representation, which the RFC allows) and
@@ -26,8 +28,7 @@ export function parseRange(header: string | undefined, size: number): RangeResul
 
 /** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` — never a raw user string. */
 export function contentDisposition(name: string): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = name.replace(/[\u0000-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '').replace(/^.*[\\/]/, '') || 'download';
+  const clean = visibleName(name).replace(/^.*[\\/]/, '') || 'download';
   const fallback = clean.replace(/[^\x20-\x7e]|["\\%;]/g, '_');
   const encoded = encodeURIComponent(clean).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
