@@ -51,7 +51,10 @@ export function tarLayout(entries: ArchiveEntry[]): ArchiveLayout {
       const data = Buffer.from(records, 'utf8');
       parts.push(header('PaxHeader', data.length, e.mtime, 'x'), data, pad(data.length));
     }
-    const shortName = plainName ? e.name : (e.name.replace(/[^\x20-\x7e]/g, '_').slice(-99) || 'file');
+    // The ustar name is what a reader without pax support extracts: the last component only, so that cutting a
+    // long path can never leave it starting with "/" or "../".
+    const last = e.name.slice(e.name.lastIndexOf('/') + 1).replace(/[^\x20-\x7e]/g, '_').slice(-99);
+    const shortName = plainName ? e.name : /^\.*$/.test(last) ? 'file' : last;
     parts.push(header(shortName, bigSize ? 0 : e.size, e.mtime, '0'));
     segments.push({ kind: 'bytes', data: Buffer.concat(parts) }, { kind: 'file', entry: e }, { kind: 'bytes', data: pad(e.size) });
   }
