@@ -1,5 +1,6 @@
 import { html, SafeHtml } from '../util/html';
 import { headerSafe } from './transport';
+import { visibleName, visibleText } from '../util/names';
 
 /** The pieces of a notification, already translated; rendered to a text part and an HTML part. */
 export interface MailParts {
@@ -37,31 +38,28 @@ export function formatDate(unix: number): string {
   return `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${d.getUTCFullYear()}`;
 }
 
-/** User text in a plain-text part: control characters that could disguise content are dropped. */
-function plain(text: string): string {
-  // eslint-disable-next-line no-control-regex
-  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f\u202a-\u202e\u2066-\u2069]/g, '');
-}
+/** User text in either part: control and bidi characters that could disguise content are dropped. */
+const plain = visibleText;
 
 export function renderMail(p: MailParts): RenderedMail {
   const text: string[] = [...p.paragraphs.map(plain)];
   if (p.message?.text) text.push(`${p.message.label}\n${plain(p.message.text)}`);
-  if (p.files?.items.length) text.push(`${p.files.label}:\n${p.files.items.map((f) => `- ${plain(f.name)} (${humanSize(f.size)})`).join('\n')}`);
+  if (p.files?.items.length) text.push(`${p.files.label}:\n${p.files.items.map((f) => `- ${visibleName(f.name)} (${humanSize(f.size)})`).join('\n')}`);
   if (p.table) {
     text.push(
-      p.table.rows.length ? [p.table.headers.join(' | '), ...p.table.rows.map((r) => r.map(plain).join(' | '))].join('\n') : '',
+      p.table.rows.length ? [p.table.headers.join(' | '), ...p.table.rows.map((r) => r.map(visibleName).join(' | '))].join('\n') : '',
     );
   }
   if (p.link) text.push(`${p.link.label}:\n${p.link.url}`);
   text.push(`--\n${p.footer}`);
 
   const body: SafeHtml = html`<!doctype html>
-<html lang="${p.lang}"><head><meta charset="utf-8"><title>${p.subject}</title></head>
+<html lang="${p.lang}"><head><meta charset="utf-8"><title>${visibleName(p.subject)}</title></head>
 <body style="font-family: sans-serif; line-height: 1.4; color: #222">
-${p.paragraphs.map((para) => html`<p>${para}</p>\n`)}
-${p.message?.text ? html`<p>${p.message.label}</p><blockquote style="white-space: pre-wrap; border-left: 3px solid #ccc; margin: 0; padding-left: 1em">${p.message.text}</blockquote>\n` : ''}
-${p.files?.items.length ? html`<p>${p.files.label}:</p><ul>${p.files.items.map((f) => html`<li>${f.name} (${humanSize(f.size)})</li>`)}</ul>\n` : ''}
-${p.table ? html`<table border="1" cellpadding="4" style="border-collapse: collapse"><tr>${p.table.headers.map((h) => html`<th>${h}</th>`)}</tr>${p.table.rows.map((r) => html`<tr>${r.map((c) => html`<td>${c}</td>`)}</tr>`)}</table>\n` : ''}
+${p.paragraphs.map((para) => html`<p>${plain(para)}</p>\n`)}
+${p.message?.text ? html`<p>${plain(p.message.label)}</p><blockquote style="white-space: pre-wrap; border-left: 3px solid #ccc; margin: 0; padding-left: 1em">${plain(p.message.text)}</blockquote>\n` : ''}
+${p.files?.items.length ? html`<p>${p.files.label}:</p><ul>${p.files.items.map((f) => html`<li>${visibleName(f.name)} (${humanSize(f.size)})</li>`)}</ul>\n` : ''}
+${p.table ? html`<table border="1" cellpadding="4" style="border-collapse: collapse"><tr>${p.table.headers.map((h) => html`<th>${h}</th>`)}</tr>${p.table.rows.map((r) => html`<tr>${r.map((c) => html`<td>${visibleName(c)}</td>`)}</tr>`)}</table>\n` : ''}
 ${p.link ? html`<p><a href="${p.link.url}">${p.link.label}</a></p>\n` : ''}
 <p style="color: #777; font-size: 90%">${p.footer}</p>
 </body></html>`;

@@ -3,6 +3,7 @@ import type { DownloadAccess } from '../../domain/downloads';
 import { formatDate, humanSize } from '../../mail/render';
 import type { FerryContext } from '../state';
 import { html, SafeHtml } from './html';
+import { visibleName, visibleText } from '../../util/names';
 import { basePath, layout, pageT } from './layout';
 
 /**
@@ -29,20 +30,20 @@ export function downloadPage(ctx: FerryContext): SafeHtml {
   return layout(ctx, {
     title: t('download'),
     body: html`<section class="card download">
-<h1>${transfer.subject || t('download')}</h1>
+<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
 <dl class="facts">
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
 <dt>${t('expires')}</dt><dd>${formatDate(transfer.expires)}</dd>
 <dt>${t('size')}</dt><dd>${humanSize(total)} (${files.length} ${t(files.length === 1 ? 'file' : 'files').toLowerCase()})</dd>
 </dl>
-${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${transfer.message}</p>` : ''}
+${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
 <form method="get" action="${base}/download" class="download-form">
 <input type="hidden" name="token" value="${token}">
 <table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"></th></tr></thead>
 <tbody>${files.map(
       (f) => html`<tr>
-<td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${f.name}"></td>
-<td><label for="f${f.id}">${f.name}</label>${f.sha256 ? html`<div class="hash">SHA-256 ${f.sha256}</div>` : ''}</td>
+<td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"></td>
+<td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? html`<div class="hash">SHA-256 ${f.sha256}</div>` : ''}</td>
 <td>${humanSize(f.size)}</td>
 <td><a href="${link(`&files_ids=${f.id}`)}" download>${t('download')}</a></td>
 </tr>`,
