@@ -24,6 +24,7 @@ import { PurgeRepo } from './db/purge-repo';
 import { startPurgeTimer } from './purge-timer';
 import { UploadsService } from './domain/uploads';
 import { UploadProgress } from './domain/upload-progress';
+import { UploadSlots } from './domain/upload-slots';
 import { legacyUploadRoutes } from './http/routes/legacy-upload';
 import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
@@ -147,6 +148,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     transfers,
     uploads,
     uploadProgress: new UploadProgress(),
+    uploadSlots: new UploadSlots(() => settings.get().max_concurrent_chunk_uploads),
     recipients,
     downloads,
     readFile: (f, start, end) => fileStore.read(f.transferId, f.uid, start, end),

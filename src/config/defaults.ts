@@ -30,6 +30,8 @@ export interface Config {
   listen: { host: string; port: number };
   data_dir: string;
   upload_chunk_size: number;
+  /** Chunk uploads one user, guest or remote application may have in progress at once; more answer 429. */
+  max_concurrent_chunk_uploads: number;
   default_transfer_days_valid: number;
   max_transfer_days_valid: number;
   default_guest_days_valid: number;
@@ -55,6 +57,7 @@ export function defaultConfig(): Config {
     listen: { host: '127.0.0.1', port: 8080 },
     data_dir: './data',
     upload_chunk_size: 5242880,
+    max_concurrent_chunk_uploads: 100,
     default_transfer_days_valid: 10,
     max_transfer_days_valid: 20,
     default_guest_days_valid: 20,

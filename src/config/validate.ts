@@ -101,6 +101,7 @@ const schema = object({
   listen: object({ host: str(/^\S+$/, 'a host name or address'), port: int(0, 65535) }),
   data_dir: str(/\S/, 'a directory path'),
   upload_chunk_size: int(1024, 1 << 30),
+  max_concurrent_chunk_uploads: int(1, 100000),
   ...runtimeChecks,
   chunk_upload_security: oneOf(['key', 'auth']),
   admin: arrayOf(str(/\S/, 'a user id')),

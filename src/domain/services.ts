@@ -9,6 +9,7 @@ import type { AccountsService } from './accounts';
 import type { UsersService } from './users';
 import type { UploadsService } from './uploads';
 import type { UploadProgress } from './upload-progress';
+import type { UploadSlots } from './upload-slots';
 import type { RecipientsService } from './recipients';
 import type { DownloadsService, FileReader } from './downloads';
 import type { GuestsService } from './guests';
@@ -44,6 +45,8 @@ export interface Services {
   purge: PurgeService;
   uploads: UploadsService;
   uploadProgress: UploadProgress;
+  /** Uploads each principal has in progress, capped by max_concurrent_chunk_uploads. */
+  uploadSlots: UploadSlots;
   recipients: RecipientsService;
   downloads: DownloadsService;
   /** Reads stored bytes of a File (downloads). */

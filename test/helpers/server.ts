@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Config } from '../../src/config/defaults';
 import { validateConfig } from '../../src/config/validate';
 import { createApp, FerryApp, AppOptions } from '../../src/app';
-import { listen, RunningServer } from '../../src/http/server';
+import { listen, RunningServer, ServerTimeouts } from '../../src/http/server';
 import { silentLogger } from '../../src/log';
 
 export interface TestServer {
@@ -40,12 +40,15 @@ export function tempDir(prefix = 'ferry-test-'): string {
  * Starts the real app on 127.0.0.1 port 0 with a real SQLite file in a fresh temp dir. The config object is
  * validated exactly like a config file, so a test cannot use a key the product would refuse.
  */
-export async function startTestServer(config: Record<string, unknown> = {}, opts: AppOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  config: Record<string, unknown> = {},
+  { timeouts, ...opts }: AppOptions & { timeouts?: Partial<ServerTimeouts> } = {},
+): Promise<TestServer> {
   const dir = tempDir();
   const raw = { data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, ...config };
   const cfg: Config = validateConfig(raw, 'test');
   const app = createApp(cfg, { log: silentLogger, ...opts });
-  const server = await listen(app.http, '127.0.0.1', 0);
+  const server = await listen(app.http, '127.0.0.1', 0, timeouts);
   // base_url must point at the real port so Location headers and links work.
   if (!('base_url' in config)) {
     (cfg as { base_url: string }).base_url = server.url;

@@ -5,6 +5,7 @@ import type { FileRecord, Transfer } from '../../domain/model';
 import { presentFile } from '../presenters/transfer';
 import { actorOf, bodyObject } from '../actor';
 import { loadFile } from './loaders';
+import { uploadSlot } from '../upload-slot';
 import type { FerryContext } from '../state';
 
 type Loaded = { file: FileRecord; transfer: Transfer };
@@ -32,7 +33,7 @@ export function fileRoutes(api: Api): void {
 
   api.get('/file/:id', own, (ctx) => presentFile(loaded(ctx).file));
 
-  api.put('/file/:id/chunk/:offset', ownOrKey, async (ctx) => {
+  api.put('/file/:id/chunk/:offset', ownOrKey, uploadSlot, async (ctx) => {
     const { file, transfer } = loaded(ctx);
     const offsetRaw = ctx.params.offset;
     if (!/^\d{1,16}$/.test(offsetRaw)) throw new ServiceError('rest_bad_parameter', 400, ['offset']);

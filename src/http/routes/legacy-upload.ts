@@ -7,6 +7,7 @@ import type { FileRecord, Transfer } from '../../domain/model';
 import { presentFile } from '../presenters/transfer';
 import { actorOf } from '../actor';
 import { loadFile } from './loaders';
+import { uploadSlot } from '../upload-slot';
 import type { FerryContext } from '../state';
 
 /** The form field carrying the progress key: PHP's session.upload_progress.name, which FileSender's legacy uploader uses. */
@@ -46,7 +47,7 @@ function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Rec
 
 /** POST /file/{id}/whole and GET /legacyuploadprogress/{key}: uploads from clients that cannot send chunks. */
 export function legacyUploadRoutes(api: Api): void {
-  api.post('/file/:id/whole', owner(loadFile, { notFound: 'file_not_found', chunkKey: true }), async (ctx) => {
+  api.post('/file/:id/whole', owner(loadFile, { notFound: 'file_not_found', chunkKey: true }), uploadSlot, async (ctx) => {
     if (!ctx.is('multipart/form-data')) throw new ServiceError('bad_request_body', 400, ['content-type']);
     const { file, transfer } = ctx.state.resource as { file: FileRecord; transfer: Transfer };
     const uploads = ctx.state.services.uploads;
