@@ -16,6 +16,7 @@ let sinkDir: string;
 /** alice's available Transfer: its download token, a File's id and uid, and what only its recipients may see. */
 let avail: { token: string; fileId: number; fileUid: string; name: string; subject: string };
 let guestToken: string;
+let removedToken: string;
 const counts = { download: 0, sameAsUnknown: 0, pages: 0, allowed: 0, tokens: 0 };
 const HTML = { accept: 'text/html' };
 
@@ -29,7 +30,7 @@ test.before(async () => {
   const subject = 'available secret subject';
   const t = await w.s.request('POST', '/transfer', {
     headers: asUser('alice'),
-    json: { files: [{ name, size: FILE_SIZE }], recipients: ['r@example.org'], from: 'alice@example.org', expires: w.time.clock() + 7 * 86400, subject },
+    json: { files: [{ name, size: FILE_SIZE }], recipients: ['r@example.org', 'removed@example.org'], from: 'alice@example.org', expires: w.time.clock() + 7 * 86400, subject },
   });
   assert.is(t.status, 201, t.text);
   const file = t.json.files[0];
@@ -38,6 +39,9 @@ test.before(async () => {
   const done = await w.s.request('PUT', `/transfer/${t.json.id}`, { headers: asUser('alice'), json: { complete: true } });
   assert.is(done.status, 200, done.text);
   avail = { token: done.json.recipients[0].token, fileId: file.id, fileUid: file.uid, name, subject };
+  const removed = done.json.recipients[1];
+  assert.is((await w.s.request('DELETE', `/recipient/${removed.id}`, { headers: asUser('alice') })).status, 200);
+  removedToken = removed.token;
   guestToken = (await w.s.request('GET', `/guest/${w.alice.guest}`, { headers: asUser('alice') })).json.token;
 });
 test.after(async () => {
@@ -55,6 +59,7 @@ const wrongTokens = () => ({
   'a File uid of the Transfer': avail.fileUid,
   'a guest token': guestToken,
   'the token of a Transfer not yet available': w.cred.recipientToken,
+  'the token of a removed recipient': removedToken,
 });
 
 test('/download: no principal opens a Transfer without its token; every wrong token answers like an unknown one', async () => {

@@ -1,3 +1,6 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer, TestResponse } from '../helpers/server';
 import { signedPath } from '../helpers/signing';
@@ -169,6 +172,23 @@ export async function startAccessWorld(config: Record<string, unknown> = {}, opt
     throw new Error('the database kept changing');
   };
   return { s, time, alice, cred, as, fresh, settle };
+}
+
+/** A hash of every stored file's path and bytes: a refused upload must not have written any. */
+export function storeHash(s: TestServer): string {
+  const root = path.join(s.app.config.data_dir, 'files');
+  const h = crypto.createHash('sha256');
+  const walk = (dir: string, depth: number) => {
+    if (depth > 3 || !fs.existsSync(dir)) return;
+    for (const e of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      const p = path.join(dir, e.name);
+      h.update(p);
+      if (e.isDirectory()) walk(p, depth + 1);
+      else h.update(fs.readFileSync(p));
+    }
+  };
+  walk(root, 0);
+  return h.digest('hex');
 }
 
 /** A multipart/form-data body with one file part, as POST /file/{id}/whole takes it. */

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { TestResponse } from '../helpers/server';
 import { assertErrorShape, dbHash } from './fixture';
-import { ATTACKERS, AccessWorld, FILE_SIZE, Init, multipart, startAccessWorld, Who } from './access-world';
+import { ATTACKERS, AccessWorld, FILE_SIZE, Init, multipart, startAccessWorld, storeHash, Who } from './access-world';
 import { patternBytes } from '../helpers/upload-client';
 import { allowed, ENDPOINTS, Endpoint, expected, PUBLIC_ROUTES, UNKNOWN } from './access-endpoints';
 
@@ -56,10 +56,12 @@ test('every attacker on every endpoint: refused, nothing changed, same answer as
         continue;
       }
       const before = dbHash(w.s, skipFor(who));
+      const stored = storeHash(w.s);
       const r = await w.as(who, e.method, e.path(w.alice), e.init?.(w.alice));
       assert.equal([r.status, r.json?.message], [...want], `${label(e, who)}: ${r.text.slice(0, 300)}`);
       assertErrorShape(r, label(e, who));
       assert.is(dbHash(w.s, skipFor(who)), before, `${label(e, who)} changed the database`);
+      assert.is(storeHash(w.s), stored, `${label(e, who)} changed stored files`);
       counts.refused++;
       if (e.path(UNKNOWN) === e.path(w.alice)) continue;
       const u = await w.as(who, e.method, e.path(UNKNOWN), e.init?.(UNKNOWN));
