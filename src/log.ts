@@ -6,11 +6,26 @@ export interface Logger {
 
 export function consoleLogger(quiet = false): Logger {
   const stamp = () => new Date().toISOString();
+  // Info lines of one turn of the event loop go out in one write: under load, a write per request line cost
+  // more than the request itself. Errors are written at once, after what is pending, to keep the order.
+  let pending = '';
+  const flush = () => {
+    if (!pending) return;
+    const out = pending;
+    pending = '';
+    process.stdout.write(out);
+  };
+  process.once('exit', flush);
   return {
     info: (msg) => {
-      if (!quiet) process.stdout.write(`${stamp()} ${msg}\n`);
+      if (quiet) return;
+      if (!pending) setImmediate(flush);
+      pending += `${stamp()} ${msg}\n`;
     },
-    error: (msg) => process.stderr.write(`${stamp()} ${msg}\n`),
+    error: (msg) => {
+      flush();
+      process.stderr.write(`${stamp()} ${msg}\n`);
+    },
   };
 }
 

@@ -42,21 +42,30 @@ export class UsersRepo implements UserStore {
     );
   }
 
-  /** Creates the user on first sight; when emails are given they replace the stored list (the IdP is the source). */
-  upsertSeen(id: string, emails: string[], now: number): void {
+  /**
+   * Creates the user on first sight; when emails are given they replace the stored list (the IdP is the
+   * source). Returns the stored e-mails. Most requests change nothing: they are answered without a write.
+   */
+  upsertSeen(id: string, emails: string[], now: number): string[] {
+    const row = this.find(id);
+    const stored = row ? this.emails(id) : [];
+    const wanted = uniqueLower(emails);
+    // Activity is kept to the minute: a write on every request would serialise readers behind the WAL lock.
+    const fresh = row !== undefined && (row.last_activity ?? 0) >= now - 60;
+    const sameEmails = !emails.length || sameList(stored, wanted);
+    if (fresh && sameEmails) return stored;
     this.db.transaction(() => {
-      const row = this.find(id);
-      if (!row) this.db.prepare('INSERT INTO users (id, created, last_activity) VALUES (?, ?, ?)').run(id, now, now);
-      // Activity is kept to the minute: a write on every request would serialise readers behind the WAL lock.
-      else if ((row.last_activity ?? 0) < now - 60) this.db.prepare('UPDATE users SET last_activity = ? WHERE id = ?').run(now, id);
+      const current = this.find(id);
+      if (!current) this.db.prepare('INSERT INTO users (id, created, last_activity) VALUES (?, ?, ?)').run(id, now, now);
+      else if ((current.last_activity ?? 0) < now - 60) this.db.prepare('UPDATE users SET last_activity = ? WHERE id = ?').run(now, id);
       if (emails.length) this.setEmails(id, emails);
     })();
+    return this.emails(id);
   }
 
   setEmails(id: string, emails: string[]): void {
-    const unique = [...new Set(emails.map((e) => e.toLowerCase()))];
-    const current = this.emails(id);
-    if (current.length === unique.length && current.every((e, i) => e === unique[i])) return;
+    const unique = uniqueLower(emails);
+    if (sameList(this.emails(id), unique)) return;
     this.db.prepare('DELETE FROM user_emails WHERE user_id = ?').run(id);
     const ins = this.db.prepare('INSERT INTO user_emails (user_id, email, position) VALUES (?, ?, ?)');
     unique.forEach((e, i) => ins.run(id, e, i));
@@ -102,4 +111,12 @@ function jsonOr<T>(text: string, fallback: T): T {
   } catch {
     return fallback;
   }
+}
+
+function uniqueLower(emails: string[]): string[] {
+  return [...new Set(emails.map((e) => e.toLowerCase()))];
+}
+
+function sameList(a: string[], b: string[]): boolean {
+  return a.length === b.length && a.every((e, i) => e === b[i]);
 }

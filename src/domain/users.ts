@@ -17,7 +17,8 @@ export interface UserRecord {
 
 /** What the users service needs from storage; the SQLite repository implements it. */
 export interface UserStore {
-  upsertSeen(id: string, emails: string[], now: number): void;
+  /** Creates or refreshes the user; returns the stored e-mails. */
+  upsertSeen(id: string, emails: string[], now: number): string[];
   record(id: string): UserRecord | undefined;
   emails(id: string): string[];
   setEmails(id: string, emails: string[]): void;
@@ -40,8 +41,8 @@ export class UsersService implements UserDirectory {
   ) {}
 
   seen(userId: string, emails: string[]): { isAdmin: boolean; emails: string[] } {
-    this.store.upsertSeen(userId, emails, this.clock());
-    return { isAdmin: this.isAdmin(userId), emails: this.store.emails(userId) };
+    const stored = this.store.upsertSeen(userId, emails, this.clock());
+    return { isAdmin: this.isAdmin(userId), emails: stored };
   }
 
   /** Admin by the config's `admin` list or by the admins table (ferry admin add); read on every request. */
