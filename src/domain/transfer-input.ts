@@ -29,9 +29,12 @@ export function isEmail(v: unknown): v is string {
   return typeof v === 'string' && v.length <= 254 && EMAIL.test(v);
 }
 
-function optionalText(v: unknown, field: string, max: number): string | null {
+function optionalText(v: unknown, field: string, max: number, oneLine = false): string | null {
   if (v === undefined || v === null || v === '') return null;
   if (typeof v !== 'string' || v.length > max || v.includes('\0')) throw badParameter(field);
+  // A subject becomes a mail header and a page title: one line, as POST /guest requires.
+  // eslint-disable-next-line no-control-regex
+  if (oneLine && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(v)) throw badParameter(field);
   return v;
 }
 
@@ -73,7 +76,7 @@ export function parseTransferInput(body: unknown, limits: TransferLimits, now: n
     options,
     expires,
     from: from as string | null,
-    subject: optionalText(b.subject, 'subject', 255),
+    subject: optionalText(b.subject, 'subject', 255, true),
     message: optionalText(b.message, 'message', 10_000),
   };
 }
