@@ -26,6 +26,27 @@ export function headerSafe(text: string, max = 200): string {
 }
 
 /**
+ * A header value that reads back as exactly this text. nodemailer passes text that already looks like an
+ * RFC 2047 encoded word ("=?UTF-8?B?…?=") through as is, so a subject typed as such would be decoded by the
+ * reader into other characters (markup, bidi overrides, line breaks). Such a value is encoded whole here,
+ * in words of at most 30 bytes cut on character boundaries; adjacent encoded words join without spaces.
+ */
+export function literalHeader(text: string): string {
+  if (!text.includes('=?')) return text;
+  const words: string[] = [];
+  let chunk = '';
+  for (const ch of text) {
+    if (Buffer.byteLength(chunk + ch) > 30) {
+      words.push(chunk);
+      chunk = '';
+    }
+    chunk += ch;
+  }
+  words.push(chunk);
+  return words.map((w) => `=?UTF-8?B?${Buffer.from(w).toString('base64')}?=`).join(' ');
+}
+
+/**
  * One plain address (local@domain), nothing an address parser could read as a display name, a group or a
  * second address. The domain validates addresses already; this keeps the mail layer safe on its own.
  */
@@ -87,7 +108,7 @@ export function smtpTransport(url: string): MailTransport {
           from: { name: '', address: msg.from },
           to: { name: '', address: msg.to },
           replyTo: msg.replyTo && isPlainAddress(msg.replyTo) ? { name: '', address: msg.replyTo } : undefined,
-          subject: headerSafe(msg.subject, 250),
+          subject: literalHeader(headerSafe(msg.subject, 250)),
           text: msg.text,
           html: msg.html,
           headers: { 'Content-Language': msg.lang, 'Auto-Submitted': 'auto-generated' },
