@@ -68,7 +68,7 @@ export const HOSTILE_TEXTS: [label: string, text: string][] = [
 ];
 
 /** Addresses the e-mail rules accept although each is odd; they must reach mail headers as one plain address. */
-export const ODD_ADDRESSES = ["o'brien&{x}@example.org", '../../etc@example.org', "x'or'1'='1@example.org", '%2e%2e%2f=?q?@example.org'];
+export const ODD_ADDRESSES = ["o'brien&{x}@example.org", '/etc/passwd@example.org', "x'or'1'='1@example.org", '%2e%2e%2f=?q?@example.org'];
 
 /** Characters no header, path or plain-text rendering may carry from a user's string. */
 // eslint-disable-next-line no-control-regex
