@@ -16,6 +16,7 @@ let s: TestServer;
 let sink: TestSink;
 let t: any;
 let token: string;
+const extraFiles: string[] = [];
 const datas = HOSTILE_NAMES.map(([label], i) => patternBytes(label, 3 + i));
 
 test.before(async () => {
@@ -73,14 +74,34 @@ test('refused names (NUL, 10 kB, blank, lone surrogate): 400 in the error shape,
   assert.is((await s.request('GET', '/transfer', { headers: alice })).json.length, before);
 });
 
+test('legacy whole-file upload: the part\'s own file name and a hostile progress key are only data', async () => {
+  const w = (await s.request('POST', '/transfer', {
+    headers: alice, json: { files: [{ name: '../w.bin', size: 5 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+  })).json;
+  const key = "../../progress' OR 1=1 --";
+  const boundary = 'xXx';
+  const body = Buffer.from([
+    `--${boundary}`, 'Content-Disposition: form-data; name="PHP_SESSION_UPLOAD_PROGRESS"', '', key,
+    `--${boundary}`, `Content-Disposition: form-data; name="file"; filename="../../../../tmp/ferry-evil\\x"; filename*=UTF-8''..%2F..%2Fevil`,
+    'Content-Type: text/html', '', 'hello', `--${boundary}--`, '',
+  ].join('\r\n'));
+  const r = await s.request('POST', `/file/${w.files[0].id}/whole`, { headers: { ...alice, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+  assert.is(r.status, 201, r.text);
+  assert.is(r.json.name, '../w.bin');
+  const p = await s.request('GET', `/legacyuploadprogress/${encodeURIComponent(key)}`);
+  assert.is(p.json.bytes_processed, 5);
+  extraFiles.push(`data/files/${w.id}/${w.files[0].uid}`);
+});
+
 test('nothing is written outside data_dir/files/<transfer id>/<file uid>', async () => {
   const files = walk(s.dir);
-  const expected = new Set(t.files.map((f: any) => `data/files/${t.id}/${f.uid}`));
+  const expected = new Set([...t.files.map((f: any) => `data/files/${t.id}/${f.uid}`), ...extraFiles]);
   for (const f of files) {
     if (/^data\/ferry\.db(-wal|-shm)?$/.test(f)) continue;
     assert.ok(expected.has(f), `unexpected file ${JSON.stringify(f)}`);
   }
   assert.is(files.filter((f) => f.startsWith('data/files/')).length, expected.size);
+  assert.not.ok(fs.existsSync('/tmp/ferry-evil'));
   for (const [i, f] of t.files.entries()) assert.is(sha256(fs.readFileSync(path.join(s.dir, 'data/files', String(t.id), f.uid))), sha256(datas[i]));
 });
 
