@@ -32,10 +32,10 @@ export interface OwnerOptions {
   /** A guest principal may act when it created the resource's Transfer. */
   guests?: boolean;
   /**
-   * Answer a non-owner with this 404 id instead of rest_ownership_required, so another user's id and an
-   * unknown id look alike (ids cannot be probed).
+   * The 404 id a non-owner gets: the one the loader throws for an unknown id, so another user's id and an
+   * unknown id look alike (ids cannot be probed). Required, so no owner route can answer otherwise.
    */
-  notFound?: string;
+  notFound: string;
 }
 
 const authRequired = () => new ServiceError('rest_authentication_required', 401);
@@ -73,7 +73,7 @@ export const admin: AccessLevel = {
  * Owner level: the loader finds the resource (throwing its not-found error), then the principal must own it.
  * An admin owns everything. The loaded resource is left on ctx.state.resource for the handler.
  */
-export function owner<T>(load: (ctx: FerryContext) => Owned<T> | Promise<Owned<T>>, opts: OwnerOptions = {}): AccessLevel {
+export function owner<T>(load: (ctx: FerryContext) => Owned<T> | Promise<Owned<T>>, opts: OwnerOptions): AccessLevel {
   return {
     level: 'owner',
     check: async (ctx, next) => {
@@ -84,8 +84,7 @@ export function owner<T>(load: (ctx: FerryContext) => Owned<T> | Promise<Owned<T
       const owned = await load(ctx);
       if (!ownsResource(p, owned) && !(keyAllowed && chunkKeyMatches(ctx, owned, keyArg!, opts))) {
         if (p.type === 'anonymous') throw authRequired();
-        if (opts.notFound) throw new ServiceError(opts.notFound, 404);
-        throw new ServiceError('rest_ownership_required', 403);
+        throw new ServiceError(opts.notFound, 404);
       }
       ctx.state.resource = owned.resource;
       await next();
