@@ -5,6 +5,7 @@ import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
 import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
+import { startHasher } from './block-hasher';
 
 const MiB = 1024 * 1024;
 const UID = /^[0-9a-f]{32}$/;
@@ -39,7 +40,7 @@ export class FsFileStore implements FileStore {
 
   constructor(private readonly root: string) {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
-    this.digests = new RunningDigests((key) => path.join(this.root, key));
+    this.digests = new RunningDigests((key) => path.join(this.root, key), startHasher);
   }
 
   pathOf(transferId: number, uid: string): string {
@@ -116,6 +117,7 @@ export class FsFileStore implements FileStore {
   /** Closes every cached descriptor (shutdown, tests). */
   async close(): Promise<void> {
     for (const key of [...this.open.keys()]) await this.evict(key);
+    await this.digests.close();
   }
 
   private keyOf(transferId: number, uid: string): string {

@@ -1,15 +1,13 @@
-import crypto from 'node:crypto';
 import fsp from 'node:fs/promises';
-import zlib from 'node:zlib';
+import { BlockHasher, InlineHasher } from './block-hasher';
 
-const crc32 = (zlib as unknown as { crc32(data: Buffer, value?: number): number }).crc32;
 const MiB = 1024 * 1024;
 /** Uploads whose hashing state is kept at once; beyond it the oldest is dropped (and hashed anew at completion). */
 const MAX_STATES = 1000;
 
 interface State {
-  hash: crypto.Hash;
-  crc: number;
+  /** The hasher's stream for this pass; a new one after a reset. */
+  id: number;
   /** Bytes [0, pos) are hashed. */
   pos: number;
   /** How far the loop may read: the received prefix, or the whole file at completion. */
@@ -31,8 +29,19 @@ interface State {
  */
 export class RunningDigests {
   private readonly states = new Map<string, State>();
+  private nextId = 1;
+  private started: BlockHasher | null = null;
 
-  constructor(private readonly pathOf: (key: string) => string) {}
+  /** `makeHasher` runs at the first upload, so commands that never hash (purge, user add) start no thread. */
+  constructor(
+    private readonly pathOf: (key: string) => string,
+    private readonly makeHasher: () => BlockHasher = () => new InlineHasher(),
+  ) {}
+
+  private get hasher(): BlockHasher {
+    this.started ??= this.makeHasher();
+    return this.started;
+  }
 
   /** A write is about to land at `offset`: if that part was already hashed, the state is no longer valid. */
   written(key: string, offset: number): void {
@@ -55,28 +64,40 @@ export class RunningDigests {
     s.broken = false;
     this.run(key, s);
     while (s.loop) await s.loop;
-    if (s.broken || s.stale) {
-      // The background pass failed or was overtaken: one plain pass, whose error reaches the caller.
-      this.reset(s);
-      await this.hashUpTo(key, s);
-    }
     this.states.delete(key);
-    return { crc32: s.crc >>> 0, sha256: s.hash.digest('hex') };
+    if (!s.broken && !s.stale) {
+      const d = await this.hasher.digest(s.id).catch(() => null);
+      if (d) return d;
+    }
+    // The background pass failed or was overtaken (or the hashing thread is gone): one plain pass on this
+    // thread, whose error reaches the caller.
+    this.hasher.forget(s.id);
+    const inline = new InlineHasher();
+    this.reset(s);
+    await this.hashUpTo(key, s, inline);
+    return inline.digest(s.id);
   }
 
   forget(key: string): void {
+    const s = this.states.get(key);
+    if (s) this.hasher.forget(s.id);
     this.states.delete(key);
   }
 
   forgetTransfer(transferId: number): void {
-    for (const key of [...this.states.keys()]) if (key.startsWith(`${transferId}/`)) this.states.delete(key);
+    for (const key of [...this.states.keys()]) if (key.startsWith(`${transferId}/`)) this.forget(key);
+  }
+
+  async close(): Promise<void> {
+    await this.started?.close();
+    this.started = null;
   }
 
   private stateOf(key: string): State {
     let s = this.states.get(key);
     if (!s) {
-      if (this.states.size >= MAX_STATES) this.states.delete(this.states.keys().next().value!);
-      s = { hash: crypto.createHash('sha256'), crc: 0, pos: 0, target: 0, stale: false, readEnd: 0, loop: null, broken: false };
+      if (this.states.size >= MAX_STATES) this.forget(this.states.keys().next().value!);
+      s = { id: this.nextId++, pos: 0, target: 0, stale: false, readEnd: 0, loop: null, broken: false };
       this.states.set(key, s);
     }
     return s;
@@ -96,20 +117,27 @@ export class RunningDigests {
       });
   }
 
-  private async hashUpTo(key: string, s: State): Promise<void> {
+  private async hashUpTo(key: string, s: State, hasher: BlockHasher = this.hasher): Promise<void> {
     const h = await fsp.open(this.pathOf(key), 'r');
     try {
-      const buf = Buffer.allocUnsafe(MiB);
       while (s.pos < s.target) {
         if (s.stale) this.reset(s);
         const want = Math.min(MiB, s.target - s.pos);
         s.readEnd = Math.max(s.readEnd, s.pos + want);
-        const { bytesRead } = await h.read(buf, 0, want, s.pos);
-        if (bytesRead === 0) throw new Error('file shorter than its received bytes');
-        if (s.stale) continue; // overwritten while we read: this block may be neither old nor new
-        const block = buf.subarray(0, bytesRead);
-        s.hash.update(block);
-        s.crc = crc32(block, s.crc);
+        const buf = await hasher.buffer();
+        let bytesRead: number;
+        try {
+          ({ bytesRead } = await h.read(buf, 0, want, s.pos));
+        } catch (e) {
+          hasher.release(buf);
+          throw e;
+        }
+        if (bytesRead === 0 || s.stale) {
+          hasher.release(buf);
+          if (bytesRead === 0) throw new Error('file shorter than its received bytes');
+          continue; // overwritten while we read: this block may be neither old nor new
+        }
+        hasher.update(s.id, buf, bytesRead);
         s.pos += bytesRead;
       }
     } finally {
@@ -118,8 +146,8 @@ export class RunningDigests {
   }
 
   private reset(s: State): void {
-    s.hash = crypto.createHash('sha256');
-    s.crc = 0;
+    this.hasher.forget(s.id);
+    s.id = this.nextId++;
     s.pos = 0;
     s.readEnd = 0;
     s.stale = false;

@@ -1,53 +1,87 @@
-import { test } from 'uvu';
+import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { RunningDigests } from '../../src/storage/running-digest';
+import { BlockHasher, InlineHasher, WorkerHasher } from '../../src/storage/block-hasher';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 
-const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
-test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
-const digests = new RunningDigests((key) => path.join(dir, key));
 const crc = (b: Buffer) => (zlib as unknown as { crc32(b: Buffer): number }).crc32(b) >>> 0;
 const MiB = 1024 * 1024;
 
-test('the prefix hashed in the background while it grows gives the digest of the whole file', async () => {
-  const data = patternBytes('grow', 5 * MiB + 123);
-  fs.writeFileSync(path.join(dir, 'grow'), data);
-  for (let upTo = MiB / 2; upTo < data.length; upTo += MiB) digests.advance('grow', upTo);
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal(await digests.finish('grow', data.length), { crc32: crc(data), sha256: sha256(data) });
-});
+// The same behaviour whether blocks are hashed on the calling thread or on the hashing thread the server uses.
+for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker thread', () => new WorkerHasher()]] as [string, () => BlockHasher][]) {
+  const test = suite(`running digest, ${kind}`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
+  const digests = new RunningDigests((key) => path.join(dir, key), make);
+  test.after(async () => {
+    await digests.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
 
-test('without any background work (after a restart) the digest is computed from byte 0', async () => {
-  const data = patternBytes('cold', 2 * MiB + 1);
-  fs.writeFileSync(path.join(dir, 'cold'), data);
-  assert.equal(await digests.finish('cold', data.length), { crc32: crc(data), sha256: sha256(data) });
-  fs.writeFileSync(path.join(dir, 'empty'), '');
-  assert.is((await digests.finish('empty', 0)).sha256, sha256(Buffer.alloc(0)));
-});
+  test('the prefix hashed in the background while it grows gives the digest of the whole file', async () => {
+    const data = patternBytes('grow', 5 * MiB + 123);
+    fs.writeFileSync(path.join(dir, 'grow'), data);
+    for (let upTo = MiB / 2; upTo < data.length; upTo += MiB) digests.advance('grow', upTo);
+    await new Promise((r) => setTimeout(r, 50));
+    assert.equal(await digests.finish('grow', data.length), { crc32: crc(data), sha256: sha256(data) });
+  });
 
-test('bytes rewritten after they were hashed are hashed again: the digest is of what is stored', async () => {
-  const file = path.join(dir, 'rewrite');
-  const data = patternBytes('old', 3 * MiB);
-  fs.writeFileSync(file, data);
-  digests.advance('rewrite', data.length);
-  await new Promise((r) => setTimeout(r, 50));
-  const fresh = patternBytes('new', MiB);
-  digests.written('rewrite', MiB);
-  const fd = fs.openSync(file, 'r+');
-  fs.writeSync(fd, fresh, 0, fresh.length, MiB);
-  fs.closeSync(fd);
-  const now = fs.readFileSync(file);
-  assert.equal(await digests.finish('rewrite', now.length), { crc32: crc(now), sha256: sha256(now) });
-});
+  test('without any background work (after a restart) the digest is computed from byte 0', async () => {
+    const data = patternBytes('cold', 2 * MiB + 1);
+    fs.writeFileSync(path.join(dir, 'cold'), data);
+    assert.equal(await digests.finish('cold', data.length), { crc32: crc(data), sha256: sha256(data) });
+    fs.writeFileSync(path.join(dir, 'empty'), '');
+    assert.is((await digests.finish('empty', 0)).sha256, sha256(Buffer.alloc(0)));
+  });
 
-test('a file gone missing fails the digest instead of inventing one', async () => {
-  digests.advance('missing', 10);
-  const err = await digests.finish('missing', 10).catch((e) => e);
-  assert.is(err.code, 'ENOENT');
-});
+  test('bytes rewritten after they were hashed are hashed again: the digest is of what is stored', async () => {
+    const file = path.join(dir, 'rewrite');
+    const data = patternBytes('old', 3 * MiB);
+    fs.writeFileSync(file, data);
+    digests.advance('rewrite', data.length);
+    await new Promise((r) => setTimeout(r, 50));
+    const fresh = patternBytes('new', MiB);
+    digests.written('rewrite', MiB);
+    const fd = fs.openSync(file, 'r+');
+    fs.writeSync(fd, fresh, 0, fresh.length, MiB);
+    fs.closeSync(fd);
+    const now = fs.readFileSync(file);
+    assert.equal(await digests.finish('rewrite', now.length), { crc32: crc(now), sha256: sha256(now) });
+  });
 
-test.run();
+  test('a file gone missing fails the digest instead of inventing one', async () => {
+    digests.advance('missing', 10);
+    const err = await digests.finish('missing', 10).catch((e) => e);
+    assert.is(err.code, 'ENOENT');
+  });
+
+  test('many files at once (more than the blocks in flight) each get their own digest', async () => {
+    const files = Array.from({ length: 12 }, (_, i) => patternBytes(`many${i}`, 3 * MiB + i * 4097));
+    files.forEach((d, i) => fs.writeFileSync(path.join(dir, `many${i}`), d));
+    files.forEach((d, i) => digests.advance(`many${i}`, d.length - 1000));
+    const got = await Promise.all(files.map((d, i) => digests.finish(`many${i}`, d.length)));
+    got.forEach((g, i) => assert.equal(g, { crc32: crc(files[i]), sha256: sha256(files[i]) }, `file ${i}`));
+  });
+
+  test.run();
+}
+
+{
+  const test = suite('running digest, hashing thread gone');
+  test('when the hashing thread dies mid-file, completion still gets the right digest (hashed again here)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
+    const hasher = new WorkerHasher();
+    const digests = new RunningDigests((key) => path.join(dir, key), () => hasher);
+    const data = patternBytes('dies', 4 * MiB + 7);
+    fs.writeFileSync(path.join(dir, 'dies'), data);
+    digests.advance('dies', 2 * MiB);
+    await new Promise((r) => setTimeout(r, 30));
+    await hasher.close();
+    assert.equal(await digests.finish('dies', data.length), { crc32: crc(data), sha256: sha256(data) });
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  test.run();
+}
