@@ -93,21 +93,25 @@ export class TransfersService {
     const incomplete = files.filter((f) => !f.complete);
     if (incomplete.length) throw new ServiceError('transfer_files_incomplete', 409, incomplete.map((f) => `files[${f.id}]`));
     const now = this.d.clock();
-    this.d.store.setStatus(t.id, 'available', now);
-    const after = this.get(t.id);
-    const recipients = this.d.store.recipients(t.id);
-    const author = auditAuthor(actor);
-    this.d.audit.record({ transferId: t.id, date: now, event: 'upload_ended', author, target: transferTarget(after) });
-    this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_available', author, target: transferTarget(after) });
-    if (!after.options.includes('get_a_link')) {
-      this.d.notifier.transferAvailable(after, files, recipients);
-      if (recipients.some((r) => r.email)) this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_sent', author, target: transferTarget(after) });
-    }
-    if (after.options.includes('email_upload_complete') || after.options.includes('email_me_copies')) {
-      this.d.notifier.uploadComplete(after, files, recipients);
-    }
-    if (after.guestId !== null) this.d.guests.transferMadeAvailable(after.guestId);
-    return after;
+    // One transaction: a crash part-way (rendering forty mails takes a while) must not leave the Transfer
+    // available with only some recipients' mail queued, since a retried completion mails nobody.
+    return this.d.store.transaction(() => {
+      this.d.store.setStatus(t.id, 'available', now);
+      const after = this.get(t.id);
+      const recipients = this.d.store.recipients(t.id);
+      const author = auditAuthor(actor);
+      this.d.audit.record({ transferId: t.id, date: now, event: 'upload_ended', author, target: transferTarget(after) });
+      this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_available', author, target: transferTarget(after) });
+      if (!after.options.includes('get_a_link')) {
+        this.d.notifier.transferAvailable(after, files, recipients);
+        if (recipients.some((r) => r.email)) this.d.audit.record({ transferId: t.id, date: now, event: 'transfer_sent', author, target: transferTarget(after) });
+      }
+      if (after.options.includes('email_upload_complete') || after.options.includes('email_me_copies')) {
+        this.d.notifier.uploadComplete(after, files, recipients);
+      }
+      if (after.guestId !== null) this.d.guests.transferMadeAvailable(after.guestId);
+      return after;
+    });
   }
 
   /** Closes the Transfer: its files' data is deleted now, its records stay for the owner until purge. */
