@@ -41,12 +41,15 @@ export class RecipientsService {
     if (existing) return existing;
     if (current.filter((r) => r.email).length >= this.maxRecipients()) throw new ServiceError('transfer_too_many_recipients', 400, ['recipient']);
     const now = this.clock();
-    const id = this.store.addRecipient(t.id, { email, token: newToken(), lang: null }, now);
-    if (actor.type !== 'guest') this.frequent.remember(t.userId, [email], now); // the owner's own choices only
-    const r = this.get(id);
-    this.audit.record({ transferId: t.id, date: now, event: 'recipient_added', author: auditAuthor(actor), target: recipientTarget(r) });
-    if (t.status === 'available') this.notifier.transferAvailable(t, this.store.files(t.id), [r]);
-    return r;
+    // With its mail in one transaction: a crash must not leave a recipient added who is never told.
+    return this.store.transaction(() => {
+      const id = this.store.addRecipient(t.id, { email, token: newToken(), lang: null }, now);
+      if (actor.type !== 'guest') this.frequent.remember(t.userId, [email], now); // the owner's own choices only
+      const r = this.get(id);
+      this.audit.record({ transferId: t.id, date: now, event: 'recipient_added', author: auditAuthor(actor), target: recipientTarget(r) });
+      if (t.status === 'available') this.notifier.transferAvailable(t, this.store.files(t.id), [r]);
+      return r;
+    });
   }
 
   /** DELETE /recipient: the last one closes the Transfer; otherwise the removed recipient is told. */
@@ -54,9 +57,13 @@ export class RecipientsService {
     const t = this.transfers.get(r.transferId);
     if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
     const now = this.clock();
-    this.store.deleteRecipient(r.id, now);
-    this.audit.record({ transferId: t.id, date: now, event: 'recipient_removed', author: auditAuthor(actor), target: recipientTarget(r) });
-    if (this.store.recipients(t.id).length === 0) await this.transfers.close(actor, t, 'last_recipient');
-    else if (t.status === 'available') this.notifier.recipientRemoved(t, r);
+    const last = this.store.transaction(() => {
+      this.store.deleteRecipient(r.id, now);
+      this.audit.record({ transferId: t.id, date: now, event: 'recipient_removed', author: auditAuthor(actor), target: recipientTarget(r) });
+      if (this.store.recipients(t.id).length === 0) return true;
+      if (t.status === 'available') this.notifier.recipientRemoved(t, r);
+      return false;
+    });
+    if (last) await this.transfers.close(actor, t, 'last_recipient');
   }
 }

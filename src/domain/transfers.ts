@@ -117,6 +117,16 @@ export class TransfersService {
   /** Closes the Transfer: its files' data is deleted now, its records stay for the owner until purge. */
   async close(actor: Actor, t: Transfer, reason: string): Promise<Transfer> {
     if (t.status === 'closed') return t;
+    const after = this.d.store.transaction(() => this.closeRecords(actor, t, reason));
+    await this.d.files.deleteTransfer(t.id);
+    return after;
+  }
+
+  /**
+   * Status, log entry and the owner's report, run inside the caller's transaction and before the data goes:
+   * a crash after it leaves only data, which purge's orphan scan removes, never a report that is lost.
+   */
+  private closeRecords(actor: Actor, t: Transfer, reason: string): Transfer {
     const now = this.d.clock();
     const files = this.d.store.files(t.id);
     const recipients = this.d.store.recipients(t.id);
@@ -125,7 +135,6 @@ export class TransfersService {
     // DELETE /transfer is logged as a deletion; every other way to close (owner, last file/recipient) as a closing.
     const event = reason === 'deleted' ? 'transfer_deleted' : 'transfer_closed';
     this.d.audit.record({ transferId: t.id, date: now, event, author: auditAuthor(actor), target: transferTarget(after) });
-    await this.d.files.deleteTransfer(t.id);
     if (after.options.includes('email_report_on_closing')) this.d.notifier.transferClosed(after, files, recipients);
     return after;
   }
@@ -160,11 +169,19 @@ export class TransfersService {
     const t = this.get(f.transferId);
     if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
     const now = this.d.clock();
-    this.d.store.deleteFile(f.id, now);
-    await this.d.files.deleteFile(t.id, f.uid);
-    this.d.audit.record({ transferId: t.id, date: now, event: 'file_deleted', author: auditAuthor(actor), target: fileTarget(f) });
-    if (this.d.store.files(t.id).length === 0) await this.close(actor, t, 'last_file');
-    else if (t.status === 'available') this.d.notifier.fileRemoved(t, f, this.d.store.recipients(t.id));
+    // The records and mail first, in one transaction; the data after (see closeRecords).
+    const last = this.d.store.transaction(() => {
+      this.d.store.deleteFile(f.id, now);
+      this.d.audit.record({ transferId: t.id, date: now, event: 'file_deleted', author: auditAuthor(actor), target: fileTarget(f) });
+      if (this.d.store.files(t.id).length === 0) {
+        this.closeRecords(actor, t, 'last_file');
+        return true;
+      }
+      if (t.status === 'available') this.d.notifier.fileRemoved(t, f, this.d.store.recipients(t.id));
+      return false;
+    });
+    if (last) await this.d.files.deleteTransfer(t.id);
+    else await this.d.files.deleteFile(t.id, f.uid);
   }
 
   /** The user's frequent recipients, most recent first. */
