@@ -91,14 +91,21 @@ export class PurgeService {
       }
     }
     // File data that no live record points to (deleted files, closed Transfers, a pass interrupted earlier).
+    // Listed before the live records are read: a File's record exists before its first byte, so data listed
+    // here that belongs to an upload started meanwhile is still found live, never taken for an orphan.
+    const stored = await this.files.list();
+    const dirs = await this.files.transferDirs();
     const live = this.purge.liveFileKeys();
-    for (const f of await this.files.list()) {
+    for (const f of stored) {
       if (live.has(`${f.transferId}/${f.uid}`)) continue;
       if (dry && report.transfers_expired + report.abandoned_transfers_deleted > 0 && this.coveredAbove(f.transferId, now)) continue;
       report.orphan_files_deleted++;
       report.bytes_freed += f.size;
       if (!dry) await this.files.deleteFile(f.transferId, f.uid);
     }
+    // Directories of Transfers with no live File: a deletion killed after emptying one leaves it behind.
+    const liveTransfers = new Set([...live].map((k) => Number(k.slice(0, k.indexOf('/')))));
+    if (!dry) for (const id of dirs) if (!liveTransfers.has(id)) await this.files.deleteTransfer(id);
     report.rows_deleted = dry ? this.purge.countOldRows(cutoff, now) : this.purge.deleteOldRows(cutoff, now);
     return report;
   }
@@ -110,15 +117,19 @@ export class PurgeService {
   }
 
   private async expire(t: Transfer, now: number): Promise<void> {
-    const files = this.transfers.files(t.id);
-    const recipients = this.transfers.recipients(t.id);
-    this.transfers.setStatus(t.id, 'closed', now, 'expired');
-    const after = this.transfers.find(t.id)!;
-    this.audit.record({ transferId: t.id, date: now, event: 'transfer_expired', author: { type: 'User', id: 'ferry', ip: null }, target: { type: 'Transfer', id: String(t.id) } });
+    // Status, log entry and mail in one transaction, before the data goes: a pass killed in between leaves
+    // a closed Transfer whose data the orphan scan removes, never one closed with its owner left untold.
+    this.transfers.transaction(() => {
+      const files = this.transfers.files(t.id);
+      const recipients = this.transfers.recipients(t.id);
+      this.transfers.setStatus(t.id, 'closed', now, 'expired');
+      const after = this.transfers.find(t.id)!;
+      this.audit.record({ transferId: t.id, date: now, event: 'transfer_expired', author: { type: 'User', id: 'ferry', ip: null }, target: { type: 'Transfer', id: String(t.id) } });
+      if (t.status === 'available') {
+        if (t.options.includes('email_me_on_expire')) this.notifier.transferExpired(after, files, recipients);
+        if (t.options.includes('email_report_on_closing')) this.notifier.transferClosed(after, files, recipients);
+      }
+    });
     await this.files.deleteTransfer(t.id);
-    if (t.status === 'available') {
-      if (t.options.includes('email_me_on_expire')) this.notifier.transferExpired(after, files, recipients);
-      if (t.options.includes('email_report_on_closing')) this.notifier.transferClosed(after, files, recipients);
-    }
   }
 }

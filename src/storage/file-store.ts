@@ -31,6 +31,8 @@ export interface FileStore {
   deleteTransfer(transferId: number): Promise<void>;
   /** Every stored file as [transferId, uid] with its size (orphan scans). */
   list(): Promise<{ transferId: number; uid: string; size: number }[]>;
+  /** Transfer ids that have a directory, empty or not (a deletion cut short can leave one empty). */
+  transferDirs(): Promise<number[]>;
   /** Bytes stored in all. */
   usedBytes(): Promise<number>;
 }

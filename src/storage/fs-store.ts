@@ -110,6 +110,11 @@ export class FsFileStore implements FileStore {
     return out;
   }
 
+  async transferDirs(): Promise<number[]> {
+    const names = await fsp.readdir(this.root).catch(() => [] as string[]);
+    return names.filter((n) => /^\d+$/.test(n)).map(Number);
+  }
+
   async usedBytes(): Promise<number> {
     return (await this.list()).reduce((n, f) => n + f.size, 0);
   }

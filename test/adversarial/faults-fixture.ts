@@ -82,7 +82,12 @@ export function filesTree(dir: string): Map<number, string[]> {
   const root = path.join(dir, 'data', 'files');
   const out = new Map<number, string[]>();
   for (const d of fs.existsSync(root) ? fs.readdirSync(root) : []) {
-    if (/^\d+$/.test(d)) out.set(Number(d), fs.readdirSync(path.join(root, d)));
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      out.set(Number(d), fs.readdirSync(path.join(root, d)));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e; // removed while we looked (a purge running)
+    }
   }
   return out;
 }
