@@ -18,6 +18,9 @@ import { TransfersRepo } from './db/transfers-repo';
 import { AuditRepo } from './db/audit-repo';
 import { DownloadsRepo } from './db/downloads-repo';
 import { FsFileStore } from './storage/fs-store';
+import { WorkerHasher } from './storage/block-hasher';
+import { HashThread } from './util/hash-thread';
+import { threadedSignatureCheck } from './auth/signature';
 import { TransfersService } from './domain/transfers';
 import { PurgeService } from './domain/purge';
 import { PurgeRepo } from './db/purge-repo';
@@ -115,13 +118,20 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   // The spec's evaluation order: guest token, service provider, remote application, remote user.
   const authenticators: Authenticator[] = [new GuestTokenAuthenticator((t) => guestsRepo.findByToken(t), clock)];
   authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(sessions, users, clock));
-  const sig = { baseUrl: () => settings.get().base_url, maxAge: config.auth.signature_max_age_s, maxFuture: config.auth.signature_max_future_s };
+  // Uploads' digests and signed chunks' HMACs are computed beside the event loop.
+  const hashThread = new HashThread();
+  const sig = {
+    baseUrl: () => settings.get().base_url,
+    maxAge: config.auth.signature_max_age_s,
+    maxFuture: config.auth.signature_max_future_s,
+    check: threadedSignatureCheck(hashThread),
+  };
   const usedSignatures = new SignaturesRepo(db);
   if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(remoteApps, usedSignatures, users, sig, clock));
   if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(usersRepo, usedSignatures, users, sig, clock));
 
   const transferStore = new TransfersRepo(db);
-  const fileStore = new FsFileStore(path.join(config.data_dir, 'files'));
+  const fileStore = new FsFileStore(path.join(config.data_dir, 'files'), () => new WorkerHasher(hashThread));
   const audit = new AuditRepo(db, () => settings.get().auditlog_enabled);
   const transferLimits = () => {
     const c = settings.get();
@@ -187,6 +197,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mailQueue.stop();
       await fileStore.close();
+      await hashThread.close();
       db.close();
     },
   };

@@ -1,6 +1,6 @@
 import { ServiceError } from '../domain/errors';
 import type { Authenticator, AuthRequest, Principal } from './principal';
-import { requestSignatureMatches } from './signature';
+import { requestSignatureMatches, SignatureCheck } from './signature';
 import type { UserDirectory } from './header-sp';
 import type { Clock } from '../domain/services';
 
@@ -34,9 +34,27 @@ export interface SignatureSettings {
   baseUrl: () => string;
   maxAge: number;
   maxFuture: number;
+  /** Where the HMAC is computed (the server's hashing thread for big bodies); here when not given. */
+  check?: SignatureCheck;
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
+
+/**
+ * The signature verdict, then `after` with it: at once when the check runs here, once the hashing thread has
+ * answered when a big body is checked there.
+ */
+function withVerdict<T>(s: SignatureSettings, signature: string, secrets: string[], req: AuthRequest, after: () => T): T | Promise<T> {
+  const refuse = () => new ServiceError('auth_remote_signature_check_failed', 401);
+  if (!s.check) {
+    if (!requestSignatureMatches(signature, secrets, req, s.baseUrl())) throw refuse();
+    return after();
+  }
+  return s.check(signature, secrets, req, s.baseUrl()).then((ok) => {
+    if (!ok) throw refuse();
+    return after();
+  });
+}
 
 /** Timestamp window: older than signature_max_age_s or further ahead than signature_max_future_s is refused. */
 function checkWindow(req: AuthRequest, s: SignatureSettings, now: number): number {
@@ -68,7 +86,7 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  authenticate(req: AuthRequest): Principal | null {
+  authenticate(req: AuthRequest): Principal | null | Promise<Principal | null> {
     const name = req.query.get('remote_application');
     if (name === null) return null;
     const signature = req.query.get('signature') ?? '';
@@ -77,14 +95,15 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     const now = this.clock();
     const ts = checkWindow(req, this.settings, now);
     const secrets = [app.secret, ...(app.oldSecret && (app.oldSecretUntil ?? 0) > now ? [app.oldSecret] : [])];
-    if (!requestSignatureMatches(signature, secrets, req, this.settings.baseUrl())) throw new ServiceError('auth_remote_signature_check_failed', 401);
-    checkReplay(req, this.settings, ts, now, this.used, signature);
-    const remoteUser = req.query.get('remote_user');
-    if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin };
-    if (!remoteUser.trim() || remoteUser.length > 256) throw new ServiceError('auth_remote_user_rejected', 401);
-    // Acting as a user means acting with that user's rights only: the application's admin flag does not carry over.
-    const seen = this.users.seen(remoteUser, []);
-    return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin };
+    return withVerdict(this.settings, signature, secrets, req, (): Principal => {
+      checkReplay(req, this.settings, ts, now, this.used, signature);
+      const remoteUser = req.query.get('remote_user');
+      if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin };
+      if (!remoteUser.trim() || remoteUser.length > 256) throw new ServiceError('auth_remote_user_rejected', 401);
+      // Acting as a user means acting with that user's rights only: the application's admin flag does not carry over.
+      const seen = this.users.seen(remoteUser, []);
+      return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin };
+    });
   }
 }
 
@@ -99,7 +118,7 @@ export class RemoteUserAuthenticator implements Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  authenticate(req: AuthRequest): Principal | null {
+  authenticate(req: AuthRequest): Principal | null | Promise<Principal | null> {
     const userId = req.query.get('remote_user');
     const signature = req.query.get('signature');
     // With remote_application the request belongs to the remote-application mode, enabled or not.
@@ -109,9 +128,10 @@ export class RemoteUserAuthenticator implements Authenticator {
     const ts = checkWindow(req, this.settings, now);
     const secret = userId.length <= 256 ? this.secrets.remoteSecret(userId) : null;
     if (!secret) throw new ServiceError('auth_remote_user_rejected', 401);
-    if (!requestSignatureMatches(signature, [secret], req, this.settings.baseUrl())) throw new ServiceError('auth_remote_signature_check_failed', 401);
-    checkReplay(req, this.settings, ts, now, this.used, signature);
-    const seen = this.users.seen(userId, []);
-    return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin };
+    return withVerdict(this.settings, signature, [secret], req, (): Principal => {
+      checkReplay(req, this.settings, ts, now, this.used, signature);
+      const seen = this.users.seen(userId, []);
+      return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin };
+    });
   }
 }

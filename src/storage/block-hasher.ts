@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
-import { Worker } from 'node:worker_threads';
 import zlib from 'node:zlib';
+import type { HashThread } from '../util/hash-thread';
 
 const crc32 = (zlib as unknown as { crc32(data: Uint8Array, value?: number): number }).crc32;
 const MiB = 1024 * 1024;
@@ -63,112 +63,49 @@ export class InlineHasher implements BlockHasher {
   }
 }
 
-// Plain JavaScript run by the hashing thread; it needs only built-in modules, so it also runs inside the binary.
-const WORKER_SOURCE = `
-const { parentPort } = require('node:worker_threads');
-const crypto = require('node:crypto');
-const zlib = require('node:zlib');
-const states = new Map();
-const stateOf = (id) => {
-  let s = states.get(id);
-  if (!s) states.set(id, (s = { hash: crypto.createHash('sha256'), crc: 0 }));
-  return s;
-};
-parentPort.on('message', (m) => {
-  if (m.op === 'update') {
-    const s = stateOf(m.id);
-    const block = new Uint8Array(m.buf, 0, m.length);
-    s.hash.update(block);
-    s.crc = zlib.crc32(block, s.crc);
-    parentPort.postMessage({ op: 'free', buf: m.buf }, [m.buf]);
-  } else if (m.op === 'digest') {
-    const s = stateOf(m.id);
-    states.delete(m.id);
-    parentPort.postMessage({ op: 'digest', req: m.req, crc32: s.crc >>> 0, sha256: s.hash.digest('hex') });
-  } else if (m.op === 'forget') {
-    states.delete(m.id);
-  }
-});
-`;
-
 /**
- * Hashes on a worker thread. SHA-256 and CRC-32 cost about as much CPU as receiving and writing the upload
- * itself; on the event loop they halved upload speed, on their own thread they use a core the server leaves
- * idle. Blocks are moved, not copied, both ways; at most POOL are out at once.
+ * Hashes on the server's hashing thread: blocks are moved there and back, not copied; at most POOL are out at
+ * once. When the thread is gone, digest() rejects and the caller hashes anew on its own thread.
  */
 export class WorkerHasher implements BlockHasher {
-  private readonly worker: Worker;
   private readonly free: Buffer[] = [];
   private readonly waiting: ((b: Buffer) => void)[] = [];
-  private readonly digests = new Map<number, { resolve: (d: Digest) => void; reject: (e: Error) => void }>();
-  private nextReq = 1;
-  private dead: Error | null = null;
 
-  constructor() {
+  constructor(private readonly thread: HashThread) {
     for (let i = 0; i < POOL; i++) this.free.push(Buffer.from(new ArrayBuffer(MiB)));
-    this.worker = new Worker(WORKER_SOURCE, { eval: true });
-    this.worker.unref();
-    this.worker.on('message', (m: { op: string; buf?: ArrayBuffer; req?: number } & Partial<Digest>) => {
-      if (m.op === 'free') this.release(Buffer.from(m.buf!));
-      else if (m.op === 'digest') {
-        const d = this.digests.get(m.req!);
-        this.digests.delete(m.req!);
-        d?.resolve({ crc32: m.crc32!, sha256: m.sha256! });
-      }
-    });
-    const fail = (e: Error) => {
-      this.dead ??= e;
-      for (const d of this.digests.values()) d.reject(this.dead);
-      this.digests.clear();
+    thread.onFree = (buf) => this.release(Buffer.from(buf));
+    // Nothing more will come back: whoever waits for a block gets a fresh one (its digest() then rejects).
+    thread.onFail = () => {
       for (const w of this.waiting.splice(0)) w(Buffer.allocUnsafeSlow(MiB));
     };
-    this.worker.on('error', fail);
-    this.worker.on('exit', () => fail(new Error('hashing thread stopped')));
   }
 
   buffer(): Promise<Buffer> {
-    if (this.dead) return Promise.reject(this.dead);
+    if (this.thread.failed) return Promise.resolve(Buffer.allocUnsafeSlow(MiB));
     const b = this.free.pop();
     if (b) return Promise.resolve(b);
     return new Promise((resolve) => this.waiting.push(resolve));
   }
 
   update(id: number, block: Buffer, length: number): void {
-    if (this.dead) return;
     const buf = block.buffer as ArrayBuffer;
-    this.worker.postMessage({ op: 'update', id, buf, length }, [buf]);
+    this.thread.post({ op: 'update', id, buf, length }, [buf]);
   }
 
   release(block: Buffer): void {
     const next = this.waiting.shift();
     if (next) next(block);
-    else this.free.push(block);
+    else if (this.free.length < POOL) this.free.push(block);
   }
 
   digest(id: number): Promise<Digest> {
-    if (this.dead) return Promise.reject(this.dead);
-    const req = this.nextReq++;
-    return new Promise((resolve, reject) => {
-      this.digests.set(req, { resolve, reject });
-      this.worker.postMessage({ op: 'digest', id, req });
-    });
+    return this.thread.call<Digest>({ op: 'digest', id });
   }
 
   forget(id: number): void {
-    if (!this.dead) this.worker.postMessage({ op: 'forget', id });
+    this.thread.post({ op: 'forget', id });
   }
 
-  async close(): Promise<void> {
-    this.dead ??= new Error('closed');
-    await this.worker.terminate();
-  }
-}
-
-/** A worker thread when one can be started, else the calling thread. */
-export function startHasher(): BlockHasher {
-  try {
-    return new WorkerHasher();
-  } catch {
-    return new InlineHasher();
-  }
+  /** The thread belongs to whoever created it (it also checks signatures): it is closed there. */
+  async close(): Promise<void> {}
 }

@@ -5,7 +5,7 @@ import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
 import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
-import { startHasher } from './block-hasher';
+import { BlockHasher, InlineHasher } from './block-hasher';
 
 const MiB = 1024 * 1024;
 const UID = /^[0-9a-f]{32}$/;
@@ -38,9 +38,13 @@ export class FsFileStore implements FileStore {
 
   private readonly digests: RunningDigests;
 
-  constructor(private readonly root: string) {
+  /** `makeHasher`: where uploads are hashed (the server passes its hashing thread); called at the first upload. */
+  constructor(
+    private readonly root: string,
+    makeHasher: () => BlockHasher = () => new InlineHasher(),
+  ) {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
-    this.digests = new RunningDigests((key) => path.join(this.root, key), startHasher);
+    this.digests = new RunningDigests((key) => path.join(this.root, key), makeHasher);
   }
 
   pathOf(transferId: number, uid: string): string {

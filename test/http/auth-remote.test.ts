@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, TestServer } from '../helpers/server';
@@ -237,6 +238,28 @@ test('a signed chunk upload: the signature covers the bytes; a stale one is too 
   const big = Buffer.alloc(1024 * 1024 + 65 * 1024, 1);
   const tooBig = await put(now() + 1, big);
   assert.is(tooBig.status, 413);
+});
+
+test('signed chunks of a full chunk size (checked beside the event loop) are stored and their digest is of the bytes sent', async () => {
+  const data = Buffer.alloc(2 * 1024 * 1024 + 5);
+  for (let i = 0; i < data.length; i++) data[i] = (i * 7919) % 251;
+  const body = JSON.stringify({ files: [{ name: 'big.bin', size: data.length }], recipients: ['r@example.org'], from: 'up@example.org', expires: inAWeek() });
+  const t = await s.request('POST', asApp('POST', '/transfer', { remote_user: 'uploader' }, portal, body), { body, headers: JSON_HEADERS });
+  const fileId = t.json.files[0].id;
+  const MiB = 1024 * 1024;
+  let n = 0;
+  const put = (offset: number, part: Buffer, sent = part) =>
+    s.request('PUT', asApp('PUT', `/file/${fileId}/chunk/${offset}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal, part), { body: sent, headers: { 'content-type': 'application/octet-stream' } });
+  const forged = Buffer.from(data.subarray(0, MiB));
+  forged[MiB - 1] ^= 0xff;
+  const bad = await put(0, data.subarray(0, MiB), forged);
+  assert.equal([bad.status, bad.json.message], [401, 'auth_remote_signature_check_failed']);
+  const sent = await Promise.all([0, MiB, 2 * MiB].map((o) => put(o, data.subarray(o, o + MiB))));
+  assert.equal(sent.map((r) => r.status), [200, 200, 200]);
+  const done = await s.request('PUT', asApp('PUT', `/file/${fileId}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal, '{"complete":true}'), { body: '{"complete":true}', headers: JSON_HEADERS });
+  assert.is(done.status, 200, done.text);
+  const f = await s.request('GET', asApp('GET', `/file/${fileId}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal));
+  assert.is(f.json.sha256, crypto.createHash('sha256').update(data).digest('hex'));
 });
 
 test('with remote-user mode off: remote_config is null and a user\'s signature opens nothing; with remote applications off they are not heard', async () => {

@@ -6,13 +6,15 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { RunningDigests } from '../../src/storage/running-digest';
 import { BlockHasher, InlineHasher, WorkerHasher } from '../../src/storage/block-hasher';
+import { HashThread } from '../../src/util/hash-thread';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 
 const crc = (b: Buffer) => (zlib as unknown as { crc32(b: Buffer): number }).crc32(b) >>> 0;
 const MiB = 1024 * 1024;
 
 // The same behaviour whether blocks are hashed on the calling thread or on the hashing thread the server uses.
-for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker thread', () => new WorkerHasher()]] as [string, () => BlockHasher][]) {
+const thread = new HashThread();
+for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker thread', () => new WorkerHasher(thread)]] as [string, () => BlockHasher][]) {
   const test = suite(`running digest, ${kind}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
   const digests = new RunningDigests((key) => path.join(dir, key), make);
@@ -73,13 +75,13 @@ for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker threa
   const test = suite('running digest, hashing thread gone');
   test('when the hashing thread dies mid-file, completion still gets the right digest (hashed again here)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
-    const hasher = new WorkerHasher();
-    const digests = new RunningDigests((key) => path.join(dir, key), () => hasher);
+    const dying = new HashThread();
+    const digests = new RunningDigests((key) => path.join(dir, key), () => new WorkerHasher(dying));
     const data = patternBytes('dies', 4 * MiB + 7);
     fs.writeFileSync(path.join(dir, 'dies'), data);
     digests.advance('dies', 2 * MiB);
     await new Promise((r) => setTimeout(r, 30));
-    await hasher.close();
+    await dying.close();
     assert.equal(await digests.finish('dies', data.length), { crc32: crc(data), sha256: sha256(data) });
     fs.rmSync(dir, { recursive: true, force: true });
   });

@@ -1,6 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { signatureMatches, stringsToSign } from '../../src/auth/signature';
+import crypto from 'node:crypto';
+import { signatureMatches, stringsToSign, threadedSignatureCheck } from '../../src/auth/signature';
+import { HashThread } from '../../src/util/hash-thread';
 import type { AuthRequest } from '../../src/auth/principal';
 
 /** An AuthRequest as the authenticate middleware builds it from what arrived on the wire. */
@@ -111,6 +113,29 @@ test('signatureMatches: any of several secrets (a rotation grace period) may sig
   const c = stringsToSign(r, 'http://x');
   assert.ok(signatureMatches('702edaa8bc7a580b8229f266625e7a5809a49556', ['new-secret', 'user-secret'], c));
   assert.not.ok(signatureMatches('702edaa8bc7a580b8229f266625e7a5809a49556', ['new-secret'], c));
+});
+
+test('a big signed body is checked on the hashing thread, also in shared memory, and here when the thread is gone', async () => {
+  const data = crypto.randomBytes(5 * 1024 * 1024 + 3);
+  const shared = Buffer.from(new SharedArrayBuffer(data.length));
+  data.copy(shared);
+  const url = '/file/7/chunk/0?remote_application=portal&timestamp=1700000000';
+  const signature = crypto.createHmac('sha1', 'app-secret').update(`put&files.example.org${url}&`).update(data).digest('hex');
+  const thread = new HashThread();
+  const check = threadedSignatureCheck(thread);
+  for (const body of [data, shared]) {
+    const r = req('PUT', `${url}&signature=${signature}`, 'files.example.org', body);
+    r.body = body;
+    assert.is(await check(signature, ['other', 'app-secret'], r, 'https://files.example.org'), true);
+    assert.is(await check(signature, ['other'], r, 'https://files.example.org'), false);
+    const flipped = Buffer.from(body);
+    flipped[12345] ^= 1;
+    assert.is(await check(signature, ['app-secret'], { ...r, body: flipped }, 'https://files.example.org'), false);
+  }
+  await thread.close();
+  const r = req('PUT', `${url}&signature=${signature}`, 'files.example.org', data);
+  assert.is(await check(signature, ['app-secret'], r, 'https://files.example.org'), true);
+  assert.is(await check('0'.repeat(40), ['app-secret'], r, 'https://files.example.org'), false);
 });
 
 test.run();

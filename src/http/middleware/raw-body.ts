@@ -31,7 +31,11 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
       if (size > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
       chunks.push(chunk as Buffer);
     }
-    ctx.state.rawBody = Buffer.concat(chunks);
+    // In shared memory, so the hashing thread can check the signature over it without a copy.
+    const body = Buffer.from(new SharedArrayBuffer(size));
+    let at = 0;
+    for (const c of chunks) at += c.copy(body, at);
+    ctx.state.rawBody = body;
     return next();
   };
 }

@@ -1,0 +1,147 @@
+import { Worker } from 'node:worker_threads';
+
+// Plain JavaScript run by the thread; it needs only built-in modules, so it also runs inside the binary.
+const SOURCE = `
+const { parentPort } = require('node:worker_threads');
+const crypto = require('node:crypto');
+const zlib = require('node:zlib');
+const states = new Map();
+const stateOf = (id) => {
+  let s = states.get(id);
+  if (!s) states.set(id, (s = { hash: crypto.createHash('sha256'), crc: 0 }));
+  return s;
+};
+const AMP = Buffer.from('&');
+function hmacMatches({ secrets, heads, body, given }) {
+  const want = Buffer.from(given, 'hex');
+  for (const secret of secrets) {
+    for (const head of heads) {
+      const h = crypto.createHmac('sha1', secret).update(head);
+      if (body.length) h.update(AMP).update(body);
+      if (crypto.timingSafeEqual(h.digest(), want)) return true;
+    }
+  }
+  return false;
+}
+parentPort.on('message', (m) => {
+  try {
+    if (m.op === 'update') {
+      const s = stateOf(m.id);
+      const block = new Uint8Array(m.buf, 0, m.length);
+      s.hash.update(block);
+      s.crc = zlib.crc32(block, s.crc);
+      parentPort.postMessage({ op: 'free', buf: m.buf }, [m.buf]);
+    } else if (m.op === 'digest') {
+      const s = stateOf(m.id);
+      states.delete(m.id);
+      parentPort.postMessage({ op: 'reply', req: m.req, value: { crc32: s.crc >>> 0, sha256: s.hash.digest('hex') } });
+    } else if (m.op === 'forget') {
+      states.delete(m.id);
+    } else if (m.op === 'hmac') {
+      parentPort.postMessage({ op: 'reply', req: m.req, value: hmacMatches(m) });
+    }
+  } catch (e) {
+    if (m.req) parentPort.postMessage({ op: 'reply', req: m.req, error: String(e && e.message) });
+  }
+});
+`;
+
+interface Reply {
+  op: 'free' | 'reply';
+  buf?: ArrayBuffer;
+  req?: number;
+  value?: unknown;
+  error?: string;
+}
+
+/**
+ * One thread beside the event loop for the server's bulk hashing: the SHA-256 and CRC-32 of uploads and the
+ * HMAC of signed chunks. Each costs about as much CPU as receiving and writing the bytes; on the event loop
+ * they halved upload speed, on their own thread they use a core the server otherwise leaves idle. Started at
+ * first use, so commands that never hash start no thread. When it cannot start or dies, calls reject and
+ * callers hash on their own thread instead.
+ */
+export class HashThread {
+  private worker: Worker | null = null;
+  private dead: Error | null = null;
+  private nextReq = 1;
+  /** Answers and blocks still due from the thread: while any are, it keeps the process alive. */
+  private due = 0;
+  private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  /** Receives the blocks the thread has finished with (moved back, not copied). */
+  onFree: (buf: ArrayBuffer) => void = () => {};
+  /** Told when the thread stops, so whoever waits on it stops waiting. */
+  onFail: () => void = () => {};
+
+  get failed(): Error | null {
+    return this.dead;
+  }
+
+  /** Sends without waiting; `transfer` lists buffers moved to the thread. False when the thread is gone. */
+  post(msg: Record<string, unknown>, transfer: ArrayBuffer[] = []): boolean {
+    const w = this.started();
+    if (!w) return false;
+    if (transfer.length) this.owe(1);
+    w.postMessage(msg, transfer);
+    return true;
+  }
+
+  /** Sends and waits for the thread's answer. */
+  call<T>(msg: Record<string, unknown>): Promise<T> {
+    const w = this.started();
+    if (!w) return Promise.reject(this.dead);
+    const req = this.nextReq++;
+    return new Promise<T>((resolve, reject) => {
+      this.calls.set(req, { resolve: resolve as (v: unknown) => void, reject });
+      this.owe(1);
+      w.postMessage({ ...msg, req });
+    });
+  }
+
+  async close(): Promise<void> {
+    const w = this.worker;
+    this.fail(new Error('hashing thread closed'));
+    await w?.terminate();
+  }
+
+  private started(): Worker | null {
+    if (this.dead) return null;
+    if (this.worker) return this.worker;
+    try {
+      const w = new Worker(SOURCE, { eval: true });
+      w.unref();
+      w.on('message', (m: Reply) => this.receive(m));
+      w.on('error', (e) => this.fail(e));
+      w.on('exit', () => this.fail(new Error('hashing thread stopped')));
+      this.worker = w;
+      return w;
+    } catch (e) {
+      this.fail(e as Error);
+      return null;
+    }
+  }
+
+  private owe(n: number): void {
+    this.due += n;
+    if (this.due === n && n > 0) this.worker?.ref();
+    if (this.due === 0) this.worker?.unref();
+  }
+
+  private receive(m: Reply): void {
+    this.owe(-1);
+    if (m.op === 'free') return this.onFree(m.buf!);
+    const c = this.calls.get(m.req!);
+    this.calls.delete(m.req!);
+    if (m.error !== undefined) c?.reject(new Error(m.error));
+    else c?.resolve(m.value);
+  }
+
+  private fail(e: Error): void {
+    this.dead ??= e;
+    for (const c of this.calls.values()) c.reject(this.dead);
+    this.calls.clear();
+    this.due = 0;
+    this.worker?.unref();
+    this.onFail();
+  }
+}
