@@ -102,15 +102,22 @@ const THREAD_FROM = 256 * 1024;
 
 /**
  * A signed chunk's HMAC (5 MiB by default) took about 4 ms of the event loop per chunk; on the hashing thread it
- * runs beside the next chunk's bytes arriving. The body is read there in place when it lives in shared memory
- * (raw-body puts it there). When the thread is gone, the check runs here.
+ * runs beside the next chunk's bytes arriving. The body's memory is moved there and back, not copied (and not
+ * shared, which would leave it to the other thread's garbage collector): `req.body` is the returned buffer
+ * afterwards. Bodies that share their memory with others are checked here.
  */
 export function threadedSignatureCheck(thread: HashThread): SignatureCheck {
   return async (signature, secrets, req, baseUrl) => {
-    if (req.body.length < THREAD_FROM || !/^[0-9a-f]{40}$/i.test(signature)) return requestSignatureMatches(signature, secrets, req, baseUrl);
+    const body = req.body;
+    const movable = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
+    if (body.length < THREAD_FROM || !movable || thread.failed || !/^[0-9a-f]{40}$/i.test(signature)) {
+      return requestSignatureMatches(signature, secrets, req, baseUrl);
+    }
     const heads = signedHeads(req, baseUrl);
-    const msg = { op: 'hmac', secrets, heads, body: req.body, given: signature.toLowerCase() };
-    return thread.call<boolean>(msg).catch(() => requestSignatureMatches(signature, secrets, req, baseUrl));
+    const msg = { op: 'hmac', secrets, heads, body: body.buffer, given: signature.toLowerCase() };
+    const answer = await thread.call<{ match: boolean; body: ArrayBuffer }>(msg, [body.buffer]);
+    req.body = Buffer.from(answer.body);
+    return answer.match;
   };
 }
 

@@ -12,7 +12,8 @@ const stateOf = (id) => {
   return s;
 };
 const AMP = Buffer.from('&');
-function hmacMatches({ secrets, heads, body, given }) {
+function hmacMatches({ secrets, heads, body: buf, given }) {
+  const body = new Uint8Array(buf);
   const want = Buffer.from(given, 'hex');
   for (const secret of secrets) {
     for (const head of heads) {
@@ -38,7 +39,8 @@ parentPort.on('message', (m) => {
     } else if (m.op === 'forget') {
       states.delete(m.id);
     } else if (m.op === 'hmac') {
-      parentPort.postMessage({ op: 'reply', req: m.req, value: hmacMatches(m) });
+      // The body goes back to its owner, who writes it to disk next.
+      parentPort.postMessage({ op: 'reply', req: m.req, value: { match: hmacMatches(m), body: m.body } }, [m.body]);
     }
   } catch (e) {
     if (m.req) parentPort.postMessage({ op: 'reply', req: m.req, error: String(e && e.message) });
@@ -86,15 +88,15 @@ export class HashThread {
     return true;
   }
 
-  /** Sends and waits for the thread's answer. */
-  call<T>(msg: Record<string, unknown>): Promise<T> {
+  /** Sends and waits for the thread's answer; `transfer` lists buffers moved to the thread. */
+  call<T>(msg: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
     const w = this.started();
     if (!w) return Promise.reject(this.dead);
     const req = this.nextReq++;
     return new Promise<T>((resolve, reject) => {
       this.calls.set(req, { resolve: resolve as (v: unknown) => void, reject });
       this.owe(1);
-      w.postMessage({ ...msg, req });
+      w.postMessage({ ...msg, req }, transfer);
     });
   }
 

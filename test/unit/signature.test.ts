@@ -115,25 +115,33 @@ test('signatureMatches: any of several secrets (a rotation grace period) may sig
   assert.not.ok(signatureMatches('702edaa8bc7a580b8229f266625e7a5809a49556', ['new-secret'], c));
 });
 
-test('a big signed body is checked on the hashing thread, also in shared memory, and here when the thread is gone', async () => {
+test('a big signed body is checked on the hashing thread and handed back intact; shared or pooled memory and a gone thread are checked here', async () => {
   const data = crypto.randomBytes(5 * 1024 * 1024 + 3);
-  const shared = Buffer.from(new SharedArrayBuffer(data.length));
-  data.copy(shared);
   const url = '/file/7/chunk/0?remote_application=portal&timestamp=1700000000';
   const signature = crypto.createHmac('sha1', 'app-secret').update(`put&files.example.org${url}&`).update(data).digest('hex');
   const thread = new HashThread();
   const check = threadedSignatureCheck(thread);
-  for (const body of [data, shared]) {
-    const r = req('PUT', `${url}&signature=${signature}`, 'files.example.org', body);
+  const own = (b: Buffer) => {
+    const c = Buffer.allocUnsafeSlow(b.length);
+    b.copy(c);
+    return c;
+  };
+  const shared = Buffer.from(new SharedArrayBuffer(data.length));
+  data.copy(shared);
+  const pooled = Buffer.concat([Buffer.alloc(16), data]).subarray(16);
+  const r = req('PUT', `${url}&signature=${signature}`, 'files.example.org');
+  for (const [label, body] of [['own memory', own(data)], ['shared memory', shared], ['a slice', pooled]] as const) {
     r.body = body;
-    assert.is(await check(signature, ['other', 'app-secret'], r, 'https://files.example.org'), true);
-    assert.is(await check(signature, ['other'], r, 'https://files.example.org'), false);
-    const flipped = Buffer.from(body);
+    assert.is(await check(signature, ['other', 'app-secret'], r, 'https://files.example.org'), true, label);
+    assert.ok(r.body.equals(data), `${label}: the body comes back intact`);
+    assert.is(await check(signature, ['other'], r, 'https://files.example.org'), false, label);
+    const flipped = own(data);
     flipped[12345] ^= 1;
-    assert.is(await check(signature, ['app-secret'], { ...r, body: flipped }, 'https://files.example.org'), false);
+    r.body = flipped;
+    assert.is(await check(signature, ['app-secret'], r, 'https://files.example.org'), false, label);
   }
   await thread.close();
-  const r = req('PUT', `${url}&signature=${signature}`, 'files.example.org', data);
+  r.body = own(data);
   assert.is(await check(signature, ['app-secret'], r, 'https://files.example.org'), true);
   assert.is(await check('0'.repeat(40), ['app-secret'], r, 'https://files.example.org'), false);
 });

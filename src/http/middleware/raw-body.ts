@@ -31,8 +31,8 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
       if (size > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
       chunks.push(chunk as Buffer);
     }
-    // In shared memory, so the hashing thread can check the signature over it without a copy.
-    const body = Buffer.from(new SharedArrayBuffer(size));
+    // A buffer of its own (not a slice of a shared pool), so it can be moved to the hashing thread and back.
+    const body = Buffer.allocUnsafeSlow(size);
     let at = 0;
     for (const c of chunks) at += c.copy(body, at);
     ctx.state.rawBody = body;
