@@ -12,10 +12,14 @@ export type Db = Database.Database;
  * running server wait for each other instead of failing.
  */
 export function openDatabase(dataDir: string, list: Migration[] = migrations): Db {
-  fs.mkdirSync(dataDir, { recursive: true });
+  // The database holds password hashes, remote secrets and download tokens: readable by ferry's user only
+  // (SQLite gives its -wal and -shm files the same mode). An existing file keeps the mode its admin chose.
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const file = path.join(dataDir, 'ferry.db');
+  fs.closeSync(fs.openSync(file, 'a', 0o600));
   const nativeBinding = loadNativeBinding(dataDir);
   const options = nativeBinding ? ({ nativeBinding } as unknown as Database.Options) : {};
-  const db = new Database(path.join(dataDir, 'ferry.db'), options);
+  const db = new Database(file, options);
   db.pragma('journal_mode = WAL');
   db.pragma('foreign_keys = ON');
   db.pragma('busy_timeout = 5000');

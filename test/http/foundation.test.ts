@@ -1,5 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import path from 'node:path';
 import { startTestServer, TestServer } from '../helpers/server';
 
 let s: TestServer;
@@ -135,6 +137,13 @@ test('the request log masks secret query arguments', async () => {
   assert.not.match(line, /SECRET/);
   assert.match(line, /keep=visible/);
   assert.match(line, / 401 /); // the made-up vid is refused, and still masked
+});
+
+test('the data directory and the database (tokens, secrets, password hashes) are readable by ferry\'s user only', () => {
+  const data = path.join(s.dir, 'data');
+  const mode = (f: string) => fs.statSync(f).mode & 0o777;
+  assert.is(mode(data), 0o700);
+  for (const f of ['ferry.db', 'ferry.db-wal']) assert.is(mode(path.join(data, f)), 0o600, f);
 });
 
 test.run();
