@@ -105,6 +105,9 @@ export function peakRssMiB(pid) {
 
 /** Runs fn while measuring the server process: wall seconds, CPU %, peak RSS. */
 export async function measure(pid, fn) {
+  // Dirty pages of the previous row (the baselines never flush theirs) would otherwise be written back by the
+  // kernel during this one, on the same two cores: every row starts with a clean page cache.
+  spawnSync('sync');
   resetPeak(pid);
   const cpu0 = cpuSeconds(pid);
   const t0 = process.hrtime.bigint();

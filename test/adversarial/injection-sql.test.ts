@@ -142,7 +142,15 @@ test('JSONP hands hostile stored text to the callback as the same data the JSON 
   });
   assert.is(r.status, 201, r.text);
   const json = await s.request('GET', `/transfer/${r.json.id}`, { headers: alice });
-  const jsonp = await s.request('GET', `/transfer/${r.json.id}?callback=ferry.got`, { headers: alice });
+  // Browser credentials (here the proxy's headers) get no JSONP: another site's <script> tag would read the data.
+  const viaBrowser = await s.request('GET', `/transfer/${r.json.id}?callback=ferry.got`, { headers: alice });
+  assert.equal([viaBrowser.status, viaBrowser.json?.message, viaBrowser.json?.details], [403, 'rest_access_forbidden', ['callback']]);
+  // A signed script may use it.
+  const secret = s.app.services.users.remoteSecret('alice');
+  const host = new URL(s.url).host;
+  const signedGet = signedPath({ method: 'GET', host, path: `/transfer/${r.json.id}`, args: { remote_user: 'alice', timestamp: Math.floor(Date.now() / 1000), callback: 'ferry.got' }, secret });
+  const jsonp = await s.request('GET', signedGet);
+  assert.is(jsonp.status, 200, jsonp.text);
   assert.match(jsonp.headers.get('content-type')!, /^text\/javascript/);
   assert.is(jsonp.headers.get('x-content-type-options'), 'nosniff');
   assert.not.ok(/[\u2028\u2029]/.test(jsonp.text), 'separators escaped');

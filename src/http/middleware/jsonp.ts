@@ -9,6 +9,7 @@ const CALLBACK = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 /**
  * JSONP (design.md §4): `?callback=name` on GET only. The name is checked before anything runs, so a hostile
  * callback never reaches the output; errors raised below are wrapped too, so the caller's script sees them.
+ * JSONP answers anonymous, guest-token and signed requests only (see below).
  */
 export function jsonpMiddleware(log: Logger): Middleware<FerryState> {
   return async (ctx, next) => {
@@ -23,6 +24,13 @@ export function jsonpMiddleware(log: Logger): Middleware<FerryState> {
     } catch (err) {
       renderError(ctx, err, log);
     } finally {
+      const p = ctx.state.principal;
+      if (p.type === 'user' && p.via === 'sp') {
+        // Credentials a browser adds by itself (the session cookie, a proxy's login cookie) would let any site
+        // read the user's data through a <script> tag: such requests get a plain JSON refusal, not a script.
+        renderError(ctx, new ServiceError('rest_access_forbidden', 403, ['callback']), log);
+        return;
+      }
       if (ctx.response.is('json')) {
         const text = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
         const json = text
