@@ -96,6 +96,8 @@ try {
   const ids = db.prepare(`SELECT id FROM transfers WHERE user_id = 'bench'`).all().map((r) => r.id);
   db.close();
   const again = await startFerry(path.join(dir, 'ferry'));
+  // Latency of a running server, not of its first seconds (code not yet optimised, DB pages not yet cached).
+  await pool(Math.min(2000, S.requests), 32, (i) => call(`${again.url}/transfer/${ids[i % ids.length]}`, 'GET', USER));
   const lat = [];
   const reads = await measure(again.proc.pid, () =>
     pool(S.requests, 32, async (i) => {

@@ -21,12 +21,17 @@ export class TrackingErrorsRepo {
   forTargets(target: TrackingTarget, ids: number[]): Map<number, TrackingError[]> {
     const out = new Map<number, TrackingError[]>();
     if (ids.length === 0) return out;
-    const rows = this.db
-      .prepare(
-        `SELECT target_id, type, date, details FROM tracking_errors
-         WHERE target_type = ? AND target_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
-      )
-      .all(target, JSON.stringify(ids)) as { target_id: number; type: string; date: number; details: string }[];
+    // One target (a Transfer with one recipient, the commonest read) needs no JSON list to be built and parsed.
+    const rows = (
+      ids.length === 1
+        ? this.db.prepare('SELECT target_id, type, date, details FROM tracking_errors WHERE target_type = ? AND target_id = ? ORDER BY id').all(target, ids[0])
+        : this.db
+            .prepare(
+              `SELECT target_id, type, date, details FROM tracking_errors
+               WHERE target_type = ? AND target_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
+            )
+            .all(target, JSON.stringify(ids))
+    ) as { target_id: number; type: string; date: number; details: string }[];
     for (const r of rows) {
       const list = out.get(r.target_id) ?? [];
       list.push({ type: r.type, date: r.date, details: r.details });

@@ -14,7 +14,14 @@ export interface UserRow {
 }
 
 /** Users, their e-mail addresses and the admins table. */
+/** How long a user's stored e-mails are taken as known without reading them again (another process may change them). */
+const SEEN_MS = 1000;
+const SEEN_MAX = 10_000;
+
 export class UsersRepo implements UserStore {
+  /** Users seen in the last second, as stored: most requests of a busy user then read nothing here. */
+  private readonly recent = new Map<string, { at: number; lastActivity: number; emails: string[] }>();
+
   constructor(private readonly db: Db) {}
 
   find(id: string): UserRow | undefined {
@@ -47,6 +54,18 @@ export class UsersRepo implements UserStore {
    * source). Returns the stored e-mails. Most requests change nothing: they are answered without a write.
    */
   upsertSeen(id: string, emails: string[], now: number): string[] {
+    const wall = Date.now();
+    const hit = this.recent.get(id);
+    if (hit && wall - hit.at < SEEN_MS && hit.lastActivity >= now - 60 && (!emails.length || sameList(hit.emails, uniqueLower(emails)))) {
+      return hit.emails;
+    }
+    const stored = this.refreshSeen(id, emails, now);
+    if (this.recent.size >= SEEN_MAX) this.recent.clear();
+    this.recent.set(id, { at: wall, lastActivity: now, emails: stored });
+    return stored;
+  }
+
+  private refreshSeen(id: string, emails: string[], now: number): string[] {
     const row = this.find(id);
     const stored = row ? this.emails(id) : [];
     const wanted = uniqueLower(emails);
@@ -64,6 +83,7 @@ export class UsersRepo implements UserStore {
   }
 
   setEmails(id: string, emails: string[]): void {
+    this.recent.delete(id);
     const unique = uniqueLower(emails);
     if (sameList(this.emails(id), unique)) return;
     this.db.prepare('DELETE FROM user_emails WHERE user_id = ?').run(id);
