@@ -4,8 +4,8 @@ import type { HashThread } from '../util/hash-thread';
 
 const crc32 = (zlib as unknown as { crc32(data: Uint8Array, value?: number): number }).crc32;
 const MiB = 1024 * 1024;
-/** Blocks on their way to the hashing thread at once, for all files together: memory stays at this many MiB. */
-const POOL = 8;
+/** Blocks on their way to the hashing thread at once, for all files together: memory stays at this many MiB (4 keep it busy). */
+const POOL = 4;
 
 export interface Digest {
   crc32: number;

@@ -5,7 +5,7 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { writeStreamAt } from '../../src/storage/positional-writer';
+import { heldBytes, writeStreamAt } from '../../src/storage/positional-writer';
 import { patternBytes } from '../helpers/upload-client';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-writer-'));
@@ -73,6 +73,38 @@ test('a failing write (here: a read-only descriptor) rejects with its error afte
     },
     'r',
   );
+});
+
+test('many uploads at once share a bounded amount of memory and give it all back, also after overflows and aborts', async () => {
+  const MiB = 1024 * 1024;
+  let peak = 0;
+  const watch = setInterval(() => (peak = Math.max(peak, heldBytes())), 1);
+  const bodies = Array.from({ length: 40 }, (_, i) => patternBytes(`many${i}`, 3 * MiB));
+  const results = await Promise.all(
+    bodies.map((data, i) =>
+      withFile(data.length, async (h, file) => {
+        if (i % 10 === 9) {
+          // Announced shorter than sent: refused, what was held is released.
+          return writeStreamAt(h, pieces(data, 64 * 1024), 0, MiB).then(() => 'ok', (e) => e.code);
+        }
+        if (i % 10 === 8) {
+          const body = new PassThrough();
+          const done = writeStreamAt(h, body, 0, data.length).then(() => 'ok', (e) => e.code);
+          body.write(data.subarray(0, MiB));
+          setTimeout(() => body.destroy(), 5);
+          return done;
+        }
+        const n = await writeStreamAt(h, pieces(data, 64 * 1024), 0, data.length);
+        assert.ok(fs.readFileSync(file).equals(data), `body ${i}`);
+        return n === data.length ? 'ok' : `short ${n}`;
+      }),
+    ),
+  );
+  clearInterval(watch);
+  assert.equal(results.filter((r) => r !== 'ok').sort(), ['ECONNRESET', 'ECONNRESET', 'ECONNRESET', 'ECONNRESET', 'EOVERFLOW_CHUNK', 'EOVERFLOW_CHUNK', 'EOVERFLOW_CHUNK', 'EOVERFLOW_CHUNK']);
+  assert.is(heldBytes(), 0, 'nothing held once every upload ended');
+  // Each upload may take a piece or two past the shared limit before it pauses; without the limit they held 120 MiB.
+  assert.ok(peak <= 16 * MiB + 40 * 2 * 64 * 1024, `peak held ${peak}`);
 });
 
 test.run();
