@@ -108,6 +108,9 @@ export async function measure(pid, fn) {
   // Dirty pages of the previous row (the baselines never flush theirs) would otherwise be written back by the
   // kernel during this one, on the same two cores: every row starts with a clean page cache.
   spawnSync('sync');
+  // While sync blocked this process, the servers may have closed idle keep-alive sockets: let their close
+  // events arrive before a request picks one of them (else: write EPIPE).
+  await new Promise((r) => setTimeout(r, 100));
   resetPeak(pid);
   const cpu0 = cpuSeconds(pid);
   const t0 = process.hrtime.bigint();
@@ -125,7 +128,7 @@ export function call(url, method, headers = {}, body = null) {
       res.on('data', (c) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
     });
-    req.on('error', reject);
+    req.on('error', (e) => reject(new Error(`${method} ${u.host}${u.pathname}: ${e.message}`)));
     req.end(body ?? undefined);
   });
 }
