@@ -58,10 +58,11 @@ try {
   const token = up.result.recipients[0].token;
   // Downloads are measured from the page cache (the budget's condition): the kernel may have dropped pages of
   // files written a few rows ago, so each side reads its file once before the measured run.
+  // Right before its own run, since this machine pages out cold page cache within seconds.
   const fileUrl = `${ferry.url}/download?token=${token}&files_ids=${t.files[0].id}`;
   await drain(fileUrl);
-  await drain(`${bare.url}/file/big`);
   const dl = await measure(fp, () => drain(fileUrl));
+  await drain(`${bare.url}/file/big`);
   const bareDl = await measure(bare.proc.pid, () => drain(`${bare.url}/file/big`));
   if (dl.result.bytes !== S.upload) throw new Error(`download: ${dl.result.bytes} bytes`);
   row(`download ${S.upload / MiB} MiB file vs bare`, dl, bareDl, { min: 0.9, of: 'speed' });
@@ -77,8 +78,8 @@ try {
   const zt = await completeTransfer(ferry.url, z);
   const zipUrl = `${ferry.url}/download?token=${zt.recipients[0].token}&archive_format=zip`;
   await drain(zipUrl);
-  await drain(`${bare.url}/concat?ids=p0,p1,p2,p3`);
   const zip = await measure(fp, () => drain(zipUrl));
+  await drain(`${bare.url}/concat?ids=p0,p1,p2,p3`);
   const cat = await measure(bare.proc.pid, () => drain(`${bare.url}/concat?ids=p0,p1,p2,p3`));
   row(`download ZIP of 4 x ${S.part / MiB} MiB vs bare concat`, zip, cat, { min: 0.8, of: 'speed', rss: 150 });
 

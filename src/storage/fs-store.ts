@@ -13,6 +13,12 @@ const UID = /^[0-9a-f]{32}$/;
 const IDLE_MS = 10_000;
 /** Idle descriptors kept at most; beyond it the longest-idle ones are closed (many uploads at once). */
 const MAX_IDLE = 128;
+/**
+ * Written bytes of a file after which they are flushed to disk in the background, the upload carrying on. The
+ * kernel starts writing dirty pages back on its own only past a tenth of RAM, so without this the whole file
+ * was still to be written when its upload completed: 2 GiB took seconds of flushing at completion.
+ */
+const FLUSH_EVERY = 64 * 1024 * 1024;
 
 interface OpenFile {
   key: string;
@@ -21,6 +27,9 @@ interface OpenFile {
   timer: NodeJS.Timeout | null;
   /** Evicted: close when the last user releases it. */
   closing: boolean;
+  /** Bytes written since the last background flush started. */
+  unflushed: number;
+  flushing: boolean;
 }
 
 async function closeHandle(entry: OpenFile): Promise<void> {
@@ -35,6 +44,8 @@ async function closeHandle(entry: OpenFile): Promise<void> {
  */
 export class FsFileStore implements FileStore {
   private readonly open = new Map<string, OpenFile>();
+  /** A background flush that failed: reported by finish(), so a write error never passes unseen. */
+  private readonly flushErrors = new Map<string, Error>();
 
   private readonly digests: RunningDigests;
 
@@ -57,9 +68,15 @@ export class FsFileStore implements FileStore {
     this.digests.written(entry.key, offset);
     try {
       const handle = await entry.handle;
-      if (!Buffer.isBuffer(data)) return await writeStreamAt(handle, data, offset, expected);
-      await writeAll(handle, data, offset);
-      return data.length;
+      let written: number;
+      if (Buffer.isBuffer(data)) {
+        await writeAll(handle, data, offset);
+        written = data.length;
+      } else {
+        written = await writeStreamAt(handle, data, offset, expected);
+      }
+      this.flushSometimes(entry, written);
+      return written;
     } finally {
       this.release(entry);
     }
@@ -69,6 +86,9 @@ export class FsFileStore implements FileStore {
     const entry = this.acquire(transferId, uid, size);
     try {
       await (await entry.handle).datasync();
+      const failed = this.flushErrors.get(entry.key);
+      this.flushErrors.delete(entry.key);
+      if (failed) throw failed;
     } finally {
       this.release(entry);
       await this.evict(entry.key);
@@ -91,6 +111,7 @@ export class FsFileStore implements FileStore {
     const file = this.pathOf(transferId, uid);
     await this.evict(`${transferId}/${uid}`);
     this.digests.forget(`${transferId}/${uid}`);
+    this.flushErrors.delete(`${transferId}/${uid}`);
     await fsp.rm(file, { force: true });
     await fsp.rmdir(path.dirname(file)).catch(() => {}); // only when now empty
   }
@@ -99,6 +120,7 @@ export class FsFileStore implements FileStore {
     if (!Number.isSafeInteger(transferId) || transferId < 1) throw new Error('invalid transfer id');
     for (const key of [...this.open.keys()]) if (key.startsWith(`${transferId}/`)) await this.evict(key);
     this.digests.forgetTransfer(transferId);
+    for (const key of [...this.flushErrors.keys()]) if (key.startsWith(`${transferId}/`)) this.flushErrors.delete(key);
     await fsp.rm(path.join(this.root, String(transferId)), { recursive: true, force: true });
   }
 
@@ -134,12 +156,27 @@ export class FsFileStore implements FileStore {
     return `${transferId}/${uid}`;
   }
 
+  private flushSometimes(entry: OpenFile, written: number): void {
+    entry.unflushed += written;
+    if (entry.unflushed < FLUSH_EVERY || entry.flushing || entry.closing) return;
+    entry.unflushed = 0;
+    entry.flushing = true;
+    entry.users++; // the descriptor stays open until the flush is done
+    entry.handle
+      .then((h) => h.datasync())
+      .catch((e: Error) => this.flushErrors.set(entry.key, e))
+      .finally(() => {
+        entry.flushing = false;
+        this.release(entry);
+      });
+  }
+
   /** The upload's open descriptor: opened (and the file created at its full size) on first use. */
   private acquire(transferId: number, uid: string, size: number): OpenFile {
     const key = this.keyOf(transferId, uid);
     let entry = this.open.get(key);
     if (!entry) {
-      const created: OpenFile = { key, handle: this.openForWriting(transferId, uid, size), users: 0, timer: null, closing: false };
+      const created: OpenFile = { key, handle: this.openForWriting(transferId, uid, size), users: 0, timer: null, closing: false, unflushed: 0, flushing: false };
       created.handle.catch(() => {
         if (this.open.get(key) === created) this.open.delete(key);
       });
