@@ -20,6 +20,7 @@ import { DownloadsRepo } from './db/downloads-repo';
 import { FsFileStore } from './storage/fs-store';
 import { WorkerHasher } from './storage/block-hasher';
 import { HashThread } from './util/hash-thread';
+import { BodyPool } from './util/body-pool';
 import { threadedSignatureCheck } from './auth/signature';
 import { TransfersService } from './domain/transfers';
 import { PurgeService } from './domain/purge';
@@ -120,11 +121,12 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(sessions, users, clock));
   // Uploads' digests and signed chunks' HMACs are computed beside the event loop.
   const hashThread = new HashThread();
+  const bodyPool = new BodyPool();
   const sig = {
     baseUrl: () => settings.get().base_url,
     maxAge: config.auth.signature_max_age_s,
     maxFuture: config.auth.signature_max_future_s,
-    check: threadedSignatureCheck(hashThread),
+    check: threadedSignatureCheck(hashThread, bodyPool),
   };
   const usedSignatures = new SignaturesRepo(db);
   if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(remoteApps, usedSignatures, users, sig, clock));
@@ -158,6 +160,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     transfers,
     uploads,
     uploadProgress: new UploadProgress(),
+    bodyPool,
     uploadSlots: new UploadSlots(() => settings.get().max_concurrent_chunk_uploads),
     recipients,
     downloads,

@@ -1,6 +1,7 @@
 import crypto from 'node:crypto';
 import type { AuthRequest } from './principal';
 import type { HashThread } from '../util/hash-thread';
+import type { BodyPool } from '../util/body-pool';
 
 /**
  * The spec's signed request: HMAC-SHA1 (hex) of
@@ -102,21 +103,22 @@ const THREAD_FROM = 256 * 1024;
 
 /**
  * A signed chunk's HMAC (5 MiB by default) took about 4 ms of the event loop per chunk; on the hashing thread it
- * runs beside the next chunk's bytes arriving. The body's memory is moved there and back, not copied (and not
- * shared, which would leave it to the other thread's garbage collector): `req.body` is the returned buffer
- * afterwards. Bodies that share their memory with others are checked here.
+ * runs beside the next chunk's bytes arriving. The body's memory (from the body pool) is moved there and back,
+ * not copied (and not shared, which would leave it to the other thread's garbage collector): `req.body` is the
+ * returned buffer afterwards. Bodies not from the pool are checked here.
  */
-export function threadedSignatureCheck(thread: HashThread): SignatureCheck {
+export function threadedSignatureCheck(thread: HashThread, pool: BodyPool): SignatureCheck {
   return async (signature, secrets, req, baseUrl) => {
     const body = req.body;
-    const movable = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength && body.buffer instanceof ArrayBuffer;
-    if (body.length < THREAD_FROM || !movable || thread.failed || !/^[0-9a-f]{40}$/i.test(signature)) {
+    if (body.length < THREAD_FROM || !pool.owns(body) || thread.failed || !/^[0-9a-f]{40}$/i.test(signature)) {
       return requestSignatureMatches(signature, secrets, req, baseUrl);
     }
     const heads = signedHeads(req, baseUrl);
-    const msg = { op: 'hmac', secrets, heads, body: body.buffer, given: signature.toLowerCase() };
-    const answer = await thread.call<{ match: boolean; body: ArrayBuffer }>(msg, [body.buffer]);
-    req.body = Buffer.from(answer.body);
+    const length = body.length; // the buffer reads as empty once its memory is moved
+    const msg = { op: 'hmac', secrets, heads, body: body.buffer, length, given: signature.toLowerCase() };
+    const answer = await thread.call<{ match: boolean; body: ArrayBuffer }>(msg, [body.buffer as ArrayBuffer]);
+    pool.adopt(answer.body);
+    req.body = Buffer.from(answer.body, 0, length);
     return answer.match;
   };
 }

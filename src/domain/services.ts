@@ -1,3 +1,4 @@
+import type { BodyPool } from '../util/body-pool';
 import type { Settings } from '../config/settings';
 import type { Logger } from '../log';
 import type { Authenticator } from '../auth/principal';
@@ -45,6 +46,8 @@ export interface Services {
   purge: PurgeService;
   uploads: UploadsService;
   uploadProgress: UploadProgress;
+  /** Memory for signed bodies, which are held whole. */
+  bodyPool: BodyPool;
   /** Uploads each principal has in progress, capped by max_concurrent_chunk_uploads. */
   uploadSlots: UploadSlots;
   recipients: RecipientsService;

@@ -12,8 +12,8 @@ const stateOf = (id) => {
   return s;
 };
 const AMP = Buffer.from('&');
-function hmacMatches({ secrets, heads, body: buf, given }) {
-  const body = new Uint8Array(buf);
+function hmacMatches({ secrets, heads, body: buf, length, given }) {
+  const body = new Uint8Array(buf, 0, length);
   const want = Buffer.from(given, 'hex');
   for (const secret of secrets) {
     for (const head of heads) {

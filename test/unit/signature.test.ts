@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import crypto from 'node:crypto';
 import { signatureMatches, stringsToSign, threadedSignatureCheck } from '../../src/auth/signature';
 import { HashThread } from '../../src/util/hash-thread';
+import { BodyPool } from '../../src/util/body-pool';
 import type { AuthRequest } from '../../src/auth/principal';
 
 /** An AuthRequest as the authenticate middleware builds it from what arrived on the wire. */
@@ -115,14 +116,15 @@ test('signatureMatches: any of several secrets (a rotation grace period) may sig
   assert.not.ok(signatureMatches('702edaa8bc7a580b8229f266625e7a5809a49556', ['new-secret'], c));
 });
 
-test('a big signed body is checked on the hashing thread and handed back intact; shared or pooled memory and a gone thread are checked here', async () => {
+test('a big signed body from the body pool is checked on the hashing thread and handed back intact, still the pool\'s; other memory and a gone thread are checked here', async () => {
   const data = crypto.randomBytes(5 * 1024 * 1024 + 3);
   const url = '/file/7/chunk/0?remote_application=portal&timestamp=1700000000';
   const signature = crypto.createHmac('sha1', 'app-secret').update(`put&files.example.org${url}&`).update(data).digest('hex');
   const thread = new HashThread();
-  const check = threadedSignatureCheck(thread);
+  const pool = new BodyPool();
+  const check = threadedSignatureCheck(thread, pool);
   const own = (b: Buffer) => {
-    const c = Buffer.allocUnsafeSlow(b.length);
+    const c = pool.take(b.length, 6 * 1024 * 1024);
     b.copy(c);
     return c;
   };
@@ -134,6 +136,7 @@ test('a big signed body is checked on the hashing thread and handed back intact;
     r.body = body;
     assert.is(await check(signature, ['other', 'app-secret'], r, 'https://files.example.org'), true, label);
     assert.ok(r.body.equals(data), `${label}: the body comes back intact`);
+    if (label === 'own memory') assert.ok(pool.owns(r.body), 'the returned memory is still the pool\'s');
     assert.is(await check(signature, ['other'], r, 'https://files.example.org'), false, label);
     const flipped = own(data);
     flipped[12345] ^= 1;
@@ -144,6 +147,25 @@ test('a big signed body is checked on the hashing thread and handed back intact;
   r.body = own(data);
   assert.is(await check(signature, ['app-secret'], r, 'https://files.example.org'), true);
   assert.is(await check('0'.repeat(40), ['app-secret'], r, 'https://files.example.org'), false);
+});
+
+test('the body pool reuses its memory, refuses what is not its own, and starts over when the chunk size changes', () => {
+  const pool = new BodyPool(2);
+  const a = pool.take(10, 100);
+  assert.is(a.length, 10);
+  assert.is(a.buffer.byteLength, 100);
+  const first = a.buffer;
+  pool.give(a);
+  assert.is(pool.take(50, 100).buffer, first, 'reused');
+  pool.give(Buffer.alloc(100));
+  assert.not.ok(pool.owns(Buffer.alloc(100)));
+  const other = pool.take(10, 200);
+  assert.is.not(other.buffer, first, 'a new capacity drops the old memory');
+  assert.throws(() => pool.take(201, 200));
+  const detached = pool.take(10, 200);
+  structuredClone(detached.buffer, { transfer: [detached.buffer as ArrayBuffer] });
+  pool.give(detached); // moved away and never returned: nothing to keep
+  assert.is.not(pool.take(10, 200).buffer.byteLength, 0);
 });
 
 test.run();

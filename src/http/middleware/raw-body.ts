@@ -31,12 +31,19 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
       if (size > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
       chunks.push(chunk as Buffer);
     }
-    // A buffer of its own (not a slice of a shared pool), so it can be moved to the hashing thread and back.
-    const body = Buffer.allocUnsafeSlow(size);
+    // Reused memory of its own, so it can be moved to the hashing thread and back and no garbage is left.
+    const pool = ctx.state.services.bodyPool;
+    const body = pool.take(size, limit);
     let at = 0;
     for (const c of chunks) at += c.copy(body, at);
     ctx.state.rawBody = body;
-    return next();
+    try {
+      return await next();
+    } finally {
+      // The handler has written the bytes and the signature was checked: nothing reads them any more.
+      if (ctx.state.rawBody) pool.give(ctx.state.rawBody);
+      ctx.state.rawBody = undefined;
+    }
   };
 }
 
