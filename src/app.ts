@@ -165,6 +165,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     recipients,
     downloads,
     readFile: (f, start, end) => fileStore.read(f.transferId, f.uid, start, end),
+    openFile: (f) => fileStore.openRead(f.transferId, f.uid),
     chunkKeys: fileKeyChecker((id) => transferStore.fileUids(id)),
     settings,
     log,

@@ -19,6 +19,15 @@ export interface DownloadStore {
 /** Reads stored file bytes [start, end] (inclusive); the FileStore implements it. */
 export type FileReader = (file: FileRecord, start: number, end: number) => Readable;
 
+/** A stored file opened for reads at any position, into the caller's buffer. */
+export interface PositionalReader {
+  /** Reads up to `length` bytes at `position` into the start of `buf`; 0 at the end of the file. */
+  read(buf: Buffer, length: number, position: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+export type FileOpener = (file: FileRecord) => Promise<PositionalReader>;
+
 export interface AuditSink {
   record(entry: AuditEntry): void;
 }

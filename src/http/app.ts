@@ -46,6 +46,8 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
     ctx.state.services = services;
     ctx.state.principal = ANONYMOUS;
     await next();
+    // A download writes its own body, after the middleware below has set every header.
+    if (ctx.state.sendBody) await ctx.state.sendBody();
   });
   app.use(requestLog(services.log));
   app.use(errorMiddleware(services.log));

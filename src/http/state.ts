@@ -12,6 +12,8 @@ export interface FerryState {
   rawBody?: Buffer;
   /** Language chosen for this request (user preference, Accept-Language, default). */
   lang?: string;
+  /** Writes the response body itself, once every middleware has set its headers (downloads). */
+  sendBody?: () => Promise<void>;
 }
 
 export type FerryContext = RouterContext<FerryState>;

@@ -1,4 +1,5 @@
 import type { Readable } from 'node:stream';
+import type { PositionalReader } from '../domain/downloads';
 
 /**
  * Where file data lives. The HTTP layer and the domain see only this interface (tusd's habit); the
@@ -20,6 +21,8 @@ export interface FileStore {
   finish(transferId: number, uid: string, size: number): Promise<void>;
   /** Reads [start, end] (inclusive) with 1 MiB reads. */
   read(transferId: number, uid: string, start: number, end: number): Readable;
+  /** Opens the file for reads into the caller's buffers (downloads reuse theirs: no garbage per MiB). */
+  openRead(transferId: number, uid: string): Promise<PositionalReader>;
   /**
    * Bytes [0, upTo) of the file are received: the store may start computing the digest of that prefix in the
    * background, so that digest() at completion has little left to read.

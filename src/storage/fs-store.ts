@@ -3,6 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
+import type { PositionalReader } from '../domain/downloads';
 import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { BlockHasher, InlineHasher } from './block-hasher';
@@ -97,6 +98,14 @@ export class FsFileStore implements FileStore {
 
   read(transferId: number, uid: string, start: number, end: number): Readable {
     return fs.createReadStream(this.pathOf(transferId, uid), { start, end, highWaterMark: MiB });
+  }
+
+  async openRead(transferId: number, uid: string): Promise<PositionalReader> {
+    const h = await fsp.open(this.pathOf(transferId, uid), 'r');
+    return {
+      read: async (buf, length, position) => (await h.read(buf, 0, length, position)).bytesRead,
+      close: () => h.close(),
+    };
   }
 
   digestAhead(transferId: number, uid: string, upTo: number): void {

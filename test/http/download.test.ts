@@ -220,4 +220,25 @@ test('download complete: the owner is mailed once, after every file was received
   assert.is(started.target.type, 'File');
 });
 
+test('a stored file found shorter than recorded cuts the download (one file and ZIP) instead of passing for complete; a client leaving midway harms nothing', async () => {
+  const data = patternBytes('cut', 3 * 1024 * 1024 + 5);
+  const { t, token } = await available([{ name: 'a.bin', data }, { name: 'b.bin', data: patternBytes('b', 1000) }]);
+  const file = path.join(s.dir, 'data', 'files', String(t.id), t.files[0].uid);
+  // A client that reads a little and goes away.
+  const ctl = new AbortController();
+  const partial = await fetch(`${s.url}/download?token=${token}&files_ids=${t.files[0].id}`, { signal: ctl.signal });
+  const reader = partial.body!.getReader();
+  await reader.read();
+  ctl.abort();
+  fs.truncateSync(file, 2 * 1024 * 1024);
+  for (const q of [`files_ids=${t.files[0].id}`, 'archive_format=zip']) {
+    const r = await get(`/download?token=${token}&${q}`);
+    assert.is(r.status, 200, q);
+    const declared = Number(r.headers.get('content-length'));
+    const got = await r.arrayBuffer().then((b) => b.byteLength, () => -1);
+    assert.ok(got === -1 || got < declared, `${q}: the body must not end as if complete (got ${got} of ${declared})`);
+  }
+  assert.is((await s.request('GET', '/info')).status, 200, 'the server is up');
+});
+
 test.run();

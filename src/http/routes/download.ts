@@ -3,7 +3,8 @@ import { publicAccess } from '../access';
 import { ServiceError } from '../../domain/errors';
 import type { DownloadAccess, DownloadKind } from '../../domain/downloads';
 import type { FileRecord } from '../../domain/model';
-import { ArchiveLayout, safeEntryNames, streamArchive } from '../../archive/layout';
+import { ArchiveLayout, safeEntryNames } from '../../archive/layout';
+import { archivePieces, Piece, sendPieces } from '../download/send-pieces';
 import { zipLayout } from '../../archive/zip64';
 import { tarLayout } from '../../archive/tar';
 import { contentDisposition, parseRange, safeContentType } from '../download/http-range';
@@ -56,7 +57,8 @@ function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord):
   const etag = etagOf([file], 'f');
   ctx.set('Content-Type', safeContentType(file.mimeType));
   ctx.set('Content-Disposition', contentDisposition(file.name));
-  respond(ctx, access, [file], 'file', file.size, etag, (start, end) => ctx.state.services.readFile(file, start, end));
+  const open = () => ctx.state.services.openFile(file);
+  respond(ctx, access, [file], 'file', file.size, etag, (start, end) => [{ kind: 'file', open, start, end }]);
 }
 
 function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): void {
@@ -66,9 +68,9 @@ function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileReco
   const stem = `transfer-${access.transfer.id}`;
   ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
   ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
-  const read = ctx.state.services.readFile;
+  const openFile = ctx.state.services.openFile;
   respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
-    streamArchive(layout, (e, s, en) => read(e.ref as FileRecord, s, en), start, end),
+    archivePieces(layout, start, end, (e) => openFile(e.ref as FileRecord)),
   );
 }
 
@@ -79,7 +81,7 @@ function respond(
   kind: DownloadKind,
   size: number,
   etag: string,
-  open: (start: number, end: number) => NodeJS.ReadableStream,
+  pieces: (start: number, end: number) => Piece[],
 ): void {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', etag);
@@ -102,12 +104,18 @@ function respond(
   const svc = ctx.state.services.downloads;
   const who = { ip: ctx.request.ip || null };
   svc.started(access, files, kind, who);
-  const stream = open(start, end);
-  stream.on('error', () => ctx.res.destroy()); // a short or vanished file aborts the response: never a truncated "complete" download
   ctx.res.once('finish', () => {
     const throughEnd = end === size - 1;
     svc.ended(access, files, kind, who, throughEnd ? files : []);
   });
-  ctx.body = stream;
   ctx.length = end - start + 1;
+  ctx.respond = false;
+  const res = ctx.res;
+  const log = ctx.state.services.log;
+  ctx.state.sendBody = () =>
+    sendPieces(res, pieces(start, end)).catch((e: Error) => {
+      // A short or vanished file aborts the response: never a truncated download that looks complete.
+      log.error(`download of transfer ${access.transfer.id} cut: ${e.message}`);
+      res.destroy();
+    });
 }

@@ -1,0 +1,65 @@
+import type { ServerResponse } from 'node:http';
+import type { PositionalReader } from '../../domain/downloads';
+import { ArchiveEntry, ArchiveLayout, segmentLength } from '../../archive/layout';
+
+const MiB = 1024 * 1024;
+
+/** Part of a response body: bytes in memory (archive headers) or [start, end] (inclusive) of a stored file. */
+export type Piece = { kind: 'bytes'; data: Buffer } | { kind: 'file'; open: () => Promise<PositionalReader>; start: number; end: number };
+
+/**
+ * Writes the pieces to the response through two 1 MiB buffers that are reused: each is read into again only
+ * once the socket has taken what was written from it. A file stream allocates a new buffer per MiB instead,
+ * and after a busy spell the garbage collector answered that with a full collection every 30 MiB or so, which
+ * cost downloads a third of their speed. Stops when the client goes away. A file shorter than its record
+ * rejects (the caller then cuts the connection: never a truncated download that looks complete).
+ */
+export async function sendPieces(res: ServerResponse, pieces: Piece[]): Promise<void> {
+  let gone = false;
+  const closed = new Promise<void>((resolve) => res.once('close', () => ((gone = true), resolve())));
+  const written = (chunk: Buffer) =>
+    Promise.race([closed, new Promise<void>((resolve) => res.write(chunk, () => resolve()))]);
+  const buffers = [Buffer.allocUnsafeSlow(MiB), Buffer.allocUnsafeSlow(MiB)];
+  const pending: (Promise<void> | null)[] = [null, null];
+  let turn = 0;
+  for (const piece of pieces) {
+    if (gone) return;
+    if (piece.kind === 'bytes') {
+      if (piece.data.length) res.write(piece.data);
+      continue;
+    }
+    const reader = await piece.open();
+    try {
+      for (let pos = piece.start; pos <= piece.end && !gone; ) {
+        const i = turn++ % 2;
+        if (pending[i]) await pending[i];
+        if (gone) return;
+        const n = await reader.read(buffers[i], Math.min(MiB, piece.end - pos + 1), pos);
+        if (n === 0) throw new Error(`stored file shorter than recorded: ended at ${pos}`);
+        pending[i] = written(buffers[i].subarray(0, n));
+        pos += n;
+      }
+    } finally {
+      await reader.close();
+    }
+  }
+  await Promise.all(pending);
+  if (!gone) res.end();
+}
+
+/** The pieces of bytes [start, end] (inclusive) of an archive: its header bytes and the ranges of its files. */
+export function archivePieces(layout: ArchiveLayout, start: number, end: number, open: (entry: ArchiveEntry) => Promise<PositionalReader>): Piece[] {
+  const out: Piece[] = [];
+  let pos = 0;
+  for (const seg of layout.segments) {
+    const len = segmentLength(seg);
+    const segStart = pos;
+    pos += len;
+    if (len === 0 || segStart + len - 1 < start || segStart > end) continue;
+    const from = Math.max(start, segStart) - segStart;
+    const to = Math.min(end, segStart + len - 1) - segStart;
+    if (seg.kind === 'bytes') out.push({ kind: 'bytes', data: seg.data.subarray(from, to + 1) });
+    else out.push({ kind: 'file', open: () => open(seg.entry), start: from, end: to });
+  }
+  return out;
+}
