@@ -71,8 +71,12 @@ export class WorkerHasher implements BlockHasher {
   private readonly free: Buffer[] = [];
   private readonly waiting: ((b: Buffer) => void)[] = [];
 
+  /** Streams whose hash state lives in the thread: it must not be stopped while there are any. */
+  private readonly live = new Set<number>();
+
   constructor(private readonly thread: HashThread) {
     for (let i = 0; i < POOL; i++) this.free.push(Buffer.from(new ArrayBuffer(MiB)));
+    thread.holdsState = () => this.live.size > 0;
     thread.onFree = (buf) => this.release(Buffer.from(buf));
     // Nothing more will come back: whoever waits for a block gets a fresh one (its digest() then rejects).
     thread.onFail = () => {
@@ -89,6 +93,7 @@ export class WorkerHasher implements BlockHasher {
 
   update(id: number, block: Buffer, length: number): void {
     const buf = block.buffer as ArrayBuffer;
+    this.live.add(id);
     this.thread.post({ op: 'update', id, buf, length }, [buf]);
   }
 
@@ -99,11 +104,12 @@ export class WorkerHasher implements BlockHasher {
   }
 
   digest(id: number): Promise<Digest> {
-    return this.thread.call<Digest>({ op: 'digest', id });
+    if (!this.live.has(id)) return Promise.reject(new Error('no hash state on the thread')); // hashed here instead
+    return this.thread.call<Digest>({ op: 'digest', id }).finally(() => this.live.delete(id));
   }
 
   forget(id: number): void {
-    this.thread.post({ op: 'forget', id });
+    if (this.live.delete(id)) this.thread.post({ op: 'forget', id });
   }
 
   /** The thread belongs to whoever created it (it also checks signatures): it is closed there. */

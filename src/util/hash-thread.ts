@@ -65,6 +65,7 @@ interface Reply {
  */
 export class HashThread {
   private worker: Worker | null = null;
+  private idleTimer: NodeJS.Timeout | null = null;
   private dead: Error | null = null;
   private nextReq = 1;
   /** Answers and blocks still due from the thread: while any are, it keeps the process alive. */
@@ -74,9 +75,19 @@ export class HashThread {
   onFree: (buf: ArrayBuffer) => void = () => {};
   /** Told when the thread stops, so whoever waits on it stops waiting. */
   onFail: () => void = () => {};
+  /** True while the thread holds state between messages (hashes of files in progress): it is not stopped then. */
+  holdsState: () => boolean = () => false;
+
+  /** `idleMs`: an idle thread holding no state is stopped after this long (its memory given back), restarted on use. */
+  constructor(private readonly idleMs = 3000) {}
 
   get failed(): Error | null {
     return this.dead;
+  }
+
+  /** Whether a thread is up right now (it stops when idle). */
+  get running(): boolean {
+    return this.worker !== null;
   }
 
   /** Sends without waiting; `transfer` lists buffers moved to the thread. False when the thread is gone. */
@@ -102,19 +113,24 @@ export class HashThread {
 
   async close(): Promise<void> {
     const w = this.worker;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
     this.fail(new Error('hashing thread closed'));
     await w?.terminate();
   }
 
   private started(): Worker | null {
     if (this.dead) return null;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
     if (this.worker) return this.worker;
     try {
       const w = new Worker(SOURCE, { eval: true });
       w.unref();
       w.on('message', (m: Reply) => this.receive(m));
       w.on('error', (e) => this.fail(e));
-      w.on('exit', () => this.fail(new Error('hashing thread stopped')));
+      w.on('exit', () => {
+        if (this.worker === w) this.fail(new Error('hashing thread stopped'));
+      });
       this.worker = w;
       return w;
     } catch (e) {
@@ -126,7 +142,23 @@ export class HashThread {
   private owe(n: number): void {
     this.due += n;
     if (this.due === n && n > 0) this.worker?.ref();
-    if (this.due === 0) this.worker?.unref();
+    if (this.due === 0) {
+      this.worker?.unref();
+      this.stopWhenIdle();
+    }
+  }
+
+  /** A thread is an isolate of its own (about 16 MB): a server between uploads does not keep one. */
+  private stopWhenIdle(): void {
+    if (this.idleTimer || !this.worker) return;
+    this.idleTimer = setTimeout(() => {
+      this.idleTimer = null;
+      const w = this.worker;
+      if (!w || this.due > 0 || this.holdsState()) return;
+      this.worker = null; // its exit is then no failure; the next use starts a new one
+      void w.terminate();
+    }, this.idleMs);
+    this.idleTimer.unref();
   }
 
   private receive(m: Reply): void {

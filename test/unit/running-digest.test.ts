@@ -72,6 +72,32 @@ for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker threa
 }
 
 {
+  const test = suite('running digest, idle hashing thread');
+  test('an idle thread stops, never while a file is half hashed, and starts again for the next upload', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
+    const idle = new HashThread(50);
+    const digests = new RunningDigests((key) => path.join(dir, key), () => new WorkerHasher(idle));
+    const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
+    const a = patternBytes('idle-a', 3 * MiB + 1);
+    fs.writeFileSync(path.join(dir, 'a'), a);
+    digests.advance('a', 2 * MiB);
+    await wait(200);
+    assert.ok(idle.running, 'kept while the hash of a is half done');
+    assert.equal(await digests.finish('a', a.length), { crc32: crc(a), sha256: sha256(a) });
+    await wait(200);
+    assert.not.ok(idle.running, 'stopped once idle');
+    const b = patternBytes('idle-b', 2 * MiB + 3);
+    fs.writeFileSync(path.join(dir, 'b'), b);
+    digests.advance('b', b.length);
+    assert.equal(await digests.finish('b', b.length), { crc32: crc(b), sha256: sha256(b) });
+    assert.is(idle.failed, null);
+    await idle.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+  test.run();
+}
+
+{
   const test = suite('running digest, hashing thread gone');
   test('when the hashing thread dies mid-file, completion still gets the right digest (hashed again here)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
