@@ -9,9 +9,16 @@ export class BodyPool {
   private free: ArrayBuffer[] = [];
   private capacity = 0;
   private readonly owned = new WeakSet<ArrayBuffer>();
+  private idle: NodeJS.Timeout | null = null;
 
-  /** `keep`: buffers kept for reuse at most (more bodies at once get buffers of their own, freed as usual). */
-  constructor(private readonly keep = 4) {}
+  /**
+   * `keep`: buffers kept for reuse at most (more bodies at once get buffers of their own, freed as usual);
+   * `idleMs`: kept buffers are let go when no body came for this long (20 MiB a quiet server need not hold).
+   */
+  constructor(
+    private readonly keep = 4,
+    private readonly idleMs = 3000,
+  ) {}
 
   /** A buffer of exactly `size` bytes, backed by memory of `capacity` bytes (the largest body allowed). */
   take(size: number, capacity: number): Buffer {
@@ -41,5 +48,11 @@ export class BodyPool {
     if (!(ab instanceof ArrayBuffer) || !this.owned.has(ab) || ab.byteLength !== this.capacity) return;
     this.owned.delete(ab);
     if (this.free.length < this.keep) this.free.push(ab);
+    if (this.idle) clearTimeout(this.idle);
+    this.idle = setTimeout(() => {
+      this.idle = null;
+      this.free = [];
+    }, this.idleMs);
+    this.idle.unref();
   }
 }

@@ -168,4 +168,13 @@ test('the body pool reuses its memory, refuses what is not its own, and starts o
   assert.is.not(pool.take(10, 200).buffer.byteLength, 0);
 });
 
+test('the body pool lets its memory go when no body came for a while', async () => {
+  const pool = new BodyPool(2, 30);
+  const a = pool.take(10, 100);
+  const first = a.buffer;
+  pool.give(a);
+  await new Promise((r) => setTimeout(r, 80));
+  assert.is.not(pool.take(10, 100).buffer, first);
+});
+
 test.run();
