@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { ServiceError } from '../../domain/errors';
 import type { FerryContext, FerryState } from '../state';
+import type { BodyPool } from '../../util/body-pool';
 
 /** Room for a chunk plus whatever a client may wrap around it. */
 export const RAW_BODY_SLACK = 64 * 1024;
@@ -24,18 +25,8 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
     const limit = ctx.state.services.settings.get().upload_chunk_size + RAW_BODY_SLACK;
     const declared = Number(ctx.get('Content-Length') || 0);
     if (declared > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of ctx.req) {
-      size += (chunk as Buffer).length;
-      if (size > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
-      chunks.push(chunk as Buffer);
-    }
-    // Reused memory of its own, so it can be moved to the hashing thread and back and no garbage is left.
     const pool = ctx.state.services.bodyPool;
-    const body = pool.take(size, limit);
-    let at = 0;
-    for (const c of chunks) at += c.copy(body, at);
+    const body = await readBody(ctx.req, pool, declared, limit);
     ctx.state.rawBody = body;
     try {
       return await next();
@@ -45,6 +36,42 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
       ctx.state.rawBody = undefined;
     }
   };
+}
+
+/**
+ * The body in reused memory of its own, so it can be moved to the hashing thread and back and leaves no
+ * garbage. With a Content-Length (the usual case) each piece is copied in as it arrives and dies young: kept in
+ * a list until the end, the pieces of every 5 MiB chunk outlived the young generation and cost a signed upload
+ * of 2 GiB some seventy full collections.
+ */
+async function readBody(req: AsyncIterable<unknown>, pool: BodyPool, declared: number, limit: number): Promise<Buffer> {
+  if (declared > 0) {
+    const body = pool.take(declared, limit);
+    let at = 0;
+    try {
+      // The HTTP parser never hands over more than Content-Length.
+      for await (const chunk of req) at += (chunk as Buffer).copy(body, at);
+    } catch (e) {
+      pool.give(body);
+      throw e;
+    }
+    if (at !== declared) {
+      pool.give(body);
+      throw new ServiceError('bad_request_body', 400, ['body ended early']);
+    }
+    return body;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
+    chunks.push(chunk as Buffer);
+  }
+  const body = pool.take(size, limit);
+  let at = 0;
+  for (const c of chunks) at += c.copy(body, at);
+  return body;
 }
 
 function maySign(ctx: FerryContext): boolean {
