@@ -12,9 +12,10 @@ export function signedUrl(base, method, pathAndQuery, secret, body) {
   u.searchParams.set('remote_user', 'bench');
   u.searchParams.set('timestamp', String(Math.floor(Date.now() / 1000)));
   const args = [...u.searchParams.entries()].map(([k, v]) => `${k}=${v}`).sort().join('&');
-  let toSign = Buffer.from(`${method.toLowerCase()}&${u.host}${u.pathname}?${args}`);
-  if (body && body.length) toSign = Buffer.concat([toSign, Buffer.from('&'), body]);
-  u.searchParams.set('signature', crypto.createHmac('sha1', secret).update(toSign).digest('hex'));
+  // The body goes through the HMAC as it is, not copied behind the head first.
+  const hmac = crypto.createHmac('sha1', secret).update(`${method.toLowerCase()}&${u.host}${u.pathname}?${args}`);
+  if (body && body.length) hmac.update('&').update(body);
+  u.searchParams.set('signature', hmac.digest('hex'));
   return u.toString();
 }
 
