@@ -164,7 +164,6 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     uploadSlots: new UploadSlots(() => settings.get().max_concurrent_chunk_uploads),
     recipients,
     downloads,
-    readFile: (f, start, end) => fileStore.read(f.transferId, f.uid, start, end),
     openFile: (f) => fileStore.openRead(f.transferId, f.uid),
     chunkKeys: fileKeyChecker((id) => transferStore.fileUids(id)),
     settings,

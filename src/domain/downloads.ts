@@ -1,4 +1,3 @@
-import type { Readable } from 'node:stream';
 import { ServiceError } from './errors';
 import type { AuditEntry, FileRecord, Recipient, Transfer } from './model';
 import type { Notifier } from './notifications';
@@ -17,8 +16,6 @@ export interface DownloadStore {
 }
 
 /** Reads stored file bytes [start, end] (inclusive); the FileStore implements it. */
-export type FileReader = (file: FileRecord, start: number, end: number) => Readable;
-
 /** A stored file opened for reads at any position, into the caller's buffer. */
 export interface PositionalReader {
   /** Reads up to `length` bytes at `position` into the start of `buf`; 0 at the end of the file. */

@@ -12,7 +12,7 @@ import type { UploadsService } from './uploads';
 import type { UploadProgress } from './upload-progress';
 import type { UploadSlots } from './upload-slots';
 import type { RecipientsService } from './recipients';
-import type { DownloadsService, FileOpener, FileReader } from './downloads';
+import type { DownloadsService, FileOpener } from './downloads';
 import type { GuestsService } from './guests';
 
 /** Seconds since the epoch; injected so tests and `ferry purge --now` can move time. */
@@ -53,7 +53,6 @@ export interface Services {
   recipients: RecipientsService;
   downloads: DownloadsService;
   /** Reads stored bytes of a File (downloads). */
-  readFile: FileReader;
   openFile: FileOpener;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */
   chunkKeys: ChunkKeyChecker;
