@@ -79,7 +79,7 @@ export class HashThread {
   holdsState: () => boolean = () => false;
 
   /** `idleMs`: an idle thread holding no state is stopped after this long (its memory given back), restarted on use. */
-  constructor(private readonly idleMs = 3000) {}
+  constructor(private readonly idleMs = 1000) {}
 
   get failed(): Error | null {
     return this.dead;
