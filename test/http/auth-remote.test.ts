@@ -163,6 +163,12 @@ test('remote user: remote_config from GET /user, signing with it as FileSender c
   assert.is(me.json.id, 'alice');
   const echo = await s.request('GET', signedPath({ method: 'GET', host, path: '/echo', args: { remote_user: 'alice', timestamp: now() }, secret }));
   assert.equal([echo.json.user, echo.json.auth.remote, echo.json.auth.attr.uid], ['alice', true, 'alice']);
+  // A FileSender client appends "/<endpoint>" to the URL of remote_config, which ends with "/".
+  const appended = new URL(`${base}/user`).pathname;
+  assert.is(appended, '//user');
+  const viaConfig = await s.request('GET', signedPath({ method: 'GET', host, path: appended, args: { remote_user: 'alice', timestamp: now() }, secret }));
+  assert.is(viaConfig.status, 200, viaConfig.text);
+  assert.is(viaConfig.json.id, 'alice');
   assert.is((await s.request('PUT', '/user', { json: { secret_rotate: true }, headers: withSession(a) })).json, true);
   const old = await s.request('GET', signed(secret));
   assert.equal([old.status, old.json.message], [401, 'auth_remote_signature_check_failed']);
