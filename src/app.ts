@@ -133,7 +133,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
   if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(usersRepo, usedSignatures, users, sig, clock));
 
   const transferStore = new TransfersRepo(db);
-  const fileStore = new FsFileStore(path.join(config.data_dir, 'files'), () => new WorkerHasher(hashThread));
+  const fileStore = new FsFileStore(path.join(config.data_dir, 'files'), new WorkerHasher(hashThread));
   const audit = new AuditRepo(db, () => settings.get().auditlog_enabled);
   const transferLimits = () => {
     const c = settings.get();

@@ -32,21 +32,33 @@ export function layoutOf(segments: Segment[]): ArchiveLayout {
 /** Opens [start, end] (inclusive) of an entry's bytes. */
 export type EntryOpener = (entry: ArchiveEntry, start: number, end: number) => Readable;
 
+/** A segment's part inside bytes [start, end] (inclusive) of the archive: [from, to] of the segment. */
+export interface SegmentSlice {
+  seg: Segment;
+  from: number;
+  to: number;
+}
+
+/** The segments that bytes [start, end] (inclusive) of the archive touch, each with the part of it touched. */
+export function* slicesOf(layout: ArchiveLayout, start: number, end: number): Generator<SegmentSlice> {
+  let pos = 0;
+  for (const seg of layout.segments) {
+    const len = segmentLength(seg);
+    const segStart = pos;
+    const segEnd = pos + len - 1;
+    pos += len;
+    if (len === 0 || segEnd < start || segStart > end) continue;
+    yield { seg, from: Math.max(start, segStart) - segStart, to: Math.min(end, segEnd) - segStart };
+  }
+}
+
 /**
  * Streams bytes [start, end] (inclusive) of the archive: header bytes from memory, file bodies from the opener,
  * one at a time, with back-pressure. Memory stays flat whatever the archive's size.
  */
 export function streamArchive(layout: ArchiveLayout, open: EntryOpener, start = 0, end = layout.length - 1): Readable {
   async function* generate(): AsyncGenerator<Buffer> {
-    let pos = 0;
-    for (const seg of layout.segments) {
-      const len = segmentLength(seg);
-      const segStart = pos;
-      const segEnd = pos + len - 1;
-      pos += len;
-      if (len === 0 || segEnd < start || segStart > end) continue;
-      const from = Math.max(start, segStart) - segStart;
-      const to = Math.min(end, segEnd) - segStart;
+    for (const { seg, from, to } of slicesOf(layout, start, end)) {
       if (seg.kind === 'bytes') {
         yield seg.data.subarray(from, to + 1);
       } else {

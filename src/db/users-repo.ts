@@ -13,11 +13,11 @@ export interface UserRow {
   last_activity: number | null;
 }
 
-/** Users, their e-mail addresses and the admins table. */
 /** How long a user's stored e-mails are taken as known without reading them again (another process may change them). */
 const SEEN_MS = 1000;
 const SEEN_MAX = 10_000;
 
+/** Users, their e-mail addresses and the admins table. */
 export class UsersRepo implements UserStore {
   /** Users seen in the last second, as stored: most requests of a busy user then read nothing here. */
   private readonly recent = new Map<string, { at: number; lastActivity: number; emails: string[] }>();

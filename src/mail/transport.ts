@@ -1,3 +1,4 @@
+import { spacedLine } from '../util/names';
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log';
 import type { OutgoingMessage } from '../db/mail-queue-repo';
@@ -20,8 +21,7 @@ export class DeliveryError extends Error {
 
 /** Strips what could end a header line or hide text; nodemailer encodes the rest. */
 export function headerSafe(text: string, max = 200): string {
-  // eslint-disable-next-line no-control-regex
-  const clean = text.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g, ' ').trim();
+  const clean = spacedLine(text).trim();
   return clean.length > max ? `${clean.slice(0, max - 1)}…` : clean;
 }
 

@@ -24,7 +24,6 @@ export interface BlockHasher {
   release(block: Buffer): void;
   digest(id: number): Promise<Digest>;
   forget(id: number): void;
-  close(): Promise<void>;
 }
 
 /** Hashes on the calling thread: for tests and for when no worker thread can be started. */
@@ -53,8 +52,6 @@ export class InlineHasher implements BlockHasher {
   forget(id: number): void {
     this.states.delete(id);
   }
-
-  async close(): Promise<void> {}
 
   private stateOf(id: number) {
     let s = this.states.get(id);
@@ -111,7 +108,4 @@ export class WorkerHasher implements BlockHasher {
   forget(id: number): void {
     if (this.live.delete(id)) this.thread.post({ op: 'forget', id });
   }
-
-  /** The thread belongs to whoever created it (it also checks signatures): it is closed there. */
-  async close(): Promise<void> {}
 }

@@ -50,13 +50,13 @@ export class FsFileStore implements FileStore {
 
   private readonly digests: RunningDigests;
 
-  /** `makeHasher`: where uploads are hashed (the server passes its hashing thread); called at the first upload. */
+  /** `hasher`: where uploads are hashed (the server passes its hashing thread). */
   constructor(
     private readonly root: string,
-    makeHasher: () => BlockHasher = () => new InlineHasher(),
+    hasher: BlockHasher = new InlineHasher(),
   ) {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
-    this.digests = new RunningDigests((key) => path.join(this.root, key), makeHasher);
+    this.digests = new RunningDigests((key) => path.join(this.root, key), hasher);
   }
 
   pathOf(transferId: number, uid: string): string {
@@ -157,7 +157,6 @@ export class FsFileStore implements FileStore {
   /** Closes every cached descriptor (shutdown, tests). */
   async close(): Promise<void> {
     for (const key of [...this.open.keys()]) await this.evict(key);
-    await this.digests.close();
   }
 
   private keyOf(transferId: number, uid: string): string {

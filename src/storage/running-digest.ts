@@ -30,18 +30,12 @@ interface State {
 export class RunningDigests {
   private readonly states = new Map<string, State>();
   private nextId = 1;
-  private started: BlockHasher | null = null;
 
-  /** `makeHasher` runs at the first upload, so commands that never hash (purge, user add) start no thread. */
+  /** `hasher`: where blocks are hashed (the server passes its hashing thread, which starts at first use). */
   constructor(
     private readonly pathOf: (key: string) => string,
-    private readonly makeHasher: () => BlockHasher = () => new InlineHasher(),
+    private readonly hasher: BlockHasher = new InlineHasher(),
   ) {}
-
-  private get hasher(): BlockHasher {
-    this.started ??= this.makeHasher();
-    return this.started;
-  }
 
   /** A write is about to land at `offset`: if that part was already hashed, the state is no longer valid. */
   written(key: string, offset: number): void {
@@ -71,7 +65,6 @@ export class RunningDigests {
     }
     // The background pass failed or was overtaken (or the hashing thread is gone): one plain pass on this
     // thread, whose error reaches the caller.
-    this.hasher.forget(s.id);
     const inline = new InlineHasher();
     this.reset(s);
     await this.hashUpTo(key, s, inline);
@@ -86,11 +79,6 @@ export class RunningDigests {
 
   forgetTransfer(transferId: number): void {
     for (const key of [...this.states.keys()]) if (key.startsWith(`${transferId}/`)) this.forget(key);
-  }
-
-  async close(): Promise<void> {
-    await this.started?.close();
-    this.started = null;
   }
 
   private stateOf(key: string): State {

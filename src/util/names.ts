@@ -10,9 +10,17 @@ const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u206
 // eslint-disable-next-line no-control-regex
 const HIDDEN_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
+// eslint-disable-next-line no-control-regex
+const HIDDEN_RUNS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
+
 /** One line of text as it may be shown: a file name or a subject. */
 export function visibleName(text: string): string {
   return text.replace(HIDDEN, '');
+}
+
+/** The same characters, each run of them turned into one space (a mail header, where words must stay apart). */
+export function spacedLine(text: string): string {
+  return text.replace(HIDDEN_RUNS, ' ');
 }
 
 /** Text that keeps its line breaks and tabs (a message), without anything that could disguise it. */

@@ -17,9 +17,8 @@ const thread = new HashThread();
 for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker thread', () => new WorkerHasher(thread)]] as [string, () => BlockHasher][]) {
   const test = suite(`running digest, ${kind}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
-  const digests = new RunningDigests((key) => path.join(dir, key), make);
-  test.after(async () => {
-    await digests.close();
+  const digests = new RunningDigests((key) => path.join(dir, key), make());
+  test.after(() => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
@@ -78,7 +77,7 @@ for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker threa
   test('an idle thread stops, never while a file is half hashed, and starts again for the next upload', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
     const idle = new HashThread(50);
-    const digests = new RunningDigests((key) => path.join(dir, key), () => new WorkerHasher(idle));
+    const digests = new RunningDigests((key) => path.join(dir, key), new WorkerHasher(idle));
     const wait = (ms: number) => new Promise((r) => setTimeout(r, ms));
     const a = patternBytes('idle-a', 3 * MiB + 1);
     fs.writeFileSync(path.join(dir, 'a'), a);
@@ -104,7 +103,7 @@ for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker threa
   test('when the hashing thread dies mid-file, completion still gets the right digest (hashed again here)', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
     const dying = new HashThread();
-    const digests = new RunningDigests((key) => path.join(dir, key), () => new WorkerHasher(dying));
+    const digests = new RunningDigests((key) => path.join(dir, key), new WorkerHasher(dying));
     const data = patternBytes('dies', 4 * MiB + 7);
     fs.writeFileSync(path.join(dir, 'dies'), data);
     digests.advance('dies', 2 * MiB);

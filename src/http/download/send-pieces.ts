@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { PositionalReader } from '../../domain/downloads';
-import { ArchiveEntry, ArchiveLayout, segmentLength } from '../../archive/layout';
+import { ArchiveEntry, ArchiveLayout, slicesOf } from '../../archive/layout';
 
 const MiB = 1024 * 1024;
 
@@ -49,17 +49,7 @@ export async function sendPieces(res: ServerResponse, pieces: Piece[]): Promise<
 
 /** The pieces of bytes [start, end] (inclusive) of an archive: its header bytes and the ranges of its files. */
 export function archivePieces(layout: ArchiveLayout, start: number, end: number, open: (entry: ArchiveEntry) => Promise<PositionalReader>): Piece[] {
-  const out: Piece[] = [];
-  let pos = 0;
-  for (const seg of layout.segments) {
-    const len = segmentLength(seg);
-    const segStart = pos;
-    pos += len;
-    if (len === 0 || segStart + len - 1 < start || segStart > end) continue;
-    const from = Math.max(start, segStart) - segStart;
-    const to = Math.min(end, segStart + len - 1) - segStart;
-    if (seg.kind === 'bytes') out.push({ kind: 'bytes', data: seg.data.subarray(from, to + 1) });
-    else out.push({ kind: 'file', open: () => open(seg.entry), start: from, end: to });
-  }
-  return out;
+  return [...slicesOf(layout, start, end)].map(({ seg, from, to }): Piece =>
+    seg.kind === 'bytes' ? { kind: 'bytes', data: seg.data.subarray(from, to + 1) } : { kind: 'file', open: () => open(seg.entry), start: from, end: to },
+  );
 }
