@@ -18,7 +18,7 @@ import { TransfersRepo } from './db/transfers-repo';
 import { AuditRepo } from './db/audit-repo';
 import { DownloadsRepo } from './db/downloads-repo';
 import { FsFileStore } from './storage/fs-store';
-import { WorkerHasher } from './storage/block-hasher';
+import { WorkerHasher } from './storage/file-hasher';
 import { HashThread } from './util/hash-thread';
 import { BodyPool } from './util/body-pool';
 import { threadedSignatureCheck } from './auth/signature';

@@ -6,7 +6,7 @@ import type { FileStore } from './file-store';
 import type { PositionalReader } from '../domain/downloads';
 import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
-import { BlockHasher, InlineHasher } from './block-hasher';
+import { FileHasher, InlineHasher } from './file-hasher';
 
 const MiB = 1024 * 1024;
 const UID = /^[0-9a-f]{32}$/;
@@ -53,7 +53,7 @@ export class FsFileStore implements FileStore {
   /** `hasher`: where uploads are hashed (the server passes its hashing thread). */
   constructor(
     private readonly root: string,
-    hasher: BlockHasher = new InlineHasher(),
+    hasher: FileHasher = new InlineHasher(),
   ) {
     fs.mkdirSync(root, { recursive: true, mode: 0o700 });
     this.digests = new RunningDigests((key) => path.join(this.root, key), hasher);

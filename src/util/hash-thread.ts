@@ -4,13 +4,64 @@ import { Worker } from 'node:worker_threads';
 const SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const crypto = require('node:crypto');
+const fs = require('node:fs');
 const zlib = require('node:zlib');
-const states = new Map();
-const stateOf = (id) => {
-  let s = states.get(id);
-  if (!s) states.set(id, (s = { hash: crypto.createHash('sha256'), crc: 0 }));
-  return s;
-};
+// Digests may lag behind the upload and catch up (completion waits for them): receiving, writing and answering
+// requests go first when the cores are busy.
+try { require('node:os').setPriority(10); } catch {}
+
+// Files are read here with blocking reads of BLOCK bytes, one block per turn and file by file, so that HMAC
+// requests and new work are taken between blocks.
+const BLOCK = 256 * 1024;
+let block = null;
+const files = new Map();
+let pumping = false;
+
+function reply(req, value, error) {
+  parentPort.postMessage(error === undefined ? { op: 'reply', req, value } : { op: 'reply', req, error });
+}
+function settle(id, s) {
+  if (s.fd !== null) {
+    try { fs.closeSync(s.fd); } catch {}
+    s.fd = null;
+  }
+  for (const req of s.waiting.splice(0)) {
+    files.delete(id);
+    if (s.error) reply(req, undefined, s.error);
+    else reply(req, { crc32: s.crc >>> 0, sha256: s.hash.digest('hex') });
+  }
+}
+function step(id, s) {
+  try {
+    if (s.fd === null) s.fd = fs.openSync(s.file, 'r');
+    block ??= Buffer.allocUnsafeSlow(BLOCK);
+    const n = fs.readSync(s.fd, block, 0, Math.min(BLOCK, s.target - s.pos), s.pos);
+    if (n === 0) throw new Error('file shorter than its received bytes');
+    const data = block.subarray(0, n);
+    s.hash.update(data);
+    s.crc = zlib.crc32(data, s.crc);
+    s.pos += n;
+  } catch (e) {
+    s.error = String((e && e.message) || e);
+  }
+  if (s.error || s.pos >= s.target) settle(id, s);
+}
+function pump() {
+  pumping = false;
+  let more = false;
+  for (const [id, s] of [...files]) {
+    if (s.error || s.pos >= s.target) continue;
+    step(id, s);
+    if (!s.error && s.pos < s.target) more = true;
+  }
+  if (more) {
+    pumping = true;
+    setImmediate(pump);
+  } else {
+    block = null; // 4 MiB an idle thread need not keep
+  }
+}
+
 const AMP = Buffer.from('&');
 function hmacMatches({ secrets, heads, body: buf, length, given }) {
   const body = new Uint8Array(buf, 0, length);
@@ -26,32 +77,36 @@ function hmacMatches({ secrets, heads, body: buf, length, given }) {
 }
 parentPort.on('message', (m) => {
   try {
-    if (m.op === 'update') {
-      const s = stateOf(m.id);
-      const block = new Uint8Array(m.buf, 0, m.length);
-      s.hash.update(block);
-      s.crc = zlib.crc32(block, s.crc);
-      parentPort.postMessage({ op: 'free', buf: m.buf }, [m.buf]);
+    if (m.op === 'hash') {
+      let s = files.get(m.id);
+      if (!s) files.set(m.id, (s = { file: m.file, fd: null, pos: 0, target: 0, hash: crypto.createHash('sha256'), crc: 0, error: null, waiting: [] }));
+      s.target = Math.max(s.target, m.upTo);
+      if (!pumping) {
+        pumping = true;
+        setImmediate(pump);
+      }
     } else if (m.op === 'digest') {
-      const s = stateOf(m.id);
-      states.delete(m.id);
-      parentPort.postMessage({ op: 'reply', req: m.req, value: { crc32: s.crc >>> 0, sha256: s.hash.digest('hex') } });
+      const s = files.get(m.id);
+      if (!s) return reply(m.req, undefined, 'no hash state');
+      s.waiting.push(m.req);
+      if (s.error || s.pos >= s.target) settle(m.id, s);
     } else if (m.op === 'forget') {
-      states.delete(m.id);
+      const s = files.get(m.id);
+      files.delete(m.id);
+      if (s) settle(m.id, s);
     } else if (m.op === 'hmac') {
       // The body goes back to its owner, who writes it to disk next.
       parentPort.postMessage({ op: 'reply', req: m.req, value: { match: hmacMatches(m), body: m.body } }, [m.body]);
     }
   } catch (e) {
-    if (m.req) parentPort.postMessage({ op: 'reply', req: m.req, error: String(e && e.message) });
+    if (m.req) reply(m.req, undefined, String(e && e.message));
   }
 });
 `;
 
 interface Reply {
-  op: 'free' | 'reply';
-  buf?: ArrayBuffer;
-  req?: number;
+  op: 'reply';
+  req: number;
   value?: unknown;
   error?: string;
 }
@@ -68,13 +123,9 @@ export class HashThread {
   private idleTimer: NodeJS.Timeout | null = null;
   private dead: Error | null = null;
   private nextReq = 1;
-  /** Answers and blocks still due from the thread: while any are, it keeps the process alive. */
+  /** Answers still due from the thread: while any are, it keeps the process alive. */
   private due = 0;
   private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  /** Receives the blocks the thread has finished with (moved back, not copied). */
-  onFree: (buf: ArrayBuffer) => void = () => {};
-  /** Told when the thread stops, so whoever waits on it stops waiting. */
-  onFail: () => void = () => {};
   /** True while the thread holds state between messages (hashes of files in progress): it is not stopped then. */
   holdsState: () => boolean = () => false;
 
@@ -90,12 +141,11 @@ export class HashThread {
     return this.worker !== null;
   }
 
-  /** Sends without waiting; `transfer` lists buffers moved to the thread. False when the thread is gone. */
-  post(msg: Record<string, unknown>, transfer: ArrayBuffer[] = []): boolean {
+  /** Sends without waiting for an answer. False when the thread is gone. */
+  post(msg: Record<string, unknown>): boolean {
     const w = this.started();
     if (!w) return false;
-    if (transfer.length) this.owe(1);
-    w.postMessage(msg, transfer);
+    w.postMessage(msg);
     return true;
   }
 
@@ -163,9 +213,8 @@ export class HashThread {
 
   private receive(m: Reply): void {
     this.owe(-1);
-    if (m.op === 'free') return this.onFree(m.buf!);
-    const c = this.calls.get(m.req!);
-    this.calls.delete(m.req!);
+    const c = this.calls.get(m.req);
+    this.calls.delete(m.req);
     if (m.error !== undefined) c?.reject(new Error(m.error));
     else c?.resolve(m.value);
   }
@@ -176,6 +225,5 @@ export class HashThread {
     this.calls.clear();
     this.due = 0;
     this.worker?.unref();
-    this.onFail();
   }
 }

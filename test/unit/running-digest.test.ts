@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { RunningDigests } from '../../src/storage/running-digest';
-import { BlockHasher, InlineHasher, WorkerHasher } from '../../src/storage/block-hasher';
+import { FileHasher, InlineHasher, WorkerHasher } from '../../src/storage/file-hasher';
 import { HashThread } from '../../src/util/hash-thread';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 
@@ -14,7 +14,7 @@ const MiB = 1024 * 1024;
 
 // The same behaviour whether blocks are hashed on the calling thread or on the hashing thread the server uses.
 const thread = new HashThread();
-for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker thread', () => new WorkerHasher(thread)]] as [string, () => BlockHasher][]) {
+for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker thread', () => new WorkerHasher(thread)]] as [string, () => FileHasher][]) {
   const test = suite(`running digest, ${kind}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
   const digests = new RunningDigests((key) => path.join(dir, key), make());
@@ -61,7 +61,7 @@ for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker threa
     assert.is(err.code, 'ENOENT');
   });
 
-  test('many files at once (more than the blocks in flight) each get their own digest', async () => {
+  test('many files at once each get their own digest', async () => {
     const files = Array.from({ length: 12 }, (_, i) => patternBytes(`many${i}`, 3 * MiB + i * 4097));
     files.forEach((d, i) => fs.writeFileSync(path.join(dir, `many${i}`), d));
     files.forEach((d, i) => digests.advance(`many${i}`, d.length - 1000));
