@@ -1,7 +1,6 @@
 // Clients for each server: the spec's upload procedure (plain or signed), the bare PUT loop, the tus PATCH loop.
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import { call, MiB, pool, readChunk } from './lib.mjs';
+import { call, MiB, openSource, pool } from './lib.mjs';
 
 export const CHUNK = 5 * MiB;
 export const USER = { 'X-Remote-User': 'bench', 'X-Remote-Email': 'bench@example.org' };
@@ -31,17 +30,17 @@ export async function createTransfer(url, sizes, sign = null) {
 /** Steps 2–4 of the spec's procedure for one file of a Transfer, `inFlight` chunks at a time. */
 export async function uploadFile(url, transfer, index, source, inFlight, sign = null) {
   const f = transfer.files[index];
-  const fd = fs.openSync(source, 'r');
+  const src = await openSource(source, CHUNK);
   const chunks = Math.ceil(f.size / CHUNK);
-  await pool(chunks, inFlight, async (i) => {
-    const size = Math.min(CHUNK, f.size - i * CHUNK);
-    const body = readChunk(fd, i * CHUNK, size);
-    const p = `/file/${f.id}/chunk/${i * CHUNK}`;
-    const target = sign ? signedUrl(url, 'PUT', p, sign, body) : url + p;
-    const r = await call(target, 'PUT', { 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(f.size), 'X-Service-Chunk-Size': String(size), ...(sign ? {} : USER) }, body);
-    if (r.status !== 200) throw new Error(`chunk ${i}: ${r.status} ${r.body}`);
-  });
-  fs.closeSync(fd);
+  await pool(chunks, inFlight, (i) =>
+    src.use(i * CHUNK, Math.min(CHUNK, f.size - i * CHUNK), async (body) => {
+      const p = `/file/${f.id}/chunk/${i * CHUNK}`;
+      const target = sign ? signedUrl(url, 'PUT', p, sign, body) : url + p;
+      const r = await call(target, 'PUT', { 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(f.size), 'X-Service-Chunk-Size': String(body.length), ...(sign ? {} : USER) }, body);
+      if (r.status !== 200) throw new Error(`chunk ${i}: ${r.status} ${r.body}`);
+    }),
+  );
+  await src.close();
   const doneBody = Buffer.from('{"complete":true}');
   const done = await call(sign ? signedUrl(url, 'PUT', `/file/${f.id}`, sign, doneBody) : `${url}/file/${f.id}`, 'PUT', { 'content-type': 'application/json', ...(sign ? {} : USER) }, doneBody);
   if (done.status !== 200) throw new Error(`complete file: ${done.status} ${done.body}`);
@@ -57,17 +56,19 @@ export async function completeTransfer(url, transfer, sign = null) {
 
 /** The bare baseline: the same chunk PUTs, no procedure around them. */
 export async function uploadBare(url, id, source, size, inFlight) {
-  const fd = fs.openSync(source, 'r');
-  await pool(Math.ceil(size / CHUNK), inFlight, async (i) => {
-    const r = await call(`${url}/file/${id}/chunk/${i * CHUNK}`, 'PUT', {}, readChunk(fd, i * CHUNK, Math.min(CHUNK, size - i * CHUNK)));
-    if (r.status !== 200) throw new Error(`bare chunk ${i}: ${r.status}`);
-  });
-  fs.closeSync(fd);
+  const src = await openSource(source, CHUNK);
+  await pool(Math.ceil(size / CHUNK), inFlight, (i) =>
+    src.use(i * CHUNK, Math.min(CHUNK, size - i * CHUNK), async (body) => {
+      const r = await call(`${url}/file/${id}/chunk/${i * CHUNK}`, 'PUT', {}, body);
+      if (r.status !== 200) throw new Error(`bare chunk ${i}: ${r.status}`);
+    }),
+  );
+  await src.close();
 }
 
 /** tus: one upload is a sequence of PATCHes, so "in flight" means that many uploads of a share of the data. */
 export async function uploadTus(url, source, size, inFlight) {
-  const fd = fs.openSync(source, 'r');
+  const src = await openSource(source, CHUNK);
   const share = Math.ceil(size / inFlight);
   await pool(inFlight, inFlight, async (u) => {
     const start = u * share;
@@ -76,10 +77,11 @@ export async function uploadTus(url, source, size, inFlight) {
     if (created.status !== 201) throw new Error(`tus create: ${created.status}`);
     const loc = new URL(created.headers.location, url).toString();
     for (let off = 0; off < len; off += CHUNK) {
-      const body = readChunk(fd, start + off, Math.min(CHUNK, len - off));
-      const r = await call(loc, 'PATCH', { 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(off), 'Content-Type': 'application/offset+octet-stream' }, body);
-      if (r.status !== 204) throw new Error(`tus patch: ${r.status} ${r.body}`);
+      await src.use(start + off, Math.min(CHUNK, len - off), async (body) => {
+        const r = await call(loc, 'PATCH', { 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(off), 'Content-Type': 'application/offset+octet-stream' }, body);
+        if (r.status !== 204) throw new Error(`tus patch: ${r.status} ${r.body}`);
+      });
     }
   });
-  fs.closeSync(fd);
+  await src.close();
 }
