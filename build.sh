@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds dist/ferry: esbuild bundle → Node SEA blob (with the SQLite addon and web assets) → injected copy of
+# Builds dist/ferry: esbuild bundles → Node SEA blob (with the SQLite addon and web assets) → injected copy of
 # node. Idempotent; when the bundle, the assets and node are unchanged, the slow blob + inject steps are
 # skipped. Intermediate files live in .build/.
 set -euo pipefail
@@ -25,17 +25,22 @@ fi
 # Web assets first, so they can be embedded (any file under .build/web-assets/ becomes asset web/<name>).
 if [ -f scripts/build-web.mjs ]; then "$NODE" scripts/build-web.mjs; fi
 
-# The bundle. better-sqlite3 stays in it, but inside the binary it is always given the addon object through
-# its nativeBinding option (src/db/native-addon.ts), so its own `bindings` lookup never runs there. Optional
-# native helpers that libraries try to require would throw inside the SEA (require reaches only built-ins):
-# they get a stub.
-node_modules/.bin/esbuild src/main.ts --bundle --platform=node --target=node20 --format=cjs \
-  --outfile="$B/ferry.cjs" --define:__FERRY_VERSION__="\"$VERSION\"" \
-  --alias:supports-color=./scripts/build/stub.cjs --alias:bufferutil=./scripts/build/stub.cjs \
-  --alias:utf-8-validate=./scripts/build/stub.cjs \
-  --minify-syntax --minify-whitespace --legal-comments=none --log-level=warning
+# The application bundle. better-sqlite3 stays in it, but inside the binary it is always given the addon object
+# through its nativeBinding option (src/db/native-addon.ts), so its own `bindings` lookup never runs there.
+# Optional native helpers that libraries try to require would throw inside the SEA (require reaches only
+# built-ins): they get a stub. It travels as an asset; the executable's entry is the small launcher
+# (src/launcher.ts says why).
+bundle() {
+  node_modules/.bin/esbuild "$1" --bundle --platform=node --target=node20 --format=cjs \
+    --outfile="$2" --define:__FERRY_VERSION__="\"$VERSION\"" \
+    --alias:supports-color=./scripts/build/stub.cjs --alias:bufferutil=./scripts/build/stub.cjs \
+    --alias:utf-8-validate=./scripts/build/stub.cjs \
+    --minify-syntax --minify-whitespace --legal-comments=none --log-level=warning
+}
+bundle src/main.ts "$B/ferry.cjs"
+bundle src/launcher.ts "$B/launcher.cjs"
 
-STAMP=$("$NODE" scripts/build/sea-config.mjs "$B/sea-config.json" "$B/ferry.cjs" "$B/sea-prep.blob" "$ADDON" "$B/web-assets")
+STAMP=$("$NODE" scripts/build/sea-config.mjs "$B/sea-config.json" "$B/launcher.cjs" "$B/ferry.cjs" "$B/sea-prep.blob" "$ADDON" "$B/web-assets")
 if [ -x dist/ferry ] && [ "$(cat "$B/ferry.stamp" 2>/dev/null)" = "$STAMP $(stat -c '%s %Y %i' dist/ferry)" ]; then
   echo "dist/ferry is up to date ($(du -h dist/ferry | cut -f1), version $VERSION, $(( ($(date +%s%N) - started) / 1000000 )) ms)"
   exit 0

@@ -3,19 +3,20 @@
 // dist/ferry (the bundle, every asset, the config, the node binary, build.sh itself). The SEA blob is not
 // byte-for-byte reproducible (its code cache differs run to run), so build.sh compares this fingerprint
 // instead to skip the slow blob + inject steps when nothing changed.
-// Usage: node scripts/build/sea-config.mjs <config-out> <bundle> <blob-out> <sqlite-addon> <web-assets-dir>
+// Usage: node scripts/build/sea-config.mjs <config-out> <launcher> <app-bundle> <blob-out> <sqlite-addon> <web-assets-dir>
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-const [cfgPath, main, output, addon, webDir] = process.argv.slice(2);
-const assets = { 'better_sqlite3.node': addon };
+const [cfgPath, main, app, output, addon, webDir] = process.argv.slice(2);
+// The launcher (src/launcher.ts) compiles the application from its asset; neither needs V8's code cache.
+const assets = { 'ferry.cjs': app, 'better_sqlite3.node': addon };
 if (fs.existsSync(webDir)) {
   const walk = (d) =>
     fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
   for (const f of walk(webDir).sort()) assets[`web/${path.relative(webDir, f).split(path.sep).join('/')}`] = f;
 }
-const config = { main, output, disableExperimentalSEAWarning: true, useCodeCache: true, useSnapshot: false, assets };
+const config = { main, output, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, assets };
 const text = JSON.stringify(config, null, 2) + '\n';
 if (!fs.existsSync(cfgPath) || fs.readFileSync(cfgPath, 'utf8') !== text) fs.writeFileSync(cfgPath, text);
 
