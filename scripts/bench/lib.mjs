@@ -182,6 +182,55 @@ export async function openSource(file, capacity) {
   };
 }
 
+/** True when Debian's wrk is installed (the latency row's load generator). */
+export function haveWrk() {
+  return spawnSync('wrk', ['--version']).error === undefined;
+}
+
+/**
+ * GET requests over `connections` keep-alive connections for `seconds`, paths taken in turn, by wrk (one thread):
+ * a client in C that costs the two shared cores a fraction of what node:http's client does (70–80% of a core at
+ * 4,000 requests/s), so the latency is the server's, not the scheduler's. Latencies in milliseconds.
+ */
+export async function wrkLatency(url, paths, headers, connections, seconds) {
+  const dir = tempDir('ferry-wrk-');
+  const script = path.join(dir, 'paths.lua');
+  const lua = (v) => JSON.stringify(v); // a JSON string is a valid Lua string literal for these ASCII values
+  fs.writeFileSync(
+    script,
+    `${Object.entries(headers).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`).join('\n')}
+local paths = { ${paths.map(lua).join(', ')} }
+local i = 0
+request = function()
+  i = i + 1
+  return wrk.format("GET", paths[(i % #paths) + 1])
+end
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("latency p50=%d p99=%d max=%d requests=%d failed=%d\\n", latency:percentile(50), latency:percentile(99),
+    latency.max, summary.requests, e.connect + e.read + e.write + e.status + e.timeout))
+end
+`,
+  );
+  try {
+    const out = await new Promise((resolve, reject) => {
+      const p = spawn('wrk', ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '-s', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let text = '';
+      p.stdout.on('data', (d) => (text += d));
+      p.stderr.on('data', (d) => (text += d));
+      p.once('error', reject);
+      p.once('exit', (code) => (code === 0 ? resolve(text) : reject(new Error(`wrk exited ${code}: ${text}`))));
+    });
+    const m = /latency p50=(\d+) p99=(\d+) max=(\d+) requests=(\d+) failed=(\d+)/.exec(out);
+    if (!m) throw new Error(`wrk printed no figures: ${out}`);
+    const [p50, p99, max, requests, failed] = m.slice(1).map(Number);
+    if (failed > 0 || requests === 0) throw new Error(`wrk: ${failed} of ${requests} requests failed`);
+    return { p50: p50 / 1000, p99: p99 / 1000, max: max / 1000, requests };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];
