@@ -1,6 +1,6 @@
 // Baseline: a bare node:http server, no framework. PUT /file/<id>/chunk/<offset> writes the body at its offset
 // into a file opened once (positional writes); GET /file/<id> streams a file with 1 MiB reads;
-// GET /concat?ids=a,b streams several files one after the other.
+// GET /concat?ids=a,b streams several files one after the other; DELETE /file/<id> removes one.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -26,6 +26,13 @@ const server = http.createServer(async (req, res) => {
     return;
   }
   const get = /^\/file\/(\w+)$/.exec(url.pathname);
+  if (req.method === 'DELETE' && get) {
+    if (fds.has(get[1])) fs.closeSync(fds.get(get[1]));
+    fds.delete(get[1]);
+    fs.rmSync(path.join(dir, get[1]), { force: true });
+    res.end('{}');
+    return;
+  }
   if (req.method === 'GET' && get) {
     const file = path.join(dir, get[1]);
     res.writeHead(200, { 'content-length': fs.statSync(file).size });

@@ -54,6 +54,12 @@ export async function completeTransfer(url, transfer, sign = null) {
   return JSON.parse(r.body);
 }
 
+/** DELETE /transfer/{id}: closes it and deletes its files (the benchmark's disk space). */
+export async function deleteTransfer(url, transfer) {
+  const r = await call(`${url}/transfer/${transfer.id}`, 'DELETE', USER);
+  if (r.status !== 200) throw new Error(`DELETE /transfer: ${r.status} ${r.body}`);
+}
+
 /** The bare baseline: the same chunk PUTs, no procedure around them. */
 export async function uploadBare(url, id, source, size, inFlight) {
   const src = await openSource(source, CHUNK);

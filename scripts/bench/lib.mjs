@@ -104,14 +104,32 @@ export function peakRssMiB(pid) {
   return Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 }
 
-/** Runs fn while measuring the server process: wall seconds, CPU %, peak RSS. */
-export async function measure(pid, fn) {
-  // Dirty pages of the previous row (the baselines never flush theirs) would otherwise be written back by the
-  // kernel during this one, on the same two cores: every row starts with a clean page cache.
+/**
+ * Writes dirty pages back and, where allowed (root), empties the page cache: every upload row then starts from
+ * the same state. Without it the kernel's cost of taking pages for new data swung the bare server's upload
+ * from 230 to 440 MB/s between identical runs (this machine also pages out cold cache within seconds).
+ */
+export function freshPageCache() {
   spawnSync('sync');
-  // While sync blocked this process, the servers may have closed idle keep-alive sockets: let their close
+  try {
+    fs.writeFileSync('/proc/sys/vm/drop_caches', '3');
+  } catch {
+    /* not root: dirty pages are written back at least */
+  }
+}
+
+/**
+ * Runs fn while measuring the server process: wall seconds, CPU %, peak RSS. `fresh`: start from an empty page
+ * cache (uploads); otherwise only dirty pages are written back first.
+ */
+export async function measure(pid, fn, { fresh = false } = {}) {
+  // Dirty pages of the previous row (the baselines never flush theirs) would otherwise be written back by the
+  // kernel during this one, on the same two cores.
+  if (fresh) freshPageCache();
+  else spawnSync('sync');
+  // While this process was blocked, the servers may have closed idle keep-alive sockets: let their close
   // events arrive before a request picks one of them (else: write EPIPE).
-  await new Promise((r) => setTimeout(r, 100));
+  await new Promise((r) => setTimeout(r, 300));
   resetPeak(pid);
   const cpu0 = cpuSeconds(pid);
   const t0 = process.hrtime.bigint();

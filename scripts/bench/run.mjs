@@ -7,12 +7,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, pool, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
-import { CHUNK, USER, completeTransfer, createTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
+import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
 
 const quick = process.argv.includes('--quick');
 const S = quick
-  ? { upload: 128 * MiB, part: 32 * MiB, many: 16, manySize: 8 * MiB, transfers: 5000, requests: 2000, seconds: 2, starts: 10 }
-  : { upload: 2048 * MiB, part: 512 * MiB, many: 64, manySize: 64 * MiB, transfers: 100_000, requests: 20_000, seconds: 5, starts: 20 };
+  ? { upload: 128 * MiB, part: 32 * MiB, many: 16, manySize: 8 * MiB, transfers: 5000, requests: 2000, seconds: 2, starts: 10, reps: 1 }
+  : { upload: 2048 * MiB, part: 512 * MiB, many: 64, manySize: 64 * MiB, transfers: 100_000, requests: 20_000, seconds: 5, starts: 20, reps: 3 };
 if (!fs.existsSync(BINARY)) {
   console.error('dist/ferry is missing: run ./build.sh first');
   process.exit(2);
@@ -23,8 +23,11 @@ if (!fs.existsSync(BINARY)) {
 const wrk = haveWrk();
 const rows = [];
 const mbps = (bytes, wall) => bytes / MiB / wall;
-function row(work, f, b, budget) {
-  rows.push({ work, f, b, budget });
+const medianRun = (xs) => [...xs].sort((a, b) => a.wall - b.wall)[Math.floor(xs.length / 2)];
+const emptyDir = (d) => fs.readdirSync(d).forEach((f) => fs.rmSync(path.join(d, f), { recursive: true, force: true }));
+/** `each`: the ratio of every repetition, shown beside the median's. */
+function row(work, f, b, budget, each = []) {
+  rows.push({ work, f, b, budget, each });
   console.error(`  done: ${work}`);
 }
 
@@ -42,31 +45,47 @@ fs.mkdirSync(tusDir);
 const tus = await startProcess(process.execPath, [path.join(ROOT, 'scripts/bench/tus-server.mjs'), tusDir]);
 const fp = ferry.proc.pid;
 try {
-  // 1–3: uploads through the spec's procedure, 5 MiB chunks, 4 in flight.
-  const t = await createTransfer(ferry.url, [S.upload]);
-  const up = await measure(fp, async () => {
-    await uploadFile(ferry.url, t, 0, source, 4);
-    return completeTransfer(ferry.url, t);
-  });
-  const bareUp = await measure(bare.proc.pid, () => uploadBare(bare.url, 'big', source, S.upload, 4));
-  row(`upload ${S.upload / MiB} MiB vs bare node:http`, up, bareUp, { min: 0.9, of: 'speed' });
-  const tusUp = await measure(tus.proc.pid, () => uploadTus(tus.url, source, S.upload, 4));
-  row(`upload ${S.upload / MiB} MiB vs @tus/server`, up, tusUp, { min: 1.6, of: 'speed' });
+  // 1–3: uploads through the spec's procedure, 5 MiB chunks, 4 in flight. Upload figures on a shared two-core
+  // machine move by a quarter from one run to the next, so each side runs S.reps times, the sides taking turns,
+  // and the row compares the median runs; older uploads are deleted as they go (disk space).
   const secret = JSON.parse(ferryCli(['remote-app', 'add', 'bench', '--json', '-c', ferry.config]).trim().split('\n').pop()).secret;
-  const ts = await createTransfer(ferry.url, [S.upload], secret);
-  const signed = await measure(fp, () => uploadFile(ferry.url, ts, 0, source, 4, secret));
-  row(`upload ${S.upload / MiB} MiB signed vs unsigned ferry`, signed, up, { min: 0.8, of: 'speed' });
+  const runs = { ferry: [], bare: [], tus: [], signed: [] };
+  let t;
+  for (let r = 0; r < S.reps; r++) {
+    if (t) await deleteTransfer(ferry.url, t);
+    t = await createTransfer(ferry.url, [S.upload]);
+    const plain = t;
+    const fresh = { fresh: true };
+    runs.ferry.push(await measure(fp, async () => {
+      await uploadFile(ferry.url, plain, 0, source, 4);
+      return completeTransfer(ferry.url, plain);
+    }, fresh));
+    if (r > 0) await call(`${bare.url}/file/big${r - 1}`, 'DELETE');
+    runs.bare.push(await measure(bare.proc.pid, () => uploadBare(bare.url, `big${r}`, source, S.upload, 4), fresh));
+    emptyDir(tusDir);
+    runs.tus.push(await measure(tus.proc.pid, () => uploadTus(tus.url, source, S.upload, 4), fresh));
+    const ts = await createTransfer(ferry.url, [S.upload], secret);
+    runs.signed.push(await measure(fp, () => uploadFile(ferry.url, ts, 0, source, 4, secret), fresh));
+    await deleteTransfer(ferry.url, ts);
+  }
+  const up = medianRun(runs.ferry);
+  const pairs = (a, b) => a.map((x, i) => b[i].wall / x.wall);
+  row(`upload ${S.upload / MiB} MiB vs bare node:http`, up, medianRun(runs.bare), { min: 0.9, of: 'speed' }, pairs(runs.ferry, runs.bare));
+  row(`upload ${S.upload / MiB} MiB vs @tus/server`, up, medianRun(runs.tus), { min: 1.6, of: 'speed' }, pairs(runs.ferry, runs.tus));
+  row(`upload ${S.upload / MiB} MiB signed vs unsigned ferry`, medianRun(runs.signed), up, { min: 0.8, of: 'speed' }, pairs(runs.signed, runs.ferry));
+  // The downloads below read the last uploads.
+  const bareBig = `${bare.url}/file/big${S.reps - 1}`;
 
   // 4: one file download.
-  const token = up.result.recipients[0].token;
+  const token = runs.ferry.at(-1).result.recipients[0].token;
   // Downloads are measured from the page cache (the budget's condition): the kernel may have dropped pages of
   // files written a few rows ago, so each side reads its file once before the measured run.
   // Right before its own run, since this machine pages out cold page cache within seconds.
   const fileUrl = `${ferry.url}/download?token=${token}&files_ids=${t.files[0].id}`;
   await drain(fileUrl);
   const dl = await measure(fp, () => drain(fileUrl));
-  await drain(`${bare.url}/file/big`);
-  const bareDl = await measure(bare.proc.pid, () => drain(`${bare.url}/file/big`));
+  await drain(bareBig);
+  const bareDl = await measure(bare.proc.pid, () => drain(bareBig));
   if (dl.result.bytes !== S.upload) throw new Error(`download: ${dl.result.bytes} bytes`);
   row(`download ${S.upload / MiB} MiB file vs bare`, dl, bareDl, { min: 0.9, of: 'speed' });
 
@@ -88,7 +107,7 @@ try {
 
   // 6: many uploads at once.
   const many = await Promise.all(Array.from({ length: S.many }, () => createTransfer(ferry.url, [S.manySize])));
-  const burst = await measure(fp, () => Promise.all(many.map((m) => uploadFile(ferry.url, m, 0, source, 1))));
+  const burst = await measure(fp, () => Promise.all(many.map((m) => uploadFile(ferry.url, m, 0, source, 1))), { fresh: true });
   row(`${S.many} uploads of ${S.manySize / MiB} MiB at once`, burst, null, { rss: 250, bytes: S.many * S.manySize });
 
   // 7: GET /transfer/{id} with many transfers in the database, 32 concurrent clients.
@@ -159,7 +178,7 @@ console.log(`\nferry benchmarks${quick ? ' (quick sizes)' : ''}, ${new Date().to
 console.log('| work | ferry | baseline | ratio | CPU % ferry / base | peak RSS MiB ferry / base | budget | ok |');
 console.log('|---|---|---|---|---|---|---|---|');
 let misses = 0;
-for (const { work, f, b, budget } of rows) {
+for (const { work, f, b, budget, each } of rows) {
   let ferryFig;
   let baseFig = '—';
   let ratio;
@@ -191,7 +210,8 @@ for (const { work, f, b, budget } of rows) {
     budgetText += `${budgetText ? ', ' : ''}RSS < ${budget.rss}`;
   }
   if (!ok) misses++;
-  console.log(`| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x` : '—'} | ${fmt(f.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${fmt(f.rss)} / ${b ? fmt(b.rss) : '—'} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`);
+  const runsText = each.length > 1 ? ` (runs ${each.map((x) => x.toFixed(2)).join(', ')})` : '';
+  console.log(`| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x${runsText}` : '—'} | ${fmt(f.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${fmt(f.rss)} / ${b ? fmt(b.rss) : '—'} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`);
 }
 console.log(`\n${rows.length - misses} of ${rows.length} rows within budget`);
 
