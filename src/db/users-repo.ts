@@ -21,11 +21,6 @@ const SEEN_MAX = 10_000;
 export class UsersRepo implements UserStore {
   /** Users seen in the last second, as stored: most requests of a busy user then read nothing here. */
   private readonly recent = new Map<string, { at: number; lastActivity: number; emails: string[] }>();
-  /**
-   * Admin flags read in the last second: a query on every request was 6% of GET /transfer's CPU. One added or
-   * removed by another process (`ferry admin`) counts from the next second.
-   */
-  private readonly adminSeen = new Map<string, { at: number; admin: boolean }>();
 
   constructor(private readonly db: Db) {}
 
@@ -114,22 +109,14 @@ export class UsersRepo implements UserStore {
   }
 
   isDbAdmin(id: string): boolean {
-    const wall = Date.now();
-    const hit = this.adminSeen.get(id);
-    if (hit && wall - hit.at < SEEN_MS) return hit.admin;
-    const admin = this.db.prepare('SELECT 1 FROM admins WHERE user_id = ?').get(id) !== undefined;
-    if (this.adminSeen.size >= SEEN_MAX) this.adminSeen.clear();
-    this.adminSeen.set(id, { at: wall, admin });
-    return admin;
+    return this.db.prepare('SELECT 1 FROM admins WHERE user_id = ?').get(id) !== undefined;
   }
 
   addAdmin(id: string, now: number): boolean {
-    this.adminSeen.delete(id);
     return this.db.prepare('INSERT OR IGNORE INTO admins (user_id, created) VALUES (?, ?)').run(id, now).changes > 0;
   }
 
   removeAdmin(id: string): boolean {
-    this.adminSeen.delete(id);
     return this.db.prepare('DELETE FROM admins WHERE user_id = ?').run(id).changes > 0;
   }
 
