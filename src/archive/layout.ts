@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import { fitBytes, visibleName } from '../util/names';
 
 /** A file to put in an archive. Size and CRC-32 are known in advance (stored when the upload completed). */
@@ -29,9 +28,6 @@ export function layoutOf(segments: Segment[]): ArchiveLayout {
   return { segments, length: segments.reduce((n, s) => n + segmentLength(s), 0) };
 }
 
-/** Opens [start, end] (inclusive) of an entry's bytes. */
-export type EntryOpener = (entry: ArchiveEntry, start: number, end: number) => Readable;
-
 /** A segment's part inside bytes [start, end] (inclusive) of the archive: [from, to] of the segment. */
 export interface SegmentSlice {
   seg: Segment;
@@ -50,29 +46,6 @@ export function* slicesOf(layout: ArchiveLayout, start: number, end: number): Ge
     if (len === 0 || segEnd < start || segStart > end) continue;
     yield { seg, from: Math.max(start, segStart) - segStart, to: Math.min(end, segEnd) - segStart };
   }
-}
-
-/**
- * Streams bytes [start, end] (inclusive) of the archive: header bytes from memory, file bodies from the opener,
- * one at a time, with back-pressure. Memory stays flat whatever the archive's size.
- */
-export function streamArchive(layout: ArchiveLayout, open: EntryOpener, start = 0, end = layout.length - 1): Readable {
-  async function* generate(): AsyncGenerator<Buffer> {
-    for (const { seg, from, to } of slicesOf(layout, start, end)) {
-      if (seg.kind === 'bytes') {
-        yield seg.data.subarray(from, to + 1);
-      } else {
-        let got = 0;
-        for await (const chunk of open(seg.entry, from, to)) {
-          got += (chunk as Buffer).length;
-          yield chunk as Buffer;
-        }
-        // A body shorter than recorded (file truncated or deleted meanwhile) must not pass for a whole archive.
-        if (got !== to - from + 1) throw new Error(`archive entry ${seg.entry.name}: expected ${to - from + 1} bytes, read ${got}`);
-      }
-    }
-  }
-  return Readable.from(generate(), { objectMode: false, highWaterMark: 1 });
 }
 
 /**

@@ -15,7 +15,6 @@ export interface DownloadStore {
   markReceived(recipientId: number, fileIds: number[], allFileIds: number[], now: number): boolean;
 }
 
-/** Reads stored file bytes [start, end] (inclusive); the FileStore implements it. */
 /** A stored file opened for reads at any position, into the caller's buffer. */
 export interface PositionalReader {
   /** Reads up to `length` bytes at `position` into the start of `buf`; 0 at the end of the file. */

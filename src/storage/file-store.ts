@@ -19,8 +19,6 @@ export interface FileStore {
    * Creates an empty file of `size` bytes when nothing was ever written (a 0-byte File).
    */
   finish(transferId: number, uid: string, size: number): Promise<void>;
-  /** Reads [start, end] (inclusive) with 1 MiB reads. */
-  read(transferId: number, uid: string, start: number, end: number): Readable;
   /** Opens the file for reads into the caller's buffers (downloads reuse theirs: no garbage per MiB). */
   openRead(transferId: number, uid: string): Promise<PositionalReader>;
   /**

@@ -8,7 +8,6 @@ import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
 
-const MiB = 1024 * 1024;
 const UID = /^[0-9a-f]{32}$/;
 /** An upload's descriptor stays open this long after its last chunk, for the next one. */
 const IDLE_MS = 10_000;
@@ -31,6 +30,15 @@ interface OpenFile {
   /** Bytes written since the last background flush started. */
   unflushed: number;
   flushing: boolean;
+}
+
+/** A file opened for reads at any position into the caller's buffers. */
+export async function openPositional(file: string): Promise<PositionalReader> {
+  const h = await fsp.open(file, 'r');
+  return {
+    read: async (buf, length, position) => (await h.read(buf, 0, length, position)).bytesRead,
+    close: () => h.close(),
+  };
 }
 
 async function closeHandle(entry: OpenFile): Promise<void> {
@@ -96,16 +104,8 @@ export class FsFileStore implements FileStore {
     }
   }
 
-  read(transferId: number, uid: string, start: number, end: number): Readable {
-    return fs.createReadStream(this.pathOf(transferId, uid), { start, end, highWaterMark: MiB });
-  }
-
   async openRead(transferId: number, uid: string): Promise<PositionalReader> {
-    const h = await fsp.open(this.pathOf(transferId, uid), 'r');
-    return {
-      read: async (buf, length, position) => (await h.read(buf, 0, length, position)).bytesRead,
-      close: () => h.close(),
-    };
+    return openPositional(this.pathOf(transferId, uid));
   }
 
   digestAhead(transferId: number, uid: string, upTo: number): void {

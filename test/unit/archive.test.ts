@@ -5,7 +5,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { spawnSync } from 'node:child_process';
-import { ArchiveEntry, ArchiveLayout, safeEntryNames, streamArchive } from '../../src/archive/layout';
+import { Writable } from 'node:stream';
+import { ArchiveEntry, ArchiveLayout, safeEntryNames } from '../../src/archive/layout';
+import { archivePieces, sendPieces } from '../../src/http/download/send-pieces';
+import { openPositional } from '../../src/storage/fs-store';
 import { zipLayout } from '../../src/archive/zip64';
 import { tarLayout } from '../../src/archive/tar';
 import { tempDir } from '../helpers/server';
@@ -19,11 +22,16 @@ function makeFile(name: string, bytes: Buffer): ArchiveEntry & { file: string } 
   return { name, size: bytes.length, crc32: crc32(bytes), mtime: 1_700_000_000, ref: file, file };
 }
 
-const open = (e: ArchiveEntry, start: number, end: number) => fs.createReadStream(e.ref as string, { start, end });
-
-async function write(layout: ArchiveLayout, out: string, start?: number, end?: number): Promise<Buffer> {
+/** Bytes [start, end] of the archive as a download sends them (copied as they are written: the sender reuses its buffers). */
+async function write(layout: ArchiveLayout, out: string, start = 0, end = layout.length - 1): Promise<Buffer> {
   const chunks: Buffer[] = [];
-  for await (const c of streamArchive(layout, open, start, end)) chunks.push(c as Buffer);
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      chunks.push(Buffer.from(chunk));
+      done();
+    },
+  });
+  await sendPieces(sink, archivePieces(layout, start, end, (e: ArchiveEntry) => openPositional(e.ref as string)));
   const all = Buffer.concat(chunks);
   if (out) fs.writeFileSync(out, all);
   return all;

@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import type { Writable } from 'node:stream';
 import type { PositionalReader } from '../../domain/downloads';
 import { ArchiveEntry, ArchiveLayout, slicesOf } from '../../archive/layout';
 
@@ -8,13 +8,13 @@ const MiB = 1024 * 1024;
 export type Piece = { kind: 'bytes'; data: Buffer } | { kind: 'file'; open: () => Promise<PositionalReader>; start: number; end: number };
 
 /**
- * Writes the pieces to the response through two 1 MiB buffers that are reused: each is read into again only
+ * Writes the pieces to the response (any writable) through two 1 MiB buffers that are reused: each is read into again only
  * once the socket has taken what was written from it. A file stream allocates a new buffer per MiB instead,
  * and after a busy spell the garbage collector answered that with a full collection every 30 MiB or so, which
  * cost downloads a third of their speed. Stops when the client goes away. A file shorter than its record
  * rejects (the caller then cuts the connection: never a truncated download that looks complete).
  */
-export async function sendPieces(res: ServerResponse, pieces: Piece[]): Promise<void> {
+export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> {
   let gone = false;
   const closed = new Promise<void>((resolve) => res.once('close', () => ((gone = true), resolve())));
   const written = (chunk: Buffer) =>
@@ -35,7 +35,7 @@ export async function sendPieces(res: ServerResponse, pieces: Piece[]): Promise<
         if (pending[i]) await pending[i];
         if (gone) return;
         const n = await reader.read(buffers[i], Math.min(MiB, piece.end - pos + 1), pos);
-        if (n === 0) throw new Error(`stored file shorter than recorded: ended at ${pos}`);
+        if (n === 0) throw new Error(`stored file shorter than recorded: expected ${piece.end - piece.start + 1} bytes, read ${pos - piece.start}`);
         pending[i] = written(buffers[i].subarray(0, n));
         pos += n;
       }
