@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import { startBinary, BinaryServer } from '../helpers/binary';
 import { freePort, request } from '../helpers/server';
 import { startTestSink, addressOf } from '../helpers/mail';
-import { alice, bytes, createTransfer, download, fileOnDisk, openChecked, rng, sha256, sleep, SP, uploadWhole } from './faults-fixture';
+import { alice, createTransfer, download, fileOnDisk, openChecked, rng, sleep, SP, uploadWhole } from './faults-fixture';
+import { patternBytes, sha256 } from '../helpers/upload-client';
 
 const CHUNK = 1024 * 1024;
 const FILES = 4;
@@ -38,7 +39,7 @@ test(`SIGKILL while files and the Transfer are completed, ${ATTEMPTS} attempts: 
   try {
     // One undisturbed run says how long a completion takes; the kills are spread over that time.
     const upload = async (n: number): Promise<Attempt> => {
-      const datas = Array.from({ length: FILES }, (_, i) => bytes(`${n}/${i}`, FILE_SIZE - i * 1000));
+      const datas = Array.from({ length: FILES }, (_, i) => patternBytes(`${n}/${i}`, FILE_SIZE - i * 1000));
       const recipients = Array.from({ length: RECIPIENTS }, (_, i) => addressOfRecipient(n, i));
       const transfer = await createTransfer(s.url, datas.map((d, i) => ({ name: `f${i}`, size: d.length })), recipients);
       for (const [i, d] of datas.entries()) await uploadWhole(s.url, transfer.files[i].id, d, CHUNK);

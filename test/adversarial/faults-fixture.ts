@@ -1,5 +1,4 @@
 import Database from 'better-sqlite3';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import * as assert from 'uvu/assert';
@@ -31,18 +30,8 @@ export function openChecked(dir: string): Database.Database {
   return db;
 }
 
-/** Reproducible bytes from a seed: an AES-CTR keystream, fast enough for megabytes on a busy machine. */
-export function bytes(seed: string, size: number): Buffer {
-  const key = crypto.createHash('sha256').update(seed).digest().subarray(0, 16);
-  return crypto.createCipheriv('aes-128-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(size));
-}
-
 export function fileOnDisk(dir: string, transferId: number, uid: string): string {
   return path.join(dir, 'data', 'files', String(transferId), uid);
-}
-
-export function sha256(b: Buffer): string {
-  return crypto.createHash('sha256').update(b).digest('hex');
 }
 
 export async function createTransfer(url: string, files: { name: string; size: number }[], recipients: string[], options: string[] = [], expires = Math.floor(Date.now() / 1000) + 7 * 86400) {

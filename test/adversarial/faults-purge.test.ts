@@ -4,7 +4,8 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import { BINARY, runFerry, startBinary, BinaryServer } from '../helpers/binary';
 import { asUser, freePort, request } from '../helpers/server';
-import { bytes, createTransfer, fileOnDisk, filesTree, openChecked, putChunk, rng, sha256, sleep, SP, uploadWhole } from './faults-fixture';
+import { createTransfer, fileOnDisk, filesTree, openChecked, putChunk, rng, sleep, SP, uploadWhole } from './faults-fixture';
+import { patternBytes, sha256 } from '../helpers/upload-client';
 
 const DAY = 86400;
 const EXPIRED = 30;
@@ -48,11 +49,11 @@ test(`SIGKILL during ferry purge while serve runs and takes uploads, ${ROUNDS} r
   try {
     const expired: any[] = [];
     for (let i = 0; i < EXPIRED; i++) {
-      const datas = [bytes(`e${i}a`, 64 * 1024 + i), bytes(`e${i}b`, 200_000), bytes(`e${i}c`, 1)];
+      const datas = [patternBytes(`e${i}a`, 64 * 1024 + i), patternBytes(`e${i}b`, 200_000), patternBytes(`e${i}c`, 1)];
       expired.push(await available(s.url, owner(i), datas, now + DAY, ['email_me_on_expire']));
     }
     // Alive after PURGE_AT: an available Transfer, one half uploaded, one with nothing yet.
-    const keptData = [bytes('k0', 700_000), bytes('k1', 3 * CHUNK)];
+    const keptData = [patternBytes('k0', 700_000), patternBytes('k1', 3 * CHUNK)];
     const kept = await available(s.url, asUser('alice'), [keptData[0]], now + 10 * DAY, []);
     const partial = await createTransfer(s.url, [{ name: 'p', size: keptData[1].length }], ['r@example.org'], [], now + 10 * DAY);
     assert.is((await putChunk(s.url, partial.files[0].id, keptData[1], CHUNK, CHUNK)).status, 200);
@@ -62,7 +63,7 @@ test(`SIGKILL during ferry purge while serve runs and takes uploads, ${ROUNDS} r
     const fresh: { t: any; data: Buffer }[] = [];
     uploader = (async () => {
       for (let n = 0; uploading && n < 500; n++) {
-        const data = bytes(`n${n}`, 50_000);
+        const data = patternBytes(`n${n}`, 50_000);
         const t = await createTransfer(s.url, [{ name: 'n', size: data.length }], ['r@example.org'], [], now + 10 * DAY);
         await uploadWhole(s.url, t.files[0].id, data, CHUNK);
         fresh.push({ t, data });

@@ -4,7 +4,8 @@ import fs from 'node:fs';
 import zlib from 'node:zlib';
 import { startBinary, BinaryServer } from '../helpers/binary';
 import { request } from '../helpers/server';
-import { alice, bytes, createTransfer, download, fileOnDisk, openChecked, putChunk, rng, sha256, sleep, SP } from './faults-fixture';
+import { alice, createTransfer, download, fileOnDisk, openChecked, putChunk, rng, sleep, SP } from './faults-fixture';
+import { patternBytes, sha256 } from '../helpers/upload-client';
 
 // test/e2e/upload-resume.test.ts kills once, halfway through one 1 GiB file sent in order. Here: several files,
 // chunks in random order with many in flight, killed at random moments over several rounds, and every recorded
@@ -22,7 +23,7 @@ interface Chunk {
 
 test(`SIGKILL while chunks are written, ${ROUNDS} rounds: the DB opens, nothing acknowledged is lost, the upload finishes right (seed ${SEED})`, async () => {
   const random = rng(SEED);
-  const datas = [bytes('a', 6 * 1024 * 1024), bytes('b', 13 * CHUNK + 17), bytes('c', CHUNK)];
+  const datas = [patternBytes('a', 6 * 1024 * 1024), patternBytes('b', 13 * CHUNK + 17), patternBytes('c', CHUNK)];
   let s: BinaryServer = await startBinary({ config: { ...SP, upload_chunk_size: CHUNK } });
   try {
     const t = await createTransfer(s.url, datas.map((d, i) => ({ name: `f${i}.bin`, size: d.length })), ['r@example.org']);
