@@ -249,6 +249,19 @@ end
   }
 }
 
+/** The same figures as wrkLatency from node's own client (when wrk is not installed): `count` requests. */
+export async function nodeLatency(url, paths, headers, connections, count) {
+  const lat = [];
+  await pool(count, connections, async (i) => {
+    const t0 = process.hrtime.bigint();
+    const r = await call(url + paths[i % paths.length], 'GET', headers);
+    lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    if (r.status !== 200) throw new Error(`GET ${paths[i % paths.length]}: ${r.status}`);
+  });
+  lat.sort((a, b) => a - b);
+  return { p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], max: lat.at(-1), requests: count };
+}
+
 export function median(xs) {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.floor(s.length / 2)];

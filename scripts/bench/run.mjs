@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, pool, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
+import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
 import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
 
 const quick = process.argv.includes('--quick');
@@ -54,11 +54,10 @@ try {
   for (let r = 0; r < S.reps; r++) {
     if (t) await deleteTransfer(ferry.url, t);
     t = await createTransfer(ferry.url, [S.upload]);
-    const plain = t;
     const fresh = { fresh: true };
     runs.ferry.push(await measure(fp, async () => {
-      await uploadFile(ferry.url, plain, 0, source, 4);
-      return completeTransfer(ferry.url, plain);
+      await uploadFile(ferry.url, t, 0, source, 4);
+      return completeTransfer(ferry.url, t);
     }, fresh));
     if (r > 0) await call(`${bare.url}/file/big${r - 1}`, 'DELETE');
     runs.bare.push(await measure(bare.proc.pid, () => uploadBare(bare.url, `big${r}`, source, S.upload, 4), fresh));
@@ -129,25 +128,12 @@ try {
   const again = await startFerry(path.join(dir, 'ferry'));
   // Latency of a running server, not of its first seconds (code not yet optimised, DB pages not yet cached):
   // after a 2 s warm-up the first 5 s still had a p99 twice that of the next ones, after 10 s no longer.
-  if (wrk) await wrkLatency(again.url, ids.map((id) => `/transfer/${id}`), USER, 32, S.warm);
-  else await pool(Math.min(2000, S.requests), 32, (i) => call(`${again.url}/transfer/${ids[i % ids.length]}`, 'GET', USER));
-  let reads;
-  if (wrk) {
-    reads = await measure(again.proc.pid, () => wrkLatency(again.url, ids.map((id) => `/transfer/${id}`), USER, 32, S.seconds));
-    Object.assign(reads, reads.result);
-  } else {
-    const lat = [];
-    reads = await measure(again.proc.pid, () =>
-      pool(S.requests, 32, async (i) => {
-        const t0 = process.hrtime.bigint();
-        const r = await call(`${again.url}/transfer/${ids[i % ids.length]}`, 'GET', USER);
-        lat.push(Number(process.hrtime.bigint() - t0) / 1e6);
-        if (r.status !== 200) throw new Error(`GET /transfer: ${r.status}`);
-      }),
-    );
-    lat.sort((a, b) => a - b);
-    Object.assign(reads, { p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], requests: S.requests });
-  }
+  const paths = ids.map((id) => `/transfer/${id}`);
+  const load = (warmUp) =>
+    wrk ? wrkLatency(again.url, paths, USER, 32, warmUp ? S.warm : S.seconds) : nodeLatency(again.url, paths, USER, 32, warmUp ? 2000 : S.requests);
+  await load(true);
+  const reads = await measure(again.proc.pid, () => load(false));
+  Object.assign(reads, reads.result);
   row(`GET /transfer/{id}, ${S.transfers} transfers, 32 clients (${wrk ? 'wrk' : 'node:http client, wrk not installed'})`, reads, null, { p99: 20 });
   await again.stop();
 

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 // Writes the Node single-executable config for build.sh and prints a fingerprint of everything that goes into
-// dist/ferry (the bundle, every asset, the config, the node binary, build.sh itself). The SEA blob is not
-// byte-for-byte reproducible (its code cache differs run to run), so build.sh compares this fingerprint
-// instead to skip the slow blob + inject steps when nothing changed.
+// dist/ferry (the bundles, every asset, the config, the node binary, build.sh itself); build.sh compares this
+// fingerprint to skip the slow blob + inject steps when nothing changed.
 // Usage: node scripts/build/sea-config.mjs <config-out> <launcher> <app-bundle> <blob-out> <sqlite-addon> <web-assets-dir>
 import crypto from 'node:crypto';
 import fs from 'node:fs';

@@ -25,8 +25,8 @@ function settle(id, s) {
     try { fs.closeSync(s.fd); } catch {}
     s.fd = null;
   }
+  if (s.waiting.length) files.delete(id); // answered: the stream is done
   for (const req of s.waiting.splice(0)) {
-    files.delete(id);
     if (s.error) reply(req, undefined, s.error);
     else reply(req, { crc32: s.crc >>> 0, sha256: s.hash.digest('hex') });
   }
@@ -58,7 +58,7 @@ function pump() {
     pumping = true;
     setImmediate(pump);
   } else {
-    block = null; // 4 MiB an idle thread need not keep
+    block = null; // an idle thread keeps no buffer
   }
 }
 

@@ -5,13 +5,11 @@
  * which make "photo\u202Egnp.exe" display as "photoexe.png" while the file saved is an .exe. One list, so
  * the name on the page, in the mail, in Content-Disposition and in an archive is the same name.
  */
-// eslint-disable-next-line no-control-regex
-const HIDDEN = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-// eslint-disable-next-line no-control-regex
-const HIDDEN_BUT_LINES = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-// eslint-disable-next-line no-control-regex
-const HIDDEN_RUNS = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]+/g;
+const BEYOND_C0 = '\\u007f-\\u009f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
+const HIDDEN = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]`, 'g');
+/** The same without tab and line feed. */
+const HIDDEN_BUT_LINES = new RegExp(`[\\u0000-\\u0008\\u000b-\\u001f${BEYOND_C0}]`, 'g');
+const HIDDEN_RUNS = new RegExp(`[\\u0000-\\u001f${BEYOND_C0}]+`, 'g');
 
 /** One line of text as it may be shown: a file name or a subject. */
 export function visibleName(text: string): string {
