@@ -28,21 +28,30 @@ export function makeFile(file, size) {
   fs.closeSync(fd);
 }
 
-/** Starts a server process and waits (15 s at most) for its "listening on <url>" line. */
+/**
+ * Starts a server process and waits (15 s at most) for its "listening on <url>" line. Only the last 64 KiB of
+ * its output are kept (for error reports): the latency row makes ferry log ~4,000 lines a second, and keeping
+ * and searching all of it cost this process half a core, on the two cores the server runs on.
+ */
 export function startProcess(cmd, args, opts = {}) {
   const proc = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...opts });
   let out = '';
-  proc.stdout.on('data', (d) => (out += d));
-  proc.stderr.on('data', (d) => (out += d));
+  const record = (d) => {
+    out += d;
+    if (out.length > 128 * 1024) out = out.slice(-64 * 1024);
+  };
+  proc.stdout.on('data', record);
+  proc.stderr.on('data', record);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no listening line:\n${out}`)), 15_000);
-    proc.stdout.on('data', () => {
+    const listening = () => {
       const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve({ proc, url: m[1], output: () => out, stop: () => stopProcess(proc) });
-      }
-    });
+      if (!m) return;
+      clearTimeout(timer);
+      proc.stdout.off('data', listening);
+      resolve({ proc, url: m[1], output: () => out, stop: () => stopProcess(proc) });
+    };
+    proc.stdout.on('data', listening);
     proc.once('exit', (code) => reject(new Error(`exited ${code}:\n${out}`)));
   });
 }
@@ -108,24 +117,31 @@ export function peakRssMiB(pid) {
  * Writes dirty pages back and, where allowed (root), empties the page cache: every upload row then starts from
  * the same state. Without it the kernel's cost of taking pages for new data swung the bare server's upload
  * from 230 to 440 MB/s between identical runs (this machine also pages out cold cache within seconds).
+ * `keep`: [file, bytes] read back into the cache afterwards (the clients' source data: the budget's condition).
  */
-export function freshPageCache() {
+export function freshPageCache(keep = []) {
   spawnSync('sync');
   try {
     fs.writeFileSync('/proc/sys/vm/drop_caches', '3');
   } catch {
     /* not root: dirty pages are written back at least */
   }
+  const block = Buffer.allocUnsafe(4 * MiB);
+  for (const [file, bytes] of keep) {
+    const fd = fs.openSync(file, 'r');
+    for (let pos = 0, n = 1; n > 0 && pos < bytes; pos += n) n = fs.readSync(fd, block, 0, block.length, pos);
+    fs.closeSync(fd);
+  }
 }
 
 /**
  * Runs fn while measuring the server process: wall seconds, CPU %, peak RSS. `fresh`: start from an empty page
- * cache (uploads); otherwise only dirty pages are written back first.
+ * cache but for the files in `fresh.keep` (uploads); otherwise only dirty pages are written back first.
  */
-export async function measure(pid, fn, { fresh = false } = {}) {
+export async function measure(pid, fn, { fresh = null } = {}) {
   // Dirty pages of the previous row (the baselines never flush theirs) would otherwise be written back by the
   // kernel during this one, on the same two cores.
-  if (fresh) freshPageCache();
+  if (fresh) freshPageCache(fresh.keep);
   else spawnSync('sync');
   // While this process was blocked, the servers may have closed idle keep-alive sockets: let their close
   // events arrive before a request picks one of them (else: write EPIPE).
