@@ -84,7 +84,7 @@ export async function startFerry(dir, extra = {}) {
       ...extra,
     }),
   );
-  const s = await startProcess(BINARY, ['serve', '-c', config], { cwd: dir });
+  const s = await startProcess(BINARY, ['serve', '-c', config], { cwd: dir, env: { ...process.env, ...(process.env.FERRY_ENV ? Object.fromEntries([process.env.FERRY_ENV.split('=', 1)[0], process.env.FERRY_ENV.slice(process.env.FERRY_ENV.indexOf('=') + 1)].length ? [[process.env.FERRY_ENV.split('=', 1)[0], process.env.FERRY_ENV.slice(process.env.FERRY_ENV.indexOf('=') + 1)]] : []) : {}) } });
   return { ...s, config };
 }
 
@@ -98,6 +98,12 @@ export function ferryCli(args) {
 export function cpuSeconds(pid) {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** The machine's CPU time so far and the part of it the hypervisor gave to other guests (steal), in ticks. */
+export function machineTicks() {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1, 9).map(Number);
+  return { total: f.reduce((a, b) => a + b, 0), steal: f[7] };
 }
 
 /** Resets the peak-RSS counter, so each row reports its own peak. */
@@ -135,7 +141,8 @@ export function freshPageCache(keep = []) {
 }
 
 /**
- * Runs fn while measuring the server process: wall seconds, CPU %, peak RSS. `fresh`: start from an empty page
+ * Runs fn while measuring the server process: wall seconds, CPU %, peak RSS, and the share of the machine's
+ * time stolen by the hypervisor meanwhile (on a shared VM it moves latency and speed from run to run). `fresh`: start from an empty page
  * cache but for the files in `fresh.keep` (uploads); otherwise only dirty pages are written back first.
  */
 export async function measure(pid, fn, { fresh = null } = {}) {
@@ -148,10 +155,13 @@ export async function measure(pid, fn, { fresh = null } = {}) {
   await new Promise((r) => setTimeout(r, 300));
   resetPeak(pid);
   const cpu0 = cpuSeconds(pid);
+  const m0 = machineTicks();
   const t0 = process.hrtime.bigint();
   const result = await fn();
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
-  return { wall, cpu: ((cpuSeconds(pid) - cpu0) / wall) * 100, rss: peakRssMiB(pid), result };
+  const m1 = machineTicks();
+  const steal = ((m1.steal - m0.steal) / Math.max(1, m1.total - m0.total)) * 100;
+  return { wall, cpu: ((cpuSeconds(pid) - cpu0) / wall) * 100, rss: peakRssMiB(pid), steal, result };
 }
 
 /** One HTTP request with a Buffer body; resolves to {status, headers, body}. */

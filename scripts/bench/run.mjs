@@ -132,9 +132,15 @@ try {
   const paths = ids.map((id) => `/transfer/${id}`);
   const load = (warmUp) =>
     wrk ? wrkLatency(again.url, paths, USER, 32, warmUp ? S.warm : S.seconds) : nodeLatency(again.url, paths, USER, 32, warmUp ? 2000 : S.requests);
+  // One 5 s window's p99 follows the hypervisor (a bare node:http server burning the same CPU per request
+  // measured p99 20-48 ms within a minute, as steal went from 0.4 to 4.6%): the row takes the median of
+  // S.reps windows and shows each.
   await load(true);
-  const reads = await measure(again.proc.pid, () => load(false));
-  Object.assign(reads, reads.result);
+  const windows = [];
+  for (let r = 0; r < S.reps; r++) windows.push(await measure(again.proc.pid, () => load(false)));
+  for (const w of windows) Object.assign(w, w.result);
+  const reads = [...windows].sort((a, b) => a.p99 - b.p99)[Math.floor(windows.length / 2)];
+  reads.windows = windows;
   row(`GET /transfer/{id}, ${S.transfers} transfers, 32 clients (${wrk ? 'wrk' : 'node:http client, wrk not installed'})`, reads, null, { p99: 20 });
   await again.stop();
 
@@ -163,8 +169,8 @@ if (process.exitCode) process.exit(process.exitCode);
 // The table: figures side by side with their baseline, and whether the budget holds.
 const fmt = (n, d = 0) => (n === undefined || Number.isNaN(n) ? '—' : n.toFixed(d));
 console.log(`\nferry benchmarks${quick ? ' (quick sizes)' : ''}, ${new Date().toISOString()}, ${process.version}\n`);
-console.log('| work | ferry | baseline | ratio | CPU % ferry / base | peak RSS MiB ferry / base | budget | ok |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| work | ferry | baseline | ratio | CPU % ferry / base | peak RSS MiB ferry / base | steal % | budget | ok |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 let misses = 0;
 for (const { work, f, b, budget, each } of rows) {
   let ferryFig;
@@ -187,7 +193,8 @@ for (const { work, f, b, budget, each } of rows) {
     ok = ratio <= budget.max;
     budgetText = `<= ${budget.max}x`;
   } else if (budget.p99) {
-    ferryFig = `p50 ${fmt(f.p50, 1)} ms, p99 ${fmt(f.p99, 1)} ms, ${fmt(f.requests / f.wall)} req/s`;
+    const each = f.windows.length > 1 ? ` (windows: p99 ${f.windows.map((w) => `${fmt(w.p99, 1)}`).join(', ')}; steal ${f.windows.map((w) => fmt(w.steal, 1)).join(', ')}%)` : '';
+    ferryFig = `p50 ${fmt(f.p50, 1)} ms, p99 ${fmt(f.p99, 1)} ms, ${fmt(f.requests / f.wall)} req/s${each}`;
     ok = f.p99 < budget.p99;
     budgetText = `p99 < ${budget.p99} ms`;
   } else {
@@ -199,7 +206,7 @@ for (const { work, f, b, budget, each } of rows) {
   }
   if (!ok) misses++;
   const runsText = each.length > 1 ? ` (runs ${each.map((x) => x.toFixed(2)).join(', ')})` : '';
-  console.log(`| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x${runsText}` : '—'} | ${fmt(f.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${fmt(f.rss)} / ${b ? fmt(b.rss) : '—'} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`);
+  console.log(`| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x${runsText}` : '—'} | ${fmt(f.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${fmt(f.rss)} / ${b ? fmt(b.rss) : '—'} | ${fmt(f.steal, 1)} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`);
 }
 console.log(`\n${rows.length - misses} of ${rows.length} rows within budget`);
 
