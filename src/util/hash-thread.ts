@@ -63,8 +63,8 @@ function pump() {
 }
 
 const AMP = Buffer.from('&');
-function hmacMatches({ secrets, heads, body: buf, length, given }) {
-  const body = new Uint8Array(buf, 0, length);
+function hmacMatches({ secrets, heads, memory, offset, length, given }) {
+  const body = new Uint8Array(memory, offset, length);
   const want = Buffer.from(given, 'hex');
   for (const secret of secrets) {
     for (const head of heads) {
@@ -96,7 +96,7 @@ parentPort.on('message', (m) => {
       if (s) settle(m.id, s);
     } else if (m.op === 'hmac') {
       // The body goes back to its owner, who writes it to disk next.
-      parentPort.postMessage({ op: 'reply', req: m.req, value: { match: hmacMatches(m), body: m.body } }, [m.body]);
+      reply(m.req, { match: hmacMatches(m) });
     }
   } catch (e) {
     if (m.req) reply(m.req, undefined, String(e && e.message));
@@ -149,15 +149,15 @@ export class HashThread {
     return true;
   }
 
-  /** Sends and waits for the thread's answer; `transfer` lists buffers moved to the thread. */
-  call<T>(msg: Record<string, unknown>, transfer: ArrayBuffer[] = []): Promise<T> {
+  /** Sends and waits for the thread's answer. */
+  call<T>(msg: Record<string, unknown>): Promise<T> {
     const w = this.started();
     if (!w) return Promise.reject(this.dead);
     const req = this.nextReq++;
     return new Promise<T>((resolve, reject) => {
       this.calls.set(req, { resolve: resolve as (v: unknown) => void, reject });
       this.owe(1);
-      w.postMessage({ ...msg, req }, transfer);
+      w.postMessage({ ...msg, req });
     });
   }
 

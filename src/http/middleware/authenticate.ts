@@ -19,8 +19,6 @@ export function authenticate(): Middleware<FerryState> {
     const req = authRequestOf(c);
     const principal = await resolvePrincipal(ctx.state.services.authenticators, req);
     ctx.state.principal = principal;
-    // A signature check on the hashing thread hands the body back in a new buffer (moved, not copied).
-    if (ctx.state.rawBody) ctx.state.rawBody = req.body;
     if (principal.type === 'user' && principal.via === 'sp' && UNSAFE.has(ctx.method)) {
       if (isForeignOrigin(ctx.headers, ctx.state.services.settings.get().base_url)) {
         throw new ServiceError('rest_security_token_did_not_match', 403, ['origin']);

@@ -39,7 +39,7 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
 }
 
 /**
- * The body in reused memory of its own, so it can be moved to the hashing thread and back and leaves no
+ * The body in reused memory of its own (shared memory the hashing thread reads in place), so it leaves no
  * garbage. With a Content-Length (the usual case) each piece is copied in as it arrives and dies young: kept in
  * a list until the end, the pieces of every 5 MiB chunk outlived the young generation and cost a signed upload
  * of 2 GiB some seventy full collections.
