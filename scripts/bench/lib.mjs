@@ -84,7 +84,7 @@ export async function startFerry(dir, extra = {}) {
       ...extra,
     }),
   );
-  const s = await startProcess(BINARY, ['serve', '-c', config], { cwd: dir, env: { ...process.env, ...(process.env.FERRY_ENV ? Object.fromEntries([process.env.FERRY_ENV.split('=', 1)[0], process.env.FERRY_ENV.slice(process.env.FERRY_ENV.indexOf('=') + 1)].length ? [[process.env.FERRY_ENV.split('=', 1)[0], process.env.FERRY_ENV.slice(process.env.FERRY_ENV.indexOf('=') + 1)]] : []) : {}) } });
+  const s = await startProcess(BINARY, ['serve', '-c', config], { cwd: dir });
   return { ...s, config };
 }
 
