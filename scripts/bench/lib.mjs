@@ -142,8 +142,9 @@ export function freshPageCache(keep = []) {
 
 /**
  * Runs fn while measuring the server process: wall seconds, CPU %, peak RSS, and the share of the machine's
- * time stolen by the hypervisor meanwhile (on a shared VM it moves latency and speed from run to run). `fresh`: start from an empty page
- * cache but for the files in `fresh.keep` (uploads); otherwise only dirty pages are written back first.
+ * time stolen by the hypervisor meanwhile (on a shared VM it moves latency and speed from run to run).
+ * `fresh`: start from an empty page cache but for the files in `fresh.keep` (uploads); otherwise only dirty
+ * pages are written back first.
  */
 export async function measure(pid, fn, { fresh = null } = {}) {
   // Dirty pages of the previous row (the baselines never flush theirs) would otherwise be written back by the
