@@ -1,7 +1,7 @@
-import { spacedLine } from '../util/names';
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log';
 import type { OutgoingMessage } from '../db/mail-queue-repo';
+import { spacedLine } from '../util/names';
 
 /** Sends one rendered message; throws a DeliveryError describing whether a retry can help. */
 export interface MailTransport {

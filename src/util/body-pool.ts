@@ -26,7 +26,10 @@ export class BodyPool {
   private current = 0;
   private idle: NodeJS.Timeout | null = null;
 
-  /** `idleMs`: slabs are let go when no body came for this long (memory a quiet server need not hold). */
+  /**
+   * `idleMs`: empty slabs are let go this long after the last body came back (memory a quiet server need not
+   * hold). Only give() sets the timer: slabs with a body in use are never let go.
+   */
   constructor(private readonly idleMs = 3000) {}
 
   /** A buffer of exactly `size` bytes, in a slot of `capacity` bytes (the largest body allowed). */
@@ -41,7 +44,6 @@ export class BodyPool {
       this.slabs.push(slab);
     }
     slab.used++;
-    this.settleLater();
     return Buffer.from(slab.memory, slab.free.pop()!, size);
   }
 

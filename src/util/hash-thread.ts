@@ -95,7 +95,6 @@ parentPort.on('message', (m) => {
       files.delete(m.id);
       if (s) settle(m.id, s);
     } else if (m.op === 'hmac') {
-      // The body goes back to its owner, who writes it to disk next.
       reply(m.req, { match: hmacMatches(m) });
     }
   } catch (e) {
