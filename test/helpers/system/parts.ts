@@ -46,7 +46,19 @@ export async function chromiumExecutable(): Promise<string> {
   throw new MissingPart('chromium', 'apt-get install -y chromium (or `npm ci`, which installs @sparticuz/chromium)');
 }
 
+/**
+ * Python 3 with the `cryptography` package: the independent implementation that the encryption format's test
+ * vectors are checked against (test/helpers/encryption/reference.py).
+ */
+export async function python3Cryptography(): Promise<string> {
+  const { spawnSync } = await import('node:child_process');
+  const r = spawnSync('python3', ['-c', 'import cryptography; print(cryptography.__version__)'], { encoding: 'utf8', timeout: 30_000 });
+  if (r.status !== 0) throw new MissingPart('python3-cryptography', 'apt-get install -y python3-cryptography');
+  return `python3 cryptography ${r.stdout.trim()}`;
+}
+
 /** Every finder by the test group that needs it; the runner checks them before running the group. */
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
+  unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
 };
