@@ -146,7 +146,11 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     };
   };
   const frequent = new FrequentRecipientsRepo(db);
-  const transfers = new TransfersService({ store: transferStore, files: fileStore, audit, frequent, notifier, guests, clock, limits: transferLimits });
+  const encryptionPolicy = () => {
+    const c = settings.get();
+    return { enabled: c.encryption_enabled, mandatory: c.encryption_mandatory, defaultIterations: c.encryption_password_hash_iterations, chunkSize: c.upload_chunk_size };
+  };
+  const transfers = new TransfersService({ store: transferStore, files: fileStore, audit, frequent, notifier, guests, clock, limits: transferLimits, encryption: encryptionPolicy });
   const uploads = new UploadsService(transferStore, fileStore, audit, guests, clock, () => settings.get().upload_chunk_size);
   const recipients = new RecipientsService(transferStore, transfers, audit, notifier, clock, () => settings.get().max_transfer_recipients, guests, frequent);
   const downloads = new DownloadsService(new DownloadsRepo(db), audit, notifier, clock);

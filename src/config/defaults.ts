@@ -49,6 +49,20 @@ export interface Config {
   mail: MailConfig;
   default_lang: string;
   purge_interval_s: number;
+  /**
+   * Rules for the passwords of end-to-end encrypted transfers and the PBKDF2 iterations of new ones. The
+   * server never sees a password: these are told to clients (filesender-config.js.php), which apply them.
+   */
+  encryption_password_must_have_upper_and_lower_case: boolean;
+  encryption_password_must_have_numbers: boolean;
+  encryption_password_must_have_special_characters: boolean;
+  encryption_password_hash_iterations: number;
+  /** End-to-end encryption (FileSender's format, docs/encryption.md) is offered to senders. */
+  encryption_enabled: boolean;
+  /** Every new transfer must be encrypted: an unencrypted one is refused (400 transfer_must_be_encrypted). */
+  encryption_mandatory: boolean;
+  /** Shortest password a sender may type; told to clients, which enforce it (the server never sees it). */
+  encryption_min_password_length: number;
 }
 
 export function defaultConfig(): Config {
@@ -79,6 +93,13 @@ export function defaultConfig(): Config {
       'allow_transfer_expiry_date_extension',
       'chunk_upload_security',
       'default_lang',
+      'encryption_enabled',
+      'encryption_mandatory',
+      'encryption_min_password_length',
+      'encryption_password_must_have_upper_and_lower_case',
+      'encryption_password_must_have_numbers',
+      'encryption_password_must_have_special_characters',
+      'encryption_password_hash_iterations',
     ],
     admin: [],
     auditlog_enabled: true,
@@ -93,6 +114,14 @@ export function defaultConfig(): Config {
     mail: { from: 'ferry@localhost', transport: 'smtp://localhost:25', sink: null },
     default_lang: 'en',
     purge_interval_s: 3600,
+    encryption_password_must_have_upper_and_lower_case: true,
+    encryption_password_must_have_numbers: true,
+    encryption_password_must_have_special_characters: true,
+    // PBKDF2-HMAC-SHA256 as OWASP recommends it (2023); FileSender's default is 150,000.
+    encryption_password_hash_iterations: 600000,
+    encryption_enabled: true,
+    encryption_mandatory: false,
+    encryption_min_password_length: 12,
   };
 }
 

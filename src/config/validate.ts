@@ -121,6 +121,13 @@ const schema = object({
   }),
   default_lang: str(LANG, 'a language code such as "en"'),
   purge_interval_s: int(0, 365 * 86400),
+  encryption_password_must_have_upper_and_lower_case: bool,
+  encryption_password_must_have_numbers: bool,
+  encryption_password_must_have_special_characters: bool,
+  encryption_password_hash_iterations: int(10000, 100_000_000),
+  encryption_enabled: bool,
+  encryption_mandatory: bool,
+  encryption_min_password_length: int(1, 1000),
 });
 
 export class ConfigError extends Error {
@@ -147,6 +154,7 @@ export function crossChecks(c: Config): string[] {
     problems.push('default_transfer_days_valid: must not exceed max_transfer_days_valid');
   if (c.default_guest_days_valid > c.max_guest_days_valid)
     problems.push('default_guest_days_valid: must not exceed max_guest_days_valid');
+  if (c.encryption_mandatory && !c.encryption_enabled) problems.push('encryption_mandatory: needs encryption_enabled');
   return problems;
 }
 

@@ -190,4 +190,13 @@ CREATE TABLE recipient_downloads (
 );
 `,
   },
+  {
+    // End-to-end encryption: a transfer's parameters (JSON; never a password or key) and each file's IV and AEAD.
+    version: 8,
+    sql: `
+ALTER TABLE transfers ADD COLUMN encryption TEXT;
+ALTER TABLE files ADD COLUMN iv TEXT;
+ALTER TABLE files ADD COLUMN aead TEXT;
+`,
+  },
 ];

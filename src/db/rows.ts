@@ -1,4 +1,4 @@
-import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
+import type { FileRecord, Recipient, Transfer, TransferEncryption, TransferStatus } from '../domain/model';
 
 /** Row shapes of the transfers, files and recipients tables, and their mapping to domain objects. */
 export interface TransferRow {
@@ -17,6 +17,7 @@ export interface TransferRow {
   made_available: number | null;
   closed: number | null;
   closed_reason: string | null;
+  encryption: string | null;
 }
 
 export interface FileRow {
@@ -34,6 +35,8 @@ export interface FileRow {
   sha256: string | null;
   created: number;
   deleted: number | null;
+  iv: string | null;
+  aead: string | null;
 }
 
 export interface RecipientRow {
@@ -64,6 +67,7 @@ export function toTransfer(r: TransferRow): Transfer {
     madeAvailable: r.made_available,
     closed: r.closed,
     closedReason: r.closed_reason,
+    encryption: r.encryption ? (JSON.parse(r.encryption) as TransferEncryption) : null,
   };
 }
 
@@ -83,6 +87,8 @@ export function toFile(r: FileRow): FileRecord {
     sha256: r.sha256,
     created: r.created,
     deleted: r.deleted,
+    iv: r.iv,
+    aead: r.aead,
   };
 }
 

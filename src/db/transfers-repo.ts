@@ -17,15 +17,16 @@ export class TransfersRepo implements TransferStore {
       const id = Number(
         this.db
           .prepare(
-            `INSERT INTO transfers (user_id, user_email, guest_id, subject, message, options, status, lang, created, expires)
-             VALUES (?, ?, ?, ?, ?, ?, 'created', ?, ?, ?)`,
+            `INSERT INTO transfers (user_id, user_email, guest_id, subject, message, options, status, lang, created, expires, encryption)
+             VALUES (?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?)`,
           )
-          .run(t.userId, t.userEmail, t.guestId, t.subject, t.message, JSON.stringify(t.options), t.lang, t.created, t.expires).lastInsertRowid,
+          .run(t.userId, t.userEmail, t.guestId, t.subject, t.message, JSON.stringify(t.options), t.lang, t.created, t.expires, t.encryption ? JSON.stringify(t.encryption) : null)
+          .lastInsertRowid,
       );
       const insFile = this.db.prepare(
-        'INSERT INTO files (transfer_id, uid, name, size, mime_type, cid, created) VALUES (?, ?, ?, ?, ?, ?, ?)',
+        'INSERT INTO files (transfer_id, uid, name, size, mime_type, cid, created, iv, aead) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
       );
-      for (const f of files) insFile.run(id, f.uid, f.name, f.size, f.mimeType, f.cid, t.created);
+      for (const f of files) insFile.run(id, f.uid, f.name, f.size, f.mimeType, f.cid, t.created, f.iv ?? null, f.aead ?? null);
       for (const r of recipients) this.addRecipient(id, r, t.created);
       return id;
     });

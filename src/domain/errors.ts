@@ -44,6 +44,9 @@ export const Errors = {
   transferTooManyRecipients: entry('transfer_too_many_recipients', 400),
   transferMaximumSizeExceeded: entry('transfer_maximum_size_exceeded', 400),
   fileChunkOutOfBounds: entry('file_chunk_out_of_bounds', 400),
+  transferMustBeEncrypted: entry('transfer_must_be_encrypted', 400),
+  encryptionNotEnabled: entry('encryption_not_enabled', 400),
+  encryptedFilesNotArchivable: entry('encrypted_files_not_archivable', 400),
   // 401: who is asking is unknown or not proven
   restAuthenticationRequired: entry('rest_authentication_required', 401),
   authRemoteSignatureCheckFailed: entry('auth_remote_signature_check_failed', 401),

@@ -24,6 +24,22 @@ export interface Transfer {
   closed: number | null;
   /** Why it was closed: 'owner', 'expired', 'last_file', 'last_recipient', 'guest_deleted'… */
   closedReason: string | null;
+  /** End-to-end encryption parameters (never a password or key); null for a plain transfer. */
+  encryption: TransferEncryption | null;
+}
+
+/** What a FileSender-compatible client needs besides the password to decrypt (docs/encryption.md). */
+export interface TransferEncryption {
+  keyVersion: number;
+  passwordVersion: number;
+  passwordEncoding: string;
+  hashIterations: number;
+  /** The uploading client's entropy as it sent it (base64), or null. */
+  clientEntropy: string | null;
+  /** Made by the server: 32 characters whose ASCII bytes are the PBKDF2 salt. */
+  salt: string;
+  /** Plaintext chunk size the files were encrypted with; each stored chunk is 32 octets longer. */
+  chunkSize: number;
 }
 
 export interface FileRecord {
@@ -43,6 +59,9 @@ export interface FileRecord {
   sha256: string | null;
   created: number;
   deleted: number | null;
+  /** Encrypted files: the file's IV (base64 of 12 octets) and its AEAD string (base64), as the client sent them. */
+  iv: string | null;
+  aead: string | null;
 }
 
 export interface TrackingError {

@@ -6,6 +6,7 @@ import type { Clock } from './services';
 import type { FileStore } from '../storage/file-store';
 import type { Actor, AuditLog, TransferStore } from './transfer-store';
 import { parseTransferInput, TransferLimits } from './transfer-input';
+import { newSalt, parseEncryption, type EncryptionPolicy } from './encryption-input';
 import type { GuestsService } from './guests';
 import { auditAuthor, fileTarget, recipientTarget, transferTarget } from './audit-events';
 import { senderFieldsIgnored, senderTerms } from './transfer-policy';
@@ -33,6 +34,7 @@ export interface TransferDeps {
   guests: GuestsService;
   clock: Clock;
   limits: () => TransferLimits & { extensions: number[] };
+  encryption: () => EncryptionPolicy;
 }
 
 /**
@@ -48,6 +50,7 @@ export class TransfersService {
     // Under a guest token `from` and `options` are ignored (spec), so they are not even checked.
     const given = senderFieldsIgnored(actor) && body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object), from: undefined, options: undefined } : body;
     const draft = parseTransferInput(given, this.d.limits(), now);
+    const encrypted = parseEncryption(given as Record<string, unknown>, draft.files, this.d.encryption());
     const terms = senderTerms(actor, draft, this.d.guests);
     const getALink = terms.options.includes('get_a_link');
     if (terms.recipients.length === 0 && !getALink) throw Errors.transferNoRecipients('recipients');
@@ -55,8 +58,19 @@ export class TransfersService {
     const recipientRows = terms.recipients.map((email) => ({ email, token: newToken(), lang: null }));
     if (getALink) recipientRows.push({ email: '', token: newToken(), lang: null });
     const id = this.d.store.create(
-      { userId: terms.ownerId, userEmail: terms.from, guestId: terms.guestId, subject: draft.subject, message: draft.message, options: terms.options, lang, created: now, expires: draft.expires },
-      draft.files.map((f) => ({ ...f, uid: newToken() })),
+      {
+        userId: terms.ownerId,
+        userEmail: terms.from,
+        guestId: terms.guestId,
+        subject: draft.subject,
+        message: draft.message,
+        options: terms.options,
+        lang,
+        created: now,
+        expires: draft.expires,
+        encryption: encrypted ? { ...encrypted.transfer, salt: newSalt() } : null,
+      },
+      draft.files.map((f, i) => ({ ...f, uid: newToken(), ...(encrypted ? encrypted.files[i] : {}) })),
       recipientRows,
     );
     this.d.store.setStatus(id, 'started', now);

@@ -7,6 +7,20 @@ import type { Actor, AuditLog, TransferStore } from './transfer-store';
 import { isComplete } from './ranges';
 import { auditAuthor, fileTarget, transferTarget } from './audit-events';
 import type { GuestsService } from './guests';
+import { CHUNK_OVERHEAD, encryptedSize, storedOffset } from '../shared-crypto/format';
+
+/**
+ * Where an encrypted file's bytes go (docs/encryption.md): clients name chunks by their plaintext offset and
+ * send IV ‖ ciphertext ‖ tag, 32 octets more than the plaintext; chunk i is stored at i · (S + 32). Ranges
+ * are recorded in plaintext offsets, so completion and `received` mean the same as for a plain file.
+ */
+export function storedSizeOf(t: Transfer, f: FileRecord): number {
+  return t.encryption ? encryptedSize(f.size, t.encryption.chunkSize) : f.size;
+}
+function storedPrefix(t: Transfer, f: FileRecord, plain: number): number {
+  if (!t.encryption) return plain;
+  return plain >= f.size ? storedSizeOf(t, f) : storedOffset(plain, t.encryption.chunkSize);
+}
 
 export interface ChunkRequest {
   offset: number;
@@ -48,12 +62,24 @@ export class UploadsService {
     if (!Number.isSafeInteger(c.offset) || c.offset < 0) throw Errors.restBadParameter('offset');
     if (c.declaredFileSize !== null && c.declaredFileSize !== f.size) throw Errors.restSanityCheckFailed('X-Service-File-Size');
     if (c.declaredOffset !== null && c.declaredOffset !== c.offset) throw Errors.restSanityCheckFailed('X-Service-Chunk-Offset');
+    if (t.encryption) return this.checkEncryptedChunk(t.encryption.chunkSize, f, c);
     if (c.size !== null && c.size > this.chunkLimit()) throw Errors.storageChunkTooLarge('X-Service-Chunk-Size');
     if (c.offset + (c.size ?? 0) > f.size || (c.offset >= f.size && f.size > 0)) throw Errors.fileChunkOutOfBounds('offset');
   }
 
+  /**
+   * An encrypted chunk is whole or nothing: it starts at a multiple of the chunk size and carries exactly that
+   * chunk's plaintext length + 32 (a shorter one would leave a hole no later chunk could fill).
+   */
+  private checkEncryptedChunk(S: number, f: FileRecord, c: Omit<ChunkRequest, 'body'>): void {
+    if (c.offset % S !== 0 || c.offset >= f.size) throw Errors.fileChunkOutOfBounds('offset');
+    if (c.size !== null && c.size > S + CHUNK_OVERHEAD) throw Errors.storageChunkTooLarge('X-Service-Chunk-Size');
+    if (c.size !== null && c.size - CHUNK_OVERHEAD !== Math.min(S, f.size - c.offset)) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+  }
+
   async writeChunk(actor: Actor, t: Transfer, f: FileRecord, c: ChunkRequest): Promise<FileRecord> {
     this.checkChunk(t, f, c);
+    if (t.encryption) return this.writeEncryptedChunk(actor, t, t.encryption.chunkSize, f, c);
     const limit = this.chunkLimit();
     const room = Math.min(limit, f.size - c.offset);
     let written: number;
@@ -73,12 +99,31 @@ export class UploadsService {
     return this.record(t, f, c.offset, c.offset + written);
   }
 
+  private async writeEncryptedChunk(actor: Actor, t: Transfer, S: number, f: FileRecord, c: ChunkRequest): Promise<FileRecord> {
+    const plain = Math.min(S, f.size - c.offset);
+    let written: number;
+    try {
+      written = await this.files.writeAt(t.id, f.uid, storedSizeOf(t, f), storedOffset(c.offset, S), c.body, plain + CHUNK_OVERHEAD);
+    } catch (e) {
+      const code = (e as { code?: string }).code;
+      if (code === 'EOVERFLOW_CHUNK') throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+      if (code === 'ECONNRESET') throw Errors.badRequestBody('body ended early');
+      throw e;
+    }
+    // A short body is not recorded: the chunk stays missing and is sent again.
+    if (written !== plain + CHUNK_OVERHEAD) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+    this.noteUploadStarted(actor, t);
+    return this.record(t, f, c.offset, c.offset + plain);
+  }
+
   /**
    * POST /file/{id}/whole (legacy uploaders): the whole file in one stream, written from offset 0, then
    * completed like a chunked upload. `progress` is updated as bytes arrive.
    */
   async writeWhole(actor: Actor, t: Transfer, f: FileRecord, body: Readable, progress: { bytes_processed: number; done: boolean; error: number } | null): Promise<FileRecord> {
     this.assertWritable(t, f);
+    // An encrypted file is IV ‖ ciphertext ‖ tag per chunk; only chunked uploads carry that.
+    if (t.encryption) throw Errors.restBadParameter('encryption');
     // Counted on the way through (a 'data' listener would start the flow before the writer reads).
     const counted = progress
       ? body.pipe(new Transform({ transform: (c: Buffer, _e, done) => ((progress.bytes_processed += c.length), done(null, c)) }))
@@ -121,7 +166,9 @@ export class UploadsService {
 
   private async finishFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
     // The flush to disk and the rest of the hashing run side by side: one waits on the disk, the other on the CPU.
-    const [, { crc32, sha256 }] = await Promise.all([this.files.finish(t.id, f.uid, f.size), this.files.digest(t.id, f.uid, f.size)]);
+    // Of an encrypted file these are the digests of the stored ciphertext: the server never sees the plaintext.
+    const stored = storedSizeOf(t, f);
+    const [, { crc32, sha256 }] = await Promise.all([this.files.finish(t.id, f.uid, stored), this.files.digest(t.id, f.uid, stored)]);
     // The File may have been deleted, or its Transfer closed, while its bytes were read.
     if (!this.store.completeFile(f.id, crc32, sha256)) {
       if (!this.store.findFile(f.id)) throw Errors.fileNotFound();
@@ -147,7 +194,7 @@ export class UploadsService {
     const after = this.store.recordRange(f.id, start, end);
     if (after) {
       const prefix = after.ranges[0]?.[0] === 0 ? after.ranges[0][1] : 0;
-      if (prefix > 0) this.files.digestAhead(t.id, f.uid, prefix);
+      if (prefix > 0) this.files.digestAhead(t.id, f.uid, storedPrefix(t, f, prefix));
       return after;
     }
     await this.files.deleteFile(t.id, f.uid);

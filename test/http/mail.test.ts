@@ -10,11 +10,11 @@ function transfer(over: Partial<Transfer> = {}): Transfer {
   return {
     id: 7, userId: 'alice', userEmail: 'alice@example.org', guestId: null, subject: 'Q3 report', message: 'Here you go',
     options: [], status: 'available', lang: null, created: NOW, expires: NOW + 86400 * 10, expiryExtensionsUsed: 0,
-    madeAvailable: NOW, closed: null, closedReason: null, ...over,
+    madeAvailable: NOW, closed: null, closedReason: null, encryption: null, ...over,
   };
 }
 function file(name: string, size: number): FileRecord {
-  return { id: 1, transferId: 7, uid: 'u', name, size, mimeType: null, cid: null, received: size, ranges: [[0, size]], complete: true, crc32: null, sha256: null, created: NOW, deleted: null };
+  return { id: 1, transferId: 7, uid: 'u', name, size, mimeType: null, cid: null, received: size, ranges: [[0, size]], complete: true, crc32: null, sha256: null, created: NOW, deleted: null, iv: null, aead: null };
 }
 function recipient(id: number, email: string, lang: string | null = null): Recipient {
   return { id, transferId: 7, email, token: `tok${id}${'x'.repeat(30)}`, lang, created: NOW, lastActivity: null, deleted: null, errors: [] };

@@ -26,6 +26,20 @@ export function parseRange(header: string | undefined, size: number): RangeResul
   return { kind: 'partial', start, end };
 }
 
+/**
+ * The Range of an end-to-end encrypted file, as FileSender's clients send it (docs/encryption.md): the first
+ * byte is a plaintext offset (chunk i asks for `bytes=i·S-…`), mapped to where that chunk is stored,
+ * i·(S + 32); the length asked for is kept. A suffix range (`bytes=-N`) counts from the end of the stored
+ * ciphertext. The answer's Content-Range is in stored bytes.
+ */
+export function parseEncryptedRange(header: string | undefined, storedSize: number, toStored: (plainOffset: number) => number): RangeResult {
+  const r = parseRange(header, storedSize);
+  if (r.kind !== 'partial' || !/=\s*\d/.test(header ?? '')) return r;
+  const start = toStored(r.start);
+  if (start >= storedSize) return { kind: 'unsatisfiable' };
+  return { kind: 'partial', start, end: Math.min(start + (r.end - r.start), storedSize - 1) };
+}
+
 /** `attachment; filename="<ASCII fallback>"; filename*=UTF-8''<percent-encoded>` — never a raw user string. */
 export function contentDisposition(name: string): string {
   const clean = visibleName(name).replace(/^.*[\\/]/, '') || 'download';

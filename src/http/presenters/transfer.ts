@@ -1,4 +1,5 @@
-import type { AuditEntry, FileRecord, Recipient } from '../../domain/model';
+import type { AuditEntry, FileRecord, Recipient, Transfer } from '../../domain/model';
+import { encryptedSize } from '../../shared-crypto/format';
 import { presentTrackingError } from './guest';
 import type { TransferView } from '../../domain/transfers';
 import { missingRanges } from '../../domain/ranges';
@@ -20,7 +21,47 @@ export function presentFile(f: FileRecord, cid?: string) {
     missing: missingRanges(f.ranges, f.size),
     complete: f.complete,
     sha256: f.sha256,
+    // End-to-end encrypted files: the IV and AEAD the uploader sent (docs/encryption.md); sha256 is the ciphertext's.
+    ...(f.iv !== null ? { iv: f.iv, aead: f.aead } : {}),
   };
+}
+
+/**
+ * A Transfer's encryption parameters under the names POST /transfer takes them, so a client gets back what
+ * it sent, plus the server's `salt`. Never a password or key: the server has neither.
+ */
+export function presentTransferEncryption(t: Transfer) {
+  const e = t.encryption;
+  if (!e) return { encryption: false };
+  return {
+    encryption: true,
+    salt: e.salt,
+    encryption_key_version: e.keyVersion,
+    encryption_password_version: e.passwordVersion,
+    encryption_password_encoding: e.passwordEncoding,
+    encryption_password_hash_iterations: e.hashIterations,
+    encryption_client_entropy: e.clientEntropy,
+    encryption_chunk_size: e.chunkSize,
+  };
+}
+
+/**
+ * A File's encryption fields as FileSender's GET /transfer/fileidsextended lists them (both of its
+ * spellings), for a recipient's client to derive the key and decrypt: all null for a plain transfer.
+ */
+export function presentFileEncryptionExtended(t: Transfer, f: FileRecord) {
+  const e = t.encryption;
+  const fields = {
+    'encrypted-size': e ? encryptedSize(f.size, e.chunkSize) : null,
+    'key-version': e ? e.keyVersion : null,
+    'key-salt': e ? e.salt : null,
+    'password-version': e ? e.passwordVersion : null,
+    'password-encoding': e ? e.passwordEncoding : null,
+    'password-hash-iterations': e ? e.hashIterations : null,
+    'client-entropy': e ? e.clientEntropy : null,
+  };
+  const underscored = Object.fromEntries(Object.entries(fields).map(([k, v]) => [k.replace(/-/g, '_'), v]));
+  return { encrypted: e !== null, ...fields, ...underscored, fileiv: e ? f.iv : null, fileaead: e ? f.aead : null };
 }
 
 export function downloadUrl(baseUrl: string, token: string): string {
@@ -60,6 +101,7 @@ export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft
     status: t.status,
     guest_id: t.guestId,
     closed: presentDate(t.closed),
+    ...presentTransferEncryption(t),
   };
 }
 

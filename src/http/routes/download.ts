@@ -7,7 +7,8 @@ import { ArchiveLayout, safeEntryNames } from '../../archive/layout';
 import { archivePieces, Piece, sendPieces } from '../download/send-pieces';
 import { zipLayout } from '../../archive/zip64';
 import { tarLayout } from '../../archive/tar';
-import { contentDisposition, parseRange, safeContentType } from '../download/http-range';
+import { contentDisposition, parseEncryptedRange, parseRange, safeContentType, type RangeResult } from '../download/http-range';
+import { encryptedSize, storedOffset } from '../../shared-crypto/format';
 import { downloadErrorPage } from '../web/download-page';
 import type { FerryContext } from '../state';
 
@@ -44,6 +45,9 @@ async function download(ctx: FerryContext): Promise<undefined> {
   const files = svc.select(access, parseIds(ctx));
   const format = ctx.query.archive_format;
   if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');
+  // The server cannot read an encrypted file, so it cannot put it into an archive: the page fetches such
+  // files one by one (and may build an archive itself).
+  if (access.transfer.encryption && (files.length > 1 || format !== undefined)) throw Errors.encryptedFilesNotArchivable('files_ids');
   if (files.length === 1 && format === undefined) serveFile(ctx, access, files[0]);
   else serveArchive(ctx, access, files, format === 'tar' ? 'tar' : 'zip');
   return undefined;
@@ -55,10 +59,19 @@ function etagOf(files: FileRecord[], format: string): string {
 
 function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): void {
   const etag = etagOf([file], 'f');
-  ctx.set('Content-Type', safeContentType(file.mimeType));
-  ctx.set('Content-Disposition', contentDisposition(file.name));
   const open = () => ctx.state.services.openFile(file);
-  respond(ctx, access, [file], 'file', file.size, etag, (start, end) => [{ kind: 'file', open, start, end }]);
+  const pieces = (start: number, end: number): Piece[] => [{ kind: 'file', open, start, end }];
+  const enc = access.transfer.encryption;
+  ctx.set('Content-Disposition', contentDisposition(file.name));
+  if (!enc) {
+    ctx.set('Content-Type', safeContentType(file.mimeType));
+    respond(ctx, access, [file], 'file', file.size, etag, pieces);
+    return;
+  }
+  // The stored ciphertext (IV ‖ ciphertext ‖ tag per chunk), for the recipient's client to decrypt.
+  ctx.set('Content-Type', 'application/octet-stream');
+  const stored = encryptedSize(file.size, enc.chunkSize);
+  respond(ctx, access, [file], 'file', stored, etag, pieces, (header) => parseEncryptedRange(header, stored, (p) => storedOffset(p, enc.chunkSize)));
 }
 
 function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): void {
@@ -82,12 +95,13 @@ function respond(
   size: number,
   etag: string,
   pieces: (start: number, end: number) => Piece[],
+  rangeOf: (header: string | undefined, size: number) => RangeResult = parseRange,
 ): void {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'private, no-cache');
   const ifRange = ctx.get('If-Range');
-  const range = ifRange && ifRange !== etag ? ({ kind: 'full' } as const) : parseRange(ctx.get('Range') || undefined, size);
+  const range = ifRange && ifRange !== etag ? ({ kind: 'full' } as const) : rangeOf(ctx.get('Range') || undefined, size);
   if (range.kind === 'unsatisfiable') {
     ctx.set('Content-Range', `bytes */${size}`);
     throw Errors.rangeNotSatisfiable();

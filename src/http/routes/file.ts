@@ -7,6 +7,7 @@ import { actorOf, bodyObject } from '../actor';
 import { loadFile } from './loaders';
 import { uploadSlot } from '../upload-slot';
 import type { FerryContext } from '../state';
+import { CHUNK_OVERHEAD } from '../../shared-crypto/format';
 
 type Loaded = { file: FileRecord; transfer: Transfer };
 const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
@@ -39,9 +40,12 @@ export function fileRoutes(api: Api): void {
     if (!/^\d{1,16}$/.test(offsetRaw)) throw Errors.restBadParameter('offset');
     const lengthHeader = ctx.get('Content-Length');
     const length = /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : null;
+    // Of an encrypted file's chunk, X-Service-Chunk-Size is the plaintext length, as FileSender has it: the body
+    // (IV ‖ ciphertext ‖ tag) is 32 octets longer.
+    const overhead = transfer.encryption ? CHUNK_OVERHEAD : 0;
     const declaredSize = intHeader(ctx, 'Chunk-Size');
-    if (declaredSize !== null && length !== null && declaredSize !== length) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
-    const announced = declaredSize ?? length;
+    if (declaredSize !== null && length !== null && declaredSize + overhead !== length) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+    const announced = declaredSize !== null ? declaredSize + overhead : length;
     const raw = ctx.state.rawBody; // set when a signature had to cover the body
     const req = {
       offset: Number(offsetRaw),

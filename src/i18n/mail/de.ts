@@ -5,6 +5,7 @@ export const mailDe: Table = {
   mail_message_from: 'Nachricht von {sender}:',
   mail_files: 'Dateien',
   mail_available_until: 'Verfügbar bis {date}.',
+  mail_encrypted_notice: 'Diese Dateien sind Ende-zu-Ende-verschlüsselt. Sie brauchen das Passwort, das {sender} Ihnen auf einem anderen Weg (nicht per E-Mail) mitteilt; Ihr Browser entschlüsselt die Dateien damit. Der Server kann das nicht.',
   mail_download_link: 'Dateien herunterladen',
   mail_manage_link: 'Ihre Übertragungen verwalten',
   mail_manage_guests_link: 'Ihre Gäste verwalten',

@@ -5,6 +5,7 @@ export const mailEn: Table = {
   mail_message_from: 'Message from {sender}:',
   mail_files: 'Files',
   mail_available_until: 'Available until {date}.',
+  mail_encrypted_notice: 'These files are end-to-end encrypted. You need the password, which {sender} will give you by another channel (not by this e-mail); your browser decrypts the files with it. The server cannot.',
   mail_download_link: 'Download the files',
   mail_manage_link: 'Manage your transfers',
   mail_manage_guests_link: 'Manage your guests',

@@ -5,6 +5,7 @@ export const mailFr: Table = {
   mail_message_from: 'Message de {sender} :',
   mail_files: 'Fichiers',
   mail_available_until: "Disponible jusqu'au {date}.",
+  mail_encrypted_notice: 'Ces fichiers sont chiffrés de bout en bout. Il vous faut le mot de passe, que {sender} vous transmettra par un autre moyen (pas par ce courriel) ; votre navigateur déchiffre les fichiers avec lui. Le serveur ne le peut pas.',
   mail_download_link: 'Télécharger les fichiers',
   mail_manage_link: 'Gérer vos dépôts',
   mail_manage_guests_link: 'Gérer vos invités',

@@ -5,6 +5,7 @@ export const mailNl: Table = {
   mail_message_from: 'Bericht van {sender}:',
   mail_files: 'Bestanden',
   mail_available_until: 'Beschikbaar tot {date}.',
+  mail_encrypted_notice: 'Deze bestanden zijn end-to-end versleuteld. U hebt het wachtwoord nodig, dat {sender} u via een ander kanaal geeft (niet via deze e-mail); uw browser ontsleutelt de bestanden ermee. De server kan dat niet.',
   mail_download_link: 'Bestanden downloaden',
   mail_manage_link: 'Uw transfers beheren',
   mail_manage_guests_link: 'Uw gasten beheren',

@@ -18,7 +18,12 @@ export function transferAvailableMail(c: MailContext, t: Transfer, files: FileRe
   return {
     lang: c.lang,
     subject: withUserSubject(tr(c, reminder ? 'mail_reminder_subject' : 'mail_transfer_available_subject', { sender }), t.subject),
-    paragraphs: [tr(c, reminder ? 'mail_reminder_intro' : 'mail_transfer_available_intro', { sender }), availableUntil(c, t)],
+    paragraphs: [
+      tr(c, reminder ? 'mail_reminder_intro' : 'mail_transfer_available_intro', { sender }),
+      // The password never travels with the link: the mail only says that it will come another way.
+      ...(t.encryption ? [tr(c, 'mail_encrypted_notice', { sender })] : []),
+      availableUntil(c, t),
+    ],
     message: senderMessage(c, t),
     files: filesBlock(c, files),
     link: { label: tr(c, 'mail_download_link'), url: downloadUrl(c, r.token) },
