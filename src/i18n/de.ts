@@ -12,6 +12,7 @@ export const de: Table = {
   password: 'Passwort',
   download: 'Herunterladen',
   download_all: 'Alle herunterladen (zip)',
+  encrypted_download_notice: 'Diese Dateien sind Ende-zu-Ende-verschlüsselt: Der Server hat nur den Geheimtext und kann sie nicht entschlüsseln. Das Passwort erhalten Sie vom Absender auf einem anderen Weg. Jeder Link unten liefert die verschlüsselten Bytes einer Datei, für ein Programm, das das FileSender-Format mit diesem Passwort entschlüsselt (etwa filesender.py -d <Adresse dieser Seite> -e <Passwort>). Ein Archiv verschlüsselter Dateien gibt es nicht.',
   download_selected: 'Auswahl herunterladen',
   file: 'Datei',
   files: 'Dateien',

@@ -13,6 +13,7 @@ export const en: Table = {
   password: 'Password',
   download: 'Download',
   download_all: 'Download all (zip)',
+  encrypted_download_notice: 'These files are end-to-end encrypted: the server holds only ciphertext and cannot decrypt them. The sender gives you the password by another channel. Each link below gives a file\'s encrypted bytes, for a client that decrypts FileSender\'s format with that password (such as filesender.py -d <this page\'s address> -e <password>). There is no archive of encrypted files.',
   download_selected: 'Download selected',
   file: 'File',
   files: 'Files',

@@ -12,6 +12,7 @@ export const fr: Table = {
   password: 'Mot de passe',
   download: 'Télécharger',
   download_all: 'Tout télécharger (zip)',
+  encrypted_download_notice: 'Ces fichiers sont chiffrés de bout en bout : le serveur ne détient que le texte chiffré et ne peut pas les déchiffrer. L\'expéditeur vous transmet le mot de passe par un autre moyen. Chaque lien ci-dessous donne les octets chiffrés d\'un fichier, pour un client qui déchiffre le format de FileSender avec ce mot de passe (par exemple filesender.py -d <adresse de cette page> -e <mot de passe>). Il n\'y a pas d\'archive de fichiers chiffrés.',
   download_selected: 'Télécharger la sélection',
   file: 'Fichier',
   files: 'Fichiers',

@@ -12,6 +12,7 @@ export const nl: Table = {
   password: 'Wachtwoord',
   download: 'Downloaden',
   download_all: 'Alles downloaden (zip)',
+  encrypted_download_notice: 'Deze bestanden zijn end-to-end versleuteld: de server heeft alleen de versleutelde gegevens en kan ze niet ontsleutelen. De afzender geeft u het wachtwoord via een ander kanaal. Elke link hieronder geeft de versleutelde bytes van een bestand, voor een programma dat het FileSender-formaat met dat wachtwoord ontsleutelt (zoals filesender.py -d <adres van deze pagina> -e <wachtwoord>). Er is geen archief van versleutelde bestanden.',
   download_selected: 'Selectie downloaden',
   file: 'Bestand',
   files: 'Bestanden',

@@ -165,6 +165,11 @@ test('encrypted files are never put into a server-made archive', async () => {
   const one = await fetch(`${s.url}/download?token=${token}&files_ids=${t.files[1].id}`);
   assert.is(one.status, 200);
   assert.is(Number(one.headers.get('content-length')), 300 + 32);
+  // The recipient's page offers no archive, says why, and links each file on its own.
+  const page = await (await fetch(`${s.url}/?s=download&token=${token}`)).text();
+  assert.match(page, /end-to-end encrypted/);
+  assert.not.match(page, /archive_format/);
+  for (const f of t.files) assert.ok(page.includes(`files_ids=${f.id}"`), `link to file ${f.id}`);
 });
 
 test('chunks: whole and aligned only; a re-encrypted chunk (resume) is accepted again; sizes count ciphertext', async () => {

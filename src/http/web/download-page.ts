@@ -27,6 +27,7 @@ export function downloadPage(ctx: FerryContext): SafeHtml {
   const link = (extra: string) => `${base}/download?token=${encodeURIComponent(token)}${extra}`;
   const total = files.reduce((n, f) => n + f.size, 0);
   ctx.set('Referrer-Policy', 'no-referrer'); // the token is in this page's URL
+  if (transfer.encryption) return encryptedDownloadPage(ctx, access);
   return layout(ctx, {
     title: t('download'),
     body: html`<section class="card download">
@@ -54,6 +55,38 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 <a href="${link('&archive_format=tar')}" download>tar</a>
 </p>
 </form>
+</section>`,
+  });
+}
+
+/**
+ * An end-to-end encrypted Transfer: the server cannot decrypt, so it offers no archive (it could only pack
+ * ciphertext) and says so; each file's link gives its stored ciphertext for a client that has the password.
+ */
+function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess): SafeHtml {
+  const t = pageT(ctx);
+  const { transfer, recipient, files } = access;
+  const link = (id: number) => `${basePath(ctx)}/download?token=${encodeURIComponent(recipient.token)}&files_ids=${id}`;
+  const total = files.reduce((n, f) => n + f.size, 0);
+  return layout(ctx, {
+    title: t('download'),
+    body: html`<section class="card download encrypted">
+<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
+<dl class="facts">
+<dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
+<dt>${t('expires')}</dt><dd>${formatDate(transfer.expires)}</dd>
+<dt>${t('size')}</dt><dd>${humanSize(total)} (${files.length} ${t(files.length === 1 ? 'file' : 'files').toLowerCase()})</dd>
+</dl>
+<p class="notice" role="note">${t('encrypted_download_notice')}</p>
+${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
+<table class="files"><thead><tr><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"></th></tr></thead>
+<tbody>${files.map(
+      (f) => html`<tr>
+<td>${visibleName(f.name)}</td>
+<td>${humanSize(f.size)}</td>
+<td><a href="${link(f.id)}" download>${t('download')}</a></td>
+</tr>`,
+    )}</tbody></table>
 </section>`,
   });
 }
