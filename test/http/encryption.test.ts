@@ -208,6 +208,26 @@ test('chunks: whole and aligned only; a re-encrypted chunk (resume) is accepted 
   assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
 });
 
+test('a guest encrypts too: its transfer keeps the fields, and encryption_mandatory applies to it', async () => {
+  const g = (await s.request('POST', '/guest', { headers: alice, json: { recipient: 'guest@example.org', from: 'alice@example.org' } })).json;
+  const data = patternBytes('g', 5000);
+  const { body } = encryptedBody([{ name: 'from-guest.bin', data }]);
+  const r = await s.request('POST', `/transfer?vid=${g.token}`, { json: body });
+  assert.is(r.status, 201, r.text);
+  const t = r.json;
+  assert.equal([t.encryption, t.encryption_key_version, t.files[0].iv], [true, 3, body.files[0].iv]);
+  const key = await deriveKey({ password: PASSWORD, passwordVersion: 1, passwordEncoding: 'none', salt: t.salt, iterations: 1000 });
+  const fc = fileCrypto(t.files[0].iv, t.files[0].aead, S);
+  for (let i = 0; i * S < data.length; i++) {
+    const chunk = await encryptChunk(key, fc, i, data.subarray(i * S, (i + 1) * S));
+    assert.is((await s.request('PUT', `/file/${t.files[0].id}/chunk/${i * S}?vid=${g.token}`, { body: Buffer.from(chunk), headers: { 'content-type': 'application/octet-stream' } })).status, 200);
+  }
+  assert.is((await s.request('PUT', `/file/${t.files[0].id}?vid=${g.token}`, { json: { complete: true } })).status, 200);
+  const stored = fs.readFileSync(path.join(s.dir, 'data', 'files', String(t.id), t.files[0].uid));
+  assert.is(stored.length, 5000 + 2 * 32);
+  assert.not.ok(stored.includes(data.subarray(0, 32)));
+});
+
 test('bad encryption fields are refused, naming the field', async () => {
   const file = { name: 'a', data: Buffer.alloc(5000) };
   const cases: [Record<string, unknown>, string, string][] = [
@@ -246,6 +266,9 @@ test('encryption_mandatory refuses a plain transfer; encryption_enabled false re
       assert.equal([r.status, r.json.message, r.json.details], [400, 'transfer_must_be_encrypted', ['encryption']]);
     }
     assert.is((await strict.request('POST', '/transfer', { headers: alice, json: encryptedBody([{ name: 'e', data: Buffer.alloc(3) }]).body })).status, 201);
+    const g = (await strict.request('POST', '/guest', { headers: alice, json: { recipient: 'guest@example.org', from: 'alice@example.org' } })).json;
+    const byGuest = await strict.request('POST', `/transfer?vid=${g.token}`, { json: plain });
+    assert.equal([byGuest.status, byGuest.json.message], [400, 'transfer_must_be_encrypted']);
     const info = (await strict.request('GET', '/info')).json;
     assert.equal([info.encryption_enabled, info.encryption_mandatory, info.encryption_min_password_length], [true, true, 12]);
     const r = await off.request('POST', '/transfer', { headers: alice, json: encryptedBody([{ name: 'e', data: Buffer.alloc(3) }]).body });
