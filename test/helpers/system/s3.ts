@@ -108,7 +108,9 @@ interface Daemon {
 const live = new Set<{ killNow(): void }>();
 
 async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Server> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-s3-'));
+  removeOrphanedDirs();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), DIR_PREFIX));
+  fs.writeFileSync(path.join(dir, OWNER_FILE), String(process.pid));
   const etc = path.join(dir, 'etc');
   const devices = path.join(dir, 'srv');
   fs.mkdirSync(etc);
@@ -136,9 +138,13 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
   const stop = async () => {
     if (stopped) return;
     stopped = true;
+    current = undefined;
     live.delete(handle);
     for (const d of daemons) killGroup(d.proc);
-    await Promise.race([Promise.all(daemons.map((d) => d.exit)), sleep(5000)]);
+    // SIGKILL is not refused; the bound only guards against a kernel that is slow to reap.
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(daemons.map((d) => d.exit)), new Promise((r) => (timer = setTimeout(r, 5000)))]);
+    clearTimeout(timer);
     log.close();
     fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   };
@@ -216,7 +222,9 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
     const launch = (name: string, port: number, argv: string[]) => {
       const outFile = path.join(dir, `${name}.out`);
       const out = fs.openSync(outFile, 'a');
-      const env = { ...process.env };
+      // Swift's own Python, whatever Python the tests' environment points at. Without eventlet's green DNS
+      // (dnspython, httpx, ...) a server starts on half the CPU time; every address here is a loopback IP anyway.
+      const env: NodeJS.ProcessEnv = { ...process.env, EVENTLET_NO_GREENDNS: 'yes' };
       delete env.PYTHONPATH;
       delete env.PYTHONHOME;
       // The daemon gets SIGKILL from the kernel when this process dies, however it dies.
@@ -264,19 +272,41 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
     } finally {
       client.destroy();
     }
-    const wrapped: S3Server = {
-      ...server,
-      stop: async () => {
-        current = undefined;
-        await stop();
-      },
-    };
-    return wrapped;
+    return server;
   } catch (e) {
     const message = `Swift's S3 server (test/helpers/system/s3.ts) did not start: ${(e as Error).message}\n${logTail()}`;
     live.delete(handle);
     killNow();
     throw e instanceof StartFailure || !(e instanceof Error) ? new StartFailure(message) : Object.assign(e, { message });
+  }
+}
+
+const DIR_PREFIX = 'ferry-s3-';
+const OWNER_FILE = 'owner.pid';
+
+/**
+ * A test process that was killed outright (SIGKILL, OOM) took its daemons with it (pdeathsig) but left its temp
+ * dir, which may hold hundreds of MiB of objects: the next start removes the dirs whose owner is gone.
+ */
+function removeOrphanedDirs(): void {
+  for (const name of fs.readdirSync(os.tmpdir())) {
+    if (!name.startsWith(DIR_PREFIX)) continue;
+    const dir = path.join(os.tmpdir(), name);
+    try {
+      const pid = Number(fs.readFileSync(path.join(dir, OWNER_FILE), 'utf8'));
+      if (pid > 0 && !processExists(pid)) fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // Not ours to judge: no owner file (yet), or not readable.
+    }
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 
