@@ -102,6 +102,8 @@ test('multipart: parts sent out of order, listed page by page, completed into on
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key }));
   assert.ok(UploadId);
   const etags: string[] = [];
+  // A part sent again (a chunk resent after its node died mid-request) replaces what was sent before.
+  await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: 2, Body: random(5 * MiB + 1) }));
   for (const i of [3, 0, 2, 1]) {
     const r = await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: i + 1, Body: parts[i] }));
     // A part's ETag is the MD5 of its bytes, as on S3.
@@ -358,6 +360,10 @@ test('GetObject: ranges (closed, open-ended, suffix) on plain and multipart obje
     assert.is(head.ETag, ETag, Key);
     assert.ok(head.LastModified instanceof Date, Key);
   }
+  // An empty file is an empty object.
+  await put('range/empty', Buffer.alloc(0));
+  assert.is((await s3.send(new HeadObjectCommand({ Bucket, Key: 'range/empty' }))).ContentLength, 0);
+  assert.is((await get('range/empty')).body.length, 0);
   assert.equal(await failure(s3.send(new HeadObjectCommand({ Bucket, Key: 'range/none' }))), { name: 'NotFound', status: 404 });
   assert.is((await failure(get('range/none'))).name, 'NoSuchKey');
 });

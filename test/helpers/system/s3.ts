@@ -73,10 +73,14 @@ export function s3Client(server: S3Server, maxAttempts = 3): S3Client {
 
 let current: Promise<S3Server> | undefined;
 
-/** Starts the test process's S3 server, or returns the one already running. Throws MissingPart without Swift. */
+/**
+ * Starts the test process's S3 server, or returns the one already running. Throws MissingPart without Swift. The
+ * error is also printed: uvu drops what a before-hook throws, and counts the suite's tests as failed in silence.
+ */
 export function startS3(): Promise<S3Server> {
   current ??= startWithRetries().catch((e) => {
     current = undefined;
+    console.error(e instanceof Error ? e.message : e);
     throw e;
   });
   return current;
