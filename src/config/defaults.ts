@@ -49,6 +49,14 @@ export interface Config {
   mail: MailConfig;
   default_lang: string;
   purge_interval_s: number;
+  /**
+   * Rules for the passwords of end-to-end encrypted transfers and the PBKDF2 iterations of new ones. The
+   * server never sees a password: these are told to clients (filesender-config.js.php), which apply them.
+   */
+  encryption_password_must_have_upper_and_lower_case: boolean;
+  encryption_password_must_have_numbers: boolean;
+  encryption_password_must_have_special_characters: boolean;
+  encryption_password_hash_iterations: number;
 }
 
 export function defaultConfig(): Config {
@@ -93,6 +101,11 @@ export function defaultConfig(): Config {
     mail: { from: 'ferry@localhost', transport: 'smtp://localhost:25', sink: null },
     default_lang: 'en',
     purge_interval_s: 3600,
+    encryption_password_must_have_upper_and_lower_case: true,
+    encryption_password_must_have_numbers: true,
+    encryption_password_must_have_special_characters: true,
+    // PBKDF2-HMAC-SHA256 as OWASP recommends it (2023); FileSender's default is 150,000.
+    encryption_password_hash_iterations: 600000,
   };
 }
 

@@ -121,6 +121,10 @@ const schema = object({
   }),
   default_lang: str(LANG, 'a language code such as "en"'),
   purge_interval_s: int(0, 365 * 86400),
+  encryption_password_must_have_upper_and_lower_case: bool,
+  encryption_password_must_have_numbers: bool,
+  encryption_password_must_have_special_characters: bool,
+  encryption_password_hash_iterations: int(10000, 100_000_000),
 });
 
 export class ConfigError extends Error {
