@@ -190,4 +190,11 @@ CREATE TABLE recipient_downloads (
 );
 `,
   },
+  {
+    // FileSender's round-trip token of each Transfer (issue 16: FileSender's own clients).
+    version: 8,
+    sql: `
+ALTER TABLE transfers ADD COLUMN roundtrip_token TEXT;
+`,
+  },
 ];

@@ -17,10 +17,10 @@ export class TransfersRepo implements TransferStore {
       const id = Number(
         this.db
           .prepare(
-            `INSERT INTO transfers (user_id, user_email, guest_id, subject, message, options, status, lang, created, expires)
-             VALUES (?, ?, ?, ?, ?, ?, 'created', ?, ?, ?)`,
+            `INSERT INTO transfers (user_id, user_email, guest_id, subject, message, options, status, lang, created, expires, roundtrip_token)
+             VALUES (?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?)`,
           )
-          .run(t.userId, t.userEmail, t.guestId, t.subject, t.message, JSON.stringify(t.options), t.lang, t.created, t.expires).lastInsertRowid,
+          .run(t.userId, t.userEmail, t.guestId, t.subject, t.message, JSON.stringify(t.options), t.lang, t.created, t.expires, t.roundtripToken).lastInsertRowid,
       );
       const insFile = this.db.prepare(
         'INSERT INTO files (transfer_id, uid, name, size, mime_type, cid, created) VALUES (?, ?, ?, ?, ?, ?, ?)',

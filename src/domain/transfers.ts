@@ -55,7 +55,18 @@ export class TransfersService {
     const recipientRows = terms.recipients.map((email) => ({ email, token: newToken(), lang: null }));
     if (getALink) recipientRows.push({ email: '', token: newToken(), lang: null });
     const id = this.d.store.create(
-      { userId: terms.ownerId, userEmail: terms.from, guestId: terms.guestId, subject: draft.subject, message: draft.message, options: terms.options, lang, created: now, expires: draft.expires },
+      {
+        userId: terms.ownerId,
+        userEmail: terms.from,
+        guestId: terms.guestId,
+        subject: draft.subject,
+        message: draft.message,
+        options: terms.options,
+        lang,
+        created: now,
+        expires: draft.expires,
+        roundtripToken: newToken(),
+      },
       draft.files.map((f) => ({ ...f, uid: newToken() })),
       recipientRows,
     );
