@@ -17,7 +17,7 @@ import type { FerryContext } from '../state';
  * whose exact length is known, also with Range. The token is the credential, so the route is public.
  */
 export function downloadRoutes(api: Api): void {
-  api.get('/download', publicAccess, async (ctx) => {
+  const handler = async (ctx: FerryContext) => {
     try {
       return await download(ctx);
     } catch (e) {
@@ -25,7 +25,10 @@ export function downloadRoutes(api: Api): void {
       if (e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET') return downloadErrorPage(ctx, e).value;
       throw e;
     }
-  });
+  };
+  api.get('/download', publicAccess, handler);
+  // FileSender's name for it, where filesender.py -d fetches each file ({site}/download.php?token=…&files_ids=…).
+  api.get('/download.php', publicAccess, handler);
 }
 
 function parseIds(ctx: FerryContext): number[] | null {

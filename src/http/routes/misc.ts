@@ -1,4 +1,5 @@
-import { Api } from '../api';
+import { Api, Reply } from '../api';
+import { filesenderConfigScript } from '../presenters/filesender-config';
 import { publicAccess } from '../access';
 import { normaliseLang, translations } from '../../i18n';
 import { isRemote } from '../../auth/principal';
@@ -15,6 +16,13 @@ export function miscRoutes(api: Api): void {
     }
     info.version = ctx.state.services.version;
     return info;
+  });
+
+  // FileSender's clients read their settings here: filesender.py asks for "{site}//filesender-config.js.php"
+  // (its rest.php URL with "rest.php" cut off, plus "/"); the doubled slash is routed as one.
+  api.get('/filesender-config.js.php', publicAccess, (ctx) => {
+    const script = filesenderConfigScript(ctx.state.services.settings.get(), ctx.state.services.version);
+    return new Reply(script, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
   });
 
   const echo = (ctx: FerryContext) => {
