@@ -118,6 +118,8 @@ export const uiDe: Table = {
   ui_remote_config: 'Fernkonfiguration',
   ui_remote_config_hint: 'Fügen Sie diese Zeile in einen Kommandozeilen-Client ein, um in Ihrem Namen Dateien zu senden. Geheim halten: Sie enthält Ihr API-Geheimnis.',
   ui_copy_remote_config: 'Fernkonfiguration kopieren',
+  ui_filesender_ini: 'filesender.py.ini herunterladen',
+  ui_filesender_ini_hint: 'Für den Kommandozeilen-Client von FileSender, filesender.py: speichern Sie die Datei als ~/.filesender/filesender.py.ini. Sie enthält Ihr API-Geheimnis.',
   ui_rotate_secret: 'Neues Geheimnis erzeugen',
   ui_rotate_confirm: 'Neues Geheimnis erzeugen? Clients mit dem alten funktionieren dann nicht mehr.',
   ui_rotated: 'Ein neues Geheimnis wurde erzeugt.',

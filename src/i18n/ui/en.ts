@@ -123,6 +123,8 @@ export const uiEn: Table = {
   ui_remote_config: 'Remote configuration',
   ui_remote_config_hint: 'Paste this line into a command-line client to send files as you. Keep it secret: it contains your API secret.',
   ui_copy_remote_config: 'Copy the remote configuration',
+  ui_filesender_ini: 'Download filesender.py.ini',
+  ui_filesender_ini_hint: "For FileSender's command-line client filesender.py: save the file as ~/.filesender/filesender.py.ini. It contains your API secret.",
   ui_rotate_secret: 'Make a new secret',
   ui_rotate_confirm: 'Make a new secret? Clients using the old one stop working.',
   ui_rotated: 'A new secret was made.',

@@ -118,6 +118,8 @@ export const uiFr: Table = {
   ui_remote_config: 'Configuration distante',
   ui_remote_config_hint: 'Collez cette ligne dans un client en ligne de commande pour envoyer des fichiers en votre nom. Gardez-la secrète : elle contient votre secret API.',
   ui_copy_remote_config: 'Copier la configuration distante',
+  ui_filesender_ini: 'Télécharger filesender.py.ini',
+  ui_filesender_ini_hint: 'Pour le client en ligne de commande de FileSender, filesender.py : enregistrez le fichier sous ~/.filesender/filesender.py.ini. Il contient votre secret API.',
   ui_rotate_secret: 'Créer un nouveau secret',
   ui_rotate_confirm: "Créer un nouveau secret ? Les clients utilisant l'ancien cesseront de fonctionner.",
   ui_rotated: 'Un nouveau secret a été créé.',

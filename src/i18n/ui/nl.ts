@@ -118,6 +118,8 @@ export const uiNl: Table = {
   ui_remote_config: 'Externe configuratie',
   ui_remote_config_hint: 'Plak deze regel in een opdrachtregelprogramma om namens u bestanden te versturen. Houd hem geheim: hij bevat uw API-geheim.',
   ui_copy_remote_config: 'Externe configuratie kopiëren',
+  ui_filesender_ini: 'filesender.py.ini downloaden',
+  ui_filesender_ini_hint: 'Voor het opdrachtregelprogramma van FileSender, filesender.py: sla het bestand op als ~/.filesender/filesender.py.ini. Het bevat uw API-geheim.',
   ui_rotate_secret: 'Nieuw geheim maken',
   ui_rotate_confirm: 'Een nieuw geheim maken? Programma’s met het oude werken dan niet meer.',
   ui_rotated: 'Er is een nieuw geheim gemaakt.',
