@@ -32,7 +32,7 @@ export function consoleLogger(quiet = false): Logger {
 export const silentLogger: Logger = { info: () => {}, error: () => {} };
 
 /** Query arguments whose values are secrets or bearer tokens: they never reach a log line. */
-const SECRET_ARGS = /^(token|vid|key|signature|secret|password|callback_secret)$/i;
+const SECRET_ARGS = /^(token|vid|key|signature|secret|password|callback_secret|roundtriptoken)$/i;
 
 export function redactQuery(rawQuery: string): string {
   if (!rawQuery) return '';

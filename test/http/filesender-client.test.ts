@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, TestServer } from '../helpers/server';
 import { startTestSink, TestSink } from '../helpers/mail';
-import { login, movableClock, withSession } from '../helpers/session';
+import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { FileSenderPy, pyScrapeConfig, pyTransferNames, PY_HEADERS } from '../helpers/filesender-py';
 
@@ -14,6 +14,7 @@ import { FileSenderPy, pyScrapeConfig, pyTransferNames, PY_HEADERS } from '../he
 const CHUNK = 64 * 1024;
 const DAY = 86400;
 const time = movableClock();
+const logged = capturingLogger();
 let s: TestServer;
 let sink: TestSink;
 let base: string;
@@ -22,7 +23,7 @@ let mailsSoFar = 0;
 
 test.before(async () => {
   sink = await startTestSink();
-  s = await startTestServer({ upload_chunk_size: CHUNK, mail: { transport: sink.url, from: 'ferry@files.example' } }, { clock: time.clock });
+  s = await startTestServer({ upload_chunk_size: CHUNK, mail: { transport: sink.url, from: 'ferry@files.example' } }, { clock: time.clock, log: logged.log });
   base = `${s.url}/rest.php`;
   await s.app.services.accounts.addUser('alice@example.org', ['alice@example.org'], 'alice password');
   await s.app.services.accounts.addUser('bob', ['bob@example.org'], 'bob password');
@@ -346,6 +347,18 @@ test('-e (encryption) is refused with a clear 400 until ferry stores encrypted t
   );
   assert.equal([r.status, r.json.message, r.json.details], [400, 'rest_bad_parameter', ['encryption']]);
   assert.is(((await alice.call({ method: 'get', path: '/transfer' })) as any[]).length, before);
+});
+
+test('the log shows the client\'s requests but none of its secrets: API key, signatures, chunk keys, round-trip tokens', () => {
+  const text = logged.lines.join('\n');
+  assert.match(text, /PUT \/rest\.php\/file\/\d+\/chunk\/0\?key=\*\*\*&remote_user=alice%40example\.org&roundtriptoken=\*\*\*&signature=\*\*\*&timestamp=\d+ 200/);
+  const secrets = [s.app.services.users.remoteSecret('alice@example.org')];
+  for (const r of alice.sent) {
+    const q = new URL(r.url).searchParams;
+    for (const k of ['signature', 'key', 'roundtriptoken', 'token']) if (q.get(k)) secrets.push(q.get(k)!);
+  }
+  assert.ok(secrets.length > 20);
+  for (const secret of secrets) assert.not.ok(text.includes(secret), `${secret} is in the log`);
 });
 
 /** configparser's reading of the file, enough for this one: sections, "key = value", "#" comments. */
