@@ -65,7 +65,8 @@ export function FilePicker({ files, onChange, compact, idPrefix = 'pick' }: Prop
           multiple
           tabIndex={-1}
           aria-label={t('ui_choose_folder')}
-          {...{ webkitdirectory: '' }}
+          // A DOM property, not an attribute, for Preact: '' would set it to false and the picker would take files.
+          {...{ webkitdirectory: true }}
           onChange={(e) => fromInput(e.currentTarget)}
         />
       )}
