@@ -15,6 +15,10 @@ import crypto from 'node:crypto';
  *   chunks), besides what python-requests adds.
  * - An answer other than 200 (or 201 to a POST) is retried after 5 s with a new timestamp, up to the
  *   configured retries; a POST's answer must carry a Location header.
+ * - Of the answers it reads only: the Transfer's id, files and roundtriptoken (and salt with -e); each File's
+ *   id, puid, name and size (it finds its local file again by "name:size"); /info's upload_chunk_size; and
+ *   fileidsextended's id, name, size and encrypted. Never `options`, so the spec's array of names is safe
+ *   where a FileSender 3.8 server answers an object.
  */
 export interface PyClientOptions {
   /** base_url of filesender.py.ini: "{site}/rest.php". */
