@@ -1,4 +1,4 @@
-import { ServiceError, badParameter } from './errors';
+import { Errors } from './errors';
 
 /** Transfer options of design.md §8. */
 export const TRANSFER_OPTIONS = [
@@ -36,8 +36,8 @@ export function parseOptions(v: unknown, field: string, known: readonly string[]
   if (v === undefined || v === null) return known.filter((o) => on.has(o));
   if (Array.isArray(v)) {
     v.forEach((name, i) => {
-      if (typeof name !== 'string') throw badParameter(`${field}[${i}]`);
-      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}[${i}]`]);
+      if (typeof name !== 'string') throw Errors.restBadParameter(`${field}[${i}]`);
+      if (!known.includes(name)) throw Errors.badOptionName(`${field}[${i}]`);
       on.add(name);
     });
   } else if (typeof v === 'object') {
@@ -47,11 +47,11 @@ export function parseOptions(v: unknown, field: string, known: readonly string[]
         on.delete(name);
         continue;
       }
-      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}.${name}`]);
+      if (!known.includes(name)) throw Errors.badOptionName(`${field}.${name}`);
       on.add(name);
     }
   } else {
-    throw badParameter(field);
+    throw Errors.restBadParameter(field);
   }
   return known.filter((o) => on.has(o));
 }
@@ -60,5 +60,5 @@ export function parseOptions(v: unknown, field: string, known: readonly string[]
 function optionValue(value: unknown, field: string): boolean {
   if (value === true || value === 1) return true;
   if (value === false || value === 0 || value === null) return false;
-  throw badParameter(field);
+  throw Errors.restBadParameter(field);
 }

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { ServiceError } from '../domain/errors';
+import { Errors } from '../domain/errors';
 import type { Transfer } from '../domain/model';
 import type { Step } from './access';
 
@@ -13,7 +13,7 @@ export const roundtripToken: Step = (ctx, next) => {
   const given = ctx.query.roundtriptoken;
   if (given === undefined || given === '') return next();
   const expected = (ctx.state.resource as { transfer: Transfer }).transfer.roundtripToken;
-  if (typeof given !== 'string' || !expected || !sameToken(given, expected)) throw new ServiceError('rest_roundtrip_token_invalid', 403);
+  if (typeof given !== 'string' || !expected || !sameToken(given, expected)) throw Errors.restRoundtripTokenInvalid();
   return next();
 };
 

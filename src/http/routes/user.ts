@@ -1,7 +1,7 @@
 import { Api, Reply } from '../api';
 import { isEmail } from '../../domain/transfer-input';
 import { AccessLevel, admin, owner, Owned, users } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { UserRecord } from '../../domain/users';
 import { isLang, normaliseLang } from '../../i18n';
 import { presentUser } from '../presenters/user';
@@ -11,7 +11,7 @@ import type { FerryContext } from '../state';
 /** The authenticated user's id; `users()` has already made sure the principal is a user. */
 function me(ctx: FerryContext): UserRecord {
   const p = ctx.state.principal;
-  if (p.type !== 'user') throw new ServiceError('rest_authentication_required', 401);
+  if (p.type !== 'user') throw Errors.restAuthenticationRequired();
   return ctx.state.services.users.get(p.user.id);
 }
 
@@ -26,7 +26,7 @@ export function userSelfOrAdmin(param = 'id'): AccessLevel {
       const u = ctx.state.services.users.get(String(ctx.params[param]));
       return { resource: u, ownerId: u.id };
     },
-    { notFound: 'user_not_found' },
+    { notFound: Errors.userNotFound },
   );
 }
 
@@ -54,9 +54,9 @@ function update(ctx: FerryContext, u: UserRecord): true {
   const s = ctx.state.services;
   const b = bodyObject(ctx);
   const unknown = Object.keys(b).filter((k) => k !== 'lang' && k !== 'secret_rotate');
-  if (unknown.length) throw new ServiceError('rest_bad_parameter', 400, unknown);
-  if (b.lang !== undefined && !isLang(b.lang)) throw new ServiceError('bad_lang_code', 400, ['lang']);
-  if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean') throw new ServiceError('rest_bad_parameter', 400, ['secret_rotate']);
+  if (unknown.length) throw Errors.restBadParameter(...unknown);
+  if (b.lang !== undefined && !isLang(b.lang)) throw Errors.badLangCode('lang');
+  if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean') throw Errors.restBadParameter('secret_rotate');
   if (typeof b.lang === 'string') s.users.setLang(u.id, b.lang);
   if (b.secret_rotate === true) s.users.remoteSecret(u.id, true);
   return true;
@@ -71,12 +71,12 @@ function filesenderIni(ctx: FerryContext): Reply {
   const s = ctx.state.services;
   const cfg = s.settings.get();
   const p = ctx.state.principal;
-  if (p.type !== 'user' || p.via === 'remote_application') throw new ServiceError('rest_access_forbidden', 403);
-  if (!cfg.auth.remote_user_enabled) throw new ServiceError('rest_access_forbidden', 403, ['remote_user_enabled']);
+  if (p.type !== 'user' || p.via === 'remote_application') throw Errors.restAccessForbidden();
+  if (!cfg.auth.remote_user_enabled) throw Errors.restAccessForbidden('remote_user_enabled');
   const u = me(ctx);
   // One line per value, read back as written: Python's configparser strips blanks at either end and would
   // take a line break for a new key, so such a user id cannot be written (none of ferry's sign-ins make one).
-  if (/[\u0000-\u001f\u007f]/.test(u.id) || u.id.trim() !== u.id) throw new ServiceError('rest_bad_parameter', 400, ['id']);
+  if (/[\u0000-\u001f\u007f]/.test(u.id) || u.id.trim() !== u.id) throw Errors.restBadParameter('id');
   // configparser reads "%" as the start of an interpolation: written "%%".
   const value = (v: string) => v.replace(/%/g, '%%');
   const lines = [
