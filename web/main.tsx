@@ -36,7 +36,7 @@ async function boot(): Promise<void> {
   const vid = main.dataset.guest ? new URLSearchParams(location.search).get('vid') : null;
   const api = new Api({ base, securityToken: meta('ferry-security-token') || null, query: vid ? { vid } : {} });
   const table = await api.get<Record<string, string>>('/lang', { query: { lang } }).catch(() => ({}) as Record<string, string>);
-  const t = translator(table);
+  const t = translator(table, lang);
   enhanceLangSwitch(api, Boolean(meta('ferry-security-token')));
   if (page === 'login') return enhanceLogin(api, t, base);
   const View = VIEWS[page];

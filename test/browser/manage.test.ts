@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BinaryServer } from '../helpers/binary';
 import { openBrowser, startFerry, shot, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import { sendViaRest as sendViaRestTo } from './fixtures';
 
 // Managing what was sent: my transfers (details, recipients, expiry, files, close), guests, profile, admin.
 
@@ -18,25 +19,7 @@ test.after(async () => {
   await ferry?.stop();
 });
 
-/** A complete Transfer made through the REST API, as any client would. */
-async function sendViaRest(user: string, subject: string, files: Record<string, string>, recipients: string[]) {
-  const created = await rest(ferry.url, 'POST', '/transfer', user, {
-    from: `${user}@example.org`,
-    recipients,
-    subject,
-    expires: Math.floor(Date.now() / 1000) + 5 * 86400,
-    files: Object.entries(files).map(([name, content]) => ({ name, size: Buffer.byteLength(content) })),
-  });
-  assert.is(created.status, 201, `POST /transfer: ${JSON.stringify(created.json)}`);
-  for (const f of created.json.files) {
-    const body = files[f.name];
-    const res = await fetch(`${ferry.url}/file/${f.id}/chunk/0?key=${f.uid}`, { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body });
-    assert.is(res.status, 200, `chunk of ${f.name}`);
-    assert.is((await rest(ferry.url, 'PUT', `/file/${f.id}?key=${f.uid}`, user, { complete: true })).status, 200);
-  }
-  assert.is((await rest(ferry.url, 'PUT', `/transfer/${created.json.id}`, user, { complete: true })).status, 200);
-  return created.json;
-}
+const sendViaRest = (user: string, subject: string, files: Record<string, string>, recipients: string[]) => sendViaRestTo(ferry.url, user, subject, files, recipients);
 
 test('my transfers: list and details; add, remind and remove a recipient; extend; delete a file; close', async () => {
   const t = await sendViaRest('alice', 'Quarterly report', { 'report.pdf': 'pdf'.repeat(1000), 'annex.csv': 'a,b\n1,2\n' }, ['eve@example.org', 'fred@example.org']);

@@ -62,7 +62,7 @@ export function TransferTable({ transfers, error, reload, showOwner }: { transfe
                   {tr.subject || t('ui_n_files', { count: tr.files.length })}
                   <span class="sub">{tr.files.map((f) => f.name).join(', ')}</span>
                 </td>
-                <td data-label={t('size')}>{formatBytes(size)}</td>
+                <td data-label={t('size')}>{formatBytes(size, lang)}</td>
                 <td data-label={t('recipients')}>
                   {tr.recipients.map((r) => r.email || t('ui_link_anyone')).join(', ')}
                   <span class="sub">{t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}</span>

@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
+import { ExpiryHint } from '../components/expiry-hint';
 import { errorText } from '../lib/i18n';
 import { FilePicker } from '../components/file-picker';
 import { RecipientsInput } from '../components/recipients';
@@ -18,7 +19,7 @@ const DAY = 86400;
 /** The upload page ({base_url}/), for users and (with ?vid=) for guests under their rules. */
 export function UploadPage() {
   const app = useApp();
-  const { t, info, user, guest, emails } = app;
+  const { t, lang, info, user, guest, emails } = app;
   const runner = useUploadRunner(app);
   const today = Math.floor(Date.now() / 1000);
   const maxDays = info.max_transfer_days_valid ?? 20;
@@ -90,7 +91,7 @@ export function UploadPage() {
     if (files.length === 0) return t('ui_need_files');
     if (!link && !fixedTo && recipients.length === 0) return t('ui_need_recipients');
     const total = files.reduce((n, f) => n + f.size, 0);
-    if (info.max_transfer_size && total > info.max_transfer_size) return t('ui_too_big', { max: formatBytes(info.max_transfer_size) });
+    if (info.max_transfer_size && total > info.max_transfer_size) return t('ui_too_big', { max: formatBytes(info.max_transfer_size, lang) });
     if (info.max_transfer_files && files.length > info.max_transfer_files) return t('ui_too_many_files', { max: info.max_transfer_files });
     const expires = endOfDay(expiry);
     if (expires === null || expires < today || expires > today + (maxDays + 1) * DAY) return t('ui_bad_expiry', { max: maxDays });
@@ -144,8 +145,8 @@ export function UploadPage() {
         </div>
         <div class="field">
           <label for="upload-expires">{t('expires')}</label>
-          <input id="upload-expires" type="date" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
-          <p class="hint">{t('ui_expiry_hint', { max: maxDays })}</p>
+          <input id="upload-expires" type="date" aria-describedby="upload-expires-hint" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
+          <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
         {!guest && (
           <details class="options">

@@ -1,10 +1,10 @@
 import { ServiceError } from '../../domain/errors';
 import type { DownloadAccess } from '../../domain/downloads';
-import { formatDate, humanSize } from '../../mail/render';
 import type { FerryContext } from '../state';
 import { html, SafeHtml } from './html';
 import { visibleName, visibleText } from '../../util/names';
-import { basePath, layout, pageT } from './layout';
+import { basePath, layout, pageLang, pageT } from './layout';
+import { formatBytes, formatDay, pluralKey } from './format';
 
 /**
  * ?s=download&token=T: what the recipient's e-mail links to. Server-rendered so plain links work without
@@ -21,6 +21,8 @@ export function downloadPage(ctx: FerryContext): SafeHtml {
   }
   ctx.state.services.downloads.viewed(access);
   const t = pageT(ctx);
+  const lang = pageLang(ctx);
+  const count = (key: string, n: number) => t(pluralKey((k) => t(k) !== k, lang, key, n), { count: n });
   const { transfer, recipient, files } = access;
   const base = basePath(ctx);
   const token = recipient.token;
@@ -33,8 +35,8 @@ export function downloadPage(ctx: FerryContext): SafeHtml {
 <h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
 <dl class="facts">
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
-<dt>${t('expires')}</dt><dd>${formatDate(transfer.expires)}</dd>
-<dt>${t('size')}</dt><dd>${humanSize(total)} (${files.length} ${t(files.length === 1 ? 'file' : 'files').toLowerCase()})</dd>
+<dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
+<dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count('ui_n_files', files.length)})</dd>
 </dl>
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
 <form method="get" action="${base}/download" class="download-form">
@@ -44,8 +46,8 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
       (f) => html`<tr>
 <td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"></td>
 <td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? html`<div class="hash">SHA-256 ${f.sha256}</div>` : ''}</td>
-<td>${humanSize(f.size)}</td>
-<td><a href="${link(`&files_ids=${f.id}`)}" download>${t('download')}</a></td>
+<td>${formatBytes(f.size, lang)}</td>
+<td><a href="${link(`&files_ids=${f.id}`)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a></td>
 </tr>`,
     )}</tbody></table>
 <p class="actions">
@@ -56,6 +58,14 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 </form>
 </section>`,
   });
+}
+
+/**
+ * A day as the page's language writes it, in UTC; the page's script rewrites it in the reader's own time zone
+ * (data-day), where the day may differ.
+ */
+function localDay(unixSeconds: number, lang: string): SafeHtml {
+  return html`<time datetime="${new Date(unixSeconds * 1000).toISOString()}" data-day="${unixSeconds}">${formatDay(unixSeconds, lang, 'UTC')}</time>`;
 }
 
 /** Unknown, expired or closed: a plain page that says which, and shows nothing of any Transfer. */
