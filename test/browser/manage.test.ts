@@ -8,10 +8,14 @@ import { sendViaRest as sendViaRestTo } from './fixtures';
 
 let ferry: BinaryServer;
 let b: BrowserSession;
+const dialogs: string[] = [];
 test.before(async () => {
   ferry = await startFerry({ ...HEADER_SP_CONFIG, admin: ['root'] });
   b = await openBrowser({ headers: asUserHeaders('alice') });
-  b.page.on('dialog', (d) => void d.accept()); // the confirmations of delete/close
+  b.page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.accept(); // the confirmations of delete, close, extend
+  });
   await b.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ferry.url });
 });
 test.after(async () => {
@@ -44,22 +48,30 @@ test('my transfers: list and details; add, remind and remove a recipient; extend
   await details.locator('.recipient-list li', { hasText: 'fred@example.org' }).locator('button', { hasText: 'Remove' }).click();
   await details.locator('.recipient-list li', { hasText: 'fred@example.org' }).waitFor({ state: 'detached' });
 
+  // Extend expiry: asked first, with the new date and what is left; twice (the default allows two), then no more.
   const before = (await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw;
+  assert.is((await details.locator('.extensions-left').innerText()).trim(), '2 extensions left');
   await details.locator('button', { hasText: 'Extend expiry' }).click();
-  for (let i = 0; i < 50; i++) {
-    if ((await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw > before) break;
-    await page.waitForTimeout(100);
-  }
-  assert.ok((await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw > before, 'expiry extended');
+  await details.locator('.extensions-left', { hasText: '1 extension left' }).waitFor();
+  assert.match(dialogs[dialogs.length - 1], /^Extend the expiry by 7 days, to \d{1,2} [A-Z][a-z]{2} \d{4}\? After this, 1 more extension is possible\.$/);
+  assert.match(await details.locator('.action .ok', { hasText: 'Now available' }).innerText(), /^Now available until \d{1,2} [A-Z][a-z]{2} \d{4}\.$/);
+  await details.locator('button', { hasText: 'Extend expiry' }).click();
+  await details.locator('.extensions-left', { hasText: 'The expiry cannot be extended any more.' }).waitFor();
+  assert.match(dialogs[dialogs.length - 1], /This is the last extension possible\.$/);
+  assert.is(await details.locator('button', { hasText: 'Extend expiry' }).count(), 0);
+  const after = (await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json;
+  assert.is(after.expires.raw, before + 14 * 86400, 'two extensions of 7 days');
+  assert.is(after.expiry_date_extension, 0);
+  await shot(page, 'transfer-details-extended');
 
   await details.locator('.file-list li', { hasText: 'annex.csv' }).locator('button', { hasText: 'Delete' }).click();
   await details.locator('.file-list li', { hasText: 'annex.csv' }).waitFor({ state: 'detached' });
 
   await details.locator('button', { hasText: 'Close transfer' }).click();
   await details.locator('button', { hasText: 'Close transfer' }).waitFor({ state: 'detached' });
-  const after = await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice');
-  assert.equal(after.json.files.map((f: any) => f.name), ['report.pdf']);
-  assert.equal(after.json.recipients.map((r: any) => r.email).sort(), ['eve@example.org', 'gina@example.org']);
+  const closed = await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice');
+  assert.equal(closed.json.files.map((f: any) => f.name), ['report.pdf']);
+  assert.equal(closed.json.recipients.map((r: any) => r.email).sort(), ['eve@example.org', 'gina@example.org']);
 });
 
 test('guests page: remind and delete an invitation', async () => {
