@@ -50,8 +50,18 @@ async function boot(): Promise<void> {
           if (e instanceof ApiError && e.status === 401) throw e;
           return null;
         });
+    const d = main.dataset;
     const guest: GuestContext | null = vid
-      ? { vid, email: main.dataset.guestEmail ?? '', options: (main.dataset.guestOptions ?? '').split(',').filter(Boolean), to: main.dataset.guestTo || null }
+      ? {
+          vid,
+          email: d.guestEmail ?? '',
+          options: (d.guestOptions ?? '').split(',').filter(Boolean),
+          to: d.guestTo || null,
+          from: d.guestFrom || null,
+          subject: d.guestSubject || null,
+          message: d.guestMessage || null,
+          expires: d.guestExpires ? Number(d.guestExpires) : null,
+        }
       : null;
     const emails = (main.dataset.emails ?? '').split(',').filter(Boolean);
     const app: AppContext = { api, t, lang, info, user, base, guest, emails };

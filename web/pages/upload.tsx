@@ -8,6 +8,7 @@ import { FilePicker } from '../components/file-picker';
 import { RecipientsInput } from '../components/recipients';
 import { UploadProgressView } from '../components/upload-progress';
 import { ResumeList } from '../components/resume-list';
+import { GuestInvitation } from '../components/guest-invitation';
 import { UploadSummary } from '../components/upload-summary';
 import { TRANSFER_OPTIONS, OptionBoxes } from '../components/options';
 import type { PickedFile } from '../upload/picked';
@@ -101,9 +102,9 @@ export function UploadPage() {
   return (
     <>
       <ResumeList onResume={(u) => runner.start(u)} options={runner.options} />
-      <form class="card upload-form" onSubmit={submit} aria-labelledby="upload-title" noValidate>
-        <h1 id="upload-title">{guest ? t('ui_guest_upload_title') : t('upload_page')}</h1>
-        {guest && <p class="hint">{t('ui_guest_upload_intro', { email: guest.email })}</p>}
+      {guest && <GuestInvitation />}
+      <form class="card upload-form" onSubmit={submit} aria-label={guest ? t('ui_guest_upload_title') : undefined} aria-labelledby={guest ? undefined : 'upload-title'} noValidate>
+        {!guest && <h1 id="upload-title">{t('upload_page')}</h1>}
         <FilePicker files={files} onChange={setFiles} />
         {!guest && (
           <fieldset class="mode">
@@ -128,13 +129,8 @@ export function UploadPage() {
             </select>
           </div>
         )}
-        {fixedTo ? (
-          <p class="field fixed-recipient">
-            {t('recipients')}: <strong>{fixedTo}</strong>
-          </p>
-        ) : (
-          !link && <RecipientsInput id="upload-recipients" label={t('recipients')} value={recipients} onChange={setRecipients} max={info.max_transfer_recipients} />
-        )}
+        {/* A guest who can only send to the inviter was told so above: no recipient field. */}
+        {!fixedTo && !link && <RecipientsInput id="upload-recipients" label={t('recipients')} value={recipients} onChange={setRecipients} max={info.max_transfer_recipients} />}
         <div class="field">
           <label for="upload-subject">{t('subject')}</label>
           <input id="upload-subject" value={subject} maxLength={250} onInput={(e) => setSubject(e.currentTarget.value)} />
@@ -168,3 +164,4 @@ export function UploadPage() {
     </>
   );
 }
+
