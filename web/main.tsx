@@ -10,6 +10,8 @@ import { ProfilePage } from './pages/profile';
 import { AdminPage } from './pages/admin';
 import { enhanceLogin } from './pages/login';
 import { enhanceLangSwitch } from './lib/lang-switch';
+import { enhanceDownload } from './pages/download';
+import { revealCurrentNav } from './lib/nav';
 
 /**
  * Entry point of app.js: the server-rendered shell names the view in <main data-page>; this mounts it with
@@ -33,6 +35,8 @@ async function boot(): Promise<void> {
   const base = meta('ferry-base');
   const lang = document.documentElement.lang || 'en';
   const page = main.dataset.page ?? '';
+  revealCurrentNav();
+  enhanceDownload(lang); // before anything is fetched: no moment with "Download selected" enabled and nothing ticked
   const vid = main.dataset.guest ? new URLSearchParams(location.search).get('vid') : null;
   const api = new Api({ base, securityToken: meta('ferry-security-token') || null, query: vid ? { vid } : {} });
   const table = await api.get<Record<string, string>>('/lang', { query: { lang } }).catch(() => ({}) as Record<string, string>);

@@ -41,7 +41,7 @@ export function downloadPage(ctx: FerryContext): SafeHtml {
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
 <form method="get" action="${base}/download" class="download-form">
 <input type="hidden" name="token" value="${token}">
-<table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"></th></tr></thead>
+<table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
       (f) => html`<tr>
 <td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"></td>
@@ -51,10 +51,11 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 </tr>`,
     )}</tbody></table>
 <p class="actions">
-<button type="submit" name="archive_format" value="zip">${t('download_selected')}</button>
+<button type="submit" name="archive_format" value="zip" class="download-selected" aria-describedby="select-hint">${t('download_selected')}</button>
 <a class="button primary" href="${link('&archive_format=zip')}" download>${t('download_all')}</a>
 <a href="${link('&archive_format=tar')}" download>tar</a>
 </p>
+<p class="hint" id="select-hint">${t('ui_select_files_hint')}</p>
 </form>
 </section>`,
   });
