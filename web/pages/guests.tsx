@@ -170,10 +170,10 @@ export function GuestTable({ guests, error, reload, showOwner }: { guests: ApiGu
                 {g.subject && <span class="sub">{g.subject}</span>}
               </td>
               {showOwner && <td data-label={t('from')}>{g.user_email}</td>}
-              <td data-label={t('created')}>{formatDay(g.created.raw, lang)}</td>
-              <td data-label={t('expires')}>{g.expires ? formatDay(g.expires.raw, lang) : t('ui_never')}</td>
-              <td data-label={t('ui_transfer_count')}>{g.transfer_count}</td>
-              <td class="actions">
+              <td class="nowrap" data-label={t('created')}>{formatDay(g.created.raw, lang)}</td>
+              <td class="nowrap" data-label={t('expires')}>{g.expires ? formatDay(g.expires.raw, lang) : t('ui_never')}</td>
+              <td class="nowrap" data-label={t('ui_transfer_count')}>{g.transfer_count}</td>
+              <td class="row-actions">
                 <ActionButton run={() => api.put(`/guest/${g.id}`, { remind: true })} label={t('ui_remind_named', { name: g.email })} done={t('ui_reminder_sent')}>
                   {t('ui_remind')}
                 </ActionButton>
