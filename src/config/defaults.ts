@@ -25,6 +25,12 @@ export interface MailConfig {
   transport: string | null;
   sink: MailSinkConfig | null;
 }
+export interface LogConfig {
+  /** "text": the readable line; "json": one JSON object per line, for log collectors. */
+  format: 'text' | 'json';
+  /** A file to append to (reopened on SIGHUP, for logrotate); null: standard output and error. */
+  file: string | null;
+}
 export interface Config {
   base_url: string;
   listen: { host: string; port: number };
@@ -49,6 +55,7 @@ export interface Config {
   mail: MailConfig;
   default_lang: string;
   purge_interval_s: number;
+  log: LogConfig;
 }
 
 export function defaultConfig(): Config {
@@ -93,6 +100,7 @@ export function defaultConfig(): Config {
     mail: { from: 'ferry@localhost', transport: 'smtp://localhost:25', sink: null },
     default_lang: 'en',
     purge_interval_s: 3600,
+    log: { format: 'text', file: null },
   };
 }
 
