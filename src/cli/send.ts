@@ -11,6 +11,7 @@ interface SendFlags {
   from?: string;
   encrypt?: boolean;
   parallel: string;
+  retries: string;
   url?: string;
   user?: string;
   json?: boolean;
@@ -21,6 +22,12 @@ const collect = (v: string, prev: string[] = []) => [...prev, v];
 /** Addresses given as `-r a@x,b@y` (or repeated -r, or separated by ';' or spaces). */
 export function splitAddresses(values: string[]): string[] {
   return values.flatMap((v) => v.split(/[,;\s]+/)).filter((a) => a !== '');
+}
+
+export function retriesOf(v: string): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 100) throw new UsageError('--retries: a whole number from 0 to 100');
+  return n;
 }
 
 function positive(v: string | undefined, name: string, max: number): number | undefined {
@@ -48,6 +55,7 @@ export function sendCommand(program: Command, io: CliIO): void {
     .option('--from <email>', 'sender address (default: the first address of your account)')
     .option('--encrypt', 'end-to-end encryption (not available yet)')
     .option('--parallel <n>', 'chunks in flight', '4')
+    .option('--retries <n>', 'attempts after a failed request (network error, 5xx, 429), waiting 1 s, 2 s, 4 s… up to 30 s between', '8')
     .option('--url <url>', 'server address (default: from ferry login or $FERRY_URL)')
     .option('--user <id>', 'user id (default: from ferry login or $FERRY_USER)')
     .option('--json', 'print the result as one JSON object, and no progress')
@@ -55,6 +63,7 @@ export function sendCommand(program: Command, io: CliIO): void {
       if (o.encrypt) throw new UsageError('--encrypt is not available yet: the command-line client cannot encrypt files end to end; send without it');
       const days = positive(o.days, '--days', 3650);
       const parallel = positive(o.parallel, '--parallel', 32) ?? 4;
+      const retries = retriesOf(o.retries);
       const { resolveCredentials } = await import('../client/credentials');
       const creds = resolveCredentials({ url: o.url, user: o.user });
       const { humanBytes } = await import('../client/progress');
@@ -70,7 +79,7 @@ export function sendCommand(program: Command, io: CliIO): void {
       const { sendFiles } = await import('../client/send');
       const stop = interruptNotice(io);
       try {
-        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, from: o.from, parallel, json: !!o.json }, io);
+        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, from: o.from, parallel, retries, json: !!o.json }, io);
         if (o.json) return io.out(JSON.stringify(r));
         const rate = r.seconds > 0 ? ` (${humanBytes(Math.round(r.bytes_sent / r.seconds))}/s)` : '';
         const size = humanBytes(r.files.reduce((n, f) => n + f.size, 0));

@@ -8,12 +8,13 @@ import { safeEntryNames } from '../shared/entry-names';
 import { ApiError, ClientError } from './errors';
 import { describeNetworkError, errorBody, FerryApi, openRequest } from './http';
 import { createReporter, reportMode, type Reporter, type ReporterIO } from './progress';
-import { parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, sleep } from './retry';
+import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, sleep } from './retry';
 
 export interface GetOptions {
   link: string;
   outDir: string;
   json: boolean;
+  retries?: number;
 }
 
 interface Listing {
@@ -54,7 +55,8 @@ export function parseDownloadLink(link: string): { base: string; token: string; 
 export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult> {
   const { base, token, ids } = parseDownloadLink(o.link);
   const reporter = createReporter(io, reportMode(io, o.json));
-  const api = new FerryApi({ url: base }, { sockets: 2, onRetry: (n) => reporter.retry(n) });
+  const retry = o.retries === undefined ? undefined : { ...DEFAULT_RETRY, retries: o.retries };
+  const api = new FerryApi({ url: base }, { sockets: 2, retry, onRetry: (n) => reporter.retry(n) });
   try {
     const listing = await api.call<Listing>('GET', '/download/files', { args: { token }, what: 'reading the download link' });
     const wanted = ids ? listing.files.filter((f) => ids.includes(f.id)) : listing.files;

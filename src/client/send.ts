@@ -2,6 +2,7 @@ import type { Range } from '../shared/chunks';
 import { clientConfigDir, type Credentials } from './credentials';
 import { ApiError, ClientError } from './errors';
 import { FerryApi } from './http';
+import { DEFAULT_RETRY } from './retry';
 import { createReporter, humanBytes, reportMode, type ReporterIO } from './progress';
 import { ResumeStore, resumeKey, type ResumeRecord } from './resume-store';
 import { collectSources, mimeTypeOf, type SourceFile } from './sources';
@@ -19,6 +20,8 @@ export interface SendOptions {
   from?: string;
   parallel: number;
   json: boolean;
+  /** Further attempts of a failing request (default DEFAULT_RETRY's). */
+  retries?: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
 }
@@ -92,7 +95,8 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
   if (o.link && o.recipients.length > 0) throw new ClientError('--link makes a download link instead of mailing recipients: give -r or --link, not both');
   const reporter = createReporter(io, reportMode(io, o.json));
   for (const s of skipped) reporter.note(`skipped ${s}`);
-  const api = new FerryApi(creds, { sockets: o.parallel + 2, onRetry: (n) => reporter.retry(n) });
+  const retry = o.retries === undefined ? undefined : { ...DEFAULT_RETRY, retries: o.retries };
+  const api = new FerryApi(creds, { sockets: o.parallel + 2, retry, onRetry: (n) => reporter.retry(n) });
   try {
     const info = await api.call<Info>('GET', '/info', { what: 'reading the server settings' });
     const chunkSize = Number.isSafeInteger(info.upload_chunk_size) && info.upload_chunk_size! > 0 ? info.upload_chunk_size! : DEFAULT_CHUNK;
