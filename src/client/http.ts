@@ -60,6 +60,13 @@ export interface CallOptions {
   what: string;
   /** Seconds to date the signature ahead (a big chunk on a slow link must still be in its window on arrival). */
   ahead?: () => number;
+  /**
+   * Asked before each retry: true when what the call was to do is done after all (a chunk the server stored
+   * before the connection broke on its answer), which ends the call without sending it again.
+   */
+  doneAfterAll?: () => Promise<boolean>;
+  /** Overrides the policy's number of retries for this call (0: one attempt). */
+  retries?: number;
 }
 
 export interface RetryNotice {
@@ -155,16 +162,17 @@ export class FerryApi {
         } else {
           throw new ApiError(res.status, err.id, err.details, o.what);
         }
-        if (attempt >= this.retry.retries) throw new ApiError(res.status, err.id, err.details, `${o.what} (after ${attempt + 1} attempts)`);
+        if (attempt >= (o.retries ?? this.retry.retries)) throw new ApiError(res.status, err.id, err.details, `${o.what} (after ${attempt + 1} attempts)`);
       } catch (e) {
         if (e instanceof ClientError) throw e;
         if (!retryableNetworkError(e)) throw new ClientError(`${o.what}: ${describeNetworkError(e, this.url)}`, 2);
         reason = describeNetworkError(e, this.url);
-        if (attempt >= this.retry.retries) throw new ClientError(`${o.what}: ${reason} (after ${attempt + 1} attempts)`, 2);
+        if (attempt >= (o.retries ?? this.retry.retries)) throw new ClientError(`${o.what}: ${reason} (after ${attempt + 1} attempts)`, 2);
       }
       const delayMs = retryDelay(this.retry, attempt + 1, retryAfter);
       this.opts.onRetry?.({ what: o.what, reason, attempt: attempt + 1, delayMs });
       await sleep(delayMs);
+      if (o.doneAfterAll && (await o.doneAfterAll().catch(() => false))) return null as T;
     }
   }
 

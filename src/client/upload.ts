@@ -90,6 +90,11 @@ export async function uploadFiles(
       },
       what: `sending ${c.file.name} at byte ${c.offset}`,
       ahead: aheadFor(body.length),
+      // A chunk whose answer was lost may be stored already: the server's ranges say so, and then it is not sent again.
+      doneAfterAll: async () => {
+        const f = await api.call<ServerFile>('GET', `/file/${c.file.fileId}`, { what: `checking ${c.file.name}`, retries: 0 });
+        return (f.ranges ?? []).some(([a, b]) => a <= c.offset && b >= c.offset + body.length);
+      },
     });
     stats.chunksSent += 1;
     stats.bytesSent += body.length;
