@@ -14,7 +14,7 @@ export interface RequestEntry {
   ms: number;
   /** Who asked: a user id, `guest:<id>`, `app:<name>`, or null. */
   user: string | null;
-  /** Bytes sent (headers included), and request body bytes received. */
+  /** Bytes sent and received for this request, headers included. */
   bytes: number;
   bytes_in: number;
 }

@@ -14,6 +14,12 @@ function actorOf(p: Principal | undefined): string | null {
 }
 
 /**
+ * Where the previous request on a keep-alive connection stopped reading: a request's headers (and a small
+ * body) are read before any middleware runs, so its bytes in are counted from there, not from its start.
+ */
+const readAtEnd = new WeakMap<object, number>();
+
+/**
  * One entry per request: its id (also sent as X-Request-Id and used as the uid of an error answer, so a
  * user's error report finds its line), method, route, path (secret query arguments masked), status,
  * duration, who asked, and the bytes each way. The logger writes it as the readable line or as JSON.
@@ -28,11 +34,13 @@ export function requestLog(log: Logger): Middleware<FerryState> {
     const query = redactQuery(ctx.querystring);
     const socket = ctx.req.socket;
     const written0 = socket?.bytesWritten ?? 0;
-    const read0 = socket?.bytesRead ?? 0;
+    const read0 = (socket && readAtEnd.get(socket)) ?? 0;
     try {
       await next();
     } finally {
-      const done = () =>
+      const done = () => {
+        const read = socket?.bytesRead ?? 0;
+        if (socket) readAtEnd.set(socket, read);
         logRequest(log, {
           id,
           method: ctx.method,
@@ -42,8 +50,9 @@ export function requestLog(log: Logger): Middleware<FerryState> {
           ms: Number(process.hrtime.bigint() - start) / 1e6,
           user: actorOf(ctx.state.principal),
           bytes: Math.max(0, (socket?.bytesWritten ?? 0) - written0),
-          bytes_in: Math.max(0, (socket?.bytesRead ?? 0) - read0),
+          bytes_in: Math.max(0, read - read0),
         });
+      };
       // Logged once the answer has really gone (a streamed download's last byte, or the socket closing on
       // it), so that its duration and bytes are the real ones.
       if (ctx.res.writableFinished || ctx.res.destroyed) done();
