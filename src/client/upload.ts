@@ -78,8 +78,10 @@ export async function uploadFiles(
     const seconds = perStream > 0 ? length / perStream : 0;
     return seconds > 10 ? Math.min(3600, Math.ceil(seconds * 2)) : 0;
   };
-  const sendChunk = async (c: Chunk) => {
-    const body = await readChunk(await open(c.file), c);
+  // Each worker reads its chunks into one buffer of its own, reused once a chunk's request has ended: 4 × 5 MiB
+  // for a whole run instead of a new 5 MiB buffer per chunk for the collector to find.
+  const sendChunk = async (c: Chunk, buffer: Buffer) => {
+    const body = await readChunk(await open(c.file), c, buffer);
     await api.call('PUT', `/file/${c.file.fileId}/chunk/${c.offset}`, {
       body,
       headers: {
@@ -101,7 +103,7 @@ export async function uploadFiles(
     meter.add(body.length);
     o.reporter.advance(body.length, c.file.name);
   };
-  const completeFile = async (f: UploadFile) => {
+  const completeFile = async (f: UploadFile, buffer: Buffer) => {
     await close(f);
     assertUnchanged(f);
     // Bounded: a server that keeps finding holes after they were sent again is not going to be satisfied.
@@ -114,25 +116,27 @@ export async function uploadFiles(
         if (!(e instanceof ApiError && e.id === 'file_incomplete') || round >= 2) throw e;
       }
       const now = await api.call<ServerFile>('GET', `/file/${f.fileId}`, { what: `checking ${f.name}` });
-      for (const c of missingChunks(f.size, o.chunkSize, now.ranges ?? [])) await sendChunk({ file: f, ...c });
+      for (const c of missingChunks(f.size, o.chunkSize, now.ranges ?? [])) await sendChunk({ file: f, ...c }, buffer);
       await close(f);
     }
   };
 
   let failure: unknown = null;
   const worker = async () => {
+    let buffer: Buffer | null = null;
+    const own = () => (buffer ??= Buffer.allocUnsafe(o.chunkSize));
     while (failure === null) {
       const f = toComplete.shift();
       if (f) {
-        await completeFile(f);
+        await completeFile(f, own());
         continue;
       }
       const c = queue.shift();
       if (!c) return;
-      await sendChunk(c);
+      await sendChunk(c, own());
       const n = (left.get(c.file) ?? 1) - 1;
       left.set(c.file, n);
-      if (n === 0) await completeFile(c.file);
+      if (n === 0) await completeFile(c.file, own());
     }
   };
   const workers = Array.from({ length: Math.max(1, o.parallel) }, () =>
@@ -146,8 +150,8 @@ export async function uploadFiles(
   return stats;
 }
 
-async function readChunk(h: fs.promises.FileHandle, c: Chunk): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(c.length);
+async function readChunk(h: fs.promises.FileHandle, c: Chunk, into: Buffer): Promise<Buffer> {
+  const buf = into.subarray(0, c.length);
   let got = 0;
   while (got < c.length) {
     const { bytesRead } = await h.read(buf, got, c.length - got, c.offset + got);
