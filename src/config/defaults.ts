@@ -25,6 +25,12 @@ export interface MailConfig {
   transport: string | null;
   sink: MailSinkConfig | null;
 }
+export interface LogConfig {
+  /** "text": the readable line; "json": one JSON object per line, for log collectors. */
+  format: 'text' | 'json';
+  /** A file to append to (reopened on SIGHUP, for logrotate); null: standard output and error. */
+  file: string | null;
+}
 export interface Config {
   base_url: string;
   listen: { host: string; port: number };
@@ -57,6 +63,7 @@ export interface Config {
   encryption_password_must_have_numbers: boolean;
   encryption_password_must_have_special_characters: boolean;
   encryption_password_hash_iterations: number;
+  log: LogConfig;
 }
 
 export function defaultConfig(): Config {
@@ -106,6 +113,7 @@ export function defaultConfig(): Config {
     encryption_password_must_have_special_characters: true,
     // PBKDF2-HMAC-SHA256 as OWASP recommends it (2023); FileSender's default is 150,000.
     encryption_password_hash_iterations: 600000,
+    log: { format: 'text', file: null },
   };
 }
 

@@ -64,7 +64,7 @@ function describe(v: unknown): string {
 }
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log'].includes(k));
 
 const spCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -125,6 +125,7 @@ const schema = object({
   encryption_password_must_have_numbers: bool,
   encryption_password_must_have_special_characters: bool,
   encryption_password_hash_iterations: int(10000, 100_000_000),
+  log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')) }),
 });
 
 export class ConfigError extends Error {
@@ -170,6 +171,7 @@ export function mergeConfig(raw: Partial<Config>): Config {
     base_url: (raw.base_url ?? d.base_url).replace(/\/+$/, ''),
     auth,
     mail,
+    log: { ...d.log, ...(raw.log ?? {}) },
   } as Config;
 }
 

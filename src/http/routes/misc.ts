@@ -6,8 +6,12 @@ import { isRemote } from '../../auth/principal';
 import type { FerryContext } from '../state';
 import { requestLang } from '../request-lang';
 
-/** GET /info, /echo and /lang: instance facts, a request mirror for client debugging, translations. */
+/** GET /healthz, /info, /echo and /lang: instance facts, a request mirror for client debugging, translations. */
 export function miscRoutes(api: Api): void {
+  // Liveness for load balancers, systemd and monitoring: the process answers HTTP. It touches nothing else,
+  // so a slow disk or database never makes a balancer take a working server out.
+  api.get('/healthz', publicAccess, () => ({ status: 'ok' }));
+
   api.get('/info', publicAccess, (ctx) => {
     const config = ctx.state.services.settings.get();
     const info: Record<string, unknown> = { url: config.base_url };
