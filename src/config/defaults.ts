@@ -25,6 +25,12 @@ export interface MailConfig {
   transport: string | null;
   sink: MailSinkConfig | null;
 }
+export interface LogConfig {
+  /** "text": the readable line; "json": one JSON object per line, for log collectors. */
+  format: 'text' | 'json';
+  /** A file to append to (reopened on SIGHUP, for logrotate); null: standard output and error. */
+  file: string | null;
+}
 export interface Config {
   base_url: string;
   listen: { host: string; port: number };
@@ -63,6 +69,7 @@ export interface Config {
   encryption_mandatory: boolean;
   /** Shortest password a sender may type; told to clients, which enforce it (the server never sees it). */
   encryption_min_password_length: number;
+  log: LogConfig;
 }
 
 export function defaultConfig(): Config {
@@ -122,6 +129,7 @@ export function defaultConfig(): Config {
     encryption_enabled: true,
     encryption_mandatory: false,
     encryption_min_password_length: 12,
+    log: { format: 'text', file: null },
   };
 }
 

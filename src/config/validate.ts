@@ -64,7 +64,7 @@ function describe(v: unknown): string {
 }
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log'].includes(k));
 
 const spCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -128,6 +128,7 @@ const schema = object({
   encryption_enabled: bool,
   encryption_mandatory: bool,
   encryption_min_password_length: int(1, 1000),
+  log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')) }),
 });
 
 export class ConfigError extends Error {
@@ -174,6 +175,7 @@ export function mergeConfig(raw: Partial<Config>): Config {
     base_url: (raw.base_url ?? d.base_url).replace(/\/+$/, ''),
     auth,
     mail,
+    log: { ...d.log, ...(raw.log ?? {}) },
   } as Config;
 }
 

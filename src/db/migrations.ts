@@ -191,8 +191,15 @@ CREATE TABLE recipient_downloads (
 `,
   },
   {
-    // End-to-end encryption: a transfer's parameters (JSON; never a password or key) and each file's IV and AEAD.
+    // FileSender's round-trip token of each Transfer (issue 16: FileSender's own clients).
     version: 8,
+    sql: `
+ALTER TABLE transfers ADD COLUMN roundtrip_token TEXT;
+`,
+  },
+  {
+    // End-to-end encryption: a transfer's parameters (JSON; never a password or key) and each file's IV and AEAD.
+    version: 9,
     sql: `
 ALTER TABLE transfers ADD COLUMN encryption TEXT;
 ALTER TABLE files ADD COLUMN iv TEXT;

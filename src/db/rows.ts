@@ -18,6 +18,7 @@ export interface TransferRow {
   closed: number | null;
   closed_reason: string | null;
   encryption: string | null;
+  roundtrip_token: string | null;
 }
 
 export interface FileRow {
@@ -68,6 +69,7 @@ export function toTransfer(r: TransferRow): Transfer {
     closed: r.closed,
     closedReason: r.closed_reason,
     encryption: r.encryption ? (JSON.parse(r.encryption) as TransferEncryption) : null,
+    roundtripToken: r.roundtrip_token ?? null,
   };
 }
 

@@ -29,6 +29,10 @@ export class SignaturesRepo implements UsedSignatures {
     })();
   }
 
+  release(signature: string): void {
+    this.db.prepare('DELETE FROM used_signatures WHERE signature = ?').run(signature);
+  }
+
   count(): number {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM used_signatures').get() as { n: number }).n;
   }

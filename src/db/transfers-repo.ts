@@ -17,10 +17,10 @@ export class TransfersRepo implements TransferStore {
       const id = Number(
         this.db
           .prepare(
-            `INSERT INTO transfers (user_id, user_email, guest_id, subject, message, options, status, lang, created, expires, encryption)
-             VALUES (?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?)`,
+            `INSERT INTO transfers (user_id, user_email, guest_id, subject, message, options, status, lang, created, expires, roundtrip_token, encryption)
+             VALUES (?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?)`,
           )
-          .run(t.userId, t.userEmail, t.guestId, t.subject, t.message, JSON.stringify(t.options), t.lang, t.created, t.expires, t.encryption ? JSON.stringify(t.encryption) : null)
+          .run(t.userId, t.userEmail, t.guestId, t.subject, t.message, JSON.stringify(t.options), t.lang, t.created, t.expires, t.roundtripToken, t.encryption ? JSON.stringify(t.encryption) : null)
           .lastInsertRowid,
       );
       const insFile = this.db.prepare(

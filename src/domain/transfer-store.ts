@@ -1,6 +1,6 @@
 import type { AuditEntry, FileRecord, Recipient, Transfer, TransferStatus } from './model';
 
-export type NewTransfer = Pick<Transfer, 'userId' | 'userEmail' | 'guestId' | 'subject' | 'message' | 'options' | 'lang' | 'created' | 'expires'> &
+export type NewTransfer = Pick<Transfer, 'userId' | 'userEmail' | 'guestId' | 'subject' | 'message' | 'options' | 'lang' | 'created' | 'expires' | 'roundtripToken'> &
   Partial<Pick<Transfer, 'encryption'>>;
 export type NewFile = Pick<FileRecord, 'uid' | 'name' | 'size' | 'mimeType' | 'cid'> & Partial<Pick<FileRecord, 'iv' | 'aead'>>;
 export interface NewRecipient {

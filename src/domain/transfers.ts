@@ -68,6 +68,7 @@ export class TransfersService {
         lang,
         created: now,
         expires: draft.expires,
+        roundtripToken: newToken(),
         encryption: encrypted ? { ...encrypted.transfer, salt: newSalt() } : null,
       },
       draft.files.map((f, i) => ({ ...f, uid: newToken(), ...(encrypted ? encrypted.files[i] : {}) })),

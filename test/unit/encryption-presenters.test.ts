@@ -8,7 +8,7 @@ import { presentFile, presentFileEncryptionExtended, presentTransferEncryption }
 const NOW = 1_900_000_000;
 const plainTransfer: Transfer = {
   id: 7, userId: 'alice', userEmail: 'alice@example.org', guestId: null, subject: null, message: null, options: [], status: 'available', lang: null,
-  created: NOW, expires: NOW + 86400, expiryExtensionsUsed: 0, madeAvailable: NOW, closed: null, closedReason: null, encryption: null,
+  created: NOW, expires: NOW + 86400, expiryExtensionsUsed: 0, madeAvailable: NOW, closed: null, closedReason: null, roundtripToken: null, encryption: null,
 };
 const encrypted: Transfer = {
   ...plainTransfer,

@@ -15,7 +15,7 @@ const DESIGN_TABLE: Record<number, string[]> = {
     // are a disabled feature and an archive the server cannot build, both the client's request to change.
     'transfer_must_be_encrypted', 'encryption_not_enabled', 'encrypted_files_not_archivable'],
   401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid'],
-  403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden'],
+  403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden', 'rest_roundtrip_token_invalid'],
   404: ['transfer_not_found', 'file_not_found', 'recipient_not_found', 'guest_not_found', 'user_not_found', 'rest_endpoint_not_found'],
   405: ['rest_method_not_allowed', 'rest_jsonp_get_only'],
   409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed'],

@@ -23,6 +23,9 @@ const usedStore: UsedSignatures = {
     used.set(sig, expires);
     return true;
   },
+  release(sig) {
+    used.delete(sig);
+  },
 };
 const admins = new Set(['boss']);
 const directory = { seen: (id: string) => ({ isAdmin: admins.has(id), emails: [`${id}@example.org`] }) };

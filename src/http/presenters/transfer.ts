@@ -5,12 +5,16 @@ import type { TransferView } from '../../domain/transfers';
 import { missingRanges } from '../../domain/ranges';
 import { presentDate } from './date';
 
-/** The spec's File object, plus extension fields: mime_type, received, ranges, complete, sha256. */
+/**
+ * The spec's File object, plus extension fields: mime_type, received, ranges, complete, sha256, and `puid`,
+ * FileSender 3's name for the uid (its client sends it back as the chunk key).
+ */
 export function presentFile(f: FileRecord, cid?: string) {
   return {
     id: f.id,
     transfer_id: f.transferId,
     uid: f.uid,
+    puid: f.uid,
     name: f.name,
     size: f.size,
     sha1: null,
@@ -83,8 +87,11 @@ export function presentRecipient(r: Recipient, baseUrl: string) {
   };
 }
 
-/** The spec's Transfer object (plus status, guest_id, closed as extensions). */
-export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft: number) {
+/**
+ * The spec's Transfer object (plus status, guest_id, closed as extensions, and FileSender's `roundtriptoken`,
+ * which as in FileSender only the answer that created the Transfer carries; other answers give "").
+ */
+export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft: number, creating = false) {
   const t = v.transfer;
   return {
     id: t.id,
@@ -101,6 +108,7 @@ export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft
     status: t.status,
     guest_id: t.guestId,
     closed: presentDate(t.closed),
+    roundtriptoken: creating ? (t.roundtripToken ?? '') : '',
     ...presentTransferEncryption(t),
   };
 }
@@ -112,5 +120,22 @@ export function presentAuditEntry(e: AuditEntry) {
     event: e.event,
     author: { type: e.author.type, id: e.author.id, ip: e.author.ip ?? '', ...(e.author.email ? { email: e.author.email } : {}) },
     target: e.target,
+  };
+}
+
+/**
+ * One File as FileSender's GET /transfer/fileidsextended lists it for a recipient's client, which saves the
+ * file under `name` (split on "/" into folders): the same safe, unique relative path the archive download
+ * uses. The encryption fields (both spellings FileSender uses) are what the client needs besides the password
+ * to derive the key and decrypt; all null for a plain transfer.
+ */
+export function presentFileExtended(t: Transfer, f: FileRecord, safeName: string) {
+  return {
+    id: f.id,
+    mime: f.mimeType ?? 'application/octet-stream',
+    name: safeName,
+    size: f.size,
+    ...presentFileEncryptionExtended(t, f),
+    transferid: f.transferId,
   };
 }

@@ -1,9 +1,10 @@
 import { Api, created } from '../api';
-import { admin, owner, users } from '../access';
+import { admin, owner, publicAccess, users } from '../access';
+import { safeEntryNames } from '../../archive/layout';
 import { Errors } from '../../domain/errors';
 import type { Transfer } from '../../domain/model';
 import type { TransferView } from '../../domain/transfers';
-import { presentAuditEntry, presentRecipient, presentTransfer } from '../presenters/transfer';
+import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
 import { actorOf, bodyObject } from '../actor';
 import { loadTransfer } from './loaders';
 import { requestLang } from '../request-lang';
@@ -11,11 +12,11 @@ import type { FerryContext } from '../state';
 
 const BEFORE_AVAILABLE = ['created', 'started', 'uploading'];
 
-function present(ctx: FerryContext, v: TransferView | Transfer) {
+function present(ctx: FerryContext, v: TransferView | Transfer, creating = false) {
   const s = ctx.state.services;
   const view = 'transfer' in v ? v : s.transfers.view(v);
   const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: s.trackingErrors.forTarget('Recipient', r.id) })) };
-  return presentTransfer(withErrors, s.settings.get().base_url, s.transfers.extensionsLeft(view.transfer));
+  return presentTransfer(withErrors, s.settings.get().base_url, s.transfers.extensionsLeft(view.transfer), creating);
 }
 
 const transferOf = (ctx: FerryContext) => ctx.state.resource as Transfer;
@@ -29,7 +30,22 @@ export function transferRoutes(api: Api): void {
 
   api.post('/transfer', users({ guests: true }), (ctx) => {
     const view = ctx.state.services.transfers.create(actorOf(ctx), ctx.request.body, requestLang(ctx));
-    return created(ctx, present(ctx, view), `/transfer/${view.transfer.id}`);
+    return created(ctx, present(ctx, view, true), `/transfer/${view.transfer.id}`);
+  });
+
+  // FileSender's listings of a recipient's files, for its command-line client (filesender.py -d): the download
+  // token is the credential, checked as for a download (available, unexpired), so they are public like it.
+  // Registered before /transfer/:id, which would take these names for ids.
+  const recipientFiles = (ctx: FerryContext) => {
+    const downloads = ctx.state.services.downloads;
+    const access = downloads.access(ctx.query.token);
+    return { transfer: access.transfer, files: downloads.select(access, null) };
+  };
+  api.get('/transfer/fileids', publicAccess, (ctx) => recipientFiles(ctx).files.map((f) => f.id));
+  api.get('/transfer/fileidsextended', publicAccess, (ctx) => {
+    const { transfer, files } = recipientFiles(ctx);
+    const names = safeEntryNames(files.map((f) => f.name));
+    return files.map((f, i) => presentFileExtended(transfer, f, names[i]));
   });
 
   const own = owner(loadTransfer, { notFound: Errors.transferNotFound });
