@@ -19,7 +19,8 @@ fs.mkdirSync(out, { recursive: true });
 const started = Date.now();
 const result = await esbuild.build({
   absWorkingDir: root,
-  entryPoints: { app: 'web/main.tsx' },
+  // The download page's service worker is its own file: a worker's script is loaded by URL.
+  entryPoints: { app: 'web/main.tsx', 'download-sw': 'web/download-sw.ts' },
   bundle: true,
   outdir: out,
   format: 'iife',

@@ -11,6 +11,7 @@ import { AdminPage } from './pages/admin';
 import { enhanceLogin } from './pages/login';
 import { enhanceLangSwitch } from './lib/lang-switch';
 import { enhanceDownload } from './pages/download';
+import { enhanceEncryptedDownload } from './pages/download-encrypted';
 import { revealCurrentNav } from './lib/nav';
 
 /**
@@ -37,6 +38,7 @@ async function boot(): Promise<void> {
   const page = main.dataset.page ?? '';
   revealCurrentNav();
   enhanceDownload(lang); // before anything is fetched: no moment with "Download selected" enabled and nothing ticked
+  enhanceEncryptedDownload(base);
   const vid = main.dataset.guest ? new URLSearchParams(location.search).get('vid') : null;
   const api = new Api({ base, securityToken: meta('ferry-security-token') || null, query: vid ? { vid } : {} });
   const table = await api.get<Record<string, string>>('/lang', { query: { lang } }).catch(() => ({}) as Record<string, string>);

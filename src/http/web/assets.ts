@@ -104,6 +104,18 @@ export function assetRouter(store: () => AssetStore = webAssets): Router<FerrySt
     ctx.type = asset.type;
     ctx.body = asset.body;
   });
+  // The download page's service worker (web/download-sw.ts) must be served from the folder it works for: its
+  // scope is every URL below base_url. Revalidated on each load so a new version takes over at once.
+  r.get('/download-sw.js', (ctx) => {
+    const sw = store().get('download-sw.js');
+    if (!sw) return;
+    ctx.set('Cache-Control', 'no-cache');
+    // A worker's script sets the worker's own CSP: it fetches the ciphertext from this origin and nothing else.
+    ctx.set('Content-Security-Policy', "default-src 'none'; connect-src 'self'");
+    ctx.set('ETag', `"${sw.hash}"`);
+    ctx.type = sw.type;
+    ctx.body = sw.body;
+  });
   // Browsers ask for the icon at the root whatever the page says; it is revalidated daily (no content hash here).
   r.get('/favicon.ico', (ctx) => {
     const icon = store().get('favicon.ico');

@@ -5,6 +5,7 @@ import { html, SafeHtml } from './html';
 import { visibleName, visibleText } from '../../util/names';
 import { basePath, layout, pageLang, pageT } from './layout';
 import { formatBytes, formatDay, pluralKey } from './format';
+import { safeEntryNames } from '../../shared/entry-names';
 
 /**
  * ?s=download&token=T: what the recipient's e-mail links to. Server-rendered so plain links work without
@@ -62,20 +63,31 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
   });
 }
 
+/** The page's script shows these itself, in the page's language. */
+const E2EE_MESSAGES = ['e2ee_checking', 'e2ee_wrong_password', 'e2ee_unlocked', 'e2ee_saving', 'e2ee_saved', 'e2ee_failed', 'e2ee_unsupported'];
+
 /**
  * An end-to-end encrypted Transfer: the server cannot decrypt, so it offers no archive (it could only pack
- * ciphertext) and says so; each file's link gives its stored ciphertext for a client that has the password.
+ * ciphertext). The page's script asks for the password (a form without a name for its field and hidden until
+ * the script runs, so the password can never be submitted to the server), checks it on the first chunk, and
+ * decrypts each file in the browser as it is saved. What the script needs besides the password is here as
+ * data attributes: the salt and iteration count, each file's IV and AEAD. Each file's plain link still gives its
+ * stored ciphertext, for a client that has the password (filesender.py -d … -e …).
  */
 function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess): SafeHtml {
   const t = pageT(ctx);
   const lang = pageLang(ctx);
   const count = (key: string, n: number) => t(pluralKey((k) => t(k) !== k, lang, key, n), { count: n });
   const { transfer, recipient, files } = access;
+  const e = transfer.encryption!;
   const link = (id: number) => `${basePath(ctx)}/download?token=${encodeURIComponent(recipient.token)}&files_ids=${id}`;
   const total = files.reduce((n, f) => n + f.size, 0);
+  // A browser saves one file at a time into a folder the user picks: the last part of the archive's safe name.
+  const saveNames = safeEntryNames(files.map((f) => f.name)).map((n) => n.split('/').at(-1) ?? n);
+  const messages = E2EE_MESSAGES.map((k) => html` data-${k.replace(/_/g, '-')}="${t(k)}"`);
   return layout(ctx, {
     title: t('download'),
-    body: html`<section class="card download encrypted">
+    body: html`<section class="card download encrypted" data-token="${recipient.token}" data-salt="${e.salt}" data-iterations="${e.hashIterations}" data-key-version="${e.keyVersion}" data-password-version="${e.passwordVersion}" data-password-encoding="${e.passwordEncoding}" data-chunk-size="${e.chunkSize}"${messages}>
 <h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
 <dl class="facts">
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
@@ -84,12 +96,20 @@ function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess): SafeH
 </dl>
 <p class="notice" role="note">${t('encrypted_download_notice')}</p>
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
+<form class="e2ee-unlock" hidden>
+<fieldset><legend>${t('e2ee_unlock_legend')}</legend>
+<label for="e2ee-password">${t('password')}</label>
+<input type="password" id="e2ee-password" autocomplete="off" required>
+<button type="submit" class="primary">${t('e2ee_unlock')}</button>
+</fieldset>
+</form>
+<p class="e2ee-status" role="status" aria-live="polite"></p>
 <table class="files"><thead><tr><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
-      (f) => html`<tr>
-<td>${visibleName(f.name)}</td>
+      (f, i) => html`<tr class="e2ee-file" data-file-id="${f.id}" data-size="${f.size}" data-fileiv="${f.iv ?? ''}" data-fileaead="${f.aead ?? ''}" data-save-name="${saveNames[i]}">
+<td>${visibleName(f.name)}<div class="e2ee-file-status" role="status"></div></td>
 <td>${formatBytes(f.size, lang)}</td>
-<td><a href="${link(f.id)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a></td>
+<td><button type="button" class="e2ee-save" hidden aria-label="${t('e2ee_save')}: ${visibleName(f.name)}">${t('e2ee_save')}</button> <a href="${link(f.id)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a></td>
 </tr>`,
     )}</tbody></table>
 </section>`,

@@ -1,0 +1,146 @@
+import { decryptChunk, DecryptError, deriveKey, fileCrypto, KEY_VERSION_AES_GCM_PBKDF2 } from '../../src/shared-crypto/format';
+import { decryptedChunks, fetchChunk, type EncryptedFileJob } from '../e2ee/decrypted-chunks';
+
+/**
+ * The download page of an end-to-end encrypted transfer (server-rendered: src/http/web/download-page.ts).
+ * The password is typed here and never leaves the page: the key is derived with the transfer's salt and
+ * iteration count, checked by decrypting the first chunk (an AES-GCM tag failure means a wrong password), and
+ * each file is then decrypted as it is written to disk, never held whole in memory:
+ * - with the File System Access API (showSaveFilePicker: Chromium-based browsers), straight into the file;
+ * - otherwise through the page's service worker (/download-sw.js), which streams a decrypting download.
+ */
+interface SaveFilePicker {
+  (o: { suggestedName: string }): Promise<{ createWritable(): Promise<{ write(b: Uint8Array): Promise<void>; close(): Promise<void>; abort(): Promise<void> }> }>;
+}
+
+export function enhanceEncryptedDownload(base: string): void {
+  const section = document.querySelector<HTMLElement>('section.download.encrypted');
+  const form = section?.querySelector<HTMLFormElement>('form.e2ee-unlock');
+  const status = section?.querySelector<HTMLElement>('.e2ee-status');
+  if (!section || !form || !status) return;
+  const d = section.dataset;
+  const say = (key: string) => (status.textContent = d[camel(key)] ?? key);
+  const picker = (window as unknown as { showSaveFilePicker?: SaveFilePicker }).showSaveFilePicker;
+  if (!globalThis.crypto?.subtle || (!picker && !('serviceWorker' in navigator)) || Number(d.keyVersion) !== KEY_VERSION_AES_GCM_PBKDF2) {
+    say('e2ee_unsupported');
+    return;
+  }
+  const rows = [...section.querySelectorAll<HTMLElement>('tr.e2ee-file')];
+  const chunkSize = Number(d.chunkSize);
+  const jobOf = (row: HTMLElement, key: CryptoKey): EncryptedFileJob => ({
+    url: `${base}/download?token=${encodeURIComponent(d.token ?? '')}&files_ids=${row.dataset.fileId}`,
+    size: Number(row.dataset.size),
+    fileiv: row.dataset.fileiv ?? '',
+    fileaead: row.dataset.fileaead ?? '',
+    chunkSize,
+    key,
+  });
+  const input = form.querySelector<HTMLInputElement>('input[type=password]')!;
+  const submit = form.querySelector<HTMLButtonElement>('button[type=submit]')!;
+  form.hidden = false;
+  let key: CryptoKey | null = null;
+
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault(); // the password is never submitted anywhere
+    submit.disabled = true;
+    say('e2ee_checking');
+    try {
+      const candidate = await deriveKey({ password: input.value, passwordVersion: Number(d.passwordVersion), passwordEncoding: d.passwordEncoding ?? 'none', salt: d.salt ?? '', iterations: Number(d.iterations) });
+      const first = rows.find((r) => Number(r.dataset.size) > 0);
+      if (first) {
+        const job = jobOf(first, candidate);
+        await decryptChunk(candidate, fileCrypto(job.fileiv, job.fileaead, chunkSize), 0, await fetchChunk(job, 0));
+      }
+      key = candidate;
+      input.value = '';
+      form.hidden = true;
+      say('e2ee_unlocked');
+      for (const b of section.querySelectorAll<HTMLButtonElement>('button.e2ee-save')) b.hidden = false;
+    } catch (err) {
+      // A failed tag on the first chunk is a wrong password; anything else (network, a damaged file) says so.
+      if (err instanceof DecryptError && err.reason === 'wrong_password') say('e2ee_wrong_password');
+      else status.textContent = `${d.e2eeFailed ?? ''} (${err instanceof DecryptError ? err.reason : String((err as Error).message ?? err)})`;
+      input.select();
+    } finally {
+      submit.disabled = false;
+    }
+  });
+
+  for (const row of rows) {
+    const button = row.querySelector<HTMLButtonElement>('button.e2ee-save');
+    const rowStatus = row.querySelector<HTMLElement>('.e2ee-file-status');
+    if (!button || !rowStatus) continue;
+    button.addEventListener('click', async () => {
+      if (!key) return;
+      button.disabled = true;
+      rowStatus.textContent = d.e2eeSaving ?? '';
+      try {
+        const job = jobOf(row, key);
+        const name = row.dataset.saveName || 'file';
+        if (picker) await saveWithPicker(picker, name, job);
+        else await saveWithServiceWorker(base, name, job);
+        rowStatus.textContent = d.e2eeSaved ?? '';
+        row.dataset.saved = 'true';
+      } catch (err) {
+        if ((err as Error).name === 'AbortError') rowStatus.textContent = '';
+        else rowStatus.textContent = `${d.e2eeFailed ?? ''} (${err instanceof DecryptError ? err.reason : String((err as Error).message ?? err)})`;
+      } finally {
+        button.disabled = false;
+      }
+    });
+  }
+}
+
+/** "e2ee_wrong_password" → the dataset's "e2eeWrongPassword". */
+function camel(key: string): string {
+  return key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+}
+
+async function saveWithPicker(picker: SaveFilePicker, name: string, job: EncryptedFileJob): Promise<void> {
+  const handle = await picker({ suggestedName: name });
+  const out = await handle.createWritable();
+  try {
+    for await (const plain of decryptedChunks(job)) await out.write(plain);
+    await out.close();
+  } catch (err) {
+    await out.abort().catch(() => undefined); // nothing half-decrypted replaces the file
+    throw err;
+  }
+}
+
+/**
+ * Registers the service worker (once), gives it the job under a random id, and opens its URL in a hidden
+ * frame: the browser saves the response as a download. Resolves when the worker has streamed the last chunk.
+ */
+async function saveWithServiceWorker(base: string, name: string, job: EncryptedFileJob): Promise<void> {
+  const scope = `${base}/`;
+  const reg = await navigator.serviceWorker.register(`${base}/download-sw.js`, { scope });
+  const worker = reg.active ?? (await waitActive(reg));
+  const id = [...crypto.getRandomValues(new Uint8Array(16))].map((b) => b.toString(16).padStart(2, '0')).join('');
+  const channel = new MessageChannel();
+  const finished = new Promise<void>((resolve, reject) => {
+    channel.port1.onmessage = (e: MessageEvent<{ type: string; reason?: string }>) => {
+      if (e.data.type === 'ready') {
+        const frame = document.createElement('iframe');
+        frame.hidden = true;
+        frame.src = `${scope}e2ee-download/${id}`;
+        document.body.append(frame);
+        setTimeout(() => frame.remove(), 60_000);
+      } else if (e.data.type === 'done') resolve();
+      else if (e.data.type === 'error') reject(new Error(e.data.reason));
+    };
+  });
+  worker.postMessage({ type: 'ferry-e2ee-download', id, job: { ...job, name } }, [channel.port2]);
+  return finished;
+}
+
+function waitActive(reg: ServiceWorkerRegistration): Promise<ServiceWorker> {
+  return new Promise((resolve, reject) => {
+    const w = reg.installing ?? reg.waiting;
+    if (!w) return reject(new Error('no service worker'));
+    w.addEventListener('statechange', () => {
+      if (w.state === 'activated') resolve(w);
+      else if (w.state === 'redundant') reject(new Error('service worker failed'));
+    });
+  });
+}
