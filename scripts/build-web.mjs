@@ -19,8 +19,9 @@ fs.mkdirSync(out, { recursive: true });
 const started = Date.now();
 const result = await esbuild.build({
   absWorkingDir: root,
-  // The download page's service worker is its own file: a worker's script is loaded by URL.
-  entryPoints: { app: 'web/main.tsx', 'download-sw': 'web/download-sw.ts' },
+  // Workers are files of their own (a worker's script is loaded by URL): the download page's service worker
+  // and the upload page's encrypting worker.
+  entryPoints: { app: 'web/main.tsx', 'download-sw': 'web/download-sw.ts', 'encrypt-worker': 'web/e2ee/encrypt-worker.ts' },
   bundle: true,
   outdir: out,
   format: 'iife',

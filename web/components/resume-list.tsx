@@ -5,7 +5,8 @@ import { errorText } from '../lib/i18n';
 import type { PickedFile } from '../upload/picked';
 import { rangesTotal } from '../upload/ranges';
 import { matchSources, ResumeRecord } from '../upload/resume-store';
-import { resumeUpload } from '../upload/start';
+import { resumeUpload, WrongResumePassword } from '../upload/start';
+import { encryptWorkerUrl } from '../upload/encryption';
 import type { Upload, UploadOptions } from '../upload/uploader';
 import { resumeOwner, resumeStore } from '../upload/use-upload';
 import { FilePicker } from './file-picker';
@@ -39,6 +40,8 @@ export function ResumeList({ onResume, options }: Props) {
 function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRecord; onDiscard(): void } & Props) {
   const { api, t, lang } = useApp();
   const [error, setError] = useState<string | null>(null);
+  // An encrypted upload needs its password again: the record keeps no password and no key.
+  const [password, setPassword] = useState('');
   const sent = record.files.reduce((n, f) => n + (f.complete ? f.size : rangesTotal(f.acked)), 0);
   const total = record.files.reduce((n, f) => n + f.size, 0);
   const needed = record.files.filter((f) => !f.complete && rangesTotal(f.acked) < f.size);
@@ -48,9 +51,11 @@ function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRe
     const missing = needed.filter((f) => !map.has(f.fileId));
     if (missing.length) return setError(t('ui_resume_missing', { names: missing.map((f) => f.name).join(', ') }));
     try {
-      onResume(await resumeUpload(api, record, map, options()));
+      const decrypt = record.encryption ? { password, workerUrl: encryptWorkerUrl(api.base) } : undefined;
+      onResume(await resumeUpload(api, record, map, options(), decrypt));
+      setPassword('');
     } catch (e) {
-      setError(errorText(t, e));
+      setError(e instanceof WrongResumePassword ? t('ui_encrypt_resume_wrong') : errorText(t, e));
     }
   };
   const discard = async () => {
@@ -68,6 +73,12 @@ function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRe
         {t('ui_progress_figures', { sent: formatBytes(sent, lang), total: formatBytes(total, lang) })}
       </p>
       <p class="hint">{t('ui_resume_hint', { names: needed.map((f) => f.name).join(', ') })}</p>
+      {record.encryption && (
+        <div class="field">
+          <label for={`resume-${record.transferId}-password`}>{t('ui_encrypt_resume_password')}</label>
+          <input id={`resume-${record.transferId}-password`} class="resume-password" type="password" autocomplete="off" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+        </div>
+      )}
       <div class="row">
         <FilePicker files={[]} onChange={chosen} compact idPrefix={`resume-${record.transferId}`} />
         <button type="button" class="danger" onClick={discard}>

@@ -105,4 +105,12 @@ export interface ApiInfo {
   allow_transfer_expiry_date_extension?: number[];
   chunk_upload_security?: 'key' | 'auth';
   default_lang?: string;
+  // End-to-end encryption, as disclosed (docs/encryption.md).
+  encryption_enabled?: boolean;
+  encryption_mandatory?: boolean;
+  encryption_min_password_length?: number;
+  encryption_password_must_have_upper_and_lower_case?: boolean;
+  encryption_password_must_have_numbers?: boolean;
+  encryption_password_must_have_special_characters?: boolean;
+  encryption_password_hash_iterations?: number;
 }

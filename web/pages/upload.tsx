@@ -14,6 +14,8 @@ import { TRANSFER_OPTIONS, OptionBoxes } from '../components/options';
 import type { PickedFile } from '../upload/picked';
 import { createUpload } from '../upload/start';
 import { resumeOwner, useUploadRunner } from '../upload/use-upload';
+import { EncryptSwitch, ENCRYPT_OFF, encryptionChoice, passwordRules } from '../components/encrypt-switch';
+import { encryptWorkerUrl } from '../upload/encryption';
 
 const DAY = 86400;
 
@@ -34,6 +36,9 @@ export function UploadPage() {
   const [link, setLink] = useState((user?.transfer_preferences ?? []).includes('get_a_link'));
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [encrypt, setEncrypt] = useState(ENCRYPT_OFF);
+  const encryptionOffered = info.encryption_enabled === true;
+  const mustEncrypt = encryptionOffered && info.encryption_mandatory === true;
   const fixedTo = guest?.options.includes('can_only_send_to_me') ? guest.to ?? t('ui_your_inviter') : null;
 
   const p = runner.progress;
@@ -48,6 +53,7 @@ export function UploadPage() {
           setRecipients([]);
           setSubject('');
           setMessage('');
+          setEncrypt(ENCRYPT_OFF);
         }}
       />
     );
@@ -80,7 +86,10 @@ export function UploadPage() {
         options: link ? [...options, 'get_a_link'] : options,
       };
       if (fixedTo && guest?.to) body.recipients = [guest.to];
-      runner.start(await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }));
+      const choice = encryptionOffered && (encrypt.on || mustEncrypt) ? encryptionChoice(encrypt, passwordRules(info)) : null;
+      const encryption = choice ? { choice, iterations: info.encryption_password_hash_iterations ?? 600000, workerUrl: encryptWorkerUrl(app.api.base) } : undefined;
+      runner.start(await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption));
+      setEncrypt(ENCRYPT_OFF); // the password (typed or generated) is not kept past the start
     } catch (err) {
       setError(errorText(t, err));
     } finally {
@@ -96,6 +105,7 @@ export function UploadPage() {
     if (info.max_transfer_files && files.length > info.max_transfer_files) return t('ui_too_many_files', { max: info.max_transfer_files });
     const expires = endOfDay(expiry);
     if (expires === null || expires < today || expires > today + (maxDays + 1) * DAY) return t('ui_bad_expiry', { max: maxDays });
+    if (encryptionOffered && (encrypt.on || mustEncrypt) && !encryptionChoice(encrypt, passwordRules(info))) return t('ui_encrypt_weak');
     return null;
   };
 
@@ -144,6 +154,7 @@ export function UploadPage() {
           <input id="upload-expires" type="date" aria-describedby="upload-expires-hint" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
           <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
+        {encryptionOffered && <EncryptSwitch value={encrypt} onChange={setEncrypt} mandatory={mustEncrypt} />}
         {!guest && (
           <details class="options">
             <summary>{t('ui_more_options')}</summary>

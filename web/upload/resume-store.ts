@@ -1,4 +1,5 @@
 import { isRangeList, Range } from './ranges';
+import type { RecordEncryption } from './encryption';
 
 /**
  * What the page remembers of an unfinished upload so that it survives a reload or a browser restart. Only
@@ -14,6 +15,9 @@ export interface ResumeFile {
   /** Ranges the server acknowledged (each one a finished chunk PUT). */
   acked: Range[];
   complete: boolean;
+  /** An encrypted file's IV and AEAD (base64, as the server has them): chunk i is sealed the same way again. */
+  iv?: string;
+  aead?: string;
 }
 
 export interface ResumeRecord {
@@ -27,6 +31,8 @@ export interface ResumeRecord {
   files: ResumeFile[];
   /** Download links given at creation, shown in the summary. */
   links: { email: string; url: string }[];
+  /** End-to-end encrypted: what deriving the key again needs besides the password (never the key). */
+  encryption?: RecordEncryption;
 }
 
 export interface ResumeStore {

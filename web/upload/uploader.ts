@@ -28,6 +28,11 @@ export interface UploadOptions {
   maxServerErrors?: number;
   /** A chunk PUT with neither progress nor an answer for this long is abandoned and retried. */
   chunkTimeoutMs?: number;
+  /**
+   * End-to-end encryption: seals chunk `index` of a file (IV ‖ ciphertext ‖ tag, 32 octets more). The URL
+   * offset and X-Service-Chunk-Size stay the plaintext's, as FileSender's format has them.
+   */
+  seal?: (file: ResumeFile, index: number, plain: Blob) => Promise<Uint8Array>;
 }
 
 /** Measuring time (ms) before a time left is given. */
@@ -284,9 +289,12 @@ export class Upload {
       this.emit();
     };
     try {
+      const plain = source.slice(offset, offset + length);
+      const body = this.opts.seal ? await this.opts.seal(file, Math.floor(offset / this.record.chunkSize), plain) : plain;
+      if (ctl.signal.aborted) return false;
       this.bytesSent += length;
       await this.api.request('PUT', `/file/${file.fileId}/chunk/${offset}`, {
-        body: source.slice(offset, offset + length),
+        body,
         headers: {
           'Content-Type': 'application/octet-stream',
           'X-Service-File-Size': String(file.size),
