@@ -98,8 +98,4 @@ export class ChunkSealer {
       this.worker.postMessage({ id, key: this.key, fileiv: file.iv, aead: file.aead, index, plain });
     });
   }
-
-  close(): void {
-    this.worker.terminate();
-  }
 }
