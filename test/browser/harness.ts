@@ -5,13 +5,13 @@ import path from 'node:path';
 import { chromium, BrowserContext, Page } from 'playwright-core';
 import { startBinary, writeConfig, runFerry, BinaryServer, RunResult } from '../helpers/binary';
 import { tempDir, freePort } from '../helpers/server';
+import { chromiumExecutable } from '../helpers/system/parts';
 
 /**
- * Browser tests: Debian's chromium driven by playwright-core against the built binary (dist/ferry), with a
+ * Browser tests: Chromium (Debian's, else the one @sparticuz/chromium carries: test/helpers/system/parts.ts) driven by playwright-core against the built binary (dist/ferry), with a
  * fresh profile folder per browser. FERRY_TEST_FROM_SOURCE=1 runs `src/main.ts serve` instead, for working
  * on the UI without rebuilding (assets from .build/web-assets: run scripts/build-web.mjs first).
  */
-export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 export const ARTIFACTS = path.resolve(__dirname, '../artifacts');
 const ROOT = path.resolve(__dirname, '../..');
 
@@ -73,7 +73,7 @@ export interface BrowserSession {
 export async function openBrowser(opts: { headers?: Record<string, string>; userDataDir?: string; width?: number } = {}): Promise<BrowserSession> {
   const userDataDir = opts.userDataDir ?? tempDir('ferry-chromium-');
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
+    executablePath: await chromiumExecutable(),
     headless: true,
     args: LAUNCH_ARGS,
     extraHTTPHeaders: opts.headers,

@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The one place that finds the system parts the tests need beyond Node and node_modules: a browser for the page
+ * tests, and (as the suites grow) database and object-storage servers. Each finder returns what it found or
+ * throws MissingPart naming the exact command that installs it: a test that cannot find its part fails with
+ * that command, it is never skipped (README, "Testing"). scripts/run-tests.mjs asks every finder
+ * before it runs a group, so a missing part is reported once, up front.
+ */
+export class MissingPart extends Error {
+  constructor(
+    readonly part: string,
+    readonly install: string,
+  ) {
+    super(`${part} is not installed; install it with: ${install}`);
+  }
+}
+
+export interface FoundPart {
+  part: string;
+  /** What was found, for the runner's report (a path and where it came from). */
+  found: string;
+}
+
+const ROOT = path.resolve(__dirname, '../../..');
+
+/**
+ * Chromium for the browser tests: $CHROMIUM_PATH, else Debian's chromium, else the Chromium that the npm package
+ * @sparticuz/chromium carries inside itself (a dev dependency, so `npm ci` alone gives every machine a browser;
+ * it unpacks to /tmp on first use, ~4 s).
+ */
+export async function chromiumExecutable(): Promise<string> {
+  const given = process.env.CHROMIUM_PATH;
+  if (given) {
+    if (!fs.existsSync(given)) throw new MissingPart(`chromium at CHROMIUM_PATH=${given}`, 'apt-get install -y chromium, or unset CHROMIUM_PATH');
+    return given;
+  }
+  if (fs.existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
+  const pkg = path.join(ROOT, 'node_modules/@sparticuz/chromium');
+  if (fs.existsSync(pkg)) {
+    // An ES module: imported by file URL so that this CommonJS-compiled helper can load it.
+    const mod = (await import(new URL(`file://${pkg}/build/index.js`).href)) as { default: { executablePath(): Promise<string> } };
+    return mod.default.executablePath();
+  }
+  throw new MissingPart('chromium', 'apt-get install -y chromium (or `npm ci`, which installs @sparticuz/chromium)');
+}
+
+/** Every finder by the test group that needs it; the runner checks them before running the group. */
+export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
+  browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
+};
