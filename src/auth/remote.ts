@@ -1,4 +1,4 @@
-import { ServiceError } from '../domain/errors';
+import { Errors } from '../domain/errors';
 import type { Authenticator, AuthRequest, Principal } from './principal';
 import { requestSignatureMatches, SignatureCheck } from './signature';
 import type { UserDirectory } from './header-sp';
@@ -45,7 +45,7 @@ const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
  * answered when a big body is checked there.
  */
 function withVerdict<T>(s: SignatureSettings, signature: string, secrets: string[], req: AuthRequest, after: () => T): T | Promise<T> {
-  const refuse = () => new ServiceError('auth_remote_signature_check_failed', 401);
+  const refuse = () => Errors.authRemoteSignatureCheckFailed();
   if (!s.check) {
     if (!requestSignatureMatches(signature, secrets, req, s.baseUrl())) throw refuse();
     return after();
@@ -60,7 +60,7 @@ function withVerdict<T>(s: SignatureSettings, signature: string, secrets: string
 function checkWindow(req: AuthRequest, s: SignatureSettings, now: number): number {
   const raw = req.query.get('timestamp') ?? '';
   const ts = /^\d{1,12}$/.test(raw) ? Number(raw) : NaN;
-  if (!Number.isSafeInteger(ts) || ts < now - s.maxAge || ts > now + s.maxFuture) throw new ServiceError('auth_remote_too_late', 401);
+  if (!Number.isSafeInteger(ts) || ts < now - s.maxAge || ts > now + s.maxFuture) throw Errors.authRemoteTooLate();
   return ts;
 }
 
@@ -71,7 +71,7 @@ function checkWindow(req: AuthRequest, s: SignatureSettings, now: number): numbe
  */
 function checkReplay(req: AuthRequest, s: SignatureSettings, ts: number, now: number, used: UsedSignatures, signature: string): void {
   if (UNSAFE.has(req.method) && !used.use(signature.toLowerCase(), Math.max(ts, now) + s.maxAge + 1, now)) {
-    throw new ServiceError('auth_remote_signature_check_failed', 401, ['replay']);
+    throw Errors.authRemoteSignatureCheckFailed('replay');
   }
 }
 
@@ -91,7 +91,7 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     if (name === null) return null;
     const signature = req.query.get('signature') ?? '';
     const app = name.length <= 64 ? this.apps.get(name) : undefined;
-    if (!app) throw new ServiceError('auth_remote_unknown_application', 401);
+    if (!app) throw Errors.authRemoteUnknownApplication();
     const now = this.clock();
     const ts = checkWindow(req, this.settings, now);
     const secrets = [app.secret, ...(app.oldSecret && (app.oldSecretUntil ?? 0) > now ? [app.oldSecret] : [])];
@@ -99,7 +99,7 @@ export class RemoteApplicationAuthenticator implements Authenticator {
       checkReplay(req, this.settings, ts, now, this.used, signature);
       const remoteUser = req.query.get('remote_user');
       if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin };
-      if (!remoteUser.trim() || remoteUser.length > 256) throw new ServiceError('auth_remote_user_rejected', 401);
+      if (!remoteUser.trim() || remoteUser.length > 256) throw Errors.authRemoteUserRejected();
       // Acting as a user means acting with that user's rights only: the application's admin flag does not carry over.
       const seen = this.users.seen(remoteUser, []);
       return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin };
@@ -127,7 +127,7 @@ export class RemoteUserAuthenticator implements Authenticator {
     const now = this.clock();
     const ts = checkWindow(req, this.settings, now);
     const secret = userId.length <= 256 ? this.secrets.remoteSecret(userId) : null;
-    if (!secret) throw new ServiceError('auth_remote_user_rejected', 401);
+    if (!secret) throw Errors.authRemoteUserRejected();
     return withVerdict(this.settings, signature, [secret], req, (): Principal => {
       checkReplay(req, this.settings, ts, now, this.used, signature);
       const seen = this.users.seen(userId, []);

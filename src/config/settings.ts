@@ -1,6 +1,6 @@
 import { Config, RUNTIME_KEYS, RuntimeKey } from './defaults';
 import { crossChecks, runtimeChecks } from './validate';
-import { ServiceError } from '../domain/errors';
+import { Errors } from '../domain/errors';
 
 /** Where runtime overrides (PUT /config) are persisted; the DB implements it. */
 export interface OverrideStore {
@@ -43,11 +43,11 @@ export class Settings {
       runtimeChecks[key](value, key, problems);
       if (problems.length > before) bad.push(key);
     }
-    if (bad.length) throw new ServiceError('rest_bad_parameter', 400, bad);
+    if (bad.length) throw Errors.restBadParameter(...bad);
     const merged = { ...(this.store?.load() ?? {}), ...values };
     const next = this.compose(merged);
     const cross = crossChecks(next);
-    if (cross.length) throw new ServiceError('rest_bad_parameter', 400, cross.map((c) => c.split(':')[0]));
+    if (cross.length) throw Errors.restBadParameter(...cross.map((c) => c.split(':')[0]));
     this.store?.save(merged);
     this.current = next;
     return next;

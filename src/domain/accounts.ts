@@ -1,4 +1,4 @@
-import { ServiceError } from './errors';
+import { Errors } from './errors';
 import type { Clock } from './services';
 import type { UsersService, UserStore } from './users';
 import { hashPassword, randomPassword, randomSecret, verifyPassword } from '../auth/passwords';
@@ -60,20 +60,20 @@ export class AccountsService {
 
   async login(userId: unknown, password: unknown, ip: string): Promise<LoginResult> {
     const missing = [typeof userId === 'string' && userId ? null : 'user_id', typeof password === 'string' && password ? null : 'password'];
-    if (missing.some((m) => m)) throw new ServiceError('rest_missing_parameter', 400, missing.filter((m): m is string => m !== null));
+    if (missing.some((m) => m)) throw Errors.restMissingParameter(...missing.filter((m): m is string => m !== null));
     const id = userId as string;
     const pw = password as string;
-    if (id.length > 256 || pw.length > 1024) throw new ServiceError('rest_bad_parameter', 400, [id.length > 256 ? 'user_id' : 'password']);
+    if (id.length > 256 || pw.length > 1024) throw Errors.restBadParameter(id.length > 256 ? 'user_id' : 'password');
     const now = this.clock();
     const wait = Math.max(this.accountThrottle.retryAfter(id, now), this.ipThrottle.retryAfter(ip, now));
-    if (wait > 0) throw new ServiceError('rate_limit_exceeded', 429, [`retry_after=${wait}`]);
+    if (wait > 0) throw Errors.rateLimitExceeded(`retry_after=${wait}`);
     // Each attempt counts as a failure before the (slow) password check and is taken back if it succeeds:
     // otherwise many attempts sent at once would all pass the check above and guess far beyond the limit.
     this.accountThrottle.fail(id, now);
     this.ipThrottle.fail(ip, now);
     const hash = this.local.passwordHash(id);
     const ok = await verifyPassword(pw, hash ?? DUMMY_HASH);
-    if (!hash || !ok) throw new ServiceError('rest_authentication_required', 401, ['login']);
+    if (!hash || !ok) throw Errors.restAuthenticationRequired('login');
     this.accountThrottle.reset(id);
     this.ipThrottle.undo(ip, now);
     // Logins are rare: a good moment to forget sessions that have ended.
@@ -89,8 +89,8 @@ export class AccountsService {
 
   /** Creates or updates a local account: its e-mail addresses and, when given, its password. */
   async addUser(userId: string, emails: string[], password: string | null): Promise<void> {
-    if (!USER_ID.test(userId)) throw new ServiceError('rest_bad_parameter', 400, ['user_id']);
-    if (emails.length === 0 || !emails.every(isEmail)) throw new ServiceError('bad_email', 400, ['email']);
+    if (!USER_ID.test(userId)) throw Errors.restBadParameter('user_id');
+    if (emails.length === 0 || !emails.every(isEmail)) throw Errors.badEmail('email');
     if (password !== null) checkPassword(password);
     this.userStore.upsertSeen(userId, emails, this.clock());
     this.userStore.setEmails(userId, emails);
@@ -99,7 +99,7 @@ export class AccountsService {
 
   /** A new password closes every session of the account. */
   async setPassword(userId: string, password: string): Promise<void> {
-    if (!this.userStore.record(userId)) throw new ServiceError('user_not_found', 404);
+    if (!this.userStore.record(userId)) throw Errors.userNotFound();
     checkPassword(password);
     this.local.setPassword(userId, await hashPassword(password), this.clock());
     this.sessions.deleteOf(userId);
@@ -115,7 +115,7 @@ export class AccountsService {
    * Guests stay until they expire, so recipients keep what was sent to them.
    */
   removeUser(userId: string): void {
-    if (!this.local.delete(userId)) throw new ServiceError('user_not_found', 404);
+    if (!this.local.delete(userId)) throw Errors.userNotFound();
     this.sessions.deleteOf(userId);
     this.userStore.setRemoteSecret(userId, null);
   }
@@ -133,17 +133,17 @@ export class AccountsService {
   }
 
   addRemoteApp(name: string, isAdmin: boolean): string {
-    if (!APP_NAME.test(name)) throw new ServiceError('rest_bad_parameter', 400, ['name']);
+    if (!APP_NAME.test(name)) throw Errors.restBadParameter('name');
     const secret = randomSecret();
-    if (!this.apps.add(name, secret, isAdmin, this.clock())) throw new ServiceError('rest_bad_parameter', 400, [`${name} exists`]);
+    if (!this.apps.add(name, secret, isAdmin, this.clock())) throw Errors.restBadParameter(`${name} exists`);
     return secret;
   }
 
   /** A new secret; the old one keeps working for graceS seconds (0: it stops at once). */
   rotateRemoteApp(name: string, graceS: number): { secret: string; isAdmin: boolean } {
-    if (!Number.isSafeInteger(graceS) || graceS < 0) throw new ServiceError('rest_bad_parameter', 400, ['grace']);
+    if (!Number.isSafeInteger(graceS) || graceS < 0) throw Errors.restBadParameter('grace');
     const app = this.apps.get(name);
-    if (!app) throw new ServiceError('rest_bad_parameter', 400, [`${name} unknown`]);
+    if (!app) throw Errors.restBadParameter(`${name} unknown`);
     const secret = randomSecret();
     this.apps.rotate(name, secret, graceS > 0 ? this.clock() + graceS : null);
     return { secret, isAdmin: app.isAdmin };
@@ -165,11 +165,11 @@ export class AccountsService {
   }
 
   removeRemoteApp(name: string): void {
-    if (!this.apps.remove(name)) throw new ServiceError('rest_bad_parameter', 400, [`${name} unknown`]);
+    if (!this.apps.remove(name)) throw Errors.restBadParameter(`${name} unknown`);
   }
 }
 
 function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw new ServiceError('rest_bad_parameter', 400, [`password: at least ${MIN_PASSWORD_LENGTH} characters`]);
-  if (password.length > 1024) throw new ServiceError('rest_bad_parameter', 400, ['password: at most 1024 characters']);
+  if (password.length < MIN_PASSWORD_LENGTH) throw Errors.restBadParameter(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length > 1024) throw Errors.restBadParameter('password: at most 1024 characters');
 }

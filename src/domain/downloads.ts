@@ -1,4 +1,4 @@
-import { ServiceError } from './errors';
+import { Errors } from './errors';
 import type { AuditEntry, FileRecord, Recipient, Transfer } from './model';
 import type { Notifier } from './notifications';
 import type { Clock } from './services';
@@ -56,14 +56,14 @@ export class DownloadsService {
 
   /** Resolves a token, or explains why it opens nothing: unknown 404, expired 410, closed 410. */
   access(token: unknown): DownloadAccess {
-    if (typeof token !== 'string' || token.length < 16 || token.length > 128) throw new ServiceError('transfer_not_found', 404, ['token']);
+    if (typeof token !== 'string' || token.length < 16 || token.length > 128) throw Errors.transferNotFound('token');
     const recipient = this.store.recipientByToken(token);
     const transfer = recipient ? this.store.transfer(recipient.transferId) : undefined;
-    if (!recipient || !transfer) throw new ServiceError('transfer_not_found', 404, ['token']);
+    if (!recipient || !transfer) throw Errors.transferNotFound('token');
     const now = this.clock();
-    if (transfer.expires <= now || transfer.closedReason === 'expired') throw new ServiceError('transfer_expired', 410);
-    if (transfer.status === 'closed') throw new ServiceError('transfer_closed', 410);
-    if (transfer.status !== 'available') throw new ServiceError('transfer_not_found', 404, ['token']);
+    if (transfer.expires <= now || transfer.closedReason === 'expired') throw Errors.transferExpired();
+    if (transfer.status === 'closed') throw Errors.transferClosed();
+    if (transfer.status !== 'available') throw Errors.transferNotFound('token');
     return { transfer, recipient, files: this.store.files(transfer.id) };
   }
 
@@ -74,10 +74,10 @@ export class DownloadsService {
     const picked: FileRecord[] = [];
     for (const id of new Set(ids)) {
       const f = byId.get(id);
-      if (!f) throw new ServiceError('file_not_found', 404, ['files_ids']);
+      if (!f) throw Errors.fileNotFound('files_ids');
       picked.push(f);
     }
-    if (picked.length === 0) throw new ServiceError('file_not_found', 404, ['files_ids']);
+    if (picked.length === 0) throw Errors.fileNotFound('files_ids');
     return picked;
   }
 

@@ -1,6 +1,8 @@
 /**
- * The one error type of ferry. Domain code throws it with a message id from design.md §5; the HTTP layer
- * turns it into the spec's error body in one place, and the CLI prints its message.
+ * The one error type of ferry and the catalogue of its errors. Every message id that ferry answers with is
+ * named here once, with its HTTP status (design.md §5), so no throw site writes a status. A throw site calls
+ * the entry with the offending fields: `throw Errors.transferNotFound()`, `throw Errors.badEmail('from')`.
+ * The HTTP layer turns a ServiceError into the spec's error body in one place, and the CLI prints its message.
  */
 export class ServiceError extends Error {
   constructor(
@@ -13,6 +15,74 @@ export class ServiceError extends Error {
   }
 }
 
-export const badParameter = (...details: string[]) => new ServiceError('rest_bad_parameter', 400, details);
-export const missingParameter = (...details: string[]) => new ServiceError('rest_missing_parameter', 400, details);
-export const notFound = (id: string, ...details: string[]) => new ServiceError(id, 404, details.length ? details : null);
+/** A catalogue entry: call it with the details (offending fields) to get the error to throw. */
+export interface ErrorEntry {
+  (...details: string[]): ServiceError;
+  readonly id: string;
+  readonly status: number;
+}
+
+function entry(id: string, status: number): ErrorEntry {
+  // No details is `null` in the body, as the spec's examples have it, never an empty list.
+  const make = (...details: string[]) => new ServiceError(id, status, details.length ? details : null);
+  return Object.assign(make, { id, status });
+}
+
+export const Errors = {
+  // 400: the request is malformed or a value is refused
+  restMissingParameter: entry('rest_missing_parameter', 400),
+  restBadParameter: entry('rest_bad_parameter', 400),
+  restSanityCheckFailed: entry('rest_sanity_check_failed', 400),
+  badRequestBody: entry('bad_request_body', 400),
+  badEmail: entry('bad_email', 400),
+  badExpire: entry('bad_expire', 400),
+  badOptionName: entry('bad_option_name', 400),
+  badLangCode: entry('bad_lang_code', 400),
+  transferNoFiles: entry('transfer_no_files', 400),
+  transferNoRecipients: entry('transfer_no_recipients', 400),
+  transferTooManyFiles: entry('transfer_too_many_files', 400),
+  transferTooManyRecipients: entry('transfer_too_many_recipients', 400),
+  transferMaximumSizeExceeded: entry('transfer_maximum_size_exceeded', 400),
+  fileChunkOutOfBounds: entry('file_chunk_out_of_bounds', 400),
+  // 401: who is asking is unknown or not proven
+  restAuthenticationRequired: entry('rest_authentication_required', 401),
+  authRemoteSignatureCheckFailed: entry('auth_remote_signature_check_failed', 401),
+  authRemoteTooLate: entry('auth_remote_too_late', 401),
+  authRemoteUnknownApplication: entry('auth_remote_unknown_application', 401),
+  authRemoteUserRejected: entry('auth_remote_user_rejected', 401),
+  guestTokenInvalid: entry('guest_token_invalid', 401),
+  // 403: known, but not allowed
+  restAccessForbidden: entry('rest_access_forbidden', 403),
+  restAdminRequired: entry('rest_admin_required', 403),
+  restSecurityTokenDidNotMatch: entry('rest_security_token_did_not_match', 403),
+  // 404: unknown (and, so ids cannot be probed, another user's)
+  transferNotFound: entry('transfer_not_found', 404),
+  fileNotFound: entry('file_not_found', 404),
+  recipientNotFound: entry('recipient_not_found', 404),
+  guestNotFound: entry('guest_not_found', 404),
+  userNotFound: entry('user_not_found', 404),
+  restEndpointNotFound: entry('rest_endpoint_not_found', 404),
+  // 405
+  restMethodNotAllowed: entry('rest_method_not_allowed', 405),
+  restJsonpGetOnly: entry('rest_jsonp_get_only', 405),
+  // 409: the state of the resource does not allow it
+  cannotAddDataToCompleteTransfer: entry('cannot_add_data_to_complete_transfer', 409),
+  cannotAlterClosedTransfer: entry('cannot_alter_closed_transfer', 409),
+  fileIncomplete: entry('file_incomplete', 409),
+  transferFilesIncomplete: entry('transfer_files_incomplete', 409),
+  transferExpiryExtensionCountExceeded: entry('transfer_expiry_extension_count_exceeded', 409),
+  transferNotAvailable: entry('transfer_not_available', 409),
+  guestClosed: entry('guest_closed', 409),
+  // 410: it existed and is gone
+  transferExpired: entry('transfer_expired', 410),
+  transferClosed: entry('transfer_closed', 410),
+  guestExpired: entry('guest_expired', 410),
+  // 413, 416, 429
+  storageChunkTooLarge: entry('storage_chunk_too_large', 413),
+  requestBodyTooLarge: entry('request_body_too_large', 413),
+  rangeNotSatisfiable: entry('range_not_satisfiable', 416),
+  rateLimitExceeded: entry('rate_limit_exceeded', 429),
+  // 5xx: never for a client's mistake
+  internalError: entry('internal_error', 500),
+  storageNotEnoughSpaceLeft: entry('storage_not_enough_space_left', 507),
+} as const satisfies Record<string, ErrorEntry>;

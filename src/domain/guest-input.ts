@@ -1,4 +1,4 @@
-import { ServiceError, missingParameter, badParameter } from './errors';
+import { Errors } from './errors';
 import { GUEST_OPTIONS, TRANSFER_OPTIONS, parseOptions } from './options';
 import { isEmail, latestExpiry } from './transfer-input';
 
@@ -37,7 +37,7 @@ const MAX_MESSAGE = 10000;
 
 /** Checks a POST /guest body; throws the ServiceError naming the first offending field. */
 export function parseGuestInput(body: unknown, creator: GuestCreator, limits: GuestLimits, now: number): GuestDraft {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('bad_request_body', 400);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw Errors.badRequestBody();
   const b = body as Record<string, unknown>;
 
   const email = parseRecipient(b.recipient);
@@ -51,30 +51,30 @@ export function parseGuestInput(body: unknown, creator: GuestCreator, limits: Gu
 }
 
 function parseRecipient(v: unknown): string {
-  if (v === undefined || v === null || v === '') throw missingParameter('recipient');
-  if (typeof v !== 'string' || !isEmail(v.trim())) throw new ServiceError('bad_email', 400, ['recipient']);
+  if (v === undefined || v === null || v === '') throw Errors.restMissingParameter('recipient');
+  if (typeof v !== 'string' || !isEmail(v.trim())) throw Errors.badEmail('recipient');
   return v.trim();
 }
 
 function parseFrom(v: unknown, creator: GuestCreator): string {
   if (v === undefined || v === null || v === '') {
     // FileSender's own form always sends it; a bare REST client gets the user's first address.
-    if (!creator.emails.length) throw missingParameter('from');
+    if (!creator.emails.length) throw Errors.restMissingParameter('from');
     return creator.emails[0];
   }
-  if (typeof v !== 'string' || !isEmail(v.trim())) throw new ServiceError('bad_email', 400, ['from']);
+  if (typeof v !== 'string' || !isEmail(v.trim())) throw Errors.badEmail('from');
   const from = v.trim();
   if (!creator.fromMustBeOwn) return from;
   const own = creator.emails.find((e) => e.toLowerCase() === from.toLowerCase());
-  if (!own) throw new ServiceError('bad_email', 400, ['from']);
+  if (!own) throw Errors.badEmail('from');
   return own;
 }
 
 function parseText(v: unknown, field: string, max: number, oneLine: boolean): string | null {
   if (v === undefined || v === null) return null;
-  if (typeof v !== 'string' || v.length > max) throw badParameter(field);
+  if (typeof v !== 'string' || v.length > max) throw Errors.restBadParameter(field);
   // The subject becomes a mail header line: no line breaks or other control characters.
-  if (oneLine && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(v)) throw badParameter(field);
+  if (oneLine && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(v)) throw Errors.restBadParameter(field);
   return v;
 }
 
@@ -87,6 +87,6 @@ function parseExpires(v: unknown, limits: GuestLimits, now: number): number {
   const latest = latestExpiry(now, limits.maxDays);
   if (v === undefined || v === null || v === '') return now + Math.min(limits.defaultDays, limits.maxDays) * DAY;
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^\d+$/.test(v.trim()) ? Number(v.trim()) : NaN;
-  if (!Number.isSafeInteger(n) || n <= now || n > latest) throw new ServiceError('bad_expire', 400, ['expires']);
+  if (!Number.isSafeInteger(n) || n <= now || n > latest) throw Errors.badExpire('expires');
   return n;
 }

@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { ServiceError, notFound } from './errors';
+import { Errors } from './errors';
 import type { Guest, Transfer } from './model';
 import type { Notifier } from './notifications';
 import type { Clock } from './services';
@@ -65,7 +65,7 @@ export class GuestsService {
 
   get(id: number): Guest {
     const g = this.store.find(id);
-    if (!g) throw notFound('guest_not_found');
+    if (!g) throw Errors.guestNotFound();
     return g;
   }
 
@@ -116,7 +116,7 @@ export class GuestsService {
     const g = this.get(guestId);
     this.assertUsable(g);
     if (g.options.includes('valid_only_one_time') && this.store.countTransfersUsed(g.id) > 0) {
-      throw new ServiceError('rest_access_forbidden', 403, ['valid_only_one_time']);
+      throw Errors.restAccessForbidden('valid_only_one_time');
     }
     return {
       guestId: g.id,
@@ -162,7 +162,7 @@ export class GuestsService {
 
   /** Refuses a Guest that is closed or past its expiry (for actions on its behalf). */
   assertUsable(guest: Guest): void {
-    if (guest.status === 'closed') throw new ServiceError('guest_closed', 409);
-    if (guest.expires !== null && guest.expires <= this.clock()) throw new ServiceError('guest_expired', 410);
+    if (guest.status === 'closed') throw Errors.guestClosed();
+    if (guest.expires !== null && guest.expires <= this.clock()) throw Errors.guestExpired();
   }
 }

@@ -1,4 +1,4 @@
-import { ServiceError, badParameter } from './errors';
+import { Errors } from './errors';
 
 /** Transfer options of design.md §8. */
 export const TRANSFER_OPTIONS = [
@@ -34,19 +34,19 @@ export function parseOptions(v: unknown, field: string, known: readonly string[]
   if (v === undefined || v === null) return known.filter((o) => on.has(o));
   if (Array.isArray(v)) {
     v.forEach((name, i) => {
-      if (typeof name !== 'string') throw badParameter(`${field}[${i}]`);
-      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}[${i}]`]);
+      if (typeof name !== 'string') throw Errors.restBadParameter(`${field}[${i}]`);
+      if (!known.includes(name)) throw Errors.badOptionName(`${field}[${i}]`);
       on.add(name);
     });
   } else if (typeof v === 'object') {
     for (const [name, value] of Object.entries(v as Record<string, unknown>)) {
-      if (!known.includes(name)) throw new ServiceError('bad_option_name', 400, [`${field}.${name}`]);
-      if (typeof value !== 'boolean') throw badParameter(`${field}.${name}`);
+      if (!known.includes(name)) throw Errors.badOptionName(`${field}.${name}`);
+      if (typeof value !== 'boolean') throw Errors.restBadParameter(`${field}.${name}`);
       if (value) on.add(name);
       else on.delete(name);
     }
   } else {
-    throw badParameter(field);
+    throw Errors.restBadParameter(field);
   }
   return known.filter((o) => on.has(o));
 }

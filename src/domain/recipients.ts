@@ -1,4 +1,4 @@
-import { ServiceError } from './errors';
+import { Errors } from './errors';
 import type { Recipient, Transfer } from './model';
 import type { Notifier } from './notifications';
 import type { Clock } from './services';
@@ -25,7 +25,7 @@ export class RecipientsService {
 
   get(id: number): Recipient {
     const r = this.store.findRecipient(id);
-    if (!r) throw new ServiceError('recipient_not_found', 404);
+    if (!r) throw Errors.recipientNotFound();
     return r;
   }
 
@@ -34,12 +34,12 @@ export class RecipientsService {
     this.transfers.assertOpen(t);
     assertMayAddRecipient(actor, this.guests);
     const email = (body as { recipient?: unknown } | null)?.recipient;
-    if (email === undefined) throw new ServiceError('rest_missing_parameter', 400, ['recipient']);
-    if (!isEmail(email)) throw new ServiceError('bad_email', 400, ['recipient']);
+    if (email === undefined) throw Errors.restMissingParameter('recipient');
+    if (!isEmail(email)) throw Errors.badEmail('recipient');
     const current = this.store.recipients(t.id);
     const existing = current.find((r) => r.email.toLowerCase() === email.toLowerCase());
     if (existing) return existing;
-    if (current.filter((r) => r.email).length >= this.maxRecipients()) throw new ServiceError('transfer_too_many_recipients', 400, ['recipient']);
+    if (current.filter((r) => r.email).length >= this.maxRecipients()) throw Errors.transferTooManyRecipients('recipient');
     const now = this.clock();
     // With its mail in one transaction: a crash must not leave a recipient added who is never told.
     return this.store.transaction(() => {
@@ -55,7 +55,7 @@ export class RecipientsService {
   /** DELETE /recipient: the last one closes the Transfer; otherwise the removed recipient is told. */
   async remove(actor: Actor, r: Recipient): Promise<void> {
     const t = this.transfers.get(r.transferId);
-    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
+    if (t.status === 'closed') throw Errors.cannotAlterClosedTransfer();
     const now = this.clock();
     const last = this.store.transaction(() => {
       this.store.deleteRecipient(r.id, now);

@@ -1,4 +1,4 @@
-import { ServiceError, badParameter } from './errors';
+import { Errors } from './errors';
 import { parseOptions, TRANSFER_OPTIONS } from './options';
 
 /** The limits POST /transfer is checked against (read from Settings on every request). */
@@ -31,10 +31,10 @@ export function isEmail(v: unknown): v is string {
 
 function optionalText(v: unknown, field: string, max: number, oneLine = false): string | null {
   if (v === undefined || v === null || v === '') return null;
-  if (typeof v !== 'string' || v.length > max || v.includes('\0')) throw badParameter(field);
+  if (typeof v !== 'string' || v.length > max || v.includes('\0')) throw Errors.restBadParameter(field);
   // A subject becomes a mail header and a page title: one line, as POST /guest requires.
   // eslint-disable-next-line no-control-regex
-  if (oneLine && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(v)) throw badParameter(field);
+  if (oneLine && /[\u0000-\u0008\u000a-\u001f\u007f]/.test(v)) throw Errors.restBadParameter(field);
   return v;
 }
 
@@ -46,30 +46,30 @@ export function latestExpiry(now: number, days: number): number {
 
 /** Checks a POST /transfer body against the spec's table and the configured limits; errors name the field. */
 export function parseTransferInput(body: unknown, limits: TransferLimits, now: number): TransferDraft {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new ServiceError('bad_request_body', 400);
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw Errors.badRequestBody();
   const b = body as Record<string, unknown>;
-  if (b.files === undefined || (Array.isArray(b.files) && b.files.length === 0)) throw new ServiceError('transfer_no_files', 400, ['files']);
-  if (!Array.isArray(b.files)) throw badParameter('files');
-  if (b.files.length > limits.maxFiles) throw new ServiceError('transfer_too_many_files', 400, ['files']);
+  if (b.files === undefined || (Array.isArray(b.files) && b.files.length === 0)) throw Errors.transferNoFiles('files');
+  if (!Array.isArray(b.files)) throw Errors.restBadParameter('files');
+  if (b.files.length > limits.maxFiles) throw Errors.transferTooManyFiles('files');
   let total = 0;
   const files = b.files.map((f: unknown, i: number) => {
-    if (typeof f !== 'object' || f === null || Array.isArray(f)) throw badParameter(`files[${i}]`);
+    if (typeof f !== 'object' || f === null || Array.isArray(f)) throw Errors.restBadParameter(`files[${i}]`);
     const r = f as Record<string, unknown>;
-    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 1024 || r.name.includes('\0')) throw badParameter(`files[${i}].name`);
-    if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) throw badParameter(`files[${i}].size`);
+    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 1024 || r.name.includes('\0')) throw Errors.restBadParameter(`files[${i}].name`);
+    if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) throw Errors.restBadParameter(`files[${i}].size`);
     total += r.size;
     return { name: r.name, size: r.size, mimeType: optionalText(r.mime_type, `files[${i}].mime_type`, 255), cid: optionalText(r.cid, `files[${i}].cid`, 255) };
   });
-  if (total > limits.maxSize) throw new ServiceError('transfer_maximum_size_exceeded', 400, ['files']);
+  if (total > limits.maxSize) throw Errors.transferMaximumSizeExceeded('files');
   const options = parseOptions(b.options, 'options', TRANSFER_OPTIONS, []);
   const recipients = parseRecipients(b.recipients, limits.maxRecipients);
-  if (b.expires === undefined || b.expires === null) throw new ServiceError('bad_expire', 400, ['expires']);
+  if (b.expires === undefined || b.expires === null) throw Errors.badExpire('expires');
   const expires = typeof b.expires === 'string' && /^\d{1,12}$/.test(b.expires) ? Number(b.expires) : b.expires;
   if (typeof expires !== 'number' || !Number.isSafeInteger(expires) || expires <= now || expires > latestExpiry(now, limits.maxDays)) {
-    throw new ServiceError('bad_expire', 400, ['expires']);
+    throw Errors.badExpire('expires');
   }
   const from = b.from === undefined || b.from === null ? null : b.from;
-  if (from !== null && !isEmail(from)) throw new ServiceError('bad_email', 400, ['from']);
+  if (from !== null && !isEmail(from)) throw Errors.badEmail('from');
   return {
     files,
     recipients,
@@ -84,12 +84,12 @@ export function parseTransferInput(body: unknown, limits: TransferLimits, now: n
 /** Recipient addresses, validated and de-duplicated (case-insensitively); the count limit applies. */
 export function parseRecipients(v: unknown, max: number): string[] {
   if (v === undefined || v === null) return [];
-  if (!Array.isArray(v)) throw badParameter('recipients');
-  if (v.length > max) throw new ServiceError('transfer_too_many_recipients', 400, ['recipients']);
+  if (!Array.isArray(v)) throw Errors.restBadParameter('recipients');
+  if (v.length > max) throw Errors.transferTooManyRecipients('recipients');
   const seen = new Set<string>();
   const out: string[] = [];
   v.forEach((e, i) => {
-    if (!isEmail(e)) throw new ServiceError('bad_email', 400, [`recipients[${i}]`]);
+    if (!isEmail(e)) throw Errors.badEmail(`recipients[${i}]`);
     const key = e.toLowerCase();
     if (!seen.has(key)) {
       seen.add(key);

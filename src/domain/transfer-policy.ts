@@ -1,4 +1,4 @@
-import { ServiceError } from './errors';
+import { Errors } from './errors';
 import type { GuestsService } from './guests';
 import type { TransferDraft } from './transfer-input';
 import type { Actor } from './transfer-store';
@@ -35,9 +35,9 @@ export function senderTerms(actor: Actor, draft: TransferDraft, guests: GuestsSe
     terms = { ownerId: g.ownerId, guestId: g.guestId, from: g.from, options: g.options, recipients: g.recipients ?? draft.recipients, remember: false };
   } else {
     const from = draft.from;
-    if (from === null) throw new ServiceError('bad_email', 400, ['from']);
+    if (from === null) throw Errors.badEmail('from');
     if (actor.fromMustBeOwn && !actor.emails.some((e) => e.toLowerCase() === from.toLowerCase())) {
-      throw new ServiceError('bad_email', 400, ['from']);
+      throw Errors.badEmail('from');
     }
     terms = { ownerId: actor.id, guestId: null, from, options: draft.options, recipients: draft.recipients, remember: true };
   }
@@ -56,5 +56,5 @@ export function assertMayAddRecipient(actor: Actor, guests: GuestsService): void
   if (actor.type !== 'guest' || actor.guestId === null) return;
   const g = guests.get(actor.guestId);
   guests.assertUsable(g);
-  if (g.options.includes('can_only_send_to_me')) throw new ServiceError('rest_access_forbidden', 403, ['can_only_send_to_me']);
+  if (g.options.includes('can_only_send_to_me')) throw Errors.restAccessForbidden('can_only_send_to_me');
 }

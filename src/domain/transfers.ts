@@ -1,5 +1,5 @@
 import crypto from 'node:crypto';
-import { ServiceError } from './errors';
+import { Errors } from './errors';
 import type { FileRecord, Recipient, Transfer } from './model';
 import type { Notifier } from './notifications';
 import type { Clock } from './services';
@@ -50,8 +50,8 @@ export class TransfersService {
     const draft = parseTransferInput(given, this.d.limits(), now);
     const terms = senderTerms(actor, draft, this.d.guests);
     const getALink = terms.options.includes('get_a_link');
-    if (terms.recipients.length === 0 && !getALink) throw new ServiceError('transfer_no_recipients', 400, ['recipients']);
-    if (terms.recipients.length > this.d.limits().maxRecipients) throw new ServiceError('transfer_too_many_recipients', 400, ['recipients']);
+    if (terms.recipients.length === 0 && !getALink) throw Errors.transferNoRecipients('recipients');
+    if (terms.recipients.length > this.d.limits().maxRecipients) throw Errors.transferTooManyRecipients('recipients');
     const recipientRows = terms.recipients.map((email) => ({ email, token: newToken(), lang: null }));
     if (getALink) recipientRows.push({ email: '', token: newToken(), lang: null });
     const id = this.d.store.create(
@@ -69,7 +69,7 @@ export class TransfersService {
 
   get(id: number): Transfer {
     const t = this.d.store.find(id);
-    if (!t) throw new ServiceError('transfer_not_found', 404);
+    if (!t) throw Errors.transferNotFound();
     return t;
   }
 
@@ -91,7 +91,7 @@ export class TransfersService {
     this.assertOpen(t);
     const files = this.d.store.files(t.id);
     const incomplete = files.filter((f) => !f.complete);
-    if (incomplete.length) throw new ServiceError('transfer_files_incomplete', 409, incomplete.map((f) => `files[${f.id}]`));
+    if (incomplete.length) throw Errors.transferFilesIncomplete(...incomplete.map((f) => `files[${f.id}]`));
     const now = this.d.clock();
     // One transaction: a crash part-way (rendering forty mails takes a while) must not leave the Transfer
     // available with only some recipients' mail queued, since a retried completion mails nobody.
@@ -142,7 +142,7 @@ export class TransfersService {
   extend(actor: Actor, t: Transfer): Transfer {
     this.assertOpen(t);
     const steps = this.d.limits().extensions;
-    if (t.expiryExtensionsUsed >= steps.length) throw new ServiceError('transfer_expiry_extension_count_exceeded', 409, ['extend_expiry_date']);
+    if (t.expiryExtensionsUsed >= steps.length) throw Errors.transferExpiryExtensionCountExceeded('extend_expiry_date');
     const now = this.d.clock();
     this.d.store.extendExpiry(t.id, Math.max(t.expires, now) + steps[t.expiryExtensionsUsed] * 86400);
     const after = this.get(t.id);
@@ -156,7 +156,7 @@ export class TransfersService {
   }
 
   remind(actor: Actor, t: Transfer, only?: Recipient): void {
-    if (t.status !== 'available') throw new ServiceError('transfer_not_available', 409, ['remind']);
+    if (t.status !== 'available') throw Errors.transferNotAvailable('remind');
     const recipients = only ? [only] : this.d.store.recipients(t.id);
     this.d.notifier.transferReminder(t, this.d.store.files(t.id), recipients);
     const now = this.d.clock();
@@ -167,7 +167,7 @@ export class TransfersService {
   /** DELETE /file: the last file closes the Transfer; otherwise recipients of an available Transfer are told. */
   async deleteFile(actor: Actor, f: FileRecord): Promise<void> {
     const t = this.get(f.transferId);
-    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
+    if (t.status === 'closed') throw Errors.cannotAlterClosedTransfer();
     const now = this.d.clock();
     // The records and mail first, in one transaction; the data after (see closeRecords).
     const last = this.d.store.transaction(() => {
@@ -195,12 +195,12 @@ export class TransfersService {
 
   mailAuditLog(actor: Actor, t: Transfer, lang: string | null): void {
     const to = actor.emails[0];
-    if (!to) throw new ServiceError('bad_email', 400, ['user']);
+    if (!to) throw Errors.badEmail('user');
     this.d.notifier.auditLog(t, this.d.audit.forTransfer(t.id), to, lang);
   }
 
   assertOpen(t: Transfer): void {
-    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
-    if (t.expires <= this.d.clock()) throw new ServiceError('transfer_expired', 410);
+    if (t.status === 'closed') throw Errors.cannotAlterClosedTransfer();
+    if (t.expires <= this.d.clock()) throw Errors.transferExpired();
   }
 }

@@ -1,5 +1,5 @@
 import { Transform, type Readable } from 'node:stream';
-import { ServiceError } from './errors';
+import { Errors } from './errors';
 import type { FileRecord, Transfer } from './model';
 import type { Clock } from './services';
 import type { FileStore } from '../storage/file-store';
@@ -38,18 +38,18 @@ export class UploadsService {
 
   getFile(id: number): FileRecord {
     const f = this.store.findFile(id);
-    if (!f) throw new ServiceError('file_not_found', 404);
+    if (!f) throw Errors.fileNotFound();
     return f;
   }
 
   /** Refuses a chunk before reading it: wrong state, too large, out of bounds, headers that disagree. */
   checkChunk(t: Transfer, f: FileRecord, c: Omit<ChunkRequest, 'body'>): void {
     this.assertWritable(t, f);
-    if (!Number.isSafeInteger(c.offset) || c.offset < 0) throw new ServiceError('rest_bad_parameter', 400, ['offset']);
-    if (c.declaredFileSize !== null && c.declaredFileSize !== f.size) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-File-Size']);
-    if (c.declaredOffset !== null && c.declaredOffset !== c.offset) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Offset']);
-    if (c.size !== null && c.size > this.chunkLimit()) throw new ServiceError('storage_chunk_too_large', 413, ['X-Service-Chunk-Size']);
-    if (c.offset + (c.size ?? 0) > f.size || (c.offset >= f.size && f.size > 0)) throw new ServiceError('file_chunk_out_of_bounds', 400, ['offset']);
+    if (!Number.isSafeInteger(c.offset) || c.offset < 0) throw Errors.restBadParameter('offset');
+    if (c.declaredFileSize !== null && c.declaredFileSize !== f.size) throw Errors.restSanityCheckFailed('X-Service-File-Size');
+    if (c.declaredOffset !== null && c.declaredOffset !== c.offset) throw Errors.restSanityCheckFailed('X-Service-Chunk-Offset');
+    if (c.size !== null && c.size > this.chunkLimit()) throw Errors.storageChunkTooLarge('X-Service-Chunk-Size');
+    if (c.offset + (c.size ?? 0) > f.size || (c.offset >= f.size && f.size > 0)) throw Errors.fileChunkOutOfBounds('offset');
   }
 
   async writeChunk(actor: Actor, t: Transfer, f: FileRecord, c: ChunkRequest): Promise<FileRecord> {
@@ -62,13 +62,13 @@ export class UploadsService {
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'EOVERFLOW_CHUNK') {
-        if (c.size !== null) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
-        throw room === limit ? new ServiceError('storage_chunk_too_large', 413) : new ServiceError('file_chunk_out_of_bounds', 400, ['offset']);
+        if (c.size !== null) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+        throw room === limit ? Errors.storageChunkTooLarge() : Errors.fileChunkOutOfBounds('offset');
       }
-      if (code === 'ECONNRESET') throw new ServiceError('bad_request_body', 400, ['body ended early']);
+      if (code === 'ECONNRESET') throw Errors.badRequestBody('body ended early');
       throw e;
     }
-    if (c.size !== null && written !== c.size) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
+    if (c.size !== null && written !== c.size) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
     this.noteUploadStarted(actor, t);
     return this.record(t, f, c.offset, c.offset + written);
   }
@@ -89,13 +89,13 @@ export class UploadsService {
     } catch (e) {
       if (progress) progress.error = 1;
       const code = (e as { code?: string }).code;
-      if (code === 'EOVERFLOW_CHUNK') throw new ServiceError('file_chunk_out_of_bounds', 400, ['file']);
-      if (code === 'ECONNRESET') throw new ServiceError('bad_request_body', 400, ['body ended early']);
+      if (code === 'EOVERFLOW_CHUNK') throw Errors.fileChunkOutOfBounds('file');
+      if (code === 'ECONNRESET') throw Errors.badRequestBody('body ended early');
       throw e;
     }
     if (written !== f.size) {
       if (progress) progress.error = 1;
-      throw new ServiceError('file_incomplete', 409, [`received ${written} of ${f.size}`]);
+      throw Errors.fileIncomplete(`received ${written} of ${f.size}`);
     }
     this.noteUploadStarted(actor, t);
     const after = await this.completeFile(actor, t, await this.record(t, f, 0, written));
@@ -109,8 +109,8 @@ export class UploadsService {
    */
   completeFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
     if (f.complete) return Promise.resolve(f);
-    if (t.status === 'closed') return Promise.reject(new ServiceError('cannot_alter_closed_transfer', 409));
-    if (!isComplete(f.ranges, f.size)) return Promise.reject(new ServiceError('file_incomplete', 409, [`received ${f.received} of ${f.size}`]));
+    if (t.status === 'closed') return Promise.reject(Errors.cannotAlterClosedTransfer());
+    if (!isComplete(f.ranges, f.size)) return Promise.reject(Errors.fileIncomplete(`received ${f.received} of ${f.size}`));
     let running = this.completing.get(f.id);
     if (!running) {
       running = this.finishFile(actor, t, f).finally(() => this.completing.delete(f.id));
@@ -124,8 +124,8 @@ export class UploadsService {
     const [, { crc32, sha256 }] = await Promise.all([this.files.finish(t.id, f.uid, f.size), this.files.digest(t.id, f.uid, f.size)]);
     // The File may have been deleted, or its Transfer closed, while its bytes were read.
     if (!this.store.completeFile(f.id, crc32, sha256)) {
-      if (!this.store.findFile(f.id)) throw new ServiceError('file_not_found', 404);
-      throw new ServiceError('cannot_alter_closed_transfer', 409);
+      if (!this.store.findFile(f.id)) throw Errors.fileNotFound();
+      throw Errors.cannotAlterClosedTransfer();
     }
     this.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
     return this.store.findFile(f.id)!;
@@ -151,13 +151,13 @@ export class UploadsService {
       return after;
     }
     await this.files.deleteFile(t.id, f.uid);
-    if (!this.store.findFile(f.id)) throw new ServiceError('file_not_found', 404);
-    throw new ServiceError('cannot_alter_closed_transfer', 409);
+    if (!this.store.findFile(f.id)) throw Errors.fileNotFound();
+    throw Errors.cannotAlterClosedTransfer();
   }
 
   private assertWritable(t: Transfer, f: FileRecord): void {
-    if (t.status === 'closed') throw new ServiceError('cannot_alter_closed_transfer', 409);
-    if (t.status === 'available' || f.complete) throw new ServiceError('cannot_add_data_to_complete_transfer', 409);
-    if (t.expires <= this.clock()) throw new ServiceError('transfer_expired', 410);
+    if (t.status === 'closed') throw Errors.cannotAlterClosedTransfer();
+    if (t.status === 'available' || f.complete) throw Errors.cannotAddDataToCompleteTransfer();
+    if (t.expires <= this.clock()) throw Errors.transferExpired();
   }
 }

@@ -1,4 +1,4 @@
-import { ServiceError } from './errors';
+import { Errors } from './errors';
 import type { Clock } from './services';
 import type { UserDirectory } from '../auth/header-sp';
 import { randomSecret } from '../auth/passwords';
@@ -56,7 +56,7 @@ export class UsersService implements UserDirectory {
 
   get(userId: string): UserRecord {
     const u = this.store.record(userId);
-    if (!u) throw new ServiceError('user_not_found', 404);
+    if (!u) throw Errors.userNotFound();
     return u;
   }
 
@@ -87,13 +87,13 @@ export class UsersService implements UserDirectory {
   }
 
   addAdmin(userId: string): void {
-    if (!userId || userId.length > 256) throw new ServiceError('rest_bad_parameter', 400, ['user_id']);
+    if (!userId || userId.length > 256) throw Errors.restBadParameter('user_id');
     this.store.addAdmin(userId, this.clock());
   }
 
   /** Only admins of the database can be removed; those of the config file stay until the file changes. */
   removeAdmin(userId: string): void {
-    if (!this.store.removeAdmin(userId)) throw new ServiceError('user_not_found', 404, [`${userId} is not an admin in the database`]);
+    if (!this.store.removeAdmin(userId)) throw Errors.userNotFound(`${userId} is not an admin in the database`);
   }
 
   admins(): { database: string[]; config: string[] } {

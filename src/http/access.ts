@@ -1,5 +1,5 @@
 import type { Next } from 'koa';
-import { ServiceError } from '../domain/errors';
+import { Errors, type ErrorEntry } from '../domain/errors';
 import { isAdmin, Principal } from '../auth/principal';
 import type { FerryContext } from './state';
 
@@ -35,10 +35,10 @@ export interface OwnerOptions {
    * The 404 id a non-owner gets: the one the loader throws for an unknown id, so another user's id and an
    * unknown id look alike (ids cannot be probed). Required, so no owner route can answer otherwise.
    */
-  notFound: string;
+  notFound: ErrorEntry;
 }
 
-const authRequired = () => new ServiceError('rest_authentication_required', 401);
+const authRequired = () => Errors.restAuthenticationRequired();
 
 function isUser(p: Principal): boolean {
   return p.type === 'user';
@@ -54,7 +54,7 @@ export function users(opts: { guests?: boolean } = {}): AccessLevel {
       const p = ctx.state.principal;
       if (isUser(p) || (opts.guests && p.type === 'guest')) return next();
       if (p.type === 'anonymous') throw authRequired();
-      throw new ServiceError('rest_access_forbidden', 403);
+      throw Errors.restAccessForbidden();
     },
   };
 }
@@ -65,7 +65,7 @@ export const admin: AccessLevel = {
     const p = ctx.state.principal;
     if (isAdmin(p)) return next();
     if (p.type === 'anonymous') throw authRequired();
-    throw new ServiceError('rest_admin_required', 403);
+    throw Errors.restAdminRequired();
   },
 };
 
@@ -84,7 +84,7 @@ export function owner<T>(load: (ctx: FerryContext) => Owned<T> | Promise<Owned<T
       const owned = await load(ctx);
       if (!ownsResource(p, owned) && !(keyAllowed && chunkKeyMatches(ctx, owned, keyArg!, opts))) {
         if (p.type === 'anonymous') throw authRequired();
-        throw new ServiceError(opts.notFound, 404);
+        throw opts.notFound();
       }
       ctx.state.resource = owned.resource;
       await next();

@@ -1,4 +1,4 @@
-import { ServiceError } from '../domain/errors';
+import { Errors } from '../domain/errors';
 import type { Actor } from '../domain/transfer-store';
 import type { Transfer } from '../domain/model';
 import type { FerryContext } from './state';
@@ -17,7 +17,7 @@ export function actorOf(ctx: FerryContext): Actor {
     default: {
       // Let in by a chunk-upload key: it acts as the Transfer's uploader (the audit log names them, not the key).
       const t = transferOfResource(ctx.state.resource);
-      if (!t || typeof ctx.query.key !== 'string') throw new ServiceError('rest_authentication_required', 401);
+      if (!t || typeof ctx.query.key !== 'string') throw Errors.restAuthenticationRequired();
       if (t.guestId !== null) return { type: 'guest', id: String(t.guestId), emails: [t.userEmail], ip, fromMustBeOwn: false, guestId: t.guestId };
       return { type: 'user', id: t.userId, emails: [t.userEmail], ip, fromMustBeOwn: true, guestId: null };
     }
@@ -34,7 +34,7 @@ function transferOfResource(r: unknown): Transfer | null {
 /** A path id: a positive integer, else 400 rest_bad_parameter naming it. */
 export function pathId(ctx: FerryContext, name = 'id'): number {
   const raw = ctx.params[name];
-  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw new ServiceError('rest_bad_parameter', 400, [name]);
+  if (typeof raw !== 'string' || !/^\d{1,15}$/.test(raw) || Number(raw) < 1) throw Errors.restBadParameter(name);
   return Number(raw);
 }
 
@@ -42,5 +42,5 @@ export function pathId(ctx: FerryContext, name = 'id'): number {
 export function bodyObject(ctx: FerryContext): Record<string, unknown> {
   const b = ctx.request.body;
   if (b === undefined || b === null || (typeof b === 'object' && !Array.isArray(b))) return (b ?? {}) as Record<string, unknown>;
-  throw new ServiceError('bad_request_body', 400);
+  throw Errors.badRequestBody();
 }

@@ -1,7 +1,7 @@
 import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type Router from '@koa/router';
-import { ServiceError } from '../domain/errors';
+import { Errors } from '../domain/errors';
 import type { Services } from '../domain/services';
 import { ANONYMOUS } from '../auth/principal';
 import { Api } from './api';
@@ -72,7 +72,7 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
   app.use(authenticate());
   app.use(async (ctx, next) => {
     await next();
-    if (ctx.body === undefined && ctx.status === 404) throw new ServiceError('rest_endpoint_not_found', 404, [ctx.path]);
+    if (ctx.body === undefined && ctx.status === 404) throw Errors.restEndpointNotFound(ctx.path);
   });
   if (opts.pages) app.use(opts.pages.router().routes());
   for (const r of opts.extraRouters ?? []) app.use(r.routes());
@@ -80,8 +80,8 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
   app.use(
     api.router.allowedMethods({
       throw: true,
-      methodNotAllowed: () => new ServiceError('rest_method_not_allowed', 405),
-      notImplemented: () => new ServiceError('rest_method_not_allowed', 405),
+      methodNotAllowed: () => Errors.restMethodNotAllowed(),
+      notImplemented: () => Errors.restMethodNotAllowed(),
     }),
   );
   return app;

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
 import { AuthRequest, resolvePrincipal } from '../../auth/principal';
 import { isForeignOrigin } from '../../auth/origin';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { FerryContext, FerryState } from '../state';
 
 const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
@@ -21,12 +21,12 @@ export function authenticate(): Middleware<FerryState> {
     ctx.state.principal = principal;
     if (principal.type === 'user' && principal.via === 'sp' && UNSAFE.has(ctx.method)) {
       if (isForeignOrigin(ctx.headers, ctx.state.services.settings.get().base_url)) {
-        throw new ServiceError('rest_security_token_did_not_match', 403, ['origin']);
+        throw Errors.restSecurityTokenDidNotMatch('origin');
       }
       // Logging in again from a stale login page does not act through the current session: no token needed.
       const isLogin = ctx.method === 'POST' && ctx.path === '/login';
       if (principal.csrfToken && !isLogin && !securityTokenMatches(ctx.get(SECURITY_TOKEN_HEADER), principal.csrfToken)) {
-        throw new ServiceError('rest_security_token_did_not_match', 403);
+        throw Errors.restSecurityTokenDidNotMatch();
       }
     }
     await next();

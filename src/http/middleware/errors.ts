@@ -1,6 +1,6 @@
 import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
-import { ServiceError } from '../../domain/errors';
+import { Errors, ServiceError } from '../../domain/errors';
 import type { Logger } from '../../log';
 import type { Context } from 'koa';
 import type { FerryState } from '../state';
@@ -49,12 +49,14 @@ export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   const e = err as { status?: number; statusCode?: number; type?: string; code?: string; name?: string; expose?: boolean };
   const status = e?.status ?? e?.statusCode;
-  if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return new ServiceError('storage_not_enough_space_left', 507);
-  if (status === 413 || e?.type === 'entity.too.large') return new ServiceError('request_body_too_large', 413);
-  if (status === 415) return new ServiceError('bad_request_body', 415, ['content-type']);
-  if (status === 400 && e?.expose !== false) return new ServiceError('bad_request_body', 400);
+  if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return Errors.storageNotEnoughSpaceLeft();
+  if (status === 413 || e?.type === 'entity.too.large') return Errors.requestBodyTooLarge();
+  // A library's own 4xx for a body it refused keeps the library's status under our id (415: a content type
+  // the body parser does not read). These are the only statuses not taken from the catalogue.
+  if (status === 415) return new ServiceError(Errors.badRequestBody.id, status, ['content-type']);
+  if (status === 400 && e?.expose !== false) return Errors.badRequestBody();
   if (typeof status === 'number' && status >= 400 && status < 500 && e?.expose) {
-    return new ServiceError('bad_request_body', status);
+    return new ServiceError(Errors.badRequestBody.id, status);
   }
-  return new ServiceError('internal_error', 500);
+  return Errors.internalError();
 }

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { FerryState } from '../state';
 import type { Logger } from '../../log';
 import { renderError } from './errors';
@@ -15,9 +15,9 @@ export function jsonpMiddleware(log: Logger): Middleware<FerryState> {
   return async (ctx, next) => {
     const callback = ctx.query.callback;
     if (callback === undefined) return next();
-    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw new ServiceError('rest_jsonp_get_only', 405, ['callback']);
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw Errors.restJsonpGetOnly('callback');
     if (typeof callback !== 'string' || callback.length > 128 || !CALLBACK.test(callback)) {
-      throw new ServiceError('rest_bad_parameter', 400, ['callback']);
+      throw Errors.restBadParameter('callback');
     }
     try {
       await next();
@@ -28,7 +28,7 @@ export function jsonpMiddleware(log: Logger): Middleware<FerryState> {
       if (p.type === 'user' && p.via === 'sp') {
         // Credentials a browser adds by itself (the session cookie, a proxy's login cookie) would let any site
         // read the user's data through a <script> tag: such requests get a plain JSON refusal, not a script.
-        renderError(ctx, new ServiceError('rest_access_forbidden', 403, ['callback']), log);
+        renderError(ctx, Errors.restAccessForbidden('callback'), log);
         return;
       }
       if (ctx.response.is('json')) {

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { FerryContext, FerryState } from '../state';
 import type { BodyPool } from '../../util/body-pool';
 
@@ -24,7 +24,7 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
     if (!hasBody || parsed || ctx.state.rawBody || !maySign(c)) return next();
     const limit = ctx.state.services.settings.get().upload_chunk_size + RAW_BODY_SLACK;
     const declared = Number(ctx.get('Content-Length') || 0);
-    if (declared > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
+    if (declared > limit) throw Errors.storageChunkTooLarge('body');
     const pool = ctx.state.services.bodyPool;
     const body = await readBody(ctx.req, pool, declared, limit);
     ctx.state.rawBody = body;
@@ -57,7 +57,7 @@ async function readBody(req: AsyncIterable<unknown>, pool: BodyPool, declared: n
     }
     if (at !== declared) {
       pool.give(body);
-      throw new ServiceError('bad_request_body', 400, ['body ended early']);
+      throw Errors.badRequestBody('body ended early');
     }
     return body;
   }
@@ -65,7 +65,7 @@ async function readBody(req: AsyncIterable<unknown>, pool: BodyPool, declared: n
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > limit) throw new ServiceError('storage_chunk_too_large', 413, ['body']);
+    if (size > limit) throw Errors.storageChunkTooLarge('body');
     chunks.push(chunk as Buffer);
   }
   const body = pool.take(size, limit);

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { FerryState } from '../state';
 import { isChunkUpload } from '../routes/file';
 
@@ -29,7 +29,7 @@ export function utf8Bodies(): Middleware<FerryState> {
       }
     });
     const refuse = () => {
-      if (!valid) throw new ServiceError('bad_request_body', 400, ['encoding']);
+      if (!valid) throw Errors.badRequestBody('encoding');
     };
     const parsed = ctx.state as { utf8Checked?: () => void };
     parsed.utf8Checked = refuse;
@@ -45,7 +45,7 @@ export function utf8Verdict(): Middleware<FerryState> {
   return (ctx, next) => {
     (ctx.state as { utf8Checked?: () => void }).utf8Checked?.();
     if (ctx.is('application/json') && hasLoneSurrogate((ctx.request as { body?: unknown }).body)) {
-      throw new ServiceError('bad_request_body', 400, ['encoding']);
+      throw Errors.badRequestBody('encoding');
     }
     return next();
   };

@@ -1,6 +1,6 @@
 import { Api } from '../api';
 import { admin } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import { RUNTIME_KEYS } from '../../config/defaults';
 import { bodyObject } from '../actor';
 
@@ -15,7 +15,7 @@ export function configRoutes(api: Api): void {
   });
   api.put('/config', admin, (ctx) => {
     const b = bodyObject(ctx);
-    if (Object.keys(b).length === 0) throw new ServiceError('rest_missing_parameter', 400, ['body']);
+    if (Object.keys(b).length === 0) throw Errors.restMissingParameter('body');
     ctx.state.services.settings.update(b);
     return true;
   });

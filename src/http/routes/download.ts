@@ -1,6 +1,6 @@
 import { Api } from '../api';
 import { publicAccess } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors, ServiceError } from '../../domain/errors';
 import type { DownloadAccess, DownloadKind } from '../../domain/downloads';
 import type { FileRecord } from '../../domain/model';
 import { ArchiveLayout, safeEntryNames } from '../../archive/layout';
@@ -33,7 +33,7 @@ function parseIds(ctx: FerryContext): number[] | null {
   if (raw === undefined) return null;
   const parts = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(','));
   return parts.map((p) => {
-    if (!/^\d{1,15}$/.test(p.trim())) throw new ServiceError('rest_bad_parameter', 400, ['files_ids']);
+    if (!/^\d{1,15}$/.test(p.trim())) throw Errors.restBadParameter('files_ids');
     return Number(p);
   });
 }
@@ -43,7 +43,7 @@ async function download(ctx: FerryContext): Promise<undefined> {
   const access = svc.access(ctx.query.token);
   const files = svc.select(access, parseIds(ctx));
   const format = ctx.query.archive_format;
-  if (format !== undefined && format !== 'zip' && format !== 'tar') throw new ServiceError('rest_bad_parameter', 400, ['archive_format']);
+  if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');
   if (files.length === 1 && format === undefined) serveFile(ctx, access, files[0]);
   else serveArchive(ctx, access, files, format === 'tar' ? 'tar' : 'zip');
   return undefined;
@@ -90,7 +90,7 @@ function respond(
   const range = ifRange && ifRange !== etag ? ({ kind: 'full' } as const) : parseRange(ctx.get('Range') || undefined, size);
   if (range.kind === 'unsatisfiable') {
     ctx.set('Content-Range', `bytes */${size}`);
-    throw new ServiceError('range_not_satisfiable', 416);
+    throw Errors.rangeNotSatisfiable();
   }
   const start = range.kind === 'partial' ? range.start : 0;
   const end = range.kind === 'partial' ? range.end : size - 1;

@@ -1,6 +1,6 @@
 import { Api } from '../api';
 import { owner } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { FileRecord, Transfer } from '../../domain/model';
 import { presentFile } from '../presenters/transfer';
 import { actorOf, bodyObject } from '../actor';
@@ -15,7 +15,7 @@ const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
 function intHeader(ctx: FerryContext, name: string): number | null {
   const v = ctx.get(`X-Service-${name}`) || ctx.get(`X-Filesender-${name}`);
   if (v === '') return null;
-  if (!/^\d{1,16}$/.test(v.trim())) throw new ServiceError('rest_sanity_check_failed', 400, [`X-Service-${name}`]);
+  if (!/^\d{1,16}$/.test(v.trim())) throw Errors.restSanityCheckFailed(`X-Service-${name}`);
   return Number(v);
 }
 
@@ -28,19 +28,19 @@ export function isChunkUpload(ctx: { method: string; path: string }): boolean {
 
 /** File endpoints of the spec: read, chunk upload, completion, deletion. */
 export function fileRoutes(api: Api): void {
-  const own = owner(loadFile, { notFound: 'file_not_found' });
-  const ownOrKey = owner(loadFile, { notFound: 'file_not_found', chunkKey: true });
+  const own = owner(loadFile, { notFound: Errors.fileNotFound });
+  const ownOrKey = owner(loadFile, { notFound: Errors.fileNotFound, chunkKey: true });
 
   api.get('/file/:id', own, (ctx) => presentFile(loaded(ctx).file));
 
   api.put('/file/:id/chunk/:offset', ownOrKey, uploadSlot, async (ctx) => {
     const { file, transfer } = loaded(ctx);
     const offsetRaw = ctx.params.offset;
-    if (!/^\d{1,16}$/.test(offsetRaw)) throw new ServiceError('rest_bad_parameter', 400, ['offset']);
+    if (!/^\d{1,16}$/.test(offsetRaw)) throw Errors.restBadParameter('offset');
     const lengthHeader = ctx.get('Content-Length');
     const length = /^\d{1,16}$/.test(lengthHeader) ? Number(lengthHeader) : null;
     const declaredSize = intHeader(ctx, 'Chunk-Size');
-    if (declaredSize !== null && length !== null && declaredSize !== length) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
+    if (declaredSize !== null && length !== null && declaredSize !== length) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
     const announced = declaredSize ?? length;
     const raw = ctx.state.rawBody; // set when a signature had to cover the body
     const req = {
@@ -49,7 +49,7 @@ export function fileRoutes(api: Api): void {
       declaredFileSize: intHeader(ctx, 'File-Size'),
       declaredOffset: intHeader(ctx, 'Chunk-Offset'),
     };
-    if (raw && announced !== null && announced !== raw.length) throw new ServiceError('rest_sanity_check_failed', 400, ['X-Service-Chunk-Size']);
+    if (raw && announced !== null && announced !== raw.length) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
     const uploads = ctx.state.services.uploads;
     uploads.checkChunk(transfer, file, req); // refuse before reading a byte
     const after = await uploads.writeChunk(actorOf(ctx), transfer, file, { ...req, body: raw ?? ctx.req });
@@ -58,7 +58,7 @@ export function fileRoutes(api: Api): void {
 
   api.put('/file/:id', ownOrKey, async (ctx) => {
     const b = bodyObject(ctx);
-    if (b.complete !== true) throw new ServiceError('rest_bad_parameter', 400, ['complete']);
+    if (b.complete !== true) throw Errors.restBadParameter('complete');
     const { file, transfer } = loaded(ctx);
     await ctx.state.services.uploads.completeFile(actorOf(ctx), transfer, file);
     return true;

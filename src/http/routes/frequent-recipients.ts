@@ -1,6 +1,6 @@
 import { Api } from '../api';
 import { users } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { UserRecord } from '../../domain/users';
 import { userSelfOrAdmin } from './user';
 import type { FerryContext } from '../state';
@@ -9,7 +9,7 @@ import type { FerryContext } from '../state';
 function contains(ctx: FerryContext): string | null {
   const v = ctx.query['filterOp[contains]'] ?? (ctx.query.filterOp as unknown as Record<string, unknown> | undefined)?.contains;
   if (v === undefined) return null;
-  if (typeof v !== 'string' || v.length > 254) throw new ServiceError('rest_bad_parameter', 400, ['filterOp[contains]']);
+  if (typeof v !== 'string' || v.length > 254) throw Errors.restBadParameter('filterOp[contains]');
   return v;
 }
 
@@ -18,7 +18,7 @@ export function frequentRecipientRoutes(api: Api): void {
   // Registered before the /user/{id} form, which would otherwise take "@me" for an id.
   api.get('/user/@me/frequent_recipients', users(), (ctx) => {
     const p = ctx.state.principal;
-    if (p.type !== 'user') throw new ServiceError('rest_authentication_required', 401);
+    if (p.type !== 'user') throw Errors.restAuthenticationRequired();
     return ctx.state.services.transfers.frequentRecipients(p.user.id, contains(ctx));
   });
   api.get('/user/:id/frequent_recipients', userSelfOrAdmin(), (ctx) => {

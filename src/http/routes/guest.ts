@@ -1,6 +1,6 @@
 import { Api, created } from '../api';
 import { admin, owner, users } from '../access';
-import { badParameter, ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { Guest } from '../../domain/model';
 import type { GuestCreator } from '../../domain/guest-input';
 import { presentGuest } from '../presenters/guest';
@@ -9,7 +9,7 @@ import type { FerryContext } from '../state';
 
 function loadGuest(ctx: FerryContext) {
   const raw = String(ctx.params.id);
-  if (!/^\d{1,15}$/.test(raw)) throw badParameter('id');
+  if (!/^\d{1,15}$/.test(raw)) throw Errors.restBadParameter('id');
   const guest = ctx.state.services.guests.get(Number(raw));
   // guestId stays unset: a guest token never manages Guests, not even its own.
   return { resource: guest, ownerId: guest.userId };
@@ -20,7 +20,7 @@ const present = (ctx: FerryContext, g: Guest) => presentGuest(g, baseUrl(ctx));
 
 function creatorOf(ctx: FerryContext): GuestCreator {
   const p = ctx.state.principal;
-  if (p.type !== 'user') throw new ServiceError('rest_access_forbidden', 403);
+  if (p.type !== 'user') throw Errors.restAccessForbidden();
   return { userId: p.user.id, emails: p.user.emails, fromMustBeOwn: p.via === 'sp' };
 }
 
@@ -35,7 +35,7 @@ export function guestRoutes(api: Api): void {
   api.get('/guest/@all', admin, (ctx) => ctx.state.services.guests.listAll().map((g) => present(ctx, g)));
 
   // Another user's Guest answers like an unknown id, so Guest ids cannot be probed.
-  const own = owner(loadGuest, { notFound: 'guest_not_found' });
+  const own = owner(loadGuest, { notFound: Errors.guestNotFound });
   api.get('/guest/:id', own, (ctx) => present(ctx, ctx.state.resource as Guest));
 
   api.post('/guest', users(), (ctx) => {
@@ -45,8 +45,8 @@ export function guestRoutes(api: Api): void {
 
   api.put('/guest/:id', own, (ctx) => {
     const body = (ctx.request.body ?? {}) as Record<string, unknown>;
-    if (typeof body !== 'object' || Array.isArray(body)) throw badParameter('body');
-    if (body.remind !== undefined && typeof body.remind !== 'boolean') throw badParameter('remind');
+    if (typeof body !== 'object' || Array.isArray(body)) throw Errors.restBadParameter('body');
+    if (body.remind !== undefined && typeof body.remind !== 'boolean') throw Errors.restBadParameter('remind');
     if (body.remind) ctx.state.services.guests.remind(ctx.state.resource as Guest);
     return true;
   });

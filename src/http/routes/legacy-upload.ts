@@ -2,7 +2,7 @@ import busboy from 'busboy';
 import type { Readable } from 'node:stream';
 import { Api, created } from '../api';
 import { owner, publicAccess } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { FileRecord, Transfer } from '../../domain/model';
 import { presentFile } from '../presenters/transfer';
 import { actorOf } from '../actor';
@@ -23,7 +23,7 @@ function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Rec
     try {
       bb = busboy({ headers: ctx.req.headers, limits: { files: 1, fields: 20, fieldSize: 1024 } });
     } catch {
-      reject(new ServiceError('bad_request_body', 400, ['multipart/form-data']));
+      reject(Errors.badRequestBody('multipart/form-data'));
       return;
     }
     const fields: Record<string, string> = {};
@@ -36,9 +36,9 @@ function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Rec
         reject(e);
       });
     });
-    bb.on('error', () => reject(new ServiceError('bad_request_body', 400, ['multipart/form-data'])));
+    bb.on('error', () => reject(Errors.badRequestBody('multipart/form-data')));
     bb.on('close', () => {
-      if (!handled) reject(new ServiceError('rest_missing_parameter', 400, ['file']));
+      if (!handled) reject(Errors.restMissingParameter('file'));
     });
     if (ctx.state.rawBody) bb.end(ctx.state.rawBody);
     else ctx.req.pipe(bb);
@@ -47,8 +47,8 @@ function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Rec
 
 /** POST /file/{id}/whole and GET /legacyuploadprogress/{key}: uploads from clients that cannot send chunks. */
 export function legacyUploadRoutes(api: Api): void {
-  api.post('/file/:id/whole', owner(loadFile, { notFound: 'file_not_found', chunkKey: true }), uploadSlot, async (ctx) => {
-    if (!ctx.is('multipart/form-data')) throw new ServiceError('bad_request_body', 400, ['content-type']);
+  api.post('/file/:id/whole', owner(loadFile, { notFound: Errors.fileNotFound, chunkKey: true }), uploadSlot, async (ctx) => {
+    if (!ctx.is('multipart/form-data')) throw Errors.badRequestBody('content-type');
     const { file, transfer } = ctx.state.resource as { file: FileRecord; transfer: Transfer };
     const uploads = ctx.state.services.uploads;
     const after = await firstFilePart(ctx, (stream, fields) => {
@@ -61,7 +61,7 @@ export function legacyUploadRoutes(api: Api): void {
 
   api.get('/legacyuploadprogress/:key', publicAccess, (ctx) => {
     const key = ctx.params.key;
-    if (key.length > 128) throw new ServiceError('rest_bad_parameter', 400, ['key']);
+    if (key.length > 128) throw Errors.restBadParameter('key');
     return ctx.state.services.uploadProgress.get(key, ctx.state.services.clock());
   });
 }

@@ -1,5 +1,5 @@
 import type { Owned } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors, ServiceError } from '../../domain/errors';
 import type { FileRecord, Recipient, Transfer } from '../../domain/model';
 import type { FerryContext } from '../state';
 import { pathId } from '../actor';
@@ -14,7 +14,7 @@ function found<T>(ctx: FerryContext, find: () => T): T {
   try {
     return find();
   } catch (e) {
-    if (e instanceof ServiceError && e.status === 404 && ctx.state.principal.type === 'anonymous') throw new ServiceError('rest_authentication_required', 401);
+    if (e instanceof ServiceError && e.status === 404 && ctx.state.principal.type === 'anonymous') throw Errors.restAuthenticationRequired();
     throw e;
   }
 }

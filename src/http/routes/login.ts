@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { ServiceError } from '../../domain/errors';
+import { Errors, ServiceError } from '../../domain/errors';
 import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
 import { isForeignOrigin } from '../../auth/origin';
 import { throttleAddress } from '../../auth/client-address';
@@ -30,9 +30,9 @@ export function loginRoutes(): Router<FerryState> {
   r.post('/login', async (koaCtx) => {
     const ctx = koaCtx as FerryContext;
     const s = ctx.state.services;
-    if (s.settings.get().auth.sp.type !== 'local') throw new ServiceError('rest_endpoint_not_found', 404, ['/login']);
+    if (s.settings.get().auth.sp.type !== 'local') throw Errors.restEndpointNotFound('/login');
     // A page elsewhere must not sign the browser into an account of its choosing (login CSRF).
-    if (isForeignOrigin(ctx.headers, s.settings.get().base_url)) throw new ServiceError('rest_security_token_did_not_match', 403, ['origin']);
+    if (isForeignOrigin(ctx.headers, s.settings.get().base_url)) throw Errors.restSecurityTokenDidNotMatch('origin');
     const b = (ctx.request.body ?? {}) as Record<string, unknown>;
     const form = typeof ctx.is('application/x-www-form-urlencoded') === 'string';
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;

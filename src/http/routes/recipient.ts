@@ -1,6 +1,6 @@
 import { Api } from '../api';
 import { owner } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { Recipient, Transfer } from '../../domain/model';
 import { presentRecipient } from '../presenters/transfer';
 import { actorOf, bodyObject } from '../actor';
@@ -17,13 +17,13 @@ function present(ctx: FerryContext, r: Recipient) {
 
 /** Recipient endpoints of the spec. */
 export function recipientRoutes(api: Api): void {
-  const own = owner(loadRecipient, { notFound: 'recipient_not_found' });
+  const own = owner(loadRecipient, { notFound: Errors.recipientNotFound });
   api.get('/recipient/:id', own, (ctx) => present(ctx, loaded(ctx).recipient));
   api.put('/recipient/:id', own, (ctx) => {
     const b = bodyObject(ctx);
     const unknown = Object.keys(b).filter((k) => k !== 'remind');
-    if (unknown.length) throw new ServiceError('rest_bad_parameter', 400, unknown);
-    if (b.remind !== undefined && typeof b.remind !== 'boolean') throw new ServiceError('rest_bad_parameter', 400, ['remind']);
+    if (unknown.length) throw Errors.restBadParameter(...unknown);
+    if (b.remind !== undefined && typeof b.remind !== 'boolean') throw Errors.restBadParameter('remind');
     const { recipient, transfer } = loaded(ctx);
     if (b.remind) ctx.state.services.transfers.remind(actorOf(ctx), transfer, recipient);
     return present(ctx, recipient);

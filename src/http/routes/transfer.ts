@@ -1,6 +1,6 @@
 import { Api, created } from '../api';
 import { admin, owner, users } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { Transfer } from '../../domain/model';
 import type { TransferView } from '../../domain/transfers';
 import { presentAuditEntry, presentRecipient, presentTransfer } from '../presenters/transfer';
@@ -32,7 +32,7 @@ export function transferRoutes(api: Api): void {
     return created(ctx, present(ctx, view), `/transfer/${view.transfer.id}`);
   });
 
-  const own = owner(loadTransfer, { notFound: 'transfer_not_found' });
+  const own = owner(loadTransfer, { notFound: Errors.transferNotFound });
   api.get('/transfer/:id', own, (ctx) => present(ctx, transferOf(ctx)));
   api.get('/transfer/:id/options', own, (ctx) => transferOf(ctx).options);
   api.get('/transfer/:id/auditlog', own, (ctx) => {
@@ -51,7 +51,7 @@ export function transferRoutes(api: Api): void {
 
   // The chunk-upload key may only complete a Transfer (spec: PUT /transfer access).
   const ownOrKeyForComplete = owner(loadTransfer, {
-    notFound: 'transfer_not_found',
+    notFound: Errors.transferNotFound,
     chunkKey: (ctx) => {
       const b = bodyObject(ctx as FerryContext);
       return b.complete === true && Object.keys(b).every((k) => k === 'complete');
@@ -62,8 +62,8 @@ export function transferRoutes(api: Api): void {
     const b = bodyObject(ctx);
     const known = ['complete', 'closed', 'extend_expiry_date', 'remind'];
     const unknown = Object.keys(b).filter((k) => !known.includes(k));
-    if (unknown.length) throw new ServiceError('rest_bad_parameter', 400, unknown);
-    for (const k of known) if (b[k] !== undefined && typeof b[k] !== 'boolean') throw new ServiceError('rest_bad_parameter', 400, [k]);
+    if (unknown.length) throw Errors.restBadParameter(...unknown);
+    for (const k of known) if (b[k] !== undefined && typeof b[k] !== 'boolean') throw Errors.restBadParameter(k);
     const actor = actorOf(ctx);
     let t = transferOf(ctx);
     if (b.complete) t = s.complete(actor, t);
@@ -75,7 +75,7 @@ export function transferRoutes(api: Api): void {
 
   // The chunk-upload key may delete a Transfer only before it is available (spec: States, rule 2).
   const ownOrKeyBeforeAvailable = owner(loadTransfer, {
-    notFound: 'transfer_not_found',
+    notFound: Errors.transferNotFound,
     chunkKey: (_ctx, owned) => BEFORE_AVAILABLE.includes((owned.resource as Transfer).status),
   });
   api.delete('/transfer/:id', ownOrKeyBeforeAvailable, async (ctx) => {

@@ -1,6 +1,6 @@
 import { Api } from '../api';
 import { AccessLevel, admin, owner, Owned, users } from '../access';
-import { ServiceError } from '../../domain/errors';
+import { Errors } from '../../domain/errors';
 import type { UserRecord } from '../../domain/users';
 import { isLang, normaliseLang } from '../../i18n';
 import { presentUser } from '../presenters/user';
@@ -10,7 +10,7 @@ import type { FerryContext } from '../state';
 /** The authenticated user's id; `users()` has already made sure the principal is a user. */
 function me(ctx: FerryContext): UserRecord {
   const p = ctx.state.principal;
-  if (p.type !== 'user') throw new ServiceError('rest_authentication_required', 401);
+  if (p.type !== 'user') throw Errors.restAuthenticationRequired();
   return ctx.state.services.users.get(p.user.id);
 }
 
@@ -25,7 +25,7 @@ export function userSelfOrAdmin(param = 'id'): AccessLevel {
       const u = ctx.state.services.users.get(String(ctx.params[param]));
       return { resource: u, ownerId: u.id };
     },
-    { notFound: 'user_not_found' },
+    { notFound: Errors.userNotFound },
   );
 }
 
@@ -53,9 +53,9 @@ function update(ctx: FerryContext, u: UserRecord): true {
   const s = ctx.state.services;
   const b = bodyObject(ctx);
   const unknown = Object.keys(b).filter((k) => k !== 'lang' && k !== 'secret_rotate');
-  if (unknown.length) throw new ServiceError('rest_bad_parameter', 400, unknown);
-  if (b.lang !== undefined && !isLang(b.lang)) throw new ServiceError('bad_lang_code', 400, ['lang']);
-  if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean') throw new ServiceError('rest_bad_parameter', 400, ['secret_rotate']);
+  if (unknown.length) throw Errors.restBadParameter(...unknown);
+  if (b.lang !== undefined && !isLang(b.lang)) throw Errors.badLangCode('lang');
+  if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean') throw Errors.restBadParameter('secret_rotate');
   if (typeof b.lang === 'string') s.users.setLang(u.id, b.lang);
   if (b.secret_rotate === true) s.users.remoteSecret(u.id, true);
   return true;
