@@ -17,7 +17,7 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
   // With mail.sink set, every message goes to the built-in sink (air-gapped demos, tests).
   const sink = config.mail.sink ? await startSink({ ...config.mail.sink }) : null;
   if (sink) io.out(`mail sink listening on ${sink.url}, storing messages in ${sink.dir}`);
-  const app = createApp(config, sink ? { mailTransportUrl: sink.url } : {});
+  const app = await createApp(config, sink ? { mailTransportUrl: sink.url } : {});
   if (config.auth.sp.type === 'local') {
     const password = await app.services.accounts.ensureInitialAdmin();
     if (password) io.out(`created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`);

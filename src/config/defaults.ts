@@ -49,6 +49,11 @@ export interface Config {
   mail: MailConfig;
   default_lang: string;
   purge_interval_s: number;
+  /**
+   * null: the metadata lives in SQLite under data_dir; "postgres://user:pass@host:port/db": in PostgreSQL 15 or
+   * later, shared by every node. The environment variable FERRY_DATABASE_URL overrides it.
+   */
+  database_url: string | null;
 }
 
 export function defaultConfig(): Config {
@@ -93,6 +98,7 @@ export function defaultConfig(): Config {
     mail: { from: 'ferry@localhost', transport: 'smtp://localhost:25', sink: null },
     default_lang: 'en',
     purge_interval_s: 3600,
+    database_url: null,
   };
 }
 

@@ -64,7 +64,7 @@ function describe(v: unknown): string {
 }
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'database_url'].includes(k));
 
 const spCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -121,6 +121,7 @@ const schema = object({
   }),
   default_lang: str(LANG, 'a language code such as "en"'),
   purge_interval_s: int(0, 365 * 86400),
+  database_url: nullable(str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL')),
 });
 
 export class ConfigError extends Error {

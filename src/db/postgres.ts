@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { PostgresDialect } from 'kysely';
-import { ServiceError } from '../domain/errors';
+import { Errors } from '../domain/errors';
 import { migrations, Migration, sqlFor } from './migrations';
 
 /** Connections per process; a unit of work holds one for its duration, a lone statement for its own. */
@@ -28,7 +28,7 @@ export function createPool(url: string): pg.Pool {
  */
 function refuseNul(params: unknown): void {
   if (!Array.isArray(params)) return;
-  for (const p of params) if (typeof p === 'string' && p.includes('\0')) throw new ServiceError('rest_bad_parameter', 400, ['NUL character']);
+  for (const p of params) if (typeof p === 'string' && p.includes('\0')) throw Errors.restBadParameter('NUL character');
 }
 
 /** Kysely's PostgreSQL dialect over the pool, with the NUL check on every statement. */
@@ -78,13 +78,4 @@ export async function migratePostgres(pool: pg.Pool, list: Migration[] = migrati
   }
 }
 
-/** postgres://user:***@host:port/db: for logs and messages, never with the password. */
-export function redactDatabaseUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password) u.password = '***';
-    return u.toString();
-  } catch {
-    return 'postgres://(unparsable url)';
-  }
-}
+export { redactDatabaseUrl } from '../config/database-url';

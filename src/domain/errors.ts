@@ -84,5 +84,6 @@ export const Errors = {
   rateLimitExceeded: entry('rate_limit_exceeded', 429),
   // 5xx: never for a client's mistake
   internalError: entry('internal_error', 500),
+  databaseUnavailable: entry('database_unavailable', 503),
   storageNotEnoughSpaceLeft: entry('storage_not_enough_space_left', 507),
 } as const satisfies Record<string, ErrorEntry>;

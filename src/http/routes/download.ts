@@ -40,12 +40,12 @@ function parseIds(ctx: FerryContext): number[] | null {
 
 async function download(ctx: FerryContext): Promise<undefined> {
   const svc = ctx.state.services.downloads;
-  const access = svc.access(ctx.query.token);
+  const access = await svc.access(ctx.query.token);
   const files = svc.select(access, parseIds(ctx));
   const format = ctx.query.archive_format;
   if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');
-  if (files.length === 1 && format === undefined) serveFile(ctx, access, files[0]);
-  else serveArchive(ctx, access, files, format === 'tar' ? 'tar' : 'zip');
+  if (files.length === 1 && format === undefined) await serveFile(ctx, access, files[0]);
+  else await serveArchive(ctx, access, files, format === 'tar' ? 'tar' : 'zip');
   return undefined;
 }
 
@@ -53,15 +53,15 @@ function etagOf(files: FileRecord[], format: string): string {
   return `"${format}-${files.map((f) => `${f.uid.slice(0, 12)}${(f.crc32 ?? 0).toString(16)}`).join('.')}"`.slice(0, 200);
 }
 
-function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): void {
+function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): Promise<void> {
   const etag = etagOf([file], 'f');
   ctx.set('Content-Type', safeContentType(file.mimeType));
   ctx.set('Content-Disposition', contentDisposition(file.name));
   const open = () => ctx.state.services.openFile(file);
-  respond(ctx, access, [file], 'file', file.size, etag, (start, end) => [{ kind: 'file', open, start, end }]);
+  return respond(ctx, access, [file], 'file', file.size, etag, (start, end) => [{ kind: 'file', open, start, end }]);
 }
 
-function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): void {
+function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): Promise<void> {
   const names = safeEntryNames(files.map((f) => f.name));
   const entries = files.map((f, i) => ({ name: names[i], size: f.size, crc32: f.crc32 ?? 0, mtime: f.created, ref: f }));
   const layout: ArchiveLayout = format === 'zip' ? zipLayout(entries) : tarLayout(entries);
@@ -69,12 +69,12 @@ function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileReco
   ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
   ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
   const openFile = ctx.state.services.openFile;
-  respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
+  return respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
     archivePieces(layout, start, end, (e) => openFile(e.ref as FileRecord)),
   );
 }
 
-function respond(
+async function respond(
   ctx: FerryContext,
   access: DownloadAccess,
   files: FileRecord[],
@@ -82,7 +82,7 @@ function respond(
   size: number,
   etag: string,
   pieces: (start: number, end: number) => Piece[],
-): void {
+): Promise<void> {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'private, no-cache');
@@ -103,15 +103,15 @@ function respond(
   }
   const svc = ctx.state.services.downloads;
   const who = { ip: ctx.request.ip || null };
-  svc.started(access, files, kind, who);
+  const log = ctx.state.services.log;
+  await svc.started(access, files, kind, who);
   ctx.res.once('finish', () => {
     const throughEnd = end === size - 1;
-    svc.ended(access, files, kind, who, throughEnd ? files : []);
+    svc.ended(access, files, kind, who, throughEnd ? files : []).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`));
   });
   ctx.length = end - start + 1;
   ctx.respond = false;
   const res = ctx.res;
-  const log = ctx.state.services.log;
   ctx.state.sendBody = () =>
     sendPieces(res, pieces(start, end)).catch((e: Error) => {
       // A short or vanished file aborts the response: never a truncated download that looks complete.

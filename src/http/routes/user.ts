@@ -8,7 +8,7 @@ import { bodyObject } from '../actor';
 import type { FerryContext } from '../state';
 
 /** The authenticated user's id; `users()` has already made sure the principal is a user. */
-function me(ctx: FerryContext): UserRecord {
+async function me(ctx: FerryContext): Promise<UserRecord> {
   const p = ctx.state.principal;
   if (p.type !== 'user') throw Errors.restAuthenticationRequired();
   return ctx.state.services.users.get(p.user.id);
@@ -21,15 +21,15 @@ function me(ctx: FerryContext): UserRecord {
  */
 export function userSelfOrAdmin(param = 'id'): AccessLevel {
   return owner(
-    (ctx): Owned<UserRecord> => {
-      const u = ctx.state.services.users.get(String(ctx.params[param]));
+    async (ctx): Promise<Owned<UserRecord>> => {
+      const u = await ctx.state.services.users.get(String(ctx.params[param]));
       return { resource: u, ownerId: u.id };
     },
     { notFound: Errors.userNotFound },
   );
 }
 
-function preferences(ctx: FerryContext, u: UserRecord) {
+async function preferences(ctx: FerryContext, u: UserRecord) {
   const s = ctx.state.services;
   const cfg = s.settings.get();
   const p = ctx.state.principal;
@@ -39,34 +39,34 @@ function preferences(ctx: FerryContext, u: UserRecord) {
   // power over the user's account, which a copy of the user's own secret would outlive.
   const self = p.type === 'user' && p.user.id === u.id && p.via !== 'remote_application';
   return presentUser(u, {
-    emails: s.users.emails(u.id),
-    frequentRecipients: s.transfers.frequentRecipients(u.id, null),
+    emails: await s.users.emails(u.id),
+    frequentRecipients: await s.transfers.frequentRecipients(u.id, null),
     // The secret is created the first time it is needed (spec: remote_config).
-    remoteConfig: cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${s.users.remoteSecret(u.id)}` : null,
-    isAdmin: s.users.isAdmin(u.id),
+    remoteConfig: cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${await s.users.remoteSecret(u.id)}` : null,
+    isAdmin: await s.users.isAdmin(u.id),
     defaultLang: normaliseLang(cfg.default_lang) ?? 'en',
   });
 }
 
 /** PUT /user body: lang (one of the shipped languages), secret_rotate (a new remote-user secret). */
-function update(ctx: FerryContext, u: UserRecord): true {
+async function update(ctx: FerryContext, u: UserRecord): Promise<true> {
   const s = ctx.state.services;
   const b = bodyObject(ctx);
   const unknown = Object.keys(b).filter((k) => k !== 'lang' && k !== 'secret_rotate');
   if (unknown.length) throw Errors.restBadParameter(...unknown);
   if (b.lang !== undefined && !isLang(b.lang)) throw Errors.badLangCode('lang');
   if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean') throw Errors.restBadParameter('secret_rotate');
-  if (typeof b.lang === 'string') s.users.setLang(u.id, b.lang);
-  if (b.secret_rotate === true) s.users.remoteSecret(u.id, true);
+  if (typeof b.lang === 'string') await s.users.setLang(u.id, b.lang);
+  if (b.secret_rotate === true) await s.users.remoteSecret(u.id, true);
   return true;
 }
 
 /** The spec's User endpoints (frequent recipients live with the recipients' routes). */
 export function userRoutes(api: Api): void {
-  api.get('/user', users(), (ctx) => preferences(ctx, me(ctx)));
-  api.get('/user/@me', users(), (ctx) => preferences(ctx, me(ctx)));
-  api.get('/user/:id', admin, (ctx) => preferences(ctx, ctx.state.services.users.get(String(ctx.params.id))));
-  api.put('/user', users(), (ctx) => update(ctx, me(ctx)));
-  api.put('/user/@me', users(), (ctx) => update(ctx, me(ctx)));
+  api.get('/user', users(), async (ctx) => preferences(ctx, await me(ctx)));
+  api.get('/user/@me', users(), async (ctx) => preferences(ctx, await me(ctx)));
+  api.get('/user/:id', admin, async (ctx) => preferences(ctx, await ctx.state.services.users.get(String(ctx.params.id))));
+  api.put('/user', users(), async (ctx) => update(ctx, await me(ctx)));
+  api.put('/user/@me', users(), async (ctx) => update(ctx, await me(ctx)));
   api.put('/user/:id', userSelfOrAdmin(), (ctx) => update(ctx, ctx.state.resource as UserRecord));
 }

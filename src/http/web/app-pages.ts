@@ -11,11 +11,11 @@ import { safeReturnPath } from '../routes/login';
  * between the view, the login form, and a refusal.
  */
 export function registerWebPages(pages: PageRegistry): void {
-  const upload = (ctx: FerryContext) => {
+  const upload = async (ctx: FerryContext) => {
     const p = ctx.state.principal;
     if (p.type === 'guest') {
-      ctx.state.services.guests.uploadPageOpened(p.guest.id); // email_upload_page_access
-      return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: guestData(ctx) });
+      await ctx.state.services.guests.uploadPageOpened(p.guest.id); // email_upload_page_access
+      return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: await guestData(ctx) });
     }
     return userPage(ctx, 'upload', 'upload_page', p.type === 'user' ? { emails: p.user.emails.join(',') } : {});
   };
@@ -53,13 +53,13 @@ function userPage(ctx: FerryContext, page: string, titleKey: string, data: Recor
 }
 
 /** What the guest upload view must know of the guest's rules (the server enforces them regardless). */
-function guestData(ctx: FerryContext): Record<string, string> {
+async function guestData(ctx: FerryContext): Promise<Record<string, string>> {
   const p = ctx.state.principal;
   if (p.type !== 'guest') return {};
   const data: Record<string, string> = { guest: '1', 'guest-email': p.guest.email, 'guest-options': p.guest.options.join(',') };
   if (p.guest.options.includes('can_only_send_to_me')) {
     try {
-      data['guest-to'] = ctx.state.services.guests.get(p.guest.id).userEmail;
+      data['guest-to'] = (await ctx.state.services.guests.get(p.guest.id)).userEmail;
     } catch {
       // The guest vanished between authentication and rendering: the view says "the person who invited you".
     }
