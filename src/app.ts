@@ -27,7 +27,7 @@ import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
 import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
-import { systemClock, type Clock } from './domain/ports';
+import { systemClock, type Clock, type Notifier } from './domain/ports';
 import type { Services } from './services';
 import { UsersService } from './domain/users';
 import { MailQueue } from './mail/queue';
@@ -64,6 +64,8 @@ export interface FerryApp {
   /** The metadata database (SQLite or PostgreSQL), its repositories and units of work. */
   db: Database;
   services: Services;
+  /** The mailer port's adapter (tests queue mail through it directly). */
+  notifier: Notifier;
   http: Koa<FerryState>;
   /** Background work (mail queue, purge timer, settings reload) to start with `serve`. */
   start(): void;
@@ -170,6 +172,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     config,
     db,
     services,
+    notifier,
     http,
     start() {
       log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);

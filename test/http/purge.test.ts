@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sql, sqlOne } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { runCli } from '../../src/cli/program';
@@ -42,10 +42,10 @@ async function availableTransfer(data: Buffer, options: string[] = [], days = 7)
   return done.json;
 }
 
-function snapshot(): string {
+async function snapshot(): Promise<string> {
   const h = crypto.createHash('sha256');
   for (const table of ['transfers', 'files', 'recipients', 'guests', 'audit_log', 'mail_queue', 'tracking_errors']) {
-    h.update(JSON.stringify(s.app.db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()));
+    h.update(JSON.stringify(await sql(s, `SELECT * FROM ${table} ORDER BY id`)));
   }
   const walk = (d: string): string[] => (fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)])) : []);
   for (const f of walk(path.join(s.dir, 'data', 'files')).sort()) h.update(f).update(fs.readFileSync(f));
@@ -72,14 +72,14 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
 
   fs.mkdirSync(orphanDir, { recursive: true });
   fs.writeFileSync(path.join(orphanDir, 'f'.repeat(32)), 'orphan again');
-  const before = snapshot();
+  const before = await snapshot();
   const dry = await purge('--dry-run', '--now', String(now + 8 * DAY));
   assert.is(dry.dry_run, true);
   assert.is(dry.transfers_expired, 1);
   assert.is(dry.guests_expired, 1);
   assert.is(dry.abandoned_transfers_deleted, 1);
   assert.is(dry.orphan_files_deleted, 1);
-  assert.is(snapshot(), before, 'a dry run changes nothing');
+  assert.is(await snapshot(), before, 'a dry run changes nothing');
 
   const real = await purge('--now', String(now + 8 * DAY));
   assert.equal([real.transfers_expired, real.guests_expired, real.abandoned_transfers_deleted, real.orphan_files_deleted], [1, 1, 1, 1]);
@@ -107,12 +107,12 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
   const late = await purge('--now', String(now + 8 * DAY + 32 * DAY));
   assert.ok(late.closed_transfers_deleted >= 1);
   assert.is((await s.request('GET', `/transfer/${expiring.id}`, { headers: alice })).status, 404);
-  assert.is((s.app.db.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE transfer_id = ?').get(expiring.id) as { n: number }).n, 0);
+  assert.is(((await sqlOne(s, 'SELECT COUNT(*) AS n FROM audit_log WHERE transfer_id = ?', expiring.id)) as { n: number }).n, 0);
 });
 
 test('chunks to an expired Transfer are refused', async () => {
   const t = (await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'x', size: 4 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: now + DAY } })).json;
-  s.app.db.prepare('UPDATE transfers SET expires = ? WHERE id = ?').run(now - 1, t.id);
+  await sql(s, 'UPDATE transfers SET expires = ? WHERE id = ?', now - 1, t.id);
   const r = await s.request('PUT', `/file/${t.files[0].id}/chunk/0`, { headers: alice, body: Buffer.from('abcd') });
   assert.is(r.status, 410);
   assert.is(r.json.message, 'transfer_expired');
