@@ -6,6 +6,7 @@ import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql, sqlOne } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
+import { PURGE_LOCK } from '../../src/purge-timer';
 import { runCli } from '../../src/cli/program';
 
 const DAY = 86400;
@@ -19,7 +20,7 @@ test.before(async () => {
   sink = await startTestSink();
   s = await startTestServer({ ...HEADER_SP, mail: { transport: sink.url }, auditlog_lifetime_days: 31 });
   cfg = path.join(s.dir, 'ferry.json');
-  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), mail: { transport: sink.url }, auditlog_lifetime_days: 31 }));
+  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), mail: { transport: sink.url }, auditlog_lifetime_days: 31, database_url: s.app.config.database_url }));
 });
 test.after(async () => {
   await s.close();
@@ -135,16 +136,18 @@ test('a download in progress when purge deletes its Transfer still delivers ever
   assert.is((await fetch(`${s.url}/download?token=${t.recipients[0].token}`)).status, 410);
 });
 
-test('two purges never run at once: the second says so and succeeds', async () => {
-  const lock = path.join(s.dir, 'data', 'purge.lock');
-  fs.writeFileSync(lock, String(process.pid)); // held by a live process (this one)
+test('two purges never run at once: the second says so and succeeds; the lock is in the database', async () => {
+  // Held by this process through the server's database (advisory lock on PostgreSQL, a lock row on SQLite).
+  const release = await s.app.services.locks.tryLock(PURGE_LOCK);
+  assert.ok(release, 'the lock was free');
   const out: string[] = [];
   const code = await runCli(['purge', '-c', cfg], { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
   assert.is(code, 0);
   assert.match(out.join('\n'), /another purge is running/);
-  fs.writeFileSync(lock, '999999999'); // a dead owner's lock is taken over
-  assert.is(await runCli(['purge', '-c', cfg], { out: () => {}, err: () => {}, readStdin: async () => '' }), 0);
-  assert.not.ok(fs.existsSync(lock));
+  await release!();
+  const done: string[] = [];
+  assert.is(await runCli(['purge', '-c', cfg, '--json'], { out: (t) => done.push(t), err: () => {}, readStdin: async () => '' }), 0);
+  assert.ok('transfers_expired' in JSON.parse(done.join('')), 'the second purge ran once the lock was free');
 });
 
 test.run();
