@@ -90,7 +90,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   await settings.reload();
   const cfg = settings;
   const users = new UsersService(repos.users, () => cfg.get().admin, clock, ids);
-  const accounts = new AccountsService({ repos, users, clock, ids, passwords: scryptPasswords });
+  const accounts = new AccountsService({ repos, uow, users, clock, ids, passwords: scryptPasswords });
 
   // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs).
   const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : (sinkTransportUrl(config.mail.sink) ?? config.mail.transport);

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import os from 'node:os';
 import { CompiledQuery, Kysely } from 'kysely';
 import type pg from 'pg';
@@ -59,7 +60,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     sessions: new SessionsRepo(db),
     remoteApps: new RemoteAppsRepo(db),
     signatures: new SignaturesRepo(db, ctx),
-    loginFailures: new LoginFailuresRepo(db),
+    loginFailures: new LoginFailuresRepo(db, ctx),
     mailQueue: new MailQueueRepo(db, ctx),
     trackingErrors: new TrackingErrorsRepo(db),
     purge: new PurgeRepo(db),
@@ -181,6 +182,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       sqlite,
     };
   }
+  // File data still lives under data_dir (src/storage): readable by ferry's user only, as with SQLite.
+  fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const pool = createPool(opts.url);
   try {
     await migratePostgres(pool);

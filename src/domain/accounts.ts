@@ -1,5 +1,5 @@
 import { Errors } from './errors';
-import type { Clock, IdGenerator, PasswordHasher, Repositories } from './ports';
+import type { Clock, IdGenerator, PasswordHasher, Repositories, UnitOfWork } from './ports';
 import type { UsersService } from './users';
 import { LoginThrottle } from './login-throttle';
 import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
@@ -21,6 +21,7 @@ const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAA
 
 export interface AccountDeps {
   repos: Repositories;
+  uow: UnitOfWork;
   users: UsersService;
   clock: Clock;
   ids: IdGenerator;
@@ -35,7 +36,7 @@ export class AccountsService {
   private readonly throttle: LoginThrottle;
 
   constructor(private readonly d: AccountDeps) {
-    this.throttle = new LoginThrottle(d.repos.loginFailures);
+    this.throttle = new LoginThrottle(d.uow);
   }
 
   /** The edge has checked that both are given and of sane length. */

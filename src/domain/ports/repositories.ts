@@ -173,6 +173,8 @@ export interface SignatureRepository {
 
 /** Failed logins per key (an account, a client address), shared by every node. */
 export interface LoginFailureRepository {
+  /** Inside a unit of work: other units of work counting these keys wait until this one ends (PostgreSQL). */
+  hold(keys: string[]): Promise<void>;
   /** Records a failure at `at`; returns its id (to take it back). */
   add(key: string, at: number): Promise<number>;
   /** Failures of the key since `since` (exclusive): how many, and the oldest one's time. */
