@@ -8,7 +8,8 @@ import os from 'node:os';
 import path from 'node:path';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
-export const BINARY = path.join(ROOT, 'dist/ferry');
+// FERRY_BENCH_BINARY measures another build (e.g. one made on another Node) against the same baselines.
+export const BINARY = process.env.FERRY_BENCH_BINARY ? path.resolve(process.env.FERRY_BENCH_BINARY) : path.join(ROOT, 'dist/ferry');
 export const MiB = 1024 * 1024;
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 

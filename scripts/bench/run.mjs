@@ -8,6 +8,10 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
 import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
+import { reexecOnProjectNode } from '../project-node.mjs';
+
+// The baselines run on the Node that ships in dist/ferry, whichever `node` started this script.
+await reexecOnProjectNode();
 
 const quick = process.argv.includes('--quick');
 const S = quick

@@ -18,7 +18,7 @@ interface SeaModule {
 
 function seaModule(): SeaModule | null {
   try {
-    // node:sea exists on Node 20.12+; the require is kept dynamic so esbuild leaves it to the runtime.
+    // node:sea is built in (Node 20.12+); the require is kept dynamic so esbuild leaves it to the runtime.
     const sea = require('node:sea') as SeaModule;
     return sea.isSea() ? sea : null;
   } catch {

@@ -8,7 +8,8 @@ import type { FerryState } from '../state';
 /**
  * The browser's files (app.js, app.css, …) built by scripts/build-web.mjs. Inside the binary they are SEA
  * assets `web/<name>`; from source they are read from `.build/web-assets/` (or $FERRY_WEB_ASSETS). The
- * build writes `manifest.json` naming every file, because an SEA cannot list its assets on Node 20.
+ * build writes `manifest.json` naming every file: one list for both places (Node 20's SEA could not list its
+ * assets; Node 24's getAssetKeys could, but the folder read from source needs the list anyway).
  * Nothing is ever fetched from elsewhere (air-gapped installs).
  */
 export interface WebAsset {
