@@ -46,7 +46,18 @@ export async function chromiumExecutable(): Promise<string> {
   throw new MissingPart('chromium', 'apt-get install -y chromium (or `npm ci`, which installs @sparticuz/chromium)');
 }
 
+/** PostgreSQL's server binaries (test/helpers/system/postgres.ts starts the server from them). */
+async function postgresPart(): Promise<FoundPart> {
+  const { postgresBinDir, POSTGRES_INSTALL } = await import('./postgres');
+  try {
+    return { part: 'postgresql', found: postgresBinDir() };
+  } catch (e) {
+    throw new MissingPart(`postgresql (${(e as Error).message.split(' (')[1]?.split(')')[0] ?? 'server binaries'})`, POSTGRES_INSTALL);
+  }
+}
+
 /** Every finder by the test group that needs it; the runner checks them before running the group. */
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
+  'http-postgres': [postgresPart],
 };
