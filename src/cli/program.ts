@@ -8,13 +8,14 @@ import { adminCommand } from './admin';
 import { userCommand } from './user';
 import { remoteAppCommand } from './remote-app';
 import { purgeCommand } from './purge';
+import { dbCommand } from './db';
 import { ConfigError } from '../config/validate';
 import { ServiceError } from '../domain/errors';
 
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand];
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, dbCommand];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')
