@@ -22,7 +22,7 @@ export function buildProgram(io: CliIO, modules: CommandModule[] = commandModule
     .description('self-hosted service for sending large files')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .showSuggestionAfterError(false); // design.md §2: one line on stderr
+    .showSuggestionAfterError(false); // docs/architecture.md, Command line: one line on stderr
   for (const add of modules) add(program, io);
   for (const cmd of program.commands) inheritExitOverride(cmd, io);
   return program;
@@ -33,7 +33,7 @@ function inheritExitOverride(cmd: Command, io: CliIO): void {
   for (const sub of cmd.commands) inheritExitOverride(sub, io);
 }
 
-/** Runs the CLI and returns the exit code of design.md §2: 0 ok, 1 usage/input error, 2 internal failure. */
+/** Runs the CLI and returns the exit code of docs/architecture.md, Command line: 0 ok, 1 usage/input error, 2 internal failure. */
 export async function runCli(argv: string[], io: CliIO, modules?: CommandModule[]): Promise<number> {
   const program = buildProgram(io, modules);
   try {

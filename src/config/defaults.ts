@@ -1,4 +1,4 @@
-/** The configuration ferry runs with when no file says otherwise (design.md §3). */
+/** The configuration ferry runs with when no file says otherwise (docs/architecture.md, Configuration). */
 export interface SpLocal {
   type: 'local';
 }
@@ -102,7 +102,7 @@ export function defaultConfig(): Config {
   };
 }
 
-/** Keys an admin may change at run time through PUT /config (design.md §3). */
+/** Keys an admin may change at run time through PUT /config (docs/architecture.md, Configuration). */
 export const RUNTIME_KEYS = [
   'default_transfer_days_valid',
   'max_transfer_days_valid',

@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Config, defaultConfig, MailSinkConfig } from './defaults';
 
 /**
- * Validates a parsed config object against the schema of design.md §3 and merges it over the defaults.
+ * Validates a parsed config object against the schema of docs/architecture.md, Configuration and merges it over the defaults.
  * Every problem is collected (with the key's path) so an admin fixes the file in one go.
  */
 type Check = (value: unknown, path: string, problems: string[]) => void;

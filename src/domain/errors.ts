@@ -1,6 +1,6 @@
 /**
  * The one error type of ferry and the catalogue of its errors. Every message id that ferry answers with is
- * named here once, with its HTTP status (design.md §5), so no throw site writes a status. A throw site calls
+ * named here once, with its HTTP status (docs/architecture.md, Errors), so no throw site writes a status. A throw site calls
  * the entry with the offending fields: `throw Errors.transferNotFound()`, `throw Errors.badEmail('from')`.
  * The HTTP layer turns a ServiceError into the spec's error body in one place, and the CLI prints its message.
  */

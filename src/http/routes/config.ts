@@ -5,7 +5,7 @@ import { RUNTIME_KEYS } from '../../config/defaults';
 import { bodyObject } from '../actor';
 
 /**
- * PUT /config (admin): overrides of the runtime-safe keys (design.md §3), validated like the config file,
+ * PUT /config (admin): overrides of the runtime-safe keys (docs/architecture.md, Configuration), validated like the config file,
  * persisted in the database and effective at once. GET /config (an extension) shows their effective values.
  */
 export function configRoutes(api: Api): void {

@@ -12,7 +12,7 @@ import { downloadErrorPage } from '../web/download-page';
 import type { FerryContext } from '../state';
 
 /**
- * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (design.md §4). One file: its bytes
+ * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (docs/architecture.md, HTTP surface). One file: its bytes
  * with Range, ETag and the original name; several files or an archive_format: one stored ZIP64 (or tar)
  * whose exact length is known, also with Range. The token is the credential, so the route is public.
  */
