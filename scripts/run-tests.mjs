@@ -3,7 +3,7 @@
 // Exit code 1 when anything failed. Nothing is skipped: the binary is built when it is missing or stale, and
 // a system part a group needs (test/helpers/system/parts.ts) that cannot be found fails that group with the
 // command that installs it.
-// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: unit http http-postgres adversarial e2e browser)
+// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: unit http http-postgres adversarial storage e2e browser)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { reexecOnProjectNode } from './project-node.mjs';
 await reexecOnProjectNode();
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const ALL = ['unit', 'http', 'http-postgres', 'adversarial', 'e2e', 'browser'];
+const ALL = ['unit', 'http', 'http-postgres', 'adversarial', 'storage', 'e2e', 'browser'];
 // The HTTP suite runs twice: on SQLite, then on a real PostgreSQL the tests start (test/helpers/system/postgres.ts).
 // A file run alone follows FERRY_TEST_DB from the environment.
 const VARIANTS = { 'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } } };

@@ -3,10 +3,10 @@ import path from 'node:path';
 
 /**
  * The one place that finds the system parts the tests need beyond Node and node_modules: a browser for the page
- * tests, and (as the suites grow) database and object-storage servers. Each finder returns what it found or
- * throws MissingPart naming the exact command that installs it: a test that cannot find its part fails with
- * that command, it is never skipped (README, "Testing"). scripts/run-tests.mjs asks every finder
- * before it runs a group, so a missing part is reported once, up front.
+ * tests, an S3-compatible server for the storage tests, and (as the suites grow) database servers. Each finder
+ * returns what it found or throws MissingPart naming the exact command that installs it: a test that cannot find
+ * its part fails with that command, it is never skipped (README, "Testing"). scripts/run-tests.mjs asks every
+ * finder before it runs a group, so a missing part is reported once, up front.
  */
 export class MissingPart extends Error {
   constructor(
@@ -56,8 +56,49 @@ async function postgresPart(): Promise<FoundPart> {
   }
 }
 
+export const SWIFT_INSTALL = 'apt-get install -y swift-proxy swift-object swift-container swift-account python3-swift memcached';
+
+export interface SwiftParts {
+  proxy: string;
+  account: string;
+  container: string;
+  object: string;
+  memcached: string;
+  /** Swift's version, from its Python package's metadata (for the runner's report). */
+  version: string;
+}
+
+const PY_DIST = '/usr/lib/python3/dist-packages';
+
+/**
+ * OpenStack Swift from Debian's packages, with the s3api middleware that makes its proxy speak S3, and the
+ * memcached its tempauth keeps tokens in: the real S3-compatible server of the storage tests (test/helpers/system/
+ * s3.ts starts it). The servers read the hash prefix and storage policies from /etc/swift/swift.conf, which the
+ * package installs; everything else comes from config files that the tests write.
+ */
+export function swiftS3Parts(): SwiftParts {
+  const bins = {
+    proxy: '/usr/bin/swift-proxy-server',
+    account: '/usr/bin/swift-account-server',
+    container: '/usr/bin/swift-container-server',
+    object: '/usr/bin/swift-object-server',
+    memcached: '/usr/bin/memcached',
+  };
+  const needed = [...Object.values(bins), '/etc/swift/swift.conf', `${PY_DIST}/swift/common/middleware/s3api`];
+  const missing = needed.filter((f) => !fs.existsSync(f));
+  if (missing.length) throw new MissingPart(`swift with s3api (missing ${missing.join(', ')})`, SWIFT_INSTALL);
+  const egg = fs.readdirSync(PY_DIST).find((f) => /^swift-[\d.]+\.(egg|dist)-info$/.test(f));
+  return { ...bins, version: egg ? egg.replace(/^swift-([\d.]+)\..*$/, '$1') : 'unknown version' };
+}
+
 /** Every finder by the test group that needs it; the runner checks them before running the group. */
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
   'http-postgres': [postgresPart],
+  storage: [
+    async () => {
+      const s = swiftS3Parts();
+      return { part: 's3 server', found: `Swift ${s.version} with s3api (${s.proxy}) and ${s.memcached}` };
+    },
+  ],
 };
