@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from './schema';
 import type { Dialect } from './migrations';
 
@@ -15,6 +15,8 @@ export interface SeenUser {
  */
 export interface RepoContext {
   dialect: Dialect;
+  /** SQLite: answers a SELECT at once when the connection is free, else undefined (see sqlite-driver.ts). */
+  readNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
   auditEnabled: () => boolean;
   seenUsers: Map<string, SeenUser>;
   signatureSweep: { last: number };
@@ -41,4 +43,45 @@ export function slices<T>(list: T[], size = 500): T[][] {
  */
 export function atomically<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
   return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/**
+ * Runs a SELECT: on SQLite outside a unit of work through the read fast path when the connection is free, else
+ * through Kysely. For the statements every request makes (the Transfer, its files and recipients, the user).
+ */
+export async function rows<T>(db: Db, ctx: RepoContext, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<T[]> }): Promise<T[]> {
+  if (ctx.readNow && !db.isTransaction) {
+    const c = q.compile();
+    const got = ctx.readNow(c.sql, c.parameters);
+    if (got) return got as T[];
+  }
+  return q.execute();
+}
+
+export async function firstRow<T>(db: Db, ctx: RepoContext, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<T[]> }): Promise<T | undefined> {
+  return (await rows(db, ctx, q))[0];
+}
+
+const numberedCache = new Map<string, string>();
+
+/**
+ * A fixed SELECT with `?` placeholders, bypassing Kysely's builder and compiler: for the few statements every
+ * request makes, where building and compiling the query cost about as much as running it (measured on GET
+ * /transfer/{id}: README, Performance). Parameters are bound as always. On PostgreSQL `?` becomes `$n`.
+ */
+export async function selectSql<T>(db: Db, ctx: RepoContext, text: string, params: unknown[]): Promise<T[]> {
+  if (ctx.readNow && !db.isTransaction) {
+    const got = ctx.readNow(text, params);
+    if (got) return got as T[];
+  }
+  let sqlText = text;
+  if (ctx.dialect === 'postgres') {
+    sqlText = numberedCache.get(text) ?? '';
+    if (!sqlText) {
+      let n = 0;
+      sqlText = text.replace(/\?/g, () => `$${++n}`);
+      numberedCache.set(text, sqlText);
+    }
+  }
+  return (await db.executeQuery<T>(CompiledQuery.raw(sqlText, params))).rows;
 }

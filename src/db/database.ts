@@ -57,12 +57,12 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     guests: new GuestsRepo(db, ctx),
     users: new UsersRepo(db, ctx),
     localAccounts: new LocalAccountsRepo(db),
-    sessions: new SessionsRepo(db),
+    sessions: new SessionsRepo(db, ctx),
     remoteApps: new RemoteAppsRepo(db),
     signatures: new SignaturesRepo(db, ctx),
     loginFailures: new LoginFailuresRepo(db, ctx),
     mailQueue: new MailQueueRepo(db, ctx),
-    trackingErrors: new TrackingErrorsRepo(db),
+    trackingErrors: new TrackingErrorsRepo(db, ctx),
     purge: new PurgeRepo(db),
     overrides: new OverridesRepo(db),
   };
@@ -169,7 +169,9 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   };
   if (!opts.url) {
     const sqlite = openSqlite(opts.dataDir);
-    const kysely = new Kysely<DB>({ dialect: new FerrySqliteDialect(sqlite) });
+    const dialect = new FerrySqliteDialect(sqlite);
+    ctx.readNow = (text, params) => dialect.readNow(text, params);
+    const kysely = new Kysely<DB>({ dialect });
     return {
       dialect: 'sqlite',
       where: sqliteFile(opts.dataDir),

@@ -1,16 +1,19 @@
 import type { Session, SessionRepository } from '../domain/ports';
-import { affected, Db } from './context';
+import { affected, Db, firstRow, RepoContext } from './context';
 
 /** Browser sessions of the local service provider; `id` is the SHA-256 of the cookie's token, never the token. */
 export class SessionsRepo implements SessionRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
   async create(s: Session): Promise<void> {
     await this.db.insertInto('sessions').values({ id: s.id, user_id: s.userId, csrf_token: s.csrfToken, created: s.created, last_seen: s.lastSeen }).execute();
   }
 
   async get(id: string): Promise<Session | undefined> {
-    const r = await this.db.selectFrom('sessions').selectAll().where('id', '=', id).executeTakeFirst();
+    const r = await firstRow(this.db, this.ctx, this.db.selectFrom('sessions').selectAll().where('id', '=', id));
     return r && { id: r.id, userId: r.user_id, csrfToken: r.csrf_token, created: r.created, lastSeen: r.last_seen };
   }
 

@@ -72,6 +72,11 @@ export class SqliteConnection implements DatabaseConnection {
     }
   }
 
+  /** A SELECT run at once (see FerrySqliteDialect.readNow). */
+  readNow(sql: string, parameters: readonly unknown[]): unknown[] {
+    return this.prepare(sql).all(parameters);
+  }
+
   private run<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> {
     const stmt = this.prepare(sql);
     if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
@@ -96,7 +101,7 @@ export class SqliteConnection implements DatabaseConnection {
 
 /** Hands the one connection to one user at a time; waiting is asynchronous. */
 class Mutex {
-  private held = false;
+  held = false;
   private readonly waiting: (() => void)[] = [];
 
   lock(): Promise<void> {
@@ -115,11 +120,12 @@ class Mutex {
 }
 
 class FerrySqliteDriver implements Driver {
-  private readonly mutex = new Mutex();
+  private readonly mutex: Mutex;
   private readonly connection: SqliteConnection;
 
-  constructor(db: Database.Database) {
-    this.connection = new SqliteConnection(db);
+  constructor(db: Database.Database, shared: SqliteShared) {
+    this.connection = shared.connection;
+    this.mutex = shared.mutex;
   }
 
   async init(): Promise<void> {}
@@ -150,14 +156,40 @@ class FerrySqliteDriver implements Driver {
   }
 }
 
+interface SqliteShared {
+  connection: SqliteConnection;
+  mutex: Mutex;
+}
+
 /** Kysely over one better-sqlite3 connection, with the busy handling of SqliteConnection. */
 export class FerrySqliteDialect implements Dialect {
-  constructor(private readonly db: Database.Database) {}
+  private readonly shared: SqliteShared;
+
+  constructor(private readonly db: Database.Database) {
+    this.shared = { connection: new SqliteConnection(db), mutex: new Mutex() };
+  }
+
+  /**
+   * The read fast path: a SELECT answered at once from the cached statement when no unit of work holds the
+   * connection (so it cannot see another one's uncommitted rows), else undefined and the caller goes through
+   * Kysely's executor. Kysely's executor costs some 20 µs per statement in awaits and hand-overs; GET
+   * /transfer/{id} makes five statements (docs/architecture.md, Units of work; README, Performance).
+   */
+  readNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
+    if (this.shared.mutex.held || this.db.inTransaction) return undefined;
+    try {
+      return this.shared.connection.readNow(sql, parameters);
+    } catch (e) {
+      if (isBusy(e)) return undefined; // waited out on the ordinary path
+      throw e;
+    }
+  }
+
   createAdapter() {
     return new SqliteAdapter();
   }
   createDriver(): Driver {
-    return new FerrySqliteDriver(this.db);
+    return new FerrySqliteDriver(this.db, this.shared);
   }
   createQueryCompiler() {
     return new SqliteQueryCompiler();

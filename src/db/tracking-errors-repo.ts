@@ -1,10 +1,13 @@
 import type { TrackingError } from '../domain/model';
 import type { TrackingErrorRepository, TrackingTarget } from '../domain/ports';
-import { Db, slices } from './context';
+import { Db, RepoContext, rows as select, selectSql, slices } from './context';
 
 /** Delivery problems (bounces) recorded against a Recipient or Guest, shown in their `errors`. */
 export class TrackingErrorsRepo implements TrackingErrorRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
   async add(target: TrackingTarget, targetId: number, error: TrackingError): Promise<void> {
     await this.db.insertInto('tracking_errors').values({ target_type: target, target_id: targetId, type: error.type, date: error.date, details: error.details }).execute();
@@ -18,8 +21,11 @@ export class TrackingErrorsRepo implements TrackingErrorRepository {
     const out = new Map<number, TrackingError[]>();
     for (const part of slices([...new Set(ids)])) {
       const q = this.db.selectFrom('tracking_errors').select(['target_id', 'type', 'date', 'details']).where('target_type', '=', target);
-      // One target (a Transfer with one recipient, the commonest read) keeps the simplest statement.
-      const rows = await (part.length === 1 ? q.where('target_id', '=', part[0]) : q.where('target_id', 'in', part)).orderBy('id').execute();
+      // One target (a Transfer with one recipient, the commonest read) is a fixed statement.
+      const rows =
+        part.length === 1
+          ? await selectSql<{ target_id: number; type: string; date: number; details: string }>(this.db, this.ctx, 'SELECT target_id, type, date, details FROM tracking_errors WHERE target_type = ? AND target_id = ? ORDER BY id', [target, part[0]])
+          : await select(this.db, this.ctx, q.where('target_id', 'in', part).orderBy('id'));
       for (const r of rows) {
         const list = out.get(r.target_id) ?? [];
         list.push({ type: r.type, date: r.date, details: r.details });

@@ -1,7 +1,7 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
 import type { NewFile, NewRecipient, NewTransfer, TransferRepository } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../domain/ranges';
-import { affected, Db, RepoContext } from './context';
+import { affected, Db, firstRow, RepoContext, rows, selectSql } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** Transfers with their files and recipients. Multi-row changes run in the caller's unit of work. */
@@ -31,8 +31,8 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async find(id: number): Promise<Transfer | undefined> {
-    const row = await this.db.selectFrom('transfers').selectAll().where('id', '=', id).executeTakeFirst();
-    return row ? toTransfer(row as TransferRow) : undefined;
+    const [row] = await selectSql<TransferRow>(this.db, this.ctx, 'SELECT * FROM transfers WHERE id = ?', [id]);
+    return row ? toTransfer(row) : undefined;
   }
 
   async lock(id: number): Promise<Transfer | undefined> {
@@ -78,18 +78,18 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async files(transferId: number): Promise<FileRecord[]> {
-    const rows = await this.db.selectFrom('files').selectAll().where('transfer_id', '=', transferId).where('deleted', 'is', null).orderBy('id').execute();
-    return rows.map((r) => toFile(r as FileRow));
+    const found = await selectSql<FileRow>(this.db, this.ctx, 'SELECT * FROM files WHERE transfer_id = ? AND deleted IS NULL ORDER BY id', [transferId]);
+    return found.map(toFile);
   }
 
   async findFile(id: number): Promise<FileRecord | undefined> {
-    const row = await this.db.selectFrom('files').selectAll().where('id', '=', id).where('deleted', 'is', null).executeTakeFirst();
+    const row = await firstRow(this.db, this.ctx, this.db.selectFrom('files').selectAll().where('id', '=', id).where('deleted', 'is', null));
     return row ? toFile(row as FileRow) : undefined;
   }
 
   async fileUids(transferId: number): Promise<string[]> {
-    const rows = await this.db.selectFrom('files').select('uid').where('transfer_id', '=', transferId).where('deleted', 'is', null).execute();
-    return rows.map((r) => r.uid);
+    const found = await rows(this.db, this.ctx, this.db.selectFrom('files').select('uid').where('transfer_id', '=', transferId).where('deleted', 'is', null));
+    return found.map((r) => r.uid);
   }
 
   /** Read-merge-write of the file's ranges; the row is held (PostgreSQL) or the write lock is (SQLite). */
@@ -130,8 +130,8 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async recipients(transferId: number): Promise<Recipient[]> {
-    const rows = await this.db.selectFrom('recipients').selectAll().where('transfer_id', '=', transferId).where('deleted', 'is', null).orderBy('id').execute();
-    return rows.map((r) => toRecipient(r as RecipientRow));
+    const found = await selectSql<RecipientRow>(this.db, this.ctx, 'SELECT * FROM recipients WHERE transfer_id = ? AND deleted IS NULL ORDER BY id', [transferId]);
+    return found.map(toRecipient);
   }
 
   async findRecipient(id: number): Promise<Recipient | undefined> {
@@ -140,7 +140,7 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async recipientByToken(token: string): Promise<Recipient | undefined> {
-    const row = await this.db.selectFrom('recipients').selectAll().where('token', '=', token).where('deleted', 'is', null).executeTakeFirst();
+    const row = await firstRow(this.db, this.ctx, this.db.selectFrom('recipients').selectAll().where('token', '=', token).where('deleted', 'is', null));
     return row ? toRecipient(row as RecipientRow) : undefined;
   }
 

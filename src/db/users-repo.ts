@@ -1,5 +1,5 @@
 import type { UserRecord, UserRepository } from '../domain/ports';
-import { affected, atomically, Db, RepoContext } from './context';
+import { affected, atomically, Db, firstRow, RepoContext, rows, selectSql } from './context';
 
 /** How long a user's stored e-mails are taken as known without reading them again (another process may change them). */
 const SEEN_MS = 1000;
@@ -13,7 +13,7 @@ export class UsersRepo implements UserRepository {
   ) {}
 
   private find(id: string) {
-    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+    return firstRow(this.db, this.ctx, this.db.selectFrom('users').selectAll().where('id', '=', id));
   }
 
   async record(id: string): Promise<UserRecord | undefined> {
@@ -32,8 +32,8 @@ export class UsersRepo implements UserRepository {
   }
 
   async emails(id: string): Promise<string[]> {
-    const rows = await this.db.selectFrom('user_emails').select('email').where('user_id', '=', id).orderBy('position').execute();
-    return rows.map((r) => r.email);
+    const found = await rows(this.db, this.ctx, this.db.selectFrom('user_emails').select('email').where('user_id', '=', id).orderBy('position'));
+    return found.map((r) => r.email);
   }
 
   /**
@@ -97,7 +97,7 @@ export class UsersRepo implements UserRepository {
   }
 
   async remoteSecret(id: string): Promise<string | null> {
-    const r = await this.db.selectFrom('users').select('remote_secret').where('id', '=', id).executeTakeFirst();
+    const r = await firstRow(this.db, this.ctx, this.db.selectFrom('users').select('remote_secret').where('id', '=', id));
     return r?.remote_secret ?? null;
   }
 
@@ -106,7 +106,7 @@ export class UsersRepo implements UserRepository {
   }
 
   async isDbAdmin(id: string): Promise<boolean> {
-    return (await this.db.selectFrom('admins').select('user_id').where('user_id', '=', id).executeTakeFirst()) !== undefined;
+    return (await selectSql(this.db, this.ctx, 'SELECT user_id FROM admins WHERE user_id = ?', [id])).length > 0;
   }
 
   async addAdmin(id: string, now: number): Promise<boolean> {
