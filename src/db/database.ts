@@ -105,7 +105,7 @@ const LEASE_S = 120;
 /** SQLite: a row in `locks` with a lease renewed while held, so a crashed holder's lock lapses. */
 function leaseLocks(db: Kysely<DB>): Locks {
   return {
-    async tryLock(name) {
+    async tryLock(name): Promise<(() => Promise<void>) | null> {
       const now = () => Math.floor(Date.now() / 1000);
       const rows = await db
         .insertInto('locks')
@@ -113,7 +113,14 @@ function leaseLocks(db: Kysely<DB>): Locks {
         .onConflict((oc) => oc.column('name').doUpdateSet({ holder: HOLDER, until: now() + LEASE_S }).where('locks.until', '<', now()))
         .returning('holder')
         .execute();
-      if (rows.length === 0) return null;
+      if (rows.length === 0) {
+        // Held: by a live process, or by one that died (SIGKILL, power cut) on this host, whose lock is taken over
+        // at once rather than after its lease, as the lock file this replaced did.
+        const held = await db.selectFrom('locks').select('holder').where('name', '=', name).executeTakeFirst();
+        if (!held || !heldByDeadProcessHere(held.holder)) return null;
+        await db.deleteFrom('locks').where('name', '=', name).where('holder', '=', held.holder).execute();
+        return this.tryLock(name);
+      }
       const renew = setInterval(() => {
         void db.updateTable('locks').set({ until: now() + LEASE_S }).where('name', '=', name).where('holder', '=', HOLDER).execute().catch(() => {});
       }, (LEASE_S / 4) * 1000);
@@ -124,6 +131,19 @@ function leaseLocks(db: Kysely<DB>): Locks {
       };
     },
   };
+}
+
+/** True when `holder` (host:pid:random) names a process of this host that no longer runs. */
+function heldByDeadProcessHere(holder: string): boolean {
+  const [host, pidText] = holder.split(':');
+  const pid = Number(pidText);
+  if (host !== os.hostname() || !Number.isInteger(pid) || pid <= 0 || pid === process.pid) return false;
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'ESRCH';
+  }
 }
 
 /** PostgreSQL: a session-level advisory lock on a connection held for as long as the lock. */

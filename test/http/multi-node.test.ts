@@ -20,6 +20,8 @@ let launcher: string;
 let sink: TestSink;
 let config: Record<string, unknown>;
 let a: BinaryServer;
+/** The remote application made by the replay test; the upload test signs half its chunks with it. */
+let portalSecret = '';
 let b: BinaryServer;
 
 /** `ferry <args>` from source, as a process of its own, with the shared config. */
@@ -82,6 +84,7 @@ test(`[${TEST_DB}] a signed request replayed to the other node is refused`, asyn
   const made = await ferry(['remote-app', 'add', 'portal', '--json']);
   assert.is(made.code, 0, made.out);
   const secret = JSON.parse(made.out.trim().split('\n').pop()!).secret as string;
+  portalSecret = secret;
   const body = JSON.stringify({ recipient: 'replay@example.org', from: 'ops@example.org' });
   // Signed for base_url's host, as a client behind a load balancer signs: good on either node.
   const host = 'localhost:8080';
@@ -136,7 +139,7 @@ test(`[${TEST_DB}] two purges at once do not collide: each expired Transfer is c
   }
 });
 
-test(`[${TEST_DB}] parallel uploads to both nodes while the CLI writes too: no 500, every byte recorded`, async () => {
+test(`[${TEST_DB}] parallel uploads to both nodes, half of them signed, while the CLI writes too: no 500, every byte recorded`, async () => {
   const data = patternBytes('nodes', 64 * 1024);
   const files = 8;
   const chunk = 4096;
@@ -154,7 +157,12 @@ test(`[${TEST_DB}] parallel uploads to both nodes while the CLI writes too: no 5
   const uploads = t.json.files.map(async (f: { id: number }, fi: number) => {
     for (let off = 0; off < data.length; off += chunk) {
       const node = (off / chunk + fi) % 2 ? a : b;
-      const r = await request(node.url, 'PUT', `/file/${f.id}/chunk/${off}`, { headers: asUserHeader(), body: data.subarray(off, off + chunk) });
+      const body = data.subarray(off, off + chunk);
+      // Signed chunks write the signature-replay memory on every request: the table two processes fought over.
+      const r =
+        fi % 2
+          ? await request(node.url, 'PUT', signedPath({ method: 'PUT', host: 'localhost:8080', path: `/file/${f.id}/chunk/${off}`, args: { remote_application: 'portal', remote_user: 'ops', timestamp: nowS() }, secret: portalSecret, body }), { body })
+          : await request(node.url, 'PUT', `/file/${f.id}/chunk/${off}`, { headers: asUserHeader(), body });
       statuses.push(r.status);
     }
   });
