@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { postgresBinDir, POSTGRES_INSTALL } from './postgres';
 
 /**
  * The one place that finds the system parts the tests need beyond Node and node_modules: a browser for the page
@@ -48,7 +49,6 @@ export async function chromiumExecutable(): Promise<string> {
 
 /** PostgreSQL's server binaries (test/helpers/system/postgres.ts starts the server from them). */
 async function postgresPart(): Promise<FoundPart> {
-  const { postgresBinDir, POSTGRES_INSTALL } = await import('./postgres');
   try {
     return { part: 'postgresql', found: postgresBinDir() };
   } catch (e) {
