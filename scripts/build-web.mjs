@@ -41,8 +41,57 @@ await esbuild.build({
   minify: !dev,
   logLevel: 'warning',
 });
+fs.writeFileSync(path.join(out, 'favicon.ico'), favicon());
 const files = fs.readdirSync(out).filter((f) => f !== 'manifest.json').sort();
 fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({ files }, null, 1) + '\n');
 const sizes = files.map((f) => `${f} ${(fs.statSync(path.join(out, f)).size / 1024).toFixed(1)} KiB`).join(', ');
 console.log(`web assets: ${sizes} → ${path.relative(root, out) || out} (${Date.now() - started} ms)`);
 if (result.errors.length) process.exitCode = 1;
+
+/**
+ * ferry's icon, drawn here rather than kept as a binary file: a 32×32 ICO holding one 32-bit bitmap, the
+ * blue of the pages with a white arrow pointing up (sending). Answers /favicon.ico from the binary.
+ */
+function favicon() {
+  const N = 32;
+  const blue = [0xad, 0x5c, 0x0b, 0xff]; // B, G, R, A of #0b5cad
+  const white = [0xff, 0xff, 0xff, 0xff];
+  const clear = [0, 0, 0, 0];
+  const r = 6; // corner radius
+  const inSquare = (x, y) => {
+    const cx = Math.min(Math.max(x + 0.5, r), N - r);
+    const cy = Math.min(Math.max(y + 0.5, r), N - r);
+    return (x + 0.5 - cx) ** 2 + (y + 0.5 - cy) ** 2 <= r * r;
+  };
+  const inArrow = (x, y) => {
+    const half = y - 5; // the head widens by one pixel a row from its tip at row 6
+    if (y >= 6 && y <= 15 && Math.abs(x + 0.5 - 16) <= half) return true;
+    return y > 15 && y <= 25 && x >= 13 && x <= 18;
+  };
+  const pixels = Buffer.alloc(N * N * 4);
+  for (let y = 0; y < N; y++) {
+    for (let x = 0; x < N; x++) {
+      const c = !inSquare(x, y) ? clear : inArrow(x, y) ? white : blue;
+      pixels.set(c, ((N - 1 - y) * N + x) * 4); // bitmaps run bottom-up
+    }
+  }
+  const mask = Buffer.alloc(N * 4); // AND mask, 1 bit a pixel: all 0 (the alpha channel decides)
+  const info = Buffer.alloc(40);
+  info.writeUInt32LE(40, 0);
+  info.writeInt32LE(N, 4);
+  info.writeInt32LE(N * 2, 8); // height of colour + mask
+  info.writeUInt16LE(1, 12);
+  info.writeUInt16LE(32, 14);
+  info.writeUInt32LE(pixels.length + mask.length, 20);
+  const image = Buffer.concat([info, pixels, mask]);
+  const head = Buffer.alloc(6 + 16);
+  head.writeUInt16LE(1, 2); // type: icon
+  head.writeUInt16LE(1, 4); // one image
+  head.writeUInt8(N, 6);
+  head.writeUInt8(N, 7);
+  head.writeUInt16LE(1, 10); // planes
+  head.writeUInt16LE(32, 12); // bits per pixel
+  head.writeUInt32LE(image.length, 14);
+  head.writeUInt32LE(head.length, 18);
+  return Buffer.concat([head, image]);
+}

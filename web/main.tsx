@@ -10,6 +10,8 @@ import { ProfilePage } from './pages/profile';
 import { AdminPage } from './pages/admin';
 import { enhanceLogin } from './pages/login';
 import { enhanceLangSwitch } from './lib/lang-switch';
+import { enhanceDownload } from './pages/download';
+import { revealCurrentNav } from './lib/nav';
 
 /**
  * Entry point of app.js: the server-rendered shell names the view in <main data-page>; this mounts it with
@@ -33,11 +35,14 @@ async function boot(): Promise<void> {
   const base = meta('ferry-base');
   const lang = document.documentElement.lang || 'en';
   const page = main.dataset.page ?? '';
+  revealCurrentNav();
+  enhanceDownload(lang); // before anything is fetched: no moment with "Download selected" enabled and nothing ticked
   const vid = main.dataset.guest ? new URLSearchParams(location.search).get('vid') : null;
   const api = new Api({ base, securityToken: meta('ferry-security-token') || null, query: vid ? { vid } : {} });
-  const table = await api.get<Record<string, string>>('/lang', { query: { lang } }).catch(() => ({}) as Record<string, string>);
-  const t = translator(table);
+  // Before anything is awaited: a language chosen while the translations load must still apply.
   enhanceLangSwitch(api, Boolean(meta('ferry-security-token')));
+  const table = await api.get<Record<string, string>>('/lang', { query: { lang } }).catch(() => ({}) as Record<string, string>);
+  const t = translator(table, lang);
   if (page === 'login') return enhanceLogin(api, t, base);
   const View = VIEWS[page];
   if (!View) return;
@@ -50,8 +55,18 @@ async function boot(): Promise<void> {
           if (e instanceof ApiError && e.status === 401) throw e;
           return null;
         });
+    const d = main.dataset;
     const guest: GuestContext | null = vid
-      ? { vid, email: main.dataset.guestEmail ?? '', options: (main.dataset.guestOptions ?? '').split(',').filter(Boolean), to: main.dataset.guestTo || null }
+      ? {
+          vid,
+          email: d.guestEmail ?? '',
+          options: (d.guestOptions ?? '').split(',').filter(Boolean),
+          to: d.guestTo || null,
+          from: d.guestFrom || null,
+          subject: d.guestSubject || null,
+          message: d.guestMessage || null,
+          expires: d.guestExpires ? Number(d.guestExpires) : null,
+        }
       : null;
     const emails = (main.dataset.emails ?? '').split(',').filter(Boolean);
     const app: AppContext = { api, t, lang, info, user, base, guest, emails };

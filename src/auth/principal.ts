@@ -28,8 +28,10 @@ export type Principal =
       /** Set for browser sessions: the token POST/PUT/DELETE must carry. */
       csrfToken?: string;
       attributes?: Record<string, unknown>;
+      /** Set for a signed POST/PUT/DELETE: gives its spent signature back when the request is refused. */
+      releaseSignature?: () => Promise<void>;
     }
-  | { type: 'application'; application: string; isAdmin: boolean }
+  | { type: 'application'; application: string; isAdmin: boolean; releaseSignature?: () => Promise<void> }
   | { type: 'guest'; guest: GuestIdentity };
 
 export const ANONYMOUS: Principal = { type: 'anonymous' };

@@ -20,6 +20,8 @@ export interface RemoteSecrets {
 export interface UsedSignatures {
   /** Records the signature until `expires`; false when it was already recorded (a replay). */
   use(signature: string, expires: number, now: number): Promise<boolean>;
+  /** Forgets a recorded signature: its request was refused, so it changed nothing and may be sent again. */
+  release(signature: string): Promise<void>;
 }
 
 export interface SignatureSettings {
@@ -52,12 +54,21 @@ function checkWindow(req: AuthRequest, s: SignatureSettings, now: number): numbe
  * An exact replay of a state-changing request inside its window is refused; a client's retry signs anew with a
  * new timestamp. The signature is kept until the window of its timestamp has passed. Checked only once the
  * signature is known to be right, so nobody can spend another client's signature in advance.
+ *
+ * Returns how to give the signature back, for the HTTP layer to call when the request is then refused (4xx):
+ * a refused change did not happen, so the identical request may be sent again once the state allows it (a
+ * completion refused because a chunk was missing, sent again in the same second once the chunk is in). While
+ * the first is in progress, an identical one is still a replay; an accepted change is never accepted twice.
  */
-async function checkReplay(req: AuthRequest, s: SignatureSettings, ts: number, now: number, used: UsedSignatures, signature: string): Promise<void> {
-  if (UNSAFE.has(req.method) && !(await used.use(signature.toLowerCase(), Math.max(ts, now) + s.maxAge + 1, now))) {
-    throw Errors.authRemoteSignatureCheckFailed('replay');
-  }
+async function checkReplay(req: AuthRequest, s: SignatureSettings, ts: number, now: number, used: UsedSignatures, signature: string): Promise<(() => Promise<void>) | undefined> {
+  if (!UNSAFE.has(req.method)) return undefined;
+  const key = signature.toLowerCase();
+  if (!(await used.use(key, Math.max(ts, now) + s.maxAge + 1, now))) throw Errors.authRemoteSignatureCheckFailed('replay');
+  return () => used.release(key);
 }
+
+/** The principal's releaseSignature field, present only when there is one to give back. */
+const given = (releaseSignature: (() => Promise<void>) | undefined) => (releaseSignature ? { releaseSignature } : {});
 
 /** Remote application: a trusted application signs with its secret; with remote_user it acts as that user. */
 export class RemoteApplicationAuthenticator implements Authenticator {
@@ -80,13 +91,13 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     const ts = checkWindow(req, this.settings, now);
     const secrets = [app.secret, ...(app.oldSecret && (app.oldSecretUntil ?? 0) > now ? [app.oldSecret] : [])];
     await checkSignature(this.settings, signature, secrets, req);
-    await checkReplay(req, this.settings, ts, now, this.used, signature);
     const remoteUser = req.query.get('remote_user');
-    if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin };
-    if (!remoteUser.trim() || remoteUser.length > 256) throw Errors.authRemoteUserRejected();
+    if (remoteUser !== null && (!remoteUser.trim() || remoteUser.length > 256)) throw Errors.authRemoteUserRejected();
+    const release = given(await checkReplay(req, this.settings, ts, now, this.used, signature));
+    if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin, ...release };
     // Acting as a user means acting with that user's rights only: the application's admin flag does not carry over.
     const seen = await this.users.seen(remoteUser, []);
-    return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin };
+    return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin, ...release };
   }
 }
 
@@ -112,8 +123,8 @@ export class RemoteUserAuthenticator implements Authenticator {
     const secret = userId.length <= 256 ? await this.secrets.remoteSecret(userId) : null;
     if (!secret) throw Errors.authRemoteUserRejected();
     await checkSignature(this.settings, signature, [secret], req);
-    await checkReplay(req, this.settings, ts, now, this.used, signature);
+    const release = given(await checkReplay(req, this.settings, ts, now, this.used, signature));
     const seen = await this.users.seen(userId, []);
-    return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin };
+    return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin, ...release };
   }
 }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import type { AuthRequest } from './principal';
 import type { HashThread } from '../util/hash-thread';
 import type { BodyPool } from '../util/body-pool';
+import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
 
 /**
  * The spec's signed request: HMAC-SHA1 (hex) of
@@ -26,16 +27,16 @@ export function signedHeads(req: AuthRequest, baseUrl: string): Buffer[] {
       const v = i < 0 ? '' : a.slice(i + 1);
       return { raw: a, decoded: `${safeDecode(k)}=${safeDecode(v)}` };
     });
-  const queries = new Set([args.map((a) => a.decoded).sort().join('&'), args.map((a) => a.raw).sort().join('&')]);
+  const queries = new Set([sortedQuery(args.map((a) => a.decoded)), sortedQuery(args.map((a) => a.raw))]);
   const hosts = hostVariants(req, baseUrl);
   // Clients sign the path as they wrote it; their HTTP library may then percent-encode it (a space in a user id).
   const paths = new Set([req.path, decodePath(req.path)]);
-  const method = req.method.toLowerCase();
+  const method = req.method;
   const out: Buffer[] = [];
   for (const host of hosts) {
     for (const path of paths) {
       for (const q of queries) {
-        out.push(Buffer.from(`${method}&${host}${path}${q ? `?${q}` : ''}`, 'utf8'));
+        out.push(signingHead(method, `${host}${path}`, q));
       }
     }
   }
@@ -87,9 +88,7 @@ export function requestSignatureMatches(signature: string, secrets: string[], re
   const given = Buffer.from(signature.toLowerCase(), 'hex');
   for (const secret of secrets) {
     for (const head of signedHeads(req, baseUrl)) {
-      const h = crypto.createHmac('sha1', secret).update(head);
-      if (req.body.length) h.update(AMP).update(req.body);
-      if (crypto.timingSafeEqual(h.digest(), given)) return true;
+      if (crypto.timingSafeEqual(signatureOf(secret, head, req.body), given)) return true;
     }
   }
   return false;

@@ -4,6 +4,8 @@ export interface CliIO {
   err(text: string): void;
   /** Reads all of standard input (for --password-stdin). */
   readStdin(): Promise<string>;
+  /** Standard error when it is a terminal (the client's progress bar); absent or null otherwise. */
+  tty?: { write(text: string): void; columns: number } | null;
 }
 
 export const processIO: CliIO = {
@@ -14,6 +16,14 @@ export const processIO: CliIO = {
     for await (const c of process.stdin) chunks.push(c as Buffer);
     return Buffer.concat(chunks).toString('utf8');
   },
+  tty: process.stderr.isTTY
+    ? {
+        write: (t: string) => process.stderr.write(t),
+        get columns() {
+          return process.stderr.columns || 80;
+        },
+      }
+    : null,
 };
 
 /** A usage or input error: exit code 1 with a one-line message (docs/architecture.md, Command line). */

@@ -9,13 +9,18 @@ import { userCommand } from './user';
 import { remoteAppCommand } from './remote-app';
 import { purgeCommand } from './purge';
 import { dbCommand } from './db';
+import { loginCommand } from './login';
+import { sendCommand } from './send';
+import { getCommand } from './get';
+import { serviceCommand } from './service';
 import { ConfigError } from '../config/validate';
+import { ClientError } from '../client/errors';
 import { ServiceError } from '../domain/errors';
 
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, dbCommand];
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')
@@ -47,6 +52,10 @@ export async function runCli(argv: string[], io: CliIO, modules?: CommandModule[
     if (e instanceof UsageError || e instanceof ConfigError) {
       io.err(`error: ${e.message}`);
       return 1;
+    }
+    if (e instanceof ClientError) {
+      io.err(`error: ${e.message}`);
+      return e.exitCode;
     }
     if (e instanceof ServiceError) {
       io.err(`error: ${e.id}${e.details?.length ? ` (${e.details.join(', ')})` : ''}`);

@@ -1,10 +1,13 @@
 import type { Command } from 'commander';
 import type { CliIO } from './io';
 import { configFrom } from './config-option';
+import { createLogger } from '../log';
 
 export interface ServeHandle {
   url: string;
   stop(): Promise<void>;
+  /** SIGHUP: reopens log.file (after logrotate moved it). */
+  reopenLog(): void;
 }
 
 /** Starts the app and its HTTP server; resolves once "listening on" has been printed. */
@@ -17,7 +20,9 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
   // With mail.sink set, every message goes to the built-in sink (air-gapped demos, tests).
   const sink = config.mail.sink ? await startSink({ ...config.mail.sink }) : null;
   if (sink) io.out(`mail sink listening on ${sink.url}, storing messages in ${sink.dir}`);
-  const app = await createApp(config, sink ? { mailTransportUrl: sink.url } : {});
+  // log.format and log.file; SIGHUP reopens the file.
+  const log = createLogger(config.log);
+  const app = await createApp(config, { log, ...(sink ? { mailTransportUrl: sink.url } : {}) });
   if (config.auth.sp.type === 'local') {
     const password = await app.services.accounts.ensureInitialAdmin();
     if (password) io.out(`created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`);
@@ -25,6 +30,7 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
   const server = await listen(app.http, host, port);
   app.start();
   io.out(`listening on ${server.url}`);
+  if (config.log.file) log.info(`listening on ${server.url}`);
   let stopping: Promise<void> | null = null;
   return {
     url: server.url,
@@ -33,7 +39,12 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
         await server.close();
         await app.close();
         await sink?.close();
+        await log.close();
       })()),
+    reopenLog: () => {
+      log.reopen();
+      log.info(config.log.file ? `SIGHUP: reopened ${config.log.file}` : 'SIGHUP: nothing to reopen (logging to standard output)');
+    },
   };
 }
 
@@ -53,6 +64,8 @@ export function serveCommand(program: Command, io: CliIO): void {
         };
         process.once('SIGTERM', () => shutdown('SIGTERM'));
         process.once('SIGINT', () => shutdown('SIGINT'));
+        // logrotate (or systemctl reload) sends SIGHUP after moving the log file away; it never stops the server.
+        process.on('SIGHUP', () => handle.reopenLog());
       });
     });
 }

@@ -25,6 +25,12 @@ export interface MailConfig {
   transport: string | null;
   sink: MailSinkConfig | null;
 }
+export interface LogConfig {
+  /** "text": the readable line; "json": one JSON object per line, for log collectors. */
+  format: 'text' | 'json';
+  /** A file to append to (reopened on SIGHUP, for logrotate); null: standard output and error. */
+  file: string | null;
+}
 export interface Config {
   base_url: string;
   listen: { host: string; port: number };
@@ -49,6 +55,15 @@ export interface Config {
   mail: MailConfig;
   default_lang: string;
   purge_interval_s: number;
+  /**
+   * Rules for the passwords of end-to-end encrypted transfers and the PBKDF2 iterations of new ones. The
+   * server never sees a password: these are told to clients (filesender-config.js.php), which apply them.
+   */
+  encryption_password_must_have_upper_and_lower_case: boolean;
+  encryption_password_must_have_numbers: boolean;
+  encryption_password_must_have_special_characters: boolean;
+  encryption_password_hash_iterations: number;
+  log: LogConfig;
   /**
    * null: the metadata lives in SQLite under data_dir; "postgres://user:pass@host:port/db": in PostgreSQL 15 or
    * later, shared by every node. The environment variable FERRY_DATABASE_URL overrides it.
@@ -98,6 +113,12 @@ export function defaultConfig(): Config {
     mail: { from: 'ferry@localhost', transport: 'smtp://localhost:25', sink: null },
     default_lang: 'en',
     purge_interval_s: 3600,
+    encryption_password_must_have_upper_and_lower_case: true,
+    encryption_password_must_have_numbers: true,
+    encryption_password_must_have_special_characters: true,
+    // PBKDF2-HMAC-SHA256 as OWASP recommends it (2023); FileSender's default is 150,000.
+    encryption_password_hash_iterations: 600000,
+    log: { format: 'text', file: null },
     database_url: null,
   };
 }

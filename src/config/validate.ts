@@ -64,7 +64,7 @@ function describe(v: unknown): string {
 }
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'database_url'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url'].includes(k));
 
 const spCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -121,6 +121,11 @@ const schema = object({
   }),
   default_lang: str(LANG, 'a language code such as "en"'),
   purge_interval_s: int(0, 365 * 86400),
+  encryption_password_must_have_upper_and_lower_case: bool,
+  encryption_password_must_have_numbers: bool,
+  encryption_password_must_have_special_characters: bool,
+  encryption_password_hash_iterations: int(10000, 100_000_000),
+  log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')) }),
   database_url: nullable(str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL')),
 });
 
@@ -167,6 +172,7 @@ export function mergeConfig(raw: Partial<Config>): Config {
     base_url: (raw.base_url ?? d.base_url).replace(/\/+$/, ''),
     auth,
     mail,
+    log: { ...d.log, ...(raw.log ?? {}) },
   } as Config;
 }
 

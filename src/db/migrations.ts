@@ -205,10 +205,17 @@ CREATE TABLE recipient_downloads (
 `,
   },
   {
+    // FileSender's round-trip token of each Transfer (issue 16: FileSender's own clients).
+    version: 8,
+    sql: `
+ALTER TABLE transfers ADD COLUMN roundtrip_token TEXT;
+`,
+  },
+  {
     // What several nodes must share (docs/architecture.md, "State"): the login throttle, the SQLite purge
     // lock (PostgreSQL uses an advisory lock), and an order among frequent recipients used in the same second
     // that does not rest on SQLite's rowid.
-    version: 8,
+    version: 9,
     sql: `
 CREATE TABLE login_failures (
   id INTEGER PRIMARY KEY AUTOINCREMENT,

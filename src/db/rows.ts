@@ -17,6 +17,7 @@ export interface TransferRow {
   made_available: number | null;
   closed: number | null;
   closed_reason: string | null;
+  roundtrip_token: string | null;
 }
 
 export interface FileRow {
@@ -64,6 +65,7 @@ export function toTransfer(r: TransferRow): Transfer {
     madeAvailable: r.made_available,
     closed: r.closed,
     closedReason: r.closed_reason,
+    roundtripToken: r.roundtrip_token ?? null,
   };
 }
 

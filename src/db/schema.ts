@@ -84,6 +84,7 @@ export interface TransfersTable {
   made_available: number | null;
   closed: number | null;
   closed_reason: string | null;
+  roundtrip_token: string | null;
 }
 export interface FilesTable {
   id: Generated<number>;

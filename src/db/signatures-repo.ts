@@ -33,6 +33,11 @@ export class SignaturesRepo implements SignatureRepository {
     return rows.length > 0;
   }
 
+  /** Forgets a signature (its request failed before it changed anything, so the client's retry may reuse it). */
+  async release(signature: string): Promise<void> {
+    await this.db.deleteFrom('used_signatures').where('signature', '=', signature).execute();
+  }
+
   async count(): Promise<number> {
     const r = await this.db.selectFrom('used_signatures').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
     return Number(r.n);

@@ -17,6 +17,7 @@ export class TransfersRepo implements TransferRepository {
       .values({
         user_id: t.userId, user_email: t.userEmail, guest_id: t.guestId, subject: t.subject, message: t.message,
         options: JSON.stringify(t.options), status: 'created', lang: t.lang, created: t.created, expires: t.expires,
+        roundtrip_token: t.roundtripToken,
       })
       .returning('id')
       .executeTakeFirstOrThrow();

@@ -55,6 +55,8 @@ export const Errors = {
   restAccessForbidden: entry('rest_access_forbidden', 403),
   restAdminRequired: entry('rest_admin_required', 403),
   restSecurityTokenDidNotMatch: entry('rest_security_token_did_not_match', 403),
+  // FileSender's answer to a round-trip token that is not the Transfer's (its clients send one with chunks)
+  restRoundtripTokenInvalid: entry('rest_roundtrip_token_invalid', 403),
   // 404: unknown (and, so ids cannot be probed, another user's)
   transferNotFound: entry('transfer_not_found', 404),
   fileNotFound: entry('file_not_found', 404),

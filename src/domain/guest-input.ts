@@ -1,6 +1,6 @@
 import { Errors } from './errors';
 import { GUEST_OPTIONS, TRANSFER_OPTIONS, parseOptions } from './options';
-import { isEmail, latestExpiry } from './transfer-input';
+import { isEmail, latestExpiry, parseAupChecked } from './transfer-input';
 
 /** Who is inviting: the user, with the rule that applies to `from` under their authentication mode. */
 export interface GuestCreator {
@@ -44,10 +44,30 @@ export function parseGuestInput(body: unknown, creator: GuestCreator, limits: Gu
   const userEmail = parseFrom(b.from, creator);
   const subject = parseText(b.subject, 'subject', MAX_SUBJECT, true);
   const message = parseText(b.message, 'message', MAX_MESSAGE, false);
-  const options = parseOptions(b.options, 'options', GUEST_OPTIONS, GUEST_OPTIONS_ON_BY_DEFAULT);
-  const transferOptions = parseOptions(b.transfer_options, 'transfer_options', TRANSFER_OPTIONS, []);
+  parseAupChecked(b.aup_checked);
+  const given = splitOptions(b);
+  const options = parseOptions(given.options, given.optionsField, GUEST_OPTIONS, GUEST_OPTIONS_ON_BY_DEFAULT);
+  const transferOptions = parseOptions(given.transferOptions, given.transferField, TRANSFER_OPTIONS, []);
   const expires = options.includes('does_not_expire') ? null : parseExpires(b.expires, limits, now);
   return { email, userEmail, subject, message, options, transferOptions, expires };
+}
+
+/**
+ * Guest and transfer options as the spec sends them (`options`, `transfer_options`), or in FileSender's
+ * nested form `options: {"guest": {…}, "transfer": {…}}`, which its web page sends.
+ */
+function splitOptions(b: Record<string, unknown>) {
+  const o = b.options;
+  const nested = typeof o === 'object' && o !== null && !Array.isArray(o) && Object.keys(o).length > 0 && Object.keys(o).every((k) => k === 'guest' || k === 'transfer');
+  if (!nested) return { options: o, optionsField: 'options', transferOptions: b.transfer_options, transferField: 'transfer_options' };
+  const { guest, transfer } = o as { guest?: unknown; transfer?: unknown };
+  if (transfer !== undefined && b.transfer_options !== undefined) throw Errors.restBadParameter('transfer_options');
+  return {
+    options: guest,
+    optionsField: 'options.guest',
+    transferOptions: transfer ?? b.transfer_options,
+    transferField: transfer !== undefined ? 'options.transfer' : 'transfer_options',
+  };
 }
 
 function parseRecipient(v: unknown): string {
@@ -62,6 +82,9 @@ function parseFrom(v: unknown, creator: GuestCreator): string {
     if (!creator.emails.length) throw Errors.restMissingParameter('from');
     return creator.emails[0];
   }
+  // FileSender's client sends its configured user name as `from`; when that is the user's own id rather
+  // than an address, it stands for the user's first address.
+  if (v === creator.userId && !isEmail(v) && creator.emails.length) return creator.emails[0];
   if (typeof v !== 'string' || !isEmail(v.trim())) throw Errors.badEmail('from');
   const from = v.trim();
   if (!creator.fromMustBeOwn) return from;

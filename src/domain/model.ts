@@ -24,6 +24,12 @@ export interface Transfer {
   closed: number | null;
   /** Why it was closed: 'owner', 'expired', 'last_file', 'last_recipient', 'guest_deleted'… */
   closedReason: string | null;
+  /**
+   * FileSender's round-trip token: random, given only to the client that created the Transfer (in the answer
+   * to POST /transfer); a chunk upload or completion that sends one back must send this one. null for
+   * Transfers created before it existed.
+   */
+  roundtripToken: string | null;
 }
 
 export interface FileRecord {

@@ -26,8 +26,10 @@ export const GUEST_OPTIONS = [
 
 /**
  * Options come as the spec's array of names (those listed are on, plus the on-by-default ones), or as
- * FileSender's object form {"name": true|false}, which can also turn a default off. Returns the effective set
- * in the canonical order of `known`.
+ * FileSender's object form {"name": value}, which can also turn a default off. In the object form a value of
+ * false or 0 (or null) means "not set": never an error, even for a name this list does not know, since
+ * FileSender's client sends the transfer option {"get_a_link": 0} on POST /guest too. A name set to true or 1
+ * must be known. Returns the effective set in the canonical order of `known`.
  */
 export function parseOptions(v: unknown, field: string, known: readonly string[], onByDefault: readonly string[]): string[] {
   const on = new Set(onByDefault);
@@ -40,10 +42,13 @@ export function parseOptions(v: unknown, field: string, known: readonly string[]
     });
   } else if (typeof v === 'object') {
     for (const [name, value] of Object.entries(v as Record<string, unknown>)) {
+      const set = optionValue(value, `${field}.${name}`);
+      if (!set) {
+        on.delete(name);
+        continue;
+      }
       if (!known.includes(name)) throw Errors.badOptionName(`${field}.${name}`);
-      if (typeof value !== 'boolean') throw Errors.restBadParameter(`${field}.${name}`);
-      if (value) on.add(name);
-      else on.delete(name);
+      on.add(name);
     }
   } else {
     throw Errors.restBadParameter(field);
@@ -51,3 +56,9 @@ export function parseOptions(v: unknown, field: string, known: readonly string[]
   return known.filter((o) => on.has(o));
 }
 
+/** A value of the object form: true/1 sets the option, false/0/null leaves it unset; anything else is refused. */
+function optionValue(value: unknown, field: string): boolean {
+  if (value === true || value === 1) return true;
+  if (value === false || value === 0 || value === null) return false;
+  throw Errors.restBadParameter(field);
+}

@@ -1,5 +1,6 @@
 import { Errors } from './errors';
 import { parseOptions, TRANSFER_OPTIONS } from './options';
+import { isSafeRelativeName } from './file-names';
 
 /** The limits POST /transfer is checked against (read from Settings on every request). */
 export interface TransferLimits {
@@ -44,6 +45,15 @@ export function latestExpiry(now: number, days: number): number {
   return t - (t % DAY) + DAY - 1;
 }
 
+/**
+ * FileSender's clients tick the acceptable-use policy with `aup_checked` (true or 1) on POST /transfer and
+ * POST /guest. ferry has no policy to accept, so the field is only checked for its form.
+ */
+export function parseAupChecked(v: unknown): void {
+  if (v === undefined || v === null || typeof v === 'boolean' || v === 0 || v === 1) return;
+  throw Errors.restBadParameter('aup_checked');
+}
+
 /** Checks a POST /transfer body against the spec's table and the configured limits; errors name the field. */
 export function parseTransferInput(body: unknown, limits: TransferLimits, now: number): TransferDraft {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) throw Errors.badRequestBody();
@@ -55,12 +65,18 @@ export function parseTransferInput(body: unknown, limits: TransferLimits, now: n
   const files = b.files.map((f: unknown, i: number) => {
     if (typeof f !== 'object' || f === null || Array.isArray(f)) throw Errors.restBadParameter(`files[${i}]`);
     const r = f as Record<string, unknown>;
-    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 1024 || r.name.includes('\0')) throw Errors.restBadParameter(`files[${i}].name`);
+    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 1024 || r.name.includes('\0') || !isSafeRelativeName(r.name)) {
+      throw Errors.restBadParameter(`files[${i}].name`);
+    }
     if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) throw Errors.restBadParameter(`files[${i}].size`);
     total += r.size;
     return { name: r.name, size: r.size, mimeType: optionalText(r.mime_type, `files[${i}].mime_type`, 255), cid: optionalText(r.cid, `files[${i}].cid`, 255) };
   });
   if (total > limits.maxSize) throw Errors.transferMaximumSizeExceeded('files');
+  parseAupChecked(b.aup_checked);
+  // FileSender's end-to-end encryption is not supported yet: storing a client's ciphertext as if it were the
+  // file would hand recipients undecryptable bytes, so the request is refused instead.
+  if (b.encryption !== undefined && b.encryption !== null && b.encryption !== false && b.encryption !== 0) throw Errors.restBadParameter('encryption');
   const options = parseOptions(b.options, 'options', TRANSFER_OPTIONS, []);
   const recipients = parseRecipients(b.recipients, limits.maxRecipients);
   if (b.expires === undefined || b.expires === null) throw Errors.badExpire('expires');

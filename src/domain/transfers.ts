@@ -49,7 +49,7 @@ export class TransfersService {
       const recipientRows = terms.recipients.map((email) => ({ email, token: this.d.ids.token(), lang: null }));
       if (getALink) recipientRows.push({ email: '', token: this.d.ids.token(), lang: null });
       const id = await tx.transfers.create(
-        { userId: terms.ownerId, userEmail: terms.from, guestId: terms.guestId, subject: draft.subject, message: draft.message, options: terms.options, lang, created: now, expires: draft.expires },
+        { userId: terms.ownerId, userEmail: terms.from, guestId: terms.guestId, subject: draft.subject, message: draft.message, options: terms.options, lang, created: now, expires: draft.expires, roundtripToken: this.d.ids.token() },
         draft.files.map((f) => ({ ...f, uid: this.d.ids.token() })),
         recipientRows,
       );

@@ -4,6 +4,8 @@ import type { Services } from '../services';
 
 /** What the middleware chain leaves on ctx.state for the routes. */
 export interface FerryState {
+  /** This request's id (request log, X-Request-Id, the uid of an error answer). */
+  requestId?: string;
   principal: Principal;
   services: Services;
   /** The resource an owner-level route loaded and checked. */

@@ -43,6 +43,10 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'PUT', route: '/user', level: 'users', path: () => '/user', init: json({ lang: 'fr' }) },
   { method: 'PUT', route: '/user/@me', level: 'users', path: () => '/user/@me', init: json({ lang: 'de' }) },
   { method: 'GET', route: '/user/@me/frequent_recipients', level: 'users', path: () => '/user/@me/frequent_recipients' },
+  {
+    method: 'GET', route: '/user/@me/filesender-python-client-configuration-file', level: 'users',
+    path: () => '/user/@me/filesender-python-client-configuration-file',
+  },
   { method: 'GET', route: '/guest', level: 'users', path: () => '/guest' },
   { method: 'GET', route: '/guest/@me', level: 'users', path: () => '/guest/@me' },
   {
@@ -91,7 +95,9 @@ export const ENDPOINTS: Endpoint[] = [
 ];
 
 /** Routes every principal may call (their credential, if any, is a token in the URL); not part of the matrix. */
-export const PUBLIC_ROUTES = ['GET /info', 'GET /lang', 'GET /echo', 'POST /echo', 'PUT /echo', 'GET /echo/*rest', 'POST /echo/*rest', 'PUT /echo/*rest', 'GET /legacyuploadprogress/:key', 'GET /download'];
+export const PUBLIC_ROUTES = ['GET /info', 'GET /lang', 'GET /echo', 'POST /echo', 'PUT /echo', 'GET /echo/*rest', 'POST /echo/*rest', 'PUT /echo/*rest', 'GET /legacyuploadprogress/:key', 'GET /download',
+  'GET /download.php', 'GET /transfer/fileids', 'GET /transfer/fileidsextended', 'GET /filesender-config.js.php',
+  'GET /download/files', 'GET /healthz'];
 
 /** An id nobody holds, for each kind of resource. */
 export const UNKNOWN: Target = { user: 'nobody-such', transfer: 987654321, file: 987654321, emptyFile: 987654321, recipient: 987654321, guest: 987654321, key: 'f'.repeat(32) };

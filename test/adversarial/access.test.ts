@@ -25,7 +25,7 @@ test.after(async () => {
 const label = (e: Endpoint, who: Who) => `${who} ${e.method} ${e.route}`;
 /** The body without the uid that differs from one answer to the next. */
 const withoutUid = (r: TestResponse) => (r.json?.uid ? r.text.replace(r.json.uid, '<uid>') : r.text);
-/** Signed requests that change something are remembered (replay refusal) even when the route then refuses them. */
+/** A signed change is recorded (replay refusal) and given back when refused; the sweep of expired ones may run meanwhile. */
 const skipFor = (who: Who) => (who === 'remoteApp' ? ['used_signatures'] : []);
 
 test('the table covers every route the server registers', () => {

@@ -9,15 +9,9 @@ import * as assert from 'uvu/assert';
 
 /** File names ferry accepts and stores as given: every one must come back byte for byte from GET /transfer. */
 export const HOSTILE_NAMES: [label: string, name: string][] = [
-  ['dot-dot path', '../../etc/passwd'],
-  ['absolute path', '/etc/passwd'],
-  ['windows drive', 'C:\\x'],
-  ['windows dot-dot', '..\\..\\windows\\win.ini'],
-  ['UNC path', '\\\\server\\share\\x.txt'],
-  ['nested dot-dot', 'a/../../../b.txt'],
-  ['only dot-dot', '..'],
-  ['only dot', '.'],
-  ['only slash', '/'],
+  ['folder path', 'etc/passwd'],
+  ['deep folder path', 'a/b/c/d/e.txt'],
+  ['dots in a segment', 'a/.../b..c/.hidden'],
   ['CR/LF header', 'a\r\nX-Injected: 1'],
   ['LF only', 'line\nX-Injected: 2.txt'],
   ['quote and parameter', '"; filename=evil.exe'],
@@ -51,6 +45,18 @@ export const REFUSED_NAMES: [label: string, name: string, message: string, detai
   ['NUL', 'a\u0000.txt', 'rest_bad_parameter', ['files[0].name']],
   ['10 kB', 'n'.repeat(10_000), 'rest_bad_parameter', ['files[0].name']],
   ['blank', ' \t ', 'rest_bad_parameter', ['files[0].name']],
+  // A name may carry a folder path, but one that stays inside whatever folder it is unpacked into.
+  ['dot-dot path', '../../etc/passwd', 'rest_bad_parameter', ['files[0].name']],
+  ['absolute path', '/etc/passwd', 'rest_bad_parameter', ['files[0].name']],
+  ['windows drive', 'C:\\x', 'rest_bad_parameter', ['files[0].name']],
+  ['windows dot-dot', '..\\..\\windows\\win.ini', 'rest_bad_parameter', ['files[0].name']],
+  ['UNC path', '\\\\server\\share\\x.txt', 'rest_bad_parameter', ['files[0].name']],
+  ['nested dot-dot', 'a/../../../b.txt', 'rest_bad_parameter', ['files[0].name']],
+  ['only dot-dot', '..', 'rest_bad_parameter', ['files[0].name']],
+  ['only dot', '.', 'rest_bad_parameter', ['files[0].name']],
+  ['only slash', '/', 'rest_bad_parameter', ['files[0].name']],
+  ['empty segment', 'a//b.txt', 'rest_bad_parameter', ['files[0].name']],
+  ['trailing slash', 'folder/', 'rest_bad_parameter', ['files[0].name']],
   // Not a character at all: SQLite would store U+FFFD, so the name could never round-trip.
   ['lone surrogate', 'a\uD800b.txt', 'bad_request_body', ['encoding']],
 ];

@@ -60,7 +60,7 @@ test('every hostile name round-trips exactly through POST, GET /transfer/{id}, G
   }
 });
 
-test('refused names (NUL, 10 kB, blank, lone surrogate): 400 in the error shape, nothing stored', async () => {
+test('refused names (NUL, 10 kB, blank, lone surrogate, paths that leave their folder): 400 in the error shape, nothing stored', async () => {
   const before = (await s.request('GET', '/transfer', { headers: alice })).json.length;
   for (const [label, name, message, details] of REFUSED_NAMES) {
     const r = await s.request('POST', '/transfer', {
@@ -76,7 +76,7 @@ test('refused names (NUL, 10 kB, blank, lone surrogate): 400 in the error shape,
 
 test('legacy whole-file upload: the part\'s own file name and a hostile progress key are only data', async () => {
   const w = (await s.request('POST', '/transfer', {
-    headers: alice, json: { files: [{ name: '../w.bin', size: 5 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    headers: alice, json: { files: [{ name: 'legacy/w.bin', size: 5 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
   })).json;
   const key = "../../progress' OR 1=1 --";
   const boundary = 'xXx';
@@ -87,7 +87,7 @@ test('legacy whole-file upload: the part\'s own file name and a hostile progress
   ].join('\r\n'));
   const r = await s.request('POST', `/file/${w.files[0].id}/whole`, { headers: { ...alice, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
   assert.is(r.status, 201, r.text);
-  assert.is(r.json.name, '../w.bin');
+  assert.is(r.json.name, 'legacy/w.bin');
   const p = await s.request('GET', `/legacyuploadprogress/${encodeURIComponent(key)}`);
   assert.is(p.json.bytes_processed, 5);
   extraFiles.push(`data/files/${w.id}/${w.files[0].uid}`);
@@ -136,7 +136,9 @@ test('ZIP of all files: entry names stay inside the target directory, unique, ea
     assert.is(e.sha256, sha256(datas[i]), HOSTILE_NAMES[i][0]);
   });
   assert.is(new Set(entries.map((e) => e.name.toLowerCase())).size, entries.length, 'unique names');
-  assert.is(entries[HOSTILE_NAMES.findIndex(([l]) => l === 'dot-dot path')].name, 'etc/passwd');
+  // A folder path comes out as the same tree.
+  assert.is(entries[HOSTILE_NAMES.findIndex(([l]) => l === 'folder path')].name, 'etc/passwd');
+  assert.is(entries[HOSTILE_NAMES.findIndex(([l]) => l === 'dots in a segment')].name, 'a/.../b..c/.hidden');
   assert.is(entries[HOSTILE_NAMES.findIndex(([l]) => l === 'RTL override inside')].name, 'photognp.exe');
   fs.rmSync(path.dirname(file), { recursive: true, force: true });
 });

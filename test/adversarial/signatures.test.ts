@@ -163,4 +163,39 @@ test('timestamps ahead: up to signature_max_future_s accepted, one second more r
   }
 });
 
+test('a refused signed change is not spent: the identical request sent again in the same second works once the state allows it; an accepted one never twice', async () => {
+  now += 1;
+  // The server was restarted above, on another port.
+  const at = new URL(s.url).host;
+  const sign = (method: string, p: string, b?: string | Buffer) => asAlice(method, p, b, now, at);
+  // CHUNK is 1024 here: a file of two chunks, the second not sent yet.
+  const body = JSON.stringify({ files: [{ name: 'two.bin', size: 2048 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: now + 7 * 86400 });
+  const created = await s.request('POST', sign('POST', '/transfer', body), { body, headers: JSONH });
+  assert.is(created.status, 201, created.text);
+  const f = created.json.files[0];
+  const data = patternBytes('two', 2048);
+  const first = data.subarray(0, 1024);
+  assert.is((await s.request('PUT', sign('PUT', `/file/${f.id}/chunk/0`, first), { body: first })).status, 200);
+  // The completion comes too early: 409, and it changed nothing.
+  const complete = JSON.stringify({ complete: true });
+  const p = sign('PUT', `/file/${f.id}`, complete);
+  const early = await s.request('PUT', p, { body: complete, headers: JSONH });
+  assert.equal([early.status, early.json.message], [409, 'file_incomplete']);
+  // The missing chunk arrives; the very same completion (same timestamp, same signature), still in that second.
+  const second = data.subarray(1024);
+  assert.is((await s.request('PUT', sign('PUT', `/file/${f.id}/chunk/1024`, second), { body: second })).status, 200);
+  const again = await s.request('PUT', p, { body: complete, headers: JSONH });
+  assert.equal([again.status, again.json], [200, true], again.text);
+  // Accepted once: from now on it is a replay.
+  await expectReplayRefused('the accepted completion', () => s.request('PUT', p, { body: complete, headers: JSONH }));
+  // The same for a POST refused 400: sent again unchanged it is refused again (not a replay), nothing added.
+  const bad = JSON.stringify({ files: [{ name: '../x', size: 1 }], recipients: ['r@example.org'], expires: now + 86400 });
+  const badPath = sign('POST', '/transfer', bad);
+  for (let i = 0; i < 2; i++) {
+    const r = await s.request('POST', badPath, { body: bad, headers: JSONH });
+    assert.equal([r.status, r.json.message, r.json.details], [400, 'rest_bad_parameter', ['files[0].name']]);
+  }
+  cases += 5;
+});
+
 test.run();

@@ -181,7 +181,7 @@ test(`cap of ${CAP} uploads per user: one more answers 429 with Retry-After befo
   const f = await newFile(capped);
   const secret = await capped.app.services.accounts.addRemoteApp('portal', false);
   const held = await holdUploads(capped, f.id, CAP);
-  // A signature, once checked, is spent whatever the answer (replay guard): that table may change.
+  // A refused signed request gives its signature back, but the sweep of expired ones may change that table.
   const before = await dbHash(capped, ['used_signatures']);
   await assertRefusedBeforeBody(capped, f.id);
   // Through fetch, body and all: the same answer, and the next request of the same client works at once.

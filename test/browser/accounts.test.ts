@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { openBrowser, startFerry, ferryCli, shot, makeFile, watchProgress, rest, HEADER_SP_CONFIG, asUserHeaders } from './harness';
+import { mailSink } from './fixtures';
 
 // Signing in with a local account, and a guest invited from the web page who then uploads.
 
@@ -44,30 +45,60 @@ test('log in with a local account (wrong password refused), see the header, log 
   }
 });
 
-test('a guest invited from the guests page uploads under the guest rules (recipient fixed)', async () => {
-  const ferry = await startFerry({ ...HEADER_SP_CONFIG });
+test('invite a guest without the invitation mail: the page gives the upload link to copy; the guest page says who invited, what for, where the files go and for how long; the guest uploads', async () => {
+  const sink = await mailSink(dir);
+  const ferry = await startFerry({ ...HEADER_SP_CONFIG, mail: sink.config });
   const owner = await openBrowser({ headers: asUserHeaders('alice') });
   const guest = await openBrowser(); // the guest has no account: only the link
   try {
+    await owner.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ferry.url });
     await owner.page.goto(`${ferry.url}/?s=guests`);
     await owner.page.locator('#invite-title').waitFor();
     await owner.page.fill('#guest-email', 'gus@example.org');
     await owner.page.fill('#guest-subject', 'Please send the scans');
+    await owner.page.fill('#guest-message', 'The signed pages, all of them.');
     await owner.page.click('details.options summary');
+    assert.ok(await owner.page.isChecked('#gopt-email_guest_created'), '"Send the invitation e-mail" starts ticked, as the server would have it');
+    await owner.page.uncheck('#gopt-email_guest_created');
     await owner.page.check('#gopt-can_only_send_to_me');
     await owner.page.click('form.invite button.primary');
     await owner.page.locator('form.invite .ok').waitFor();
+    assert.match(await owner.page.locator('form.invite .ok').innerText(), 'No e-mail was sent');
     await owner.page.locator('table.guests td', { hasText: 'gus@example.org' }).waitFor();
-    await shot(owner.page, 'guests-invited');
     const list = await rest(ferry.url, 'GET', '/guest', 'alice');
     const g = (list.json as any[]).find((x) => x.email === 'gus@example.org');
     assert.ok(g?.token, 'the guest is listed with its token');
     assert.ok(g.options.includes('can_only_send_to_me'));
+    assert.not.ok(g.options.includes('email_guest_created'), 'the unticked box reached the server');
+    assert.is(await owner.page.inputValue('#guest-upload-link'), g.upload_url);
+    await owner.page.locator('form.invite .upload-link button.copy').click();
+    assert.is(await owner.page.evaluate(() => navigator.clipboard.readText()), g.upload_url);
+    await shot(owner.page, 'guests-invited-no-mail');
+
+    // A second invitation, box ticked again: that one is mailed (and, mail being sent in order, proves the first was not).
+    await owner.page.fill('#guest-email', 'hana@example.org');
+    await owner.page.check('#gopt-email_guest_created');
+    await owner.page.uncheck('#gopt-can_only_send_to_me');
+    await owner.page.click('form.invite button.primary');
+    await owner.page.locator('form.invite .ok', { hasText: 'An invitation was sent to hana@example.org.' }).waitFor();
+    let mails: { to: string }[] = [];
+    for (let i = 0; i < 100 && !mails.some((m) => m.to.includes('hana@example.org')); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      mails = await sink.mails();
+    }
+    assert.ok(mails.some((m) => m.to.includes('hana@example.org')), 'the ticked invitation was mailed');
+    assert.not.ok(mails.some((m) => m.to.includes('gus@example.org')), 'the unticked one was not');
 
     const file = makeFile(dir, 'scan.pdf', 7 * 1024 * 1024 + 5);
-    await guest.page.goto(`${ferry.url}/?s=upload&vid=${g.token}`);
+    await guest.page.goto(g.upload_url);
     await guest.page.locator('#upload-title').waitFor();
-    assert.match((await guest.page.locator('.fixed-recipient').textContent()) ?? '', 'alice@example.org');
+    assert.is(await guest.page.locator('.invited-by').innerText(), 'alice@example.org invited you to send files.');
+    assert.is(await guest.page.locator('.invitation-message h2').innerText(), 'Please send the scans');
+    assert.is(await guest.page.locator('.invitation-message .message').innerText(), 'The signed pages, all of them.');
+    assert.is(await guest.page.locator('.files-go-to').innerText(), 'Your files go to alice@example.org.');
+    const valid = (await guest.page.locator('.valid-until').innerText()).replace(/\u00a0/g, ' ');
+    const days = Math.ceil((g.expires.raw - Date.now() / 1000) / 86400);
+    assert.match(valid, new RegExp(`^This invitation is valid until \\d{1,2} [A-Z][a-z]{2} \\d{4} \\(${days} days? left\\)\\.$`));
     assert.is(await guest.page.locator('#upload-recipients').count(), 0, 'no recipient field');
     await shot(guest.page, 'guest-upload');
     await guest.page.setInputFiles('#pick-files', [file.path]);
@@ -81,6 +112,13 @@ test('a guest invited from the guests page uploads under the guest rules (recipi
     assert.is(t.user_email, 'gus@example.org');
     assert.equal(t.files.map((f: any) => f.size), [file.size]);
     assert.equal(t.recipients.map((r: any) => r.email), ['alice@example.org']);
+
+    // A guest who may send to anyone is told that, and gets the recipient field.
+    const h = (await rest(ferry.url, 'GET', '/guest', 'alice')).json.find((x: any) => x.email === 'hana@example.org');
+    await guest.page.goto(h.upload_url);
+    await guest.page.locator('#upload-recipients').waitFor();
+    assert.is(await guest.page.locator('.files-go-to').innerText(), 'Your files go to the recipients you name below.');
+    assert.is(await guest.page.locator('.invitation-message').count(), 0, 'no empty message box');
   } finally {
     await owner.close();
     await guest.close();

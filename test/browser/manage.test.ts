@@ -2,15 +2,20 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BinaryServer } from '../helpers/binary';
 import { openBrowser, startFerry, shot, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import { sendViaRest as sendViaRestTo } from './fixtures';
 
 // Managing what was sent: my transfers (details, recipients, expiry, files, close), guests, profile, admin.
 
 let ferry: BinaryServer;
 let b: BrowserSession;
+const dialogs: string[] = [];
 test.before(async () => {
   ferry = await startFerry({ ...HEADER_SP_CONFIG, admin: ['root'] });
   b = await openBrowser({ headers: asUserHeaders('alice') });
-  b.page.on('dialog', (d) => void d.accept()); // the confirmations of delete/close
+  b.page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.accept(); // the confirmations of delete, close, extend
+  });
   await b.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ferry.url });
 });
 test.after(async () => {
@@ -18,25 +23,7 @@ test.after(async () => {
   await ferry?.stop();
 });
 
-/** A complete Transfer made through the REST API, as any client would. */
-async function sendViaRest(user: string, subject: string, files: Record<string, string>, recipients: string[]) {
-  const created = await rest(ferry.url, 'POST', '/transfer', user, {
-    from: `${user}@example.org`,
-    recipients,
-    subject,
-    expires: Math.floor(Date.now() / 1000) + 5 * 86400,
-    files: Object.entries(files).map(([name, content]) => ({ name, size: Buffer.byteLength(content) })),
-  });
-  assert.is(created.status, 201, `POST /transfer: ${JSON.stringify(created.json)}`);
-  for (const f of created.json.files) {
-    const body = files[f.name];
-    const res = await fetch(`${ferry.url}/file/${f.id}/chunk/0?key=${f.uid}`, { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body });
-    assert.is(res.status, 200, `chunk of ${f.name}`);
-    assert.is((await rest(ferry.url, 'PUT', `/file/${f.id}?key=${f.uid}`, user, { complete: true })).status, 200);
-  }
-  assert.is((await rest(ferry.url, 'PUT', `/transfer/${created.json.id}`, user, { complete: true })).status, 200);
-  return created.json;
-}
+const sendViaRest = (user: string, subject: string, files: Record<string, string>, recipients: string[]) => sendViaRestTo(ferry.url, user, subject, files, recipients);
 
 test('my transfers: list and details; add, remind and remove a recipient; extend; delete a file; close', async () => {
   const t = await sendViaRest('alice', 'Quarterly report', { 'report.pdf': 'pdf'.repeat(1000), 'annex.csv': 'a,b\n1,2\n' }, ['eve@example.org', 'fred@example.org']);
@@ -61,22 +48,30 @@ test('my transfers: list and details; add, remind and remove a recipient; extend
   await details.locator('.recipient-list li', { hasText: 'fred@example.org' }).locator('button', { hasText: 'Remove' }).click();
   await details.locator('.recipient-list li', { hasText: 'fred@example.org' }).waitFor({ state: 'detached' });
 
+  // Extend expiry: asked first, with the new date and what is left; twice (the default allows two), then no more.
   const before = (await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw;
+  assert.is((await details.locator('.extensions-left').innerText()).trim(), '2 extensions left');
   await details.locator('button', { hasText: 'Extend expiry' }).click();
-  for (let i = 0; i < 50; i++) {
-    if ((await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw > before) break;
-    await page.waitForTimeout(100);
-  }
-  assert.ok((await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json.expires.raw > before, 'expiry extended');
+  await details.locator('.extensions-left', { hasText: '1 extension left' }).waitFor();
+  assert.match(dialogs[dialogs.length - 1], /^Extend the expiry by 7 days, to \d{1,2} [A-Z][a-z]{2} \d{4}\? After this, 1 more extension is possible\.$/);
+  assert.match(await details.locator('.action .ok', { hasText: 'Now available' }).innerText(), /^Now available until \d{1,2} [A-Z][a-z]{2} \d{4}\.$/);
+  await details.locator('button', { hasText: 'Extend expiry' }).click();
+  await details.locator('.extensions-left', { hasText: 'The expiry cannot be extended any more.' }).waitFor();
+  assert.match(dialogs[dialogs.length - 1], /This is the last extension possible\.$/);
+  assert.is(await details.locator('button', { hasText: 'Extend expiry' }).count(), 0);
+  const after = (await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice')).json;
+  assert.is(after.expires.raw, before + 14 * 86400, 'two extensions of 7 days');
+  assert.is(after.expiry_date_extension, 0);
+  await shot(page, 'transfer-details-extended');
 
   await details.locator('.file-list li', { hasText: 'annex.csv' }).locator('button', { hasText: 'Delete' }).click();
   await details.locator('.file-list li', { hasText: 'annex.csv' }).waitFor({ state: 'detached' });
 
   await details.locator('button', { hasText: 'Close transfer' }).click();
   await details.locator('button', { hasText: 'Close transfer' }).waitFor({ state: 'detached' });
-  const after = await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice');
-  assert.equal(after.json.files.map((f: any) => f.name), ['report.pdf']);
-  assert.equal(after.json.recipients.map((r: any) => r.email).sort(), ['eve@example.org', 'gina@example.org']);
+  const closed = await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice');
+  assert.equal(closed.json.files.map((f: any) => f.name), ['report.pdf']);
+  assert.equal(closed.json.recipients.map((r: any) => r.email).sort(), ['eve@example.org', 'gina@example.org']);
 });
 
 test('guests page: remind and delete an invitation', async () => {

@@ -105,7 +105,11 @@ export async function request(base: string, method: string, urlPath: string, ini
   } else if (init.body !== undefined) {
     body = init.body as BodyInit;
   }
-  const res = await fetch(base + urlPath, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+  return readResponse(await fetch(base + urlPath, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) }));
+}
+
+/** A fetch answer as tests read it: status, headers, text, and the JSON when the body is JSON. */
+export async function readResponse(res: Response): Promise<TestResponse> {
   const text = await res.text();
   let json: unknown;
   try {

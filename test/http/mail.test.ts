@@ -11,7 +11,7 @@ function transfer(over: Partial<Transfer> = {}): Transfer {
   return {
     id: 7, userId: 'alice', userEmail: 'alice@example.org', guestId: null, subject: 'Q3 report', message: 'Here you go',
     options: [], status: 'available', lang: null, created: NOW, expires: NOW + 86400 * 10, expiryExtensionsUsed: 0,
-    madeAvailable: NOW, closed: null, closedReason: null, ...over,
+    madeAvailable: NOW, closed: null, closedReason: null, roundtripToken: null, ...over,
   };
 }
 function file(name: string, size: number): FileRecord {

@@ -25,7 +25,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
   const newTransfer = (db: Database, user = 'alice') =>
     db.repos.transfers.create(
-      { userId: user, userEmail: `${user}@x.org`, guestId: null, subject: 'S', message: null, options: ['get_a_link'], lang: null, created: T0, expires: T0 + 86400 },
+      { userId: user, userEmail: `${user}@x.org`, guestId: null, subject: 'S', message: null, options: ['get_a_link'], lang: null, created: T0, expires: T0 + 86400, roundtripToken: 'rt'.padEnd(32, '0') },
       [{ uid: `${user}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32), name: 'f', size: 100, mimeType: null, cid: 'c1' }],
       [{ email: `r@${user}.org`, token: `tok${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32), lang: 'de' }],
     );

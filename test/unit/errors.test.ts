@@ -12,7 +12,7 @@ import { Errors, ServiceError } from '../../src/domain/errors';
 const DESIGN_TABLE: Record<number, string[]> = {
   400: ['rest_missing_parameter', 'rest_bad_parameter', 'rest_sanity_check_failed', 'bad_request_body', 'bad_email', 'bad_expire', 'transfer_no_files', 'transfer_no_recipients', 'transfer_too_many_files', 'transfer_too_many_recipients', 'transfer_maximum_size_exceeded', 'bad_option_name', 'bad_lang_code', 'file_chunk_out_of_bounds'],
   401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid'],
-  403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden'],
+  403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden', 'rest_roundtrip_token_invalid'],
   404: ['transfer_not_found', 'file_not_found', 'recipient_not_found', 'guest_not_found', 'user_not_found', 'rest_endpoint_not_found'],
   405: ['rest_method_not_allowed', 'rest_jsonp_get_only'],
   409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed'],

@@ -23,6 +23,9 @@ const usedStore: UsedSignatures = {
     used.set(sig, expires);
     return true;
   },
+  async release(sig) {
+    used.delete(sig);
+  },
 };
 const admins = new Set(['boss']);
 const directory = { seen: async (id: string) => ({ isAdmin: admins.has(id), emails: [`${id}@example.org`] }) };

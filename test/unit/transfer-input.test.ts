@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isEmail, latestExpiry, parseRecipients, parseTransferInput } from '../../src/domain/transfer-input';
 import { parseOptions, TRANSFER_OPTIONS } from '../../src/domain/options';
+import { isSafeRelativeName } from '../../src/domain/file-names';
 import { ServiceError } from '../../src/domain/errors';
 
 // The pure rules of POST /transfer: field checks, limits, options, addresses, the expiry window.
@@ -64,6 +65,25 @@ test('options: names, the object form that can turn a default off, and refusals 
   assert.throws(() => parseOptions({ get_a_link: 'yes' }, 'options', TRANSFER_OPTIONS, []), (e: ServiceError) => e.message === 'rest_bad_parameter');
   assert.throws(() => parseOptions({ nope: true }, 'options', TRANSFER_OPTIONS, []), (e: ServiceError) => e.message === 'bad_option_name' && e.details?.[0] === 'options.nope');
   assert.throws(() => parseOptions('get_a_link', 'options', TRANSFER_OPTIONS, []), (e: ServiceError) => e.message === 'rest_bad_parameter');
+});
+
+test("options in FileSender's object form: 1 and 0 as true and false; a name set to false, 0 or null is not set, even an unknown one", () => {
+  const on = ['email_upload_complete'];
+  assert.equal(parseOptions({ get_a_link: 0 }, 'options', TRANSFER_OPTIONS, []), []);
+  assert.equal(parseOptions({ get_a_link: 1, email_upload_complete: 0 }, 'options', TRANSFER_OPTIONS, on), ['get_a_link']);
+  assert.equal(parseOptions({ email_upload_complete: null, not_ours: false, other: 0, third: null }, 'options', TRANSFER_OPTIONS, on), []);
+  assert.throws(() => parseOptions({ not_ours: 1 }, 'options', TRANSFER_OPTIONS, []), (e: ServiceError) => e.message === 'bad_option_name' && e.details?.[0] === 'options.not_ours');
+  for (const v of [2, -1, 'true', '1', [], {}]) {
+    assert.throws(() => parseOptions({ get_a_link: v }, 'options', TRANSFER_OPTIONS, []), (e: ServiceError) => e.message === 'rest_bad_parameter', JSON.stringify(v));
+  }
+});
+
+test('folder paths in file names: kept when they stay inside the folder they are unpacked into', () => {
+  for (const ok of ['a.txt', 'photos/2026/a.jpg', 'a b/c d.txt', '...', '.hidden/x', 'a..b/c..', 'x/y:z', 'é/文件.txt', 'a\\b.txt']) {
+    assert.ok(isSafeRelativeName(ok), ok);
+  }
+  const refused = ['..', '.', '../a', 'a/../b', 'a/..', '/a', '/', 'a/', 'a//b', 'a/./b', './a', ' /a', 'a/ /b', 'a/\t/b', 'C:a', 'c:\\x', 'C:/x', '\\\\srv\\share', '..\\a', 'a\\..\\b', 'a\\'];
+  for (const bad of refused) assert.not.ok(isSafeRelativeName(bad), JSON.stringify(bad));
 });
 
 test.run();

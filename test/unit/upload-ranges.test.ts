@@ -83,15 +83,35 @@ test('backoff doubles up to its cap and resets', () => {
   assert.is(b.next(), 1000);
 });
 
-test('speed meter measures over its window', () => {
+test('speed meter: nothing during the warm-up and the first seconds, then the rate over its window', () => {
   let now = 0;
-  const m = new SpeedMeter(() => now, 10_000);
+  const m = new SpeedMeter(() => now, 10_000, 1_000, 2_500);
   m.reset(0);
-  now = 1000;
-  m.add(1_000_000);
-  now = 2000;
-  m.add(1_000_000);
-  assert.is(Math.round(m.rate()), 1_000_000);
+  // A burst while warming up (socket buffers filling) is not measured.
+  now = 200;
+  m.add(5_000_000);
+  assert.is(m.rate(), 0);
+  // Then 1 MB/s, one event every 100 ms.
+  for (let i = 1; i <= 20; i++) {
+    now = 200 + i * 100;
+    m.add(100_000);
+  }
+  assert.is(m.rate(), 0, 'no figure after 2 s of measurement');
+  for (let i = 21; i <= 150; i++) {
+    now = 200 + i * 100;
+    m.add(100_000);
+  }
+  assert.ok(Math.abs(m.rate() - 1_000_000) < 20_000, `1 MB/s, got ${m.rate()}`);
+  assert.ok(m.measuredMs() >= 10_000);
+  // The link halves: within one window the figure follows.
+  for (let i = 1; i <= 100; i++) {
+    now += 100;
+    m.add(50_000);
+  }
+  assert.ok(Math.abs(m.rate() - 500_000) < 20_000, `0.5 MB/s, got ${m.rate()}`);
+  // A stall lowers it even though no bytes arrive to say so.
+  now += 5_000;
+  assert.ok(m.rate() < 400_000, `stalled, got ${m.rate()}`);
 });
 
 test.run();

@@ -9,8 +9,8 @@ interface Props {
   confirm?: string;
   danger?: boolean;
   label?: string;
-  /** Said (role=status) after success. */
-  done?: string;
+  /** Said (role=status) after success; a function gets what run() returned. */
+  done?: string | ((result: unknown) => string);
   onDone?(): void;
 }
 
@@ -24,8 +24,8 @@ export function ActionButton({ run, children, confirm: ask, danger, label, done,
     setBusy(true);
     setNote(null);
     try {
-      await run();
-      if (done) setNote({ ok: true, text: done });
+      const result = await run();
+      if (done) setNote({ ok: true, text: typeof done === 'function' ? done(result) : done });
       onDone?.();
     } catch (e) {
       setNote({ ok: false, text: errorText(t, e) });

@@ -17,7 +17,7 @@ function sameFile(a: PickedFile, b: PickedFile): boolean {
 
 /** Drop zone plus "choose files" and "choose a folder" buttons (keyboard users never need to drag). */
 export function FilePicker({ files, onChange, compact, idPrefix = 'pick' }: Props) {
-  const { t } = useApp();
+  const { t, lang } = useApp();
   const [over, setOver] = useState(false);
   const filesInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
@@ -65,7 +65,8 @@ export function FilePicker({ files, onChange, compact, idPrefix = 'pick' }: Prop
           multiple
           tabIndex={-1}
           aria-label={t('ui_choose_folder')}
-          {...{ webkitdirectory: '' }}
+          // A DOM property, not an attribute, for Preact: '' would set it to false and the picker would take files.
+          {...{ webkitdirectory: true }}
           onChange={(e) => fromInput(e.currentTarget)}
         />
       )}
@@ -75,14 +76,14 @@ export function FilePicker({ files, onChange, compact, idPrefix = 'pick' }: Prop
             {files.map((f, i) => (
               <li key={`${f.name}:${f.size}:${f.lastModified}`}>
                 <span class="name">{f.name}</span>
-                <span class="size">{formatBytes(f.size)}</span>
+                <span class="size">{formatBytes(f.size, lang)}</span>
                 <button type="button" class="icon" aria-label={t('ui_remove_named', { name: f.name })} onClick={() => onChange(files.filter((_, j) => j !== i))}>
                   ×
                 </button>
               </li>
             ))}
           </ul>
-          <p class="total">{t('ui_files_total', { count: files.length, size: formatBytes(total) })}</p>
+          <p class="total">{t('ui_files_total', { count: files.length, size: formatBytes(total, lang) })}</p>
         </>
       )}
     </div>

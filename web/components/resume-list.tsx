@@ -37,7 +37,7 @@ export function ResumeList({ onResume, options }: Props) {
 }
 
 function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRecord; onDiscard(): void } & Props) {
-  const { api, t } = useApp();
+  const { api, t, lang } = useApp();
   const [error, setError] = useState<string | null>(null);
   const sent = record.files.reduce((n, f) => n + (f.complete ? f.size : rangesTotal(f.acked)), 0);
   const total = record.files.reduce((n, f) => n + f.size, 0);
@@ -65,7 +65,7 @@ function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRe
         <strong>{record.subject || t('ui_n_files', { count: record.files.length })}</strong>
         {record.recipients.length > 0 && <> → {record.recipients.join(', ')}</>}
         {' · '}
-        {t('ui_progress_figures', { sent: formatBytes(sent), total: formatBytes(total) })}
+        {t('ui_progress_figures', { sent: formatBytes(sent, lang), total: formatBytes(total, lang) })}
       </p>
       <p class="hint">{t('ui_resume_hint', { names: needed.map((f) => f.name).join(', ') })}</p>
       <div class="row">

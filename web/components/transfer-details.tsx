@@ -1,15 +1,16 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatBytes, formatDate, formatDay } from '../lib/format';
-import { errorText } from '../lib/i18n';
+import { errorText, Translate } from '../lib/i18n';
 import type { ApiAuditEntry, ApiTransfer } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { ActionButton } from './action';
+import { AuditLog, countDownloads } from './audit-log';
 import { isEmail } from '../../src/domain/transfer-input';
 
 /** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
 export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
-  const { api, t, lang } = useApp();
+  const { api, t, lang, info } = useApp();
   const tr = useResource(() => api.get<ApiTransfer>(`/transfer/${id}`));
   const log = useResource(() => api.get<ApiAuditEntry[]>(`/transfer/${id}/auditlog`));
   const [newRecipient, setNewRecipient] = useState('');
@@ -23,7 +24,8 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
   const x = tr.data;
   if (!x) return <p aria-busy="true">{t('ui_loading')}</p>;
   const closed = x.status === 'closed';
-  const downloads = (log.data ?? []).filter((e) => e.author.type === 'Recipient' && /download/.test(e.event));
+  const downloads = countDownloads(log.data);
+  const extensionsLeft = x.expiry_date_extension ?? 0;
 
   const add = async (e: Event) => {
     e.preventDefault();
@@ -41,12 +43,12 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
   return (
     <div class="details">
       {x.message && <p class="message">{x.message}</p>}
-      <h3>{t('files')}</h3>
+      <h2>{t('files')}</h2>
       <ul class="file-list">
         {x.files.map((f) => (
           <li key={f.id}>
             <span class="name">{f.name}</span>
-            <span class="size">{formatBytes(f.size)}</span>
+            <span class="size">{formatBytes(f.size, lang)}</span>
             {!closed && (
               <ActionButton run={() => api.delete(`/file/${f.id}`)} danger confirm={t('ui_delete_file_confirm', { name: f.name })} label={t('ui_delete_named', { name: f.name })} onDone={changed}>
                 {t('ui_delete')}
@@ -55,12 +57,12 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
           </li>
         ))}
       </ul>
-      <h3>{t('recipients')}</h3>
+      <h2>{t('recipients')}</h2>
       <ul class="recipient-list">
         {x.recipients.map((r) => (
           <li key={r.id}>
             <span class="name">{r.email || t('ui_link_anyone')}</span>
-            <a href={r.download_url} class="sub">
+            <a href={r.download_url} class="sub" aria-label={t('ui_download_link_of', { name: r.email || t('ui_link_anyone') })}>
               {t('ui_download_link')}
             </a>
             <span class="sub">{r.last_activity ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) }) : t('ui_no_activity')}</span>
@@ -99,10 +101,20 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
           <ActionButton run={() => api.put(`/transfer/${id}`, { remind: true })} done={t('ui_reminder_sent')}>
             {t('ui_remind_all')}
           </ActionButton>
-          {(x.expiry_date_extension ?? 1) > 0 && (
-            <ActionButton run={() => api.put(`/transfer/${id}`, { extend_expiry_date: true })} onDone={changed}>
-              {t('ui_extend_expiry')}
-            </ActionButton>
+          {extensionsLeft > 0 ? (
+            <>
+              <ActionButton
+                run={() => api.put<ApiTransfer>(`/transfer/${id}`, { extend_expiry_date: true })}
+                confirm={extendQuestion(t, lang, x, info.allow_transfer_expiry_date_extension)}
+                done={(after) => t('ui_expiry_extended', { date: formatDay((after as ApiTransfer).expires.raw, lang) })}
+                onDone={changed}
+              >
+                {t('ui_extend_expiry')}
+              </ActionButton>
+              <span class="sub extensions-left">{t('ui_extensions_left', { count: extensionsLeft })}</span>
+            </>
+          ) : (
+            <span class="sub extensions-left">{t('ui_extensions_none')}</span>
           )}
           <ActionButton run={() => api.put(`/transfer/${id}`, { closed: true })} danger confirm={t('ui_close_confirm')} onDone={changed}>
             {t('ui_close_transfer')}
@@ -110,9 +122,9 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
         </div>
       )}
       <p class="sub">
-        {t('expires')}: {formatDay(x.expires.raw, lang)} · {t('ui_downloads_count', { n: downloads.length })}
+        {t('expires')}: {formatDay(x.expires.raw, lang)} · {t('ui_downloads_count', { count: downloads })}
       </p>
-      <h3>{t('ui_audit_log')}</h3>
+      <h2>{t('ui_audit_log')}</h2>
       <AuditLog entries={log.data} error={log.error} />
       <ActionButton run={() => api.get(`/transfer/${id}/auditlog/mail`)} done={t('ui_auditlog_mailed')}>
         {t('ui_auditlog_mail')}
@@ -121,33 +133,12 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
   );
 }
 
-function AuditLog({ entries, error }: { entries: ApiAuditEntry[] | null; error: unknown }) {
-  const { t, lang } = useApp();
-  if (error) return <p class="error">{errorText(t, error)}</p>;
-  if (!entries) return <p aria-busy="true">{t('ui_loading')}</p>;
-  if (entries.length === 0) return <p>{t('ui_auditlog_empty')}</p>;
-  return (
-    <div class="table-wrap">
-      <table class="list audit">
-        <thead>
-          <tr>
-            <th scope="col">{t('ui_date')}</th>
-            <th scope="col">{t('ui_event')}</th>
-            <th scope="col">{t('ui_author')}</th>
-            <th scope="col">{t('ui_target')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {entries.map((e, i) => (
-            <tr key={i}>
-              <td data-label={t('ui_date')}>{formatDate(e.date.raw, lang)}</td>
-              <td data-label={t('ui_event')}>{t(`event_${e.event}`) === `event_${e.event}` ? e.event : t(`event_${e.event}`)}</td>
-              <td data-label={t('ui_author')}>{e.author.email || e.author.id}</td>
-              <td data-label={t('ui_target')}>{e.target.name ?? e.target.email ?? `${e.target.type} ${e.target.id}`}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+/** "Extend the expiry by 7 days, to 19 Dec 2026? After this, 1 more extension is possible." */
+function extendQuestion(t: Translate, lang: string, x: ApiTransfer, steps: number[] | undefined): string {
+  const left = x.expiry_date_extension ?? 0;
+  const days = steps?.[steps.length - left];
+  if (!days) return t('ui_extend_confirm_unknown');
+  const until = Math.max(x.expires.raw, Math.floor(Date.now() / 1000)) + days * 86400;
+  const after = left - 1 > 0 ? t('ui_extensions_after', { count: left - 1 }) : t('ui_extensions_none_after');
+  return `${t('ui_extend_confirm', { count: days, date: formatDay(until, lang) })} ${after}`;
 }

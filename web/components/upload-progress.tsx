@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
-import { formatBytes, formatDuration } from '../lib/format';
+import { formatBytes, formatEta } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import type { Upload, UploadProgress } from '../upload/uploader';
 
@@ -12,7 +12,7 @@ interface Props {
 
 /** Total and per-file bars with speed and time left, the state in words, and pause/resume/cancel. */
 export function UploadProgressView({ upload, progress: p, onCancel }: Props) {
-  const { t } = useApp();
+  const { t, lang } = useApp();
   const [now, setNow] = useState(Date.now());
   useEffect(() => {
     if (p.phase !== 'waiting') return;
@@ -53,19 +53,25 @@ export function UploadProgressView({ upload, progress: p, onCancel }: Props) {
         <span class="pct">{pct}%</span>
       </div>
       <p class="figures">
-        {t('ui_progress_figures', { sent: formatBytes(p.sent), total: formatBytes(p.total) })}
-        {p.speed > 0 && p.phase === 'uploading' && (
-          <>
-            {' · '}
-            <span class="speed">{formatBytes(p.speed)}/s</span>
-            {p.eta !== null && (
-              <>
-                {' · '}
-                <span class="eta">{t('ui_time_left', { time: formatDuration(p.eta) })}</span>
-              </>
-            )}
-          </>
-        )}
+        {t('ui_progress_figures', { sent: formatBytes(p.sent, lang), total: formatBytes(p.total, lang) })}
+        {p.phase === 'uploading' &&
+          (p.speed > 0 ? (
+            <>
+              {' · '}
+              <span class="speed">{formatBytes(p.speed, lang)}/s</span>
+              {p.eta !== null && (
+                <>
+                  {' · '}
+                  <span class="eta">{t('ui_time_left', { time: formatEta(p.eta) })}</span>
+                </>
+              )}
+            </>
+          ) : (
+            <>
+              {' · '}
+              <span class="speed measuring">{t('ui_speed_measuring')}</span>
+            </>
+          ))}
       </p>
       <p class={`status phase-${p.phase}`} role="status" aria-live="polite">
         {status}
@@ -82,7 +88,7 @@ export function UploadProgressView({ upload, progress: p, onCancel }: Props) {
                 {fp}%
               </progress>
               <span class="size">
-                {formatBytes(f.sent)} / {formatBytes(f.size)}
+                {formatBytes(f.sent, lang)} / {formatBytes(f.size, lang)}
               </span>
             </li>
           );

@@ -17,13 +17,13 @@ export function UploadSummary({ record, transfer, onAgain }: { record: ResumeRec
       <h1 id="summary-title" tabIndex={-1} ref={heading}>
         {t('ui_upload_done')}
       </h1>
-      <p>{t('ui_summary_files', { count: record.files.length, size: formatBytes(total) })}</p>
+      <p>{t('ui_summary_files', { count: record.files.length, size: formatBytes(total, lang) })}</p>
       {transfer?.expires?.raw ? <p>{t('ui_summary_expires', { date: formatDay(transfer.expires.raw, lang) })}</p> : null}
       <ul class="file-list">
         {record.files.map((f) => (
           <li key={f.fileId}>
             <span class="name">{f.name}</span>
-            <span class="size">{formatBytes(f.size)}</span>
+            <span class="size">{formatBytes(f.size, lang)}</span>
           </li>
         ))}
       </ul>

@@ -37,6 +37,11 @@ export interface RequestInitEx {
   headers?: Record<string, string>;
   query?: Record<string, string>;
   signal?: AbortSignal;
+  /**
+   * Bytes of the body sent so far, as they leave. In the browser this comes from XMLHttpRequest's upload
+   * progress (fetch has none); elsewhere (Node, or a fetch given in the options) once, when the answer came.
+   */
+  onProgress?: (loaded: number) => void;
 }
 
 export class Api {
@@ -64,10 +69,15 @@ export class Api {
     } else if (init.body !== undefined) {
       body = init.body as BodyInit;
     }
+    const url = this.url(path, init.query);
+    if (init.onProgress && !this.opts.fetch && typeof XMLHttpRequest !== 'undefined') {
+      const { status, text } = await sendWithProgress(method, url, headers, body, init.signal, init.onProgress);
+      return answer<T>(status, text);
+    }
     const doFetch = this.opts.fetch ?? ((input: string, i?: RequestInit) => fetch(input, i));
     let res: Response;
     try {
-      res = await doFetch(this.url(path, init.query), { method, headers, body, signal: init.signal, credentials: 'same-origin' });
+      res = await doFetch(url, { method, headers, body, signal: init.signal, credentials: 'same-origin' });
     } catch (e) {
       if (isAbort(e)) throw e;
       throw new NetworkError(e instanceof Error ? e.message : String(e));
@@ -79,20 +89,9 @@ export class Api {
       if (isAbort(e)) throw e;
       throw new NetworkError('connection lost while reading the answer');
     }
-    let data: unknown = undefined;
-    if (text) {
-      try {
-        data = JSON.parse(text);
-      } catch {
-        data = undefined;
-      }
-    }
-    if (!res.ok) {
-      const err = data as { message?: unknown; details?: unknown } | undefined;
-      const id = typeof err?.message === 'string' ? err.message : `http_${res.status}`;
-      throw new ApiError(id, res.status, Array.isArray(err?.details) ? err.details : null);
-    }
-    return data as T;
+    const out = answer<T>(res.status, text);
+    init.onProgress?.(bodySize(body));
+    return out;
   }
 
   get<T = unknown>(path: string, init?: RequestInitEx) {
@@ -107,6 +106,66 @@ export class Api {
   delete<T = unknown>(path: string) {
     return this.request<T>('DELETE', path);
   }
+}
+
+/** The answer's JSON, or the ApiError its status and `message` say. */
+function answer<T>(status: number, text: string): T {
+  let data: unknown = undefined;
+  if (text) {
+    try {
+      data = JSON.parse(text);
+    } catch {
+      data = undefined;
+    }
+  }
+  if (status < 200 || status > 299) {
+    const err = data as { message?: unknown; details?: unknown } | undefined;
+    const id = typeof err?.message === 'string' ? err.message : `http_${status}`;
+    throw new ApiError(id, status, Array.isArray(err?.details) ? err.details : null);
+  }
+  return data as T;
+}
+
+function bodySize(body: BodyInit | undefined): number {
+  if (body instanceof Blob) return body.size;
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body)) return body.byteLength;
+  return typeof body === 'string' ? body.length : 0;
+}
+
+/** One request through XMLHttpRequest, whose upload events report the body's bytes as they are sent. */
+function sendWithProgress(
+  method: string,
+  url: string,
+  headers: Record<string, string>,
+  body: BodyInit | undefined,
+  signal: AbortSignal | undefined,
+  onProgress: (loaded: number) => void,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const x = new XMLHttpRequest();
+    const aborted = () => reject(new DOMException('The request was aborted', 'AbortError'));
+    if (signal?.aborted) return aborted();
+    const abort = () => x.abort();
+    signal?.addEventListener('abort', abort, { once: true });
+    const done = () => signal?.removeEventListener('abort', abort);
+    x.open(method, url);
+    for (const [k, v] of Object.entries(headers)) x.setRequestHeader(k, v);
+    x.upload.onprogress = (e) => onProgress(e.loaded);
+    x.onload = () => {
+      done();
+      onProgress(bodySize(body));
+      resolve({ status: x.status, text: x.responseText });
+    };
+    x.onerror = () => {
+      done();
+      reject(new NetworkError('no answer'));
+    };
+    x.onabort = () => {
+      done();
+      aborted();
+    };
+    x.send((body ?? null) as XMLHttpRequestBodyInit | null);
+  });
 }
 
 export function isAbort(e: unknown): boolean {

@@ -25,6 +25,13 @@ export interface GuestContext {
   options: string[];
   /** The inviter's address when the guest can only send to them. */
   to: string | null;
+  /** The inviter's address; null when unknown. */
+  from: string | null;
+  /** The invitation's subject and message. */
+  subject: string | null;
+  message: string | null;
+  /** When the invitation ends (UNIX time); null when it does not expire. */
+  expires: number | null;
 }
 
 export const Ctx = createContext<AppContext>(null as unknown as AppContext);

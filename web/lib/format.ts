@@ -1,16 +1,11 @@
-/** Sizes, durations and dates as people read them. */
-const UNITS = ['B', 'KB', 'MB', 'GB', 'TB'];
+/** Sizes, durations and dates as people read them; dates and sizes in the one format of each language. */
+import { formatBytes, formatDateTime, formatDay } from '../../src/http/web/format';
 
-export function formatBytes(n: number): string {
-  let v = n;
-  let i = 0;
-  while (v >= 1000 && i < UNITS.length - 1) {
-    v /= 1000;
-    i += 1;
-  }
-  return `${i === 0 ? v : v.toFixed(v < 10 ? 1 : 0)} ${UNITS[i]}`;
-}
+export { formatBytes, formatDay };
+/** A moment (audit log, last activity): the day as formatDay, then the time. */
+export const formatDate = formatDateTime;
 
+/** "45 s", "3 min 05 s", "1 h 05 min": the same abbreviations read in every language of the pages. */
 export function formatDuration(seconds: number): string {
   const s = Math.max(0, Math.round(seconds));
   const h = Math.floor(s / 3600);
@@ -19,6 +14,16 @@ export function formatDuration(seconds: number): string {
   if (h > 0) return `${h} h ${String(m).padStart(2, '0')} min`;
   if (m > 0) return `${m} min ${String(r).padStart(2, '0')} s`;
   return `${r} s`;
+}
+
+/**
+ * A time left, no more precise than it can be: seconds under a minute (in steps of 5), then whole minutes
+ * (rounded up), then hours and minutes.
+ */
+export function formatEta(seconds: number): string {
+  if (seconds <= 55) return formatDuration(Math.max(5, Math.ceil(seconds / 5) * 5));
+  if (seconds < 3600) return `${Math.ceil(seconds / 60)} min`;
+  return formatDuration(Math.ceil(seconds / 60) * 60);
 }
 
 /** yyyy-mm-dd in local time, the value of an <input type="date">. */
@@ -35,12 +40,7 @@ export function endOfDay(iso: string): number | null {
   return Number.isNaN(d.getTime()) ? null : Math.floor(d.getTime() / 1000);
 }
 
-export function formatDate(unixSeconds: number | null | undefined, lang: string): string {
-  if (!unixSeconds) return '—';
-  return new Date(unixSeconds * 1000).toLocaleString(lang, { dateStyle: 'medium', timeStyle: 'short' });
-}
-
-export function formatDay(unixSeconds: number | null | undefined, lang: string): string {
-  if (!unixSeconds) return '—';
-  return new Date(unixSeconds * 1000).toLocaleDateString(lang, { dateStyle: 'medium' });
+/** Whole days from now until a moment (at least 0), for "12 days left". */
+export function daysLeft(unixSeconds: number, now = Date.now() / 1000): number {
+  return Math.max(0, Math.ceil((unixSeconds - now) / 86400));
 }

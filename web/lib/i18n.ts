@@ -1,8 +1,17 @@
-/** Translations from GET /lang, looked up with {name} placeholders; a missing key shows as itself. */
+import { pluralKey } from '../../src/http/web/format';
+
+/**
+ * Translations from GET /lang, looked up with {name} placeholders; a missing key shows as itself. A text given
+ * a numeric `count` takes the language's plural form (`key_one`, `key_other`, … from Intl.PluralRules).
+ */
 export type Translate = (key: string, vars?: Record<string, string | number>) => string;
 
-export function translator(table: Record<string, string>): Translate {
-  return (key, vars = {}) => (table[key] ?? key).replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+export function translator(table: Record<string, string>, lang = 'en'): Translate {
+  const has = (k: string) => k in table;
+  return (key, vars = {}) => {
+    const k = typeof vars.count === 'number' ? pluralKey(has, lang, key, vars.count) : key;
+    return (table[k] ?? key).replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
+  };
 }
 
 /** An error (REST id or network) as a sentence for the user; unknown ids fall back to a generic text. */
@@ -12,6 +21,5 @@ export function errorText(t: Translate, e: unknown): string {
     const text = t(id);
     return text === id ? t('ui_error_with_id', { id }) : text;
   }
-  if (e instanceof Error && e.name === 'NetworkError') return t('ui_network_error');
   return t('ui_network_error');
 }

@@ -9,7 +9,10 @@ export function enhanceLangSwitch(api: Api, signedIn: boolean): void {
   const form = document.querySelector<HTMLFormElement>('form.lang');
   const select = form?.querySelector<HTMLSelectElement>('select[name="lang"]');
   if (!form || !select) return;
-  form.querySelector('button')?.classList.add('visually-hidden-js');
+  // Choosing applies at once, so the button is not needed: hidden, not merely made tiny, so that it takes no
+  // keyboard focus.
+  const button = form.querySelector('button');
+  if (button) button.hidden = true;
   select.addEventListener('change', async () => {
     if (signedIn) await api.put('/user', { lang: select.value }).catch(() => undefined);
     form.submit();

@@ -64,6 +64,10 @@ export interface ApiGuest {
   created: ApiDate;
   expires: ApiDate | null;
   errors: ApiTrackingError[];
+  /** Extension: the guest's upload page. */
+  upload_url: string;
+  /** Extension: 'available' or 'closed'. */
+  status?: string;
 }
 
 export interface ApiAuditEntry {

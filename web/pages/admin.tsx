@@ -42,7 +42,7 @@ export function AdminPage() {
 }
 
 function Overview({ transfers, guests, error }: { transfers: ApiTransfer[] | null; guests: ApiGuest[] | null; error: unknown }) {
-  const { t } = useApp();
+  const { t, lang } = useApp();
   if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
   if (!transfers || !guests) return <p aria-busy="true">{t('ui_loading')}</p>;
   const live = transfers.filter((tr) => !['closed', 'expired'].includes(transferStatus(tr)));
@@ -51,7 +51,7 @@ function Overview({ transfers, guests, error }: { transfers: ApiTransfer[] | nul
   return (
     <dl class="facts overview">
       <dt>{t('ui_storage_used')}</dt>
-      <dd class="storage-used">{formatBytes(stored)}</dd>
+      <dd class="storage-used">{formatBytes(stored, lang)}</dd>
       <dt>{t('ui_live_transfers')}</dt>
       <dd>{live.length}</dd>
       <dt>{t('ui_all_transfers')}</dt>
@@ -102,7 +102,7 @@ function Users({ transfers, guests }: { transfers: ApiTransfer[]; guests: ApiGue
                 </td>
                 <td data-label={t('ui_transfer_count')}>{mine.length}</td>
                 <td data-label={t('guests')}>{guests.filter((g) => g.user_id === id).length}</td>
-                <td data-label={t('size')}>{formatBytes(mine.reduce((n, tr) => n + tr.files.reduce((m, f) => m + f.size, 0), 0))}</td>
+                <td data-label={t('size')}>{formatBytes(mine.reduce((n, tr) => n + tr.files.reduce((m, f) => m + f.size, 0), 0), lang)}</td>
               </tr>
             );
           })}

@@ -7,6 +7,9 @@ import type { ApiGuest } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { ActionButton } from '../components/action';
 import { GUEST_OPTIONS, OptionBoxes, TRANSFER_OPTIONS } from '../components/options';
+import { ExpiryHint } from '../components/expiry-hint';
+import { CopyButton } from '../components/copy-button';
+import { GUEST_OPTIONS_ON_BY_DEFAULT } from '../../src/domain/guest-input';
 
 const DAY = 86400;
 
@@ -36,7 +39,9 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
   const [subject, setSubject] = useState('');
   const [message, setMessage] = useState('');
   const [expiry, setExpiry] = useState(isoDay(today + (info.default_guest_days_valid ?? 20) * DAY));
-  const [options, setOptions] = useState<string[]>(user?.guest_preferences ?? ['email_guest_created', 'email_upload_started']);
+  // The invitation mail is on unless unticked, as the server has it; the user's saved preferences add to it.
+  const [options, setOptions] = useState<string[]>([...new Set([...GUEST_OPTIONS_ON_BY_DEFAULT, ...(user?.guest_preferences ?? ['email_upload_started'])])]);
+  const [invited, setInvited] = useState<{ email: string; url: string; mailed: boolean } | null>(null);
   const [transferOptions, setTransferOptions] = useState<string[]>(['email_download_complete']);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
@@ -48,17 +53,22 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
     if (!options.includes('does_not_expire') && (expires === null || expires > today + (maxDays + 1) * DAY || expires < today))
       return setNote({ ok: false, text: t('ui_bad_expiry', { max: maxDays }) });
     setBusy(true);
+    setInvited(null);
     try {
-      await api.post('/guest', {
+      const g = await api.post<ApiGuest>('/guest', {
         recipient: email.trim(),
         from: emails[0] ?? '',
         subject,
         message,
-        options,
+        // Every option named, on or off: a list would only add to the server's defaults, so an unticked
+        // "send the invitation e-mail" would still send it.
+        options: Object.fromEntries(GUEST_OPTIONS.map((o) => [o, options.includes(o)])),
         transfer_options: transferOptions,
         expires: Math.min(expires ?? Infinity, latestExpiry(today, maxDays)),
       });
-      setNote({ ok: true, text: t('ui_guest_invited', { email: email.trim() }) });
+      const mailed = g.options.includes('email_guest_created');
+      setInvited({ email: g.email, url: g.upload_url, mailed });
+      setNote({ ok: true, text: mailed ? t('ui_guest_invited', { email: g.email }) : t('ui_guest_invited_no_mail', { email: g.email }) });
       setEmail('');
       setSubject('');
       setMessage('');
@@ -87,7 +97,23 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       </div>
       <div class="field">
         <label for="guest-expires">{t('expires')}</label>
-        <input id="guest-expires" type="date" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} disabled={options.includes('does_not_expire')} onInput={(e) => setExpiry(e.currentTarget.value)} />
+        <input
+          id="guest-expires"
+          type="date"
+          aria-describedby="guest-expires-hint"
+          value={expiry}
+          min={isoDay(today + DAY)}
+          max={isoDay(today + maxDays * DAY)}
+          disabled={options.includes('does_not_expire')}
+          onInput={(e) => setExpiry(e.currentTarget.value)}
+        />
+        {options.includes('does_not_expire') ? (
+          <p class="hint" id="guest-expires-hint">
+            {t('option_does_not_expire')}
+          </p>
+        ) : (
+          <ExpiryHint id="guest-expires-hint" iso={expiry} max={maxDays} />
+        )}
       </div>
       <details class="options">
         <summary>{t('ui_more_options')}</summary>
@@ -98,6 +124,13 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
         <p class={note.ok ? 'ok' : 'error'} role={note.ok ? 'status' : 'alert'}>
           {note.text}
         </p>
+      )}
+      {invited && (
+        <div class="row upload-link">
+          <label for="guest-upload-link">{t('ui_guest_upload_link')}</label>
+          <input id="guest-upload-link" class="mono" readOnly value={invited.url} onFocus={(e) => e.currentTarget.select()} />
+          <CopyButton text={invited.url} label={t('ui_copy_upload_link')} />
+        </div>
       )}
       <div class="actions">
         <button type="submit" class="primary" disabled={busy}>
@@ -137,10 +170,10 @@ export function GuestTable({ guests, error, reload, showOwner }: { guests: ApiGu
                 {g.subject && <span class="sub">{g.subject}</span>}
               </td>
               {showOwner && <td data-label={t('from')}>{g.user_email}</td>}
-              <td data-label={t('created')}>{formatDay(g.created.raw, lang)}</td>
-              <td data-label={t('expires')}>{g.expires ? formatDay(g.expires.raw, lang) : t('ui_never')}</td>
-              <td data-label={t('ui_transfer_count')}>{g.transfer_count}</td>
-              <td class="actions">
+              <td class="nowrap" data-label={t('created')}>{formatDay(g.created.raw, lang)}</td>
+              <td class="nowrap" data-label={t('expires')}>{g.expires ? formatDay(g.expires.raw, lang) : t('ui_never')}</td>
+              <td class="nowrap" data-label={t('ui_transfer_count')}>{g.transfer_count}</td>
+              <td class="row-actions">
                 <ActionButton run={() => api.put(`/guest/${g.id}`, { remind: true })} label={t('ui_remind_named', { name: g.email })} done={t('ui_reminder_sent')}>
                   {t('ui_remind')}
                 </ActionButton>

@@ -14,9 +14,12 @@ const LANGS: [string, string][] = [
   ['nl', 'Nederlands'],
 ];
 
-/** Profile: language, API access (remote_config, secret rotation) and this browser's upload setting. */
+/**
+ * Profile: language, API access (remote_config, FileSender's filesender.py.ini, secret rotation) and this
+ * browser's upload setting.
+ */
 export function ProfilePage() {
-  const { api, t, user, lang } = useApp();
+  const { api, t, user, lang, base } = useApp();
   const [me, setMe] = useState<ApiUser | null>(user);
   const [chosenLang, setChosenLang] = useState(me?.lang ?? lang);
   const [parallel, setParallel] = useState(String(concurrency()));
@@ -82,6 +85,12 @@ export function ProfilePage() {
               <input id="remote-config" class="mono" readOnly value={me.remote_config} onFocus={(e) => e.currentTarget.select()} />
               <CopyButton text={me.remote_config} label={t('ui_copy_remote_config')} />
             </div>
+            <p class="hint">{t('ui_filesender_ini_hint')}</p>
+            <p>
+              <a class="button" href={`${base}/user/@me/filesender-python-client-configuration-file`} download="filesender.py.ini">
+                {t('ui_filesender_ini')}
+              </a>
+            </p>
             <ActionButton
               run={async () => {
                 await api.put('/user', { secret_rotate: true });

@@ -56,20 +56,20 @@ export function TransferTable({ transfers, error, reload, showOwner }: { transfe
           return (
             <tbody key={tr.id}>
               <tr class={`status-${status}`}>
-                <td data-label={t('created')}>{formatDay(tr.created.raw, lang)}</td>
+                <td class="nowrap" data-label={t('created')}>{formatDay(tr.created.raw, lang)}</td>
                 {showOwner && <td data-label={t('from')}>{tr.user_email}</td>}
                 <td data-label={t('subject')}>
                   {tr.subject || t('ui_n_files', { count: tr.files.length })}
                   <span class="sub">{tr.files.map((f) => f.name).join(', ')}</span>
                 </td>
-                <td data-label={t('size')}>{formatBytes(size)}</td>
+                <td class="nowrap" data-label={t('size')}>{formatBytes(size, lang)}</td>
                 <td data-label={t('recipients')}>
                   {tr.recipients.map((r) => r.email || t('ui_link_anyone')).join(', ')}
                   <span class="sub">{t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}</span>
                 </td>
-                <td data-label={t('expires')}>{formatDay(tr.expires.raw, lang)}</td>
-                <td data-label={t('status')}>{t(`status_${status}`)}</td>
-                <td>
+                <td class="nowrap" data-label={t('expires')}>{formatDay(tr.expires.raw, lang)}</td>
+                <td class="nowrap" data-label={t('status')}>{t(`status_${status}`)}</td>
+                <td class="row-actions">
                   <button type="button" aria-expanded={open === tr.id} aria-controls={`details-${tr.id}`} onClick={() => setOpen(open === tr.id ? null : tr.id)}>
                     {t('ui_details')}
                   </button>

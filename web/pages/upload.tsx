@@ -2,11 +2,13 @@ import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
+import { ExpiryHint } from '../components/expiry-hint';
 import { errorText } from '../lib/i18n';
 import { FilePicker } from '../components/file-picker';
 import { RecipientsInput } from '../components/recipients';
 import { UploadProgressView } from '../components/upload-progress';
 import { ResumeList } from '../components/resume-list';
+import { GuestInvitation } from '../components/guest-invitation';
 import { UploadSummary } from '../components/upload-summary';
 import { TRANSFER_OPTIONS, OptionBoxes } from '../components/options';
 import type { PickedFile } from '../upload/picked';
@@ -18,7 +20,7 @@ const DAY = 86400;
 /** The upload page ({base_url}/), for users and (with ?vid=) for guests under their rules. */
 export function UploadPage() {
   const app = useApp();
-  const { t, info, user, guest, emails } = app;
+  const { t, lang, info, user, guest, emails } = app;
   const runner = useUploadRunner(app);
   const today = Math.floor(Date.now() / 1000);
   const maxDays = info.max_transfer_days_valid ?? 20;
@@ -90,7 +92,7 @@ export function UploadPage() {
     if (files.length === 0) return t('ui_need_files');
     if (!link && !fixedTo && recipients.length === 0) return t('ui_need_recipients');
     const total = files.reduce((n, f) => n + f.size, 0);
-    if (info.max_transfer_size && total > info.max_transfer_size) return t('ui_too_big', { max: formatBytes(info.max_transfer_size) });
+    if (info.max_transfer_size && total > info.max_transfer_size) return t('ui_too_big', { max: formatBytes(info.max_transfer_size, lang) });
     if (info.max_transfer_files && files.length > info.max_transfer_files) return t('ui_too_many_files', { max: info.max_transfer_files });
     const expires = endOfDay(expiry);
     if (expires === null || expires < today || expires > today + (maxDays + 1) * DAY) return t('ui_bad_expiry', { max: maxDays });
@@ -100,9 +102,9 @@ export function UploadPage() {
   return (
     <>
       <ResumeList onResume={(u) => runner.start(u)} options={runner.options} />
-      <form class="card upload-form" onSubmit={submit} aria-labelledby="upload-title" noValidate>
-        <h1 id="upload-title">{guest ? t('ui_guest_upload_title') : t('upload_page')}</h1>
-        {guest && <p class="hint">{t('ui_guest_upload_intro', { email: guest.email })}</p>}
+      {guest && <GuestInvitation />}
+      <form class="card upload-form" onSubmit={submit} aria-label={guest ? t('ui_guest_upload_title') : undefined} aria-labelledby={guest ? undefined : 'upload-title'} noValidate>
+        {!guest && <h1 id="upload-title">{t('upload_page')}</h1>}
         <FilePicker files={files} onChange={setFiles} />
         {!guest && (
           <fieldset class="mode">
@@ -127,13 +129,8 @@ export function UploadPage() {
             </select>
           </div>
         )}
-        {fixedTo ? (
-          <p class="field fixed-recipient">
-            {t('recipients')}: <strong>{fixedTo}</strong>
-          </p>
-        ) : (
-          !link && <RecipientsInput id="upload-recipients" label={t('recipients')} value={recipients} onChange={setRecipients} max={info.max_transfer_recipients} />
-        )}
+        {/* A guest who can only send to the inviter was told so above: no recipient field. */}
+        {!fixedTo && !link && <RecipientsInput id="upload-recipients" label={t('recipients')} value={recipients} onChange={setRecipients} max={info.max_transfer_recipients} />}
         <div class="field">
           <label for="upload-subject">{t('subject')}</label>
           <input id="upload-subject" value={subject} maxLength={250} onInput={(e) => setSubject(e.currentTarget.value)} />
@@ -144,8 +141,8 @@ export function UploadPage() {
         </div>
         <div class="field">
           <label for="upload-expires">{t('expires')}</label>
-          <input id="upload-expires" type="date" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
-          <p class="hint">{t('ui_expiry_hint', { max: maxDays })}</p>
+          <input id="upload-expires" type="date" aria-describedby="upload-expires-hint" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
+          <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
         {!guest && (
           <details class="options">
@@ -167,3 +164,4 @@ export function UploadPage() {
     </>
   );
 }
+

@@ -26,9 +26,12 @@ export interface UploadOptions {
   backoff?: Backoff;
   /** Consecutive server errors (5xx) tolerated before the upload is reported failed. Network errors never count. */
   maxServerErrors?: number;
-  /** A chunk PUT with no answer after this long is abandoned and retried. */
+  /** A chunk PUT with neither progress nor an answer for this long is abandoned and retried. */
   chunkTimeoutMs?: number;
 }
+
+/** Measuring time (ms) before a time left is given. */
+const ETA_AFTER_MS = 6_000;
 
 export type Phase = 'uploading' | 'paused' | 'waiting' | 'finishing' | 'done' | 'failed';
 
@@ -45,9 +48,9 @@ export interface UploadProgress {
   transferId: number;
   total: number;
   sent: number;
-  /** Bytes per second over the last seconds; 0 when unknown. */
+  /** Bytes per second over the last seconds, counted as they leave; 0 while still measuring. */
   speed: number;
-  /** Seconds left at the current speed; null when unknown. */
+  /** Seconds left at the current speed; null until the speed has been measured long enough to mean it. */
   eta: number | null;
   files: FileProgress[];
   /** When waiting: the time (ms, same clock as `now`) of the next attempt. */
@@ -82,6 +85,8 @@ export class Upload {
   private error: Error | null = null;
   private serverErrors = 0;
   private bytesSent = 0;
+  /** Bytes of chunks in flight that have left already, per file (not yet acknowledged). */
+  private readonly leaving = new Map<number, number>();
   private running: Promise<ApiTransfer | null> | null = null;
   private readonly sleepers = new Set<() => void>();
   private retryAt: number | null = null;
@@ -158,19 +163,22 @@ export class Upload {
       fileId: f.fileId,
       name: f.name,
       size: f.size,
-      sent: f.complete ? f.size : rangesTotal(f.acked),
+      sent: f.complete ? f.size : Math.min(f.size, rangesTotal(f.acked) + (this.leaving.get(f.fileId) ?? 0)),
       complete: f.complete,
     }));
     const total = files.reduce((n, f) => n + f.size, 0);
     const sent = files.reduce((n, f) => n + f.sent, 0);
     const speed = this.speed.rate();
+    // The time left only once the rate has been measured for a while: a guess from the first seconds is wrong by
+    // minutes on a slow link.
+    const steady = speed > 0 && this.speed.measuredMs() >= ETA_AFTER_MS;
     return {
       phase: this.phase,
       transferId: this.transferId,
       total,
       sent,
       speed,
-      eta: speed > 0 ? Math.ceil((total - sent) / speed) : null,
+      eta: steady ? Math.ceil((total - sent) / speed) : null,
       files,
       retryAt: this.retryAt,
       error: this.error,
@@ -195,6 +203,7 @@ export class Upload {
   }
 
   private async loop(): Promise<ApiTransfer | null> {
+    this.leaving.clear();
     this.speed.reset(this.progress().sent);
     this.emit();
     const workers = Math.max(1, this.opts.concurrency ?? 4);
@@ -238,9 +247,7 @@ export class Upload {
         this.queue.unshift(chunk);
         continue;
       }
-      chunk.file.acked = addRange(chunk.file.acked, chunk.offset, chunk.offset + chunk.length);
       this.opts.store?.save(this.record);
-      this.speed.add(chunk.length);
       this.emit();
       if (rangesTotal(chunk.file.acked) >= chunk.file.size) await this.completeFile(chunk.file);
     }
@@ -253,10 +260,29 @@ export class Upload {
     const ctl = new AbortController();
     this.inflight.add(ctl);
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      ctl.abort();
-    }, this.opts.chunkTimeoutMs ?? 180_000);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    // A chunk that makes no progress for this long is abandoned and sent again; one that is still moving is not,
+    // however slow the link.
+    const arm = () => {
+      clearTimeout(timer);
+      timer = setTimeout(() => {
+        timedOut = true;
+        ctl.abort();
+      }, this.opts.chunkTimeoutMs ?? 180_000);
+    };
+    arm();
+    // Bytes of this chunk that have left: they count towards the speed at once, and towards the bar until the
+    // chunk is acknowledged (then its range does) or fails (then they are sent again).
+    let left = 0;
+    const leave = (loaded: number) => {
+      const more = Math.min(length, loaded) - left;
+      if (more <= 0) return;
+      left += more;
+      arm();
+      this.leaving.set(file.fileId, (this.leaving.get(file.fileId) ?? 0) + more);
+      this.speed.add(more);
+      this.emit();
+    };
     try {
       this.bytesSent += length;
       await this.api.request('PUT', `/file/${file.fileId}/chunk/${offset}`, {
@@ -269,7 +295,11 @@ export class Upload {
         },
         query: this.keyQuery(file),
         signal: ctl.signal,
+        onProgress: leave,
       });
+      leave(length);
+      // Acknowledged: the range now counts instead of the bytes in flight (in the same turn, so the bar never dips).
+      file.acked = addRange(file.acked, offset, offset + length);
       this.succeeded();
       return true;
     } catch (e) {
@@ -277,6 +307,7 @@ export class Upload {
       this.failed(timedOut ? new NetworkError('no answer to a chunk') : e);
       return false;
     } finally {
+      this.leaving.set(file.fileId, Math.max(0, (this.leaving.get(file.fileId) ?? 0) - left));
       clearTimeout(timer);
       this.inflight.delete(ctl);
     }

@@ -18,9 +18,14 @@ export function resumeOwner(app: AppContext): string {
 
 export const resumeStore = () => new StorageResumeStore(localStorage);
 
+/** Phases in which leaving the page stops bytes on their way. */
+const ACTIVE = new Set(['uploading', 'waiting', 'finishing']);
+
 /**
  * Runs one Upload for a view: progress as state (at most once per animation frame), the screen wake lock
- * while it runs, and the browser's `online` event ending a backoff wait at once.
+ * while it runs, the browser's `online` event ending a backoff wait at once, and the browser's own "leave
+ * this page?" question while bytes are on their way (the upload can be resumed, but only by choosing the
+ * files again).
  */
 export function useUploadRunner(app: AppContext) {
   const [upload, setUpload] = useState<Upload | null>(null);
@@ -53,6 +58,17 @@ export function useUploadRunner(app: AppContext) {
     void upload.run().catch(() => undefined); // failures show through progress (phase "failed")
     return () => window.removeEventListener('online', online);
   }, [upload]);
+
+  const active = progress !== null && ACTIVE.has(progress.phase);
+  useEffect(() => {
+    if (!active) return;
+    const ask = (e: BeforeUnloadEvent) => {
+      e.preventDefault();
+      e.returnValue = ''; // older browsers need it set to show the question
+    };
+    window.addEventListener('beforeunload', ask);
+    return () => window.removeEventListener('beforeunload', ask);
+  }, [active]);
 
   return {
     upload,

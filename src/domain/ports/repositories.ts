@@ -6,7 +6,7 @@ import type { AuditEntry, FileRecord, Guest, Recipient, TrackingError, Transfer,
  * from a unit of work (./unit-of-work.ts) runs inside its transaction; the root set outside any.
  */
 
-export type NewTransfer = Pick<Transfer, 'userId' | 'userEmail' | 'guestId' | 'subject' | 'message' | 'options' | 'lang' | 'created' | 'expires'>;
+export type NewTransfer = Pick<Transfer, 'userId' | 'userEmail' | 'guestId' | 'subject' | 'message' | 'options' | 'lang' | 'created' | 'expires' | 'roundtripToken'>;
 export type NewFile = Pick<FileRecord, 'uid' | 'name' | 'size' | 'mimeType' | 'cid'>;
 export interface NewRecipient {
   email: string;
@@ -168,6 +168,8 @@ export interface RemoteAppRepository {
 export interface SignatureRepository {
   /** Remembers a signature until `expires`; false when it is already remembered and unexpired (a replay). */
   use(signature: string, expires: number, now: number): Promise<boolean>;
+  /** Forgets a signature (its request was refused, so it changed nothing and may be sent again). */
+  release(signature: string): Promise<void>;
   count(): Promise<number>;
 }
 

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import { AuthRequest, resolvePrincipal } from '../../auth/principal';
 import { isForeignOrigin } from '../../auth/origin';
 import { Errors } from '../../domain/errors';
+import { toServiceError } from './errors';
 import type { FerryContext, FerryState } from '../state';
 
 const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
@@ -29,9 +30,20 @@ export function authenticate(): Middleware<FerryState> {
         throw Errors.restSecurityTokenDidNotMatch();
       }
     }
-    await next();
+    const release = principal.type === 'user' || principal.type === 'application' ? principal.releaseSignature : undefined;
+    if (!release) return next();
+    // A signed change that is refused did not happen: its signature is given back (see checkReplay).
+    try {
+      await next();
+    } catch (e) {
+      if (isRefusal(toServiceError(e).status)) await release().catch(() => {}); // the refusal stands either way
+      throw e;
+    }
+    if (isRefusal(ctx.status)) await release();
   };
 }
+
+const isRefusal = (status: number) => status >= 400 && status < 500;
 
 /** Constant-time comparison of the security token (hashing first makes the lengths equal). */
 export function securityTokenMatches(given: string, expected: string): boolean {

@@ -24,12 +24,14 @@ export function errorMiddleware(log: Logger): Middleware<FerryState> {
 /** Writes the spec's error body for err and logs it with the same uid. */
 export function renderError(ctx: Context, err: unknown, log: Logger): void {
   const e = toServiceError(err);
-  const uid = errorUid();
+  // The request's id, so the uid a user reports finds both this line and the request's own.
+  const uid = (ctx.state as Partial<FerryState>).requestId ?? errorUid();
+  const fields = { id: uid, method: ctx.method, path: ctx.path, status: e.status, error: e.id };
   if (e.status >= 500) {
     const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
-    log.error(`error uid=${uid} ${ctx.method} ${ctx.path} ${e.id}: ${detail}`);
+    log.error(`error uid=${uid} ${ctx.method} ${ctx.path} ${e.id}: ${detail}`, fields);
   } else {
-    log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`);
+    log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`, fields);
   }
   if (ctx.headerSent) return; // a streamed answer already started; the socket is closed by the caller
   // Refused before its body was read (too large, wrong type): the rest of the body is still on its way, so

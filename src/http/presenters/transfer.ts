@@ -4,12 +4,16 @@ import type { TransferView } from '../../domain/transfers';
 import { missingRanges } from '../../domain/ranges';
 import { presentDate } from './date';
 
-/** The spec's File object, plus extension fields: mime_type, received, ranges, complete, sha256. */
+/**
+ * The spec's File object, plus extension fields: mime_type, received, ranges, complete, sha256, and `puid`,
+ * FileSender 3's name for the uid (its client sends it back as the chunk key).
+ */
 export function presentFile(f: FileRecord, cid?: string) {
   return {
     id: f.id,
     transfer_id: f.transferId,
     uid: f.uid,
+    puid: f.uid,
     name: f.name,
     size: f.size,
     sha1: null,
@@ -42,8 +46,11 @@ export function presentRecipient(r: Recipient, baseUrl: string) {
   };
 }
 
-/** The spec's Transfer object (plus status, guest_id, closed as extensions). */
-export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft: number) {
+/**
+ * The spec's Transfer object (plus status, guest_id, closed as extensions, and FileSender's `roundtriptoken`,
+ * which as in FileSender only the answer that created the Transfer carries; other answers give "").
+ */
+export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft: number, creating = false) {
   const t = v.transfer;
   return {
     id: t.id,
@@ -60,6 +67,7 @@ export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft
     status: t.status,
     guest_id: t.guestId,
     closed: presentDate(t.closed),
+    roundtriptoken: creating ? (t.roundtripToken ?? '') : '',
   };
 }
 
@@ -70,5 +78,36 @@ export function presentAuditEntry(e: AuditEntry) {
     event: e.event,
     author: { type: e.author.type, id: e.author.id, ip: e.author.ip ?? '', ...(e.author.email ? { email: e.author.email } : {}) },
     target: e.target,
+  };
+}
+
+/**
+ * One File as FileSender's GET /transfer/fileidsextended lists it for a recipient's client, which saves the
+ * file under `name` (split on "/" into folders): the same safe, unique relative path the archive download
+ * uses. FileSender's encryption fields are present (both spellings it uses) and null: ferry stores no
+ * encrypted transfers yet.
+ */
+export function presentFileExtended(f: FileRecord, safeName: string) {
+  const encryption = {
+    'encrypted-size': null,
+    'key-version': null,
+    'key-salt': null,
+    'password-version': null,
+    'password-encoding': null,
+    'password-hash-iterations': null,
+    'client-entropy': null,
+  };
+  const underscored = Object.fromEntries(Object.entries(encryption).map(([k, v]) => [k.replace(/-/g, '_'), v]));
+  return {
+    id: f.id,
+    encrypted: false,
+    mime: f.mimeType ?? 'application/octet-stream',
+    name: safeName,
+    size: f.size,
+    ...encryption,
+    ...underscored,
+    fileiv: null,
+    fileaead: null,
+    transferid: f.transferId,
   };
 }

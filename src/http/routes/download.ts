@@ -10,14 +10,16 @@ import { tarLayout } from '../../archive/tar';
 import { contentDisposition, parseRange, safeContentType } from '../download/http-range';
 import { downloadErrorPage } from '../web/download-page';
 import type { FerryContext } from '../state';
+import { presentDate } from '../presenters/date';
 
 /**
  * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (docs/architecture.md, HTTP surface). One file: its bytes
  * with Range, ETag and the original name; several files or an archive_format: one stored ZIP64 (or tar)
  * whose exact length is known, also with Range. The token is the credential, so the route is public.
+ * GET /download/files?token=T: the same files as JSON for command-line clients.
  */
 export function downloadRoutes(api: Api): void {
-  api.get('/download', publicAccess, async (ctx) => {
+  const handler = async (ctx: FerryContext) => {
     try {
       return await download(ctx);
     } catch (e) {
@@ -25,7 +27,33 @@ export function downloadRoutes(api: Api): void {
       if (e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET') return downloadErrorPage(ctx, e).value;
       throw e;
     }
+  };
+  api.get('/download', publicAccess, handler);
+  // FileSender's name for it, where filesender.py -d fetches each file ({site}/download.php?token=…&files_ids=…).
+  api.get('/download.php', publicAccess, handler);
+
+  // What a recipient's command-line client (`ferry get <link>`) needs before downloading: each file's id, name,
+  // size and the SHA-256 stored when its upload completed, to save it under a safe name, resume it with Range
+  // and check it. Never a File's uid (it is the sender's chunk-upload key). The token is the credential, checked
+  // as for a download (available, unexpired), so the route is public like /download.
+  api.get('/download/files', publicAccess, async (ctx) => {
+    const svc = ctx.state.services.downloads;
+    const access = await svc.access(ctx.query.token);
+    await svc.viewed(access);
+    return presentRecipientFiles(access);
   });
+}
+
+function presentRecipientFiles(access: DownloadAccess) {
+  const { transfer, files } = access;
+  return {
+    transfer_id: transfer.id,
+    subject: transfer.subject ?? '',
+    message: transfer.message ?? '',
+    from: transfer.userEmail,
+    expires: presentDate(transfer.expires),
+    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mime_type: f.mimeType ?? 'application/octet-stream', sha256: f.sha256 ?? null })),
+  };
 }
 
 function parseIds(ctx: FerryContext): number[] | null {

@@ -6,6 +6,7 @@ import { presentFile } from '../presenters/transfer';
 import { actorOf, bodyObject } from '../actor';
 import { loadFile } from './loaders';
 import { uploadSlot } from '../upload-slot';
+import { roundtripToken } from '../roundtrip-token';
 import type { FerryContext } from '../state';
 
 type Loaded = { file: FileRecord; transfer: Transfer };
@@ -33,7 +34,7 @@ export function fileRoutes(api: Api): void {
 
   api.get('/file/:id', own, (ctx) => presentFile(loaded(ctx).file));
 
-  api.put('/file/:id/chunk/:offset', ownOrKey, uploadSlot, async (ctx) => {
+  api.put('/file/:id/chunk/:offset', ownOrKey, roundtripToken, uploadSlot, async (ctx) => {
     const { file, transfer } = loaded(ctx);
     const offsetRaw = ctx.params.offset;
     if (!/^\d{1,16}$/.test(offsetRaw)) throw Errors.restBadParameter('offset');
@@ -56,7 +57,7 @@ export function fileRoutes(api: Api): void {
     return presentFile(after);
   });
 
-  api.put('/file/:id', ownOrKey, async (ctx) => {
+  api.put('/file/:id', ownOrKey, roundtripToken, async (ctx) => {
     const b = bodyObject(ctx);
     if (b.complete !== true) throw Errors.restBadParameter('complete');
     const { file, transfer } = loaded(ctx);

@@ -1,12 +1,17 @@
-import { Api } from '../api';
+import { Api, Reply } from '../api';
+import { filesenderConfigScript } from '../presenters/filesender-config';
 import { publicAccess } from '../access';
 import { normaliseLang, translations } from '../../i18n';
 import { isRemote } from '../../auth/principal';
 import type { FerryContext } from '../state';
 import { requestLang } from '../request-lang';
 
-/** GET /info, /echo and /lang: instance facts, a request mirror for client debugging, translations. */
+/** GET /healthz, /info, /echo and /lang: instance facts, a request mirror for client debugging, translations. */
 export function miscRoutes(api: Api): void {
+  // Liveness for load balancers, systemd and monitoring: the process answers HTTP. It touches nothing else,
+  // so a slow disk or database never makes a balancer take a working server out.
+  api.get('/healthz', publicAccess, () => ({ status: 'ok' }));
+
   api.get('/info', publicAccess, (ctx) => {
     const config = ctx.state.services.settings.get();
     const info: Record<string, unknown> = { url: config.base_url };
@@ -15,6 +20,13 @@ export function miscRoutes(api: Api): void {
     }
     info.version = ctx.state.services.version;
     return info;
+  });
+
+  // FileSender's clients read their settings here: filesender.py asks for "{site}//filesender-config.js.php"
+  // (its rest.php URL with "rest.php" cut off, plus "/"); the doubled slash is routed as one.
+  api.get('/filesender-config.js.php', publicAccess, (ctx) => {
+    const script = filesenderConfigScript(ctx.state.services.settings.get(), ctx.state.services.version);
+    return new Reply(script, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
   });
 
   const echo = (ctx: FerryContext) => {

@@ -1,10 +1,11 @@
 import { Api, created } from '../api';
-import { admin, owner, users } from '../access';
+import { admin, owner, publicAccess, users } from '../access';
+import { safeEntryNames } from '../../archive/layout';
 import { Errors } from '../../domain/errors';
 import type { Transfer } from '../../domain/model';
 import { senderFieldsIgnored, TransferView } from '../../domain/transfers';
 import { isEmail, parseTransferInput } from '../../domain/transfer-input';
-import { presentAuditEntry, presentRecipient, presentTransfer } from '../presenters/transfer';
+import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
 import { actorOf, bodyObject } from '../actor';
 import { loadTransfer } from './loaders';
 import { requestLang } from '../request-lang';
@@ -12,12 +13,12 @@ import type { FerryContext } from '../state';
 
 const BEFORE_AVAILABLE = ['created', 'started', 'uploading'];
 
-async function present(ctx: FerryContext, v: TransferView | Transfer) {
+async function present(ctx: FerryContext, v: TransferView | Transfer, creating = false) {
   const s = ctx.state.services;
   const view = 'transfer' in v ? v : await s.transfers.view(v);
   const errors = await s.trackingErrors.forTargets('Recipient', view.recipients.map((r) => r.id));
   const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
-  return presentTransfer(withErrors, s.settings.get().base_url, s.transfers.extensionsLeft(view.transfer));
+  return presentTransfer(withErrors, s.settings.get().base_url, s.transfers.extensionsLeft(view.transfer), creating);
 }
 
 async function presentAll(ctx: FerryContext, list: Transfer[]) {
@@ -44,7 +45,21 @@ export function transferRoutes(api: Api): void {
     const given = senderFieldsIgnored(actor) && body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object), from: undefined, options: undefined } : body;
     const draft = parseTransferInput(given, s.transferLimits(), s.clock());
     const view = await s.transfers.create(actor, draft, await requestLang(ctx));
-    return created(ctx, await present(ctx, view), `/transfer/${view.transfer.id}`);
+    return created(ctx, await present(ctx, view, true), `/transfer/${view.transfer.id}`);
+  });
+
+  // FileSender's listings of a recipient's files, for its command-line client (filesender.py -d): the download
+  // token is the credential, checked as for a download (available, unexpired), so they are public like it.
+  // Registered before /transfer/:id, which would take these names for ids.
+  const recipientFiles = async (ctx: FerryContext) => {
+    const downloads = ctx.state.services.downloads;
+    return downloads.select(await downloads.access(ctx.query.token), null);
+  };
+  api.get('/transfer/fileids', publicAccess, async (ctx) => (await recipientFiles(ctx)).map((f) => f.id));
+  api.get('/transfer/fileidsextended', publicAccess, async (ctx) => {
+    const files = await recipientFiles(ctx);
+    const names = safeEntryNames(files.map((f) => f.name));
+    return files.map((f, i) => presentFileExtended(f, names[i]));
   });
 
   const own = owner(loadTransfer, { notFound: Errors.transferNotFound });

@@ -1,4 +1,5 @@
-import { Api } from '../api';
+import { Api, Reply } from '../api';
+import { isEmail } from '../../domain/transfer-input';
 import { AccessLevel, admin, owner, Owned, users } from '../access';
 import { Errors } from '../../domain/errors';
 import type { UserRecord } from '../../domain/users';
@@ -61,8 +62,48 @@ async function update(ctx: FerryContext, u: UserRecord): Promise<true> {
   return true;
 }
 
+/**
+ * FileSender's filesender.py.ini for the signed-in user: its command-line client reads the REST address, the
+ * user name it signs as and the secret from it. Like remote_config, only for the user itself (not an admin,
+ * not a remote application acting as the user), and it creates the secret the first time.
+ */
+async function filesenderIni(ctx: FerryContext): Promise<Reply> {
+  const s = ctx.state.services;
+  const cfg = s.settings.get();
+  const p = ctx.state.principal;
+  if (p.type !== 'user' || p.via === 'remote_application') throw Errors.restAccessForbidden();
+  if (!cfg.auth.remote_user_enabled) throw Errors.restAccessForbidden('remote_user_enabled');
+  const u = await me(ctx);
+  const firstEmail = (await s.users.emails(u.id))[0] ?? 'you@example.org';
+  const secret = await s.users.remoteSecret(u.id);
+  // One line per value, read back as written: Python's configparser strips blanks at either end and would
+  // take a line break for a new key, so such a user id cannot be written (none of ferry's sign-ins make one).
+  if (/[\u0000-\u001f\u007f]/.test(u.id) || u.id.trim() !== u.id) throw Errors.restBadParameter('id');
+  // configparser reads "%" as the start of an interpolation: written "%%".
+  const value = (v: string) => v.replace(/%/g, '%%');
+  const lines = [
+    '# FileSender command-line client (filesender.py) settings for ferry: save as ~/.filesender/filesender.py.ini',
+    '# This file contains your API secret: keep it private.',
+    ...(isEmail(u.id) ? [] : [`# Your user name is not an e-mail address: give yours with -f (e.g. -f ${firstEmail}).`]),
+    '[system]',
+    `base_url = ${value(`${cfg.base_url}/rest.php`)}`,
+    // The client dates its guests' invitations with this too, so it stays within what a guest may be given.
+    `default_transfer_days_valid = ${Math.min(cfg.default_transfer_days_valid, cfg.max_guest_days_valid)}`,
+    '',
+    '[user]',
+    `username = ${value(u.id)}`,
+    `apikey = ${value(secret)}`,
+    '',
+  ];
+  return new Reply(lines.join('\n'), 200, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Disposition': 'attachment; filename="filesender.py.ini"',
+  });
+}
+
 /** The spec's User endpoints (frequent recipients live with the recipients' routes). */
 export function userRoutes(api: Api): void {
+  api.get('/user/@me/filesender-python-client-configuration-file', users(), filesenderIni);
   api.get('/user', users(), async (ctx) => preferences(ctx, await me(ctx)));
   api.get('/user/@me', users(), async (ctx) => preferences(ctx, await me(ctx)));
   api.get('/user/:id', admin, async (ctx) => preferences(ctx, await ctx.state.services.users.get(String(ctx.params.id))));

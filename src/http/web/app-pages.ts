@@ -52,17 +52,24 @@ function userPage(ctx: FerryContext, page: string, titleKey: string, data: Recor
   return layout(ctx, { title: pageT(ctx)(titleKey), page, data });
 }
 
-/** What the guest upload view must know of the guest's rules (the server enforces them regardless). */
+/**
+ * What the guest upload view shows and must know of the guest's rules (the server enforces them regardless):
+ * who invited the guest, their subject and message, where the files go, and how long the invitation lasts.
+ * A guest token reads no Guest through the REST API, so the page is given these here.
+ */
 async function guestData(ctx: FerryContext): Promise<Record<string, string>> {
   const p = ctx.state.principal;
   if (p.type !== 'guest') return {};
   const data: Record<string, string> = { guest: '1', 'guest-email': p.guest.email, 'guest-options': p.guest.options.join(',') };
-  if (p.guest.options.includes('can_only_send_to_me')) {
-    try {
-      data['guest-to'] = (await ctx.state.services.guests.get(p.guest.id)).userEmail;
-    } catch {
-      // The guest vanished between authentication and rendering: the view says "the person who invited you".
-    }
+  try {
+    const g = await ctx.state.services.guests.get(p.guest.id);
+    data['guest-from'] = g.userEmail;
+    data['guest-subject'] = g.subject ?? '';
+    data['guest-message'] = g.message ?? '';
+    data['guest-expires'] = g.expires === null ? '' : String(g.expires);
+    if (p.guest.options.includes('can_only_send_to_me')) data['guest-to'] = g.userEmail;
+  } catch {
+    // The guest vanished between authentication and rendering: the view says "the person who invited you".
   }
   return data;
 }

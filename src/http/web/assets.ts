@@ -104,5 +104,14 @@ export function assetRouter(store: () => AssetStore = webAssets): Router<FerrySt
     ctx.type = asset.type;
     ctx.body = asset.body;
   });
+  // Browsers ask for the icon at the root whatever the page says; it is revalidated daily (no content hash here).
+  r.get('/favicon.ico', (ctx) => {
+    const icon = store().get('favicon.ico');
+    if (!icon) return;
+    ctx.set('Cache-Control', 'public, max-age=86400');
+    ctx.set('ETag', `"${icon.hash}"`);
+    ctx.type = icon.type;
+    ctx.body = icon.body;
+  });
   return r;
 }

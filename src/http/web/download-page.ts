@@ -1,10 +1,10 @@
 import { ServiceError } from '../../domain/errors';
 import type { DownloadAccess } from '../../domain/downloads';
-import { formatDate, humanSize } from '../../mail/render';
 import type { FerryContext } from '../state';
 import { html, SafeHtml } from './html';
 import { visibleName, visibleText } from '../../util/names';
-import { basePath, layout, pageT } from './layout';
+import { basePath, layout, pageLang, pageT } from './layout';
+import { formatBytes, formatDay, pluralKey } from './format';
 
 /**
  * ?s=download&token=T: what the recipient's e-mail links to. Server-rendered so plain links work without
@@ -21,6 +21,8 @@ export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
   }
   await ctx.state.services.downloads.viewed(access);
   const t = pageT(ctx);
+  const lang = pageLang(ctx);
+  const count = (key: string, n: number) => t(pluralKey((k) => t(k) !== k, lang, key, n), { count: n });
   const { transfer, recipient, files } = access;
   const base = basePath(ctx);
   const token = recipient.token;
@@ -33,29 +35,38 @@ export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
 <h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
 <dl class="facts">
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
-<dt>${t('expires')}</dt><dd>${formatDate(transfer.expires)}</dd>
-<dt>${t('size')}</dt><dd>${humanSize(total)} (${files.length} ${t(files.length === 1 ? 'file' : 'files').toLowerCase()})</dd>
+<dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
+<dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count('ui_n_files', files.length)})</dd>
 </dl>
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
 <form method="get" action="${base}/download" class="download-form">
 <input type="hidden" name="token" value="${token}">
-<table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"></th></tr></thead>
+<table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
       (f) => html`<tr>
 <td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"></td>
 <td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? html`<div class="hash">SHA-256 ${f.sha256}</div>` : ''}</td>
-<td>${humanSize(f.size)}</td>
-<td><a href="${link(`&files_ids=${f.id}`)}" download>${t('download')}</a></td>
+<td>${formatBytes(f.size, lang)}</td>
+<td><a href="${link(`&files_ids=${f.id}`)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a></td>
 </tr>`,
     )}</tbody></table>
 <p class="actions">
-<button type="submit" name="archive_format" value="zip">${t('download_selected')}</button>
+<button type="submit" name="archive_format" value="zip" class="download-selected" aria-describedby="select-hint">${t('download_selected')}</button>
 <a class="button primary" href="${link('&archive_format=zip')}" download>${t('download_all')}</a>
 <a href="${link('&archive_format=tar')}" download>tar</a>
 </p>
+<p class="hint" id="select-hint">${t('ui_select_files_hint')}</p>
 </form>
 </section>`,
   });
+}
+
+/**
+ * A day as the page's language writes it, in UTC; the page's script rewrites it in the reader's own time zone
+ * (data-day), where the day may differ.
+ */
+function localDay(unixSeconds: number, lang: string): SafeHtml {
+  return html`<time datetime="${new Date(unixSeconds * 1000).toISOString()}" data-day="${unixSeconds}">${formatDay(unixSeconds, lang, 'UTC')}</time>`;
 }
 
 /** Unknown, expired or closed: a plain page that says which, and shows nothing of any Transfer. */

@@ -73,6 +73,7 @@ export function layout(ctx: FerryContext, opts: LayoutOptions): SafeHtml {
 <meta name="ferry-security-token" content="${token}">
 <meta name="ferry-base" content="${base}">
 <title>${opts.title} · ${t('app_name')}</title>
+<link rel="icon" href="${assets.url('favicon.ico', base)}">
 <link rel="stylesheet" href="${assets.url('app.css', base)}">
 ${scripts.map((s) => html`<script defer src="${assets.url(s, base)}"></script>\n`)}
 </head>

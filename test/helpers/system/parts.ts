@@ -56,6 +56,15 @@ async function postgresPart(): Promise<FoundPart> {
   }
 }
 
+/** systemd-analyze, which checks the units `ferry service install` writes (Debian's systemd package). */
+export async function systemdAnalyze(): Promise<string> {
+  for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':').concat(['/usr/bin', '/bin'])) {
+    const p = path.join(dir, 'systemd-analyze');
+    if (dir && fs.existsSync(p)) return p;
+  }
+  throw new MissingPart('systemd-analyze', 'apt-get install -y systemd');
+}
+
 export const SWIFT_INSTALL = 'apt-get install -y swift-proxy swift-object swift-container swift-account python3-swift memcached';
 
 export interface SwiftParts {
@@ -95,6 +104,7 @@ export function swiftS3Parts(): SwiftParts {
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
   'http-postgres': [postgresPart],
+  e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() })],
   storage: [
     async () => {
       const s = swiftS3Parts();

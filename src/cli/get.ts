@@ -1,0 +1,24 @@
+import type { Command } from 'commander';
+import type { CliIO } from './io';
+import { interruptNotice, retriesOf } from './send';
+
+/** ferry get '<download link>' [-o dir] [--json]: saves the link's files, resuming and checking each one. */
+export function getCommand(program: Command, io: CliIO): void {
+  program
+    .command('get')
+    .description('download the files of a download link (resumes, checks each SHA-256)')
+    .argument('<link>', 'the download link from the mail or the sender')
+    .option('-o, --output <dir>', 'folder to save into (created if needed)', '.')
+    .option('--retries <n>', 'attempts after a failed request (network error, 5xx, 429)', '8')
+    .option('--json', 'print the result as one JSON object, and no progress')
+    .action(async (link: string, o: { output: string; retries: string; json?: boolean }) => {
+      const { getFiles } = await import('../client/download');
+      const stop = interruptNotice(io);
+      try {
+        const r = await getFiles({ link, outDir: o.output, json: !!o.json, retries: retriesOf(o.retries) }, io);
+        io.out(o.json ? JSON.stringify(r) : `${r.files.length} file${r.files.length === 1 ? '' : 's'} from ${r.from} in ${o.output}`);
+      } finally {
+        stop();
+      }
+    });
+}

@@ -1,0 +1,25 @@
+/**
+ * A failure the client reports in one line, with the CLI's exit code (design.md §2): 1 for what the user can
+ * fix in the command or its input (a missing file, a refused address, a bad link), 2 for what failed on the
+ * way (the server down after every retry, a download whose SHA-256 does not match).
+ */
+export class ClientError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode: 1 | 2 = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** The server answered with the spec's error body (or at least an error status). */
+export class ApiError extends ClientError {
+  constructor(
+    readonly status: number,
+    readonly id: string,
+    readonly details: string[],
+    what: string,
+  ) {
+    super(`${what}: the server answered ${status} ${id}${details.length ? ` (${details.join(', ')})` : ''}`, status >= 500 ? 2 : 1);
+  }
+}

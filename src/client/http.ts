@@ -1,0 +1,214 @@
+import http from 'node:http';
+import https from 'node:https';
+import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
+import type { Credentials } from './credentials';
+import { ApiError, ClientError } from './errors';
+import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, RetryPolicy, sleep } from './retry';
+
+export interface RawResponse {
+  status: number;
+  headers: http.IncomingHttpHeaders;
+  body: Buffer;
+}
+
+/** A socket that moves no byte for this long is given up (and the request retried). */
+const IDLE_MS = 60_000;
+
+function networkError(code: string, message: string): Error {
+  return Object.assign(new Error(message), { code });
+}
+
+/** One HTTP exchange, the whole answer read into memory (API answers are small). */
+export function exchange(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined, agent: http.Agent): Promise<RawResponse> {
+  return new Promise((resolve, reject) => {
+    const req = openRequest(url, method, headers, agent, (res) => {
+      const parts: Buffer[] = [];
+      res.on('data', (d: Buffer) => parts.push(d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(parts) }));
+      res.on('error', reject);
+      res.on('aborted', () => reject(networkError('ECONNRESET', 'the answer was cut')));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** A request whose answer is streamed to the caller (downloads); the body, if any, is sent at once. */
+export function openRequest(url: URL, method: string, headers: Record<string, string>, agent: http.Agent, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+  const mod = url.protocol === 'https:' ? https : http;
+  const req = mod.request(url, { method, headers, agent }, (res) => {
+    res.setTimeout?.(IDLE_MS);
+    onResponse(res);
+  });
+  req.setTimeout(IDLE_MS, () => req.destroy(networkError('IDLE_TIMEOUT', `no data for ${IDLE_MS / 1000} s`)));
+  return req;
+}
+
+export function agentFor(url: string, sockets: number): http.Agent {
+  const opts = { keepAlive: true, maxSockets: sockets };
+  return url.startsWith('https:') ? new https.Agent(opts) : new http.Agent(opts);
+}
+
+export interface CallOptions {
+  json?: unknown;
+  /** Raw bytes (a chunk); signed as they are. */
+  body?: Buffer;
+  headers?: Record<string, string>;
+  /** Query arguments besides the signing ones. */
+  args?: Record<string, string | number>;
+  /** What the call does, for messages ("creating the transfer"). */
+  what: string;
+  /** Seconds to date the signature ahead (a big chunk on a slow link must still be in its window on arrival). */
+  ahead?: () => number;
+  /**
+   * Asked before each retry: true when what the call was to do is done after all (a chunk the server stored
+   * before the connection broke on its answer), which ends the call without sending it again.
+   */
+  doneAfterAll?: () => Promise<boolean>;
+  /** Overrides the policy's number of retries for this call (0: one attempt). */
+  retries?: number;
+}
+
+export interface RetryNotice {
+  what: string;
+  reason: string;
+  attempt: number;
+  delayMs: number;
+}
+
+/**
+ * ferry's REST API as a remote user: every request signed with the user's secret exactly as
+ * src/auth/signature.ts checks it, and retried with backoff on network errors, 5xx and 429. Each attempt is
+ * signed anew (a new timestamp, so the server's replay check never refuses a retry). The server's clock,
+ * read from each answer's Date header, dates the signatures, so a client whose clock is off still signs
+ * inside the server's window.
+ */
+export class FerryApi {
+  private offsetMs = 0;
+  /** Signing as a user; without it (a recipient's download link), requests go unsigned. */
+  readonly creds: Credentials | null;
+  readonly url: string;
+  /** Added to `ahead` after a chunk arrived too late for its signature: grows until they arrive in time. */
+  private extraAheadS = 0;
+  readonly agent: http.Agent;
+
+  constructor(
+    who: Credentials | { url: string },
+    readonly opts: { retry?: RetryPolicy; sockets?: number; onRetry?: (n: RetryNotice) => void } = {},
+  ) {
+    this.url = who.url;
+    this.creds = 'secret' in who ? who : null;
+    this.agent = agentFor(who.url, opts.sockets ?? 8);
+  }
+
+  get retry(): RetryPolicy {
+    return this.opts.retry ?? DEFAULT_RETRY;
+  }
+
+  /** The server's time now, in UNIX seconds (as far as its last Date header tells). */
+  serverNow(): number {
+    return Math.floor((Date.now() + this.offsetMs) / 1000);
+  }
+
+  /** Learns the server's clock from an answer; Date has whole seconds, so only a gap of 2 s or more counts. */
+  noteDate(date: string | undefined): void {
+    const t = date ? Date.parse(date) : NaN;
+    if (Number.isNaN(t)) return;
+    const gap = t - Date.now();
+    this.offsetMs = Math.abs(gap) >= 2000 ? gap : 0;
+  }
+
+  /** The full URL of a request; when signed: the arguments, remote_user and timestamp, sorted, then the signature. */
+  signedUrl(method: string, path: string, args: Record<string, string | number>, body: Buffer | undefined, aheadS = 0): URL {
+    const base = new URL(this.url);
+    const all: Record<string, string> = { ...Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)])) };
+    if (!this.creds) {
+      const q = new URLSearchParams(all).toString();
+      return new URL(`${base.origin}${base.pathname.replace(/\/+$/, '')}${path}${q ? `?${q}` : ''}`);
+    }
+    all.remote_user = this.creds.user;
+    all.timestamp = String(this.serverNow() + aheadS);
+    const pairs = Object.entries(all).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
+    const query = sortedQuery(pairs);
+    const prefix = base.pathname.replace(/\/+$/, '');
+    const head = signingHead(method, `${base.host}${prefix}${path}`, query);
+    const signature = signatureOf(this.creds.secret, head, body).toString('hex');
+    return new URL(`${base.origin}${prefix}${path}?${query}&signature=${signature}`);
+  }
+
+  /** A signed call; the parsed JSON answer on 2xx, else ApiError (after retries where retrying makes sense). */
+  async call<T = unknown>(method: string, path: string, o: CallOptions): Promise<T> {
+    const body = o.json !== undefined ? Buffer.from(JSON.stringify(o.json)) : o.body;
+    const headers: Record<string, string> = { accept: 'application/json', ...(o.headers ?? {}) };
+    if (o.json !== undefined) headers['content-type'] = 'application/json';
+    if (body) headers['content-length'] = String(body.length);
+    for (let attempt = 0; ; attempt++) {
+      let reason: string;
+      let retryAfter: number | null = null;
+      try {
+        const ahead = (o.ahead?.() ?? 0) + (body && body.length > 65536 ? this.extraAheadS : 0);
+        const url = this.signedUrl(method, path, o.args ?? {}, body, ahead);
+        const res = await exchange(url, method, headers, body, this.agent);
+        this.noteDate(res.headers.date);
+        if (res.status >= 200 && res.status < 300) return parseJson(res.body) as T;
+        const err = errorBody(res);
+        if (res.status === 401 && err.id === 'auth_remote_too_late') {
+          // The clock was just read from this answer; a big body may also need a later timestamp to arrive in time.
+          if (body && body.length > 65536) this.extraAheadS = Math.min(3600, Math.max(30, this.extraAheadS * 2));
+          reason = 'signature out of its time window';
+        } else if (retryableStatus(res.status)) {
+          reason = `${res.status} ${err.id}`;
+          retryAfter = parseRetryAfter(res.headers['retry-after'] as string | undefined);
+        } else {
+          throw new ApiError(res.status, err.id, err.details, o.what);
+        }
+        if (attempt >= (o.retries ?? this.retry.retries)) throw new ApiError(res.status, err.id, err.details, `${o.what} (after ${attempt + 1} attempts)`);
+      } catch (e) {
+        if (e instanceof ClientError) throw e;
+        if (!retryableNetworkError(e)) throw new ClientError(`${o.what}: ${describeNetworkError(e, this.url)}`, 2);
+        reason = describeNetworkError(e, this.url);
+        if (attempt >= (o.retries ?? this.retry.retries)) throw new ClientError(`${o.what}: ${reason} (after ${attempt + 1} attempts)`, 2);
+      }
+      const delayMs = retryDelay(this.retry, attempt + 1, retryAfter);
+      this.opts.onRetry?.({ what: o.what, reason, attempt: attempt + 1, delayMs });
+      await sleep(delayMs);
+      if (o.doneAfterAll && (await o.doneAfterAll().catch(() => false))) return null as T;
+    }
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+export function parseJson(body: Buffer): unknown {
+  if (!body.length) return null;
+  try {
+    return JSON.parse(body.toString('utf8'));
+  } catch {
+    return null;
+  }
+}
+
+/** The spec's error body, or the status alone when the answer is not one (a proxy's HTML page). */
+export function errorBody(res: RawResponse): { id: string; details: string[] } {
+  const j = parseJson(res.body) as { message?: unknown; details?: unknown } | null;
+  const id = j && typeof j.message === 'string' ? j.message : `HTTP ${res.status}`;
+  const details = j && Array.isArray(j.details) ? j.details.map(String) : [];
+  return { id, details };
+}
+
+export function describeNetworkError(e: unknown, url: string): string {
+  const code = (e as NodeJS.ErrnoException)?.code;
+  const host = (() => {
+    try {
+      return new URL(url).host;
+    } catch {
+      return url;
+    }
+  })();
+  if (code === 'ECONNREFUSED') return `cannot connect to ${host} (connection refused)`;
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return `cannot find the host ${host}`;
+  if (code === 'IDLE_TIMEOUT') return `${host} stopped answering`;
+  return `${code ? `${code}: ` : ''}${e instanceof Error ? e.message : String(e)}`;
+}

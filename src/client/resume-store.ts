@@ -1,0 +1,76 @@
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { writePrivateFile } from './credentials';
+import type { SourceFile } from './sources';
+
+/**
+ * What `ferry send` needs to carry on after it was killed or lost the network: which Transfer it created and
+ * which File each local file became. What has arrived is asked from the server (a File's `ranges`), never
+ * kept here, so a record cannot make the client skip bytes the server does not have.
+ */
+export interface ResumeRecord {
+  version: 1;
+  url: string;
+  user: string;
+  transferId: number;
+  created: number;
+  files: { name: string; size: number; fileId: number }[];
+}
+
+/** The server purges Transfers never made available after 7 days; their records go a day later. */
+const KEEP_MS = 8 * 86400 * 1000;
+
+/**
+ * The same command on the same files (same paths, sizes and modification times, same recipients, subject,
+ * message and options) has the same key, so a rerun finds the Transfer its killed run began. A changed file
+ * makes another key: its bytes on the server would no longer be the file's.
+ */
+export function resumeKey(parts: { url: string; user: string; files: SourceFile[]; terms: unknown }): string {
+  const files = parts.files.map((f) => [f.path, f.name, f.size, Math.round(f.mtimeMs)]);
+  return crypto.createHash('sha256').update(JSON.stringify([parts.url, parts.user, files, parts.terms])).digest('hex').slice(0, 32);
+}
+
+export class ResumeStore {
+  constructor(private readonly dir: string) {}
+
+  private file(key: string): string {
+    return path.join(this.dir, `${key}.json`);
+  }
+
+  load(key: string): ResumeRecord | null {
+    try {
+      const r = JSON.parse(fs.readFileSync(this.file(key), 'utf8')) as ResumeRecord;
+      return r && r.version === 1 && Number.isInteger(r.transferId) && Array.isArray(r.files) ? r : null;
+    } catch {
+      return null;
+    }
+  }
+
+  save(key: string, r: ResumeRecord): void {
+    writePrivateFile(this.file(key), `${JSON.stringify(r)}\n`);
+  }
+
+  remove(key: string): void {
+    fs.rmSync(this.file(key), { force: true });
+  }
+
+  /** Drops records of Transfers the server has purged by now. */
+  prune(now = Date.now()): void {
+    let names: string[];
+    try {
+      names = fs.readdirSync(this.dir);
+    } catch {
+      return;
+    }
+    for (const n of names) {
+      if (!n.endsWith('.json')) continue;
+      const f = path.join(this.dir, n);
+      try {
+        if (now - fs.statSync(f).mtimeMs > KEEP_MS) fs.rmSync(f, { force: true });
+      } catch {
+        /* gone meanwhile */
+      }
+    }
+  }
+}

@@ -1,0 +1,24 @@
+import crypto from 'node:crypto';
+import { Errors } from '../domain/errors';
+import type { Transfer } from '../domain/model';
+import type { Step } from './access';
+
+/**
+ * FileSender's clients send back the Transfer's round-trip token (`?roundtriptoken=`, from the answer that
+ * created the Transfer) with every chunk and completion. ferry's own clients do not send one, so none is
+ * required; one that is sent must be the Transfer's (403 rest_roundtrip_token_invalid, FileSender's answer).
+ * Runs after an owner-level check that left `{ transfer }` on ctx.state.resource.
+ */
+export const roundtripToken: Step = (ctx, next) => {
+  const given = ctx.query.roundtriptoken;
+  if (given === undefined || given === '') return next();
+  const expected = (ctx.state.resource as { transfer: Transfer }).transfer.roundtripToken;
+  if (typeof given !== 'string' || !expected || !sameToken(given, expected)) throw Errors.restRoundtripTokenInvalid();
+  return next();
+};
+
+/** Constant-time comparison; hashing first makes the lengths equal. */
+function sameToken(a: string, b: string): boolean {
+  const h = (s: string) => crypto.createHash('sha256').update(s).digest();
+  return crypto.timingSafeEqual(h(a), h(b));
+}

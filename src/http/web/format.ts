@@ -1,0 +1,59 @@
+/**
+ * Dates, sizes and plural forms as every page shows them: one format per language, from Intl, shared by the
+ * server-rendered pages (download page) and the browser code (web/, bundled from here). Pure functions.
+ */
+
+/** English pages use the day-month order ("5 Dec 2026"): the US order reads as another date to most readers. */
+const LOCALE: Record<string, string> = { en: 'en-GB' };
+
+export function pageLocale(lang: string): string {
+  return LOCALE[lang] ?? lang;
+}
+
+/** "5 Dec 2026" / "5. Dez. 2026" / "5 déc. 2026": the month in letters, so no order of numbers is ambiguous. */
+export function formatDay(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
+  if (!unixSeconds) return '—';
+  return new Intl.DateTimeFormat(pageLocale(lang), { day: 'numeric', month: 'short', year: 'numeric', timeZone }).format(unixSeconds * 1000);
+}
+
+/** The same day format with the time on a 24-hour clock: "5 Dec 2026, 14:30". */
+export function formatDateTime(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
+  if (!unixSeconds) return '—';
+  return new Intl.DateTimeFormat(pageLocale(lang), {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+    timeZone,
+  }).format(unixSeconds * 1000);
+}
+
+/** Decimal (SI) units, written the SI way everywhere: kB, MB, GB. */
+const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
+
+/** "12 B", "1.5 MB" ("1,5 MB" in French, German, Dutch): one decimal below 10, none above. */
+export function formatBytes(n: number, lang: string): string {
+  let v = n;
+  let i = 0;
+  const digits = () => (i === 0 || v >= 9.95 ? 0 : 1);
+  // Moves up a unit when the rounded figure would read 1000 ("999.7 kB" is "1.0 MB", never "1,000 kB").
+  while (i < UNITS.length - 1 && Math.round(v * 10 ** digits()) / 10 ** digits() >= 1000) {
+    v /= 1000;
+    i += 1;
+  }
+  const d = digits();
+  // A no-break space: a figure never sits on one line and its unit on the next.
+  return `${new Intl.NumberFormat(pageLocale(lang), { maximumFractionDigits: d, minimumFractionDigits: d }).format(v)}\u00a0${UNITS[i]}`;
+}
+
+/**
+ * The key of a counted text: `key_one`, `key_other` … after the language's plural rule (French says
+ * "0 fichier", English "0 files"), when the table has it; else the key itself.
+ */
+export function pluralKey(has: (key: string) => boolean, lang: string, key: string, count: number): string {
+  const exact = `${key}_${new Intl.PluralRules(pageLocale(lang)).select(count)}`;
+  if (has(exact)) return exact;
+  return has(`${key}_other`) ? `${key}_other` : key;
+}

@@ -1,0 +1,125 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Page } from 'playwright-core';
+import type { BinaryServer } from '../helpers/binary';
+import { openBrowser, startFerry, ferryCli, shot, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import { sendViaRest } from './fixtures';
+
+// Every page checked by axe-core inside the page, at a desktop and a phone size, with a screenshot of each
+// under test/artifacts/: no serious or critical violation anywhere.
+
+const AXE = fs.readFileSync(path.resolve(__dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
+const SIZES = [
+  { name: 'desktop', width: 1280, height: 800 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+
+interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/** Runs axe in the page (evaluated through the DevTools protocol, so the page's CSP does not apply). */
+async function axe(page: Page): Promise<Violation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const w = window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: any[] }> } };
+    const r = await w.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')) }));
+  });
+}
+
+/** Checks the page at both sizes: serious and critical violations fail, the rest are printed. */
+async function checkPage(page: Page, name: string, ready: () => Promise<unknown>): Promise<string[]> {
+  const problems: string[] = [];
+  for (const size of SIZES) {
+    await page.setViewportSize({ width: size.width, height: size.height });
+    await ready();
+    await page.waitForTimeout(150); // layout settles after the resize
+    const found = await axe(page);
+    for (const v of found) {
+      const line = `${name} (${size.name}): ${v.impact} ${v.id}: ${v.help} — ${v.nodes.join(', ')}`;
+      if (v.impact === 'serious' || v.impact === 'critical') problems.push(line);
+      else console.log(`axe, not failing: ${line}`);
+    }
+    await shot(page, `${name}-${size.name}`);
+  }
+  return problems;
+}
+
+let ferry: BinaryServer;
+let user: BrowserSession;
+let problems: string[] = [];
+test.before(async () => {
+  ferry = await startFerry({ ...HEADER_SP_CONFIG, admin: ['root'] });
+  user = await openBrowser({ headers: asUserHeaders('root') });
+});
+test.after(async () => {
+  await user?.close();
+  await ferry?.stop();
+});
+
+test("a signed-in user's pages: upload, transfers, guests, admin, profile", async () => {
+  const t = await sendViaRest(ferry.url, 'root', 'Site photos', { 'a.jpg': 'x'.repeat(5000), 'b.jpg': 'y'.repeat(7000), 'notes.txt': 'hello' }, ['anna@example.org']);
+  await rest(ferry.url, 'POST', '/guest', 'root', { recipient: 'gus@example.org', from: 'root@example.org', subject: 'Scans please', expires: Math.floor(Date.now() / 1000) + 5 * 86400 });
+  const { page } = user;
+  await page.goto(`${ferry.url}/`);
+  await page.setInputFiles('#pick-files', { name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1234) });
+  problems.push(...(await checkPage(page, 'page-upload', () => page.locator('#upload-title').waitFor())));
+  await page.goto(`${ferry.url}/?s=transfers`);
+  await page.locator('table.transfers button', { hasText: 'Details' }).first().click();
+  problems.push(...(await checkPage(page, 'page-transfers', () => page.locator(`#details-${t.id} table.audit`).waitFor())));
+  await page.goto(`${ferry.url}/?s=guests`);
+  problems.push(...(await checkPage(page, 'page-guests', () => page.locator('table.guests').waitFor())));
+  await page.goto(`${ferry.url}/?s=admin`);
+  problems.push(...(await checkPage(page, 'page-admin', () => page.locator('.storage-used').waitFor())));
+  await page.click('nav.tabs button:has-text("All transfers")');
+  problems.push(...(await checkPage(page, 'page-admin-transfers', () => page.locator('table.transfers').waitFor())));
+  await page.goto(`${ferry.url}/?s=profile`);
+  problems.push(...(await checkPage(page, 'page-profile', () => page.locator('#remote-config').waitFor())));
+});
+
+test("a recipient's download page and a guest's upload page", async () => {
+  const t = await sendViaRest(ferry.url, 'root', 'For the recipient', { 'plan.pdf': 'p'.repeat(3000), 'annex.csv': 'a,b\n' }, ['rita@example.org']);
+  const g = await rest(ferry.url, 'POST', '/guest', 'root', {
+    recipient: 'gwen@example.org',
+    from: 'root@example.org',
+    subject: 'The contract',
+    message: 'Please send the signed copy.',
+    options: ['can_only_send_to_me'],
+    expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+  });
+  assert.is(g.status, 201);
+  const anon = await openBrowser();
+  try {
+    await anon.page.goto(t.recipients[0].download_url);
+    problems.push(...(await checkPage(anon.page, 'page-download', () => anon.page.locator('form.download-form').waitFor())));
+    await anon.page.goto(g.json.upload_url);
+    problems.push(...(await checkPage(anon.page, 'page-guest-upload', () => anon.page.locator('#upload-title').waitFor())));
+  } finally {
+    await anon.close();
+  }
+});
+
+test('the login page (local accounts)', async () => {
+  const local = await startFerry({});
+  const b = await openBrowser();
+  try {
+    assert.is(ferryCli(['user', 'add', 'alice', '--email', 'alice@example.org', '--password-stdin', '-c', local.configFile], 'correct horse battery\n').code, 0);
+    await b.page.goto(`${local.url}/`);
+    problems.push(...(await checkPage(b.page, 'page-login', () => b.page.locator('form.login-form').waitFor())));
+  } finally {
+    await b.close();
+    await local.stop();
+  }
+});
+
+test('axe found nothing serious or critical on any page', () => {
+  assert.equal(problems, []);
+});
+
+test.run();

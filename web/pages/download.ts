@@ -1,0 +1,25 @@
+import { formatDay } from '../lib/format';
+
+/**
+ * The server-rendered download page, made stricter than a plain form can be: "Download selected" stays
+ * disabled until a file is ticked (submitted empty, the form would ask for every file), and days are
+ * rewritten in the reader's own time zone.
+ */
+export function enhanceDownload(lang: string): void {
+  for (const el of document.querySelectorAll<HTMLElement>('time[data-day]')) el.textContent = formatDay(Number(el.dataset.day), lang);
+  const form = document.querySelector<HTMLFormElement>('form.download-form');
+  const button = form?.querySelector<HTMLButtonElement>('button.download-selected');
+  if (!form || !button) return;
+  const hint = document.getElementById('select-hint');
+  const boxes = [...form.querySelectorAll<HTMLInputElement>('input[type=checkbox][name=files_ids]')];
+  const anyTicked = () => boxes.some((b) => b.checked);
+  const update = () => {
+    button.disabled = !anyTicked();
+    if (hint) hint.hidden = anyTicked();
+  };
+  form.addEventListener('change', update);
+  form.addEventListener('submit', (e) => {
+    if (!anyTicked()) e.preventDefault();
+  });
+  update();
+}
