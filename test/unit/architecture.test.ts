@@ -39,9 +39,9 @@ function folderOf(from: string, spec: string): string {
 const MAY_IMPORT: Record<string, string[]> = {
   domain: [],
   db: ['domain', 'config'],
-  storage: ['domain', 'util'],
-  mail: ['domain', 'config', 'i18n', 'util', 'log.ts'],
-  auth: ['domain', 'config', 'util'],
+  storage: ['domain', 'util', 'shared'],
+  mail: ['domain', 'config', 'i18n', 'util', 'shared', 'log.ts'],
+  auth: ['domain', 'config', 'util', 'shared'],
 };
 
 const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
