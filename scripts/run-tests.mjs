@@ -3,7 +3,7 @@
 // Exit code 1 when anything failed. Nothing is skipped: the binary is built when it is missing or stale, and
 // a system part a group needs (test/helpers/system/parts.ts) that cannot be found fails that group with the
 // command that installs it.
-// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: unit http adversarial storage e2e browser)
+// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: unit http http-postgres adversarial storage e2e browser)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,7 +13,10 @@ import { reexecOnProjectNode } from './project-node.mjs';
 await reexecOnProjectNode();
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const ALL = ['unit', 'http', 'adversarial', 'storage', 'e2e', 'browser'];
+const ALL = ['unit', 'http', 'http-postgres', 'adversarial', 'storage', 'e2e', 'browser'];
+// The HTTP suite runs twice: on SQLite, then on a real PostgreSQL the tests start (test/helpers/system/postgres.ts).
+// A file run alone follows FERRY_TEST_DB from the environment.
+const VARIANTS = { 'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } } };
 const args = process.argv.slice(2);
 const groups = args.length ? args : ALL;
 let passed = 0;
@@ -53,7 +56,8 @@ async function partsReady(group) {
 }
 
 for (const group of groups) {
-  const dir = path.join(root, 'test', group);
+  const variant = VARIANTS[group] ?? { dir: group, env: {} };
+  const dir = path.join(root, 'test', variant.dir);
   const isDir = fs.existsSync(dir) && fs.statSync(dir).isDirectory();
   const files = isDir
     ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(dir, f))
@@ -64,7 +68,7 @@ for (const group of groups) {
     continue;
   }
   for (const file of files) {
-    const rel = path.relative(root, file);
+    const rel = path.relative(root, file) + (variant.env.FERRY_TEST_DB ? ` [${variant.env.FERRY_TEST_DB}]` : '');
     if (!fs.existsSync(file)) {
       failed += 1;
       console.log(`${rel}: no such test file or group (groups: ${ALL.join(' ')})`);
@@ -74,7 +78,7 @@ for (const group of groups) {
     const r = spawnSync(process.execPath, ['--import', 'tsx', file], {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, FORCE_COLOR: '0' },
+      env: { ...process.env, ...variant.env, FORCE_COLOR: '0' },
       maxBuffer: 64 * 1024 * 1024,
       timeout: 15 * 60 * 1000,
     });

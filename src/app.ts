@@ -2,29 +2,22 @@ import path from 'node:path';
 import type Koa from 'koa';
 import type { Config } from './config/defaults';
 import { Settings } from './config/settings';
-import { openDatabase, Db } from './db/connection';
-import { UsersRepo } from './db/users-repo';
-import { OverridesRepo } from './db/overrides-repo';
-import { GuestsRepo } from './db/guests-repo';
+import { openDatabase, Database } from './db/database';
 import { GuestsService } from './domain/guests';
 import { guestRoutes } from './http/routes/guest';
 import { transferRoutes } from './http/routes/transfer';
 import { fileRoutes } from './http/routes/file';
 import { recipientRoutes } from './http/routes/recipient';
 import { frequentRecipientRoutes } from './http/routes/frequent-recipients';
-import { FrequentRecipientsRepo } from './db/frequent-recipients-repo';
 import { downloadRoutes } from './http/routes/download';
-import { TransfersRepo } from './db/transfers-repo';
-import { AuditRepo } from './db/audit-repo';
-import { DownloadsRepo } from './db/downloads-repo';
 import { FsFileStore } from './storage/fs-store';
 import { WorkerHasher } from './storage/file-hasher';
 import { HashThread } from './util/hash-thread';
 import { BodyPool } from './util/body-pool';
 import { threadedSignatureCheck } from './auth/signature';
+import { cryptoIds, scryptPasswords } from './auth/passwords';
 import { TransfersService } from './domain/transfers';
 import { PurgeService } from './domain/purge';
-import { PurgeRepo } from './db/purge-repo';
 import { startPurgeTimer } from './purge-timer';
 import { UploadsService } from './domain/uploads';
 import { UploadProgress } from './domain/upload-progress';
@@ -34,10 +27,9 @@ import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
 import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
-import { Services, systemClock, Clock } from './domain/services';
+import { systemClock, type Clock, type Notifier } from './domain/ports';
+import type { Services } from './services';
 import { UsersService } from './domain/users';
-import { MailQueueRepo } from './db/mail-queue-repo';
-import { TrackingErrorsRepo } from './db/tracking-errors-repo';
 import { MailQueue } from './mail/queue';
 import { MailNotifier } from './mail/notifier';
 import { logTransport, redactTransportUrl, smtpTransport } from './mail/transport';
@@ -46,10 +38,6 @@ import { HeaderServiceProvider } from './auth/header-sp';
 import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
 import { RemoteApplicationAuthenticator, RemoteUserAuthenticator } from './auth/remote';
-import { SessionsRepo } from './db/sessions-repo';
-import { LocalAccountsRepo } from './db/local-accounts-repo';
-import { RemoteAppsRepo } from './db/remote-apps-repo';
-import { SignaturesRepo } from './db/signatures-repo';
 import { AccountsService } from './domain/accounts';
 import { userRoutes } from './http/routes/user';
 import { configRoutes } from './http/routes/config';
@@ -73,70 +61,65 @@ export interface AppOptions {
 
 export interface FerryApp {
   config: Config;
-  db: Db;
+  /** The metadata database (SQLite or PostgreSQL), its repositories and units of work. */
+  db: Database;
   services: Services;
+  /** The mailer port's adapter (tests queue mail through it directly). */
+  notifier: Notifier;
   http: Koa<FerryState>;
-  /** Background work (mail queue, purge timer) to start with `serve`. */
+  /** Background work (mail queue, purge timer, settings reload) to start with `serve`. */
   start(): void;
   close(): Promise<void>;
 }
 
-/** The composition root: builds every concrete part from the config and wires them together. */
-export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
+/** How often a running server reads the runtime overrides again (another node's PUT /config). */
+const SETTINGS_RELOAD_MS = 5000;
+
+/**
+ * The composition root: the only place that builds concrete parts (database, file store, mail, auth) from the
+ * config and hands them to the domain's services through their ports.
+ */
+export async function createApp(config: Config, opts: AppOptions = {}): Promise<FerryApp> {
   const log = opts.log ?? consoleLogger();
   const clock = opts.clock ?? systemClock;
-  const db = openDatabase(config.data_dir);
-  const settings = new Settings(config, new OverridesRepo(db));
-  const usersRepo = new UsersRepo(db);
-  const users = new UsersService(usersRepo, () => settings.get().admin, clock);
-
-  const sessions = new SessionsRepo(db);
-  const remoteApps = new RemoteAppsRepo(db);
-  const accounts = new AccountsService(new LocalAccountsRepo(db), sessions, remoteApps, usersRepo, users, clock);
+  const ids = cryptoIds;
+  let settings: Settings | null = null;
+  const db = await openDatabase({ dataDir: config.data_dir, url: config.database_url, auditEnabled: () => settings?.get().auditlog_enabled ?? config.auditlog_enabled });
+  const { repos, uow } = db;
+  settings = new Settings(config, repos.overrides);
+  await settings.reload();
+  const cfg = settings;
+  const users = new UsersService(repos.users, () => cfg.get().admin, clock, ids);
+  const accounts = new AccountsService({ repos, uow, users, clock, ids, passwords: scryptPasswords });
 
   // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs).
   const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : (sinkTransportUrl(config.mail.sink) ?? config.mail.transport);
-  const trackingErrors = new TrackingErrorsRepo(db);
-  const mailQueue = new MailQueue(
-    new MailQueueRepo(db),
-    trackingErrors,
-    transportUrl ? smtpTransport(transportUrl) : logTransport(log),
-    clock,
-    log,
-  );
-  const notifier = new MailNotifier(mailQueue, settings, {
-    userLang: (id) => users.lang(id),
-    userEmail: (id) => usersRepo.emails(id)[0] ?? null,
-    guestLang: (id) => guestsRepo.find(id)?.lang ?? null,
-  });
+  const mailQueue = new MailQueue(repos.mailQueue, repos.trackingErrors, transportUrl ? smtpTransport(transportUrl) : logTransport(log), clock, log);
+  const notifier = new MailNotifier(cfg, () => mailQueue.kick(), clock);
   const guestLimits = () => {
-    const c = settings.get();
+    const c = cfg.get();
     return { defaultDays: c.default_guest_days_valid, maxDays: c.max_guest_days_valid };
   };
-  const guestsRepo = new GuestsRepo(db);
-  const guests = new GuestsService(guestsRepo, notifier, guestLimits, clock);
+  const guests = new GuestsService({ repos, uow, notifier, clock, ids });
 
   // The spec's evaluation order: guest token, service provider, remote application, remote user.
-  const authenticators: Authenticator[] = [new GuestTokenAuthenticator((t) => guestsRepo.findByToken(t), clock)];
-  authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(sessions, users, clock));
+  const authenticators: Authenticator[] = [new GuestTokenAuthenticator((t) => repos.guests.findByToken(t), clock)];
+  authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(repos.sessions, users, clock));
   // Uploads' digests and signed chunks' HMACs are computed beside the event loop.
   const hashThread = new HashThread();
   const bodyPool = new BodyPool();
   const sig = {
-    baseUrl: () => settings.get().base_url,
+    baseUrl: () => cfg.get().base_url,
     maxAge: config.auth.signature_max_age_s,
     maxFuture: config.auth.signature_max_future_s,
     check: threadedSignatureCheck(hashThread, bodyPool),
   };
-  const usedSignatures = new SignaturesRepo(db);
-  if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(remoteApps, usedSignatures, users, sig, clock));
-  if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(usersRepo, usedSignatures, users, sig, clock));
+  if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(repos.remoteApps, repos.signatures, users, sig, clock));
+  if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(repos.users, repos.signatures, users, sig, clock));
 
-  const transferStore = new TransfersRepo(db);
   const fileStore = new FsFileStore(path.join(config.data_dir, 'files'), new WorkerHasher(hashThread));
-  const audit = new AuditRepo(db, () => settings.get().auditlog_enabled);
   const transferLimits = () => {
-    const c = settings.get();
+    const c = cfg.get();
     return {
       maxDays: c.max_transfer_days_valid,
       maxSize: c.max_transfer_size,
@@ -145,17 +128,15 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
       extensions: c.allow_transfer_expiry_date_extension,
     };
   };
-  const frequent = new FrequentRecipientsRepo(db);
   const encryptionPolicy = () => {
-    const c = settings.get();
+    const c = cfg.get();
     return { enabled: c.encryption_enabled, mandatory: c.encryption_mandatory, defaultIterations: c.encryption_password_hash_iterations, chunkSize: c.upload_chunk_size };
   };
-  const transfers = new TransfersService({ store: transferStore, files: fileStore, audit, frequent, notifier, guests, clock, limits: transferLimits, encryption: encryptionPolicy });
-  const uploads = new UploadsService(transferStore, fileStore, audit, guests, clock, () => settings.get().upload_chunk_size);
-  const recipients = new RecipientsService(transferStore, transfers, audit, notifier, clock, () => settings.get().max_transfer_recipients, guests, frequent);
-  const downloads = new DownloadsService(new DownloadsRepo(db), audit, notifier, clock);
-
-  const purge = new PurgeService(new PurgeRepo(db), transferStore, fileStore, audit, guests, notifier, () => settings.get().auditlog_lifetime_days, clock);
+  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits });
+  const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size);
+  const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
+  const downloads = new DownloadsService({ repos, uow, notifier, clock });
+  const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock);
 
   const services: Services = {
     purge,
@@ -165,19 +146,22 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     uploads,
     uploadProgress: new UploadProgress(),
     bodyPool,
-    uploadSlots: new UploadSlots(() => settings.get().max_concurrent_chunk_uploads),
+    uploadSlots: new UploadSlots(() => cfg.get().max_concurrent_chunk_uploads),
     recipients,
     downloads,
     openFile: (f) => fileStore.openRead(f.transferId, f.uid),
-    chunkKeys: fileKeyChecker((id) => transferStore.fileUids(id)),
-    settings,
+    chunkKeys: fileKeyChecker((id) => repos.transfers.fileUids(id)),
+    settings: cfg,
+    guestLimits,
+    transferLimits,
+    encryptionPolicy,
+    locks: db.locks,
     log,
     clock,
     version: VERSION,
     authenticators,
-    notifier,
     mailQueue,
-    trackingErrors,
+    trackingErrors: repos.trackingErrors,
     guests,
     userLang: (id) => users.lang(id),
   };
@@ -193,11 +177,16 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
     config,
     db,
     services,
+    notifier,
     http,
     start() {
+      log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);
       log.info(`mail: ${transportUrl ? `via ${redactTransportUrl(transportUrl)}` : 'no transport, messages are logged only'}`);
       mailQueue.start();
-      if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, config, log));
+      if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, db.locks, config, log));
+      const reload = setInterval(() => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)), SETTINGS_RELOAD_MS);
+      reload.unref();
+      stoppers.push(() => clearInterval(reload));
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
@@ -205,7 +194,7 @@ export function createApp(config: Config, opts: AppOptions = {}): FerryApp {
       await mailQueue.stop();
       await fileStore.close();
       await hashThread.close();
-      db.close();
+      await db.close();
     },
   };
 }

@@ -1,25 +1,29 @@
-import path from 'node:path';
 import type { Config } from './config/defaults';
 import { formatReport, PurgeService } from './domain/purge';
+import type { Locks } from './domain/ports';
 import type { Logger } from './log';
-import { tryLock } from './storage/lock';
 
-/** The in-server purge pass every purge_interval_s (design.md §7), sharing the CLI's lock. Returns its stopper. */
-export function startPurgeTimer(purge: PurgeService, config: Config, log: Logger): () => Promise<void> {
+/** Name of the lock two purge passes (CLI, servers, nodes) share, so they never overlap. */
+export const PURGE_LOCK = 'purge';
+
+/** The in-server purge pass every purge_interval_s (docs/architecture.md, Purge), sharing the CLI's lock. Returns its stopper. */
+export function startPurgeTimer(purge: PurgeService, locks: Locks, config: Config, log: Logger): () => Promise<void> {
   let running: Promise<void> | null = null;
   const pass = async () => {
-    const unlock = tryLock(path.join(config.data_dir, 'purge.lock'));
+    const unlock = await locks.tryLock(PURGE_LOCK);
     if (!unlock) return;
     try {
       log.info(formatReport(await purge.run()));
     } catch (e) {
       log.error(`purge failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
-      unlock();
+      await unlock().catch(() => {});
     }
   };
   const timer = setInterval(() => {
-    running ??= pass().finally(() => (running = null));
+    running ??= pass()
+      .catch((e: Error) => log.error(`purge lock: ${e.message}`))
+      .finally(() => (running = null));
   }, config.purge_interval_s * 1000);
   timer.unref();
   return async () => {

@@ -41,9 +41,10 @@ async function boot(): Promise<void> {
   enhanceEncryptedDownload(base);
   const vid = main.dataset.guest ? new URLSearchParams(location.search).get('vid') : null;
   const api = new Api({ base, securityToken: meta('ferry-security-token') || null, query: vid ? { vid } : {} });
+  // Before anything is awaited: a language chosen while the translations load must still apply.
+  enhanceLangSwitch(api, Boolean(meta('ferry-security-token')));
   const table = await api.get<Record<string, string>>('/lang', { query: { lang } }).catch(() => ({}) as Record<string, string>);
   const t = translator(table, lang);
-  enhanceLangSwitch(api, Boolean(meta('ferry-security-token')));
   if (page === 'login') return enhanceLogin(api, t, base);
   const View = VIEWS[page];
   if (!View) return;

@@ -1,20 +1,20 @@
 import { Errors } from '../domain/errors';
 import type { Guest } from '../domain/model';
 import type { Authenticator, AuthRequest, Principal } from './principal';
-import type { Clock } from '../domain/services';
+import type { Clock } from '../domain/ports';
 
 /** Guest token (spec: evaluated first): `vid` names an available, unexpired Guest. */
 export class GuestTokenAuthenticator implements Authenticator {
   readonly name = 'guest';
   constructor(
-    private readonly findByToken: (token: string) => Guest | undefined,
+    private readonly findByToken: (token: string) => Promise<Guest | undefined>,
     private readonly clock: Clock,
   ) {}
 
-  authenticate(req: AuthRequest): Principal | null {
+  async authenticate(req: AuthRequest): Promise<Principal | null> {
     const vid = req.query.get('vid');
     if (vid === null) return null;
-    const g = vid.length >= 16 && vid.length <= 128 ? this.findByToken(vid) : undefined;
+    const g = vid.length >= 16 && vid.length <= 128 ? await this.findByToken(vid) : undefined;
     if (!g) throw Errors.guestTokenInvalid();
     if (g.expires !== null && g.expires <= this.clock()) throw Errors.guestExpired();
     if (g.status !== 'available') throw Errors.guestTokenInvalid();

@@ -2,20 +2,19 @@ import type { SpHeader } from '../config/defaults';
 import { isEmail } from '../domain/transfer-input';
 import type { Authenticator, AuthRequest, Principal } from './principal';
 
-/**
- * Service provider "header": a reverse proxy in front of ferry (Shibboleth, mod_auth_openidc, …) authenticates
- * the user and passes the uid and e-mail(s) in headers. The headers are believed only from trusted proxies;
- * from anyone else they are ignored, so a client cannot claim an identity by sending them itself.
- */
-export interface UserDirectory {
-  /** Creates the user on first sight, records the e-mails, and tells whether the user is an admin. */
-  seen(userId: string, emails: string[]): { isAdmin: boolean; emails: string[] };
-}
+import type { UserDirectory } from '../domain/users';
+
+export type { UserDirectory } from '../domain/users';
 
 export function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
 }
 
+/**
+ * Service provider "header": a reverse proxy in front of ferry (Shibboleth, mod_auth_openidc, …) authenticates
+ * the user and passes the uid and e-mail(s) in headers. The headers are believed only from trusted proxies;
+ * from anyone else they are ignored, so a client cannot claim an identity by sending them itself.
+ */
 export class HeaderServiceProvider implements Authenticator {
   readonly name = 'sp';
 
@@ -24,7 +23,7 @@ export class HeaderServiceProvider implements Authenticator {
     private readonly users: UserDirectory,
   ) {}
 
-  authenticate(req: AuthRequest): Principal | null {
+  async authenticate(req: AuthRequest): Promise<Principal | null> {
     if (!this.cfg.trusted_proxies.map(normaliseIp).includes(normaliseIp(req.remoteAddress))) return null;
     const uid = header(req, this.cfg.uid_header)?.trim();
     if (!uid || uid.length > 256) return null;
@@ -32,7 +31,7 @@ export class HeaderServiceProvider implements Authenticator {
       .split(/[;,]/)
       .map((e) => e.trim())
       .filter(isEmail); // a malformed value never becomes a `from` address
-    const seen = this.users.seen(uid, emails);
+    const seen = await this.users.seen(uid, emails);
     return { type: 'user', user: { id: uid, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin };
   }
 }

@@ -1,5 +1,6 @@
 import crypto from 'node:crypto';
 import { promisify } from 'node:util';
+import type { IdGenerator, PasswordHasher } from '../domain/ports';
 
 const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
 const N = 16384;
@@ -22,6 +23,9 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return got.length === expected.length && crypto.timingSafeEqual(got, expected);
 }
 
+/** The domain's password port. */
+export const scryptPasswords: PasswordHasher = { hash: hashPassword, verify: verifyPassword };
+
 /** A password for the first admin: 18 random bytes, URL-safe. */
 export function randomPassword(): string {
   return crypto.randomBytes(18).toString('base64url');
@@ -30,3 +34,12 @@ export function randomPassword(): string {
 export function randomSecret(): string {
   return crypto.randomBytes(32).toString('hex');
 }
+
+/** The domain's id/secret port: every value from node:crypto's CSPRNG, at the sizes README promises. */
+export const cryptoIds: IdGenerator = {
+  token: () => crypto.randomBytes(16).toString('hex'),
+  guestToken: () => crypto.randomBytes(20).toString('hex'),
+  secret: randomSecret,
+  password: randomPassword,
+  sessionTokens: () => ({ token: crypto.randomBytes(32).toString('base64url'), csrfToken: crypto.randomBytes(24).toString('base64url') }),
+};

@@ -29,9 +29,9 @@ export type Principal =
       csrfToken?: string;
       attributes?: Record<string, unknown>;
       /** Set for a signed POST/PUT/DELETE: gives its spent signature back when the request is refused. */
-      releaseSignature?: () => void;
+      releaseSignature?: () => Promise<void>;
     }
-  | { type: 'application'; application: string; isAdmin: boolean; releaseSignature?: () => void }
+  | { type: 'application'; application: string; isAdmin: boolean; releaseSignature?: () => Promise<void> }
   | { type: 'guest'; guest: GuestIdentity };
 
 export const ANONYMOUS: Principal = { type: 'anonymous' };

@@ -2,34 +2,26 @@ import { Errors } from '../domain/errors';
 import type { Authenticator, AuthRequest, Principal } from './principal';
 import { requestSignatureMatches, SignatureCheck } from './signature';
 import type { UserDirectory } from './header-sp';
-import type { Clock } from '../domain/services';
+import type { RemoteApp } from '../domain/ports';
+import type { Clock } from '../domain/ports';
 
-/** A remote application (ferry remote-app add): its shared secret, and the previous one during a grace period. */
-export interface RemoteApp {
-  name: string;
-  secret: string;
-  oldSecret: string | null;
-  /** Until when (UNIX seconds) the old secret is still accepted. */
-  oldSecretUntil: number | null;
-  isAdmin: boolean;
-  created: number;
-}
+export type { RemoteApp } from '../domain/ports';
 
 export interface RemoteAppLookup {
-  get(name: string): RemoteApp | undefined;
+  get(name: string): Promise<RemoteApp | undefined>;
 }
 
 /** The users' own secrets for remote-user mode (spec: remote_config). */
 export interface RemoteSecrets {
-  remoteSecret(userId: string): string | null;
+  remoteSecret(userId: string): Promise<string | null>;
 }
 
-/** Signatures of state-changing signed requests seen inside their window. */
+/** Signatures of state-changing signed requests seen inside their window (SignatureRepository). */
 export interface UsedSignatures {
   /** Records the signature until `expires`; false when it was already recorded (a replay). */
-  use(signature: string, expires: number, now: number): boolean;
+  use(signature: string, expires: number, now: number): Promise<boolean>;
   /** Forgets a recorded signature: its request was refused, so it changed nothing and may be sent again. */
-  release(signature: string): void;
+  release(signature: string): Promise<void>;
 }
 
 export interface SignatureSettings {
@@ -43,19 +35,11 @@ export interface SignatureSettings {
 const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 
 /**
- * The signature verdict, then `after` with it: at once when the check runs here, once the hashing thread has
- * answered when a big body is checked there.
+ * The signature verdict: computed here, or on the hashing thread for a big body.
  */
-function withVerdict<T>(s: SignatureSettings, signature: string, secrets: string[], req: AuthRequest, after: () => T): T | Promise<T> {
-  const refuse = () => Errors.authRemoteSignatureCheckFailed();
-  if (!s.check) {
-    if (!requestSignatureMatches(signature, secrets, req, s.baseUrl())) throw refuse();
-    return after();
-  }
-  return s.check(signature, secrets, req, s.baseUrl()).then((ok) => {
-    if (!ok) throw refuse();
-    return after();
-  });
+async function checkSignature(s: SignatureSettings, signature: string, secrets: string[], req: AuthRequest): Promise<void> {
+  const ok = s.check ? await s.check(signature, secrets, req, s.baseUrl()) : requestSignatureMatches(signature, secrets, req, s.baseUrl());
+  if (!ok) throw Errors.authRemoteSignatureCheckFailed();
 }
 
 /** Timestamp window: older than signature_max_age_s or further ahead than signature_max_future_s is refused. */
@@ -76,15 +60,15 @@ function checkWindow(req: AuthRequest, s: SignatureSettings, now: number): numbe
  * completion refused because a chunk was missing, sent again in the same second once the chunk is in). While
  * the first is in progress, an identical one is still a replay; an accepted change is never accepted twice.
  */
-function checkReplay(req: AuthRequest, s: SignatureSettings, ts: number, now: number, used: UsedSignatures, signature: string): (() => void) | undefined {
+async function checkReplay(req: AuthRequest, s: SignatureSettings, ts: number, now: number, used: UsedSignatures, signature: string): Promise<(() => Promise<void>) | undefined> {
   if (!UNSAFE.has(req.method)) return undefined;
   const key = signature.toLowerCase();
-  if (!used.use(key, Math.max(ts, now) + s.maxAge + 1, now)) throw Errors.authRemoteSignatureCheckFailed('replay');
+  if (!(await used.use(key, Math.max(ts, now) + s.maxAge + 1, now))) throw Errors.authRemoteSignatureCheckFailed('replay');
   return () => used.release(key);
 }
 
 /** The principal's releaseSignature field, present only when there is one to give back. */
-const given = (releaseSignature: (() => void) | undefined) => (releaseSignature ? { releaseSignature } : {});
+const given = (releaseSignature: (() => Promise<void>) | undefined) => (releaseSignature ? { releaseSignature } : {});
 
 /** Remote application: a trusted application signs with its secret; with remote_user it acts as that user. */
 export class RemoteApplicationAuthenticator implements Authenticator {
@@ -97,24 +81,23 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  authenticate(req: AuthRequest): Principal | null | Promise<Principal | null> {
+  async authenticate(req: AuthRequest): Promise<Principal | null> {
     const name = req.query.get('remote_application');
     if (name === null) return null;
     const signature = req.query.get('signature') ?? '';
-    const app = name.length <= 64 ? this.apps.get(name) : undefined;
+    const app = name.length <= 64 ? await this.apps.get(name) : undefined;
     if (!app) throw Errors.authRemoteUnknownApplication();
     const now = this.clock();
     const ts = checkWindow(req, this.settings, now);
     const secrets = [app.secret, ...(app.oldSecret && (app.oldSecretUntil ?? 0) > now ? [app.oldSecret] : [])];
-    return withVerdict(this.settings, signature, secrets, req, (): Principal => {
-      const remoteUser = req.query.get('remote_user');
-      if (remoteUser !== null && (!remoteUser.trim() || remoteUser.length > 256)) throw Errors.authRemoteUserRejected();
-      const release = given(checkReplay(req, this.settings, ts, now, this.used, signature));
-      if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin, ...release };
-      // Acting as a user means acting with that user's rights only: the application's admin flag does not carry over.
-      const seen = this.users.seen(remoteUser, []);
-      return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin, ...release };
-    });
+    await checkSignature(this.settings, signature, secrets, req);
+    const remoteUser = req.query.get('remote_user');
+    if (remoteUser !== null && (!remoteUser.trim() || remoteUser.length > 256)) throw Errors.authRemoteUserRejected();
+    const release = given(await checkReplay(req, this.settings, ts, now, this.used, signature));
+    if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin, ...release };
+    // Acting as a user means acting with that user's rights only: the application's admin flag does not carry over.
+    const seen = await this.users.seen(remoteUser, []);
+    return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin, ...release };
   }
 }
 
@@ -129,7 +112,7 @@ export class RemoteUserAuthenticator implements Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  authenticate(req: AuthRequest): Principal | null | Promise<Principal | null> {
+  async authenticate(req: AuthRequest): Promise<Principal | null> {
     const userId = req.query.get('remote_user');
     const signature = req.query.get('signature');
     // With remote_application the request belongs to the remote-application mode, enabled or not.
@@ -137,12 +120,11 @@ export class RemoteUserAuthenticator implements Authenticator {
     // As in FileSender: an unknown user or one without a secret is rejected, a wrong signature fails its check.
     const now = this.clock();
     const ts = checkWindow(req, this.settings, now);
-    const secret = userId.length <= 256 ? this.secrets.remoteSecret(userId) : null;
+    const secret = userId.length <= 256 ? await this.secrets.remoteSecret(userId) : null;
     if (!secret) throw Errors.authRemoteUserRejected();
-    return withVerdict(this.settings, signature, [secret], req, (): Principal => {
-      const release = given(checkReplay(req, this.settings, ts, now, this.used, signature));
-      const seen = this.users.seen(userId, []);
-      return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin, ...release };
-    });
+    await checkSignature(this.settings, signature, [secret], req);
+    const release = given(await checkReplay(req, this.settings, ts, now, this.used, signature));
+    const seen = await this.users.seen(userId, []);
+    return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin, ...release };
   }
 }

@@ -1,7 +1,7 @@
 import type { Authenticator, AuthRequest, Principal } from './principal';
 import type { UserDirectory } from './header-sp';
 import { SESSION_COOKIE, SESSION_TOUCH_S, SessionStore, sessionAlive, sessionId } from './sessions';
-import type { Clock } from '../domain/services';
+import type { Clock } from '../domain/ports';
 
 /**
  * Service provider "local": the session cookie set by POST /login. An unknown, idle or too old session is
@@ -15,19 +15,19 @@ export class SessionServiceProvider implements Authenticator {
     private readonly clock: Clock,
   ) {}
 
-  authenticate(req: AuthRequest): Principal | null {
+  async authenticate(req: AuthRequest): Promise<Principal | null> {
     const token = req.cookies[SESSION_COOKIE];
     if (!token || token.length > 128) return null;
     const id = sessionId(token);
-    const s = this.sessions.get(id);
+    const s = await this.sessions.get(id);
     if (!s) return null;
     const now = this.clock();
     if (!sessionAlive(s, now)) {
-      this.sessions.delete(id);
+      await this.sessions.delete(id);
       return null;
     }
-    if (s.lastSeen < now - SESSION_TOUCH_S) this.sessions.touch(id, now);
-    const seen = this.users.seen(s.userId, []);
+    if (s.lastSeen < now - SESSION_TOUCH_S) await this.sessions.touch(id, now);
+    const seen = await this.users.seen(s.userId, []);
     return { type: 'user', user: { id: s.userId, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin, csrfToken: s.csrfToken };
   }
 }

@@ -8,7 +8,7 @@ import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
  * The spec's signed request: HMAC-SHA1 (hex) of
  *   <lowercased method>&<host and path>?<arguments sorted, signature removed>[&<body>]
  * The host part may be written by the client as the Host header with or without its port, or as base_url's
- * host and path prefix (design.md §4); every variant is tried, each compared in constant time.
+ * host and path prefix (docs/architecture.md, HTTP surface); every variant is tried, each compared in constant time.
  */
 export function stringsToSign(req: AuthRequest, baseUrl: string): Buffer[] {
   return signedHeads(req, baseUrl).map((head) => (req.body.length ? Buffer.concat([head, AMP, req.body]) : head));

@@ -15,8 +15,8 @@ export function adminCommand(program: Command, io: CliIO): void {
     .description('make a user an admin (the user need not have signed in yet)')
     .option(...CONFIG)
     .action((id: string, o) =>
-      withApp(o, (app) => {
-        app.services.users.addAdmin(id);
+      withApp(o, async (app) => {
+        await app.services.users.addAdmin(id);
         io.out(`${id} is an admin`);
       }),
     );
@@ -25,8 +25,8 @@ export function adminCommand(program: Command, io: CliIO): void {
     .description('remove an admin added with "admin add" (those of the config file stay)')
     .option(...CONFIG)
     .action((id: string, o) =>
-      withApp(o, (app) => {
-        app.services.users.removeAdmin(id);
+      withApp(o, async (app) => {
+        await app.services.users.removeAdmin(id);
         const stillByConfig = app.services.settings.get().admin.includes(id);
         io.out(stillByConfig ? `${id} removed from the database, but stays an admin through the config file` : `${id} is no longer an admin`);
       }),
@@ -37,8 +37,8 @@ export function adminCommand(program: Command, io: CliIO): void {
     .option('--json', 'print {"database": [...], "config": [...]}')
     .option(...CONFIG)
     .action((o) =>
-      withApp(o, (app) => {
-        const { database, config } = app.services.users.admins();
+      withApp(o, async (app) => {
+        const { database, config } = await app.services.users.admins();
         if (o.json) io.out(JSON.stringify({ database, config }));
         else for (const id of [...new Set([...config, ...database])].sort()) io.out(`${id}${config.includes(id) ? '\t(config)' : ''}`);
       }),

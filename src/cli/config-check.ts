@@ -3,6 +3,7 @@ import type { CliIO } from './io';
 import { UsageError } from './io';
 import { ConfigError } from '../config/validate';
 import { configFrom } from './config-option';
+import { redactDatabaseUrl } from '../config/database-url';
 
 export function configCommand(program: Command, io: CliIO): void {
   const config = program.command('config').description('configuration tools');
@@ -14,8 +15,10 @@ export function configCommand(program: Command, io: CliIO): void {
     .action((opts: { config?: string; json?: boolean }) => {
       try {
         const { config: c, source } = configFrom(opts);
-        if (opts.json) io.out(JSON.stringify(c, null, 2));
-        else io.out(`config ok: ${source ?? 'built-in defaults'}`);
+        // The database password (in the file or FERRY_DATABASE_URL) is never printed.
+        const shown = { ...c, database_url: c.database_url && redactDatabaseUrl(c.database_url) };
+        if (opts.json) io.out(JSON.stringify(shown, null, 2));
+        else io.out(`config ok: ${source ?? 'built-in defaults'}; metadata in ${shown.database_url ?? `SQLite under ${c.data_dir}`}`);
       } catch (e) {
         if (e instanceof ConfigError) throw new UsageError(e.message);
         throw e;

@@ -26,5 +26,5 @@ export const processIO: CliIO = {
     : null,
 };
 
-/** A usage or input error: exit code 1 with a one-line message (design.md §2). */
+/** A usage or input error: exit code 1 with a one-line message (docs/architecture.md, Command line). */
 export class UsageError extends Error {}

@@ -8,6 +8,7 @@ import { adminCommand } from './admin';
 import { userCommand } from './user';
 import { remoteAppCommand } from './remote-app';
 import { purgeCommand } from './purge';
+import { dbCommand } from './db';
 import { loginCommand } from './login';
 import { sendCommand } from './send';
 import { getCommand } from './get';
@@ -19,14 +20,14 @@ import { ServiceError } from '../domain/errors';
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, loginCommand, sendCommand, getCommand, serviceCommand];
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')
     .description('self-hosted service for sending large files')
     .exitOverride()
     .configureOutput({ writeOut: (s) => io.out(s), writeErr: (s) => io.err(s) })
-    .showSuggestionAfterError(false); // design.md §2: one line on stderr
+    .showSuggestionAfterError(false); // docs/architecture.md, Command line: one line on stderr
   for (const add of modules) add(program, io);
   for (const cmd of program.commands) inheritExitOverride(cmd, io);
   return program;
@@ -37,7 +38,7 @@ function inheritExitOverride(cmd: Command, io: CliIO): void {
   for (const sub of cmd.commands) inheritExitOverride(sub, io);
 }
 
-/** Runs the CLI and returns the exit code of design.md §2: 0 ok, 1 usage/input error, 2 internal failure. */
+/** Runs the CLI and returns the exit code of docs/architecture.md, Command line: 0 ok, 1 usage/input error, 2 internal failure. */
 export async function runCli(argv: string[], io: CliIO, modules?: CommandModule[]): Promise<number> {
   const program = buildProgram(io, modules);
   try {

@@ -1,8 +1,7 @@
-import path from 'node:path';
 import type { Command } from 'commander';
 import { CliIO, UsageError } from './io';
 import { withApp } from './with-app';
-import { tryLock } from '../storage/lock';
+import { PURGE_LOCK } from '../purge-timer';
 import { formatReport } from '../domain/purge';
 
 /** ferry purge [--dry-run] [--now <unix-seconds>] [--json]: for cron; safe while serve runs. */
@@ -18,7 +17,8 @@ export function purgeCommand(program: Command, io: CliIO): void {
       withApp(o, async (app) => {
         const now = o.now === undefined ? undefined : Number(o.now);
         if (now !== undefined && (!Number.isSafeInteger(now) || now < 0)) throw new UsageError('--now: a UNIX time in seconds');
-        const unlock = tryLock(path.join(app.config.data_dir, 'purge.lock'));
+        // One purge at a time across processes and nodes: a lock in the database (advisory on PostgreSQL).
+        const unlock = await app.services.locks.tryLock(PURGE_LOCK);
         if (!unlock) {
           io.out(o.json ? JSON.stringify({ skipped: 'another purge is running' }) : 'purge: another purge is running; nothing done');
           return;
@@ -28,7 +28,7 @@ export function purgeCommand(program: Command, io: CliIO): void {
           await app.services.mailQueue.flush();
           io.out(o.json ? JSON.stringify(report) : formatReport(report));
         } finally {
-          unlock();
+          await unlock();
         }
       }),
     );

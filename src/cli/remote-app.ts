@@ -18,7 +18,7 @@ export function remoteAppCommand(program: Command, io: CliIO): void {
     .option('--admin', 'the application is an admin when it acts as itself')
     .option('--json', 'print {"name","secret","admin"}')
     .option(...CONFIG)
-    .action((name: string, o) => withApp(o, (app) => printSecret(o, name, app.services.accounts.addRemoteApp(name, !!o.admin), !!o.admin)));
+    .action((name: string, o) => withApp(o, async (app) => printSecret(o, name, await app.services.accounts.addRemoteApp(name, !!o.admin), !!o.admin)));
   cmd
     .command('rotate <name>')
     .description('give the application a new secret and print it')
@@ -26,9 +26,9 @@ export function remoteAppCommand(program: Command, io: CliIO): void {
     .option('--json', 'print {"name","secret","admin"}')
     .option(...CONFIG)
     .action((name: string, o) =>
-      withApp(o, (app) => {
+      withApp(o, async (app) => {
         if (!/^\d{1,9}$/.test(String(o.grace))) throw new UsageError('--grace: a number of seconds');
-        const { secret, isAdmin } = app.services.accounts.rotateRemoteApp(name, Number(o.grace));
+        const { secret, isAdmin } = await app.services.accounts.rotateRemoteApp(name, Number(o.grace));
         printSecret(o, name, secret, isAdmin);
       }),
     );
@@ -38,8 +38,8 @@ export function remoteAppCommand(program: Command, io: CliIO): void {
     .option('--json', 'print [{"name","admin","created","grace_until"}]')
     .option(...CONFIG)
     .action((o) =>
-      withApp(o, (app) => {
-        const list = app.services.accounts.listRemoteApps();
+      withApp(o, async (app) => {
+        const list = await app.services.accounts.listRemoteApps();
         if (o.json) io.out(JSON.stringify(list.map((a) => ({ name: a.name, admin: a.admin, created: a.created, grace_until: a.graceUntil }))));
         else for (const a of list) io.out([a.name, a.admin ? 'admin' : '', a.graceUntil ? `old secret valid until ${new Date(a.graceUntil * 1000).toISOString()}` : ''].filter(Boolean).join('\t'));
       }),
@@ -49,8 +49,8 @@ export function remoteAppCommand(program: Command, io: CliIO): void {
     .description('remove a remote application; its secret stops working at once')
     .option(...CONFIG)
     .action((name: string, o) =>
-      withApp(o, (app) => {
-        app.services.accounts.removeRemoteApp(name);
+      withApp(o, async (app) => {
+        await app.services.accounts.removeRemoteApp(name);
         io.out(`remote application ${name} removed`);
       }),
     );

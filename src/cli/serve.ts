@@ -22,7 +22,7 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
   if (sink) io.out(`mail sink listening on ${sink.url}, storing messages in ${sink.dir}`);
   // log.format and log.file; SIGHUP reopens the file.
   const log = createLogger(config.log);
-  const app = createApp(config, { log, ...(sink ? { mailTransportUrl: sink.url } : {}) });
+  const app = await createApp(config, { log, ...(sink ? { mailTransportUrl: sink.url } : {}) });
   if (config.auth.sp.type === 'local') {
     const password = await app.services.accounts.ensureInitialAdmin();
     if (password) io.out(`created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`);

@@ -45,8 +45,8 @@ export function userCommand(program: Command, io: CliIO): void {
     .option('--json', 'print [{"id","emails","local","admin"}]')
     .option(...CONFIG)
     .action((o) =>
-      withApp(o, (app) => {
-        const list = app.services.accounts.listUsers();
+      withApp(o, async (app) => {
+        const list = await app.services.accounts.listUsers();
         if (o.json) io.out(JSON.stringify(list));
         else for (const u of list) io.out([u.id, u.emails.join(','), u.local ? 'local' : '', u.admin ? 'admin' : ''].filter(Boolean).join('\t'));
       }),
@@ -56,8 +56,8 @@ export function userCommand(program: Command, io: CliIO): void {
     .description("remove a local account (its transfers stay until they expire)")
     .option(...CONFIG)
     .action((id: string, o) =>
-      withApp(o, (app) => {
-        app.services.accounts.removeUser(id);
+      withApp(o, async (app) => {
+        await app.services.accounts.removeUser(id);
         io.out(`local account ${id} removed; its sessions are closed`);
       }),
     );

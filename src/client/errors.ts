@@ -1,5 +1,5 @@
 /**
- * A failure the client reports in one line, with the CLI's exit code (design.md §2): 1 for what the user can
+ * A failure the client reports in one line, with the CLI's exit code (docs/architecture.md, Command line): 1 for what the user can
  * fix in the command or its input (a missing file, a refused address, a bad link), 2 for what failed on the
  * way (the server down after every retry, a download whose SHA-256 does not match).
  */

@@ -1,4 +1,4 @@
-/** The configuration ferry runs with when no file says otherwise (design.md §3). */
+/** The configuration ferry runs with when no file says otherwise (docs/architecture.md, Configuration). */
 export interface SpLocal {
   type: 'local';
 }
@@ -70,6 +70,11 @@ export interface Config {
   /** Shortest password a sender may type; told to clients, which enforce it (the server never sees it). */
   encryption_min_password_length: number;
   log: LogConfig;
+  /**
+   * null: the metadata lives in SQLite under data_dir; "postgres://user:pass@host:port/db": in PostgreSQL 15 or
+   * later, shared by every node. The environment variable FERRY_DATABASE_URL overrides it.
+   */
+  database_url: string | null;
 }
 
 export function defaultConfig(): Config {
@@ -130,10 +135,11 @@ export function defaultConfig(): Config {
     encryption_mandatory: false,
     encryption_min_password_length: 12,
     log: { format: 'text', file: null },
+    database_url: null,
   };
 }
 
-/** Keys an admin may change at run time through PUT /config (design.md §3). */
+/** Keys an admin may change at run time through PUT /config (docs/architecture.md, Configuration). */
 export const RUNTIME_KEYS = [
   'default_transfer_days_valid',
   'max_transfer_days_valid',

@@ -16,7 +16,7 @@ export interface LoadedConfig {
  */
 export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = explicit ?? env.FERRY_CONFIG ?? (fs.existsSync('ferry.json') ? 'ferry.json' : null);
-  if (!file) return { config: validateConfig({}, 'defaults'), source: null };
+  if (!file) return { config: validateConfig(withEnv({}, env), env.FERRY_DATABASE_URL ? 'defaults with FERRY_DATABASE_URL' : 'defaults'), source: null };
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -29,6 +29,16 @@ export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.e
   } catch (e) {
     throw new ConfigError([`not valid JSON: ${(e as Error).message}`], file);
   }
-  return { config: validateConfig(raw, file), source: path.resolve(file) };
+  return { config: validateConfig(withEnv(raw, env), file), source: path.resolve(file) };
+}
+
+/**
+ * FERRY_DATABASE_URL overrides database_url, so the database password need not sit in the file. It is
+ * validated with the file (a bad value is reported under database_url).
+ */
+function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+  const url = env.FERRY_DATABASE_URL;
+  if (url === undefined || url === '' || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  return { ...(raw as Record<string, unknown>), database_url: url };
 }
 

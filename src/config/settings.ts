@@ -2,15 +2,16 @@ import { Config, RUNTIME_KEYS, RuntimeKey } from './defaults';
 import { crossChecks, runtimeChecks } from './validate';
 import { Errors } from '../domain/errors';
 
-/** Where runtime overrides (PUT /config) are persisted; the DB implements it. */
+/** Where runtime overrides (PUT /config) are persisted; the database implements it. */
 export interface OverrideStore {
-  load(): Record<string, unknown>;
-  save(values: Record<string, unknown>): void;
+  load(): Promise<Record<string, unknown>>;
+  save(values: Record<string, unknown>): Promise<void>;
 }
 
 /**
  * The effective configuration: the file's values with the admin's runtime overrides on top. Passed to every
- * service that needs limits, so a change through PUT /config takes effect at once without a global.
+ * service that needs limits, so a change through PUT /config takes effect at once without a global. Other
+ * nodes (and processes) sharing the database see a change when they next reload() (serve: every few seconds).
  */
 export class Settings {
   private current: Config;
@@ -19,19 +20,25 @@ export class Settings {
     private readonly base: Config,
     private readonly store?: OverrideStore,
   ) {
-    this.current = this.compose(store?.load() ?? {});
+    this.current = this.compose({});
+  }
+
+  /** Reads the stored overrides again (at start-up, then periodically so another node's PUT /config applies here too). */
+  async reload(): Promise<void> {
+    const base_url = this.current.base_url;
+    this.current = { ...this.compose((await this.store?.load()) ?? {}), base_url };
   }
 
   get(): Config {
     return this.current;
   }
 
-  overrides(): Record<string, unknown> {
-    return this.store?.load() ?? {};
+  async overrides(): Promise<Record<string, unknown>> {
+    return (await this.store?.load()) ?? {};
   }
 
   /** Validates and applies overrides; throws ServiceError naming every offending key. */
-  update(values: Record<string, unknown>): Config {
+  async update(values: Record<string, unknown>): Promise<Config> {
     const problems: string[] = [];
     const bad: string[] = [];
     for (const [key, value] of Object.entries(values)) {
@@ -44,12 +51,12 @@ export class Settings {
       if (problems.length > before) bad.push(key);
     }
     if (bad.length) throw Errors.restBadParameter(...bad);
-    const merged = { ...(this.store?.load() ?? {}), ...values };
+    const merged = { ...((await this.store?.load()) ?? {}), ...values };
     const next = this.compose(merged);
     const cross = crossChecks(next);
     if (cross.length) throw Errors.restBadParameter(...cross.map((c) => c.split(':')[0]));
-    this.store?.save(merged);
-    this.current = next;
+    await this.store?.save(merged);
+    this.current = { ...next, base_url: this.current.base_url };
     return next;
   }
 

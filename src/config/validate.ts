@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Config, defaultConfig, MailSinkConfig } from './defaults';
 
 /**
- * Validates a parsed config object against the schema of design.md §3 and merges it over the defaults.
+ * Validates a parsed config object against the schema of docs/architecture.md, Configuration and merges it over the defaults.
  * Every problem is collected (with the key's path) so an admin fixes the file in one go.
  */
 type Check = (value: unknown, path: string, problems: string[]) => void;
@@ -64,7 +64,7 @@ function describe(v: unknown): string {
 }
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url'].includes(k));
 
 const spCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -129,6 +129,7 @@ const schema = object({
   encryption_mandatory: bool,
   encryption_min_password_length: int(1, 1000),
   log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')) }),
+  database_url: nullable(str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL')),
 });
 
 export class ConfigError extends Error {

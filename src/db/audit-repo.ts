@@ -1,43 +1,28 @@
-import type { Db } from './connection';
 import type { AuditEntry, AuthorType, TargetType } from '../domain/model';
-
-interface Row {
-  transfer_id: number;
-  date: number;
-  event: string;
-  author_type: string;
-  author_id: string;
-  author_ip: string | null;
-  author_email: string | null;
-  target_type: string;
-  target_id: string;
-  target_name: string | null;
-  target_size: number | null;
-  target_email: string | null;
-}
+import type { AuditRepository } from '../domain/ports';
+import type { Db, RepoContext } from './context';
 
 /** The audit log: one row per event of a Transfer, kept until purge removes the Transfer's records. */
-export class AuditRepo {
+export class AuditRepo implements AuditRepository {
   constructor(
     private readonly db: Db,
-    private readonly enabled: () => boolean,
+    private readonly ctx: RepoContext,
   ) {}
 
-  record(e: AuditEntry): void {
-    if (!this.enabled()) return;
-    this.db
-      .prepare(
-        `INSERT INTO audit_log (transfer_id, date, event, author_type, author_id, author_ip, author_email,
-           target_type, target_id, target_name, target_size, target_email) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        e.transferId, e.date, e.event, e.author.type, e.author.id, e.author.ip, e.author.email ?? null,
-        e.target.type, e.target.id, e.target.name ?? null, e.target.size ?? null, e.target.email ?? null,
-      );
+  async record(e: AuditEntry): Promise<void> {
+    if (!this.ctx.auditEnabled()) return;
+    await this.db
+      .insertInto('audit_log')
+      .values({
+        transfer_id: e.transferId, date: e.date, event: e.event, author_type: e.author.type, author_id: e.author.id,
+        author_ip: e.author.ip, author_email: e.author.email ?? null, target_type: e.target.type, target_id: e.target.id,
+        target_name: e.target.name ?? null, target_size: e.target.size ?? null, target_email: e.target.email ?? null,
+      })
+      .execute();
   }
 
-  forTransfer(transferId: number): AuditEntry[] {
-    const rows = this.db.prepare('SELECT * FROM audit_log WHERE transfer_id = ? ORDER BY id').all(transferId) as Row[];
+  async forTransfer(transferId: number): Promise<AuditEntry[]> {
+    const rows = await this.db.selectFrom('audit_log').selectAll().where('transfer_id', '=', transferId).orderBy('id').execute();
     return rows.map((r) => ({
       transferId: r.transfer_id,
       date: r.date,

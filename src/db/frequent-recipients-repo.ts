@@ -1,30 +1,39 @@
-import type { Db } from './connection';
-import type { FrequentRecipientStore } from '../domain/frequent-recipients';
+import { sql } from 'kysely';
+import type { FrequentRecipientRepository } from '../domain/ports';
+import type { Db, RepoContext } from './context';
 
-/** Frequent recipients: one row per user and address, with the time it was last used. */
-export class FrequentRecipientsRepo implements FrequentRecipientStore {
-  constructor(private readonly db: Db) {}
+/** Frequent recipients: one row per user and address, with when it was last used and an order within a second. */
+export class FrequentRecipientsRepo implements FrequentRecipientRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
-  remember(userId: string, emails: string[], now: number): void {
-    // Delete and re-insert so that rowid orders uses within the same second too.
-    const del = this.db.prepare('DELETE FROM frequent_recipients WHERE user_id = ? AND email = ?');
-    const ins = this.db.prepare('INSERT INTO frequent_recipients (user_id, email, last_used) VALUES (?, ?, ?)');
-    this.db.transaction(() => {
-      for (const e of emails) {
-        if (!e) continue;
-        del.run(userId, e.toLowerCase());
-        ins.run(userId, e.toLowerCase(), now);
-      }
-    })();
+  async remember(userId: string, emails: string[], now: number): Promise<void> {
+    const list = [...new Set(emails.filter(Boolean).map((e) => e.toLowerCase()))];
+    if (!list.length) return;
+    const top = await this.db
+      .selectFrom('frequent_recipients')
+      .select((eb) => eb.fn.max('seq').as('seq'))
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
+    let seq = Number(top?.seq ?? 0);
+    for (const email of list) {
+      seq += 1;
+      await this.db
+        .insertInto('frequent_recipients')
+        .values({ user_id: userId, email, last_used: now, seq })
+        .onConflict((oc) => oc.columns(['user_id', 'email']).doUpdateSet({ last_used: now, seq }))
+        .execute();
+    }
   }
 
-  list(userId: string, contains: string | null, limit: number): string[] {
-    const rows = this.db
-      .prepare(
-        `SELECT email FROM frequent_recipients WHERE user_id = ? AND (? IS NULL OR instr(email, lower(?)) > 0)
-         ORDER BY last_used DESC, rowid DESC LIMIT ?`,
-      )
-      .all(userId, contains, contains, limit) as { email: string }[];
+  async list(userId: string, contains: string | null, limit: number): Promise<string[]> {
+    let q = this.db.selectFrom('frequent_recipients').select('email').where('user_id', '=', userId);
+    // A literal substring test: LIKE would take % and _ in the filter as wildcards.
+    const find = this.ctx.dialect === 'postgres' ? sql`strpos(email, lower(${contains}))` : sql`instr(email, lower(${contains}))`;
+    if (contains !== null) q = q.where(sql<boolean>`${find} > 0`);
+    const rows = await q.orderBy('last_used', 'desc').orderBy('seq', 'desc').limit(limit).execute();
     return rows.map((r) => r.email);
   }
 }

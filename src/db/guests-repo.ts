@@ -1,105 +1,109 @@
-import type { Db } from './connection';
 import type { Guest, GuestStatus, TrackingError } from '../domain/model';
+import type { GuestRepository, NewGuest } from '../domain/ports';
+import { Db, RepoContext, slices } from './context';
+import type { GuestsTable } from './schema';
+import type { Selectable } from 'kysely';
 
-interface GuestRow {
-  id: number;
-  user_id: string;
-  user_email: string;
-  email: string;
-  token: string;
-  subject: string | null;
-  message: string | null;
-  options: string;
-  transfer_options: string;
-  status: string;
-  transfer_count: number;
-  lang: string | null;
-  created: number;
-  expires: number | null;
-  last_activity: number | null;
-  closed: number | null;
-}
+type GuestRow = Selectable<GuestsTable>;
 
-/** What a new Guest is stored with; the id comes from the table. */
-export type NewGuest = Omit<Guest, 'id' | 'status' | 'transferCount' | 'lastActivity' | 'closed' | 'errors'>;
+/** The guests table, with each Guest's tracking errors (tracking_errors rows with target_type 'Guest'). */
+export class GuestsRepo implements GuestRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
-/** The guests table and the Guests' tracking errors (tracking_errors rows with target_type 'Guest'). */
-export class GuestsRepo {
-  constructor(private readonly db: Db) {}
-
-  insert(g: NewGuest): Guest {
-    const r = this.db
-      .prepare(
-        `INSERT INTO guests (user_id, user_email, email, token, subject, message, options, transfer_options, status, lang, created, expires)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'available', ?, ?, ?)`,
-      )
-      .run(g.userId, g.userEmail, g.email, g.token, g.subject, g.message, JSON.stringify(g.options), JSON.stringify(g.transferOptions), g.lang, g.created, g.expires);
-    return this.find(Number(r.lastInsertRowid))!;
+  async insert(g: NewGuest): Promise<Guest> {
+    const row = await this.db
+      .insertInto('guests')
+      .values({
+        user_id: g.userId, user_email: g.userEmail, email: g.email, token: g.token, subject: g.subject, message: g.message,
+        options: JSON.stringify(g.options), transfer_options: JSON.stringify(g.transferOptions), status: 'available',
+        lang: g.lang, created: g.created, expires: g.expires,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toGuest(row, []);
   }
 
-  find(id: number): Guest | undefined {
-    const row = this.db.prepare('SELECT * FROM guests WHERE id = ?').get(id) as GuestRow | undefined;
-    return row ? this.withErrors([row])[0] : undefined;
+  async find(id: number): Promise<Guest | undefined> {
+    const row = await this.db.selectFrom('guests').selectAll().where('id', '=', id).executeTakeFirst();
+    return row ? (await this.withErrors([row]))[0] : undefined;
   }
 
-  /** The Guest holding this token (guest-token authentication); closed ones too, the caller decides. */
-  findByToken(token: string): Guest | undefined {
-    const row = this.db.prepare('SELECT * FROM guests WHERE token = ?').get(token) as GuestRow | undefined;
-    return row ? this.withErrors([row])[0] : undefined;
+  async lock(id: number): Promise<Guest | undefined> {
+    let q = this.db.selectFrom('guests').selectAll().where('id', '=', id);
+    if (this.ctx.dialect === 'postgres') q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    return row ? (await this.withErrors([row]))[0] : undefined;
   }
 
-  /** Open (not closed) Guests of one user, newest first. */
-  listOpenOf(userId: string): Guest[] {
-    const rows = this.db.prepare("SELECT * FROM guests WHERE user_id = ? AND status = 'available' ORDER BY id DESC").all(userId) as GuestRow[];
+  async findByToken(token: string): Promise<Guest | undefined> {
+    const row = await this.db.selectFrom('guests').selectAll().where('token', '=', token).executeTakeFirst();
+    return row ? (await this.withErrors([row]))[0] : undefined;
+  }
+
+  async listOpenOf(userId: string): Promise<Guest[]> {
+    const rows = await this.db.selectFrom('guests').selectAll().where('user_id', '=', userId).where('status', '=', 'available').orderBy('id', 'desc').execute();
     return this.withErrors(rows);
   }
 
-  /** Every open Guest, newest first (admin view). */
-  listOpen(): Guest[] {
-    const rows = this.db.prepare("SELECT * FROM guests WHERE status = 'available' ORDER BY id DESC").all() as GuestRow[];
+  async listOpen(): Promise<Guest[]> {
+    const rows = await this.db.selectFrom('guests').selectAll().where('status', '=', 'available').orderBy('id', 'desc').execute();
     return this.withErrors(rows);
   }
 
-  /** Open Guests whose expiry has passed (does_not_expire Guests have no expiry and never match). */
-  listExpired(now: number): Guest[] {
-    const rows = this.db
-      .prepare("SELECT * FROM guests WHERE status = 'available' AND expires IS NOT NULL AND expires <= ? ORDER BY id")
-      .all(now) as GuestRow[];
+  async listExpired(now: number): Promise<Guest[]> {
+    const rows = await this.db
+      .selectFrom('guests')
+      .selectAll()
+      .where('status', '=', 'available')
+      .where('expires', 'is not', null)
+      .where('expires', '<=', now)
+      .orderBy('id')
+      .execute();
     return this.withErrors(rows);
   }
 
-  /** Closes an open Guest; false when it was already closed (so a concurrent closer does not mail twice). */
-  close(id: number, now: number): boolean {
-    return this.db.prepare("UPDATE guests SET status = 'closed', closed = ? WHERE id = ? AND status = 'available'").run(now, id).changes > 0;
+  async close(id: number, now: number): Promise<boolean> {
+    const r = await this.db.updateTable('guests').set({ status: 'closed', closed: now }).where('id', '=', id).where('status', '=', 'available').executeTakeFirst();
+    return Number(r.numUpdatedRows) > 0;
   }
 
-  incrementTransferCount(id: number): void {
-    this.db.prepare('UPDATE guests SET transfer_count = transfer_count + 1 WHERE id = ?').run(id);
+  async incrementTransferCount(id: number): Promise<void> {
+    await this.db.updateTable('guests').set((eb) => ({ transfer_count: eb('transfer_count', '+', 1) })).where('id', '=', id).execute();
   }
 
-  countTransfersUsed(guestId: number): number {
-    const row = this.db
-      .prepare("SELECT COUNT(*) AS n FROM transfers WHERE guest_id = ? AND (status <> 'closed' OR made_available IS NOT NULL)")
-      .get(guestId) as { n: number };
-    return row.n;
+  async countTransfersUsed(guestId: number): Promise<number> {
+    const row = await this.db
+      .selectFrom('transfers')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('guest_id', '=', guestId)
+      .where((eb) => eb.or([eb('status', '<>', 'closed'), eb('made_available', 'is not', null)]))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
   }
 
-  touch(id: number, now: number): void {
-    this.db.prepare('UPDATE guests SET last_activity = ? WHERE id = ?').run(now, id);
+  async touch(id: number, now: number): Promise<void> {
+    await this.db.updateTable('guests').set({ last_activity: now }).where('id', '=', id).execute();
   }
 
-  /** Runs fn in one write transaction (so a read-check-write on a Guest cannot interleave with another). */
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
-  }
-
-  private withErrors(rows: GuestRow[]): Guest[] {
+  private async withErrors(rows: GuestRow[]): Promise<Guest[]> {
     if (!rows.length) return [];
     const byGuest = new Map<number, TrackingError[]>();
-    const stmt = this.db.prepare("SELECT type, date, details FROM tracking_errors WHERE target_type = 'Guest' AND target_id = ? ORDER BY id");
-    for (const row of rows) {
-      const errs = (stmt.all(row.id) as { type: string; date: number; details: string }[]).map((e) => ({ type: e.type, date: e.date, details: e.details }));
-      byGuest.set(row.id, errs);
+    for (const ids of slices(rows.map((r) => r.id))) {
+      const errs = await this.db
+        .selectFrom('tracking_errors')
+        .select(['target_id', 'type', 'date', 'details'])
+        .where('target_type', '=', 'Guest')
+        .where('target_id', 'in', ids)
+        .orderBy('id')
+        .execute();
+      for (const e of errs) {
+        const list = byGuest.get(e.target_id) ?? [];
+        list.push({ type: e.type, date: e.date, details: e.details });
+        byGuest.set(e.target_id, list);
+      }
     }
     return rows.map((r) => toGuest(r, byGuest.get(r.id) ?? []));
   }

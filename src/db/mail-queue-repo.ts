@@ -1,117 +1,95 @@
-import type { Db } from './connection';
-
-export interface QueuedMail {
-  id: number;
-  created: number;
-  to: string;
-  message: OutgoingMessage;
-  attempts: number;
-  nextAttempt: number;
-  targetType: string | null;
-  targetId: number | null;
-}
-
-/** A rendered message, as stored in the queue and handed to the transport. */
-export interface OutgoingMessage {
-  from: string;
-  to: string;
-  replyTo?: string;
-  subject: string;
-  text: string;
-  html: string;
-  lang: string;
-}
-
-interface Row {
-  id: number;
-  created: number;
-  to_addr: string;
-  message: string;
-  attempts: number;
-  next_attempt: number;
-  target_type: string | null;
-  target_id: number | null;
-}
+import type { Selectable } from 'kysely';
+import type { MailQueueRepository, OutgoingMessage, QueuedMail, TrackingTarget } from '../domain/ports';
+import type { Db, RepoContext } from './context';
+import type { MailQueueTable } from './schema';
 
 /** The outgoing mail queue: rows are pending, then sent or failed, and kept until purge removes them. */
-export class MailQueueRepo {
-  constructor(private readonly db: Db) {}
+export class MailQueueRepo implements MailQueueRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
-  enqueue(msg: OutgoingMessage, now: number, target: { type: string; id: number } | null): number {
-    return Number(
-      this.db
-        .prepare(
-          `INSERT INTO mail_queue (created, to_addr, message, status, attempts, next_attempt, target_type, target_id)
-           VALUES (?, ?, ?, 'pending', 0, ?, ?, ?)`,
-        )
-        .run(now, msg.to, JSON.stringify(msg), now, target?.type ?? null, target?.id ?? null).lastInsertRowid,
-    );
+  async enqueue(msg: OutgoingMessage, now: number, target: { type: TrackingTarget; id: number } | null): Promise<number> {
+    const { id } = await this.db
+      .insertInto('mail_queue')
+      .values({ created: now, to_addr: msg.to, message: JSON.stringify(msg), status: 'pending', attempts: 0, next_attempt: now, target_type: target?.type ?? null, target_id: target?.id ?? null })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return id;
   }
 
-  due(now: number, limit: number): QueuedMail[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM mail_queue WHERE status = 'pending' AND next_attempt <= ? ORDER BY next_attempt, id LIMIT ?`)
-      .all(now, limit) as Row[];
+  /**
+   * One UPDATE … WHERE id IN (the due rows) RETURNING: atomic on SQLite (one writer) and, with FOR UPDATE SKIP
+   * LOCKED on PostgreSQL, two nodes claiming at once take disjoint messages without waiting for each other.
+   */
+  async claimDue(now: number, until: number, limit: number): Promise<QueuedMail[]> {
+    const rows = await this.db
+      .updateTable('mail_queue')
+      .set({ next_attempt: until })
+      .where('id', 'in', (eb) => {
+        let due = eb
+          .selectFrom('mail_queue')
+          .select('id')
+          .where('status', '=', 'pending')
+          .where('next_attempt', '<=', now)
+          .orderBy('next_attempt')
+          .orderBy('id')
+          .limit(limit);
+        if (this.ctx.dialect === 'postgres') due = due.forUpdate().skipLocked();
+        return due;
+      })
+      .returningAll()
+      .execute();
+    rows.sort((a, b) => a.id - b.id);
     const out: QueuedMail[] = [];
     for (const r of rows) {
-      let message: OutgoingMessage;
-      try {
-        message = JSON.parse(r.message) as OutgoingMessage;
-      } catch {
-        // One damaged row must not block every message queued after it.
-        this.markFailed(r.id, 'unreadable queued message');
-        continue;
-      }
-      out.push({
-        id: r.id,
-        created: r.created,
-        to: r.to_addr,
-        message,
-        attempts: r.attempts,
-        nextAttempt: r.next_attempt,
-        targetType: r.target_type,
-        targetId: r.target_id,
-      });
+      const mail = toMail(r);
+      if (mail) out.push(mail);
+      // One damaged row must not block every message queued after it.
+      else await this.markFailed(r.id, 'unreadable queued message');
     }
     return out;
   }
 
-  /** Seconds until the next pending message is due, or null when none is pending. */
-  nextDue(now: number): number | null {
-    const row = this.db.prepare(`SELECT MIN(next_attempt) AS t FROM mail_queue WHERE status = 'pending'`).get() as { t: number | null };
-    return row.t === null ? null : Math.max(0, row.t - now);
+  async nextDue(now: number): Promise<number | null> {
+    const row = await this.db.selectFrom('mail_queue').select((eb) => eb.fn.min('next_attempt').as('t')).where('status', '=', 'pending').executeTakeFirst();
+    return row?.t === null || row?.t === undefined ? null : Math.max(0, Number(row.t) - now);
   }
 
-  /**
-   * Takes a due message for one delivery attempt (true) unless another process took it first: its next
-   * attempt moves to `until`, so a crash mid-delivery only delays the message.
-   */
-  claim(id: number, now: number, until: number): boolean {
-    return (
-      this.db.prepare(`UPDATE mail_queue SET next_attempt = ? WHERE id = ? AND status = 'pending' AND next_attempt <= ?`).run(until, id, now)
-        .changes === 1
-    );
+  async markSent(id: number, now: number): Promise<void> {
+    await this.db.updateTable('mail_queue').set((eb) => ({ status: 'sent', sent: now, attempts: eb('attempts', '+', 1), last_error: null })).where('id', '=', id).execute();
   }
 
-  markSent(id: number, now: number): void {
-    this.db.prepare(`UPDATE mail_queue SET status = 'sent', sent = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?`).run(now, id);
+  async markRetry(id: number, next: number, error: string): Promise<void> {
+    await this.db.updateTable('mail_queue').set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt: next, last_error: error })).where('id', '=', id).execute();
   }
 
-  markRetry(id: number, next: number, error: string): void {
-    this.db.prepare(`UPDATE mail_queue SET attempts = attempts + 1, next_attempt = ?, last_error = ? WHERE id = ?`).run(next, error, id);
+  async markFailed(id: number, error: string): Promise<void> {
+    await this.db.updateTable('mail_queue').set((eb) => ({ status: 'failed', attempts: eb('attempts', '+', 1), last_error: error })).where('id', '=', id).execute();
   }
 
-  markFailed(id: number, error: string): void {
-    this.db.prepare(`UPDATE mail_queue SET status = 'failed', attempts = attempts + 1, last_error = ? WHERE id = ?`).run(error, id);
+  async counts(): Promise<Record<string, number>> {
+    const rows = await this.db.selectFrom('mail_queue').select((eb) => ['status', eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
+}
 
-  counts(): Record<string, number> {
-    const rows = this.db.prepare(`SELECT status, COUNT(*) AS n FROM mail_queue GROUP BY status`).all() as { status: string; n: number }[];
-    return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+function toMail(r: Selectable<MailQueueTable>): QueuedMail | null {
+  let message: OutgoingMessage;
+  try {
+    message = JSON.parse(r.message) as OutgoingMessage;
+  } catch {
+    return null;
   }
-
-  /** Removes sent and failed messages created before ts (purge); pending ones are kept. */
-  deleteOlderThan(ts: number): number {
-    return this.db.prepare(`DELETE FROM mail_queue WHERE status != 'pending' AND created < ?`).run(ts).changes;
-  }
+  return {
+    id: r.id,
+    created: r.created,
+    to: r.to_addr,
+    message,
+    attempts: r.attempts,
+    nextAttempt: r.next_attempt,
+    targetType: r.target_type as TrackingTarget | null,
+    targetId: r.target_id,
+  };
 }

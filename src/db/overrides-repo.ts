@@ -1,19 +1,20 @@
-import type { Db } from './connection';
+import type { OverrideRepository } from '../domain/ports';
+import { atomically, Db } from './context';
 
 /** Persists PUT /config overrides as JSON values, one row per key. */
-export class OverridesRepo {
+export class OverridesRepo implements OverrideRepository {
   constructor(private readonly db: Db) {}
 
-  load(): Record<string, unknown> {
-    const rows = this.db.prepare('SELECT key, value FROM config_overrides').all() as { key: string; value: string }[];
+  async load(): Promise<Record<string, unknown>> {
+    const rows = await this.db.selectFrom('config_overrides').select(['key', 'value']).execute();
     return Object.fromEntries(rows.map((r) => [r.key, JSON.parse(r.value)]));
   }
 
-  save(values: Record<string, unknown>): void {
-    this.db.transaction(() => {
-      this.db.prepare('DELETE FROM config_overrides').run();
-      const ins = this.db.prepare('INSERT INTO config_overrides (key, value) VALUES (?, ?)');
-      for (const [k, v] of Object.entries(values)) ins.run(k, JSON.stringify(v));
-    })();
+  async save(values: Record<string, unknown>): Promise<void> {
+    await atomically(this.db, async (db) => {
+      await db.deleteFrom('config_overrides').execute();
+      const rows = Object.entries(values).map(([key, v]) => ({ key, value: JSON.stringify(v) }));
+      if (rows.length) await db.insertInto('config_overrides').values(rows).execute();
+    });
   }
 }

@@ -1,47 +1,45 @@
-import type { Db } from './connection';
-import type { RemoteAppStore } from '../domain/accounts';
-import type { RemoteApp } from '../auth/remote';
-
-interface RemoteAppRow {
-  name: string;
-  secret: string;
-  old_secret: string | null;
-  old_secret_until: number | null;
-  is_admin: number;
-  created: number;
-}
+import type { Selectable } from 'kysely';
+import type { RemoteApp, RemoteAppRepository } from '../domain/ports';
+import { affected, Db } from './context';
+import type { RemoteAppsTable } from './schema';
 
 /** Remote applications: name, shared secret (HMAC needs it in clear), the previous secret during a grace period. */
-export class RemoteAppsRepo implements RemoteAppStore {
+export class RemoteAppsRepo implements RemoteAppRepository {
   constructor(private readonly db: Db) {}
 
-  get(name: string): RemoteApp | undefined {
-    const r = this.db.prepare('SELECT * FROM remote_apps WHERE name = ?').get(name) as RemoteAppRow | undefined;
+  async get(name: string): Promise<RemoteApp | undefined> {
+    const r = await this.db.selectFrom('remote_apps').selectAll().where('name', '=', name).executeTakeFirst();
     return r && toApp(r);
   }
 
-  add(name: string, secret: string, isAdmin: boolean, now: number): boolean {
-    return this.db.prepare('INSERT OR IGNORE INTO remote_apps (name, secret, is_admin, created) VALUES (?, ?, ?, ?)').run(name, secret, isAdmin ? 1 : 0, now).changes > 0;
+  async add(name: string, secret: string, isAdmin: boolean, now: number): Promise<boolean> {
+    const rows = await this.db
+      .insertInto('remote_apps')
+      .values({ name, secret, is_admin: isAdmin ? 1 : 0, created: now })
+      .onConflict((oc) => oc.column('name').doNothing())
+      .returning('name')
+      .execute();
+    return rows.length > 0;
   }
 
-  /** The current secret becomes the old one until oldUntil; with null the old one is dropped at once. */
-  rotate(name: string, secret: string, oldUntil: number | null): boolean {
-    return (
-      this.db
-        .prepare('UPDATE remote_apps SET old_secret = CASE WHEN ? IS NULL THEN NULL ELSE secret END, old_secret_until = ?, secret = ? WHERE name = ?')
-        .run(oldUntil, oldUntil, secret, name).changes > 0
-    );
+  async rotate(name: string, secret: string, oldUntil: number | null): Promise<boolean> {
+    const r = await this.db
+      .updateTable('remote_apps')
+      .set((eb) => (oldUntil === null ? { old_secret: null, old_secret_until: null, secret } : { old_secret: eb.ref('secret'), old_secret_until: oldUntil, secret }))
+      .where('name', '=', name)
+      .execute();
+    return affected(r) > 0;
   }
 
-  list(): RemoteApp[] {
-    return (this.db.prepare('SELECT * FROM remote_apps ORDER BY name').all() as RemoteAppRow[]).map(toApp);
+  async list(): Promise<RemoteApp[]> {
+    return (await this.db.selectFrom('remote_apps').selectAll().orderBy('name').execute()).map(toApp);
   }
 
-  remove(name: string): boolean {
-    return this.db.prepare('DELETE FROM remote_apps WHERE name = ?').run(name).changes > 0;
+  async remove(name: string): Promise<boolean> {
+    return affected(await this.db.deleteFrom('remote_apps').where('name', '=', name).execute()) > 0;
   }
 }
 
-function toApp(r: RemoteAppRow): RemoteApp {
+function toApp(r: Selectable<RemoteAppsTable>): RemoteApp {
   return { name: r.name, secret: r.secret, oldSecret: r.old_secret, oldSecretUntil: r.old_secret_until, isAdmin: r.is_admin === 1, created: r.created };
 }

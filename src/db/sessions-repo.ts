@@ -1,42 +1,36 @@
-import type { Db } from './connection';
-import type { Session, SessionStore } from '../auth/sessions';
-
-interface SessionRow {
-  id: string;
-  user_id: string;
-  csrf_token: string;
-  created: number;
-  last_seen: number;
-}
+import type { Session, SessionRepository } from '../domain/ports';
+import { affected, Db, firstRow, RepoContext } from './context';
 
 /** Browser sessions of the local service provider; `id` is the SHA-256 of the cookie's token, never the token. */
-export class SessionsRepo implements SessionStore {
-  constructor(private readonly db: Db) {}
+export class SessionsRepo implements SessionRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
-  create(s: Session): void {
-    this.db
-      .prepare('INSERT INTO sessions (id, user_id, csrf_token, created, last_seen) VALUES (?, ?, ?, ?, ?)')
-      .run(s.id, s.userId, s.csrfToken, s.created, s.lastSeen);
+  async create(s: Session): Promise<void> {
+    await this.db.insertInto('sessions').values({ id: s.id, user_id: s.userId, csrf_token: s.csrfToken, created: s.created, last_seen: s.lastSeen }).execute();
   }
 
-  get(id: string): Session | undefined {
-    const r = this.db.prepare('SELECT * FROM sessions WHERE id = ?').get(id) as SessionRow | undefined;
+  async get(id: string): Promise<Session | undefined> {
+    const r = await firstRow(this.db, this.ctx, this.db.selectFrom('sessions').selectAll().where('id', '=', id));
     return r && { id: r.id, userId: r.user_id, csrfToken: r.csrf_token, created: r.created, lastSeen: r.last_seen };
   }
 
-  touch(id: string, now: number): void {
-    this.db.prepare('UPDATE sessions SET last_seen = ? WHERE id = ?').run(now, id);
+  async touch(id: string, now: number): Promise<void> {
+    await this.db.updateTable('sessions').set({ last_seen: now }).where('id', '=', id).execute();
   }
 
-  delete(id: string): void {
-    this.db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
+  async delete(id: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('id', '=', id).execute();
   }
 
-  deleteOf(userId: string): void {
-    this.db.prepare('DELETE FROM sessions WHERE user_id = ?').run(userId);
+  async deleteOf(userId: string): Promise<void> {
+    await this.db.deleteFrom('sessions').where('user_id', '=', userId).execute();
   }
 
-  deleteStale(idleBefore: number, createdBefore: number): number {
-    return this.db.prepare('DELETE FROM sessions WHERE last_seen < ? OR created < ?').run(idleBefore, createdBefore).changes;
+  async deleteStale(idleBefore: number, createdBefore: number): Promise<number> {
+    const r = await this.db.deleteFrom('sessions').where((eb) => eb.or([eb('last_seen', '<', idleBefore), eb('created', '<', createdBefore)])).execute();
+    return affected(r);
   }
 }

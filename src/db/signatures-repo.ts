@@ -1,39 +1,45 @@
-import type { Db } from './connection';
-import type { UsedSignatures } from '../auth/remote';
+import type { SignatureRepository } from '../domain/ports';
+import type { Db, RepoContext } from './context';
 
 /**
- * Expired signatures are swept at most this often. The sweep scans the table (no index on expires), which with
- * many signed chunks in flight takes milliseconds under the write lock; once a minute that does not matter,
- * once per signed request it would.
+ * Expired signatures are swept at most this often (seconds): the sweep is a range delete under the write
+ * lock, and once a minute is enough since the timestamp window, not the row, decides what is a replay.
  */
 export const SIGNATURE_SWEEP_S = 60;
 
 /** Signatures of signed POST/PUT/DELETE requests, kept until their timestamp window has passed (replay refusal). */
-export class SignaturesRepo implements UsedSignatures {
-  private lastSweep = -Infinity;
+export class SignaturesRepo implements SignatureRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
-  constructor(private readonly db: Db) {}
-
-  /** Remembers a signature until it expires; false when it was already used (a replay). */
-  use(signature: string, expires: number, now: number): boolean {
-    return this.db.transaction(() => {
-      if (now - this.lastSweep >= SIGNATURE_SWEEP_S) {
-        this.db.prepare('DELETE FROM used_signatures WHERE expires < ?').run(now);
-        this.lastSweep = now;
-      }
-      // A row left over from before its expiry was swept is not a replay: the timestamp window decides that.
-      const taken = this.db.prepare('SELECT expires FROM used_signatures WHERE signature = ?').get(signature) as { expires: number } | undefined;
-      if (taken && taken.expires >= now) return false;
-      this.db.prepare('INSERT OR REPLACE INTO used_signatures (signature, expires) VALUES (?, ?)').run(signature, expires);
-      return true;
-    })();
+  /**
+   * One statement on either database, so two nodes (or processes) receiving the same signature at once cannot
+   * both accept it: the insert lands, or it replaces a row whose window has passed, or it does nothing.
+   */
+  async use(signature: string, expires: number, now: number): Promise<boolean> {
+    const sweep = this.ctx.signatureSweep;
+    if (now - sweep.last >= SIGNATURE_SWEEP_S) {
+      sweep.last = now;
+      await this.db.deleteFrom('used_signatures').where('expires', '<', now).execute();
+    }
+    const rows = await this.db
+      .insertInto('used_signatures')
+      .values({ signature, expires })
+      .onConflict((oc) => oc.column('signature').doUpdateSet({ expires }).where('used_signatures.expires', '<', now))
+      .returning('signature')
+      .execute();
+    return rows.length > 0;
   }
 
-  release(signature: string): void {
-    this.db.prepare('DELETE FROM used_signatures WHERE signature = ?').run(signature);
+  /** Forgets a signature (its request failed before it changed anything, so the client's retry may reuse it). */
+  async release(signature: string): Promise<void> {
+    await this.db.deleteFrom('used_signatures').where('signature', '=', signature).execute();
   }
 
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM used_signatures').get() as { n: number }).n;
+  async count(): Promise<number> {
+    const r = await this.db.selectFrom('used_signatures').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    return Number(r.n);
   }
 }

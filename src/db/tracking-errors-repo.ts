@@ -1,46 +1,37 @@
-import type { Db } from './connection';
 import type { TrackingError } from '../domain/model';
-
-export type TrackingTarget = 'Recipient' | 'Guest';
+import type { TrackingErrorRepository, TrackingTarget } from '../domain/ports';
+import { Db, RepoContext, rows as select, selectSql, slices } from './context';
 
 /** Delivery problems (bounces) recorded against a Recipient or Guest, shown in their `errors`. */
-export class TrackingErrorsRepo {
-  constructor(private readonly db: Db) {}
+export class TrackingErrorsRepo implements TrackingErrorRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
-  add(target: TrackingTarget, targetId: number, error: TrackingError): void {
-    this.db
-      .prepare('INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES (?, ?, ?, ?, ?)')
-      .run(target, targetId, error.type, error.date, error.details);
+  async add(target: TrackingTarget, targetId: number, error: TrackingError): Promise<void> {
+    await this.db.insertInto('tracking_errors').values({ target_type: target, target_id: targetId, type: error.type, date: error.date, details: error.details }).execute();
   }
 
-  forTarget(target: TrackingTarget, targetId: number): TrackingError[] {
-    return this.forTargets(target, [targetId]).get(targetId) ?? [];
+  async forTarget(target: TrackingTarget, targetId: number): Promise<TrackingError[]> {
+    return (await this.forTargets(target, [targetId])).get(targetId) ?? [];
   }
 
-  /** Errors of many targets at once (lists of transfers), keyed by target id. */
-  forTargets(target: TrackingTarget, ids: number[]): Map<number, TrackingError[]> {
+  async forTargets(target: TrackingTarget, ids: number[]): Promise<Map<number, TrackingError[]>> {
     const out = new Map<number, TrackingError[]>();
-    if (ids.length === 0) return out;
-    // One target (a Transfer with one recipient, the commonest read) needs no JSON list to be built and parsed.
-    const rows = (
-      ids.length === 1
-        ? this.db.prepare('SELECT target_id, type, date, details FROM tracking_errors WHERE target_type = ? AND target_id = ? ORDER BY id').all(target, ids[0])
-        : this.db
-            .prepare(
-              `SELECT target_id, type, date, details FROM tracking_errors
-               WHERE target_type = ? AND target_id IN (SELECT value FROM json_each(?)) ORDER BY id`,
-            )
-            .all(target, JSON.stringify(ids))
-    ) as { target_id: number; type: string; date: number; details: string }[];
-    for (const r of rows) {
-      const list = out.get(r.target_id) ?? [];
-      list.push({ type: r.type, date: r.date, details: r.details });
-      out.set(r.target_id, list);
+    for (const part of slices([...new Set(ids)])) {
+      const q = this.db.selectFrom('tracking_errors').select(['target_id', 'type', 'date', 'details']).where('target_type', '=', target);
+      // One target (a Transfer with one recipient, the commonest read) is a fixed statement.
+      const rows =
+        part.length === 1
+          ? await selectSql<{ target_id: number; type: string; date: number; details: string }>(this.db, this.ctx, 'SELECT target_id, type, date, details FROM tracking_errors WHERE target_type = ? AND target_id = ? ORDER BY id', [target, part[0]])
+          : await select(this.db, this.ctx, q.where('target_id', 'in', part).orderBy('id'));
+      for (const r of rows) {
+        const list = out.get(r.target_id) ?? [];
+        list.push({ type: r.type, date: r.date, details: r.details });
+        out.set(r.target_id, list);
+      }
     }
     return out;
-  }
-
-  deleteOlderThan(ts: number): number {
-    return this.db.prepare('DELETE FROM tracking_errors WHERE date < ?').run(ts).changes;
   }
 }

@@ -1,126 +1,189 @@
-import type { Db } from './connection';
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
-import type { NewFile, NewRecipient, NewTransfer, TransferStore } from '../domain/transfer-store';
-import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
+import type { NewFile, NewRecipient, NewTransfer, TransferRepository } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../domain/ranges';
+import { affected, Db, firstRow, RepoContext, rows, selectSql } from './context';
+import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
-/** Transfers with their files and recipients. Multi-row changes run in one transaction. */
-export class TransfersRepo implements TransferStore {
-  constructor(private readonly db: Db) {}
+/** Transfers with their files and recipients. Multi-row changes run in the caller's unit of work. */
+export class TransfersRepo implements TransferRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
-  transaction<T>(fn: () => T): T {
-    return this.db.transaction(fn).immediate();
+  async create(t: NewTransfer, files: NewFile[], recipients: NewRecipient[]): Promise<number> {
+    const { id } = await this.db
+      .insertInto('transfers')
+      .values({
+        user_id: t.userId, user_email: t.userEmail, guest_id: t.guestId, subject: t.subject, message: t.message,
+        options: JSON.stringify(t.options), status: 'created', lang: t.lang, created: t.created, expires: t.expires,
+        roundtrip_token: t.roundtripToken, encryption: t.encryption ? JSON.stringify(t.encryption) : null,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    if (files.length) {
+      await this.db
+        .insertInto('files')
+        .values(files.map((f) => ({ transfer_id: id, uid: f.uid, name: f.name, size: f.size, mime_type: f.mimeType, cid: f.cid, created: t.created, iv: f.iv ?? null, aead: f.aead ?? null })))
+        .execute();
+    }
+    for (const r of recipients) await this.addRecipient(id, r, t.created);
+    return id;
   }
 
-  create(t: NewTransfer, files: NewFile[], recipients: NewRecipient[]): number {
-    return this.transaction(() => {
-      const id = Number(
-        this.db
-          .prepare(
-            `INSERT INTO transfers (user_id, user_email, guest_id, subject, message, options, status, lang, created, expires, roundtrip_token, encryption)
-             VALUES (?, ?, ?, ?, ?, ?, 'created', ?, ?, ?, ?, ?)`,
-          )
-          .run(t.userId, t.userEmail, t.guestId, t.subject, t.message, JSON.stringify(t.options), t.lang, t.created, t.expires, t.roundtripToken, t.encryption ? JSON.stringify(t.encryption) : null)
-          .lastInsertRowid,
-      );
-      const insFile = this.db.prepare(
-        'INSERT INTO files (transfer_id, uid, name, size, mime_type, cid, created, iv, aead) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-      );
-      for (const f of files) insFile.run(id, f.uid, f.name, f.size, f.mimeType, f.cid, t.created, f.iv ?? null, f.aead ?? null);
-      for (const r of recipients) this.addRecipient(id, r, t.created);
-      return id;
-    });
-  }
-
-  find(id: number): Transfer | undefined {
-    const row = this.db.prepare('SELECT * FROM transfers WHERE id = ?').get(id) as TransferRow | undefined;
+  async find(id: number): Promise<Transfer | undefined> {
+    const [row] = await selectSql<TransferRow>(this.db, this.ctx, 'SELECT * FROM transfers WHERE id = ?', [id]);
     return row ? toTransfer(row) : undefined;
   }
 
-  listOfUser(userId: string): Transfer[] {
-    return (this.db.prepare('SELECT * FROM transfers WHERE user_id = ? ORDER BY id DESC').all(userId) as TransferRow[]).map(toTransfer);
+  async lock(id: number): Promise<Transfer | undefined> {
+    let q = this.db.selectFrom('transfers').selectAll().where('id', '=', id);
+    if (this.ctx.dialect === 'postgres') q = q.forUpdate();
+    const row = await q.executeTakeFirst();
+    return row ? toTransfer(row as TransferRow) : undefined;
   }
 
-  listOfGuest(guestId: number): Transfer[] {
-    return (this.db.prepare('SELECT * FROM transfers WHERE guest_id = ? ORDER BY id DESC').all(guestId) as TransferRow[]).map(toTransfer);
+  async listOfUser(userId: string): Promise<Transfer[]> {
+    const rows = await this.db.selectFrom('transfers').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').execute();
+    return rows.map((r) => toTransfer(r as TransferRow));
   }
 
-  listAll(): Transfer[] {
-    return (this.db.prepare('SELECT * FROM transfers ORDER BY id DESC').all() as TransferRow[]).map(toTransfer);
+  async listOfGuest(guestId: number): Promise<Transfer[]> {
+    const rows = await this.db.selectFrom('transfers').selectAll().where('guest_id', '=', guestId).orderBy('id', 'desc').execute();
+    return rows.map((r) => toTransfer(r as TransferRow));
   }
 
-  setStatus(id: number, status: TransferStatus, now: number, reason: string | null = null): void {
-    if (status === 'available') this.db.prepare('UPDATE transfers SET status = ?, made_available = ? WHERE id = ?').run(status, now, id);
-    else if (status === 'closed') this.db.prepare('UPDATE transfers SET status = ?, closed = ?, closed_reason = ? WHERE id = ?').run(status, now, reason, id);
-    else this.db.prepare('UPDATE transfers SET status = ? WHERE id = ?').run(status, id);
+  async listAll(): Promise<Transfer[]> {
+    const rows = await this.db.selectFrom('transfers').selectAll().orderBy('id', 'desc').execute();
+    return rows.map((r) => toTransfer(r as TransferRow));
   }
 
-  /** Moves created/started to uploading once; true when this call did it (the first chunk). */
-  markUploading(id: number): boolean {
-    return this.db.prepare(`UPDATE transfers SET status = 'uploading' WHERE id = ? AND status IN ('created', 'started')`).run(id).changes > 0;
+  async setStatus(id: number, status: TransferStatus, now: number, reason: string | null = null): Promise<void> {
+    const q = this.db.updateTable('transfers').where('id', '=', id);
+    if (status === 'available') await q.set({ status, made_available: now }).execute();
+    else if (status === 'closed') await q.set({ status, closed: now, closed_reason: reason }).execute();
+    else await q.set({ status }).execute();
   }
 
-  extendExpiry(id: number, expires: number): void {
-    this.db.prepare('UPDATE transfers SET expires = ?, expiry_extensions_used = expiry_extensions_used + 1 WHERE id = ?').run(expires, id);
+  async markUploading(id: number): Promise<boolean> {
+    const r = await this.db.updateTable('transfers').set({ status: 'uploading' }).where('id', '=', id).where('status', 'in', ['created', 'started']).execute();
+    return affected(r) > 0;
   }
 
-  files(transferId: number): FileRecord[] {
-    return (this.db.prepare('SELECT * FROM files WHERE transfer_id = ? AND deleted IS NULL ORDER BY id').all(transferId) as FileRow[]).map(toFile);
+  async extendExpiry(id: number, expires: number): Promise<void> {
+    await this.db
+      .updateTable('transfers')
+      .set((eb) => ({ expires, expiry_extensions_used: eb('expiry_extensions_used', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
   }
 
-  findFile(id: number): FileRecord | undefined {
-    const row = this.db.prepare('SELECT * FROM files WHERE id = ? AND deleted IS NULL').get(id) as FileRow | undefined;
-    return row ? toFile(row) : undefined;
+  async files(transferId: number): Promise<FileRecord[]> {
+    const found = await selectSql<FileRow>(this.db, this.ctx, 'SELECT * FROM files WHERE transfer_id = ? AND deleted IS NULL ORDER BY id', [transferId]);
+    return found.map(toFile);
   }
 
-  fileUids(transferId: number): string[] {
-    return (this.db.prepare('SELECT uid FROM files WHERE transfer_id = ? AND deleted IS NULL').all(transferId) as { uid: string }[]).map((r) => r.uid);
+  async findFile(id: number): Promise<FileRecord | undefined> {
+    const row = await firstRow(this.db, this.ctx, this.db.selectFrom('files').selectAll().where('id', '=', id).where('deleted', 'is', null));
+    return row ? toFile(row as FileRow) : undefined;
   }
 
-  /** Merges a written range into the file's record; read-merge-write under the write lock. */
-  recordRange(fileId: number, start: number, end: number): FileRecord | undefined {
-    return this.transaction(() => {
-      const row = this.db
-        .prepare(
-          `SELECT f.ranges FROM files f JOIN transfers t ON t.id = f.transfer_id
-           WHERE f.id = ? AND f.deleted IS NULL AND t.status <> 'closed'`,
-        )
-        .get(fileId) as { ranges: string } | undefined;
-      if (!row) return undefined;
-      const ranges = addRange(JSON.parse(row.ranges) as Range[], start, end);
-      this.db.prepare('UPDATE files SET ranges = ?, received = ? WHERE id = ?').run(JSON.stringify(ranges), coveredBytes(ranges), fileId);
-      return toFile(this.db.prepare('SELECT * FROM files WHERE id = ?').get(fileId) as FileRow);
-    });
+  async fileUids(transferId: number): Promise<string[]> {
+    const found = await rows(this.db, this.ctx, this.db.selectFrom('files').select('uid').where('transfer_id', '=', transferId).where('deleted', 'is', null));
+    return found.map((r) => r.uid);
   }
 
-  completeFile(fileId: number, crc32: number, sha256: string): boolean {
-    const sql = `UPDATE files SET complete = 1, crc32 = ?, sha256 = ?
-                 WHERE id = ? AND deleted IS NULL AND transfer_id IN (SELECT id FROM transfers WHERE status <> 'closed')`;
-    return this.db.prepare(sql).run(crc32, sha256, fileId).changes > 0;
+  /** Read-merge-write of the file's ranges; the row is held (PostgreSQL) or the write lock is (SQLite). */
+  async recordRange(fileId: number, start: number, end: number): Promise<FileRecord | undefined> {
+    let q = this.db
+      .selectFrom('files as f')
+      .innerJoin('transfers as t', 't.id', 'f.transfer_id')
+      .select('f.ranges')
+      .where('f.id', '=', fileId)
+      .where('f.deleted', 'is', null)
+      .where('t.status', '<>', 'closed');
+    if (this.ctx.dialect === 'postgres') q = q.forUpdate('f');
+    const row = await q.executeTakeFirst();
+    if (!row) return undefined;
+    const ranges = addRange(JSON.parse(row.ranges) as Range[], start, end);
+    const after = await this.db
+      .updateTable('files')
+      .set({ ranges: JSON.stringify(ranges), received: coveredBytes(ranges) })
+      .where('id', '=', fileId)
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toFile(after as FileRow);
   }
 
-  deleteFile(fileId: number, now: number): void {
-    this.db.prepare('UPDATE files SET deleted = ? WHERE id = ?').run(now, fileId);
+  async completeFile(fileId: number, crc32: number, sha256: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('files')
+      .set({ complete: 1, crc32, sha256 })
+      .where('id', '=', fileId)
+      .where('deleted', 'is', null)
+      .where('transfer_id', 'in', (eb) => eb.selectFrom('transfers').select('id').where('status', '<>', 'closed'))
+      .execute();
+    return affected(r) > 0;
   }
 
-  recipients(transferId: number): Recipient[] {
-    return (this.db.prepare('SELECT * FROM recipients WHERE transfer_id = ? AND deleted IS NULL ORDER BY id').all(transferId) as RecipientRow[]).map(toRecipient);
+  async deleteFile(fileId: number, now: number): Promise<void> {
+    await this.db.updateTable('files').set({ deleted: now }).where('id', '=', fileId).execute();
   }
 
-  findRecipient(id: number): Recipient | undefined {
-    const row = this.db.prepare('SELECT * FROM recipients WHERE id = ? AND deleted IS NULL').get(id) as RecipientRow | undefined;
-    return row ? toRecipient(row) : undefined;
+  async recipients(transferId: number): Promise<Recipient[]> {
+    const found = await selectSql<RecipientRow>(this.db, this.ctx, 'SELECT * FROM recipients WHERE transfer_id = ? AND deleted IS NULL ORDER BY id', [transferId]);
+    return found.map(toRecipient);
   }
 
-  addRecipient(transferId: number, r: NewRecipient, now: number): number {
-    return Number(
-      this.db
-        .prepare('INSERT INTO recipients (transfer_id, email, token, lang, created) VALUES (?, ?, ?, ?, ?)')
-        .run(transferId, r.email, r.token, r.lang, now).lastInsertRowid,
-    );
+  async findRecipient(id: number): Promise<Recipient | undefined> {
+    const row = await this.db.selectFrom('recipients').selectAll().where('id', '=', id).where('deleted', 'is', null).executeTakeFirst();
+    return row ? toRecipient(row as RecipientRow) : undefined;
   }
 
-  deleteRecipient(id: number, now: number): void {
-    this.db.prepare('UPDATE recipients SET deleted = ? WHERE id = ?').run(now, id);
+  async recipientByToken(token: string): Promise<Recipient | undefined> {
+    const row = await firstRow(this.db, this.ctx, this.db.selectFrom('recipients').selectAll().where('token', '=', token).where('deleted', 'is', null));
+    return row ? toRecipient(row as RecipientRow) : undefined;
+  }
+
+  async addRecipient(transferId: number, r: NewRecipient, now: number): Promise<number> {
+    const { id } = await this.db
+      .insertInto('recipients')
+      .values({ transfer_id: transferId, email: r.email, token: r.token, lang: r.lang, created: now })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return id;
+  }
+
+  async deleteRecipient(id: number, now: number): Promise<void> {
+    await this.db.updateTable('recipients').set({ deleted: now }).where('id', '=', id).execute();
+  }
+
+  async touchRecipient(recipientId: number, now: number): Promise<void> {
+    await this.db.updateTable('recipients').set({ last_activity: now }).where('id', '=', recipientId).execute();
+  }
+
+  /** Runs in the caller's unit of work; the recipient's row is held meanwhile, so two downloads ending at once notify once. */
+  async markReceived(recipientId: number, fileIds: number[], allFileIds: number[], now: number): Promise<boolean> {
+    if (this.ctx.dialect === 'postgres') await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
+    const had = await this.hasAll(recipientId, allFileIds);
+    if (fileIds.length) {
+      await this.db
+        .insertInto('recipient_downloads')
+        .values(fileIds.map((file_id) => ({ recipient_id: recipientId, file_id, date: now })))
+        .onConflict((oc) => oc.columns(['recipient_id', 'file_id']).doNothing())
+        .execute();
+    }
+    return !had && (await this.hasAll(recipientId, allFileIds));
+  }
+
+  private async hasAll(recipientId: number, fileIds: number[]): Promise<boolean> {
+    if (fileIds.length === 0) return false;
+    const row = await this.db
+      .selectFrom('recipient_downloads')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('recipient_id', '=', recipientId)
+      .where('file_id', 'in', fileIds)
+      .executeTakeFirstOrThrow();
+    return Number(row.n) === fileIds.length;
   }
 }

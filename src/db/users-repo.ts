@@ -1,35 +1,23 @@
-import type { Db } from './connection';
-import type { UserRecord, UserStore } from '../domain/users';
-
-export interface UserRow {
-  id: string;
-  lang: string | null;
-  aup_ticked: number;
-  transfer_preferences: string;
-  guest_preferences: string;
-  additional_attributes: string;
-  remote_secret: string | null;
-  created: number;
-  last_activity: number | null;
-}
+import type { UserRecord, UserRepository } from '../domain/ports';
+import { affected, atomically, Db, firstRow, RepoContext, rows, selectSql } from './context';
 
 /** How long a user's stored e-mails are taken as known without reading them again (another process may change them). */
 const SEEN_MS = 1000;
 const SEEN_MAX = 10_000;
 
 /** Users, their e-mail addresses and the admins table. */
-export class UsersRepo implements UserStore {
-  /** Users seen in the last second, as stored: most requests of a busy user then read nothing here. */
-  private readonly recent = new Map<string, { at: number; lastActivity: number; emails: string[] }>();
+export class UsersRepo implements UserRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
-  constructor(private readonly db: Db) {}
-
-  find(id: string): UserRow | undefined {
-    return this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
+  private find(id: string) {
+    return firstRow(this.db, this.ctx, this.db.selectFrom('users').selectAll().where('id', '=', id));
   }
 
-  record(id: string): UserRecord | undefined {
-    const r = this.find(id);
+  async record(id: string): Promise<UserRecord | undefined> {
+    const r = await this.find(id);
     if (!r) return undefined;
     return {
       id: r.id,
@@ -43,85 +31,100 @@ export class UsersRepo implements UserStore {
     };
   }
 
-  emails(id: string): string[] {
-    return (this.db.prepare('SELECT email FROM user_emails WHERE user_id = ? ORDER BY position').all(id) as { email: string }[]).map(
-      (r) => r.email,
-    );
+  async emails(id: string): Promise<string[]> {
+    const found = await rows(this.db, this.ctx, this.db.selectFrom('user_emails').select('email').where('user_id', '=', id).orderBy('position'));
+    return found.map((r) => r.email);
   }
 
   /**
    * Creates the user on first sight; when emails are given they replace the stored list (the IdP is the
-   * source). Returns the stored e-mails. Most requests change nothing: they are answered without a write.
+   * source). Returns the stored e-mails. Most requests change nothing: they are answered without a write, and
+   * a user seen in the last second (on this node) without a read.
    */
-  upsertSeen(id: string, emails: string[], now: number): string[] {
+  async upsertSeen(id: string, emails: string[], now: number): Promise<string[]> {
     const wall = Date.now();
-    const hit = this.recent.get(id);
+    const seen = this.ctx.seenUsers;
+    const hit = seen.get(id);
     if (hit && wall - hit.at < SEEN_MS && hit.lastActivity >= now - 60 && (!emails.length || sameList(hit.emails, uniqueLower(emails)))) {
       return hit.emails;
     }
-    const stored = this.refreshSeen(id, emails, now);
-    if (this.recent.size >= SEEN_MAX) this.recent.clear();
-    this.recent.set(id, { at: wall, lastActivity: now, emails: stored });
+    const stored = await this.refreshSeen(id, emails, now);
+    if (seen.size >= SEEN_MAX) seen.clear();
+    seen.set(id, { at: wall, lastActivity: now, emails: stored });
     return stored;
   }
 
-  private refreshSeen(id: string, emails: string[], now: number): string[] {
-    const row = this.find(id);
-    const stored = row ? this.emails(id) : [];
+  private async refreshSeen(id: string, emails: string[], now: number): Promise<string[]> {
+    const row = await this.find(id);
+    const stored = row ? await this.emails(id) : [];
     const wanted = uniqueLower(emails);
-    // Activity is kept to the minute: a write on every request would serialise readers behind the WAL lock.
+    // Activity is kept to the minute: a write on every request would serialise requests behind the write lock.
     const fresh = row !== undefined && (row.last_activity ?? 0) >= now - 60;
     const sameEmails = !emails.length || sameList(stored, wanted);
     if (fresh && sameEmails) return stored;
-    this.db.transaction(() => {
-      const current = this.find(id);
-      if (!current) this.db.prepare('INSERT INTO users (id, created, last_activity) VALUES (?, ?, ?)').run(id, now, now);
-      else if ((current.last_activity ?? 0) < now - 60) this.db.prepare('UPDATE users SET last_activity = ? WHERE id = ?').run(now, id);
-      if (emails.length) this.setEmails(id, emails);
-    })();
-    return this.emails(id);
+    return atomically(this.db, async (db) => {
+      const repo = new UsersRepo(db, this.ctx);
+      // Another node or process may create the same user at the same moment: the insert then does nothing.
+      await db.insertInto('users').values({ id, created: now, last_activity: now }).onConflict((oc) => oc.column('id').doNothing()).execute();
+      await db.updateTable('users').set({ last_activity: now }).where('id', '=', id).where((eb) => eb.or([eb('last_activity', 'is', null), eb('last_activity', '<', now - 60)])).execute();
+      if (emails.length) await repo.setEmails(id, emails);
+      return repo.emails(id);
+    });
   }
 
-  setEmails(id: string, emails: string[]): void {
-    this.recent.delete(id);
+  async setEmails(id: string, emails: string[]): Promise<void> {
+    this.ctx.seenUsers.delete(id);
     const unique = uniqueLower(emails);
-    if (sameList(this.emails(id), unique)) return;
-    this.db.prepare('DELETE FROM user_emails WHERE user_id = ?').run(id);
-    const ins = this.db.prepare('INSERT INTO user_emails (user_id, email, position) VALUES (?, ?, ?)');
-    unique.forEach((e, i) => ins.run(id, e, i));
+    if (sameList(await this.emails(id), unique)) return;
+    await atomically(this.db, async (db) => {
+      await db.deleteFrom('user_emails').where('user_id', '=', id).execute();
+      if (unique.length) {
+        await db
+          .insertInto('user_emails')
+          .values(unique.map((email, position) => ({ user_id: id, email, position })))
+          .onConflict((oc) => oc.columns(['user_id', 'email']).doNothing())
+          .execute();
+      }
+    });
   }
 
-  listIds(): string[] {
-    return (this.db.prepare('SELECT id FROM users ORDER BY id').all() as { id: string }[]).map((r) => r.id);
+  async listIds(): Promise<string[]> {
+    return (await this.db.selectFrom('users').select('id').orderBy('id').execute()).map((r) => r.id);
   }
 
-  setLang(id: string, lang: string | null): void {
-    this.db.prepare('UPDATE users SET lang = ? WHERE id = ?').run(lang, id);
+  async setLang(id: string, lang: string | null): Promise<void> {
+    await this.db.updateTable('users').set({ lang }).where('id', '=', id).execute();
   }
 
-  remoteSecret(id: string): string | null {
-    const r = this.db.prepare('SELECT remote_secret FROM users WHERE id = ?').get(id) as { remote_secret: string | null } | undefined;
+  async remoteSecret(id: string): Promise<string | null> {
+    const r = await firstRow(this.db, this.ctx, this.db.selectFrom('users').select('remote_secret').where('id', '=', id));
     return r?.remote_secret ?? null;
   }
 
-  setRemoteSecret(id: string, secret: string | null): void {
-    this.db.prepare('UPDATE users SET remote_secret = ? WHERE id = ?').run(secret, id);
+  async setRemoteSecret(id: string, secret: string | null): Promise<void> {
+    await this.db.updateTable('users').set({ remote_secret: secret }).where('id', '=', id).execute();
   }
 
-  isDbAdmin(id: string): boolean {
-    return this.db.prepare('SELECT 1 FROM admins WHERE user_id = ?').get(id) !== undefined;
+  async isDbAdmin(id: string): Promise<boolean> {
+    return (await selectSql(this.db, this.ctx, 'SELECT user_id FROM admins WHERE user_id = ?', [id])).length > 0;
   }
 
-  addAdmin(id: string, now: number): boolean {
-    return this.db.prepare('INSERT OR IGNORE INTO admins (user_id, created) VALUES (?, ?)').run(id, now).changes > 0;
+  async addAdmin(id: string, now: number): Promise<boolean> {
+    const rows = await this.db
+      .insertInto('admins')
+      .values({ user_id: id, created: now })
+      .onConflict((oc) => oc.column('user_id').doNothing())
+      .returning('user_id')
+      .execute();
+    return rows.length > 0;
   }
 
-  removeAdmin(id: string): boolean {
-    return this.db.prepare('DELETE FROM admins WHERE user_id = ?').run(id).changes > 0;
+  async removeAdmin(id: string): Promise<boolean> {
+    return affected(await this.db.deleteFrom('admins').where('user_id', '=', id).execute()) > 0;
   }
 
-  listAdmins(): string[] {
-    return (this.db.prepare('SELECT user_id FROM admins ORDER BY user_id').all() as { user_id: string }[]).map((r) => r.user_id);
+  async listAdmins(): Promise<string[]> {
+    return (await this.db.selectFrom('admins').select('user_id').orderBy('user_id').execute()).map((r) => r.user_id);
   }
 }
 

@@ -1,5 +1,4 @@
-import type { AuditEntry, FileRecord, Recipient, Transfer } from './model';
-import type { Actor } from './transfer-store';
+import type { Actor, AuditEntry, FileRecord, Recipient, Transfer } from './model';
 
 /** The fixed set of audit event types ferry records. */
 export const AUDIT_EVENTS = [

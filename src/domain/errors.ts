@@ -1,6 +1,6 @@
 /**
  * The one error type of ferry and the catalogue of its errors. Every message id that ferry answers with is
- * named here once, with its HTTP status (design.md §5), so no throw site writes a status. A throw site calls
+ * named here once, with its HTTP status (docs/architecture.md, Errors), so no throw site writes a status. A throw site calls
  * the entry with the offending fields: `throw Errors.transferNotFound()`, `throw Errors.badEmail('from')`.
  * The HTTP layer turns a ServiceError into the spec's error body in one place, and the CLI prints its message.
  */
@@ -89,5 +89,6 @@ export const Errors = {
   rateLimitExceeded: entry('rate_limit_exceeded', 429),
   // 5xx: never for a client's mistake
   internalError: entry('internal_error', 500),
+  databaseUnavailable: entry('database_unavailable', 503),
   storageNotEnoughSpaceLeft: entry('storage_not_enough_space_left', 507),
 } as const satisfies Record<string, ErrorEntry>;

@@ -1,24 +1,7 @@
-import crypto from 'node:crypto';
 import { Errors } from './errors';
 import type { Guest, Transfer } from './model';
-import type { Notifier } from './notifications';
-import type { Clock } from './services';
-import { GuestCreator, GuestLimits, parseGuestInput } from './guest-input';
-
-/** What the guests service needs from storage; src/db/guests-repo.ts implements it. */
-export interface GuestStore {
-  insert(g: Omit<Guest, 'id' | 'status' | 'transferCount' | 'lastActivity' | 'closed' | 'errors'>): Guest;
-  find(id: number): Guest | undefined;
-  listOpenOf(userId: string): Guest[];
-  listOpen(): Guest[];
-  listExpired(now: number): Guest[];
-  close(id: number, now: number): boolean;
-  incrementTransferCount(id: number): void;
-  touch(id: number, now: number): void;
-  /** Transfers the Guest has made that count against valid_only_one_time: open ones, or ever made available. */
-  countTransfersUsed(guestId: number): number;
-  transaction<T>(fn: () => T): T;
-}
+import type { Clock, IdGenerator, Notifier, Repositories, Tx, UnitOfWork } from './ports';
+import type { GuestCreator, GuestDraft } from './guest-input';
 
 /**
  * What a Transfer created under a guest token is made of, whatever the request said (spec: POST /transfer,
@@ -37,85 +20,92 @@ export interface GuestTransferTerms {
 /** Page loads closer together than this count as one visit of the guest upload page. */
 export const PAGE_VISIT_S = 300;
 
-/** 160 random bits, hex: the guest's bearer token (URL argument vid). */
-export function newGuestToken(): string {
-  return crypto.randomBytes(20).toString('hex');
+export interface GuestDeps {
+  repos: Repositories;
+  uow: UnitOfWork;
+  notifier: Notifier;
+  clock: Clock;
+  ids: IdGenerator;
 }
 
 /**
  * Guests: invitations to upload on a user's behalf. Creating, listing, reminding and closing them, and the
- * expiry pass run by purge. Mail goes out through the Notifier only after the database change is committed.
+ * expiry pass run by purge. Mail is queued in the unit of work of the change it reports.
  */
 export class GuestsService {
-  constructor(
-    private readonly store: GuestStore,
-    private readonly notifier: Notifier,
-    private readonly limits: () => GuestLimits,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly d: GuestDeps) {}
 
-  create(creator: GuestCreator, body: unknown, lang: string | null): Guest {
-    const now = this.clock();
-    const draft = parseGuestInput(body, creator, this.limits(), now);
-    const guest = this.store.insert({ ...draft, userId: creator.userId, token: newGuestToken(), lang, created: now });
-    if (guest.options.includes('email_guest_created')) this.notifier.guestCreated(guest);
-    if (guest.options.includes('email_guest_created_receipt')) this.notifier.guestCreatedReceipt(guest);
-    return guest;
+  /** The draft comes checked from the edge (parseGuestInput). */
+  create(creator: GuestCreator, draft: GuestDraft, lang: string | null): Promise<Guest> {
+    const now = this.d.clock();
+    return this.d.uow.run(async (tx) => {
+      const guest = await tx.guests.insert({ ...draft, userId: creator.userId, token: this.d.ids.guestToken(), lang, created: now });
+      if (guest.options.includes('email_guest_created')) await this.d.notifier.guestCreated(tx, guest);
+      if (guest.options.includes('email_guest_created_receipt')) await this.d.notifier.guestCreatedReceipt(tx, guest);
+      return guest;
+    });
   }
 
-  get(id: number): Guest {
-    const g = this.store.find(id);
+  async get(id: number, repos: Repositories = this.d.repos): Promise<Guest> {
+    const g = await repos.guests.find(id);
     if (!g) throw Errors.guestNotFound();
     return g;
   }
 
   /** The user's Guests that are still open; a deleted (closed) Guest leaves this view. */
-  listOf(userId: string): Guest[] {
-    return this.store.listOpenOf(userId);
+  listOf(userId: string): Promise<Guest[]> {
+    return this.d.repos.guests.listOpenOf(userId);
   }
 
-  listAll(): Guest[] {
-    return this.store.listOpen();
+  listAll(): Promise<Guest[]> {
+    return this.d.repos.guests.listOpen();
   }
 
   /** Sends the invitation again. Only while the Guest can still use it. */
-  remind(guest: Guest): void {
+  async remind(guest: Guest): Promise<void> {
     this.assertUsable(guest);
-    this.notifier.guestReminder(guest);
+    await this.d.uow.run((tx) => this.d.notifier.guestReminder(tx, guest));
   }
 
   /** Closes the Guest (its token stops working at once) and tells the guest. Closing twice is a no-op. */
-  delete(guest: Guest): void {
-    if (!this.store.close(guest.id, this.clock())) return;
-    this.notifier.guestDeleted(this.get(guest.id));
+  async delete(guest: Guest): Promise<void> {
+    await this.d.uow.run(async (tx) => {
+      if (!(await tx.guests.close(guest.id, this.d.clock()))) return;
+      await this.d.notifier.guestDeleted(tx, await this.get(guest.id, tx));
+    });
   }
 
   /** Open Guests past their expiry (what closeExpired would close). */
-  expired(now: number): Guest[] {
-    return this.store.listExpired(now);
+  expired(now: number): Promise<Guest[]> {
+    return this.d.repos.guests.listExpired(now);
   }
 
   /** Closes every open Guest past its expiry; mails the guest when email_guest_expired. Returns those closed. */
-  closeExpired(now: number): Guest[] {
+  async closeExpired(now: number): Promise<Guest[]> {
     const closed: Guest[] = [];
-    for (const g of this.store.listExpired(now)) {
-      if (!this.store.close(g.id, now)) continue; // another process closed it meanwhile
-      const after = this.get(g.id);
-      closed.push(after);
-      if (after.options.includes('email_guest_expired')) this.notifier.guestExpired(after);
+    for (const g of await this.d.repos.guests.listExpired(now)) {
+      const after = await this.d.uow.run(async (tx) => {
+        if (!(await tx.guests.close(g.id, now))) return null; // another process closed it meanwhile
+        const fresh = await this.get(g.id, tx);
+        if (fresh.options.includes('email_guest_expired')) await this.d.notifier.guestExpired(tx, fresh);
+        return fresh;
+      });
+      if (after) closed.push(after);
     }
     return closed;
   }
 
   /**
-   * The terms of a new Transfer by this Guest. Refuses a closed or expired Guest, and a valid_only_one_time
-   * Guest that already has a Transfer under way or sent (403 rest_access_forbidden, details
-   * ["valid_only_one_time"]).
+   * The terms of a new Transfer by this Guest, inside the unit of work that creates it (the Guest's row is
+   * held, so two Transfers started at once by a one-time Guest cannot both pass). Refuses a closed or expired
+   * Guest, and a valid_only_one_time Guest that already has a Transfer under way or sent (403
+   * rest_access_forbidden, details ["valid_only_one_time"]).
    */
-  transferTermsFor(guestId: number): GuestTransferTerms {
-    const g = this.get(guestId);
+  async transferTermsFor(tx: Tx, guestId: number): Promise<GuestTransferTerms> {
+    const g = await tx.guests.lock(guestId);
+    if (!g) throw Errors.guestNotFound();
     this.assertUsable(g);
-    if (g.options.includes('valid_only_one_time') && this.store.countTransfersUsed(g.id) > 0) {
+    if (g.options.includes('valid_only_one_time') && (await tx.guests.countTransfersUsed(g.id)) > 0) {
       throw Errors.restAccessForbidden('valid_only_one_time');
     }
     return {
@@ -128,41 +118,41 @@ export class GuestsService {
   }
 
   /** A Transfer by a Guest became available: count it, and close a one-time Guest (its token stops working). */
-  transferMadeAvailable(guestId: number): void {
-    const now = this.clock();
-    this.store.transaction(() => {
-      const g = this.store.find(guestId);
-      if (!g) return;
-      this.store.incrementTransferCount(g.id);
-      this.store.touch(g.id, now);
-      if (g.options.includes('valid_only_one_time')) this.store.close(g.id, now);
-    });
+  async transferMadeAvailable(tx: Tx, guestId: number): Promise<void> {
+    const now = this.d.clock();
+    const g = await tx.guests.lock(guestId);
+    if (!g) return;
+    await tx.guests.incrementTransferCount(g.id);
+    await tx.guests.touch(g.id, now);
+    if (g.options.includes('valid_only_one_time')) await tx.guests.close(g.id, now);
   }
 
   /** The first chunk of a Guest's Transfer arrived: tell the creator when email_upload_started is set. */
-  uploadStarted(guestId: number, transfer: Transfer): void {
-    const g = this.store.find(guestId);
+  async uploadStarted(tx: Tx, guestId: number, transfer: Transfer): Promise<void> {
+    const g = await tx.guests.find(guestId);
     if (!g) return;
-    this.store.touch(g.id, this.clock());
-    if (g.options.includes('email_upload_started')) this.notifier.guestUploadStarted(g, transfer);
+    await tx.guests.touch(g.id, this.d.clock());
+    if (g.options.includes('email_upload_started')) await this.d.notifier.guestUploadStarted(tx, g, transfer);
   }
 
   /**
    * The guest opened the upload page: tell the creator when email_upload_page_access is set. One mail per
    * visit: a reload within PAGE_VISIT_S of the guest's last activity (page or upload) does not mail again.
    */
-  uploadPageOpened(guestId: number): void {
-    const g = this.store.find(guestId);
-    if (!g || g.status !== 'available') return;
-    const now = this.clock();
-    this.store.touch(g.id, now);
-    const sameVisit = g.lastActivity !== null && now - g.lastActivity < PAGE_VISIT_S;
-    if (g.options.includes('email_upload_page_access') && !sameVisit) this.notifier.guestUploadPageAccess(g);
+  async uploadPageOpened(guestId: number): Promise<void> {
+    await this.d.uow.run(async (tx) => {
+      const g = await tx.guests.lock(guestId);
+      if (!g || g.status !== 'available') return;
+      const now = this.d.clock();
+      await tx.guests.touch(g.id, now);
+      const sameVisit = g.lastActivity !== null && now - g.lastActivity < PAGE_VISIT_S;
+      if (g.options.includes('email_upload_page_access') && !sameVisit) await this.d.notifier.guestUploadPageAccess(tx, g);
+    });
   }
 
   /** Refuses a Guest that is closed or past its expiry (for actions on its behalf). */
   assertUsable(guest: Guest): void {
     if (guest.status === 'closed') throw Errors.guestClosed();
-    if (guest.expires !== null && guest.expires <= this.clock()) throw Errors.guestExpired();
+    if (guest.expires !== null && guest.expires <= this.d.clock()) throw Errors.guestExpired();
   }
 }

@@ -122,3 +122,15 @@ export interface AuditEntry {
   author: { type: AuthorType; id: string; ip: string | null; email?: string | null };
   target: { type: TargetType; id: string; name?: string; size?: number; email?: string };
 }
+
+/** Who acts on a Transfer: for `from` rules, ownership of what is created, and the audit log's author. */
+export interface Actor {
+  type: 'user' | 'guest' | 'application';
+  /** User id, guest id or application name (a chunk key acts as the Transfer's uploader). */
+  id: string;
+  emails: string[];
+  ip: string | null;
+  /** Service Provider users must send from one of their own addresses; remote modes are only format-checked. */
+  fromMustBeOwn: boolean;
+  guestId: number | null;
+}

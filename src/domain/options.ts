@@ -1,6 +1,6 @@
 import { Errors } from './errors';
 
-/** Transfer options of design.md §8. */
+/** Transfer options of docs/architecture.md, Options. */
 export const TRANSFER_OPTIONS = [
   'email_me_copies',
   'email_me_on_expire',
@@ -12,7 +12,7 @@ export const TRANSFER_OPTIONS = [
   'get_a_link',
 ] as const;
 
-/** Guest options of design.md §8. */
+/** Guest options of docs/architecture.md, Options. */
 export const GUEST_OPTIONS = [
   'email_upload_started',
   'email_upload_page_access',

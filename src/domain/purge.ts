@@ -1,20 +1,6 @@
-import type { Clock } from './services';
 import type { Transfer } from './model';
-import type { FileStore } from '../storage/file-store';
-import type { AuditLog, TransferStore } from './transfer-store';
-import type { Notifier } from './notifications';
+import type { Clock, FileStore, Notifier, Repositories, UnitOfWork } from './ports';
 import type { GuestsService } from './guests';
-
-/** What purge needs from storage beyond the transfer store (src/db/purge-repo.ts). */
-export interface PurgeStore {
-  expiredOpenTransfers(now: number): Transfer[];
-  abandonedTransfers(createdBefore: number): Transfer[];
-  closedBefore(closedBefore: number): Transfer[];
-  deleteTransferRecords(id: number): void;
-  liveFileKeys(): Set<string>;
-  deleteOldRows(cutoff: number, now: number): Record<string, number>;
-  countOldRows(cutoff: number, now: number): Record<string, number>;
-}
 
 export interface PurgeReport {
   now: number;
@@ -38,16 +24,15 @@ export function formatReport(r: PurgeReport): string {
 export const ABANDONED_AFTER_S = 7 * 86400;
 
 /**
- * design.md §7: expiry, clean-up of abandoned uploads and old records, and file data no record points to.
+ * docs/architecture.md (Purge): expiry, clean-up of abandoned uploads and old records, and file data no record points to.
  * Each step changes the database before the disk, so a pass stopped half-way leaves only what the next pass
  * (idempotent) finishes: closed Transfers' data and unreferenced files are found again by the orphan scan.
  */
 export class PurgeService {
   constructor(
-    private readonly purge: PurgeStore,
-    private readonly transfers: TransferStore,
+    private readonly repos: Repositories,
+    private readonly uow: UnitOfWork,
     private readonly files: FileStore,
-    private readonly audit: AuditLog,
     private readonly guests: GuestsService,
     private readonly notifier: Notifier,
     private readonly lifetimeDays: () => number,
@@ -67,26 +52,26 @@ export class PurgeService {
       for (const [k, size] of sizes) if (k.startsWith(`${t.id}/`)) report.bytes_freed += size;
     };
 
-    for (const t of this.purge.expiredOpenTransfers(now)) {
+    for (const t of await this.repos.purge.expiredOpenTransfers(now)) {
       report.transfers_expired++;
       freed(t);
       if (!dry) await this.expire(t, now);
     }
-    const guests = dry ? this.guests.expired(now) : this.guests.closeExpired(now);
+    const guests = dry ? await this.guests.expired(now) : await this.guests.closeExpired(now);
     report.guests_expired = guests.length;
 
-    for (const t of this.purge.abandonedTransfers(now - ABANDONED_AFTER_S)) {
+    for (const t of await this.repos.purge.abandonedTransfers(now - ABANDONED_AFTER_S)) {
       report.abandoned_transfers_deleted++;
       freed(t);
       if (!dry) {
-        this.purge.deleteTransferRecords(t.id);
+        await this.repos.purge.deleteTransferRecords(t.id);
         await this.files.deleteTransfer(t.id);
       }
     }
-    for (const t of this.purge.closedBefore(cutoff)) {
+    for (const t of await this.repos.purge.closedBefore(cutoff)) {
       report.closed_transfers_deleted++;
       if (!dry) {
-        this.purge.deleteTransferRecords(t.id);
+        await this.repos.purge.deleteTransferRecords(t.id);
         await this.files.deleteTransfer(t.id);
       }
     }
@@ -95,10 +80,10 @@ export class PurgeService {
     // here that belongs to an upload started meanwhile is still found live, never taken for an orphan.
     const stored = await this.files.list();
     const dirs = await this.files.transferDirs();
-    const live = this.purge.liveFileKeys();
+    const live = await this.repos.purge.liveFileKeys();
     for (const f of stored) {
       if (live.has(`${f.transferId}/${f.uid}`)) continue;
-      if (dry && report.transfers_expired + report.abandoned_transfers_deleted > 0 && this.coveredAbove(f.transferId, now)) continue;
+      if (dry && report.transfers_expired + report.abandoned_transfers_deleted > 0 && (await this.coveredAbove(f.transferId, now))) continue;
       report.orphan_files_deleted++;
       report.bytes_freed += f.size;
       if (!dry) await this.files.deleteFile(f.transferId, f.uid);
@@ -106,28 +91,30 @@ export class PurgeService {
     // Directories of Transfers with no live File: a deletion killed after emptying one leaves it behind.
     const liveTransfers = new Set([...live].map((k) => Number(k.slice(0, k.indexOf('/')))));
     if (!dry) for (const id of dirs) if (!liveTransfers.has(id)) await this.files.deleteTransfer(id);
-    report.rows_deleted = dry ? this.purge.countOldRows(cutoff, now) : this.purge.deleteOldRows(cutoff, now);
+    report.rows_deleted = dry ? await this.repos.purge.countOldRows(cutoff, now) : await this.repos.purge.deleteOldRows(cutoff, now);
     return report;
   }
 
   /** In a dry run, files of Transfers already counted above are not counted again as orphans. */
-  private coveredAbove(transferId: number, now: number): boolean {
-    const t = this.transfers.find(transferId);
+  private async coveredAbove(transferId: number, now: number): Promise<boolean> {
+    const t = await this.repos.transfers.find(transferId);
     return !!t && (t.expires <= now || (t.status !== 'available' && t.status !== 'closed' && t.created < now - ABANDONED_AFTER_S));
   }
 
   private async expire(t: Transfer, now: number): Promise<void> {
     // Status, log entry and mail in one transaction, before the data goes: a pass killed in between leaves
     // a closed Transfer whose data the orphan scan removes, never one closed with its owner left untold.
-    this.transfers.transaction(() => {
-      const files = this.transfers.files(t.id);
-      const recipients = this.transfers.recipients(t.id);
-      this.transfers.setStatus(t.id, 'closed', now, 'expired');
-      const after = this.transfers.find(t.id)!;
-      this.audit.record({ transferId: t.id, date: now, event: 'transfer_expired', author: { type: 'User', id: 'ferry', ip: null }, target: { type: 'Transfer', id: String(t.id) } });
+    await this.uow.run(async (tx) => {
+      const cur = await tx.transfers.lock(t.id);
+      if (!cur || cur.status === 'closed') return; // another purge or the owner closed it meanwhile
+      const files = await tx.transfers.files(t.id);
+      const recipients = await tx.transfers.recipients(t.id);
+      await tx.transfers.setStatus(t.id, 'closed', now, 'expired');
+      const after = (await tx.transfers.find(t.id))!;
+      await tx.audit.record({ transferId: t.id, date: now, event: 'transfer_expired', author: { type: 'User', id: 'ferry', ip: null }, target: { type: 'Transfer', id: String(t.id) } });
       if (t.status === 'available') {
-        if (t.options.includes('email_me_on_expire')) this.notifier.transferExpired(after, files, recipients);
-        if (t.options.includes('email_report_on_closing')) this.notifier.transferClosed(after, files, recipients);
+        if (t.options.includes('email_me_on_expire')) await this.notifier.transferExpired(tx, after, files, recipients);
+        if (t.options.includes('email_report_on_closing')) await this.notifier.transferClosed(tx, after, files, recipients);
       }
     });
     await this.files.deleteTransfer(t.id);

@@ -1,69 +1,77 @@
 import { Errors } from './errors';
-import type { Recipient, Transfer } from './model';
-import type { Notifier } from './notifications';
-import type { Clock } from './services';
-import type { Actor, AuditLog, TransferStore } from './transfer-store';
-import { isEmail } from './transfer-input';
+import type { Actor, Recipient, Transfer } from './model';
+import type { Clock, FileStore, IdGenerator, Notifier, Repositories, UnitOfWork } from './ports';
 import { auditAuthor, recipientTarget } from './audit-events';
-import { newToken, TransfersService } from './transfers';
+import type { TransfersService } from './transfers';
 import { assertMayAddRecipient } from './transfer-policy';
 import type { GuestsService } from './guests';
-import type { FrequentRecipientStore } from './frequent-recipients';
+
+export interface RecipientDeps {
+  repos: Repositories;
+  uow: UnitOfWork;
+  files: FileStore;
+  transfers: TransfersService;
+  notifier: Notifier;
+  guests: GuestsService;
+  clock: Clock;
+  ids: IdGenerator;
+  maxRecipients: () => number;
+}
 
 /** Adding and removing the recipients of a Transfer (spec: Recipient endpoints, rule 4 of States). */
 export class RecipientsService {
-  constructor(
-    private readonly store: TransferStore,
-    private readonly transfers: TransfersService,
-    private readonly audit: AuditLog,
-    private readonly notifier: Notifier,
-    private readonly clock: Clock,
-    private readonly maxRecipients: () => number,
-    private readonly guests: GuestsService,
-    private readonly frequent: FrequentRecipientStore,
-  ) {}
+  constructor(private readonly d: RecipientDeps) {}
 
-  get(id: number): Recipient {
-    const r = this.store.findRecipient(id);
+  async get(id: number): Promise<Recipient> {
+    const r = await this.d.repos.transfers.findRecipient(id);
     if (!r) throw Errors.recipientNotFound();
     return r;
   }
 
-  /** POST /transfer/{id}/recipient: a recipient added to an available Transfer is mailed its link at once. */
-  add(actor: Actor, t: Transfer, body: unknown): Recipient {
-    this.transfers.assertOpen(t);
-    assertMayAddRecipient(actor, this.guests);
-    const email = (body as { recipient?: unknown } | null)?.recipient;
-    if (email === undefined) throw Errors.restMissingParameter('recipient');
-    if (!isEmail(email)) throw Errors.badEmail('recipient');
-    const current = this.store.recipients(t.id);
-    const existing = current.find((r) => r.email.toLowerCase() === email.toLowerCase());
-    if (existing) return existing;
-    if (current.filter((r) => r.email).length >= this.maxRecipients()) throw Errors.transferTooManyRecipients('recipient');
-    const now = this.clock();
-    // With its mail in one transaction: a crash must not leave a recipient added who is never told.
-    return this.store.transaction(() => {
-      const id = this.store.addRecipient(t.id, { email, token: newToken(), lang: null }, now);
-      if (actor.type !== 'guest') this.frequent.remember(t.userId, [email], now); // the owner's own choices only
-      const r = this.get(id);
-      this.audit.record({ transferId: t.id, date: now, event: 'recipient_added', author: auditAuthor(actor), target: recipientTarget(r) });
-      if (t.status === 'available') this.notifier.transferAvailable(t, this.store.files(t.id), [r]);
+  /**
+   * POST /transfer/{id}/recipient (the address checked at the edge): a recipient added to an available
+   * Transfer is mailed its link at once, in the same unit of work, so a crash cannot leave one added who is
+   * never told.
+   */
+  async add(actor: Actor, t: Transfer, email: string): Promise<Recipient> {
+    this.d.transfers.assertOpen(t);
+    await assertMayAddRecipient(actor, this.d.guests);
+    const now = this.d.clock();
+    return this.d.uow.run(async (tx) => {
+      const cur = await tx.transfers.lock(t.id);
+      if (!cur) throw Errors.transferNotFound();
+      this.d.transfers.assertOpen(cur);
+      const current = await tx.transfers.recipients(t.id);
+      const existing = current.find((r) => r.email.toLowerCase() === email.toLowerCase());
+      if (existing) return existing;
+      if (current.filter((r) => r.email).length >= this.d.maxRecipients()) throw Errors.transferTooManyRecipients('recipient');
+      const id = await tx.transfers.addRecipient(t.id, { email, token: this.d.ids.token(), lang: null }, now);
+      if (actor.type !== 'guest') await tx.frequentRecipients.remember(t.userId, [email], now); // the owner's own choices only
+      const r = (await tx.transfers.findRecipient(id))!;
+      await tx.audit.record({ transferId: t.id, date: now, event: 'recipient_added', author: auditAuthor(actor), target: recipientTarget(r) });
+      if (cur.status === 'available') await this.d.notifier.transferAvailable(tx, cur, await tx.transfers.files(t.id), [r]);
       return r;
     });
   }
 
   /** DELETE /recipient: the last one closes the Transfer; otherwise the removed recipient is told. */
   async remove(actor: Actor, r: Recipient): Promise<void> {
-    const t = this.transfers.get(r.transferId);
+    const t = await this.d.transfers.get(r.transferId);
     if (t.status === 'closed') throw Errors.cannotAlterClosedTransfer();
-    const now = this.clock();
-    const last = this.store.transaction(() => {
-      this.store.deleteRecipient(r.id, now);
-      this.audit.record({ transferId: t.id, date: now, event: 'recipient_removed', author: auditAuthor(actor), target: recipientTarget(r) });
-      if (this.store.recipients(t.id).length === 0) return true;
-      if (t.status === 'available') this.notifier.recipientRemoved(t, r);
+    const now = this.d.clock();
+    const closed = await this.d.uow.run(async (tx) => {
+      const cur = await tx.transfers.lock(t.id);
+      if (!cur) throw Errors.transferNotFound();
+      if (cur.status === 'closed') throw Errors.cannotAlterClosedTransfer();
+      await tx.transfers.deleteRecipient(r.id, now);
+      await tx.audit.record({ transferId: t.id, date: now, event: 'recipient_removed', author: auditAuthor(actor), target: recipientTarget(r) });
+      if ((await tx.transfers.recipients(t.id)).length === 0) {
+        await this.d.transfers.closeIn(tx, actor, cur, 'last_recipient');
+        return true;
+      }
+      if (cur.status === 'available') await this.d.notifier.recipientRemoved(tx, cur, r);
       return false;
     });
-    if (last) await this.transfers.close(actor, t, 'last_recipient');
+    if (closed) await this.d.files.deleteTransfer(t.id);
   }
 }

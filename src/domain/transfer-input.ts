@@ -1,3 +1,4 @@
+import type { EncryptedDraft } from './encryption-input';
 import { Errors } from './errors';
 import { parseOptions, TRANSFER_OPTIONS } from './options';
 import { isSafeRelativeName } from './file-names';
@@ -18,6 +19,8 @@ export interface TransferDraft {
   from: string | null;
   subject: string | null;
   message: string | null;
+  /** End-to-end encryption parameters (parseEncryption, checked with the same body); null for a plain transfer. */
+  encryption?: EncryptedDraft | null;
 }
 
 // The local part: no controls (C0, DEL, C1), no bidi embeddings, overrides or isolates (which would show

@@ -1,7 +1,8 @@
 import { Errors } from './errors';
 import type { GuestsService } from './guests';
 import type { TransferDraft } from './transfer-input';
-import type { Actor } from './transfer-store';
+import type { Actor } from './model';
+import type { Tx } from './ports';
 
 /** Who a new Transfer belongs to and under which terms it is sent, once the sender's kind is applied. */
 export interface SenderTerms {
@@ -28,10 +29,10 @@ export function senderFieldsIgnored(actor: Actor): boolean {
  *   Guest's own options (can_only_send_to_me, valid_only_one_time…) are applied by GuestsService.
  * add_me_to_recipients then adds the sender once.
  */
-export function senderTerms(actor: Actor, draft: TransferDraft, guests: GuestsService): SenderTerms {
+export async function senderTerms(tx: Tx, actor: Actor, draft: TransferDraft, guests: GuestsService): Promise<SenderTerms> {
   let terms: SenderTerms;
   if (actor.type === 'guest' && actor.guestId !== null) {
-    const g = guests.transferTermsFor(actor.guestId);
+    const g = await guests.transferTermsFor(tx, actor.guestId);
     terms = { ownerId: g.ownerId, guestId: g.guestId, from: g.from, options: g.options, recipients: g.recipients ?? draft.recipients, remember: false };
   } else {
     const from = draft.from;
@@ -52,9 +53,9 @@ export function senderTerms(actor: Actor, draft: TransferDraft, guests: GuestsSe
  * POST /transfer/{id}/recipient under a guest token: a guest that may only send to its creator cannot add
  * anyone (it would get round can_only_send_to_me); other guests add like their creator would.
  */
-export function assertMayAddRecipient(actor: Actor, guests: GuestsService): void {
+export async function assertMayAddRecipient(actor: Actor, guests: GuestsService): Promise<void> {
   if (actor.type !== 'guest' || actor.guestId === null) return;
-  const g = guests.get(actor.guestId);
+  const g = await guests.get(actor.guestId);
   guests.assertUsable(g);
   if (g.options.includes('can_only_send_to_me')) throw Errors.restAccessForbidden('can_only_send_to_me');
 }

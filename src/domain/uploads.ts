@@ -1,9 +1,8 @@
 import { Transform, type Readable } from 'node:stream';
 import { Errors } from './errors';
 import type { FileRecord, Transfer } from './model';
-import type { Clock } from './services';
-import type { FileStore } from '../storage/file-store';
-import type { Actor, AuditLog, TransferStore } from './transfer-store';
+import type { Actor } from './model';
+import type { Clock, FileStore, Repositories, UnitOfWork } from './ports';
 import { isComplete } from './ranges';
 import { auditAuthor, fileTarget, transferTarget } from './audit-events';
 import type { GuestsService } from './guests';
@@ -42,16 +41,16 @@ export class UploadsService {
   private readonly completing = new Map<number, Promise<FileRecord>>();
 
   constructor(
-    private readonly store: TransferStore,
+    private readonly repos: Repositories,
+    private readonly uow: UnitOfWork,
     private readonly files: FileStore,
-    private readonly audit: AuditLog,
     private readonly guests: GuestsService,
     private readonly clock: Clock,
     private readonly chunkLimit: () => number,
   ) {}
 
-  getFile(id: number): FileRecord {
-    const f = this.store.findFile(id);
+  async getFile(id: number): Promise<FileRecord> {
+    const f = await this.repos.transfers.findFile(id);
     if (!f) throw Errors.fileNotFound();
     return f;
   }
@@ -95,7 +94,7 @@ export class UploadsService {
       throw e;
     }
     if (c.size !== null && written !== c.size) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
-    this.noteUploadStarted(actor, t);
+    await this.noteUploadStarted(actor, t);
     return this.record(t, f, c.offset, c.offset + written);
   }
 
@@ -142,7 +141,7 @@ export class UploadsService {
       if (progress) progress.error = 1;
       throw Errors.fileIncomplete(`received ${written} of ${f.size}`);
     }
-    this.noteUploadStarted(actor, t);
+    await this.noteUploadStarted(actor, t);
     const after = await this.completeFile(actor, t, await this.record(t, f, 0, written));
     if (progress) progress.done = true;
     return after;
@@ -170,20 +169,25 @@ export class UploadsService {
     const stored = storedSizeOf(t, f);
     const [, { crc32, sha256 }] = await Promise.all([this.files.finish(t.id, f.uid, stored), this.files.digest(t.id, f.uid, stored)]);
     // The File may have been deleted, or its Transfer closed, while its bytes were read.
-    if (!this.store.completeFile(f.id, crc32, sha256)) {
-      if (!this.store.findFile(f.id)) throw Errors.fileNotFound();
-      throw Errors.cannotAlterClosedTransfer();
-    }
-    this.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
-    return this.store.findFile(f.id)!;
+    return this.uow.run(async (tx) => {
+      if (!(await tx.transfers.completeFile(f.id, crc32, sha256))) {
+        if (!(await tx.transfers.findFile(f.id))) throw Errors.fileNotFound();
+        throw Errors.cannotAlterClosedTransfer();
+      }
+      await tx.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
+      return (await tx.transfers.findFile(f.id))!;
+    });
   }
 
   /** The first bytes of a Transfer: status uploading, logged once, the guest's creator told. */
-  private noteUploadStarted(actor: Actor, t: Transfer): void {
-    // Loaded with the request: past the first chunk this saves a write statement per chunk.
-    if (t.status === 'uploading' || !this.store.markUploading(t.id)) return;
-    this.audit.record({ transferId: t.id, date: this.clock(), event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
-    if (t.guestId !== null) this.guests.uploadStarted(t.guestId, { ...t, status: 'uploading' });
+  private async noteUploadStarted(actor: Actor, t: Transfer): Promise<void> {
+    // Loaded with the request: past the first chunk this saves a unit of work per chunk.
+    if (t.status === 'uploading') return;
+    await this.uow.run(async (tx) => {
+      if (!(await tx.transfers.markUploading(t.id))) return;
+      await tx.audit.record({ transferId: t.id, date: this.clock(), event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
+      if (t.guestId !== null) await this.guests.uploadStarted(tx, t.guestId, { ...t, status: 'uploading' });
+    });
   }
 
   /**
@@ -191,14 +195,15 @@ export class UploadsService {
    * way, nothing is recorded and the data just written is removed again.
    */
   private async record(t: Transfer, f: FileRecord, start: number, end: number): Promise<FileRecord> {
-    const after = this.store.recordRange(f.id, start, end);
+    // A unit of work: the read-merge-write of the ranges must not interleave with another chunk's (PostgreSQL holds the row).
+    const after = await this.uow.run((tx) => tx.transfers.recordRange(f.id, start, end));
     if (after) {
       const prefix = after.ranges[0]?.[0] === 0 ? after.ranges[0][1] : 0;
       if (prefix > 0) this.files.digestAhead(t.id, f.uid, storedPrefix(t, f, prefix));
       return after;
     }
     await this.files.deleteFile(t.id, f.uid);
-    if (!this.store.findFile(f.id)) throw Errors.fileNotFound();
+    if (!(await this.repos.transfers.findFile(f.id))) throw Errors.fileNotFound();
     throw Errors.cannotAlterClosedTransfer();
   }
 

@@ -1,102 +1,79 @@
 import { Errors } from './errors';
-import type { Clock } from './services';
-import type { UserDirectory } from '../auth/header-sp';
-import { randomSecret } from '../auth/passwords';
+import type { Clock, IdGenerator, UserRecord, UserRepository } from './ports';
 
-/** A user as stored: created on first authenticated sight, with the preferences of the spec's object. */
-export interface UserRecord {
-  id: string;
-  lang: string | null;
-  aupTicked: boolean;
-  transferPreferences: string[];
-  guestPreferences: string[];
-  additionalAttributes: Record<string, unknown>;
-  created: number;
-  lastActivity: number | null;
-}
+export type { UserRecord } from './ports';
 
-/** What the users service needs from storage; the SQLite repository implements it. */
-export interface UserStore {
-  /** Creates or refreshes the user; returns the stored e-mails. */
-  upsertSeen(id: string, emails: string[], now: number): string[];
-  record(id: string): UserRecord | undefined;
-  emails(id: string): string[];
-  setEmails(id: string, emails: string[]): void;
-  listIds(): string[];
-  remoteSecret(id: string): string | null;
-  setRemoteSecret(id: string, secret: string | null): void;
-  setLang(id: string, lang: string | null): void;
-  isDbAdmin(id: string): boolean;
-  addAdmin(id: string, now: number): boolean;
-  removeAdmin(id: string): boolean;
-  listAdmins(): string[];
+/** What authenticators need of users: created on first sight, e-mails recorded, admin or not. */
+export interface UserDirectory {
+  seen(userId: string, emails: string[]): Promise<{ isAdmin: boolean; emails: string[] }>;
 }
 
 /** Users as the authenticators and handlers see them: created on first sight, admin by config or DB. */
 export class UsersService implements UserDirectory {
   constructor(
-    private readonly store: UserStore,
+    private readonly store: UserRepository,
     private readonly configAdmins: () => string[],
     private readonly clock: Clock,
+    private readonly ids: IdGenerator,
   ) {}
 
-  seen(userId: string, emails: string[]): { isAdmin: boolean; emails: string[] } {
-    const stored = this.store.upsertSeen(userId, emails, this.clock());
-    return { isAdmin: this.isAdmin(userId), emails: stored };
+  async seen(userId: string, emails: string[]): Promise<{ isAdmin: boolean; emails: string[] }> {
+    const stored = await this.store.upsertSeen(userId, emails, this.clock());
+    return { isAdmin: await this.isAdmin(userId), emails: stored };
   }
 
   /** Admin by the config's `admin` list or by the admins table (ferry admin add); read on every request. */
-  isAdmin(userId: string): boolean {
-    return this.configAdmins().includes(userId) || this.store.isDbAdmin(userId);
+  async isAdmin(userId: string): Promise<boolean> {
+    return this.configAdmins().includes(userId) || (await this.store.isDbAdmin(userId));
   }
 
-  lang(userId: string): string | null {
-    return this.store.record(userId)?.lang ?? null;
+  async lang(userId: string): Promise<string | null> {
+    return (await this.store.record(userId))?.lang ?? null;
   }
 
-  get(userId: string): UserRecord {
-    const u = this.store.record(userId);
+  async get(userId: string): Promise<UserRecord> {
+    const u = await this.store.record(userId);
     if (!u) throw Errors.userNotFound();
     return u;
   }
 
-  emails(userId: string): string[] {
+  emails(userId: string): Promise<string[]> {
     return this.store.emails(userId);
   }
 
   /** The caller validates the code against the shipped languages (bad_lang_code). */
-  setLang(userId: string, lang: string): void {
-    this.get(userId);
-    this.store.setLang(userId, lang);
+  async setLang(userId: string, lang: string): Promise<void> {
+    await this.get(userId);
+    await this.store.setLang(userId, lang);
   }
 
   /** The user's remote-user secret (spec: remote_config), created on first need or replaced when rotating. */
-  remoteSecret(userId: string, rotate = false): string {
-    this.get(userId);
-    let secret = this.store.remoteSecret(userId);
+  async remoteSecret(userId: string, rotate = false): Promise<string> {
+    await this.get(userId);
+    let secret = await this.store.remoteSecret(userId);
     if (!secret || rotate) {
-      secret = randomSecret();
-      this.store.setRemoteSecret(userId, secret);
+      secret = this.ids.secret();
+      await this.store.setRemoteSecret(userId, secret);
     }
     return secret;
   }
 
   /** True when the user has a remote-user secret to sign with (without creating one). */
-  hasRemoteSecret(userId: string): boolean {
-    return userId.length <= 256 && this.store.remoteSecret(userId) !== null;
+  async hasRemoteSecret(userId: string): Promise<boolean> {
+    return userId.length <= 256 && (await this.store.remoteSecret(userId)) !== null;
   }
 
-  addAdmin(userId: string): void {
+  async addAdmin(userId: string): Promise<void> {
     if (!userId || userId.length > 256) throw Errors.restBadParameter('user_id');
-    this.store.addAdmin(userId, this.clock());
+    await this.store.addAdmin(userId, this.clock());
   }
 
   /** Only admins of the database can be removed; those of the config file stay until the file changes. */
-  removeAdmin(userId: string): void {
-    if (!this.store.removeAdmin(userId)) throw Errors.userNotFound(`${userId} is not an admin in the database`);
+  async removeAdmin(userId: string): Promise<void> {
+    if (!(await this.store.removeAdmin(userId))) throw Errors.userNotFound(`${userId} is not an admin in the database`);
   }
 
-  admins(): { database: string[]; config: string[] } {
-    return { database: this.store.listAdmins(), config: this.configAdmins() };
+  async admins(): Promise<{ database: string[]; config: string[] }> {
+    return { database: await this.store.listAdmins(), config: this.configAdmins() };
   }
 }

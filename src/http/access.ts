@@ -82,7 +82,7 @@ export function owner<T>(load: (ctx: FerryContext) => Owned<T> | Promise<Owned<T
       const keyAllowed = opts.chunkKey && keyArg !== undefined && ctx.state.services.settings.get().chunk_upload_security === 'key';
       if (p.type === 'anonymous' && !keyAllowed) throw authRequired();
       const owned = await load(ctx);
-      if (!ownsResource(p, owned) && !(keyAllowed && chunkKeyMatches(ctx, owned, keyArg!, opts))) {
+      if (!ownsResource(p, owned) && !(keyAllowed && (await chunkKeyMatches(ctx, owned, keyArg!, opts)))) {
         if (p.type === 'anonymous') throw authRequired();
         throw opts.notFound();
       }
@@ -99,9 +99,9 @@ export function ownsResource(p: Principal, owned: Owned<unknown>): boolean {
   return false;
 }
 
-function chunkKeyMatches(ctx: FerryContext, owned: Owned<unknown>, key: string, opts: OwnerOptions): boolean {
+async function chunkKeyMatches(ctx: FerryContext, owned: Owned<unknown>, key: string, opts: OwnerOptions): Promise<boolean> {
   if (owned.transferId === undefined) return false;
   const keys = ctx.state.services.chunkKeys;
-  if (!keys || !keys.matches(owned.transferId, key)) return false;
+  if (!keys || !(await keys.matches(owned.transferId, key))) return false;
   return typeof opts.chunkKey === 'function' ? opts.chunkKey(ctx, owned) : true;
 }

@@ -1,6 +1,5 @@
 import { Errors } from '../domain/errors';
-import type { Actor } from '../domain/transfer-store';
-import type { Transfer } from '../domain/model';
+import type { Actor, Transfer } from '../domain/model';
 import type { FerryContext } from './state';
 
 /** The domain's view of who acts, from the resolved principal (or the chunk key that let the request in). */

@@ -2,7 +2,7 @@ import Koa from 'koa';
 import { koaBody } from 'koa-body';
 import type Router from '@koa/router';
 import { Errors } from '../domain/errors';
-import type { Services } from '../domain/services';
+import type { Services } from '../services';
 import { ANONYMOUS } from '../auth/principal';
 import { Api } from './api';
 import { errorMiddleware } from './middleware/errors';

@@ -1,6 +1,6 @@
 import type { RouterContext } from '@koa/router';
 import type { Principal } from '../auth/principal';
-import type { Services } from '../domain/services';
+import type { Services } from '../services';
 
 /** What the middleware chain leaves on ctx.state for the routes. */
 export interface FerryState {
@@ -12,6 +12,8 @@ export interface FerryState {
   resource?: unknown;
   /** Raw body bytes, kept for signature checks. */
   rawBody?: Buffer;
+  /** The signed-in user's stored language preference, once read (request-lang.ts). */
+  userLang?: string | null;
   /** Language chosen for this request (user preference, Accept-Language, default). */
   lang?: string;
   /** Writes the response body itself, once every middleware has set its headers (downloads). */

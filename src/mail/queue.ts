@@ -1,6 +1,4 @@
-import type { MailQueueRepo, OutgoingMessage, QueuedMail } from '../db/mail-queue-repo';
-import type { TrackingErrorsRepo, TrackingTarget } from '../db/tracking-errors-repo';
-import type { Clock } from '../domain/services';
+import type { Clock, MailOutbox, MailQueueRepository, QueuedMail, TrackingErrorRepository } from '../domain/ports';
 import type { Logger } from '../log';
 import { DeliveryError, MailTransport } from './transport';
 
@@ -8,7 +6,7 @@ import { DeliveryError, MailTransport } from './transport';
 export const RETRY_FIRST_S = 30;
 export const RETRY_MAX_S = 15 * 60;
 export const GIVE_UP_AFTER_S = 3 * 86400;
-/** A claimed message is left alone by other processes this long; a crash mid-delivery retries it after. */
+/** A claimed message is left alone by other processes and nodes this long; a crash mid-delivery retries it after. */
 export const CLAIM_S = 10 * 60;
 /** Idle check for mail queued by another process (a CLI command while `serve` runs). */
 export const IDLE_POLL_S = 30;
@@ -24,12 +22,16 @@ export interface MailQueueOptions {
   idlePollS?: number;
 }
 
+/** Messages claimed at once by one pass; each is sent before the next batch is claimed. */
+const BATCH = 20;
+
 /**
- * Mail is queued in SQLite in the same breath as the change it reports, and delivered by this worker, so a
- * slow or down SMTP server never fails or delays a REST call and nothing is lost across restarts. Each
- * message is claimed before it is sent, so `serve` and a CLI command sharing the DB never both send it.
+ * Mail is queued in the database in the unit of work of the change it reports (the notifier writes it
+ * through the unit of work's repositories), and delivered by this worker, so a slow or down SMTP server never
+ * fails or delays a REST call and nothing is lost across restarts. Messages are claimed before they are sent,
+ * so `serve`, a CLI command and other nodes sharing the database never send the same one twice.
  */
-export class MailQueue {
+export class MailQueue implements MailOutbox {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private started = false;
@@ -38,18 +40,13 @@ export class MailQueue {
   private abandoned = false;
 
   constructor(
-    private readonly repo: MailQueueRepo,
-    private readonly tracking: TrackingErrorsRepo,
+    private readonly repo: MailQueueRepository,
+    private readonly tracking: TrackingErrorRepository,
     private readonly transport: MailTransport,
     private readonly clock: Clock,
     private readonly log: Logger,
     private readonly opts: MailQueueOptions = {},
   ) {}
-
-  enqueue(msg: OutgoingMessage, target: { type: TrackingTarget; id: number } | null): void {
-    this.repo.enqueue(msg, this.clock(), target);
-    this.kick();
-  }
 
   start(): void {
     this.started = true;
@@ -85,7 +82,8 @@ export class MailQueue {
     return this.running;
   }
 
-  private kick(): void {
+  /** New mail was committed: deliver it soon (a no-op until start()). */
+  kick(): void {
     if (!this.started || this.closed) return;
     setImmediate(() => {
       if (!this.closed) void this.flush();
@@ -96,18 +94,28 @@ export class MailQueue {
     if (!this.started || this.closed) return;
     if (this.timer) clearTimeout(this.timer);
     const idle = this.opts.idlePollS ?? IDLE_POLL_S;
-    const wait = Math.min(this.repo.nextDue(this.clock()) ?? idle, idle);
-    this.timer = setTimeout(() => void this.flush(), Math.max(1, wait) * 1000);
-    this.timer.unref();
+    const arm = (wait: number) => {
+      if (this.closed) return;
+      if (this.timer) clearTimeout(this.timer);
+      this.timer = setTimeout(() => void this.flush(), Math.max(1, wait) * 1000);
+      this.timer.unref();
+    };
+    arm(idle);
+    this.repo.nextDue(this.clock()).then(
+      (due) => arm(Math.min(due ?? idle, idle)),
+      () => {}, // the idle timer stays armed
+    );
   }
 
   private async pass(): Promise<void> {
     for (let round = 0; round < 100; round++) {
-      const batch = this.repo.due(this.clock(), 20);
+      if (this.closed) return;
+      const now = this.clock();
+      const batch = await this.repo.claimDue(now, now + CLAIM_S, BATCH);
       if (batch.length === 0) return;
       for (const mail of batch) {
+        // Claimed but not sent when stopping: sent again once the claim lapses, never lost.
         if (this.closed) return;
-        if (!this.repo.claim(mail.id, this.clock(), this.clock() + CLAIM_S)) continue; // another process has it
         await this.deliver(mail);
       }
     }
@@ -123,26 +131,26 @@ export class MailQueue {
     }
     if (this.abandoned) return;
     if (!failure) {
-      this.repo.markSent(mail.id, this.clock());
+      await this.repo.markSent(mail.id, this.clock());
       return;
     }
     if (failure.permanent) {
-      this.repo.markFailed(mail.id, failure.message);
-      this.bounce(mail, now, failure.message);
+      await this.repo.markFailed(mail.id, failure.message);
+      await this.bounce(mail, now, failure.message);
       this.log.info(`mail to=${mail.to} bounced: ${failure.message}`);
     } else if (now - mail.created > GIVE_UP_AFTER_S) {
-      this.repo.markFailed(mail.id, failure.message);
+      await this.repo.markFailed(mail.id, failure.message);
       // The sender learns that this recipient never got the mail, as with a bounce.
-      this.bounce(mail, now, `not delivered after ${mail.attempts + 1} attempts over ${Math.round((now - mail.created) / 3600)} h: ${failure.message}`);
+      await this.bounce(mail, now, `not delivered after ${mail.attempts + 1} attempts over ${Math.round((now - mail.created) / 3600)} h: ${failure.message}`);
       this.log.error(`mail to=${mail.to} given up after ${mail.attempts + 1} attempts: ${failure.message}`);
     } else {
-      this.repo.markRetry(mail.id, now + retryDelay(mail.attempts), failure.message);
+      await this.repo.markRetry(mail.id, now + retryDelay(mail.attempts), failure.message);
       this.log.info(`mail to=${mail.to} deferred (attempt ${mail.attempts + 1}): ${failure.message}`);
     }
   }
 
-  private bounce(mail: QueuedMail, date: number, details: string): void {
+  private async bounce(mail: QueuedMail, date: number, details: string): Promise<void> {
     if (!mail.targetType || mail.targetId === null) return;
-    this.tracking.add(mail.targetType as TrackingTarget, mail.targetId, { type: 'bounce', date, details: details.slice(0, 500) });
+    await this.tracking.add(mail.targetType, mail.targetId, { type: 'bounce', date, details: details.slice(0, 500) });
   }
 }

@@ -1,6 +1,6 @@
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log';
-import type { OutgoingMessage } from '../db/mail-queue-repo';
+import type { OutgoingMessage } from '../domain/ports';
 import { spacedLine } from '../util/names';
 
 /** Sends one rendered message; throws a DeliveryError describing whether a retry can help. */

@@ -3,7 +3,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
-import type { PositionalReader } from '../domain/downloads';
+import type { PositionalReader } from '../domain/ports';
 import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';

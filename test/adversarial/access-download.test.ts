@@ -64,7 +64,7 @@ const wrongTokens = () => ({
 
 test('/download: no principal opens a Transfer without its token; every wrong token answers like an unknown one', async () => {
   await w.settle();
-  const before = dbHash(w.s, ['used_signatures']);
+  const before = await dbHash(w.s, ['used_signatures']);
   for (const who of ATTACKERS) {
     const unknown = await w.as(who, 'GET', `/download?token=${'cd'.repeat(16)}`);
     for (const [kind, token] of Object.entries(wrongTokens())) {
@@ -81,7 +81,7 @@ test('/download: no principal opens a Transfer without its token; every wrong to
       }
     }
   }
-  assert.is(dbHash(w.s, ['used_signatures']), before, 'refused downloads changed the database');
+  assert.is(await dbHash(w.s, ['used_signatures']), before, 'refused downloads changed the database');
 });
 
 test('/download: the token opens its own Files only; another Transfer\'s File id answers like an unknown one', async () => {

@@ -82,8 +82,8 @@ export async function startAccessWorld(config: Record<string, unknown> = {}, opt
   const time = movableClock();
   const s = await startTestServer({ ...HEADER_SP, admin: ['boss'], upload_chunk_size: CHUNK, ...config }, { clock: time.clock, ...opts });
   const host = new URL(s.url).host;
-  const portal = s.app.services.accounts.addRemoteApp('portal', false);
-  const ops = s.app.services.accounts.addRemoteApp('ops', true);
+  const portal = await s.app.services.accounts.addRemoteApp('portal', false);
+  const ops = await s.app.services.accounts.addRemoteApp('ops', true);
   const cred = { portal, ops } as Credentials;
 
   const signed = (app: string, secret: string, method: string, path: string, init: Init) => {
@@ -162,10 +162,10 @@ export async function startAccessWorld(config: Record<string, unknown> = {}, opt
   for (const [k, v] of Object.entries(cred)) assert.ok(typeof v === 'string' && v.length >= 32, k);
 
   const settle = async () => {
-    let last = dbHash(s);
+    let last = await dbHash(s);
     for (let i = 0; i < 100; i++) {
       await new Promise((r) => setTimeout(r, 20));
-      const now = dbHash(s);
+      const now = await dbHash(s);
       if (now === last) return now;
       last = now;
     }

@@ -55,12 +55,12 @@ test('every attacker on every endpoint: refused, nothing changed, same answer as
         counts.own++;
         continue;
       }
-      const before = dbHash(w.s, skipFor(who));
+      const before = await dbHash(w.s, skipFor(who));
       const stored = storeHash(w.s);
       const r = await w.as(who, e.method, e.path(w.alice), e.init?.(w.alice));
       assert.equal([r.status, r.json?.message], [...want], `${label(e, who)}: ${r.text.slice(0, 300)}`);
       assertErrorShape(r, label(e, who));
-      assert.is(dbHash(w.s, skipFor(who)), before, `${label(e, who)} changed the database`);
+      assert.is(await dbHash(w.s, skipFor(who)), before, `${label(e, who)} changed the database`);
       assert.is(storeHash(w.s), stored, `${label(e, who)} changed stored files`);
       counts.refused++;
       if (e.path(UNKNOWN) === e.path(w.alice)) continue;
@@ -76,11 +76,11 @@ test('under /rest.php/ every endpoint answers another user exactly as without th
   for (const e of ENDPOINTS) {
     if (expected(e, 'otherUser') === 'own' && e.method !== 'GET') continue;
     const direct = await w.as('otherUser', e.method, e.path(w.alice), e.init?.(w.alice));
-    const before = dbHash(w.s);
+    const before = await dbHash(w.s);
     const prefixed = await w.as('otherUser', e.method, `/rest.php${e.path(w.alice)}`, e.init?.(w.alice));
     assert.is(prefixed.status, direct.status, `/rest.php ${e.method} ${e.route}`);
     assert.is(withoutUid(prefixed), withoutUid(direct), `/rest.php ${e.method} ${e.route}`);
-    if (prefixed.status >= 400) assert.is(dbHash(w.s), before, `/rest.php ${e.method} ${e.route} changed the database`);
+    if (prefixed.status >= 400) assert.is(await dbHash(w.s), before, `/rest.php ${e.method} ${e.route} changed the database`);
     counts.restPhp++;
   }
 });

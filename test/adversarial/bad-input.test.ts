@@ -177,7 +177,7 @@ function otherCases(): Case[] {
 }
 
 async function runCases(cases: Case[]) {
-  const before = dbHash(s);
+  const before = await dbHash(s);
   const failures: string[] = [];
   for (const [label, method, path, init, status] of cases) {
     if (process.env.ADV_TRACE) console.log(label);
@@ -202,7 +202,7 @@ async function runCases(cases: Case[]) {
   assert.is((await s.request('GET', '/info')).status, 200, 'server still up');
   if (process.env.ADV_TRACE) console.log('failures', failures);
   assert.equal(failures, []);
-  assert.is(dbHash(s), before, 'no table changed');
+  assert.is(await dbHash(s), before, 'no table changed');
   return cases.length;
 }
 

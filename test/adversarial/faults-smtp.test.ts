@@ -7,7 +7,7 @@ import { validateConfig } from '../../src/config/validate';
 import { createApp, FerryApp } from '../../src/app';
 import { listen, RunningServer } from '../../src/http/server';
 import { silentLogger } from '../../src/log';
-import { asUser, freePort, HEADER_SP, request, tempDir } from '../helpers/server';
+import { asUser, freePort, HEADER_SP, request, tempDir, testDatabaseUrl } from '../helpers/server';
 import { startTestSink, addressOf } from '../helpers/mail';
 
 // test/http/mail.test.ts shows one mail surviving one failed attempt and test/unit/mail-queue.test.ts the
@@ -36,15 +36,16 @@ async function deferringServer(port: number): Promise<SMTPServer> {
 test('SMTP down for an hour, the server restarted meanwhile: every mail goes out once when it is back; only a real 5xx is a bounce', async () => {
   const dir = tempDir();
   const port = await freePort();
-  const cfg = validateConfig({ ...HEADER_SP, data_dir: path.join(dir, 'data'), purge_interval_s: 0, mail: { transport: `smtp://127.0.0.1:${port}` } }, 'test');
+  const cfg = validateConfig({ ...HEADER_SP, data_dir: path.join(dir, 'data'), purge_interval_s: 0, mail: { transport: `smtp://127.0.0.1:${port}` }, database_url: await testDatabaseUrl() }, 'test');
   let now = 1_900_000_000;
   let app: FerryApp | null = null;
   let http: RunningServer | null = null;
   const start = async () => {
-    app = createApp(cfg, { log: silentLogger, clock: () => now });
-    http = await listen(app.http, '127.0.0.1', 0);
-    app.start();
-    return { app, url: http.url };
+    const started = await createApp(cfg, { log: silentLogger, clock: () => now });
+    app = started;
+    http = await listen(started.http, '127.0.0.1', 0);
+    started.start();
+    return { app: started, url: http.url };
   };
   const stop = async () => {
     await http?.close(1000);
@@ -60,8 +61,8 @@ test('SMTP down for an hour, the server restarted meanwhile: every mail goes out
       const r = await request(url, 'POST', '/guest', { headers: asUser('alice'), json: { recipient, from: 'alice@example.org' } });
       assert.is(r.status, 201, r.text);
     }
-    const rows = () => a.db.prepare(`SELECT to_addr, status, attempts FROM mail_queue ORDER BY id`).all() as { to_addr: string; status: string; attempts: number }[];
-    const bounces = () => a.db.prepare(`SELECT COUNT(*) AS n FROM tracking_errors WHERE type = 'bounce'`).get() as { n: number };
+    const rows = () => a.db.query<{ to_addr: string; status: string; attempts: number }>(`SELECT to_addr, status, attempts FROM mail_queue ORDER BY id`);
+    const bounces = async () => (await a.db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tracking_errors WHERE type = 'bounce'`))[0];
     const passTime = async (seconds: number) => {
       for (let t = 0; t < seconds; t += STEP_S) {
         now += STEP_S;
@@ -76,11 +77,11 @@ test('SMTP down for an hour, the server restarted meanwhile: every mail goes out
     await passTime(1800);
     await new Promise<void>((resolve) => deferring!.close(() => resolve()));
     deferring = null;
-    for (const r of rows()) {
+    for (const r of await rows()) {
       assert.is(r.status, 'pending', `${r.to_addr} still queued after an hour`);
       assert.ok(r.attempts >= 6, `${r.to_addr}: retried through the hour (${r.attempts} attempts)`);
     }
-    assert.is(bounces().n, 0, 'a dead or deferring server is no bounce');
+    assert.is((await bounces()).n, 0, 'a dead or deferring server is no bounce');
 
     // The server is back: the next retry delivers everything once; the address it refuses is the one bounce.
     await sink.start();
@@ -90,10 +91,10 @@ test('SMTP down for an hour, the server restarted meanwhile: every mail goes out
     assert.equal(delivered, addresses.slice(0, GUESTS).sort());
     assert.is((await sink.messages()).length, GUESTS, 'nothing sent twice');
     assert.equal(
-      rows().map((r) => [r.to_addr, r.status]),
+      (await rows()).map((r) => [r.to_addr, r.status]),
       addresses.map((to) => [to, to.endsWith('@bounce.example') ? 'failed' : 'sent']),
     );
-    assert.is(bounces().n, 1);
+    assert.is((await bounces()).n, 1);
     const guest = (await request(url, 'GET', '/guest', { headers: asUser('alice') })).json.find((g: any) => g.email === 'nobody@bounce.example');
     assert.is(guest.errors.length, 1);
     assert.is(guest.errors[0].type, 'bounce');

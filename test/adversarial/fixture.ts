@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { TABLES } from '../../src/db/schema';
 import * as assert from 'uvu/assert';
 import type { TestServer, TestResponse } from '../helpers/server';
 import { asUser } from '../helpers/server';
@@ -9,21 +10,17 @@ export const bob = asUser('bob');
 export const boss = asUser('boss');
 
 /** A hash of every row of every table: a refused request must leave it unchanged. */
-export function dbHash(s: TestServer, skip: string[] = []): string {
-  return Object.entries(tableHashes(s, skip)).map(([t, h]) => `${t}:${h}`).join(' ');
+export async function dbHash(s: TestServer, skip: string[] = []): Promise<string> {
+  return Object.entries(await tableHashes(s, skip)).map(([t, h]) => `${t}:${h}`).join(' ');
 }
 
-/** One hash per table, so a failure names the table that changed. */
-export function tableHashes(s: TestServer, skip: string[] = []): Record<string, string> {
-  const db = s.app.db as unknown as { prepare(sql: string): { all(): unknown[] } };
-  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all() as { name: string }[])
-    .map((t) => t.name)
-    .filter((n) => !skip.includes(n));
+/** One hash per table, so a failure names the table that changed (every table, on SQLite and PostgreSQL alike). */
+export async function tableHashes(s: TestServer, skip: string[] = []): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
-  for (const t of tables) {
+  for (const t of TABLES.filter((t) => !skip.includes(t.name))) {
     const h = crypto.createHash('sha256');
-    for (const row of db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all()) h.update(JSON.stringify(row, (_k, v) => (Buffer.isBuffer(v) ? v.toString('hex') : v)));
-    out[t] = h.digest('hex').slice(0, 12);
+    for (const row of await s.app.db.query(`SELECT * FROM ${t.name} ORDER BY ${t.orderBy.join(', ')}`)) h.update(JSON.stringify(row));
+    out[t.name] = h.digest('hex').slice(0, 12);
   }
   return out;
 }

@@ -27,7 +27,7 @@ let cases = 0;
 test.before(async () => {
   s = await startTestServer(CONFIG, { clock });
   host = new URL(s.url).host;
-  portal = s.app.services.accounts.addRemoteApp('portal', false);
+  portal = await s.app.services.accounts.addRemoteApp('portal', false);
   const cfg = (await s.request('GET', '/user', { headers: asUser('alice') })).json.remote_config as string;
   secret = cfg.split('|')[2];
 });
@@ -44,10 +44,10 @@ const myTransfers = async () => (await s.request('GET', asAlice('GET', '/transfe
 
 /** `skip`: tables a refused request may rightly change (the sweep of expired signatures runs on a signed POST). */
 async function expectReplayRefused(label: string, send: () => Promise<{ status: number; json: any }>, details: string[] | null = ['replay'], skip: string[] = []) {
-  const before = dbHash(s, skip);
+  const before = await dbHash(s, skip);
   const r = await send();
   assert.equal([r.status, r.json?.message, r.json?.details], [401, 'auth_remote_signature_check_failed', details], label);
-  assert.is(dbHash(s, skip), before, `${label} changed the database`);
+  assert.is(await dbHash(s, skip), before, `${label} changed the database`);
   cases++;
 }
 
@@ -130,7 +130,7 @@ test('a future-dated POST stays spent until its own window has passed, across th
 test('timestamps ahead: up to signature_max_future_s accepted, one second more refused, in both modes, default and configured', async () => {
   const short = await startTestServer({ ...CONFIG, auth: { ...CONFIG.auth, signature_max_future_s: 60 } }, { clock });
   try {
-    const shortApp = short.app.services.accounts.addRemoteApp('portal', false);
+    const shortApp = await short.app.services.accounts.addRemoteApp('portal', false);
     const shortSecret = ((await short.request('GET', '/user', { headers: asUser('alice') })).json.remote_config as string).split('|')[2];
     const servers = [
       { srv: s, max: 86400, app: portal, user: secret },

@@ -179,10 +179,10 @@ async function assertRefusedBeforeBody(s: TestServer, fileId: number): Promise<v
 
 test(`cap of ${CAP} uploads per user: one more answers 429 with Retry-After before its body is read, stores nothing, and a keep-alive client goes on`, async () => {
   const f = await newFile(capped);
-  const secret = capped.app.services.accounts.addRemoteApp('portal', false);
+  const secret = await capped.app.services.accounts.addRemoteApp('portal', false);
   const held = await holdUploads(capped, f.id, CAP);
   // A refused signed request gives its signature back, but the sweep of expired ones may change that table.
-  const before = dbHash(capped, ['used_signatures']);
+  const before = await dbHash(capped, ['used_signatures']);
   await assertRefusedBeforeBody(capped, f.id);
   // Through fetch, body and all: the same answer, and the next request of the same client works at once.
   const r = await capped.request('PUT', `/file/${f.id}/chunk/${3 * CHUNK}`, { headers: { ...alice, 'content-type': 'application/octet-stream' }, body: patternBytes('x', CHUNK) });
@@ -200,7 +200,7 @@ test(`cap of ${CAP} uploads per user: one more answers 429 with Retry-After befo
   const signed = signedPath({ method: 'PUT', host: new URL(capped.url).host, path: `/file/${f.id}/chunk/${3 * CHUNK}`, args, secret, body });
   const viaApp = await capped.request('PUT', signed, { headers: { 'content-type': 'application/octet-stream' }, body });
   assert.equal([viaApp.status, viaApp.json?.message], [429, 'rate_limit_exceeded'], viaApp.text);
-  assert.is(dbHash(capped, ['used_signatures']), before, 'refused uploads change nothing');
+  assert.is(await dbHash(capped, ['used_signatures']), before, 'refused uploads change nothing');
   // Another user is not held back by alice.
   const g = await newFile(capped, bob, CHUNK);
   const other = await sendChunks(capped.request, g.id, patternBytes('bob', CHUNK), CHUNK, { headers: bob });

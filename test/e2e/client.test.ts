@@ -3,6 +3,8 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { BINARY } from '../helpers/binary';
 import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../helpers/server';
@@ -312,21 +314,27 @@ test('get resumes a partial download with Range, and a partial file that does no
 });
 
 test('get never writes outside -o: hostile names land inside it, a planted link is refused', async () => {
+  // ferry itself refuses such names at upload, so a hostile server (or one of another make) serves them: the
+  // client must not trust names from any server.
   const w = await world();
-  try {
-    const alice = asUser('alice');
-    const names = ['../../escaped.txt', '/etc/absolute.txt', 'a/../../up.txt'];
-    const t = await w.srv.request('POST', '/transfer', {
-      headers: alice,
-      json: { files: names.map((name) => ({ name, size: 3 })), recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
-    });
-    assert.is(t.status, 201, t.text);
-    for (const f of t.json.files) {
-      assert.is((await w.srv.request('PUT', `/file/${f.id}/chunk/0`, { headers: { ...alice, 'content-type': 'application/octet-stream' }, body: 'abc' })).status, 200);
-      assert.is((await w.srv.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
+  const names = ['../../escaped.txt', '/etc/absolute.txt', 'a/../../up.txt'];
+  const sum = crypto.createHash('sha256').update('abc').digest('hex');
+  const hostile = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    if (url.pathname === '/download/files') {
+      const files = names.map((name, i) => ({ id: i + 1, name, size: 3, mime_type: 'text/plain', sha256: sum }));
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ transfer_id: 1, subject: '', message: '', from: 'mallory@example.org', expires: null, files }));
+    } else if (url.pathname === '/download') {
+      res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '3', 'accept-ranges': 'bytes' });
+      res.end('abc');
+    } else {
+      res.writeHead(404).end();
     }
-    assert.is((await w.srv.request('PUT', `/transfer/${t.json.id}`, { headers: alice, json: { complete: true } })).status, 200);
-    const link = t.json.recipients[0].download_url;
+  });
+  await new Promise<void>((resolve) => hostile.listen(0, '127.0.0.1', resolve));
+  try {
+    const link = `http://127.0.0.1:${(hostile.address() as AddressInfo).port}/?s=download&token=${'t'.repeat(32)}`;
     const base = path.join(w.home, 'jail');
     const out = path.join(base, 'out');
     const r = await ferry(w, ['get', link, '-o', out]);
@@ -345,6 +353,7 @@ test('get never writes outside -o: hostile names land inside it, a planted link 
     assert.match(refused.stderr, /symbolic link/);
     assert.not.ok(fs.existsSync(path.join(w.home, 'up.txt')));
   } finally {
+    hostile.close();
     await w.close();
   }
 });

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { readResponse, TestResponse } from './server';
 
 /**
  * The HTTP side of FileSender's command-line client, filesender.py 3.8 (scripts/client/filesender.py on the
@@ -40,12 +41,7 @@ export interface PyCall {
   raw?: Buffer;
 }
 
-export interface PyResponse {
-  status: number;
-  headers: Headers;
-  text: string;
-  json: any;
-}
+export type PyResponse = TestResponse;
 
 /** One attempt as sent: for tests that replay or inspect it. */
 export interface PyRequest {
@@ -114,15 +110,7 @@ export class FileSenderPy {
   async send(r: PyRequest): Promise<PyResponse> {
     this.sent.push(r);
     const withBody = r.method === 'POST' || r.method === 'PUT';
-    const res = await fetch(r.url, { method: r.method, headers: r.headers, body: withBody ? (r.body as BodyInit | undefined) : undefined, redirect: 'manual', signal: AbortSignal.timeout(60_000) });
-    const text = await res.text();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: res.status, headers: res.headers, text, json };
+    return readResponse(await fetch(r.url, { method: r.method, headers: r.headers, body: withBody ? (r.body as BodyInit | undefined) : undefined, redirect: 'manual', signal: AbortSignal.timeout(60_000) }));
   }
 
   /** call(): signs, sends, retries a refused call 5 s later with a new timestamp, and checks what it checks. */

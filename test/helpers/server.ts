@@ -7,6 +7,7 @@ import { validateConfig } from '../../src/config/validate';
 import { createApp, FerryApp, AppOptions } from '../../src/app';
 import { listen, RunningServer, ServerTimeouts } from '../../src/http/server';
 import { silentLogger } from '../../src/log';
+import { freshPostgresDatabase } from './system/postgres';
 
 export interface TestServer {
   url: string;
@@ -36,18 +37,31 @@ export function tempDir(prefix = 'ferry-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/** The database the tests run on: SQLite (default) or, with FERRY_TEST_DB=postgres, a real PostgreSQL server. */
+export const TEST_DB: 'sqlite' | 'postgres' = process.env.FERRY_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
 /**
- * Starts the real app on 127.0.0.1 port 0 with a real SQLite file in a fresh temp dir. The config object is
- * validated exactly like a config file, so a test cannot use a key the product would refuse.
+ * The database_url a test server gets: none (SQLite in its data dir), or a fresh empty database on the test
+ * process's PostgreSQL server when FERRY_TEST_DB=postgres (test/helpers/system/postgres.ts starts it).
+ */
+export async function testDatabaseUrl(): Promise<string | null> {
+  return TEST_DB === 'postgres' ? freshPostgresDatabase('ferry_http') : null;
+}
+
+/**
+ * Starts the real app on 127.0.0.1 port 0 with a real SQLite file in a fresh temp dir (or a fresh PostgreSQL
+ * database, see TEST_DB). The config object is validated exactly like a config file, so a test cannot use a
+ * key the product would refuse.
  */
 export async function startTestServer(
   config: Record<string, unknown> = {},
   { timeouts, ...opts }: AppOptions & { timeouts?: Partial<ServerTimeouts> } = {},
 ): Promise<TestServer> {
   const dir = tempDir();
-  const raw = { data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, ...config };
+  const database_url = 'database_url' in config ? config.database_url : await testDatabaseUrl();
+  const raw = { data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, ...config, database_url };
   const cfg: Config = validateConfig(raw, 'test');
-  const app = createApp(cfg, { log: silentLogger, ...opts });
+  const app = await createApp(cfg, { log: silentLogger, ...opts });
   const server = await listen(app.http, '127.0.0.1', 0, timeouts);
   // base_url must point at the real port so Location headers and links work.
   if (!('base_url' in config)) {
@@ -69,6 +83,19 @@ export async function startTestServer(
   };
 }
 
+/**
+ * Raw SQL on the server's database, with `?` placeholders, on SQLite and PostgreSQL alike: for tests that look
+ * at or arrange rows directly.
+ */
+export function sql<T = any>(s: { app: FerryApp }, text: string, ...params: unknown[]): Promise<T[]> {
+  return s.app.db.query<T>(text, params);
+}
+
+/** The first row of sql(), or undefined. */
+export async function sqlOne<T = any>(s: { app: FerryApp }, text: string, ...params: unknown[]): Promise<T | undefined> {
+  return (await s.app.db.query<T>(text, params))[0];
+}
+
 export async function request(base: string, method: string, urlPath: string, init: RequestOptions = {}): Promise<TestResponse> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   let body: BodyInit | undefined;
@@ -78,7 +105,11 @@ export async function request(base: string, method: string, urlPath: string, ini
   } else if (init.body !== undefined) {
     body = init.body as BodyInit;
   }
-  const res = await fetch(base + urlPath, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+  return readResponse(await fetch(base + urlPath, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) }));
+}
+
+/** A fetch answer as tests read it: status, headers, text, and the JSON when the body is JSON. */
+export async function readResponse(res: Response): Promise<TestResponse> {
   const text = await res.text();
   let json: unknown;
   try {

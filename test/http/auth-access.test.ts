@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { asUser, HEADER_SP, startTestServer, TestServer } from '../helpers/server';
+import { asUser, HEADER_SP, startTestServer, TestServer, sql } from '../helpers/server';
 import { signedPath, nowS } from '../helpers/signing';
 import { login, withSession } from '../helpers/session';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
@@ -57,9 +57,9 @@ async function expectAccess(method: string, path: string, expected: Record<Who, 
 test.before(async () => {
   s = await startTestServer({ ...HEADER_SP, admin: ['root'] });
   host = new URL(s.url).host;
-  portal = s.app.services.accounts.addRemoteApp('portal', false);
-  ops = s.app.services.accounts.addRemoteApp('ops', true);
-  s.app.services.users.addAdmin('dbadmin');
+  portal = await s.app.services.accounts.addRemoteApp('portal', false);
+  ops = await s.app.services.accounts.addRemoteApp('ops', true);
+  await s.app.services.users.addAdmin('dbadmin');
   const t = await s.request('POST', '/transfer', {
     json: { files: [{ name: 'a.txt', size: 3 }], recipients: ['r1@example.org', 'r2@example.org'], from: 'alice@example.org', expires: inAWeek() },
     headers: asUser('alice'),
@@ -220,7 +220,7 @@ test('PUT /config: admins only; runtime-safe keys validated, effective at once, 
   });
   assert.is(tooMany.json.message, 'transfer_too_many_files');
   assert.is((await as('root', 'GET', '/config')).json.max_transfer_files, 1);
-  assert.equal(s.app.db.prepare('SELECT key FROM config_overrides').all(), [{ key: 'max_transfer_files' }]);
+  assert.equal((await sql(s, 'SELECT key FROM config_overrides')), [{ key: 'max_transfer_files' }]);
   const refused = await as('root', 'PUT', '/config', { data_dir: '/tmp', admin: ['bob'], max_transfer_files: 5 });
   assert.equal([refused.status, refused.json.message, refused.json.details], [400, 'rest_bad_parameter', ['data_dir', 'admin']]);
   const invalid = await as('adminApp', 'PUT', '/config', { max_transfer_files: -1 });
@@ -309,10 +309,10 @@ test('evaluation order under the local SP: a guest token wins over a session; ba
     assert.equal([bad.status, bad.json.message], [401, 'guest_token_invalid']);
     assert.equal((await t.request('GET', '/echo?vid=')).json.message, 'guest_token_invalid');
     const h = new URL(t.url).host;
-    const appSecret = t.app.services.accounts.addRemoteApp('portal', false);
+    const appSecret = await t.app.services.accounts.addRemoteApp('portal', false);
     const p = signedPath({ method: 'GET', host: h, path: '/echo', args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() }, secret: appSecret });
     assert.is((await t.request('GET', p, { headers: { Cookie: a.cookie } })).json.user, 'alice', 'the session before the signature');
-    t.app.db.prepare('UPDATE guests SET expires = ? WHERE id = ?').run(nowS() - 10, g.json.id);
+    await sql(t, 'UPDATE guests SET expires = ? WHERE id = ?', nowS() - 10, g.json.id);
     const expired = await t.request('GET', `/echo?vid=${g.json.token}`, { headers: { Cookie: a.cookie } });
     assert.equal([expired.status, expired.json.message], [410, 'guest_expired']);
     const g2 = await t.request('POST', '/guest', { json: { recipient: 'h@example.org', from: 'alice@example.org' }, headers: withSession(a) });

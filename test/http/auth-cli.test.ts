@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { request, startTestServer, TestServer, tempDir } from '../helpers/server';
+import { request, startTestServer, TestServer, tempDir, testDatabaseUrl } from '../helpers/server';
 import { signedPath, nowS } from '../helpers/signing';
 import { login } from '../helpers/session';
 import { inAWeek } from '../helpers/upload-client';
@@ -18,7 +18,7 @@ test.before(async () => {
   s = await startTestServer({ admin: ['cfgadmin'], auth: { sp: { type: 'local' } } });
   host = new URL(s.url).host;
   cfg = path.join(s.dir, 'ferry.json');
-  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), admin: ['cfgadmin'], mail: { transport: null }, purge_interval_s: 0 }));
+  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), admin: ['cfgadmin'], mail: { transport: null }, purge_interval_s: 0, database_url: s.app.config.database_url }));
 });
 test.after(() => s.close());
 
@@ -129,7 +129,7 @@ test('ferry remote-app add / rotate [--grace] / list / remove against the runnin
 test('first start with the local service provider: `admin`, an admin, with a random password printed once', async () => {
   const dir = tempDir();
   const config = path.join(dir, 'ferry.json');
-  fs.writeFileSync(config, JSON.stringify({ data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0 }));
+  fs.writeFileSync(config, JSON.stringify({ data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, database_url: await testDatabaseUrl() }));
   const out: string[] = [];
   const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t), readStdin: async () => '' };
   const first = await startServe({ config, port: '0', host: '127.0.0.1' }, io);
@@ -156,7 +156,7 @@ test('first start with the header service provider: no local account is made', a
   const dir = tempDir();
   const config = path.join(dir, 'ferry.json');
   const sp = { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1'] };
-  fs.writeFileSync(config, JSON.stringify({ data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, auth: { sp } }));
+  fs.writeFileSync(config, JSON.stringify({ data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, auth: { sp }, database_url: await testDatabaseUrl() }));
   const out: string[] = [];
   const h = await startServe({ config, port: '0', host: '127.0.0.1' }, { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
   await h.stop();

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, TestServer, HEADER_SP } from '../helpers/server';
+import { startTestServer, TestServer, HEADER_SP, sql } from '../helpers/server';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { inAWeek } from '../helpers/upload-client';
 import { throttleAddress } from '../../src/auth/client-address';
@@ -34,7 +34,7 @@ test('JSON login: an HttpOnly SameSite=Lax cookie (not Secure over http), the se
   assert.equal(me.json.email, ['alice@example.org', 'a.l@example.org']);
   // Only a hash of the token is stored: the cookie's value is nowhere in the database.
   const token = a.cookie.split('=')[1];
-  const rows = s.app.db.prepare('SELECT id FROM sessions').all() as { id: string }[];
+  const rows = (await sql(s, 'SELECT id FROM sessions')) as { id: string }[];
   assert.ok(rows.length > 0);
   assert.not.ok(rows.some((r) => r.id.includes(token) || token.includes(r.id)));
 });

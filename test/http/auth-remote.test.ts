@@ -19,8 +19,8 @@ const JSON_HEADERS = { 'content-type': 'application/json' };
 test.before(async () => {
   s = await startTestServer({ admin: ['root'], upload_chunk_size: 1024 * 1024 }, { clock: time.clock, log: logged.log });
   host = new URL(s.url).host;
-  portal = s.app.services.accounts.addRemoteApp('portal', false);
-  ops = s.app.services.accounts.addRemoteApp('ops', true);
+  portal = await s.app.services.accounts.addRemoteApp('portal', false);
+  ops = await s.app.services.accounts.addRemoteApp('ops', true);
   await s.app.services.accounts.addUser('alice', ['alice@example.org'], 'correct horse');
   await s.app.services.accounts.addUser('root', ['root@example.org'], 'root password');
 });
@@ -120,7 +120,7 @@ test('host variants: Host with its port, without it, and base_url\'s host (here 
 test('host variants behind a proxy: base_url\'s public host and path prefix, the way FileSender clients sign', async () => {
   const t = await startTestServer({ base_url: 'https://files.example.org:8443/ferry' });
   try {
-    const secret = t.app.services.accounts.addRemoteApp('portal', false);
+    const secret = await t.app.services.accounts.addRemoteApp('portal', false);
     const ts = Math.floor(Date.now() / 1000);
     // The proxy strips /ferry; the client signed files.example.org:8443/ferry/rest.php/echo.
     const p = signedPath({ method: 'GET', host: 'files.example.org:8443/ferry', path: '/rest.php/echo', args: { remote_application: 'portal', remote_user: 'px', timestamp: ts }, secret });
@@ -133,18 +133,18 @@ test('host variants behind a proxy: base_url\'s public host and path prefix, the
 });
 
 test('rotation: without grace the old secret stops at once; with grace both work until it ends', async () => {
-  const first = s.app.services.accounts.addRemoteApp('rot', false);
+  const first = await s.app.services.accounts.addRemoteApp('rot', false);
   const call = (secret: string) => s.request('GET', signedPath({ method: 'GET', host, path: '/echo', args: { remote_application: 'rot', timestamp: now() }, secret })).then((r) => r.status);
-  const second = s.app.services.accounts.rotateRemoteApp('rot', 0).secret;
+  const second = (await s.app.services.accounts.rotateRemoteApp('rot', 0)).secret;
   assert.is(await call(first), 401);
   assert.is(await call(second), 200);
-  const third = s.app.services.accounts.rotateRemoteApp('rot', 600).secret;
+  const third = (await s.app.services.accounts.rotateRemoteApp('rot', 600)).secret;
   assert.is(await call(second), 200);
   assert.is(await call(third), 200);
   time.advance(601);
   assert.is(await call(second), 401, 'grace over');
   assert.is(await call(third), 200);
-  const fourth = s.app.services.accounts.rotateRemoteApp('rot', 0).secret;
+  const fourth = (await s.app.services.accounts.rotateRemoteApp('rot', 0)).secret;
   assert.is(await call(third), 401);
   assert.is(await call(fourth), 200);
 });
@@ -184,7 +184,7 @@ test('remote_config is the user\'s own: an admin reading another user gets null 
   const root = await login(s, 'root', 'root password');
   const seen = await s.request('GET', '/user/kim', { headers: { Cookie: root.cookie } });
   assert.equal([seen.status, seen.json.id, seen.json.remote_config], [200, 'kim', null]);
-  assert.not.ok(s.app.services.users.hasRemoteSecret('kim'), 'looking did not create a secret');
+  assert.not.ok(await s.app.services.users.hasRemoteSecret('kim'), 'looking did not create a secret');
   const asKim = await s.request('GET', asApp('GET', '/user', { remote_user: 'kim' }));
   assert.equal([asKim.status, asKim.json.id, asKim.json.remote_config], [200, 'kim', null]);
   const own = await s.request('GET', '/user/root', { headers: { Cookie: root.cookie } });
@@ -275,10 +275,10 @@ test('with remote-user mode off: remote_config is null and a user\'s signature o
     const a = await login(t, 'alice', 'correct horse');
     assert.is((await t.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.remote_config, null);
     const h = new URL(t.url).host;
-    const secret = t.app.services.users.remoteSecret('alice');
+    const secret = await t.app.services.users.remoteSecret('alice');
     const asUser = await t.request('GET', signedPath({ method: 'GET', host: h, path: '/user', args: { remote_user: 'alice', timestamp: Math.floor(Date.now() / 1000) }, secret }));
     assert.equal([asUser.status, asUser.json.message], [401, 'rest_authentication_required']);
-    const appSecret = t.app.services.accounts.addRemoteApp('portal', true);
+    const appSecret = await t.app.services.accounts.addRemoteApp('portal', true);
     const asApp2 = await t.request('GET', signedPath({ method: 'GET', host: h, path: '/transfer/@all', args: { remote_application: 'portal', timestamp: Math.floor(Date.now() / 1000) }, secret: appSecret }));
     assert.equal([asApp2.status, asApp2.json.message], [401, 'rest_authentication_required']);
   } finally {

@@ -171,7 +171,7 @@ test('unknown, closed and expired tokens; another Transfer’s file id; bad para
   assert.not.match(closed.text, 'a.txt');
   const closedApi = await get(`/download?token=${a.token}`, { Accept: 'application/json' });
   assert.is((await closedApi.json()).message, 'transfer_closed');
-  s.app.db.prepare('UPDATE transfers SET expires = ? WHERE id = ?').run(Math.floor(Date.now() / 1000) - 1, b.t.id);
+  await s.app.db.query('UPDATE transfers SET expires = ? WHERE id = ?', [Math.floor(Date.now() / 1000) - 1, b.t.id]);
   const expired = await get(`/download?token=${b.token}`, { Accept: 'text/html' });
   assert.is(expired.status, 410);
   assert.match(expired.headers.get('content-type')!, /text\/html/);

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne } from '../helpers/server';
 import { patternBytes, sendChunks, inAWeek, sha256 } from '../helpers/upload-client';
 
 // PUT /file/{id}/chunk/{offset} and PUT /file/{id} at the edges: bodies without a length, bodies cut short,
@@ -147,7 +147,7 @@ test('GET /file reports received, ranges and missing; completion stores SHA-256 
   assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).json, true);
   const done = await fileInfo(f.id);
   assert.equal([done.received, done.missing, done.complete, done.sha256], [data.length, [], true, sha256(data)]);
-  const row = s.app.db.prepare('SELECT crc32 FROM files WHERE id = ?').get(f.id) as { crc32: number };
+  const row = (await sqlOne(s, 'SELECT crc32 FROM files WHERE id = ?', f.id)) as { crc32: number };
   assert.is(row.crc32, (zlib as unknown as { crc32(b: Buffer): number }).crc32(data) >>> 0);
   assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: 'yes' } })).status, 400);
 });

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne } from '../helpers/server';
 import { patternBytes, sendChunks, inAWeek, sha256 } from '../helpers/upload-client';
 
 // PUT /file/{id} {complete} when clients retry or race: repeated completions, completion against deletion.
@@ -39,7 +39,7 @@ test('a completion racing the deletion of its File never leaves a completed dele
   assert.ok(done.status === 200 || (done.status === 404 && done.json.message === 'file_not_found'), `${done.status} ${done.text}`);
   assert.is((await s.request('GET', `/file/${f.id}`, { headers: alice })).status, 404);
   assert.is((await s.request('GET', `/transfer/${t.id}`, { headers: alice })).json.status, 'closed', 'its last file was deleted');
-  const row = s.app.db.prepare('SELECT complete, deleted FROM files WHERE id = ?').get(f.id) as { complete: number; deleted: number | null };
+  const row = (await sqlOne(s, 'SELECT complete, deleted FROM files WHERE id = ?', f.id)) as { complete: number; deleted: number | null };
   assert.ok(row.deleted !== null);
 });
 

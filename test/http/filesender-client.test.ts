@@ -27,7 +27,7 @@ test.before(async () => {
   base = `${s.url}/rest.php`;
   await s.app.services.accounts.addUser('alice@example.org', ['alice@example.org'], 'alice password');
   await s.app.services.accounts.addUser('bob', ['bob@example.org'], 'bob password');
-  alice = client('alice@example.org');
+  alice = await client('alice@example.org');
 });
 test.after(async () => {
   await s.close();
@@ -35,8 +35,8 @@ test.after(async () => {
 });
 
 /** The client as its filesender.py.ini configures it; its sleep(5) between retries moves the shared clock. */
-function client(username: string, baseUrl = base): FileSenderPy {
-  const apikey = s.app.services.users.remoteSecret(username);
+async function client(username: string, baseUrl = base): Promise<FileSenderPy> {
+  const apikey = await s.app.services.users.remoteSecret(username);
   return new FileSenderPy({ baseUrl, username, apikey, clock: time.clock, sleep5: async () => time.advance(5) });
 }
 
@@ -192,7 +192,7 @@ test('download with -d <link>: fileidsextended, then download.php per file: byte
   assert.ok(uploaded, 'the upload test ran');
   for (const link of uploaded!.links) {
     // Any user of the server may fetch with a recipient's link: the token is what opens it.
-    const bobClient = client('bob');
+    const bobClient = await client('bob');
     const token = FileSenderPy.tokenOfLink(link, base);
     const list = (await bobClient.filesInTransfer(token)) as any[];
     assert.equal(list.map((f) => f.name), ['notes.txt', 'photos/2026/a.jpg', 'photos/2026/b.jpg', 'photos/c d é.png']);
@@ -234,7 +234,7 @@ test('guest with -g: POST /guest as the client sends it → 201 with Location, a
 });
 
 test('a user name that is not an address (uploads need -f): -g sends it as from, and the invitation is from the user\'s address', async () => {
-  const bob = client('bob');
+  const bob = await client('bob');
   const r = await bob.postGuest('guest2@example.net', time.clock() + 10 * DAY);
   assert.is(r.created.user_email, 'bob@example.org');
   await newMails(1);
@@ -312,7 +312,7 @@ test('a refused call is retried by the client 5 s later with a new timestamp, an
 });
 
 test('a base_url ending in "rest.php/" (doubled slashes in every path) signs and routes the same', async () => {
-  const c = client('alice@example.org', `${base}/`);
+  const c = await client('alice@example.org', `${base}/`);
   const { post } = await upload(c, [{ path: '/tmp/x/one.txt', data: patternBytes('one', 100) }], 'r@example.net', 1);
   assert.ok(c.sent.every((r) => r.url.includes('/rest.php//')));
   assert.is(post.created.files[0].name, 'one.txt');
@@ -329,14 +329,14 @@ test('filesender.py.ini from the profile page: the signed-in user\'s file drives
   const ini = parseIni(r.text);
   assert.equal(ini.system, { base_url: `${s.url}/rest.php`, default_transfer_days_valid: '10' });
   assert.is(ini.user.username, 'bob');
-  assert.is(ini.user.apikey, s.app.services.users.remoteSecret('bob'));
+  assert.is(ini.user.apikey, await s.app.services.users.remoteSecret('bob'));
   assert.match(r.text, /give yours with -f \(e\.g\. -f bob@example\.org\)/);
   const c = new FileSenderPy({ baseUrl: ini.system.base_url, username: ini.user.username, apikey: ini.user.apikey, clock: time.clock });
   const me = (await c.call({ method: 'get', path: '/user' })) as any;
   assert.is(me.id, 'bob');
   // Nobody else gets a user's file: without a session 401; a remote application acting as the user 403.
   assert.is((await s.request('GET', '/user/@me/filesender-python-client-configuration-file')).status, 401);
-  const appSecret = s.app.services.accounts.addRemoteApp('portal', false);
+  const appSecret = await s.app.services.accounts.addRemoteApp('portal', false);
   const { signedPath } = await import('../helpers/signing');
   const asApp = signedPath({ method: 'GET', host: new URL(s.url).host, path: '/user/@me/filesender-python-client-configuration-file', args: { remote_application: 'portal', remote_user: 'bob', timestamp: time.clock() }, secret: appSecret });
   const refused = await s.request('GET', asApp);
@@ -384,7 +384,7 @@ test('-e <password>: the client encrypts each chunk, ferry stores only ciphertex
   assert.not.ok((mail.text ?? '').includes(PASSWORD), 'the password never appears in a mail');
   const token = FileSenderPy.tokenOfLink(/(http:\/\/\S+\?s=download&token=[0-9a-f]+)/.exec(mail.text ?? '')![1], base);
 
-  const bobClient = client('bob');
+  const bobClient = await client('bob');
   const list = (await bobClient.filesInTransfer(token)) as any[];
   assert.equal(list.map((f) => [f.name, f.size, f.encrypted, f['key-version'], f['key-salt'], f['password-hash-iterations'], f.fileiv, f.fileaead]),
     names.map((n, i) => [n, files[i].data.length, true, 3, t.salt, 600000, crypt[i].iv, crypt[i].aead]));
@@ -399,10 +399,10 @@ test('-e <password>: the client encrypts each chunk, ferry stores only ciphertex
   assert.match(String(refused), /authenticate/);
 });
 
-test('the log shows the client\'s requests but none of its secrets: API key, signatures, chunk keys, round-trip tokens', () => {
+test('the log shows the client\'s requests but none of its secrets: API key, signatures, chunk keys, round-trip tokens', async () => {
   const text = logged.lines.join('\n');
   assert.match(text, /PUT \/rest\.php\/file\/\d+\/chunk\/0\?key=\*\*\*&remote_user=alice%40example\.org&roundtriptoken=\*\*\*&signature=\*\*\*&timestamp=\d+ 200/);
-  const secrets = [s.app.services.users.remoteSecret('alice@example.org')];
+  const secrets = [await s.app.services.users.remoteSecret('alice@example.org')];
   for (const r of alice.sent) {
     const q = new URL(r.url).searchParams;
     for (const k of ['signature', 'key', 'roundtriptoken', 'token']) if (q.get(k)) secrets.push(q.get(k)!);

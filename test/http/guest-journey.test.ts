@@ -113,7 +113,7 @@ test('denials: a deleted guest and an expired guest cannot upload', async () => 
   assert.is(r.status, 401);
   assert.is(r.json.message, 'guest_token_invalid');
   const expired = await invite();
-  s.app.db.prepare('UPDATE guests SET expires = ? WHERE id = ?').run(Math.floor(Date.now() / 1000) - 1, expired.id);
+  await s.app.db.query('UPDATE guests SET expires = ? WHERE id = ?', [Math.floor(Date.now() / 1000) - 1, expired.id]);
   const e = await s.request('POST', `/transfer?vid=${expired.token}`, { json: { files: [{ name: 'b', size: 1 }], recipients: ['a@example.org'], expires: inAWeek() } });
   assert.is(e.status, 410);
   assert.is(e.json.message, 'guest_expired');

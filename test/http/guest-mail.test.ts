@@ -91,7 +91,7 @@ test('expiry: closeExpired mails the guest only with email_guest_expired', async
   const told = await createGuest('erin', { recipient: 'told@example.net', expires: now + DAY, options: ['email_guest_expired'] });
   const silent = await createGuest('erin', { recipient: 'silent@example.net', expires: now + DAY });
   const seen = (await delivered(0)).length;
-  const closed = s.app.services.guests.closeExpired(now + 2 * DAY).map((g) => g.id);
+  const closed = (await s.app.services.guests.closeExpired(now + 2 * DAY)).map((g) => g.id);
   assert.ok(closed.includes(told.id) && closed.includes(silent.id));
   assert.equal(summary(await delivered(seen)), ['told@example.net: Your invitation from erin@example.org has expired']);
 });

@@ -145,7 +145,7 @@ test('guest tokens: an unknown token is refused; a token never manages Guests; d
 });
 
 test('POST /guest from a remote application acting for a user: from is only format-checked', async () => {
-  const secret = s.app.services.accounts.addRemoteApp('portal', false);
+  const secret = await s.app.services.accounts.addRemoteApp('portal', false);
   const host = new URL(s.url).host;
   const post = (from: string) => {
     const body = JSON.stringify({ recipient: 'rg@example.net', from });

@@ -100,7 +100,7 @@ test('expires: in the future and within max_guest_days_valid (to the end of that
 });
 
 test('expires: the limit is read at request time (PUT /config changes it)', async () => {
-  s.app.services.settings.update({ max_guest_days_valid: 5, default_guest_days_valid: 3 });
+  await s.app.services.settings.update({ max_guest_days_valid: 5, default_guest_days_valid: 3 });
   try {
     const t = now();
     const r = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', expires: t + 10 * DAY } });
@@ -109,7 +109,7 @@ test('expires: the limit is read at request time (PUT /config changes it)', asyn
     const d = await createGuest();
     assert.ok(Math.abs(d.expires.raw - (d.created.raw + 3 * DAY)) <= 1);
   } finally {
-    s.app.services.settings.update({ max_guest_days_valid: 20, default_guest_days_valid: 20 });
+    await s.app.services.settings.update({ max_guest_days_valid: 20, default_guest_days_valid: 20 });
   }
 });
 
@@ -245,9 +245,7 @@ test('DELETE /guest/{id}: closes the Guest, keeps its record, leaves the list; t
 
 test('errors: the Guest\'s tracking errors are listed', async () => {
   const g = await createGuest('ivy');
-  s.app.db
-    .prepare("INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Guest', ?, 'bounce', ?, '550 no such user')")
-    .run(g.id, 1_700_000_000);
+  await s.app.db.query("INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Guest', ?, 'bounce', ?, '550 no such user')", [g.id, 1_700_000_000]);
   const r = await s.request('GET', `/guest/${g.id}`, { headers: asUser('ivy') });
   assert.equal(r.json.errors, [{ type: 'bounce', date: { raw: 1_700_000_000, formatted: '14/11/2023' }, details: '550 no such user' }]);
 });
@@ -256,12 +254,12 @@ test('closeExpired: closes open Guests past expiry, not does_not_expire ones', a
   const t = now();
   const short = await createGuest('jack', { expires: t + DAY });
   const forever = await createGuest('jack', { options: ['does_not_expire'] });
-  const closed = s.app.services.guests.closeExpired(t + 2 * DAY);
+  const closed = await s.app.services.guests.closeExpired(t + 2 * DAY);
   const ids = closed.map((g) => g.id);
   assert.ok(ids.includes(short.id));
   assert.not.ok(ids.includes(forever.id));
   assert.ok(closed.every((g) => g.status === 'closed'));
-  assert.equal(s.app.services.guests.closeExpired(t + 2 * DAY).filter((g) => g.id === short.id), []);
+  assert.equal((await s.app.services.guests.closeExpired(t + 2 * DAY)).filter((g) => g.id === short.id), []);
   const list = await s.request('GET', '/guest', { headers: asUser('jack') });
   assert.equal(list.json.map((g: { id: number }) => g.id), [forever.id]);
 });

@@ -58,7 +58,7 @@ test('whole upload: wrong size, no file part, not multipart, other users', async
 });
 
 test('a signed whole upload (body covered by the signature) is stored like an unsigned one', async () => {
-  const secret = s.app.services.accounts.addRemoteApp('portal', false);
+  const secret = await s.app.services.accounts.addRemoteApp('portal', false);
   const host = new URL(s.url).host;
   const sign = (method: string, path: string, body: Buffer | string) =>
     signedPath({ method, host, path, args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() }, secret, body });

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, TestServer, HEADER_SP, asUser } from '../helpers/server';
+import { startTestServer, TestServer, HEADER_SP, asUser, sqlOne } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
 
@@ -68,7 +68,7 @@ test('a refused guest address shows a bounce in GET /guest/{id}', async () => {
   assert.is(after.json.errors.length, 1);
   assert.is(after.json.errors[0].type, 'bounce');
   assert.match(after.json.errors[0].details, 'nobody@nowhere.example');
-  const row = s.app.db.prepare(`SELECT status FROM mail_queue WHERE to_addr = ?`).get('nobody@nowhere.example') as { status: string };
+  const row = (await sqlOne(s, `SELECT status FROM mail_queue WHERE to_addr = ?`, 'nobody@nowhere.example')) as { status: string };
   assert.is(row.status, 'failed', 'a bounce is not retried');
 });
 

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, HEADER_SP, asUser, tempDir } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, tempDir, testDatabaseUrl } from '../helpers/server';
 import { startTestSink } from '../helpers/mail';
 import { listSinkMessages, readSinkMessage, startSink } from '../../src/mail/sink';
 import { startServe } from '../../src/cli/serve';
@@ -150,7 +150,7 @@ test('ferry serve with mail.sink runs the sink and sends the mail of REST calls 
   const file = path.join(dir, 'ferry.json');
   fs.writeFileSync(
     file,
-    JSON.stringify({ ...HEADER_SP, data_dir: path.join(dir, 'data'), listen: { host: '127.0.0.1', port: 0 }, purge_interval_s: 0, mail: { from: 'ferry@lab.example', sink: { port: 0, dir: box } } }),
+    JSON.stringify({ ...HEADER_SP, data_dir: path.join(dir, 'data'), listen: { host: '127.0.0.1', port: 0 }, purge_interval_s: 0, mail: { from: 'ferry@lab.example', sink: { port: 0, dir: box } }, database_url: await testDatabaseUrl() }),
   );
   const out: string[] = [];
   const handle = await startServe({ config: file }, { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });

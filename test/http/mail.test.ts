@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer, freePort } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, freePort, sqlOne } from '../helpers/server';
+import type { Notifier, Tx } from '../../src/domain/ports';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import type { FileRecord, Recipient, Transfer } from '../../src/domain/model';
 
@@ -31,9 +32,14 @@ async function withMail(fn: (s: TestServer, sink: TestSink) => Promise<void>, op
   }
 }
 
+/** Queues mail as a service would: through the notifier, in a unit of work. */
+function notify(s: TestServer, fn: (n: Notifier, tx: Tx) => Promise<void>): Promise<void> {
+  return s.app.db.uow.run((tx) => fn(s.app.notifier, tx));
+}
+
 test('Transfer available: one mail per recipient, in each recipient language, with its own download link', () =>
   withMail(async (s, sink) => {
-    s.app.services.notifier.transferAvailable(transfer(), [file('plan.pdf', 2_500_000)], [recipient(1, 'bob@example.org', 'de'), recipient(2, 'carol@example.org')]);
+    await notify(s, (n, tx) => n.transferAvailable(tx, transfer(), [file('plan.pdf', 2_500_000)], [recipient(1, 'bob@example.org', 'de'), recipient(2, 'carol@example.org')]));
     const mails = await sink.waitFor(2);
     const byTo = Object.fromEntries(mails.map((m) => [addressOf(m.to), m]));
     const bob = byTo['bob@example.org'];
@@ -55,7 +61,7 @@ test('Transfer available: one mail per recipient, in each recipient language, wi
 test('the default language applies when the recipient has none', () =>
   withMail(
     async (s, sink) => {
-      s.app.services.notifier.transferReminder(transfer({ subject: null }), [file('a.txt', 10)], [recipient(3, 'dan@example.org')]);
+      await notify(s, (n, tx) => n.transferReminder(tx, transfer({ subject: null }), [file('a.txt', 10)], [recipient(3, 'dan@example.org')]));
       const [m] = await sink.waitFor(1);
       assert.is(m.subject, 'Rappel : alice@example.org vous a envoyé des fichiers');
     },
@@ -65,7 +71,7 @@ test('the default language applies when the recipient has none', () =>
 test('header injection through the subject or names is impossible; HTML is escaped', () =>
   withMail(async (s, sink) => {
     const evil = transfer({ subject: 'Hi\r\nBcc: victim@example.org\r\nX-Evil: 1', message: '<script>alert(1)</script>' });
-    s.app.services.notifier.transferAvailable(evil, [file('<img src=x onerror=alert(1)>.txt', 1)], [recipient(4, 'erin@example.org')]);
+    await notify(s, (n, tx) => n.transferAvailable(tx, evil, [file('<img src=x onerror=alert(1)>.txt', 1)], [recipient(4, 'erin@example.org')]));
     const [m] = await sink.waitFor(1);
     const headers = sink.raw()[0].split(/\r?\n\r?\n/)[0];
     assert.not.match(headers, /^Bcc:/im);
@@ -81,15 +87,15 @@ test('header injection through the subject or names is impossible; HTML is escap
 test('a refused recipient becomes a bounce tracking error; the others are delivered', () =>
   withMail(
     async (s, sink) => {
-      s.app.services.notifier.transferAvailable(transfer(), [file('a', 1)], [recipient(10, 'nobody@bounce.example'), recipient(11, 'ok@example.org')]);
+      await notify(s, (n, tx) => n.transferAvailable(tx, transfer(), [file('a', 1)], [recipient(10, 'nobody@bounce.example'), recipient(11, 'ok@example.org')]));
       await sink.waitFor(1);
       await s.app.services.mailQueue.flush();
-      const errs = s.app.services.trackingErrors.forTarget('Recipient', 10);
+      const errs = await s.app.services.trackingErrors.forTarget('Recipient', 10);
       assert.is(errs.length, 1);
       assert.is(errs[0].type, 'bounce');
       assert.match(errs[0].details, /550|rejected/);
-      assert.equal(s.app.services.trackingErrors.forTarget('Recipient', 11), []);
-      const row = s.app.db.prepare(`SELECT status FROM mail_queue WHERE to_addr = ?`).get('nobody@bounce.example') as { status: string };
+      assert.equal(await s.app.services.trackingErrors.forTarget('Recipient', 11), []);
+      const row = (await sqlOne(s, `SELECT status FROM mail_queue WHERE to_addr = ?`, 'nobody@bounce.example')) as { status: string };
       assert.is(row.status, 'failed');
     },
     { reject: /@bounce\.example$/ },
@@ -105,16 +111,16 @@ test('a down SMTP server fails nothing: mail waits in the queue and goes out onc
     const r = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'guest@example.org', from: 'alice@example.org' } });
     assert.is(r.status, 201, r.text);
     await s.app.services.mailQueue.flush();
-    const row = () => s.app.db.prepare(`SELECT status, attempts, next_attempt, last_error FROM mail_queue`).get() as { status: string; attempts: number; next_attempt: number };
-    assert.is(row().status, 'pending');
-    assert.is(row().attempts, 1);
-    assert.ok(row().next_attempt > now, 'retry scheduled later');
+    const row = async () => (await sqlOne(s, `SELECT status, attempts, next_attempt, last_error FROM mail_queue`)) as { status: string; attempts: number; next_attempt: number };
+    assert.is((await row()).status, 'pending');
+    assert.is((await row()).attempts, 1);
+    assert.ok((await row()).next_attempt > now, 'retry scheduled later');
     sink = await startTestSink({ port });
     now += 3600; // an hour later
     await s.app.services.mailQueue.flush();
     const [m] = await sink.waitFor(1);
     assert.is(addressOf(m.to), 'guest@example.org');
-    assert.is(row().status, 'sent');
+    assert.is((await row()).status, 'sent');
   } finally {
     await s.close();
     await sink?.close();
@@ -139,12 +145,12 @@ test('with no transport, mail is logged without its links and marked sent', asyn
   const lines: string[] = [];
   const s = await startTestServer({ ...HEADER_SP }, { log: { info: (l) => lines.push(l), error: (l) => lines.push(l) } });
   try {
-    s.app.services.notifier.transferAvailable(transfer(), [file('a', 1)], [recipient(20, 'x@example.org')]);
+    await notify(s, (n, tx) => n.transferAvailable(tx, transfer(), [file('a', 1)], [recipient(20, 'x@example.org')]));
     await s.app.services.mailQueue.flush();
     const line = lines.find((l) => l.includes('mail (not sent'));
     assert.ok(line, lines.join('\n'));
     assert.not.match(line!, 'tok20');
-    const row = s.app.db.prepare(`SELECT status FROM mail_queue`).get() as { status: string };
+    const row = (await sqlOne(s, `SELECT status FROM mail_queue`)) as { status: string };
     assert.is(row.status, 'sent');
   } finally {
     await s.close();

@@ -3,9 +3,10 @@ import * as assert from 'uvu/assert';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sql, sqlOne } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
+import { PURGE_LOCK } from '../../src/purge-timer';
 import { runCli } from '../../src/cli/program';
 
 const DAY = 86400;
@@ -19,7 +20,7 @@ test.before(async () => {
   sink = await startTestSink();
   s = await startTestServer({ ...HEADER_SP, mail: { transport: sink.url }, auditlog_lifetime_days: 31 });
   cfg = path.join(s.dir, 'ferry.json');
-  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), mail: { transport: sink.url }, auditlog_lifetime_days: 31 }));
+  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), mail: { transport: sink.url }, auditlog_lifetime_days: 31, database_url: s.app.config.database_url }));
 });
 test.after(async () => {
   await s.close();
@@ -42,10 +43,10 @@ async function availableTransfer(data: Buffer, options: string[] = [], days = 7)
   return done.json;
 }
 
-function snapshot(): string {
+async function snapshot(): Promise<string> {
   const h = crypto.createHash('sha256');
   for (const table of ['transfers', 'files', 'recipients', 'guests', 'audit_log', 'mail_queue', 'tracking_errors']) {
-    h.update(JSON.stringify(s.app.db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()));
+    h.update(JSON.stringify(await sql(s, `SELECT * FROM ${table} ORDER BY id`)));
   }
   const walk = (d: string): string[] => (fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)])) : []);
   for (const f of walk(path.join(s.dir, 'data', 'files')).sort()) h.update(f).update(fs.readFileSync(f));
@@ -72,14 +73,14 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
 
   fs.mkdirSync(orphanDir, { recursive: true });
   fs.writeFileSync(path.join(orphanDir, 'f'.repeat(32)), 'orphan again');
-  const before = snapshot();
+  const before = await snapshot();
   const dry = await purge('--dry-run', '--now', String(now + 8 * DAY));
   assert.is(dry.dry_run, true);
   assert.is(dry.transfers_expired, 1);
   assert.is(dry.guests_expired, 1);
   assert.is(dry.abandoned_transfers_deleted, 1);
   assert.is(dry.orphan_files_deleted, 1);
-  assert.is(snapshot(), before, 'a dry run changes nothing');
+  assert.is(await snapshot(), before, 'a dry run changes nothing');
 
   const real = await purge('--now', String(now + 8 * DAY));
   assert.equal([real.transfers_expired, real.guests_expired, real.abandoned_transfers_deleted, real.orphan_files_deleted], [1, 1, 1, 1]);
@@ -107,12 +108,12 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
   const late = await purge('--now', String(now + 8 * DAY + 32 * DAY));
   assert.ok(late.closed_transfers_deleted >= 1);
   assert.is((await s.request('GET', `/transfer/${expiring.id}`, { headers: alice })).status, 404);
-  assert.is((s.app.db.prepare('SELECT COUNT(*) AS n FROM audit_log WHERE transfer_id = ?').get(expiring.id) as { n: number }).n, 0);
+  assert.is(((await sqlOne(s, 'SELECT COUNT(*) AS n FROM audit_log WHERE transfer_id = ?', expiring.id)) as { n: number }).n, 0);
 });
 
 test('chunks to an expired Transfer are refused', async () => {
   const t = (await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'x', size: 4 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: now + DAY } })).json;
-  s.app.db.prepare('UPDATE transfers SET expires = ? WHERE id = ?').run(now - 1, t.id);
+  await sql(s, 'UPDATE transfers SET expires = ? WHERE id = ?', now - 1, t.id);
   const r = await s.request('PUT', `/file/${t.files[0].id}/chunk/0`, { headers: alice, body: Buffer.from('abcd') });
   assert.is(r.status, 410);
   assert.is(r.json.message, 'transfer_expired');
@@ -135,16 +136,18 @@ test('a download in progress when purge deletes its Transfer still delivers ever
   assert.is((await fetch(`${s.url}/download?token=${t.recipients[0].token}`)).status, 410);
 });
 
-test('two purges never run at once: the second says so and succeeds', async () => {
-  const lock = path.join(s.dir, 'data', 'purge.lock');
-  fs.writeFileSync(lock, String(process.pid)); // held by a live process (this one)
+test('two purges never run at once: the second says so and succeeds; the lock is in the database', async () => {
+  // Held by this process through the server's database (advisory lock on PostgreSQL, a lock row on SQLite).
+  const release = await s.app.services.locks.tryLock(PURGE_LOCK);
+  assert.ok(release, 'the lock was free');
   const out: string[] = [];
   const code = await runCli(['purge', '-c', cfg], { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
   assert.is(code, 0);
   assert.match(out.join('\n'), /another purge is running/);
-  fs.writeFileSync(lock, '999999999'); // a dead owner's lock is taken over
-  assert.is(await runCli(['purge', '-c', cfg], { out: () => {}, err: () => {}, readStdin: async () => '' }), 0);
-  assert.not.ok(fs.existsSync(lock));
+  await release!();
+  const done: string[] = [];
+  assert.is(await runCli(['purge', '-c', cfg, '--json'], { out: (t) => done.push(t), err: () => {}, readStdin: async () => '' }), 0);
+  assert.ok('transfers_expired' in JSON.parse(done.join('')), 'the second purge ran once the lock was free');
 });
 
 test.run();

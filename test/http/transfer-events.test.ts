@@ -6,7 +6,7 @@ import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
 
 // The spec's Events: every case that mails, delivered over real SMTP into the sink, and the options of
-// design.md §8 that turn mails on or off.
+// docs/architecture.md, Options that turn mails on or off.
 let s: TestServer;
 let sink: TestSink;
 const alice = asUser('alice');

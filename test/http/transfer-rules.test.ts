@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sql, sqlOne } from '../helpers/server';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
 
 // The good side of POST /transfer's rules (limits reached exactly, every accepted form), the status machine,
@@ -139,7 +139,7 @@ test('audit log: the whole procedure in order, authors and targets in the spec\'
     const r = await off.request('POST', '/transfer', { headers: alice, json: body() });
     const empty = await off.request('GET', `/transfer/${r.json.id}/auditlog`, { headers: alice });
     assert.equal([empty.status, empty.json], [200, []]);
-    assert.is((off.app.db.prepare('SELECT COUNT(*) AS n FROM audit_log').get() as { n: number }).n, 0, 'nothing recorded');
+    assert.is(((await sqlOne(off, 'SELECT COUNT(*) AS n FROM audit_log')) as { n: number }).n, 0, 'nothing recorded');
   } finally {
     await off.close();
   }
@@ -178,7 +178,7 @@ test('recipient endpoints: a known address comes back as is, the limit holds, tr
   assert.equal([plain.status, plain.json.id], [200, t.recipients[0].id]);
   const missing = await s.request('POST', `/transfer/${t.id}/recipient`, { headers: alice, json: {} });
   assert.equal([missing.status, missing.json.message], [400, 'rest_missing_parameter']);
-  s.app.db.prepare(`INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Recipient', ?, 'bounce', 1900000000, '550 no such user')`).run(t.recipients[1].id);
+  await sql(s, `INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Recipient', ?, 'bounce', 1900000000, '550 no such user')`, t.recipients[1].id);
   const r = (await s.request('GET', `/recipient/${t.recipients[1].id}`, { headers: alice })).json;
   assert.equal(r.errors, [{ type: 'bounce', date: { raw: 1900000000, formatted: '17/03/2030' }, details: '550 no such user' }]);
   assert.equal(r.download_url, `${s.url}/?s=download&token=${r.token}`);

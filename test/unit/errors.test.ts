@@ -8,7 +8,7 @@ import { Errors, ServiceError } from '../../src/domain/errors';
 // (status, id), so the catalogue must agree with the design's table of statuses, and no other code may
 // pair an id with a status of its own.
 
-/** design.md §5, status by message id: the statuses clients are promised. */
+/** docs/architecture.md, Errors, status by message id: the statuses clients are promised. */
 const DESIGN_TABLE: Record<number, string[]> = {
   400: ['rest_missing_parameter', 'rest_bad_parameter', 'rest_sanity_check_failed', 'bad_request_body', 'bad_email', 'bad_expire', 'transfer_no_files', 'transfer_no_recipients', 'transfer_too_many_files', 'transfer_too_many_recipients', 'transfer_maximum_size_exceeded', 'bad_option_name', 'bad_lang_code', 'file_chunk_out_of_bounds',
     // End-to-end encryption: design.md §3 names transfer_must_be_encrypted (encryption_mandatory); the other two

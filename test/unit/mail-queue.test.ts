@@ -3,9 +3,8 @@ import * as assert from 'uvu/assert';
 import { retryDelay, GIVE_UP_AFTER_S, CLAIM_S, MailQueue } from '../../src/mail/queue';
 import { classifySmtpError, DeliveryError, headerSafe, isPlainAddress, MailTransport, redactTransportUrl } from '../../src/mail/transport';
 import { humanSize } from '../../src/mail/render';
-import { openDatabase, Db } from '../../src/db/connection';
-import { MailQueueRepo, OutgoingMessage } from '../../src/db/mail-queue-repo';
-import { TrackingErrorsRepo } from '../../src/db/tracking-errors-repo';
+import { openDatabase, Database } from '../../src/db/database';
+import type { OutgoingMessage } from '../../src/domain/ports';
 import { silentLogger } from '../../src/log';
 import { tempDir } from '../helpers/server';
 
@@ -74,42 +73,43 @@ function transport(behave: (msg: OutgoingMessage) => Promise<void> = async () =>
 }
 const message = (to: string): OutgoingMessage => ({ from: 'ferry@x.org', to, subject: 's', text: 't', html: '<p>t</p>', lang: 'en' });
 
-function queueOn(db: Db, t: MailTransport, clock: () => number, stopWaitMs?: number) {
-  const repo = new MailQueueRepo(db);
-  const tracking = new TrackingErrorsRepo(db);
+function queueOn(db: Database, t: MailTransport, clock: () => number, stopWaitMs?: number) {
+  const repo = db.repos.mailQueue;
+  const tracking = db.repos.trackingErrors;
   return { repo, tracking, queue: new MailQueue(repo, tracking, t, clock, silentLogger, { stopWaitMs }) };
 }
-const statuses = (db: Db) => db.prepare('SELECT to_addr, status, attempts FROM mail_queue ORDER BY id').all();
+const statuses = (db: Database) => db.query('SELECT to_addr, status, attempts FROM mail_queue ORDER BY id');
+const open = (dir: string) => openDatabase({ dataDir: dir, url: null });
 
 test('two processes on one DB (serve and a CLI command) never send the same message twice', async () => {
   const dir = tempDir();
-  const db1 = openDatabase(dir);
-  const db2 = openDatabase(dir);
+  const db1 = await open(dir);
+  const db2 = await open(dir);
   const slow = () => transport(() => new Promise((r) => setTimeout(r, 5)));
   const a = queueOn(db1, slow(), () => 1000);
   const b = queueOn(db2, slow(), () => 1000);
-  for (let i = 0; i < 20; i++) a.repo.enqueue(message(`r${i}@x.org`), 1000, null);
+  for (let i = 0; i < 20; i++) await a.repo.enqueue(message(`r${i}@x.org`), 1000, null);
   await Promise.all([a.queue.flush(), b.queue.flush()]);
   const all = [...(a.queue as any).transport.sent, ...(b.queue as any).transport.sent].sort();
   assert.is(all.length, 20, 'each message sent exactly once');
   assert.is(new Set(all).size, 20);
-  assert.equal(a.repo.counts(), { sent: 20 });
-  db1.close();
-  db2.close();
+  assert.equal(await a.repo.counts(), { sent: 20 });
+  await db1.close();
+  await db2.close();
 });
 
 test('a transient failure is retried later; after 3 days it is given up and the recipient shows a bounce', async () => {
-  const db = openDatabase(tempDir());
+  const db = await open(tempDir());
   let now = 1000;
   let up = false;
   const t = transport(async () => {
     if (!up) throw new DeliveryError('421 try later', false);
   });
   const { repo, tracking, queue } = queueOn(db, t, () => now);
-  repo.enqueue(message('late@x.org'), now, { type: 'Recipient', id: 5 });
-  repo.enqueue(message('never@x.org'), now, { type: 'Guest', id: 6 });
+  await repo.enqueue(message('late@x.org'), now, { type: 'Recipient', id: 5 });
+  await repo.enqueue(message('never@x.org'), now, { type: 'Guest', id: 6 });
   await queue.flush();
-  assert.equal(statuses(db), [
+  assert.equal(await statuses(db), [
     { to_addr: 'late@x.org', status: 'pending', attempts: 1 },
     { to_addr: 'never@x.org', status: 'pending', attempts: 1 },
   ]);
@@ -118,34 +118,34 @@ test('a transient failure is retried later; after 3 days it is given up and the 
   now += 3600;
   // late@ is delivered once the server is back; never@ is removed from the retries by hand to stay failing.
   up = true;
-  db.prepare("UPDATE mail_queue SET next_attempt = ? WHERE to_addr = 'never@x.org'").run(now + GIVE_UP_AFTER_S);
+  await db.query("UPDATE mail_queue SET next_attempt = ? WHERE to_addr = 'never@x.org'", [now + GIVE_UP_AFTER_S]);
   await queue.flush();
   assert.equal(t.sent, ['late@x.org']);
-  assert.equal(tracking.forTarget('Recipient', 5), []);
+  assert.equal(await tracking.forTarget('Recipient', 5), []);
   up = false;
   now += GIVE_UP_AFTER_S;
   await queue.flush();
-  assert.is((db.prepare("SELECT status FROM mail_queue WHERE to_addr = 'never@x.org'").get() as any).status, 'failed');
-  const errs = tracking.forTarget('Guest', 6);
+  assert.is(((await db.query("SELECT status FROM mail_queue WHERE to_addr = 'never@x.org'"))[0] as any).status, 'failed');
+  const errs = await tracking.forTarget('Guest', 6);
   assert.is(errs.length, 1);
   assert.is(errs[0].type, 'bounce');
   assert.match(errs[0].details, /^not delivered after 2 attempts over 73 h: 421 try later$/);
-  db.close();
+  await db.close();
 });
 
 test('stopping does not wait forever for a hanging server, and the message in flight is not lost', async () => {
   const dir = tempDir();
-  const db = openDatabase(dir);
+  const db = await open(dir);
   let now = 1000;
   const hang = transport(() => new Promise(() => {}));
   const first = queueOn(db, hang, () => now, 50);
-  first.repo.enqueue(message('a@x.org'), now, null);
+  await first.repo.enqueue(message('a@x.org'), now, null);
   void first.queue.flush();
   await new Promise((r) => setTimeout(r, 20));
   const t0 = Date.now();
   await first.queue.stop();
   assert.ok(Date.now() - t0 < 1000, 'stop returned promptly');
-  assert.equal(statuses(db), [{ to_addr: 'a@x.org', status: 'pending', attempts: 0 }]);
+  assert.equal(await statuses(db), [{ to_addr: 'a@x.org', status: 'pending', attempts: 0 }]);
   // A later start (another process, or after a restart) sends it once the claim has lapsed.
   const ok = transport();
   const second = queueOn(db, ok, () => now);
@@ -154,41 +154,41 @@ test('stopping does not wait forever for a hanging server, and the message in fl
   now += CLAIM_S + 1;
   await second.queue.flush();
   assert.equal(ok.sent, ['a@x.org']);
-  db.close();
+  await db.close();
 });
 
 test('a damaged queue row is set aside and does not block the mail behind it', async () => {
-  const db = openDatabase(tempDir());
+  const db = await open(tempDir());
   const t = transport();
   const { repo, queue } = queueOn(db, t, () => 1000);
-  repo.enqueue(message('first@x.org'), 1000, null);
-  repo.enqueue(message('second@x.org'), 1000, null);
-  db.prepare("UPDATE mail_queue SET message = '{broken' WHERE to_addr = 'first@x.org'").run();
+  await repo.enqueue(message('first@x.org'), 1000, null);
+  await repo.enqueue(message('second@x.org'), 1000, null);
+  await db.query("UPDATE mail_queue SET message = '{broken' WHERE to_addr = 'first@x.org'");
   await queue.flush();
   assert.equal(t.sent, ['second@x.org']);
-  assert.equal(statuses(db), [
+  assert.equal(await statuses(db), [
     { to_addr: 'first@x.org', status: 'failed', attempts: 1 },
     { to_addr: 'second@x.org', status: 'sent', attempts: 1 },
   ]);
-  db.close();
+  await db.close();
 });
 
 test('a started worker picks up mail another process queued, without being told', async () => {
   const dir = tempDir();
-  const db = openDatabase(dir);
-  const other = openDatabase(dir);
+  const db = await open(dir);
+  const other = await open(dir);
   const t = transport();
-  const queue = new MailQueue(new MailQueueRepo(db), new TrackingErrorsRepo(db), t, () => Math.floor(Date.now() / 1000), silentLogger, { idlePollS: 1 });
+  const queue = new MailQueue(db.repos.mailQueue, db.repos.trackingErrors, t, () => Math.floor(Date.now() / 1000), silentLogger, { idlePollS: 1 });
   queue.start();
   await new Promise((r) => setTimeout(r, 50));
   // Written straight to the table, as `ferry purge` in another process does: no kick reaches this worker.
-  new MailQueueRepo(other).enqueue(message('cli@x.org'), Math.floor(Date.now() / 1000), null);
+  await other.repos.mailQueue.enqueue(message('cli@x.org'), Math.floor(Date.now() / 1000), null);
   const deadline = Date.now() + 5000;
   while (t.sent.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   await queue.stop();
   assert.equal(t.sent, ['cli@x.org']);
-  db.close();
-  other.close();
+  await db.close();
+  await other.close();
 });
 
 test.run();

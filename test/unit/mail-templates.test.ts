@@ -1,8 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { MailNotifier, MailDirectory } from '../../src/mail/notifier';
-import type { MailQueue } from '../../src/mail/queue';
-import type { OutgoingMessage } from '../../src/db/mail-queue-repo';
+import { MailNotifier } from '../../src/mail/notifier';
+import type { Notifier, OutgoingMessage, Tx } from '../../src/domain/ports';
 import { Settings } from '../../src/config/settings';
 import { defaultConfig } from '../../src/config/defaults';
 import { mailEn } from '../../src/i18n/mail/en';
@@ -10,7 +9,6 @@ import { mailFr } from '../../src/i18n/mail/fr';
 import { mailDe } from '../../src/i18n/mail/de';
 import { mailNl } from '../../src/i18n/mail/nl';
 import type { AuditEntry, FileRecord, Guest, Recipient, Transfer } from '../../src/domain/model';
-import type { Notifier } from '../../src/domain/notifications';
 import { AUDIT_EVENTS } from '../../src/domain/audit-events';
 
 const NOW = 1_900_000_000;
@@ -26,37 +24,55 @@ const guest = (lang: string | null): Guest => ({
 });
 const entry: AuditEntry = { transferId: 7, date: NOW, event: 'transfer_available', author: { type: 'User', id: 'alice', ip: '127.0.0.1', email: 'alice@example.org' }, target: { type: 'Transfer', id: '7' } };
 
-function notifierFor(dir: Partial<MailDirectory> = {}, defaultLang = 'en') {
-  const sent: OutgoingMessage[] = [];
-  const queue = { enqueue: (m: OutgoingMessage) => sent.push(m) } as unknown as MailQueue;
-  const cfg = { ...defaultConfig(), default_lang: defaultLang, base_url: 'https://files.example' };
-  const directory: MailDirectory = { userLang: () => null, userEmail: () => 'alice@example.org', guestLang: () => null, ...dir };
-  return { sent, n: new MailNotifier(queue, new Settings(cfg), directory) };
+/** What the notifier looks up through the unit of work: users' language and address, guests' language. */
+interface Directory {
+  userLang(userId: string): string | null;
+  userEmail(userId: string): string | null;
+  guestLang(guestId: number): string | null;
 }
+
+/** The mailer over a stand-in unit of work that records what is queued; `n` calls it with that unit of work. */
+function notifierFor(dir: Partial<Directory> = {}, defaultLang = 'en') {
+  const sent: OutgoingMessage[] = [];
+  const d: Directory = { userLang: () => null, userEmail: () => 'alice@example.org', guestLang: () => null, ...dir };
+  const tx = {
+    mailQueue: { enqueue: async (m: OutgoingMessage) => sent.push(m) },
+    users: { record: async (id: string) => ({ lang: d.userLang(id) }), emails: async (id: string) => [d.userEmail(id)].filter(Boolean) },
+    guests: { find: async (id: number) => ({ lang: d.guestLang(id) }) },
+    afterCommit: () => {},
+  } as unknown as Tx;
+  const cfg = { ...defaultConfig(), default_lang: defaultLang, base_url: 'https://files.example' };
+  const mailer = new MailNotifier(new Settings(cfg), () => {}, () => NOW);
+  const n = new Proxy({} as Bound, { get: (_t, name: keyof Notifier) => (...args: unknown[]) => (mailer[name] as (...a: unknown[]) => Promise<void>)(tx, ...args) });
+  return { sent, n };
+}
+
+/** The Notifier's methods without their unit-of-work argument. */
+type Bound = { [K in keyof Notifier]: Notifier[K] extends (tx: Tx, ...a: infer A) => Promise<void> ? (...a: A) => Promise<void> : never };
 
 /** Every method of the Notifier, called once, with the languages it should pick up from its arguments. */
-function everyNotification(n: Notifier, lang: string) {
+async function everyNotification(n: Bound, lang: string) {
   const t = transfer();
   const r = recipient(lang);
-  n.transferAvailable(t, [file], [r]);
-  n.uploadComplete(t, [file], [r]);
-  n.transferReminder(t, [file], [r]);
-  n.fileRemoved(t, file, [r]);
-  n.recipientRemoved(t, r);
-  n.transferClosed(t, [file], [r]);
-  n.transferExpired(t, [file], [r]);
-  n.downloadComplete(t, r, [file]);
-  n.auditLog(t, [entry], 'alice@example.org', lang);
-  n.guestCreated(guest(lang));
-  n.guestCreatedReceipt(guest(lang));
-  n.guestReminder(guest(lang));
-  n.guestDeleted(guest(lang));
-  n.guestExpired(guest(lang));
-  n.guestUploadStarted(guest(lang), t);
-  n.guestUploadPageAccess(guest(lang));
+  await n.transferAvailable(t, [file], [r]);
+  await n.uploadComplete(t, [file], [r]);
+  await n.transferReminder(t, [file], [r]);
+  await n.fileRemoved(t, file, [r]);
+  await n.recipientRemoved(t, r);
+  await n.transferClosed(t, [file], [r]);
+  await n.transferExpired(t, [file], [r]);
+  await n.downloadComplete(t, r, [file]);
+  await n.auditLog(t, [entry], 'alice@example.org', lang);
+  await n.guestCreated(guest(lang));
+  await n.guestCreatedReceipt(guest(lang));
+  await n.guestReminder(guest(lang));
+  await n.guestDeleted(guest(lang));
+  await n.guestExpired(guest(lang));
+  await n.guestUploadStarted(guest(lang), t);
+  await n.guestUploadPageAccess(guest(lang));
 }
 
-test('every mail text exists in fr, de and nl with the same placeholders as in English', () => {
+test('every mail text exists in fr, de and nl with the same placeholders as in English', async () => {
   const placeholders = (s: string) => (s.match(/\{\w+\}/g) ?? []).sort().join();
   for (const [name, table] of Object.entries({ fr: mailFr, de: mailDe, nl: mailNl })) {
     for (const [key, en] of Object.entries(mailEn)) {
@@ -66,12 +82,12 @@ test('every mail text exists in fr, de and nl with the same placeholders as in E
   }
 });
 
-test('every notification renders in every language: no untranslated key, no unfilled placeholder, escaped HTML', () => {
+test('every notification renders in every language: no untranslated key, no unfilled placeholder, escaped HTML', async () => {
   const subjects: Record<string, string[]> = {};
   for (const lang of ['en', 'fr', 'de', 'nl']) {
     // Owner mails follow the owner's language, so the directory says the same one here.
     const { sent, n } = notifierFor({ userLang: () => lang });
-    everyNotification(n, lang);
+    await everyNotification(n, lang);
     assert.is(sent.length, 17, 'one mail per call, two for download complete (owner and recipient)');
     for (const m of sent) {
       assert.is(m.lang, lang);
@@ -90,24 +106,24 @@ test('every notification renders in every language: no untranslated key, no unfi
   }
 });
 
-test('language: the recipient’s, else the guest’s, else the Transfer’s, else default_lang', () => {
-  const pick = (r: string | null, g: string | null, t: string | null, def = 'en') => {
+test('language: the recipient’s, else the guest’s, else the Transfer’s, else default_lang', async () => {
+  const pick = async (r: string | null, g: string | null, t: string | null, def = 'en') => {
     const { sent, n } = notifierFor({ guestLang: () => g }, def);
-    n.transferAvailable(transfer({ guestId: 4, lang: t }), [file], [recipient(r)]);
+    await n.transferAvailable(transfer({ guestId: 4, lang: t }), [file], [recipient(r)]);
     return sent[0].lang;
   };
-  assert.is(pick('de', 'fr', 'nl'), 'de');
-  assert.is(pick(null, 'fr', 'nl'), 'fr');
-  assert.is(pick(null, null, 'nl'), 'nl');
-  assert.is(pick(null, null, null, 'fr'), 'fr');
-  assert.is(pick('de-AT', null, null), 'de', 'regional variants fall back to the base language');
-  assert.is(pick('xx', null, null, 'nl'), 'nl', 'unknown languages are skipped');
+  assert.is(await pick('de', 'fr', 'nl'), 'de');
+  assert.is(await pick(null, 'fr', 'nl'), 'fr');
+  assert.is(await pick(null, null, 'nl'), 'nl');
+  assert.is(await pick(null, null, null, 'fr'), 'fr');
+  assert.is(await pick('de-AT', null, null), 'de', 'regional variants fall back to the base language');
+  assert.is(await pick('xx', null, null, 'nl'), 'nl', 'unknown languages are skipped');
 });
 
-test('recipient mails reply to the sender and carry only that recipient’s link; a link-only recipient gets no mail', () => {
+test('recipient mails reply to the sender and carry only that recipient’s link; a link-only recipient gets no mail', async () => {
   const { sent, n } = notifierFor();
   const other = { ...recipient(null, 9), token: 'O'.repeat(32) };
-  n.transferAvailable(transfer(), [file], [recipient(null), other, { ...recipient(null, 10), email: '' }]);
+  await n.transferAvailable(transfer(), [file], [recipient(null), other, { ...recipient(null, 10), email: '' }]);
   assert.is(sent.length, 2);
   assert.is(sent[0].replyTo, 'alice@example.org');
   assert.match(sent[0].text, `https://files.example/?s=download&token=${'T'.repeat(32)}`);
@@ -116,11 +132,11 @@ test('recipient mails reply to the sender and carry only that recipient’s link
   assert.match(sent[0].text, 'Available until 27/03/2030.');
 });
 
-test('links: guests get their upload page, the inviter the guests page, owners the transfers page; no token leaks', () => {
+test('links: guests get their upload page, the inviter the guests page, owners the transfers page; no token leaks', async () => {
   const { sent, n } = notifierFor();
-  n.guestCreated(guest(null));
-  n.guestCreatedReceipt(guest(null));
-  n.transferClosed(transfer(), [file], [recipient(null)]);
+  await n.guestCreated(guest(null));
+  await n.guestCreatedReceipt(guest(null));
+  await n.transferClosed(transfer(), [file], [recipient(null)]);
   assert.match(sent[0].text, `https://files.example/?s=upload&vid=${'G'.repeat(32)}`);
   assert.is(sent[0].to, 'gus@example.net');
   assert.is(sent[0].replyTo, 'alice@example.org');
@@ -130,9 +146,9 @@ test('links: guests get their upload page, the inviter the guests page, owners t
   for (const m of sent.slice(1)) assert.not.match(m.text + m.html, /G{32}|T{32}/);
 });
 
-test('the audit log arrives as a table of date, event, author and target', () => {
+test('the audit log arrives as a table of date, event, author and target', async () => {
   const { sent, n } = notifierFor();
-  n.auditLog(transfer(), [entry, { ...entry, event: 'download_ended', author: { type: 'Recipient', id: '3', ip: null, email: 'r3@example.org' }, target: { type: 'File', id: '1', name: '<b>plan</b>.pdf', size: 5 } }], 'alice@example.org', null);
+  await n.auditLog(transfer(), [entry, { ...entry, event: 'download_ended', author: { type: 'Recipient', id: '3', ip: null, email: 'r3@example.org' }, target: { type: 'File', id: '1', name: '<b>plan</b>.pdf', size: 5 } }], 'alice@example.org', null);
   const m = sent[0];
   assert.match(m.text, 'Date | Event | Author | Target');
   assert.match(m.text, /transfer available \(transfer_available\) \| User alice@example\.org \(127\.0\.0\.1\) \| Transfer #7/);
@@ -140,11 +156,11 @@ test('the audit log arrives as a table of date, event, author and target', () =>
   assert.match(m.html, '<th>Event</th>');
   assert.match(m.html, '<td>File &lt;b&gt;plan&lt;/b&gt;.pdf</td>');
   const { sent: de, n: nde } = notifierFor();
-  nde.auditLog(transfer(), [entry], 'alice@example.org', 'de');
+  await nde.auditLog(transfer(), [entry], 'alice@example.org', 'de');
   assert.match(de[0].text, 'Übertragung verfügbar (transfer_available) | User');
 });
 
-test('every audit event has a readable name in the audit-log mail', () => {
+test('every audit event has a readable name in the audit-log mail', async () => {
   for (const event of AUDIT_EVENTS) {
     for (const table of [mailEn, mailFr, mailDe, mailNl]) assert.ok(`mail_event_${event}` in table, event);
   }

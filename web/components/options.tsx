@@ -1,6 +1,6 @@
 import { useApp } from '../lib/context';
 
-// The option names of design.md §8 come from the server's own list; their labels are the translations `option_<name>`.
+// The option names of docs/architecture.md, Options come from the server's own list; their labels are the translations `option_<name>`.
 export { TRANSFER_OPTIONS, GUEST_OPTIONS } from '../../src/domain/options';
 
 interface Props {

@@ -17,7 +17,7 @@ export interface ApiOptions {
   fetch?: FetchLike;
 }
 
-/** An error answer of the REST API: `message` is the translatable id (design.md §5). */
+/** An error answer of the REST API: `message` is the translatable id (docs/architecture.md, Errors). */
 export class ApiError extends Error {
   constructor(
     readonly id: string,

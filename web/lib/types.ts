@@ -11,7 +11,7 @@ export interface ApiFile {
   name: string;
   size: number;
   cid?: string;
-  /** Extension (design.md §6): bytes stored so far. */
+  /** Extension (docs/architecture.md, Data and storage): bytes stored so far. */
   received?: number;
   /** Extension, when the server exposes it: received byte ranges, half-open [start, end). */
   ranges?: [number, number][];

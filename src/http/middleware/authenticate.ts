@@ -36,10 +36,10 @@ export function authenticate(): Middleware<FerryState> {
     try {
       await next();
     } catch (e) {
-      if (isRefusal(toServiceError(e).status)) release();
+      if (isRefusal(toServiceError(e).status)) await release().catch(() => {}); // the refusal stands either way
       throw e;
     }
-    if (isRefusal(ctx.status)) release();
+    if (isRefusal(ctx.status)) await release();
   };
 }
 

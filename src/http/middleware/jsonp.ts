@@ -7,7 +7,7 @@ import { renderError } from './errors';
 const CALLBACK = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
 
 /**
- * JSONP (design.md §4): `?callback=name` on GET only. The name is checked before anything runs, so a hostile
+ * JSONP (docs/architecture.md, HTTP surface): `?callback=name` on GET only. The name is checked before anything runs, so a hostile
  * callback never reaches the output; errors raised below are wrapped too, so the caller's script sees them.
  * JSONP answers anonymous, guest-token and signed requests only (see below).
  */

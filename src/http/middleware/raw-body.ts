@@ -21,7 +21,7 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
     const c = ctx as FerryContext;
     const hasBody = ctx.method === 'PUT' || ctx.method === 'POST';
     const parsed = typeof ctx.request.rawBody === 'string'; // JSON and forms: the body parser kept the text
-    if (!hasBody || parsed || ctx.state.rawBody || !maySign(c)) return next();
+    if (!hasBody || parsed || ctx.state.rawBody || !(await maySign(c))) return next();
     const limit = ctx.state.services.settings.get().upload_chunk_size + RAW_BODY_SLACK;
     const declared = Number(ctx.get('Content-Length') || 0);
     if (declared > limit) throw Errors.storageChunkTooLarge('body');
@@ -74,7 +74,7 @@ async function readBody(req: AsyncIterable<unknown>, pool: BodyPool, declared: n
   return body;
 }
 
-function maySign(ctx: FerryContext): boolean {
+async function maySign(ctx: FerryContext): Promise<boolean> {
   const q = ctx.query;
   if (typeof q.signature !== 'string' || typeof q.timestamp !== 'string') return false;
   const s = ctx.state.services;
@@ -84,7 +84,7 @@ function maySign(ctx: FerryContext): boolean {
   if (!Number.isSafeInteger(ts) || ts < now - auth.signature_max_age_s || ts > now + auth.signature_max_future_s) return false;
   // The same precedence as the authenticators: with remote_application the request is the application's.
   if (q.remote_application !== undefined) {
-    return auth.remote_application_enabled && typeof q.remote_application === 'string' && s.accounts.remoteAppExists(q.remote_application);
+    return auth.remote_application_enabled && typeof q.remote_application === 'string' && (await s.accounts.remoteAppExists(q.remote_application));
   }
-  return auth.remote_user_enabled && typeof q.remote_user === 'string' && s.users.hasRemoteSecret(q.remote_user);
+  return auth.remote_user_enabled && typeof q.remote_user === 'string' && (await s.users.hasRemoteSecret(q.remote_user));
 }

@@ -5,7 +5,7 @@ import { RUNTIME_KEYS } from '../../config/defaults';
 import { bodyObject } from '../actor';
 
 /**
- * PUT /config (admin): overrides of the runtime-safe keys (design.md §3), validated like the config file,
+ * PUT /config (admin): overrides of the runtime-safe keys (docs/architecture.md, Configuration), validated like the config file,
  * persisted in the database and effective at once. GET /config (an extension) shows their effective values.
  */
 export function configRoutes(api: Api): void {
@@ -13,10 +13,10 @@ export function configRoutes(api: Api): void {
     const cfg = ctx.state.services.settings.get() as unknown as Record<string, unknown>;
     return Object.fromEntries(RUNTIME_KEYS.map((k) => [k, cfg[k]]));
   });
-  api.put('/config', admin, (ctx) => {
+  api.put('/config', admin, async (ctx) => {
     const b = bodyObject(ctx);
     if (Object.keys(b).length === 0) throw Errors.restMissingParameter('body');
-    ctx.state.services.settings.update(b);
+    await ctx.state.services.settings.update(b);
     return true;
   });
 }

@@ -14,7 +14,7 @@ import type { FerryContext } from '../state';
 import { presentDate } from '../presenters/date';
 
 /**
- * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (design.md §4). One file: its bytes
+ * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (docs/architecture.md, HTTP surface). One file: its bytes
  * with Range, ETag and the original name; several files or an archive_format: one stored ZIP64 (or tar)
  * whose exact length is known, also with Range. The token is the credential, so the route is public.
  * GET /download/files?token=T: the same files as JSON for command-line clients.
@@ -69,15 +69,15 @@ function parseIds(ctx: FerryContext): number[] | null {
 
 async function download(ctx: FerryContext): Promise<undefined> {
   const svc = ctx.state.services.downloads;
-  const access = svc.access(ctx.query.token);
+  const access = await svc.access(ctx.query.token);
   const files = svc.select(access, parseIds(ctx));
   const format = ctx.query.archive_format;
   if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');
   // The server cannot read an encrypted file, so it cannot put it into an archive: the page fetches such
   // files one by one (and may build an archive itself).
   if (access.transfer.encryption && (files.length > 1 || format !== undefined)) throw Errors.encryptedFilesNotArchivable('files_ids');
-  if (files.length === 1 && format === undefined) serveFile(ctx, access, files[0]);
-  else serveArchive(ctx, access, files, format === 'tar' ? 'tar' : 'zip');
+  if (files.length === 1 && format === undefined) await serveFile(ctx, access, files[0]);
+  else await serveArchive(ctx, access, files, format === 'tar' ? 'tar' : 'zip');
   return undefined;
 }
 
@@ -85,7 +85,7 @@ function etagOf(files: FileRecord[], format: string): string {
   return `"${format}-${files.map((f) => `${f.uid.slice(0, 12)}${(f.crc32 ?? 0).toString(16)}`).join('.')}"`.slice(0, 200);
 }
 
-function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): void {
+function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): Promise<void> {
   const etag = etagOf([file], 'f');
   const open = () => ctx.state.services.openFile(file);
   const pieces = (start: number, end: number): Piece[] => [{ kind: 'file', open, start, end }];
@@ -93,16 +93,15 @@ function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord):
   ctx.set('Content-Disposition', contentDisposition(file.name));
   if (!enc) {
     ctx.set('Content-Type', safeContentType(file.mimeType));
-    respond(ctx, access, [file], 'file', file.size, etag, pieces);
-    return;
+    return respond(ctx, access, [file], 'file', file.size, etag, pieces);
   }
   // The stored ciphertext (IV ‖ ciphertext ‖ tag per chunk), for the recipient's client to decrypt.
   ctx.set('Content-Type', 'application/octet-stream');
   const stored = encryptedSize(file.size, enc.chunkSize);
-  respond(ctx, access, [file], 'file', stored, etag, pieces, (header) => parseEncryptedRange(header, stored, (p) => storedOffset(p, enc.chunkSize)));
+  return respond(ctx, access, [file], 'file', stored, etag, pieces, (header) => parseEncryptedRange(header, stored, (p) => storedOffset(p, enc.chunkSize)));
 }
 
-function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): void {
+function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): Promise<void> {
   const names = safeEntryNames(files.map((f) => f.name));
   const entries = files.map((f, i) => ({ name: names[i], size: f.size, crc32: f.crc32 ?? 0, mtime: f.created, ref: f }));
   const layout: ArchiveLayout = format === 'zip' ? zipLayout(entries) : tarLayout(entries);
@@ -110,12 +109,12 @@ function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileReco
   ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
   ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
   const openFile = ctx.state.services.openFile;
-  respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
+  return respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
     archivePieces(layout, start, end, (e) => openFile(e.ref as FileRecord)),
   );
 }
 
-function respond(
+async function respond(
   ctx: FerryContext,
   access: DownloadAccess,
   files: FileRecord[],
@@ -124,7 +123,7 @@ function respond(
   etag: string,
   pieces: (start: number, end: number) => Piece[],
   rangeOf: (header: string | undefined, size: number) => RangeResult = parseRange,
-): void {
+): Promise<void> {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'private, no-cache');
@@ -145,15 +144,15 @@ function respond(
   }
   const svc = ctx.state.services.downloads;
   const who = { ip: ctx.request.ip || null };
-  svc.started(access, files, kind, who);
+  const log = ctx.state.services.log;
+  await svc.started(access, files, kind, who);
   ctx.res.once('finish', () => {
     const throughEnd = end === size - 1;
-    svc.ended(access, files, kind, who, throughEnd ? files : []);
+    svc.ended(access, files, kind, who, throughEnd ? files : []).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`));
   });
   ctx.length = end - start + 1;
   ctx.respond = false;
   const res = ctx.res;
-  const log = ctx.state.services.log;
   ctx.state.sendBody = () =>
     sendPieces(res, pieces(start, end)).catch((e: Error) => {
       // A short or vanished file aborts the response: never a truncated download that looks complete.

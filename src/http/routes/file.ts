@@ -13,7 +13,7 @@ import { CHUNK_OVERHEAD } from '../../shared-crypto/format';
 type Loaded = { file: FileRecord; transfer: Transfer };
 const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
 
-/** An optional integer header under its spec name or the X-Filesender- alias (design.md §4). */
+/** An optional integer header under its spec name or the X-Filesender- alias (docs/architecture.md, HTTP surface). */
 function intHeader(ctx: FerryContext, name: string): number | null {
   const v = ctx.get(`X-Service-${name}`) || ctx.get(`X-Filesender-${name}`);
   if (v === '') return null;

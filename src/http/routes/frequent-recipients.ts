@@ -16,7 +16,7 @@ function contains(ctx: FerryContext): string | null {
 /** GET /user/@me/frequent_recipients and /user/{id}/frequent_recipients (the user itself, admin). */
 export function frequentRecipientRoutes(api: Api): void {
   // Registered before the /user/{id} form, which would otherwise take "@me" for an id.
-  api.get('/user/@me/frequent_recipients', users(), (ctx) => {
+  api.get('/user/@me/frequent_recipients', users(), async (ctx) => {
     const p = ctx.state.principal;
     if (p.type !== 'user') throw Errors.restAuthenticationRequired();
     return ctx.state.services.transfers.frequentRecipients(p.user.id, contains(ctx));

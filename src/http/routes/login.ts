@@ -21,6 +21,17 @@ function setSessionCookie(ctx: FerryContext, value: string, maxAgeS: number): vo
   ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, maxAge: maxAgeS * 1000, overwrite: true });
 }
 
+/** The login body's fields: both present, of sane length (checked here, at the edge). */
+function credentials(b: Record<string, unknown>): { userId: string; password: string } {
+  const { user_id: userId, password } = b;
+  const missing = [typeof userId === 'string' && userId ? null : 'user_id', typeof password === 'string' && password ? null : 'password'];
+  if (missing.some((m) => m)) throw Errors.restMissingParameter(...missing.filter((m): m is string => m !== null));
+  const id = userId as string;
+  const pw = password as string;
+  if (id.length > 256 || pw.length > 1024) throw Errors.restBadParameter(id.length > 256 ? 'user_id' : 'password');
+  return { userId: id, password: pw };
+}
+
 /**
  * POST /login (a browser form → 303 redirect; JSON → JSON with the security token) and POST|GET /logout, for
  * the local service provider.
@@ -37,9 +48,10 @@ export function loginRoutes(): Router<FerryState> {
     const form = typeof ctx.is('application/x-www-form-urlencoded') === 'string';
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
-      const result = await s.accounts.login(b.user_id, b.password, throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers));
+      const { userId, password } = credentials(b);
+      const result = await s.accounts.login(userId, password, throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers));
       // The browser's previous session (another account, or this one from a stale page) ends with the new one.
-      s.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
+      await s.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
       setSessionCookie(ctx, result.token, SESSION_MAX_S);
       ctx.set('Cache-Control', 'no-store');
       if (form) {
@@ -63,9 +75,9 @@ export function loginRoutes(): Router<FerryState> {
   });
   // POST needs the security token like any cookie-authenticated change (checked by the authenticate
   // middleware); GET (the page header's link) only ends the session, which no other site gains anything by.
-  const logout = (koaCtx: unknown) => {
+  const logout = async (koaCtx: unknown) => {
     const ctx = koaCtx as FerryContext;
-    ctx.state.services.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
+    await ctx.state.services.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
     setSessionCookie(ctx, '', 0);
     ctx.set('Cache-Control', 'no-store');
     if (ctx.method === 'GET') {

@@ -57,9 +57,9 @@ export function miscRoutes(api: Api): void {
     api.put(path, publicAccess, echo);
   }
 
-  api.get('/lang', publicAccess, (ctx) => {
+  api.get('/lang', publicAccess, async (ctx) => {
     const def = ctx.state.services.settings.get().default_lang;
     const asked = typeof ctx.query.lang === 'string' ? ctx.query.lang : null;
-    return translations(normaliseLang(asked) ?? requestLang(ctx), def);
+    return translations(normaliseLang(asked) ?? (await requestLang(ctx)), def);
   });
 }

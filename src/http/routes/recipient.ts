@@ -10,22 +10,22 @@ import type { FerryContext } from '../state';
 type Loaded = { recipient: Recipient; transfer: Transfer };
 const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
 
-function present(ctx: FerryContext, r: Recipient) {
+async function present(ctx: FerryContext, r: Recipient) {
   const s = ctx.state.services;
-  return presentRecipient({ ...r, errors: s.trackingErrors.forTarget('Recipient', r.id) }, s.settings.get().base_url);
+  return presentRecipient({ ...r, errors: await s.trackingErrors.forTarget('Recipient', r.id) }, s.settings.get().base_url);
 }
 
 /** Recipient endpoints of the spec. */
 export function recipientRoutes(api: Api): void {
   const own = owner(loadRecipient, { notFound: Errors.recipientNotFound });
   api.get('/recipient/:id', own, (ctx) => present(ctx, loaded(ctx).recipient));
-  api.put('/recipient/:id', own, (ctx) => {
+  api.put('/recipient/:id', own, async (ctx) => {
     const b = bodyObject(ctx);
     const unknown = Object.keys(b).filter((k) => k !== 'remind');
     if (unknown.length) throw Errors.restBadParameter(...unknown);
     if (b.remind !== undefined && typeof b.remind !== 'boolean') throw Errors.restBadParameter('remind');
     const { recipient, transfer } = loaded(ctx);
-    if (b.remind) ctx.state.services.transfers.remind(actorOf(ctx), transfer, recipient);
+    if (b.remind) await ctx.state.services.transfers.remind(actorOf(ctx), transfer, recipient);
     return present(ctx, recipient);
   });
   api.delete('/recipient/:id', own, async (ctx) => {

@@ -3,7 +3,9 @@ import { admin, owner, publicAccess, users } from '../access';
 import { safeEntryNames } from '../../archive/layout';
 import { Errors } from '../../domain/errors';
 import type { Transfer } from '../../domain/model';
-import type { TransferView } from '../../domain/transfers';
+import { senderFieldsIgnored, TransferView } from '../../domain/transfers';
+import { isEmail, parseTransferInput } from '../../domain/transfer-input';
+import { parseEncryption } from '../../domain/encryption-input';
 import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
 import { actorOf, bodyObject } from '../actor';
 import { loadTransfer } from './loaders';
@@ -12,38 +14,53 @@ import type { FerryContext } from '../state';
 
 const BEFORE_AVAILABLE = ['created', 'started', 'uploading'];
 
-function present(ctx: FerryContext, v: TransferView | Transfer, creating = false) {
+async function present(ctx: FerryContext, v: TransferView | Transfer, creating = false) {
   const s = ctx.state.services;
-  const view = 'transfer' in v ? v : s.transfers.view(v);
-  const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: s.trackingErrors.forTarget('Recipient', r.id) })) };
+  const view = 'transfer' in v ? v : await s.transfers.view(v);
+  const errors = await s.trackingErrors.forTargets('Recipient', view.recipients.map((r) => r.id));
+  const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
   return presentTransfer(withErrors, s.settings.get().base_url, s.transfers.extensionsLeft(view.transfer), creating);
+}
+
+async function presentAll(ctx: FerryContext, list: Transfer[]) {
+  const out = [];
+  for (const t of list) out.push(await present(ctx, t));
+  return out;
 }
 
 const transferOf = (ctx: FerryContext) => ctx.state.resource as Transfer;
 
 /** Transfer endpoints of the spec. */
 export function transferRoutes(api: Api): void {
-  const list = (ctx: FerryContext) => ctx.state.services.transfers.listFor(actorOf(ctx)).map((t) => present(ctx, t));
+  const list = async (ctx: FerryContext) => presentAll(ctx, await ctx.state.services.transfers.listFor(actorOf(ctx)));
   api.get('/transfer', users({ guests: true }), list);
   api.get('/transfer/@me', users({ guests: true }), list);
-  api.get('/transfer/@all', admin, (ctx) => ctx.state.services.transfers.listAll().map((t) => present(ctx, t)));
+  api.get('/transfer/@all', admin, async (ctx) => presentAll(ctx, await ctx.state.services.transfers.listAll()));
 
-  api.post('/transfer', users({ guests: true }), (ctx) => {
-    const view = ctx.state.services.transfers.create(actorOf(ctx), ctx.request.body, requestLang(ctx));
-    return created(ctx, present(ctx, view, true), `/transfer/${view.transfer.id}`);
+  api.post('/transfer', users({ guests: true }), async (ctx) => {
+    const s = ctx.state.services;
+    const actor = actorOf(ctx);
+    const body = ctx.request.body;
+    // Under a guest token `from` and `options` are ignored (spec), so they are not even checked. The body is
+    // checked here, at the edge; the service takes the checked draft.
+    const given = senderFieldsIgnored(actor) && body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object), from: undefined, options: undefined } : body;
+    const draft = parseTransferInput(given, s.transferLimits(), s.clock());
+    draft.encryption = parseEncryption(given as Record<string, unknown>, draft.files, s.encryptionPolicy());
+    const view = await s.transfers.create(actor, draft, await requestLang(ctx));
+    return created(ctx, await present(ctx, view, true), `/transfer/${view.transfer.id}`);
   });
 
   // FileSender's listings of a recipient's files, for its command-line client (filesender.py -d): the download
   // token is the credential, checked as for a download (available, unexpired), so they are public like it.
   // Registered before /transfer/:id, which would take these names for ids.
-  const recipientFiles = (ctx: FerryContext) => {
+  const recipientFiles = async (ctx: FerryContext) => {
     const downloads = ctx.state.services.downloads;
-    const access = downloads.access(ctx.query.token);
+    const access = await downloads.access(ctx.query.token);
     return { transfer: access.transfer, files: downloads.select(access, null) };
   };
-  api.get('/transfer/fileids', publicAccess, (ctx) => recipientFiles(ctx).files.map((f) => f.id));
-  api.get('/transfer/fileidsextended', publicAccess, (ctx) => {
-    const { transfer, files } = recipientFiles(ctx);
+  api.get('/transfer/fileids', publicAccess, async (ctx) => (await recipientFiles(ctx)).files.map((f) => f.id));
+  api.get('/transfer/fileidsextended', publicAccess, async (ctx) => {
+    const { transfer, files } = await recipientFiles(ctx);
     const names = safeEntryNames(files.map((f) => f.name));
     return files.map((f, i) => presentFileExtended(transfer, f, names[i]));
   });
@@ -51,17 +68,20 @@ export function transferRoutes(api: Api): void {
   const own = owner(loadTransfer, { notFound: Errors.transferNotFound });
   api.get('/transfer/:id', own, (ctx) => present(ctx, transferOf(ctx)));
   api.get('/transfer/:id/options', own, (ctx) => transferOf(ctx).options);
-  api.get('/transfer/:id/auditlog', own, (ctx) => {
+  api.get('/transfer/:id/auditlog', own, async (ctx) => {
     if (!ctx.state.services.settings.get().auditlog_enabled) return [];
-    return ctx.state.services.transfers.auditLog(transferOf(ctx)).map(presentAuditEntry);
+    return (await ctx.state.services.transfers.auditLog(transferOf(ctx))).map(presentAuditEntry);
   });
-  api.get('/transfer/:id/auditlog/mail', own, (ctx) => {
-    ctx.state.services.transfers.mailAuditLog(actorOf(ctx), transferOf(ctx), requestLang(ctx));
+  api.get('/transfer/:id/auditlog/mail', own, async (ctx) => {
+    await ctx.state.services.transfers.mailAuditLog(actorOf(ctx), transferOf(ctx), await requestLang(ctx));
     return true;
   });
 
-  api.post('/transfer/:id/recipient', own, (ctx) => {
-    const r = ctx.state.services.recipients.add(actorOf(ctx), transferOf(ctx), ctx.request.body);
+  api.post('/transfer/:id/recipient', own, async (ctx) => {
+    const email = (ctx.request.body as { recipient?: unknown } | null)?.recipient;
+    if (email === undefined) throw Errors.restMissingParameter('recipient');
+    if (!isEmail(email)) throw Errors.badEmail('recipient');
+    const r = await ctx.state.services.recipients.add(actorOf(ctx), transferOf(ctx), email);
     return created(ctx, presentRecipient(r, ctx.state.services.settings.get().base_url), `/recipient/${r.id}`);
   });
 
@@ -82,9 +102,9 @@ export function transferRoutes(api: Api): void {
     for (const k of known) if (b[k] !== undefined && typeof b[k] !== 'boolean') throw Errors.restBadParameter(k);
     const actor = actorOf(ctx);
     let t = transferOf(ctx);
-    if (b.complete) t = s.complete(actor, t);
-    if (b.extend_expiry_date) t = s.extend(actor, t);
-    if (b.remind) s.remind(actor, t);
+    if (b.complete) t = await s.complete(actor, t);
+    if (b.extend_expiry_date) t = await s.extend(actor, t);
+    if (b.remind) await s.remind(actor, t);
     if (b.closed) t = await s.close(actor, t, 'owner');
     return present(ctx, t);
   });

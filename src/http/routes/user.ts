@@ -9,7 +9,7 @@ import { bodyObject } from '../actor';
 import type { FerryContext } from '../state';
 
 /** The authenticated user's id; `users()` has already made sure the principal is a user. */
-function me(ctx: FerryContext): UserRecord {
+async function me(ctx: FerryContext): Promise<UserRecord> {
   const p = ctx.state.principal;
   if (p.type !== 'user') throw Errors.restAuthenticationRequired();
   return ctx.state.services.users.get(p.user.id);
@@ -22,15 +22,15 @@ function me(ctx: FerryContext): UserRecord {
  */
 export function userSelfOrAdmin(param = 'id'): AccessLevel {
   return owner(
-    (ctx): Owned<UserRecord> => {
-      const u = ctx.state.services.users.get(String(ctx.params[param]));
+    async (ctx): Promise<Owned<UserRecord>> => {
+      const u = await ctx.state.services.users.get(String(ctx.params[param]));
       return { resource: u, ownerId: u.id };
     },
     { notFound: Errors.userNotFound },
   );
 }
 
-function preferences(ctx: FerryContext, u: UserRecord) {
+async function preferences(ctx: FerryContext, u: UserRecord) {
   const s = ctx.state.services;
   const cfg = s.settings.get();
   const p = ctx.state.principal;
@@ -40,25 +40,25 @@ function preferences(ctx: FerryContext, u: UserRecord) {
   // power over the user's account, which a copy of the user's own secret would outlive.
   const self = p.type === 'user' && p.user.id === u.id && p.via !== 'remote_application';
   return presentUser(u, {
-    emails: s.users.emails(u.id),
-    frequentRecipients: s.transfers.frequentRecipients(u.id, null),
+    emails: await s.users.emails(u.id),
+    frequentRecipients: await s.transfers.frequentRecipients(u.id, null),
     // The secret is created the first time it is needed (spec: remote_config).
-    remoteConfig: cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${s.users.remoteSecret(u.id)}` : null,
-    isAdmin: s.users.isAdmin(u.id),
+    remoteConfig: cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${await s.users.remoteSecret(u.id)}` : null,
+    isAdmin: await s.users.isAdmin(u.id),
     defaultLang: normaliseLang(cfg.default_lang) ?? 'en',
   });
 }
 
 /** PUT /user body: lang (one of the shipped languages), secret_rotate (a new remote-user secret). */
-function update(ctx: FerryContext, u: UserRecord): true {
+async function update(ctx: FerryContext, u: UserRecord): Promise<true> {
   const s = ctx.state.services;
   const b = bodyObject(ctx);
   const unknown = Object.keys(b).filter((k) => k !== 'lang' && k !== 'secret_rotate');
   if (unknown.length) throw Errors.restBadParameter(...unknown);
   if (b.lang !== undefined && !isLang(b.lang)) throw Errors.badLangCode('lang');
   if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean') throw Errors.restBadParameter('secret_rotate');
-  if (typeof b.lang === 'string') s.users.setLang(u.id, b.lang);
-  if (b.secret_rotate === true) s.users.remoteSecret(u.id, true);
+  if (typeof b.lang === 'string') await s.users.setLang(u.id, b.lang);
+  if (b.secret_rotate === true) await s.users.remoteSecret(u.id, true);
   return true;
 }
 
@@ -67,13 +67,15 @@ function update(ctx: FerryContext, u: UserRecord): true {
  * user name it signs as and the secret from it. Like remote_config, only for the user itself (not an admin,
  * not a remote application acting as the user), and it creates the secret the first time.
  */
-function filesenderIni(ctx: FerryContext): Reply {
+async function filesenderIni(ctx: FerryContext): Promise<Reply> {
   const s = ctx.state.services;
   const cfg = s.settings.get();
   const p = ctx.state.principal;
   if (p.type !== 'user' || p.via === 'remote_application') throw Errors.restAccessForbidden();
   if (!cfg.auth.remote_user_enabled) throw Errors.restAccessForbidden('remote_user_enabled');
-  const u = me(ctx);
+  const u = await me(ctx);
+  const firstEmail = (await s.users.emails(u.id))[0] ?? 'you@example.org';
+  const secret = await s.users.remoteSecret(u.id);
   // One line per value, read back as written: Python's configparser strips blanks at either end and would
   // take a line break for a new key, so such a user id cannot be written (none of ferry's sign-ins make one).
   if (/[\u0000-\u001f\u007f]/.test(u.id) || u.id.trim() !== u.id) throw Errors.restBadParameter('id');
@@ -82,7 +84,7 @@ function filesenderIni(ctx: FerryContext): Reply {
   const lines = [
     '# FileSender command-line client (filesender.py) settings for ferry: save as ~/.filesender/filesender.py.ini',
     '# This file contains your API secret: keep it private.',
-    ...(isEmail(u.id) ? [] : [`# Your user name is not an e-mail address: give yours with -f (e.g. -f ${s.users.emails(u.id)[0] ?? 'you@example.org'}).`]),
+    ...(isEmail(u.id) ? [] : [`# Your user name is not an e-mail address: give yours with -f (e.g. -f ${firstEmail}).`]),
     '[system]',
     `base_url = ${value(`${cfg.base_url}/rest.php`)}`,
     // The client dates its guests' invitations with this too, so it stays within what a guest may be given.
@@ -90,7 +92,7 @@ function filesenderIni(ctx: FerryContext): Reply {
     '',
     '[user]',
     `username = ${value(u.id)}`,
-    `apikey = ${value(s.users.remoteSecret(u.id))}`,
+    `apikey = ${value(secret)}`,
     '',
   ];
   return new Reply(lines.join('\n'), 200, {
@@ -102,10 +104,10 @@ function filesenderIni(ctx: FerryContext): Reply {
 /** The spec's User endpoints (frequent recipients live with the recipients' routes). */
 export function userRoutes(api: Api): void {
   api.get('/user/@me/filesender-python-client-configuration-file', users(), filesenderIni);
-  api.get('/user', users(), (ctx) => preferences(ctx, me(ctx)));
-  api.get('/user/@me', users(), (ctx) => preferences(ctx, me(ctx)));
-  api.get('/user/:id', admin, (ctx) => preferences(ctx, ctx.state.services.users.get(String(ctx.params.id))));
-  api.put('/user', users(), (ctx) => update(ctx, me(ctx)));
-  api.put('/user/@me', users(), (ctx) => update(ctx, me(ctx)));
+  api.get('/user', users(), async (ctx) => preferences(ctx, await me(ctx)));
+  api.get('/user/@me', users(), async (ctx) => preferences(ctx, await me(ctx)));
+  api.get('/user/:id', admin, async (ctx) => preferences(ctx, await ctx.state.services.users.get(String(ctx.params.id))));
+  api.put('/user', users(), async (ctx) => update(ctx, await me(ctx)));
+  api.put('/user/@me', users(), async (ctx) => update(ctx, await me(ctx)));
   api.put('/user/:id', userSelfOrAdmin(), (ctx) => update(ctx, ctx.state.resource as UserRecord));
 }

@@ -11,11 +11,11 @@ import { safeReturnPath } from '../routes/login';
  * between the view, the login form, and a refusal.
  */
 export function registerWebPages(pages: PageRegistry): void {
-  const upload = (ctx: FerryContext) => {
+  const upload = async (ctx: FerryContext) => {
     const p = ctx.state.principal;
     if (p.type === 'guest') {
-      ctx.state.services.guests.uploadPageOpened(p.guest.id); // email_upload_page_access
-      return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: guestData(ctx) });
+      await ctx.state.services.guests.uploadPageOpened(p.guest.id); // email_upload_page_access
+      return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: await guestData(ctx) });
     }
     return userPage(ctx, 'upload', 'upload_page', p.type === 'user' ? { emails: p.user.emails.join(',') } : {});
   };
@@ -57,12 +57,12 @@ function userPage(ctx: FerryContext, page: string, titleKey: string, data: Recor
  * who invited the guest, their subject and message, where the files go, and how long the invitation lasts.
  * A guest token reads no Guest through the REST API, so the page is given these here.
  */
-function guestData(ctx: FerryContext): Record<string, string> {
+async function guestData(ctx: FerryContext): Promise<Record<string, string>> {
   const p = ctx.state.principal;
   if (p.type !== 'guest') return {};
   const data: Record<string, string> = { guest: '1', 'guest-email': p.guest.email, 'guest-options': p.guest.options.join(',') };
   try {
-    const g = ctx.state.services.guests.get(p.guest.id);
+    const g = await ctx.state.services.guests.get(p.guest.id);
     data['guest-from'] = g.userEmail;
     data['guest-subject'] = g.subject ?? '';
     data['guest-message'] = g.message ?? '';

@@ -12,15 +12,15 @@ import { safeEntryNames } from '../../shared/entry-names';
  * JavaScript: sender, subject, message, expiry, each file with its own link, "download all" as a ZIP (or
  * tar), and a checkbox selection submitted as an ordinary GET form.
  */
-export function downloadPage(ctx: FerryContext): SafeHtml {
+export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
   let access: DownloadAccess;
   try {
-    access = ctx.state.services.downloads.access(ctx.query.token);
+    access = await ctx.state.services.downloads.access(ctx.query.token);
   } catch (e) {
     if (e instanceof ServiceError) return downloadErrorPage(ctx, e);
     throw e;
   }
-  ctx.state.services.downloads.viewed(access);
+  await ctx.state.services.downloads.viewed(access);
   const t = pageT(ctx);
   const lang = pageLang(ctx);
   const count = (key: string, n: number) => t(pluralKey((k) => t(k) !== k, lang, key, n), { count: n });

@@ -1,5 +1,5 @@
 import { LANGS, normaliseLang, translate, translations } from '../../i18n';
-import { requestLang } from '../request-lang';
+import { knownRequestLang } from '../request-lang';
 import type { FerryContext } from '../state';
 import { html, SafeHtml } from './html';
 import { webAssets } from './assets';
@@ -32,9 +32,9 @@ export function pageLang(ctx: FerryContext): string {
     ctx.cookies.set(LANG_COOKIE, asked, { httpOnly: false, sameSite: 'lax', maxAge: 365 * 86400_000, overwrite: true });
     lang = asked;
   } else {
-    const p = ctx.state.principal;
-    const pref = p.type === 'user' ? normaliseLang(ctx.state.services.userLang?.(p.user.id)) : null;
-    lang = pref ?? normaliseLang(ctx.cookies.get(LANG_COOKIE)) ?? requestLang(ctx);
+    // The user's preference is read before the page renders (PageRegistry calls loadUserLang).
+    const pref = normaliseLang(ctx.state.userLang);
+    lang = pref ?? normaliseLang(ctx.cookies.get(LANG_COOKIE)) ?? knownRequestLang(ctx);
   }
   ctx.state.lang = lang;
   return lang;

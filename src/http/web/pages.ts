@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { FerryContext, FerryState } from '../state';
 import type { SafeHtml } from './html';
+import { loadUserLang } from '../request-lang';
 
 /**
- * Web pages live at {base_url}/?s=<page> (FileSender's URL shape, design.md §4). Each page module registers a
+ * Web pages live at {base_url}/?s=<page> (FileSender's URL shape, docs/architecture.md). Each page module registers a
  * renderer under its `s` value; GET / dispatches on it. A renderer returns the HTML (a full document) or
  * undefined when it wrote the response itself (redirects).
  */
@@ -28,6 +29,7 @@ export class PageRegistry {
       const name = typeof ctx.query.s === 'string' ? ctx.query.s : '';
       const render = this.pages.get(name) ?? this.pages.get('');
       if (!render) return; // no page yet: fall through to the REST 404
+      await loadUserLang(ctx as FerryContext);
       const out = await render(ctx as FerryContext);
       if (out === undefined) return;
       ctx.type = 'text/html; charset=utf-8';

@@ -149,7 +149,7 @@ export const uiEn: Table = {
   ui_live_transfers: 'Transfers not closed',
   ui_last_seen: 'Last seen',
   ui_mail_sink: 'Mail sink',
-  // Options (design.md §8)
+  // Options (docs/architecture.md, Options)
   option_email_me_copies: 'Send me copies of the e-mails',
   option_email_me_on_expire: 'Tell me when the transfer expires',
   option_email_upload_complete: 'Tell me when the upload is complete',

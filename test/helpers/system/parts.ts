@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { postgresBinDir, POSTGRES_INSTALL } from './postgres';
 
 /**
  * The one place that finds the system parts the tests need beyond Node and node_modules: a browser for the page
@@ -57,6 +58,15 @@ export async function python3Cryptography(): Promise<string> {
   return `python3 cryptography ${r.stdout.trim()}`;
 }
 
+/** PostgreSQL's server binaries (test/helpers/system/postgres.ts starts the server from them). */
+async function postgresPart(): Promise<FoundPart> {
+  try {
+    return { part: 'postgresql', found: postgresBinDir() };
+  } catch (e) {
+    throw new MissingPart(`postgresql (${(e as Error).message.split(' (')[1]?.split(')')[0] ?? 'server binaries'})`, POSTGRES_INSTALL);
+  }
+}
+
 /** systemd-analyze, which checks the units `ferry service install` writes (Debian's systemd package). */
 export async function systemdAnalyze(): Promise<string> {
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':').concat(['/usr/bin', '/bin'])) {
@@ -105,6 +115,7 @@ export function swiftS3Parts(): SwiftParts {
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
   unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
+  'http-postgres': [postgresPart],
   e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() })],
   storage: [
     async () => {

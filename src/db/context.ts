@@ -1,0 +1,87 @@
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { DB } from './schema';
+import type { Dialect } from './migrations';
+
+/** Users seen lately, as stored: most requests of a busy user then read nothing (see users-repo.ts). */
+export interface SeenUser {
+  at: number;
+  lastActivity: number;
+  emails: string[];
+}
+
+/**
+ * What every repository of one database shares: which database it is, and the per-process memory that must
+ * outlive one unit of work (caches, the signature sweep's last run).
+ */
+export interface RepoContext {
+  dialect: Dialect;
+  /** SQLite: answers a SELECT at once when the connection is free, else undefined (see sqlite-driver.ts). */
+  readNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
+  auditEnabled: () => boolean;
+  seenUsers: Map<string, SeenUser>;
+  signatureSweep: { last: number };
+}
+
+export type Db = Kysely<DB>;
+
+/** Rows affected by an UPDATE or DELETE, on either database. */
+export function affected(r: { numUpdatedRows?: bigint; numDeletedRows?: bigint } | { numUpdatedRows?: bigint; numDeletedRows?: bigint }[]): number {
+  const one = Array.isArray(r) ? r[0] : r;
+  return Number(one?.numUpdatedRows ?? one?.numDeletedRows ?? 0n);
+}
+
+/** Lists for `IN (…)` in slices, so no statement carries more parameters than SQLite allows. */
+export function slices<T>(list: T[], size = 500): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
+}
+
+/**
+ * Runs fn in the caller's transaction when there is one, else in a transaction of its own: for repository
+ * methods whose several statements must be seen together (a user's e-mail list replaced).
+ */
+export function atomically<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
+/**
+ * Runs a SELECT: on SQLite outside a unit of work through the read fast path when the connection is free, else
+ * through Kysely. For the statements every request makes (the Transfer, its files and recipients, the user).
+ */
+export async function rows<T>(db: Db, ctx: RepoContext, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<T[]> }): Promise<T[]> {
+  if (ctx.readNow && !db.isTransaction) {
+    const c = q.compile();
+    const got = ctx.readNow(c.sql, c.parameters);
+    if (got) return got as T[];
+  }
+  return q.execute();
+}
+
+export async function firstRow<T>(db: Db, ctx: RepoContext, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<T[]> }): Promise<T | undefined> {
+  return (await rows(db, ctx, q))[0];
+}
+
+const numberedCache = new Map<string, string>();
+
+/**
+ * A fixed SELECT with `?` placeholders, bypassing Kysely's builder and compiler: for the few statements every
+ * request makes, where building and compiling the query cost about as much as running it (measured on GET
+ * /transfer/{id}: README, Performance). Parameters are bound as always. On PostgreSQL `?` becomes `$n`.
+ */
+export async function selectSql<T>(db: Db, ctx: RepoContext, text: string, params: unknown[]): Promise<T[]> {
+  if (ctx.readNow && !db.isTransaction) {
+    const got = ctx.readNow(text, params);
+    if (got) return got as T[];
+  }
+  let sqlText = text;
+  if (ctx.dialect === 'postgres') {
+    sqlText = numberedCache.get(text) ?? '';
+    if (!sqlText) {
+      let n = 0;
+      sqlText = text.replace(/\?/g, () => `$${++n}`);
+      numberedCache.set(text, sqlText);
+    }
+  }
+  return (await db.executeQuery<T>(CompiledQuery.raw(sqlText, params))).rows;
+}

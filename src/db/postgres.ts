@@ -1,0 +1,81 @@
+import pg from 'pg';
+import { PostgresDialect } from 'kysely';
+import { Errors } from '../domain/errors';
+import { migrations, Migration, sqlFor } from './migrations';
+
+/** Connections per process; a unit of work holds one for its duration, a lone statement for its own. */
+const POOL_SIZE = 10;
+
+/**
+ * BIGINT (int8) columns come back from pg as strings, to be safe beyond 2^53; every integer ferry stores (times,
+ * sizes, ids) is a safe integer, so they are read as numbers, like better-sqlite3 gives them.
+ */
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === 20 ? (v: string) => Number(v) : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+export function createPool(url: string): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types, application_name: 'ferry' });
+  // An idle connection the server drops (restart, network) is an event on the pool, not an exception for the process.
+  pool.on('error', () => {});
+  return pool;
+}
+
+/**
+ * A text with a NUL character cannot be stored in PostgreSQL (SQLite takes it): such input is refused as a bad
+ * parameter before it reaches the server, instead of the server's error turning into a 500.
+ */
+function refuseNul(params: unknown): void {
+  if (!Array.isArray(params)) return;
+  for (const p of params) if (typeof p === 'string' && p.includes('\0')) throw Errors.restBadParameter('NUL character');
+}
+
+/** Kysely's PostgreSQL dialect over the pool, with the NUL check on every statement. */
+export function postgresDialect(pool: pg.Pool): PostgresDialect {
+  const checked = {
+    connect: async () => {
+      const client = await pool.connect();
+      const marked = client as pg.PoolClient & { ferryChecked?: boolean };
+      if (!marked.ferryChecked) {
+        const query = client.query.bind(client) as (...a: unknown[]) => unknown;
+        (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
+          refuseNul(a[1]);
+          return query(...a);
+        };
+        marked.ferryChecked = true;
+      }
+      return client;
+    },
+    end: () => pool.end(),
+  };
+  return new PostgresDialect({ pool: checked as unknown as pg.Pool });
+}
+
+/** Applies the numbered migrations; concurrent starts of several nodes wait for each other on an advisory lock. */
+export async function migratePostgres(pool: pg.Pool, list: Migration[] = migrations): Promise<void> {
+  const sorted = [...list].sort((a, b) => a.version - b.version);
+  const latest = sorted.length ? sorted[sorted.length - 1].version : 0;
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    await client.query(`SELECT pg_advisory_xact_lock(hashtext('ferry:migrate'))`);
+    await client.query('CREATE TABLE IF NOT EXISTS ferry_schema (version BIGINT NOT NULL)');
+    const r = await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM ferry_schema');
+    const current = Number(r.rows[0]?.v ?? 0);
+    if (current > latest) throw new Error(`database schema version ${current} is newer than this ferry (${latest})`);
+    for (const m of sorted) {
+      if (m.version <= current) continue;
+      await client.query(sqlFor(m, 'postgres'));
+      await client.query('INSERT INTO ferry_schema (version) VALUES ($1)', [m.version]);
+    }
+    await client.query('COMMIT');
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  } finally {
+    client.release();
+  }
+}
+
+export { redactDatabaseUrl } from '../config/database-url';

@@ -1,0 +1,227 @@
+import type { Generated } from 'kysely';
+
+/**
+ * The tables as Kysely sees them (src/db/migrations.ts creates them). Integers are JavaScript numbers on both
+ * databases: PostgreSQL's BIGINT is parsed to a number (every value ferry stores is a safe integer), and
+ * booleans are stored as 0/1 on both.
+ */
+export interface UsersTable {
+  id: string;
+  lang: string | null;
+  aup_ticked: Generated<number>;
+  transfer_preferences: Generated<string>;
+  guest_preferences: Generated<string>;
+  additional_attributes: Generated<string>;
+  remote_secret: string | null;
+  created: number;
+  last_activity: number | null;
+}
+export interface UserEmailsTable {
+  user_id: string;
+  email: string;
+  position: number;
+}
+export interface LocalAccountsTable {
+  user_id: string;
+  password_hash: string;
+  created: number;
+  updated: number;
+}
+export interface SessionsTable {
+  id: string;
+  user_id: string;
+  csrf_token: string;
+  created: number;
+  last_seen: number;
+}
+export interface AdminsTable {
+  user_id: string;
+  created: number;
+}
+export interface RemoteAppsTable {
+  name: string;
+  secret: string;
+  old_secret: string | null;
+  old_secret_until: number | null;
+  is_admin: Generated<number>;
+  created: number;
+}
+export interface UsedSignaturesTable {
+  signature: string;
+  expires: number;
+}
+export interface GuestsTable {
+  id: Generated<number>;
+  user_id: string;
+  user_email: string;
+  email: string;
+  token: string;
+  subject: string | null;
+  message: string | null;
+  options: Generated<string>;
+  transfer_options: Generated<string>;
+  status: string;
+  transfer_count: Generated<number>;
+  lang: string | null;
+  created: number;
+  expires: number | null;
+  last_activity: number | null;
+  closed: number | null;
+}
+export interface TransfersTable {
+  id: Generated<number>;
+  user_id: string;
+  user_email: string;
+  guest_id: number | null;
+  subject: string | null;
+  message: string | null;
+  options: Generated<string>;
+  status: string;
+  lang: string | null;
+  created: number;
+  expires: number;
+  expiry_extensions_used: Generated<number>;
+  made_available: number | null;
+  closed: number | null;
+  closed_reason: string | null;
+  roundtrip_token: string | null;
+  encryption: string | null;
+}
+export interface FilesTable {
+  id: Generated<number>;
+  transfer_id: number;
+  uid: string;
+  name: string;
+  size: number;
+  mime_type: string | null;
+  cid: string | null;
+  received: Generated<number>;
+  ranges: Generated<string>;
+  complete: Generated<number>;
+  crc32: number | null;
+  sha256: string | null;
+  created: number;
+  deleted: number | null;
+  iv: string | null;
+  aead: string | null;
+}
+export interface RecipientsTable {
+  id: Generated<number>;
+  transfer_id: number;
+  email: string;
+  token: string;
+  lang: string | null;
+  created: number;
+  last_activity: number | null;
+  deleted: number | null;
+  download_complete_notified: number | null;
+}
+export interface TrackingErrorsTable {
+  id: Generated<number>;
+  target_type: string;
+  target_id: number;
+  type: string;
+  date: number;
+  details: string;
+}
+export interface AuditLogTable {
+  id: Generated<number>;
+  transfer_id: number;
+  date: number;
+  event: string;
+  author_type: string;
+  author_id: string;
+  author_ip: string | null;
+  author_email: string | null;
+  target_type: string;
+  target_id: string;
+  target_name: string | null;
+  target_size: number | null;
+  target_email: string | null;
+}
+export interface FrequentRecipientsTable {
+  user_id: string;
+  email: string;
+  last_used: number;
+  seq: Generated<number>;
+}
+export interface MailQueueTable {
+  id: Generated<number>;
+  created: number;
+  to_addr: string;
+  message: string;
+  status: Generated<string>;
+  attempts: Generated<number>;
+  next_attempt: number;
+  last_error: string | null;
+  sent: number | null;
+  target_type: string | null;
+  target_id: number | null;
+}
+export interface ConfigOverridesTable {
+  key: string;
+  value: string;
+}
+export interface RecipientDownloadsTable {
+  recipient_id: number;
+  file_id: number;
+  date: number;
+}
+export interface LoginFailuresTable {
+  id: Generated<number>;
+  key: string;
+  at: number;
+}
+export interface LocksTable {
+  name: string;
+  holder: string;
+  until: number;
+}
+
+export interface DB {
+  users: UsersTable;
+  user_emails: UserEmailsTable;
+  local_accounts: LocalAccountsTable;
+  sessions: SessionsTable;
+  admins: AdminsTable;
+  remote_apps: RemoteAppsTable;
+  used_signatures: UsedSignaturesTable;
+  guests: GuestsTable;
+  transfers: TransfersTable;
+  files: FilesTable;
+  recipients: RecipientsTable;
+  tracking_errors: TrackingErrorsTable;
+  audit_log: AuditLogTable;
+  frequent_recipients: FrequentRecipientsTable;
+  mail_queue: MailQueueTable;
+  config_overrides: ConfigOverridesTable;
+  recipient_downloads: RecipientDownloadsTable;
+  login_failures: LoginFailuresTable;
+  locks: LocksTable;
+}
+
+/**
+ * Every table in the order a copy must fill them (parents before the rows that reference them), with the
+ * columns that order its rows. `ferry db copy` and its test walk this list.
+ */
+export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] = [
+  { name: 'users', orderBy: ['id'], identity: false },
+  { name: 'user_emails', orderBy: ['user_id', 'email'], identity: false },
+  { name: 'local_accounts', orderBy: ['user_id'], identity: false },
+  { name: 'sessions', orderBy: ['id'], identity: false },
+  { name: 'admins', orderBy: ['user_id'], identity: false },
+  { name: 'remote_apps', orderBy: ['name'], identity: false },
+  { name: 'used_signatures', orderBy: ['signature'], identity: false },
+  { name: 'guests', orderBy: ['id'], identity: true },
+  { name: 'transfers', orderBy: ['id'], identity: true },
+  { name: 'files', orderBy: ['id'], identity: true },
+  { name: 'recipients', orderBy: ['id'], identity: true },
+  { name: 'tracking_errors', orderBy: ['id'], identity: true },
+  { name: 'audit_log', orderBy: ['id'], identity: true },
+  { name: 'frequent_recipients', orderBy: ['user_id', 'email'], identity: false },
+  { name: 'mail_queue', orderBy: ['id'], identity: true },
+  { name: 'config_overrides', orderBy: ['key'], identity: false },
+  { name: 'recipient_downloads', orderBy: ['recipient_id', 'file_id'], identity: false },
+  { name: 'login_failures', orderBy: ['id'], identity: true },
+  { name: 'locks', orderBy: ['name'], identity: false },
+];

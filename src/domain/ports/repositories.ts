@@ -1,0 +1,273 @@
+import type { AuditEntry, FileRecord, Guest, Recipient, TrackingError, Transfer, TransferStatus } from '../model';
+
+/**
+ * The repositories: every read and write of metadata the domain makes, each Promise-returning so that the
+ * same services run on SQLite (src/db, better-sqlite3) and on PostgreSQL (src/db, pg). A repository obtained
+ * from a unit of work (./unit-of-work.ts) runs inside its transaction; the root set outside any.
+ */
+
+export type NewTransfer = Pick<Transfer, 'userId' | 'userEmail' | 'guestId' | 'subject' | 'message' | 'options' | 'lang' | 'created' | 'expires' | 'roundtripToken'> &
+  Partial<Pick<Transfer, 'encryption'>>;
+export type NewFile = Pick<FileRecord, 'uid' | 'name' | 'size' | 'mimeType' | 'cid'> & Partial<Pick<FileRecord, 'iv' | 'aead'>>;
+export interface NewRecipient {
+  email: string;
+  token: string;
+  lang: string | null;
+}
+
+/** Transfers with their files and recipients. */
+export interface TransferRepository {
+  /** Inserts the Transfer (status created) with its files and recipients; returns its id. */
+  create(t: NewTransfer, files: NewFile[], recipients: NewRecipient[]): Promise<number>;
+  find(id: number): Promise<Transfer | undefined>;
+  /** find() that also holds the row until the unit of work ends (PostgreSQL: FOR UPDATE), for status changes. */
+  lock(id: number): Promise<Transfer | undefined>;
+  listOfUser(userId: string): Promise<Transfer[]>;
+  listOfGuest(guestId: number): Promise<Transfer[]>;
+  listAll(): Promise<Transfer[]>;
+  setStatus(id: number, status: TransferStatus, now: number, reason?: string | null): Promise<void>;
+  /** Moves created/started to uploading once; true when this call did it (the first chunk). */
+  markUploading(id: number): Promise<boolean>;
+  extendExpiry(id: number, expires: number): Promise<void>;
+  /** The Transfer's files that are not deleted, in upload order. */
+  files(transferId: number): Promise<FileRecord[]>;
+  findFile(id: number): Promise<FileRecord | undefined>;
+  fileUids(transferId: number): Promise<string[]>;
+  /** Merges a written range; undefined (nothing recorded) when the File is deleted or its Transfer closed. */
+  recordRange(fileId: number, start: number, end: number): Promise<FileRecord | undefined>;
+  /** Marks a File complete with its digests; false when it is deleted or its Transfer closed meanwhile. */
+  completeFile(fileId: number, crc32: number, sha256: string): Promise<boolean>;
+  deleteFile(fileId: number, now: number): Promise<void>;
+  recipients(transferId: number): Promise<Recipient[]>;
+  findRecipient(id: number): Promise<Recipient | undefined>;
+  /** The recipient holding this download token, unless removed. */
+  recipientByToken(token: string): Promise<Recipient | undefined>;
+  addRecipient(transferId: number, r: NewRecipient, now: number): Promise<number>;
+  deleteRecipient(id: number, now: number): Promise<void>;
+  touchRecipient(recipientId: number, now: number): Promise<void>;
+  /** Records files received whole; true when the recipient now has every file and did not before. */
+  markReceived(recipientId: number, fileIds: number[], allFileIds: number[], now: number): Promise<boolean>;
+}
+
+export interface AuditRepository {
+  /** Records the entry (nothing when the audit log is turned off). */
+  record(e: AuditEntry): Promise<void>;
+  forTransfer(transferId: number): Promise<AuditEntry[]>;
+}
+
+/** The addresses a user sent to, most recent first (spec: GET /user/@me/frequent_recipients). */
+export interface FrequentRecipientRepository {
+  /** The addresses move to the top of the user's list (compared case-insensitively, kept lower-cased). */
+  remember(userId: string, emails: string[], now: number): Promise<void>;
+  /** Most recent first; `contains` filters case-insensitively and literally. */
+  list(userId: string, contains: string | null, limit: number): Promise<string[]>;
+}
+
+export type NewGuest = Omit<Guest, 'id' | 'status' | 'transferCount' | 'lastActivity' | 'closed' | 'errors'>;
+
+export interface GuestRepository {
+  insert(g: NewGuest): Promise<Guest>;
+  find(id: number): Promise<Guest | undefined>;
+  /** find() holding the row until the unit of work ends. */
+  lock(id: number): Promise<Guest | undefined>;
+  /** The Guest holding this token (guest-token authentication); closed ones too, the caller decides. */
+  findByToken(token: string): Promise<Guest | undefined>;
+  /** Open Guests of one user, newest first. */
+  listOpenOf(userId: string): Promise<Guest[]>;
+  /** Every open Guest, newest first (admin view). */
+  listOpen(): Promise<Guest[]>;
+  /** Open Guests whose expiry has passed (does_not_expire Guests never match). */
+  listExpired(now: number): Promise<Guest[]>;
+  /** Closes an open Guest; false when it was already closed (so a concurrent closer does not mail twice). */
+  close(id: number, now: number): Promise<boolean>;
+  incrementTransferCount(id: number): Promise<void>;
+  touch(id: number, now: number): Promise<void>;
+  /** Transfers the Guest made that count against valid_only_one_time: open ones, or ever made available. */
+  countTransfersUsed(guestId: number): Promise<number>;
+}
+
+/** A user as stored: created on first authenticated sight, with the preferences of the spec's object. */
+export interface UserRecord {
+  id: string;
+  lang: string | null;
+  aupTicked: boolean;
+  transferPreferences: string[];
+  guestPreferences: string[];
+  additionalAttributes: Record<string, unknown>;
+  created: number;
+  lastActivity: number | null;
+}
+
+export interface UserRepository {
+  /** Creates or refreshes the user; when emails are given they replace the stored list. Returns the stored e-mails. */
+  upsertSeen(id: string, emails: string[], now: number): Promise<string[]>;
+  record(id: string): Promise<UserRecord | undefined>;
+  emails(id: string): Promise<string[]>;
+  setEmails(id: string, emails: string[]): Promise<void>;
+  listIds(): Promise<string[]>;
+  remoteSecret(id: string): Promise<string | null>;
+  setRemoteSecret(id: string, secret: string | null): Promise<void>;
+  setLang(id: string, lang: string | null): Promise<void>;
+  isDbAdmin(id: string): Promise<boolean>;
+  addAdmin(id: string, now: number): Promise<boolean>;
+  removeAdmin(id: string): Promise<boolean>;
+  listAdmins(): Promise<string[]>;
+}
+
+/** Password hashes of the local service provider's accounts. */
+export interface LocalAccountRepository {
+  passwordHash(userId: string): Promise<string | undefined>;
+  setPassword(userId: string, hash: string, now: number): Promise<void>;
+  /** Creates the account only when there is no account at all, in one statement (concurrent first starts). */
+  createFirst(userId: string, hash: string, now: number): Promise<boolean>;
+  userIds(): Promise<string[]>;
+  count(): Promise<number>;
+  delete(userId: string): Promise<boolean>;
+}
+
+/** A browser session of the local service provider. */
+export interface Session {
+  /** SHA-256 (hex) of the cookie's token: a copy of the database opens no session. */
+  id: string;
+  userId: string;
+  /** The token POST/PUT/DELETE must carry in X-Ferry-Security-Token. */
+  csrfToken: string;
+  created: number;
+  lastSeen: number;
+}
+
+export interface SessionRepository {
+  create(s: Session): Promise<void>;
+  get(id: string): Promise<Session | undefined>;
+  touch(id: string, now: number): Promise<void>;
+  delete(id: string): Promise<void>;
+  deleteOf(userId: string): Promise<void>;
+  deleteStale(idleBefore: number, createdBefore: number): Promise<number>;
+}
+
+/** A remote application (ferry remote-app add): its shared secret, and the previous one during a grace period. */
+export interface RemoteApp {
+  name: string;
+  secret: string;
+  oldSecret: string | null;
+  /** Until when (UNIX seconds) the old secret is still accepted. */
+  oldSecretUntil: number | null;
+  isAdmin: boolean;
+  created: number;
+}
+
+export interface RemoteAppRepository {
+  get(name: string): Promise<RemoteApp | undefined>;
+  add(name: string, secret: string, isAdmin: boolean, now: number): Promise<boolean>;
+  /** The current secret becomes the old one until oldUntil; with null the old one is dropped at once. */
+  rotate(name: string, secret: string, oldUntil: number | null): Promise<boolean>;
+  list(): Promise<RemoteApp[]>;
+  remove(name: string): Promise<boolean>;
+}
+
+/** Signatures of signed POST/PUT/DELETE requests, kept until their window has passed (replay refusal). */
+export interface SignatureRepository {
+  /** Remembers a signature until `expires`; false when it is already remembered and unexpired (a replay). */
+  use(signature: string, expires: number, now: number): Promise<boolean>;
+  /** Forgets a signature (its request was refused, so it changed nothing and may be sent again). */
+  release(signature: string): Promise<void>;
+  count(): Promise<number>;
+}
+
+/** Failed logins per key (an account, a client address), shared by every node. */
+export interface LoginFailureRepository {
+  /** Inside a unit of work: other units of work counting these keys wait until this one ends (PostgreSQL). */
+  hold(keys: string[]): Promise<void>;
+  /** Records a failure at `at`; returns its id (to take it back). */
+  add(key: string, at: number): Promise<number>;
+  /** Failures of the key since `since` (exclusive): how many, and the oldest one's time. */
+  window(key: string, since: number): Promise<{ count: number; oldest: number | null }>;
+  remove(id: number): Promise<void>;
+  clear(key: string): Promise<void>;
+}
+
+/** A rendered message, as stored in the queue and handed to the transport. */
+export interface OutgoingMessage {
+  from: string;
+  to: string;
+  replyTo?: string;
+  subject: string;
+  text: string;
+  html: string;
+  lang: string;
+}
+
+export type TrackingTarget = 'Recipient' | 'Guest';
+
+export interface QueuedMail {
+  id: number;
+  created: number;
+  to: string;
+  message: OutgoingMessage;
+  attempts: number;
+  nextAttempt: number;
+  targetType: TrackingTarget | null;
+  targetId: number | null;
+}
+
+/** The outgoing mail queue: rows are pending, then sent or failed, and kept until purge removes them. */
+export interface MailQueueRepository {
+  enqueue(msg: OutgoingMessage, now: number, target: { type: TrackingTarget; id: number } | null): Promise<number>;
+  /**
+   * Takes up to `limit` due messages for one delivery attempt each: their next attempt moves to `until`, so
+   * no other process or node takes them meanwhile and a crash mid-delivery only delays them.
+   */
+  claimDue(now: number, until: number, limit: number): Promise<QueuedMail[]>;
+  /** Seconds until the next pending message is due, or null when none is pending. */
+  nextDue(now: number): Promise<number | null>;
+  markSent(id: number, now: number): Promise<void>;
+  markRetry(id: number, next: number, error: string): Promise<void>;
+  markFailed(id: number, error: string): Promise<void>;
+  counts(): Promise<Record<string, number>>;
+}
+
+/** Delivery problems (bounces) recorded against a Recipient or Guest, shown in their `errors`. */
+export interface TrackingErrorRepository {
+  add(target: TrackingTarget, targetId: number, error: TrackingError): Promise<void>;
+  forTarget(target: TrackingTarget, targetId: number): Promise<TrackingError[]>;
+  /** Errors of many targets at once (lists of transfers), keyed by target id. */
+  forTargets(target: TrackingTarget, ids: number[]): Promise<Map<number, TrackingError[]>>;
+}
+
+/** The queries of the purge pass. */
+export interface PurgeRepository {
+  expiredOpenTransfers(now: number): Promise<Transfer[]>;
+  /** Transfers never made available, created before the cut-off (abandoned uploads). */
+  abandonedTransfers(createdBefore: number): Promise<Transfer[]>;
+  closedBefore(closedBefore: number): Promise<Transfer[]>;
+  /** Deletes a Transfer's records: files, recipients, audit log and tracking errors. */
+  deleteTransferRecords(id: number): Promise<void>;
+  /** `${transferId}/${uid}` of file data that should still exist: live files of Transfers that are not closed. */
+  liveFileKeys(): Promise<Set<string>>;
+  deleteOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
+  countOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
+}
+
+/** PUT /config overrides, as JSON values, one per key. */
+export interface OverrideRepository {
+  load(): Promise<Record<string, unknown>>;
+  save(values: Record<string, unknown>): Promise<void>;
+}
+
+/** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
+export interface Repositories {
+  transfers: TransferRepository;
+  audit: AuditRepository;
+  frequentRecipients: FrequentRecipientRepository;
+  guests: GuestRepository;
+  users: UserRepository;
+  localAccounts: LocalAccountRepository;
+  sessions: SessionRepository;
+  remoteApps: RemoteAppRepository;
+  signatures: SignatureRepository;
+  loginFailures: LoginFailureRepository;
+  mailQueue: MailQueueRepository;
+  trackingErrors: TrackingErrorRepository;
+  purge: PurgeRepository;
+  overrides: OverrideRepository;
+}

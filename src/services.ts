@@ -1,0 +1,68 @@
+import type { BodyPool } from './util/body-pool';
+import type { Settings } from './config/settings';
+import type { Logger } from './log';
+import type { Authenticator } from './auth/principal';
+import type { Clock, Locks, MailOutbox, PositionalReader, TrackingErrorRepository } from './domain/ports';
+import type { GuestLimits } from './domain/guest-input';
+import type { TransferLimits } from './domain/transfer-input';
+import type { EncryptionPolicy } from './domain/encryption-input';
+import type { FileRecord } from './domain/model';
+import type { TransfersService } from './domain/transfers';
+import type { PurgeService } from './domain/purge';
+import type { AccountsService } from './domain/accounts';
+import type { UsersService } from './domain/users';
+import type { UploadsService } from './domain/uploads';
+import type { UploadProgress } from './domain/upload-progress';
+import type { UploadSlots } from './domain/upload-slots';
+import type { RecipientsService } from './domain/recipients';
+import type { DownloadsService } from './domain/downloads';
+import type { GuestsService } from './domain/guests';
+import type { ChunkKeyChecker } from './domain/chunk-keys';
+
+export type FileOpener = (file: FileRecord) => Promise<PositionalReader>;
+
+/**
+ * Everything the HTTP layer and the CLI reach, built once by the composition root (src/app.ts).
+ * Each issue adds its services here; handlers receive them through ctx.state.services.
+ */
+export interface Services {
+  settings: Settings;
+  /** The limits a POST /guest or POST /transfer body is checked against, as they are now (PUT /config). */
+  guestLimits: () => GuestLimits;
+  transferLimits: () => TransferLimits & { extensions: number[] };
+  /** What the settings say about end-to-end encryption for a new Transfer (checked at the edge with its body). */
+  encryptionPolicy: () => EncryptionPolicy;
+  /** Locks shared by every process and node (the purge pass). */
+  locks: Locks;
+  log: Logger;
+  clock: Clock;
+  version: string;
+  /** Authenticators in the spec's evaluation order. */
+  authenticators: Authenticator[];
+  /** The outgoing mail queue; flush() delivers what is due now (tests, shutdown). */
+  mailQueue: MailOutbox;
+  /** Bounces recorded against Recipients and Guests, presented in their `errors`. */
+  trackingErrors: TrackingErrorRepository;
+  /** Guests: invitations to upload on a user's behalf (src/domain/guests.ts). */
+  guests: GuestsService;
+  /** Local accounts, sessions and remote applications (src/domain/accounts.ts). */
+  accounts: AccountsService;
+  /** Users: created on first sight, admins, preferences, remote-user secrets (src/domain/users.ts). */
+  users: UsersService;
+  transfers: TransfersService;
+  purge: PurgeService;
+  uploads: UploadsService;
+  uploadProgress: UploadProgress;
+  /** Memory for signed bodies, which are held whole. */
+  bodyPool: BodyPool;
+  /** Uploads each principal has in progress, capped by max_concurrent_chunk_uploads. */
+  uploadSlots: UploadSlots;
+  recipients: RecipientsService;
+  downloads: DownloadsService;
+  /** Reads stored bytes of a File (downloads). */
+  openFile: FileOpener;
+  /** Checks a chunk-upload key (a File uid) against a Transfer. */
+  chunkKeys: ChunkKeyChecker;
+  /** The stored language preference of a user, when one is set. */
+  userLang?: (userId: string) => Promise<string | null>;
+}
