@@ -9,6 +9,7 @@ import { zipLayout } from '../../archive/zip64';
 import { tarLayout } from '../../archive/tar';
 import { contentDisposition, parseRange, safeContentType } from '../download/http-range';
 import { downloadErrorPage } from '../web/download-page';
+import { archiveStem } from '../download/archive-name';
 import type { FerryContext } from '../state';
 import { presentDate } from '../presenters/date';
 
@@ -93,7 +94,7 @@ function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileReco
   const names = safeEntryNames(files.map((f) => f.name));
   const entries = files.map((f, i) => ({ name: names[i], size: f.size, crc32: f.crc32 ?? 0, mtime: f.created, ref: f }));
   const layout: ArchiveLayout = format === 'zip' ? zipLayout(entries) : tarLayout(entries);
-  const stem = `transfer-${access.transfer.id}`;
+  const stem = archiveStem(access.transfer.subject, access.transfer.id);
   ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
   ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
   const openFile = ctx.state.services.openFile;
