@@ -12,6 +12,7 @@ import { downloadErrorPage } from '../web/download-page';
 import { archiveStem } from '../download/archive-name';
 import type { FerryContext } from '../state';
 import { presentDate } from '../presenters/date';
+import { requestLang } from '../request-lang';
 
 /**
  * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (docs/architecture.md, HTTP surface). One file: its bytes
@@ -41,18 +42,18 @@ export function downloadRoutes(api: Api): void {
     const svc = ctx.state.services.downloads;
     const access = await svc.access(ctx.query.token);
     await svc.viewed(access);
-    return presentRecipientFiles(access);
+    return presentRecipientFiles(access, await requestLang(ctx));
   });
 }
 
-function presentRecipientFiles(access: DownloadAccess) {
+function presentRecipientFiles(access: DownloadAccess, lang: string) {
   const { transfer, files } = access;
   return {
     transfer_id: transfer.id,
     subject: transfer.subject ?? '',
     message: transfer.message ?? '',
     from: transfer.userEmail,
-    expires: presentDate(transfer.expires),
+    expires: presentDate(transfer.expires, lang),
     files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mime_type: f.mimeType ?? 'application/octet-stream', sha256: f.sha256 ?? null })),
   };
 }
