@@ -23,10 +23,6 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
   // log.format and log.file; SIGHUP reopens the file.
   const log = createLogger(config.log);
   const app = await createApp(config, { log, ...(sink ? { mailTransportUrl: sink.url } : {}) });
-  if (config.auth.sp.type === 'local') {
-    const password = await app.services.accounts.ensureInitialAdmin();
-    if (password) io.out(`created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`);
-  }
   let server: Awaited<ReturnType<typeof listen>>;
   try {
     server = await listen(app.http, host, port);
@@ -37,6 +33,11 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
     throw listenError(e as NodeJS.ErrnoException, host, port);
   }
   if (!baseUrlSet) app.services.settings.setBaseUrl(linkUrl(host, server.port, server.url));
+  // Only once the address is ours: a start that fails on a taken port must not use up the one showing of the password.
+  if (config.auth.sp.type === 'local') {
+    const password = await app.services.accounts.ensureInitialAdmin();
+    if (password) io.out(`created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`);
+  }
   app.start();
   io.out(`listening on ${server.url}`);
   if (config.log.file) log.info(`listening on ${server.url}`);

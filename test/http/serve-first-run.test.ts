@@ -11,13 +11,13 @@ import { runCli } from '../../src/cli/program';
 
 const quietIO = (out: string[]) => ({ out: (t: string) => out.push(t), err: (t: string) => out.push(t), readStdin: async () => '' });
 
-test('serve on an address already in use says which one and how to choose another, with exit 1', async () => {
+test('serve on an address already in use says which one and how to choose another, with exit 1, keeping the first password for the start that works', async () => {
   const taken = net.createServer();
   await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
   const port = (taken.address() as net.AddressInfo).port;
   const dir = tempDir();
   const file = path.join(dir, 'ferry.json');
-  fs.writeFileSync(file, JSON.stringify({ data_dir: path.join(dir, 'data'), listen: { host: '127.0.0.1', port }, purge_interval_s: 0, database_url: await testDatabaseUrl() }));
+  fs.writeFileSync(file, JSON.stringify({ data_dir: path.join(dir, 'data'), listen: { host: '127.0.0.1', port }, auth: { sp: { type: 'local' } }, purge_interval_s: 0, database_url: await testDatabaseUrl() }));
   const out: string[] = [];
   try {
     const code = await runCli(['serve', '-c', file], quietIO(out));
@@ -27,6 +27,11 @@ test('serve on an address already in use says which one and how to choose anothe
     assert.match(last, '--port N');
     assert.match(last, '"listen"');
     assert.not.match(out.join('\n'), /internal error|EADDRINUSE/);
+    assert.not.match(out.join('\n'), 'created the first account');
+    const again: string[] = [];
+    const handle = await startServe({ config: file, port: '0' }, quietIO(again));
+    await handle.stop();
+    assert.match(again.join('\n'), /created the first account: user "admin", password \S+/);
   } finally {
     await new Promise((r) => taken.close(r));
   }
