@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CliIO } from './io';
+import { UsageError, type CliIO } from './io';
 import { configFrom } from './config-option';
 import { createLogger } from '../log';
 
@@ -12,7 +12,7 @@ export interface ServeHandle {
 
 /** Starts the app and its HTTP server; resolves once "listening on" has been printed. */
 export async function startServe(opts: { config?: string; port?: string; host?: string }, io: CliIO): Promise<ServeHandle> {
-  const { config } = configFrom(opts);
+  const { config, baseUrlSet } = configFrom(opts);
   // Loaded on use, so that `ferry version` and `--help` start without the server's modules.
   const [{ createApp }, { listen }, { startSink }] = await Promise.all([import('../app'), import('../http/server'), import('../mail/sink')]);
   const host = opts.host ?? config.listen.host;
@@ -23,11 +23,21 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
   // log.format and log.file; SIGHUP reopens the file.
   const log = createLogger(config.log);
   const app = await createApp(config, { log, ...(sink ? { mailTransportUrl: sink.url } : {}) });
+  let server: Awaited<ReturnType<typeof listen>>;
+  try {
+    server = await listen(app.http, host, port);
+  } catch (e) {
+    await app.close();
+    await sink?.close();
+    await log.close();
+    throw listenError(e as NodeJS.ErrnoException, host, port);
+  }
+  if (!baseUrlSet) app.services.settings.setBaseUrl(linkUrl(host, server.port, server.url));
+  // Only once the address is ours: a start that fails on a taken port must not use up the one showing of the password.
   if (config.auth.sp.type === 'local') {
     const password = await app.services.accounts.ensureInitialAdmin();
     if (password) io.out(`created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`);
   }
-  const server = await listen(app.http, host, port);
   app.start();
   io.out(`listening on ${server.url}`);
   if (config.log.file) log.info(`listening on ${server.url}`);
@@ -46,6 +56,24 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
       log.info(config.log.file ? `SIGHUP: reopened ${config.log.file}` : 'SIGHUP: nothing to reopen (logging to standard output)');
     },
   };
+}
+
+/** A taken or forbidden address is the admin's to fix: one line naming it and how to pick another (exit 1). */
+function listenError(e: NodeJS.ErrnoException, host: string, port: number): Error {
+  const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+  const how = 'choose another with --port N, or set "listen": {"host": …, "port": …} in the config';
+  if (e.code === 'EADDRINUSE') return new UsageError(`the address ${address} is already in use (another ferry or another server?): ${how}`);
+  if (e.code === 'EACCES') return new UsageError(`not allowed to listen on ${address} (ports below 1024 need privileges): ${how}`);
+  if (e.code === 'EADDRNOTAVAIL') return new UsageError(`the address ${address} is not one of this machine's: ${how}`);
+  return e;
+}
+
+/**
+ * The base for links when the config sets no base_url: the address listened on, with "localhost" for the
+ * loopback and wildcard addresses (a browser on this machine reaches them so, and it is what people type).
+ */
+function linkUrl(host: string, port: number, listening: string): string {
+  return ['127.0.0.1', '::1', '0.0.0.0', '::', 'localhost'].includes(host) ? `http://localhost:${port}` : listening;
 }
 
 export function serveCommand(program: Command, io: CliIO): void {

@@ -7,6 +7,8 @@ export interface LoadedConfig {
   config: Config;
   /** The file the config came from, or null for the embedded defaults. */
   source: string | null;
+  /** Whether the file sets base_url; when it does not, `serve` makes links follow the address it listens on. */
+  baseUrlSet: boolean;
 }
 
 /**
@@ -16,7 +18,7 @@ export interface LoadedConfig {
  */
 export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = explicit ?? env.FERRY_CONFIG ?? (fs.existsSync('ferry.json') ? 'ferry.json' : null);
-  if (!file) return { config: validateConfig(withEnv({}, env), env.FERRY_DATABASE_URL ? 'defaults with FERRY_DATABASE_URL' : 'defaults'), source: null };
+  if (!file) return { config: validateConfig(withEnv({}, env), env.FERRY_DATABASE_URL ? 'defaults with FERRY_DATABASE_URL' : 'defaults'), source: null, baseUrlSet: false };
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -29,7 +31,8 @@ export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.e
   } catch (e) {
     throw new ConfigError([`not valid JSON: ${(e as Error).message}`], file);
   }
-  return { config: validateConfig(withEnv(raw, env), file), source: path.resolve(file) };
+  const baseUrlSet = typeof raw === 'object' && raw !== null && (raw as Record<string, unknown>).base_url !== undefined;
+  return { config: validateConfig(withEnv(raw, env), file), source: path.resolve(file), baseUrlSet };
 }
 
 /**

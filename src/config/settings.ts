@@ -29,6 +29,14 @@ export class Settings {
     this.current = { ...this.compose((await this.store?.load()) ?? {}), base_url };
   }
 
+  /**
+   * Links (download_url, mails, /info) name the address `serve` actually listens on when the config leaves
+   * base_url out, so `--port 9090` or port 0 gives working links rather than the default localhost:8080.
+   */
+  setBaseUrl(url: string): void {
+    this.current = { ...this.current, base_url: url.replace(/\/+$/, '') };
+  }
+
   get(): Config {
     return this.current;
   }

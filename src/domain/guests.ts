@@ -40,8 +40,12 @@ export class GuestsService {
     const now = this.d.clock();
     return this.d.uow.run(async (tx) => {
       const guest = await tx.guests.insert({ ...draft, userId: creator.userId, token: this.d.ids.guestToken(), lang, created: now });
-      if (guest.options.includes('email_guest_created')) await this.d.notifier.guestCreated(tx, guest);
-      if (guest.options.includes('email_guest_created_receipt')) await this.d.notifier.guestCreatedReceipt(tx, guest);
+      // The receipt says the invitation "was sent": without the invitation mail there is nothing to confirm (the
+      // creator got the upload link in the answer instead).
+      if (guest.options.includes('email_guest_created')) {
+        await this.d.notifier.guestCreated(tx, guest);
+        if (guest.options.includes('email_guest_created_receipt')) await this.d.notifier.guestCreatedReceipt(tx, guest);
+      }
       return guest;
     });
   }

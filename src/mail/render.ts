@@ -1,6 +1,7 @@
 import { html, SafeHtml } from '../util/html';
 import { headerSafe } from './transport';
 import { visibleName, visibleText } from '../util/names';
+import { formatDay } from '../i18n/dates';
 
 /** The pieces of a notification, already translated; rendered to a text part and an HTML part. */
 export interface MailParts {
@@ -32,10 +33,12 @@ export function humanSize(bytes: number): string {
   return i === 0 ? `${bytes} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
 }
 
-export function formatDate(unix: number): string {
-  const d = new Date(unix * 1000);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${d.getUTCFullYear()}`;
+/**
+ * A day in the mail's language, as the pages write it ("5 Dec 2026", "5. Dez. 2026"). In UTC: the server does
+ * not know the reader's time zone, and a mail must say the same day to every reader.
+ */
+export function formatDate(unix: number, lang: string): string {
+  return formatDay(unix, lang, 'UTC');
 }
 
 /** User text in either part: control and bidi characters that could disguise content are dropped. */

@@ -126,7 +126,7 @@ test('single-file downloads: RFC 6266/5987 Content-Disposition of the visible ba
 test('ZIP of all files: entry names stay inside the target directory, unique, each with its own bytes', async () => {
   const r = await fetch(`${s.url}/download?token=${token}&archive_format=zip`);
   assert.is(r.status, 200);
-  assert.match(r.headers.get('content-disposition')!, new RegExp(`^attachment; filename="transfer-${t.id}.zip"`));
+  assert.match(r.headers.get('content-disposition')!, /^attachment; filename="names\.zip"/);
   const file = path.join(tempDir('ferry-inj-'), 'all.zip');
   fs.writeFileSync(file, Buffer.from(await r.arrayBuffer()));
   const entries = await zipEntries(file);

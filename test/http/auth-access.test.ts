@@ -177,7 +177,8 @@ test('GET /user: the spec\'s preferences object in full', async () => {
   assert.equal(me.guest_preferences, []);
   for (const d of [me.created, me.last_activity]) {
     assert.type(d.raw, 'number');
-    assert.match(d.formatted, /^\d{2}\/\d{2}\/\d{4}$/);
+    // In the user's language (de), as the pages write it: "25. Nov. 2026".
+    assert.match(d.formatted, /^\d{1,2}\. \S+ \d{4}$/);
   }
   assert.is(me.lang, 'de');
   assert.ok(me.frequent_recipients.includes('r1@example.org') && me.frequent_recipients.includes('r2@example.org'), JSON.stringify(me.frequent_recipients));

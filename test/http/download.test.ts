@@ -22,10 +22,10 @@ test.after(async () => {
   await sink.close();
 });
 
-async function available(files: { name: string; data: Buffer; mime?: string }[], options: string[] = []) {
+async function available(files: { name: string; data: Buffer; mime?: string }[], options: string[] = [], subject?: string) {
   const t = (await s.request('POST', '/transfer', {
     headers: alice,
-    json: { files: files.map((f) => ({ name: f.name, size: f.data.length, mime_type: f.mime })), recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), options },
+    json: { files: files.map((f) => ({ name: f.name, size: f.data.length, mime_type: f.mime })), recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), options, subject },
   })).json;
   for (const [i, f] of t.files.entries()) {
     await sendChunks(s.request, f.id, files[i].data, 5 * 1024 * 1024, { headers: alice });
@@ -129,6 +129,23 @@ test('several files as one ZIP64 with a known length, checked by an independent 
   assert.is(spawnSync('tar', ['-xf', path.join(dir, 'a.tar'), '-C', x]).status, 0);
   assert.ok(fs.readFileSync(path.join(x, 'Ünïcødé 文件.pdf')).equals(files[6].data));
   assert.ok(fs.readFileSync(path.join(x, 'etc/passwd')).equals(files[0].data));
+});
+
+test('the ZIP and the tar are named after the subject, made a safe file name; without a subject, transfer-<id>', async () => {
+  const files = [{ name: 'a.txt', data: Buffer.from('a') }, { name: 'b.txt', data: Buffer.from('b') }];
+  const named = await available(files, [], 'Q3 / Bericht "final" für Kö\u202Eln; x=1');
+  const zip = await get(`/download?token=${named.token}`);
+  assert.is(zip.status, 200);
+  const cd = zip.headers.get('content-disposition')!;
+  assert.is(cd, `attachment; filename="Q3 - Bericht -final- f_r K_ln_ x=1.zip"; filename*=UTF-8''${encodeURIComponent('Q3 - Bericht -final- für Köln; x=1.zip')}`);
+  await zip.arrayBuffer();
+  const tar = await get(`/download?token=${named.token}&archive_format=tar`);
+  assert.match(tar.headers.get('content-disposition')!, /^attachment; filename="Q3 - Bericht -final- f_r K_ln_ x=1\.tar"/);
+  await tar.arrayBuffer();
+  const plain = await available(files);
+  const r = await get(`/download?token=${plain.token}`);
+  assert.match(r.headers.get('content-disposition')!, new RegExp(`^attachment; filename="transfer-${plain.t.id}\\.zip"; filename\\*=UTF-8''transfer-${plain.t.id}\\.zip$`));
+  await r.arrayBuffer();
 });
 
 test('hostile names never reach a header raw; an HTML upload is not served as HTML', async () => {

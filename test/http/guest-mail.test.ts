@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import type { ParsedMail } from 'mailparser';
 import { startTestServer, TestServer, HEADER_SP, asUser } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
+import { GUEST_OPTIONS } from '../../src/domain/options';
 
 // The mails of a Guest's life, delivered over real SMTP into the sink: invitation, receipt, reminder,
 // withdrawal, expiry — and the options that turn them on or off.
@@ -62,6 +63,19 @@ test('no receipt unless asked; no invitation when email_guest_created is turned 
   await createGuest('bob', { recipient: 'quiet@example.net', options: { email_guest_created: false } });
   await createGuest('bob', { recipient: 'plain@example.net' });
   assert.equal(summary(await delivered(seen)), ['plain@example.net: bob@example.org invites you to send files']);
+});
+
+test('the invitation box means what it says in every form a client sends: the page names every option, FileSender nests them', async () => {
+  const seen = sink.raw().length;
+  const everyOption = (invite: boolean) => Object.fromEntries(GUEST_OPTIONS.map((o) => [o, o === 'email_guest_created' ? invite : o === 'email_upload_started']));
+  const off = await createGuest('erin', { recipient: 'page-off@example.net', options: everyOption(false) });
+  assert.not.ok(off.options.includes('email_guest_created'), off.options.join());
+  const nested = await createGuest('erin', { recipient: 'nested-off@example.net', options: { guest: { email_guest_created: false, email_guest_created_receipt: true } } });
+  assert.equal(nested.options, ['email_guest_created_receipt']);
+  const on = await createGuest('erin', { recipient: 'page-on@example.net', options: everyOption(true) });
+  assert.ok(on.options.includes('email_guest_created'), on.options.join());
+  // Unticked: no invitation, and no receipt claiming one was sent; ticked: the invitation.
+  assert.equal(summary(await delivered(seen)), ['page-on@example.net: erin@example.org invites you to send files']);
 });
 
 test('reminder: the invitation again, with the same link', async () => {

@@ -39,7 +39,7 @@ test('POST /guest: 201, Location, the spec Guest shape with upload_url', async (
   assert.equal(g.options, ['can_only_send_to_me', 'email_guest_created']);
   assert.equal(g.transfer_options, ['email_download_complete']);
   assert.ok(g.created.raw >= before && g.created.raw <= now());
-  assert.match(g.created.formatted, /^\d\d\/\d\d\/\d{4}$/);
+  assert.match(g.created.formatted, /^\d{1,2} [A-Z][a-z]{2,3} \d{4}$/);
   // No expires given: default_guest_days_valid (20) from now.
   assert.ok(Math.abs(g.expires.raw - (g.created.raw + 20 * DAY)) <= 1);
   assert.equal(g.errors, []);
@@ -247,7 +247,7 @@ test('errors: the Guest\'s tracking errors are listed', async () => {
   const g = await createGuest('ivy');
   await s.app.db.query("INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Guest', ?, 'bounce', ?, '550 no such user')", [g.id, 1_700_000_000]);
   const r = await s.request('GET', `/guest/${g.id}`, { headers: asUser('ivy') });
-  assert.equal(r.json.errors, [{ type: 'bounce', date: { raw: 1_700_000_000, formatted: '14/11/2023' }, details: '550 no such user' }]);
+  assert.equal(r.json.errors, [{ type: 'bounce', date: { raw: 1_700_000_000, formatted: '14 Nov 2023' }, details: '550 no such user' }]);
 });
 
 test('closeExpired: closes open Guests past expiry, not does_not_expire ones', async () => {

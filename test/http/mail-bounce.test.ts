@@ -47,7 +47,7 @@ test('a refused recipient shows a bounce in GET /transfer/{id} and GET /recipien
   assert.is(errs.length, 1);
   assert.is(errs[0].type, 'bounce');
   assert.type(errs[0].date.raw, 'number');
-  assert.match(errs[0].date.formatted, /^\d\d\/\d\d\/\d{4}$/);
+  assert.match(errs[0].date.formatted, /^\d{1,2} [A-Z][a-z]{2,3} \d{4}$/);
   assert.match(errs[0].details, /^550 5\.1\.1 <ghost@nowhere\.example>: Recipient address rejected/);
 
   const one = await s.request('GET', `/recipient/${byEmail['ghost@nowhere.example'].id}`, { headers: alice });

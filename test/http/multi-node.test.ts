@@ -46,6 +46,8 @@ test.before(async () => {
   fs.writeFileSync(launcher, `#!/bin/sh\ncd '${ROOT}' && exec '${process.execPath}' --import tsx src/main.ts "$@"\n`, { mode: 0o755 });
   sink = await startTestSink();
   config = {
+    // Nodes behind one load balancer share one public address; without it each node's links would name its own port.
+    base_url: 'http://localhost:8080',
     data_dir: path.join(dir, 'data'),
     database_url: await testDatabaseUrl(),
     mail: { transport: sink.url },

@@ -180,7 +180,12 @@ test('recipient endpoints: a known address comes back as is, the limit holds, tr
   assert.equal([missing.status, missing.json.message], [400, 'rest_missing_parameter']);
   await sql(s, `INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Recipient', ?, 'bounce', 1900000000, '550 no such user')`, t.recipients[1].id);
   const r = (await s.request('GET', `/recipient/${t.recipients[1].id}`, { headers: alice })).json;
-  assert.equal(r.errors, [{ type: 'bounce', date: { raw: 1900000000, formatted: '17/03/2030' }, details: '550 no such user' }]);
+  assert.equal(r.errors, [{ type: 'bounce', date: { raw: 1900000000, formatted: '17 Mar 2030' }, details: '550 no such user' }]);
+  // The spec's `formatted` follows the request's language, in the one unambiguous format of the pages and mails.
+  for (const [lang, day] of [['de', '17. März 2030'], ['fr', '17 mars 2030']]) {
+    const localised = (await s.request('GET', `/recipient/${t.recipients[1].id}`, { headers: { ...alice, 'Accept-Language': lang } })).json;
+    assert.is(localised.errors[0].date.formatted, day, lang);
+  }
   assert.equal(r.download_url, `${s.url}/?s=download&token=${r.token}`);
   const inTransfer = (await s.request('GET', `/transfer/${t.id}`, { headers: alice })).json.recipients[1];
   assert.equal(inTransfer.errors, r.errors);

@@ -79,7 +79,7 @@ test('POST /transfer answers the spec shape with Location, Dates and options', a
   for (const k of ['id', 'user_id', 'user_email', 'subject', 'message', 'created', 'expires', 'expiry_date_extension', 'options', 'files', 'recipients']) assert.ok(k in r.json, k);
   assert.equal(r.json.options, ['email_download_complete']);
   assert.is(r.json.expiry_date_extension, 2);
-  assert.match(r.json.created.formatted, /^\d{2}\/\d{2}\/\d{4}$/);
+  assert.match(r.json.created.formatted, /^\d{1,2} [A-Z][a-z]{2,3} \d{4}$/);
   assert.is(r.json.files[0].sha1, null);
   const rec = r.json.recipients[0];
   for (const k of ['id', 'transfer_id', 'token', 'email', 'created', 'last_activity', 'options', 'download_url', 'errors']) assert.ok(k in rec, k);

@@ -10,6 +10,7 @@ import { mailDe } from '../../src/i18n/mail/de';
 import { mailNl } from '../../src/i18n/mail/nl';
 import type { AuditEntry, FileRecord, Guest, Recipient, Transfer } from '../../src/domain/model';
 import { AUDIT_EVENTS } from '../../src/domain/audit-events';
+import { formatDay } from '../../src/http/web/format';
 
 const NOW = 1_900_000_000;
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({
@@ -129,7 +130,20 @@ test('recipient mails reply to the sender and carry only that recipient’s link
   assert.match(sent[0].text, `https://files.example/?s=download&token=${'T'.repeat(32)}`);
   assert.not.match(sent[0].text, 'O'.repeat(32));
   assert.match(sent[0].text, 'plan.pdf (2.5 MB)');
-  assert.match(sent[0].text, 'Available until 27/03/2030.');
+  assert.match(sent[0].text, 'Available until 27 Mar 2030.');
+});
+
+test('dates in mails: one unambiguous format per language, the same as the pages show', async () => {
+  const expected: Record<string, string> = { en: '27 Mar 2030', de: '27. März 2030', fr: '27 mars 2030', nl: formatDay(NOW + 864000, 'nl', 'UTC') };
+  for (const [lang, day] of Object.entries(expected)) {
+    const { sent, n } = notifierFor();
+    await n.transferAvailable(transfer(), [file], [recipient(lang)]);
+    await n.guestCreated(guest(lang));
+    assert.is(sent[0].lang, lang);
+    assert.ok(sent[0].text.includes(day), `${lang}: ${sent[0].text}`);
+    assert.ok(sent[1].text.includes(day), `${lang} (guest): ${sent[1].text}`);
+    assert.not.match(sent[0].text + sent[1].text, /\d\d\/\d\d\/\d{4}/);
+  }
 });
 
 test('links: guests get their upload page, the inviter the guests page, owners the transfers page; no token leaks', async () => {

@@ -1,14 +1,17 @@
-/** The spec's Date object: raw UNIX seconds plus a dd/mm/yyyy rendering. */
+import { formatDay } from '../../i18n/dates';
+
+/**
+ * The spec's Date object: raw UNIX seconds plus the day "according to the language configuration": the
+ * request's language, in the one format the pages and mails use ("5 Dec 2026", "5. Dez. 2026"), in UTC.
+ */
 export interface DateJson {
   raw: number;
   formatted: string;
 }
 
-export function presentDate(raw: number): DateJson;
-export function presentDate(raw: number | null | undefined): DateJson | null;
-export function presentDate(raw: number | null | undefined): DateJson | null {
+export function presentDate(raw: number, lang: string): DateJson;
+export function presentDate(raw: number | null | undefined, lang: string): DateJson | null;
+export function presentDate(raw: number | null | undefined, lang: string): DateJson | null {
   if (raw === null || raw === undefined) return null;
-  const d = new Date(raw * 1000);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  return { raw, formatted: `${pad(d.getUTCDate())}/${pad(d.getUTCMonth() + 1)}/${d.getUTCFullYear()}` };
+  return { raw, formatted: formatDay(raw, lang, 'UTC') };
 }

@@ -27,7 +27,7 @@ export function guestUploadUrl(baseUrl: string, token: string): string {
 }
 
 /** The spec's Guest object, plus upload_url and status. */
-export function presentGuest(g: Guest, baseUrl: string): GuestJson {
+export function presentGuest(g: Guest, baseUrl: string, lang: string): GuestJson {
   return {
     id: g.id,
     user_id: g.userId,
@@ -39,14 +39,14 @@ export function presentGuest(g: Guest, baseUrl: string): GuestJson {
     message: g.message,
     options: g.options,
     transfer_options: g.transferOptions,
-    created: presentDate(g.created),
-    expires: presentDate(g.expires),
-    errors: g.errors.map(presentTrackingError),
+    created: presentDate(g.created, lang),
+    expires: presentDate(g.expires, lang),
+    errors: g.errors.map((e) => presentTrackingError(e, lang)),
     upload_url: guestUploadUrl(baseUrl, g.token),
     status: g.status,
   };
 }
 
-export function presentTrackingError(e: TrackingError): { type: string; date: DateJson; details: string } {
-  return { type: e.type, date: presentDate(e.date), details: e.details };
+export function presentTrackingError(e: TrackingError, lang: string): { type: string; date: DateJson; details: string } {
+  return { type: e.type, date: presentDate(e.date, lang), details: e.details };
 }

@@ -73,17 +73,17 @@ export function downloadUrl(baseUrl: string, token: string): string {
 }
 
 /** The spec's Recipient object. */
-export function presentRecipient(r: Recipient, baseUrl: string) {
+export function presentRecipient(r: Recipient, baseUrl: string, lang: string) {
   return {
     id: r.id,
     transfer_id: r.transferId,
     token: r.token,
     email: r.email,
-    created: presentDate(r.created),
-    last_activity: presentDate(r.lastActivity),
+    created: presentDate(r.created, lang),
+    last_activity: presentDate(r.lastActivity, lang),
     options: null,
     download_url: downloadUrl(baseUrl, r.token),
-    errors: r.errors.map(presentTrackingError),
+    errors: r.errors.map((e) => presentTrackingError(e, lang)),
   };
 }
 
@@ -91,7 +91,7 @@ export function presentRecipient(r: Recipient, baseUrl: string) {
  * The spec's Transfer object (plus status, guest_id, closed as extensions, and FileSender's `roundtriptoken`,
  * which as in FileSender only the answer that created the Transfer carries; other answers give "").
  */
-export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft: number, creating = false) {
+export function presentTransfer(v: TransferView, baseUrl: string, lang: string, extensionsLeft: number, creating = false) {
   const t = v.transfer;
   return {
     id: t.id,
@@ -99,24 +99,24 @@ export function presentTransfer(v: TransferView, baseUrl: string, extensionsLeft
     user_email: t.userEmail,
     subject: t.subject,
     message: t.message,
-    created: presentDate(t.created),
-    expires: presentDate(t.expires),
+    created: presentDate(t.created, lang),
+    expires: presentDate(t.expires, lang),
     expiry_date_extension: extensionsLeft,
     options: t.options,
     files: v.files.map((f) => presentFile(f, v.cids?.get(f.id))),
-    recipients: v.recipients.map((r) => presentRecipient(r, baseUrl)),
+    recipients: v.recipients.map((r) => presentRecipient(r, baseUrl, lang)),
     status: t.status,
     guest_id: t.guestId,
-    closed: presentDate(t.closed),
+    closed: presentDate(t.closed, lang),
     roundtriptoken: creating ? (t.roundtripToken ?? '') : '',
     ...presentTransferEncryption(t),
   };
 }
 
 /** The spec's Audit log entry. */
-export function presentAuditEntry(e: AuditEntry) {
+export function presentAuditEntry(e: AuditEntry, lang: string) {
   return {
-    date: presentDate(e.date),
+    date: presentDate(e.date, lang),
     event: e.event,
     author: { type: e.author.type, id: e.author.id, ip: e.author.ip ?? '', ...(e.author.email ? { email: e.author.email } : {}) },
     target: e.target,

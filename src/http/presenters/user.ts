@@ -9,6 +9,8 @@ export interface UserFacts {
   isAdmin: boolean;
   /** Language shown when the user chose none. */
   defaultLang: string;
+  /** The request's language, for the `formatted` dates. */
+  lang: string;
 }
 
 /** The spec's user preferences object, plus `email` and `is_admin` (extensions the web pages use). */
@@ -19,8 +21,8 @@ export function presentUser(u: UserRecord, f: UserFacts) {
     aup_ticked: u.aupTicked,
     transfer_preferences: u.transferPreferences,
     guest_preferences: u.guestPreferences,
-    created: presentDate(u.created),
-    last_activity: presentDate(u.lastActivity),
+    created: presentDate(u.created, f.lang),
+    last_activity: presentDate(u.lastActivity, f.lang),
     lang: u.lang ?? f.defaultLang,
     frequent_recipients: f.frequentRecipients,
     remote_config: f.remoteConfig,

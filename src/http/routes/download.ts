@@ -10,8 +10,10 @@ import { tarLayout } from '../../archive/tar';
 import { contentDisposition, parseEncryptedRange, parseRange, safeContentType, type RangeResult } from '../download/http-range';
 import { encryptedSize, storedOffset } from '../../shared-crypto/format';
 import { downloadErrorPage } from '../web/download-page';
+import { archiveStem } from '../download/archive-name';
 import type { FerryContext } from '../state';
 import { presentDate } from '../presenters/date';
+import { requestLang } from '../request-lang';
 
 /**
  * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (docs/architecture.md, HTTP surface). One file: its bytes
@@ -41,18 +43,18 @@ export function downloadRoutes(api: Api): void {
     const svc = ctx.state.services.downloads;
     const access = await svc.access(ctx.query.token);
     await svc.viewed(access);
-    return presentRecipientFiles(access);
+    return presentRecipientFiles(access, await requestLang(ctx));
   });
 }
 
-function presentRecipientFiles(access: DownloadAccess) {
+function presentRecipientFiles(access: DownloadAccess, lang: string) {
   const { transfer, files } = access;
   return {
     transfer_id: transfer.id,
     subject: transfer.subject ?? '',
     message: transfer.message ?? '',
     from: transfer.userEmail,
-    expires: presentDate(transfer.expires),
+    expires: presentDate(transfer.expires, lang),
     files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mime_type: f.mimeType ?? 'application/octet-stream', sha256: f.sha256 ?? null })),
   };
 }
@@ -105,7 +107,7 @@ function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileReco
   const names = safeEntryNames(files.map((f) => f.name));
   const entries = files.map((f, i) => ({ name: names[i], size: f.size, crc32: f.crc32 ?? 0, mtime: f.created, ref: f }));
   const layout: ArchiveLayout = format === 'zip' ? zipLayout(entries) : tarLayout(entries);
-  const stem = `transfer-${access.transfer.id}`;
+  const stem = archiveStem(access.transfer.subject, access.transfer.id);
   ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
   ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
   const openFile = ctx.state.services.openFile;

@@ -16,7 +16,8 @@ async function loadGuest(ctx: FerryContext) {
 }
 
 const baseUrl = (ctx: FerryContext) => ctx.state.services.settings.get().base_url;
-const present = (ctx: FerryContext, g: Guest) => presentGuest(g, baseUrl(ctx));
+const present = async (ctx: FerryContext, g: Guest) => presentGuest(g, baseUrl(ctx), await requestLang(ctx));
+const presentAll = (ctx: FerryContext, list: Guest[]) => Promise.all(list.map((g) => present(ctx, g)));
 
 function creatorOf(ctx: FerryContext): GuestCreator {
   const p = ctx.state.principal;
@@ -28,11 +29,11 @@ function creatorOf(ctx: FerryContext): GuestCreator {
 export function guestRoutes(api: Api): void {
   const mine = async (ctx: FerryContext) => {
     const p = ctx.state.principal;
-    return p.type === 'user' ? (await ctx.state.services.guests.listOf(p.user.id)).map((g) => present(ctx, g)) : [];
+    return p.type === 'user' ? presentAll(ctx, await ctx.state.services.guests.listOf(p.user.id)) : [];
   };
   api.get('/guest', users(), mine);
   api.get('/guest/@me', users(), mine);
-  api.get('/guest/@all', admin, async (ctx) => (await ctx.state.services.guests.listAll()).map((g) => present(ctx, g)));
+  api.get('/guest/@all', admin, async (ctx) => presentAll(ctx, await ctx.state.services.guests.listAll()));
 
   // Another user's Guest answers like an unknown id, so Guest ids cannot be probed.
   const own = owner(loadGuest, { notFound: Errors.guestNotFound });
@@ -44,7 +45,7 @@ export function guestRoutes(api: Api): void {
     // The body is checked here, at the edge; the service takes the checked draft.
     const draft = parseGuestInput(ctx.request.body, creator, s.guestLimits(), s.clock());
     const guest = await s.guests.create(creator, draft, await requestLang(ctx));
-    return created(ctx, present(ctx, guest), `/guest/${guest.id}`);
+    return created(ctx, await present(ctx, guest), `/guest/${guest.id}`);
   });
 
   api.put('/guest/:id', own, async (ctx) => {

@@ -6,13 +6,14 @@ import { presentRecipient } from '../presenters/transfer';
 import { actorOf, bodyObject } from '../actor';
 import { loadRecipient } from './loaders';
 import type { FerryContext } from '../state';
+import { requestLang } from '../request-lang';
 
 type Loaded = { recipient: Recipient; transfer: Transfer };
 const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
 
 async function present(ctx: FerryContext, r: Recipient) {
   const s = ctx.state.services;
-  return presentRecipient({ ...r, errors: await s.trackingErrors.forTarget('Recipient', r.id) }, s.settings.get().base_url);
+  return presentRecipient({ ...r, errors: await s.trackingErrors.forTarget('Recipient', r.id) }, s.settings.get().base_url, await requestLang(ctx));
 }
 
 /** Recipient endpoints of the spec. */

@@ -19,7 +19,7 @@ async function present(ctx: FerryContext, v: TransferView | Transfer, creating =
   const view = 'transfer' in v ? v : await s.transfers.view(v);
   const errors = await s.trackingErrors.forTargets('Recipient', view.recipients.map((r) => r.id));
   const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
-  return presentTransfer(withErrors, s.settings.get().base_url, s.transfers.extensionsLeft(view.transfer), creating);
+  return presentTransfer(withErrors, s.settings.get().base_url, await requestLang(ctx), s.transfers.extensionsLeft(view.transfer), creating);
 }
 
 async function presentAll(ctx: FerryContext, list: Transfer[]) {
@@ -70,7 +70,8 @@ export function transferRoutes(api: Api): void {
   api.get('/transfer/:id/options', own, (ctx) => transferOf(ctx).options);
   api.get('/transfer/:id/auditlog', own, async (ctx) => {
     if (!ctx.state.services.settings.get().auditlog_enabled) return [];
-    return (await ctx.state.services.transfers.auditLog(transferOf(ctx))).map(presentAuditEntry);
+    const lang = await requestLang(ctx);
+    return (await ctx.state.services.transfers.auditLog(transferOf(ctx))).map((e) => presentAuditEntry(e, lang));
   });
   api.get('/transfer/:id/auditlog/mail', own, async (ctx) => {
     await ctx.state.services.transfers.mailAuditLog(actorOf(ctx), transferOf(ctx), await requestLang(ctx));
@@ -82,7 +83,7 @@ export function transferRoutes(api: Api): void {
     if (email === undefined) throw Errors.restMissingParameter('recipient');
     if (!isEmail(email)) throw Errors.badEmail('recipient');
     const r = await ctx.state.services.recipients.add(actorOf(ctx), transferOf(ctx), email);
-    return created(ctx, presentRecipient(r, ctx.state.services.settings.get().base_url), `/recipient/${r.id}`);
+    return created(ctx, presentRecipient(r, ctx.state.services.settings.get().base_url, await requestLang(ctx)), `/recipient/${r.id}`);
   });
 
   // The chunk-upload key may only complete a Transfer (spec: PUT /transfer access).

@@ -7,6 +7,7 @@ import { isLang, normaliseLang } from '../../i18n';
 import { presentUser } from '../presenters/user';
 import { bodyObject } from '../actor';
 import type { FerryContext } from '../state';
+import { requestLang } from '../request-lang';
 
 /** The authenticated user's id; `users()` has already made sure the principal is a user. */
 async function me(ctx: FerryContext): Promise<UserRecord> {
@@ -46,6 +47,7 @@ async function preferences(ctx: FerryContext, u: UserRecord) {
     remoteConfig: cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${await s.users.remoteSecret(u.id)}` : null,
     isAdmin: await s.users.isAdmin(u.id),
     defaultLang: normaliseLang(cfg.default_lang) ?? 'en',
+    lang: await requestLang(ctx),
   });
 }
 

@@ -3,32 +3,10 @@
  * server-rendered pages (download page) and the browser code (web/, bundled from here). Pure functions.
  */
 
-/** English pages use the day-month order ("5 Dec 2026"): the US order reads as another date to most readers. */
-const LOCALE: Record<string, string> = { en: 'en-GB' };
+import { pageLocale } from '../../i18n/dates';
 
-export function pageLocale(lang: string): string {
-  return LOCALE[lang] ?? lang;
-}
-
-/** "5 Dec 2026" / "5. Dez. 2026" / "5 déc. 2026": the month in letters, so no order of numbers is ambiguous. */
-export function formatDay(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
-  if (!unixSeconds) return '—';
-  return new Intl.DateTimeFormat(pageLocale(lang), { day: 'numeric', month: 'short', year: 'numeric', timeZone }).format(unixSeconds * 1000);
-}
-
-/** The same day format with the time on a 24-hour clock: "5 Dec 2026, 14:30". */
-export function formatDateTime(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
-  if (!unixSeconds) return '—';
-  return new Intl.DateTimeFormat(pageLocale(lang), {
-    day: 'numeric',
-    month: 'short',
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-    timeZone,
-  }).format(unixSeconds * 1000);
-}
+// The date formats live with the translations, so that mails (src/mail) write dates as the pages do.
+export { formatDateTime, formatDay, pageLocale } from '../../i18n/dates';
 
 /** Decimal (SI) units, written the SI way everywhere: kB, MB, GB. */
 const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];

@@ -31,7 +31,7 @@ export function senderMessage(c: MailContext, t: Transfer): MailParts['message']
 }
 
 export function availableUntil(c: MailContext, t: Transfer): string {
-  return tr(c, 'mail_available_until', { date: formatDate(t.expires) });
+  return tr(c, 'mail_available_until', { date: formatDate(t.expires, c.lang) });
 }
 
 export function downloadUrl(c: MailContext, token: string): string {

@@ -9,7 +9,7 @@ export function guestMail(c: MailContext, g: Guest, kind: GuestMailKind): MailPa
   const sender = g.userEmail;
   const withLink = kind === 'created' || kind === 'reminder';
   const paragraphs = [tr(c, `mail_guest_${kind}_intro`, { sender })];
-  if (withLink && g.expires !== null) paragraphs.push(tr(c, 'mail_guest_valid_until', { date: formatDate(g.expires) }));
+  if (withLink && g.expires !== null) paragraphs.push(tr(c, 'mail_guest_valid_until', { date: formatDate(g.expires, c.lang) }));
   return {
     lang: c.lang,
     subject: withUserSubject(tr(c, `mail_guest_${kind}_subject`, { sender }), withLink ? g.subject : null),

@@ -115,7 +115,7 @@ export function auditLogMail(c: MailContext, t: Transfer, entries: AuditEntry[])
   const describeTarget = (e: AuditEntry) =>
     `${e.target.type} ${e.target.name ?? e.target.email ?? `#${e.target.id}`}`;
   const rows = entries.map((e) => [
-    `${formatDate(e.date)} ${new Date(e.date * 1000).toISOString().slice(11, 19)} UTC`,
+    `${formatDate(e.date, c.lang)} ${new Date(e.date * 1000).toISOString().slice(11, 19)} UTC`,
     eventName(c, e.event),
     `${e.author.type} ${e.author.email ?? e.author.id}${e.author.ip ? ` (${e.author.ip})` : ''}`,
     describeTarget(e),

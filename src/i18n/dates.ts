@@ -1,0 +1,32 @@
+/**
+ * Dates in the one format of each language, for pages, mails and the spec's `formatted` date fields: the month
+ * in letters and the day first, so that no order of numbers is ambiguous. Pure functions, also bundled into
+ * the browser code.
+ */
+
+/** English pages use the day-month order ("5 Dec 2026"): the US order reads as another date to most readers. */
+const LOCALE: Record<string, string> = { en: 'en-GB' };
+
+export function pageLocale(lang: string): string {
+  return LOCALE[lang] ?? lang;
+}
+
+/** "5 Dec 2026" / "5. Dez. 2026" / "5 déc. 2026": the month in letters, so no order of numbers is ambiguous. */
+export function formatDay(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
+  if (!unixSeconds) return '—';
+  return new Intl.DateTimeFormat(pageLocale(lang), { day: 'numeric', month: 'short', year: 'numeric', timeZone }).format(unixSeconds * 1000);
+}
+
+/** The same day format with the time on a 24-hour clock: "5 Dec 2026, 14:30". */
+export function formatDateTime(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
+  if (!unixSeconds) return '—';
+  return new Intl.DateTimeFormat(pageLocale(lang), {
+    day: 'numeric',
+    month: 'short',
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+    timeZone,
+  }).format(unixSeconds * 1000);
+}
