@@ -64,7 +64,7 @@ function describe(v: unknown): string {
 }
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics'].includes(k));
 
 const spCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -126,6 +126,7 @@ const schema = object({
   encryption_password_must_have_special_characters: bool,
   encryption_password_hash_iterations: int(10000, 100_000_000),
   log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')) }),
+  metrics: nullable(object({ allow: arrayOf(str(/^[0-9a-fA-F.:]+(\/\d{1,3})?$/, 'an IP address or CIDR range')) })),
   database_url: nullable(str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL')),
 });
 

@@ -1,0 +1,92 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { asUser, HEADER_SP, startTestServer, TestServer } from '../helpers/server';
+import { inAWeek, patternBytes, sendChunks } from '../helpers/upload-client';
+import { parsePrometheusText } from '../helpers/prometheus-text';
+
+const scrape = async (s: TestServer) => {
+  const r = await s.request('GET', '/metrics');
+  assert.is(r.status, 200, r.text);
+  assert.match(r.headers.get('content-type') ?? '', /^text\/plain; version=0\.0\.4/);
+  return parsePrometheusText(r.text);
+};
+
+test('GET /metrics: off by default, an unknown endpoint like any other', async () => {
+  const s = await startTestServer();
+  try {
+    const r = await s.request('GET', '/metrics');
+    assert.is(r.status, 404);
+    assert.is(r.json.message, 'rest_endpoint_not_found');
+    assert.is((await s.request('GET', '/rest.php/metrics')).status, 404);
+  } finally {
+    await s.close();
+  }
+});
+
+test('GET /metrics: refused to a peer not in metrics.allow, and to a client a local proxy forwards', async () => {
+  const other = await startTestServer({ metrics: { allow: ['10.0.0.0/8', '192.0.2.7'] } });
+  try {
+    const r = await other.request('GET', '/metrics');
+    assert.is(r.status, 403, r.text);
+    assert.is(r.json.message, 'rest_access_forbidden');
+    assert.not.ok(r.text.includes('ferry_'));
+  } finally {
+    await other.close();
+  }
+  const local = await startTestServer({ metrics: { allow: ['127.0.0.1', '::1'] } });
+  try {
+    // A reverse proxy on the same host names the client it serves: that client is checked, not the proxy.
+    for (const headers of [{ 'X-Forwarded-For': '203.0.113.9' }, { 'X-Real-IP': '203.0.113.9' }] as Record<string, string>[]) {
+      const r = await local.request('GET', '/metrics', { headers });
+      assert.is(r.status, 403, r.text);
+    }
+    assert.is((await local.request('GET', '/metrics')).status, 200);
+  } finally {
+    await local.close();
+  }
+});
+
+test('GET /metrics: Prometheus text that follows an upload: requests by route pattern and status, bytes, chunks, transfers by status', async () => {
+  const s = await startTestServer({ ...HEADER_SP, metrics: { allow: ['127.0.0.0/8', '::1'] } });
+  const s2 = await startTestServer({ ...HEADER_SP, metrics: { allow: ['127.0.0.1'] } });
+  try {
+    const before = await scrape(s);
+    for (const name of ['ferry_http_requests_total', 'ferry_upload_bytes_total', 'ferry_chunks_received_total', 'ferry_storage_errors_total', 'ferry_mail_send_failures_total', 'ferry_purge_runs_total'])
+      assert.is(before.types.get(name), 'counter', name);
+    assert.is(before.types.get('ferry_http_request_duration_seconds'), 'histogram');
+    for (const name of ['ferry_transfers', 'ferry_mail_queue_depth', 'ferry_hashing_backlog', 'nodejs_eventloop_lag_seconds', 'process_resident_memory_bytes'])
+      assert.is(before.types.get(name), 'gauge', name);
+    assert.is(before.value('ferry_upload_bytes_total'), 0);
+
+    const alice = asUser('alice');
+    const req = (m: string, p: string, init: Parameters<typeof s.request>[2] = {}) => s.request(m, p, { ...init, headers: { ...alice, ...(init.headers ?? {}) } });
+    const data = patternBytes('metrics', 10_000);
+    const t = await req('POST', '/transfer', { json: { files: [{ name: 'a.bin', size: data.length }], recipients: ['bob@example.org'], from: 'alice@example.org', expires: inAWeek(), subject: 's' } });
+    assert.is(t.status, 201, t.text);
+    const fileId = t.json.files[0].id;
+    for (const r of await sendChunks(req, fileId, data, 4096)) assert.is(r.status, 200, r.text);
+    assert.is((await req('GET', `/transfer/${t.json.id}/nonsense-${'x'.repeat(10)}`)).status, 404);
+
+    const after = await scrape(s);
+    assert.is(after.value('ferry_upload_bytes_total'), data.length);
+    assert.is(after.value('ferry_chunks_received_total'), 3);
+    assert.is(after.value('ferry_http_requests_total', { method: 'PUT', route: '/file/:id/chunk/:offset', status: '200' }), 3);
+    assert.is(after.value('ferry_http_requests_total', { method: 'POST', route: '/transfer', status: '201' }), 1);
+    assert.is(after.value('ferry_http_request_duration_seconds_count', { method: 'PUT', route: '/file/:id/chunk/:offset' }), 3);
+    assert.is(after.value('ferry_http_request_duration_seconds_bucket', { method: 'PUT', route: '/file/:id/chunk/:offset', le: '+Inf' }), 3);
+    assert.is(after.value('ferry_transfers', { status: 'uploading' }), 1);
+    // Label values are route patterns, never a raw path with its ids or tokens.
+    for (const sample of after.samples) if (sample.labels.route) assert.not.match(sample.labels.route, /\d{2,}|nonsense/, sample.labels.route);
+    assert.ok(after.value('ferry_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }) >= 1);
+
+    // Each app instance counts only its own requests.
+    const other = await scrape(s2);
+    assert.is(other.value('ferry_upload_bytes_total'), 0);
+    assert.is(other.value('ferry_http_requests_total', { method: 'POST', route: '/transfer', status: '201' }), 0);
+  } finally {
+    await s.close();
+    await s2.close();
+  }
+});
+
+test.run();
