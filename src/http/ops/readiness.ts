@@ -19,12 +19,14 @@ function within<T>(p: Promise<T>, ms: number): Promise<T> {
 
 /**
  * Runs every check at once, each bounded by CHECK_TIMEOUT_MS, and returns the names of the failing parts. A
- * check still running from an earlier call is awaited rather than started again, so a flood of /readyz
- * requests never piles up database queries or SMTP connections.
+ * check still running from an earlier call (even one that already timed out) is awaited rather than started
+ * again, so a flood of /readyz requests against a hung database or mail server never piles up queries or
+ * SMTP connections.
  */
 export class Readiness {
   private readonly okUntil = new Map<string, number>();
-  private readonly running = new Map<string, Promise<boolean>>();
+  /** The check itself, until it settles: after a timeout it may still run, and is not started a second time. */
+  private readonly inFlight = new Map<string, Promise<void>>();
 
   constructor(private readonly checks: ReadinessCheck[], private readonly timeoutMs = CHECK_TIMEOUT_MS) {}
 
@@ -33,24 +35,22 @@ export class Readiness {
     return results.filter((n): n is ReadinessCheck['name'] => n !== null);
   }
 
-  private run(c: ReadinessCheck): Promise<boolean> {
-    if ((this.okUntil.get(c.name) ?? 0) > Date.now()) return Promise.resolve(true);
-    let p = this.running.get(c.name);
-    if (!p) {
-      p = within(Promise.resolve().then(() => c.check()), this.timeoutMs).then(
-        () => {
-          if (c.cacheMs) this.okUntil.set(c.name, Date.now() + c.cacheMs);
-          return true;
-        },
-        () => {
-          this.okUntil.delete(c.name);
-          return false;
-        },
-      );
-      const done = p.finally(() => this.running.delete(c.name));
-      this.running.set(c.name, done);
-      p = done;
+  private async run(c: ReadinessCheck): Promise<boolean> {
+    if ((this.okUntil.get(c.name) ?? 0) > Date.now()) return true;
+    let check = this.inFlight.get(c.name);
+    if (!check) {
+      check = Promise.resolve().then(() => c.check());
+      this.inFlight.set(c.name, check);
+      const settled = () => this.inFlight.delete(c.name);
+      check.then(settled, settled);
     }
-    return p;
+    try {
+      await within(check, this.timeoutMs);
+      if (c.cacheMs) this.okUntil.set(c.name, Date.now() + c.cacheMs);
+      return true;
+    } catch {
+      this.okUntil.delete(c.name);
+      return false;
+    }
   }
 }
