@@ -22,9 +22,10 @@ const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
 const SUFFIXES: Record<string, string[]> = { histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'] };
 
 function parseNumber(s: string, line: string): number {
-  if (s === '+Inf' || s === 'Inf') return Infinity;
-  if (s === '-Inf') return -Infinity;
-  if (s === 'NaN') return NaN;
+  // Prometheus reads values with Go's strconv.ParseFloat: NaN and Inf in any letter case (prom-client writes "Nan").
+  if (/^nan$/i.test(s)) return NaN;
+  const inf = /^([-+]?)inf(inity)?$/i.exec(s);
+  if (inf) return inf[1] === '-' ? -Infinity : Infinity;
   if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) throw new Error(`not a number: ${JSON.stringify(s)} in ${JSON.stringify(line)}`);
   return Number(s);
 }

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { asUser, HEADER_SP, startTestServer, TestServer } from '../helpers/server';
+import { asUser, freePort, HEADER_SP, startTestServer, TestServer } from '../helpers/server';
 import { inAWeek, patternBytes, sendChunks } from '../helpers/upload-client';
 import { parsePrometheusText } from '../helpers/prometheus-text';
 
@@ -79,6 +79,19 @@ test('GET /metrics: Prometheus text that follows an upload: requests by route pa
     for (const sample of after.samples) if (sample.labels.route) assert.not.match(sample.labels.route, /\d{2,}|nonsense/, sample.labels.route);
     assert.ok(after.value('ferry_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }) >= 1);
 
+    // Completed, mailed (no transport: logged, counted as handed over) and downloaded.
+    assert.is((await req('PUT', `/file/${fileId}`, { json: { complete: true } })).status, 200);
+    assert.is((await req('PUT', `/transfer/${t.json.id}`, { json: { complete: true } })).status, 200);
+    await s.app.services.mailQueue.flush();
+    const dl = await s.request('GET', `/download?token=${t.json.recipients[0].token}&files_ids=${fileId}`);
+    assert.is(dl.status, 200);
+    const done = await scrape(s);
+    assert.ok(done.value('ferry_download_bytes_total') >= data.length, String(done.value('ferry_download_bytes_total')));
+    assert.ok(done.value('ferry_mail_sent_total') >= 1);
+    assert.is(done.value('ferry_mail_queue_depth'), 0);
+    assert.is(done.value('ferry_transfers', { status: 'available' }), 1);
+    assert.is(done.value('ferry_transfers', { status: 'uploading' }), 0);
+
     // Each app instance counts only its own requests.
     const other = await scrape(s2);
     assert.is(other.value('ferry_upload_bytes_total'), 0);
@@ -86,6 +99,27 @@ test('GET /metrics: Prometheus text that follows an upload: requests by route pa
   } finally {
     await s.close();
     await s2.close();
+  }
+});
+
+test('GET /metrics: mail that cannot be delivered counts as a failure and stays queued; purge passes are counted', async () => {
+  const closed = await freePort();
+  const s = await startTestServer({ ...HEADER_SP, purge_interval_s: 1, mail: { transport: `smtp://127.0.0.1:${closed}` }, metrics: { allow: ['127.0.0.1', '::1'] } });
+  try {
+    const alice = asUser('alice');
+    const g = await s.request('POST', '/guest', { headers: alice, json: { recipient: 'guest@example.org', from: 'alice@example.org', subject: 's', options: { guest: ['email_guest_created'] } } });
+    assert.is(g.status, 201, g.text);
+    await s.app.services.mailQueue.flush();
+    const m = await scrape(s);
+    assert.ok(m.value('ferry_mail_send_failures_total', { kind: 'temporary' }) >= 1, 'a refused connection is a temporary failure');
+    assert.ok(m.value('ferry_mail_queue_depth') >= 1, 'and the message waits in the queue');
+    const deadline = Date.now() + 10_000;
+    let runs = 0;
+    while ((runs = (await scrape(s)).value('ferry_purge_runs_total', { result: 'ok' })) < 1 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    assert.ok(runs >= 1, 'a purge pass ran and was counted');
+    assert.is((await scrape(s)).types.get('ferry_purge_removed_total'), 'counter');
+  } finally {
+    await s.close();
   }
 });
 
