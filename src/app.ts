@@ -50,6 +50,9 @@ import { assetRouter } from './http/web/assets';
 import { mailSinkPage } from './http/web/mail-sink-page';
 import type { FerryState } from './http/state';
 import { consoleLogger, Logger } from './log';
+import { allowList, Metrics } from './http/ops/metrics';
+import { Readiness, type ReadinessCheck } from './http/ops/readiness';
+import { opsRoutes } from './http/routes/ops';
 import { VERSION } from './version';
 
 export interface AppOptions {
@@ -74,6 +77,8 @@ export interface FerryApp {
 
 /** How often a running server reads the runtime overrides again (another node's PUT /config). */
 const SETTINGS_RELOAD_MS = 5000;
+/** How long a mail server that answered counts as reachable for /readyz (no SMTP session per probe). */
+const MAIL_CHECK_CACHE_MS = 5000;
 
 /**
  * The composition root: the only place that builds concrete parts (database, file store, mail, auth) from the
@@ -94,7 +99,18 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs).
   const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : (sinkTransportUrl(config.mail.sink) ?? config.mail.transport);
-  const mailQueue = new MailQueue(repos.mailQueue, repos.trackingErrors, transportUrl ? smtpTransport(transportUrl) : logTransport(log), clock, log);
+  // Built always (cheap), exposed only when config.metrics allows someone; a registry of this instance's own.
+  // The sources are read at scrape time; hashThread and fileStore are assigned below, before any request.
+  const metrics = new Metrics({
+    transfersByStatus: async () => {
+      const rows = await db.query<{ status: string; n: number | string }>('SELECT status, COUNT(*) AS n FROM transfers GROUP BY status');
+      return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+    },
+    mailQueueDepth: async () => Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM mail_queue WHERE status = 'pending'`))[0]?.n ?? 0),
+    hashingBacklog: () => hashThread.pending,
+  });
+  const mailTransport = metrics.countedTransport(transportUrl ? smtpTransport(transportUrl) : logTransport(log));
+  const mailQueue = new MailQueue(repos.mailQueue, repos.trackingErrors, mailTransport, clock, log);
   const notifier = new MailNotifier(cfg, () => mailQueue.kick(), clock);
   const guestLimits = () => {
     const c = cfg.get();
@@ -170,7 +186,20 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   pages.register('mail-sink', mailSinkPage);
   pages.register('download', downloadPage);
   const routes: RouteModule[] = [userRoutes, configRoutes, guestRoutes, transferRoutes, fileRoutes, legacyUploadRoutes, recipientRoutes, frequentRecipientRoutes, downloadRoutes];
-  const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter(), loginRoutes()] });
+  const readinessChecks: ReadinessCheck[] = [
+    // A read of a real table, not `SELECT 1`: on SQLite that would answer without touching the file.
+    { name: 'database', check: async () => void (await db.query('SELECT id FROM transfers LIMIT 1')) },
+    { name: 'store', check: () => fileStore.check() },
+  ];
+  // No transport configured (mail is only logged): nothing to reach, so mail never makes ferry unready.
+  if (mailTransport.verify) readinessChecks.push({ name: 'mail', check: () => mailTransport.verify!(), cacheMs: MAIL_CHECK_CACHE_MS });
+  routes.push(
+    opsRoutes({
+      metrics: config.metrics ? { registry: metrics, allowed: allowList(config.metrics.allow) } : null,
+      readiness: new Readiness(readinessChecks),
+    }),
+  );
+  const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter(), loginRoutes()], observe: metrics.middleware() });
   const stoppers: (() => void | Promise<void>)[] = [];
 
   return {
@@ -183,7 +212,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);
       log.info(`mail: ${transportUrl ? `via ${redactTransportUrl(transportUrl)}` : 'no transport, messages are logged only'}`);
       mailQueue.start();
-      if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, db.locks, config, log));
+      if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, db.locks, config, log, (o) => metrics.purgeOutcome(o)));
       const reload = setInterval(() => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)), SETTINGS_RELOAD_MS);
       reload.unref();
       stoppers.push(() => clearInterval(reload));

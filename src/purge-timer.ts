@@ -1,5 +1,5 @@
 import type { Config } from './config/defaults';
-import { formatReport, PurgeService } from './domain/purge';
+import { formatReport, PurgeService, type PurgeReport } from './domain/purge';
 import type { Locks } from './domain/ports';
 import type { Logger } from './log';
 
@@ -7,14 +7,24 @@ import type { Logger } from './log';
 export const PURGE_LOCK = 'purge';
 
 /** The in-server purge pass every purge_interval_s (docs/architecture.md, Purge), sharing the CLI's lock. Returns its stopper. */
-export function startPurgeTimer(purge: PurgeService, locks: Locks, config: Config, log: Logger): () => Promise<void> {
+export function startPurgeTimer(
+  purge: PurgeService,
+  locks: Locks,
+  config: Config,
+  log: Logger,
+  /** Told each pass's outcome (the metrics count passes and what they removed). */
+  observe: (outcome: PurgeReport | Error) => void = () => {},
+): () => Promise<void> {
   let running: Promise<void> | null = null;
   const pass = async () => {
     const unlock = await locks.tryLock(PURGE_LOCK);
     if (!unlock) return;
     try {
-      log.info(formatReport(await purge.run()));
+      const report = await purge.run();
+      observe(report);
+      log.info(formatReport(report));
     } catch (e) {
+      observe(e instanceof Error ? e : new Error(String(e)));
       log.error(`purge failed: ${e instanceof Error ? e.message : String(e)}`);
     } finally {
       await unlock().catch(() => {});

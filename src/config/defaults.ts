@@ -31,6 +31,10 @@ export interface LogConfig {
   /** A file to append to (reopened on SIGHUP, for logrotate); null: standard output and error. */
   file: string | null;
 }
+export interface MetricsConfig {
+  /** Peers (exact IP addresses or CIDR ranges) that may read GET /metrics. */
+  allow: string[];
+}
 export interface Config {
   base_url: string;
   listen: { host: string; port: number };
@@ -75,6 +79,8 @@ export interface Config {
    * later, shared by every node. The environment variable FERRY_DATABASE_URL overrides it.
    */
   database_url: string | null;
+  /** null: GET /metrics answers 404; else Prometheus text for the peers in `allow` only. */
+  metrics: MetricsConfig | null;
 }
 
 export function defaultConfig(): Config {
@@ -136,6 +142,7 @@ export function defaultConfig(): Config {
     encryption_min_password_length: 12,
     log: { format: 'text', file: null },
     database_url: null,
+    metrics: null,
   };
 }
 

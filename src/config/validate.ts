@@ -1,3 +1,4 @@
+import net from 'node:net';
 import path from 'node:path';
 import { Config, defaultConfig, MailSinkConfig } from './defaults';
 
@@ -23,6 +24,13 @@ function str(pattern?: RegExp, hint?: string): Check {
     if (typeof v !== 'string') problems.push(`${path}: expected a string, got ${describe(v)}`);
     else if (pattern && !pattern.test(v)) problems.push(`${path}: ${hint ?? 'invalid value'}, got ${JSON.stringify(v)}`);
   };
+}
+/** An IP address, or a CIDR range whose prefix fits its family (metrics.allow). */
+function ipOrCidr(v: unknown, path: string, problems: string[]): void {
+  const [addr, bits, extra] = typeof v === 'string' ? v.split('/') : [];
+  const family = typeof addr === 'string' ? net.isIP(addr) : 0;
+  const ok = family !== 0 && extra === undefined && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)));
+  if (!ok) problems.push(`${path}: an IP address or CIDR range such as "10.0.0.0/8", got ${describe(v)}`);
 }
 function oneOf(values: readonly unknown[]): Check {
   return (v, path, problems) => {
@@ -64,7 +72,7 @@ function describe(v: unknown): string {
 }
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics'].includes(k));
 
 const spCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -129,6 +137,7 @@ const schema = object({
   encryption_mandatory: bool,
   encryption_min_password_length: int(1, 1000),
   log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')) }),
+  metrics: nullable(object({ allow: arrayOf(ipOrCidr) })),
   database_url: nullable(str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL')),
 });
 

@@ -31,6 +31,8 @@ export interface HttpOptions {
   extraRouters?: ExtraRouter[];
   /** Largest JSON body accepted (bytes). */
   jsonLimit?: number;
+  /** Runs first on every request and sees its final status (the metrics). */
+  observe?: Koa.Middleware<FerryState>;
 }
 
 export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<FerryState> {
@@ -42,6 +44,7 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
   miscRoutes(api);
   for (const register of opts.routes ?? []) register(api);
 
+  if (opts.observe) app.use(opts.observe);
   app.use(async (ctx, next) => {
     ctx.state.services = services;
     ctx.state.principal = ANONYMOUS;

@@ -6,6 +6,8 @@ import { spacedLine } from '../util/names';
 /** Sends one rendered message; throws a DeliveryError describing whether a retry can help. */
 export interface MailTransport {
   send(msg: OutgoingMessage): Promise<void>;
+  /** Resolves when the mail server answers (connects and greets); /readyz asks. Absent: nothing to reach. */
+  verify?(): Promise<void>;
   close(): void;
 }
 
@@ -100,6 +102,9 @@ export function smtpTransport(url: string): MailTransport {
   // Options given in the URL (?connectionTimeout=…, ?pool=false) override these.
   const t = nodemailer.createTransport({ url, ...POOL, ...TIMEOUTS, disableFileAccess: true, disableUrlAccess: true } as never);
   return {
+    async verify() {
+      await t.verify();
+    },
     async send(msg) {
       if (!isPlainAddress(msg.to)) throw new DeliveryError(`invalid recipient address`, true);
       try {

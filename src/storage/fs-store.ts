@@ -150,6 +150,13 @@ export class FsFileStore implements FileStore {
     return names.filter((n) => /^\d+$/.test(n)).map(Number);
   }
 
+  async check(): Promise<void> {
+    // The folder itself, not a probe file: an unmounted volume or a removed or read-only folder fails here.
+    const st = await fs.promises.stat(this.root);
+    if (!st.isDirectory()) throw new Error(`${this.root} is not a directory`);
+    await fs.promises.access(this.root, fs.constants.W_OK);
+  }
+
   async usedBytes(): Promise<number> {
     return (await this.list()).reduce((n, f) => n + f.size, 0);
   }

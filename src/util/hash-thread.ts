@@ -131,6 +131,11 @@ export class HashThread {
   /** `idleMs`: an idle thread holding no state is stopped after this long (its memory given back), restarted on use. */
   constructor(private readonly idleMs = 1000) {}
 
+  /** Jobs sent to the thread and not answered yet (the hashing backlog /metrics shows). */
+  get pending(): number {
+    return this.calls.size;
+  }
+
   get failed(): Error | null {
     return this.dead;
   }

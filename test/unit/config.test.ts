@@ -43,6 +43,17 @@ test('unknown nested keys are refused', () => {
   assert.ok(problems.some((p) => p.startsWith('auth.sp.extra')), problems.join());
 });
 
+test('metrics: null, or the addresses and CIDR ranges allowed to scrape; anything else refused by name', () => {
+  assert.equal(checkConfig({ metrics: null }), []);
+  assert.equal(checkConfig({ metrics: { allow: ['127.0.0.1', '::1', '10.0.0.0/8', 'fd00::/64'] } }), []);
+  assert.is(defaultConfig().metrics, null);
+  const problems = checkConfig({ metrics: { allow: ['999.1.1.1', '10.0.0.0/33', 'example.org', '::1/129', '1.2.3.4/8/1', 7] } });
+  assert.is(problems.length, 6, problems.join('\n'));
+  for (let i = 0; i < 6; i++) assert.ok(problems.some((p) => p.startsWith(`metrics.allow[${i}]`) || p.startsWith(`metrics.allow.${i}`)), problems.join('\n'));
+  assert.ok(checkConfig({ metrics: { allow: ['127.0.0.1'], open: true } }).some((p) => p.includes('open')));
+  assert.ok(checkConfig({ metrics: true }).length > 0);
+});
+
 test('cross-key rules: defaults may not exceed maxima', () => {
   const problems = checkConfig({ default_transfer_days_valid: 30, max_transfer_days_valid: 20 });
   assert.equal(problems, ['default_transfer_days_valid: must not exceed max_transfer_days_valid']);

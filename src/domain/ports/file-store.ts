@@ -40,6 +40,8 @@ export interface FileStore {
   list(): Promise<{ transferId: number; uid: string; size: number }[]>;
   /** Transfer ids that have a directory, empty or not (a deletion cut short can leave one empty). */
   transferDirs(): Promise<number[]>;
+  /** Resolves when the store can be written to now (readiness checks: cheap, touches no file's data). */
+  check(): Promise<void>;
   /** Bytes stored in all. */
   usedBytes(): Promise<number>;
   close(): Promise<void>;

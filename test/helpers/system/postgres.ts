@@ -47,6 +47,9 @@ export interface PostgresServer {
   port: number;
   /** A new, empty database on the server; returns its URL. */
   createDatabase(prefix?: string): Promise<string>;
+  /** Stops the server (fast shutdown: connections are cut), as an outage would; start() brings it back on the same port. */
+  stop(): void;
+  start(): void;
 }
 
 let running: Promise<PostgresServer> | null = null;
@@ -116,12 +119,21 @@ async function start(): Promise<PostgresServer> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
     const opts = `-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=200`;
-    const started = runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'], uid);
+    const pgStart = () => runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'], uid);
+    const started = pgStart();
     if (started.status === 0) {
       const url = `postgres://ferry@127.0.0.1:${port}/postgres`;
       return {
         url,
         port,
+        stop() {
+          const r = runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop'], uid);
+          if (r.status !== 0) throw new Error(`pg_ctl stop failed:\n${r.out}`);
+        },
+        start() {
+          const r = pgStart();
+          if (r.status !== 0) throw new Error(`pg_ctl start failed:\n${r.out}`);
+        },
         async createDatabase(prefix = 'ferry') {
           const name = `${prefix}_${process.pid}_${++dbCounter}`;
           const client = new pg.Client({ connectionString: url });
