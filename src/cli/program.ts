@@ -13,6 +13,7 @@ import { loginCommand } from './login';
 import { sendCommand } from './send';
 import { getCommand } from './get';
 import { serviceCommand } from './service';
+import { backupCommand } from './backup';
 import { ConfigError } from '../config/validate';
 import { ClientError } from '../client/errors';
 import { ServiceError } from '../domain/errors';
@@ -20,7 +21,7 @@ import { ServiceError } from '../domain/errors';
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand];
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand, backupCommand];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')

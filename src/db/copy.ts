@@ -32,7 +32,7 @@ export async function copySqliteToPostgres(dataDir: string, url: string): Promis
   const pool = createPool(url);
   try {
     await assertEmpty(pool);
-    await snapshot(source, snapshotFile);
+    await snapshotSqlite(source, snapshotFile);
     // The snapshot (never the source) is brought to this ferry's schema on opening, as serve would on start.
     const snap = openSqliteFile(snapshotFile, migrations);
     try {
@@ -68,8 +68,8 @@ export async function copySqliteToPostgres(dataDir: string, url: string): Promis
   }
 }
 
-/** SQLite's online backup of the live file into `to`: a consistent copy while other processes write. */
-async function snapshot(from: string, to: string): Promise<void> {
+/** SQLite's online backup of the live file into `to`: a consistent copy while other processes write (also `ferry backup`). */
+export async function snapshotSqlite(from: string, to: string): Promise<void> {
   const nativeBinding = loadNativeBinding(path.dirname(from));
   const src = new BetterSqlite3(from, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) } as BetterSqlite3.Options);
   try {

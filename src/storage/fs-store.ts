@@ -9,6 +9,12 @@ import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
 
 const UID = /^[0-9a-f]{32}$/;
+
+/** Where a file's bytes live under the store's root: <root>/<transfer id>/<uid> (also read by `ferry backup`). */
+export function storedFilePath(root: string, transferId: number, uid: string): string {
+  if (!Number.isSafeInteger(transferId) || transferId < 1 || !UID.test(uid)) throw new Error('invalid file address');
+  return path.join(root, String(transferId), uid);
+}
 /** An upload's descriptor stays open this long after its last chunk, for the next one. */
 const IDLE_MS = 10_000;
 /** Idle descriptors kept at most; beyond it the longest-idle ones are closed (many uploads at once). */
@@ -68,8 +74,7 @@ export class FsFileStore implements FileStore {
   }
 
   pathOf(transferId: number, uid: string): string {
-    if (!Number.isSafeInteger(transferId) || transferId < 1 || !UID.test(uid)) throw new Error('invalid file address');
-    return path.join(this.root, String(transferId), uid);
+    return storedFilePath(this.root, transferId, uid);
   }
 
   async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number> {
