@@ -170,9 +170,12 @@ export async function restoreSqlite(dir: string, dataDir: string): Promise<Manif
         await fsp.copyFile(src, dst).catch(() => {});
         continue;
       }
-      const got = await copyHashed(src, dst);
-      if (got.size !== want.size) throw new Error(`${rel}: ${got.size} bytes, the manifest says ${want.size}`);
-      if (want.sha256 && got.sha256 !== want.sha256) throw new Error(`${rel}: SHA-256 differs from the manifest's`);
+      const got = await copyHashed(src, dst).catch((e: NodeJS.ErrnoException) => {
+        throw e.code === 'ENOENT' ? new BackupRefused(`${rel} is missing from the backup`) : e;
+      });
+      // A damaged backup is the input's fault, not ferry's: exit 1 with the file named.
+      if (got.size !== want.size) throw new BackupRefused(`${rel}: ${got.size} bytes, the manifest says ${want.size}; the backup is damaged`);
+      if (want.sha256 && got.sha256 !== want.sha256) throw new BackupRefused(`${rel}: SHA-256 differs from the manifest's; the backup is damaged`);
     }
   } catch (e) {
     // Leave nothing half-restored behind.

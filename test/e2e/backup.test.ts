@@ -55,9 +55,14 @@ test('backup --files during parallel uploads, restore into an empty data dir: th
   try {
     // Finished before the backup starts.
     const before = [await send(s.url, 'before-a', [3 * MiB + 17, 5]), await send(s.url, 'before-b', [2 * MiB])];
+    // And one surely unfinished at the snapshot: half its chunks now, the rest after the backup.
+    const half = (await request(s.url, 'POST', '/transfer', { headers: alice, json: { files: [{ name: 'half.bin', size: 4 * MiB }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } })).json;
+    const halfData = patternBytes('half', 4 * MiB);
+    const halfReq = (method: string, p: string, init: Parameters<typeof request>[3] = {}) => request(s.url, method, p, { ...init, headers: { ...alice, ...(init.headers ?? {}) } });
+    for (const r of await sendChunks(halfReq, half.files[0].id, halfData, CHUNK, { order: [0, 1] })) assert.is(r.status, 200, r.text);
     // Four uploads running while the backup is taken; some finish before its snapshot, some after.
-    const running = Array.from({ length: 4 }, (_, i) => send(s.url, `during-${i}`, [(6 + i) * MiB + i]));
-    await new Promise((r) => setTimeout(r, 150));
+    const running = Array.from({ length: 4 }, (_, i) => send(s.url, `during-${i}`, [i === 0 ? MiB + 1 : (16 + 4 * i) * MiB + i]));
+    await new Promise((r) => setTimeout(r, 400));
     const backupDir = path.join(s.dir, 'backup');
     const t0 = Date.now();
     const b = await runFerryAsync(['backup', backupDir, '--files', '-c', s.configFile]);
@@ -65,6 +70,9 @@ test('backup --files during parallel uploads, restore into an empty data dir: th
     assert.is(b.code, 0, b.stderr);
     assert.match(b.stdout, /backed up \d+ transfers/);
     const during = await Promise.all(running);
+    for (const r of await sendChunks(halfReq, half.files[0].id, halfData, CHUNK, { order: [2, 3] })) assert.is(r.status, 200, r.text);
+    assert.is((await halfReq('PUT', `/file/${half.files[0].id}`, { json: { complete: true } })).status, 200);
+    assert.is((await halfReq('PUT', `/transfer/${half.id}`, { json: { complete: true } })).status, 200);
     const all = [...before, ...during];
 
     const manifest = JSON.parse(fs.readFileSync(path.join(backupDir, 'manifest.json'), 'utf8'));
@@ -74,11 +82,13 @@ test('backup --files during parallel uploads, restore into an empty data dir: th
     const available = new Set((snap.prepare(`SELECT id FROM transfers WHERE status = 'available'`).all() as { id: number }[]).map((r) => r.id));
     snap.close();
     for (const t of before) assert.ok(available.has(t.id), `transfer ${t.id} finished before the backup`);
+    assert.not.ok(available.has(half.id));
+    assert.ok(manifest.partial_files.includes(`files/${half.id}/${half.files[0].uid}`));
     assert.is(manifest.counts.available_transfers, available.size);
     const listed = all.filter((t) => available.has(t.id));
     assert.is(manifest.files.length, listed.reduce((n, t) => n + t.files.length, 0));
     const bytes = fs.readdirSync(path.join(backupDir, 'files'), { recursive: true, withFileTypes: true }).filter((d) => d.isFile()).reduce((n, d) => n + fs.statSync(path.join(d.parentPath, d.name)).size, 0);
-    console.log(`  backup of ${available.size} available transfers (${all.length - available.size} still uploading): ${backupMs} ms, ${bytes} bytes of files + ${fs.statSync(path.join(backupDir, 'ferry.db')).size} bytes of metadata`);
+    console.log(`  backup of ${available.size} available transfers (${all.length + 1 - available.size} still uploading): ${backupMs} ms, ${bytes} bytes of files + ${fs.statSync(path.join(backupDir, 'ferry.db')).size} bytes of metadata`);
 
     // Restore into a new, empty data dir and start a second server on it.
     const config2 = writeConfig(dir2, HEADER_SP);
@@ -92,6 +102,25 @@ test('backup --files during parallel uploads, restore into an empty data dir: th
         assert.is(sha256(Buffer.from(await res.arrayBuffer())), sha256(f.data), `transfer ${t.id} file ${f.id}`);
       }
     }
+
+    // The unfinished upload comes back as it was in the snapshot (half received), for its sender to resume.
+    const halfBack = await request(s2.url, 'GET', `/file/${half.files[0].id}`, { headers: alice });
+    assert.is(halfBack.json.received, 2 * MiB);
+
+    // A damaged backup is refused (exit 1, the file named) and leaves no data dir behind.
+    const damaged = path.join(s.dir, 'damaged');
+    fs.cpSync(backupDir, damaged, { recursive: true });
+    const victim = path.join(damaged, manifest.files[0].path);
+    const bytesOf = fs.readFileSync(victim);
+    bytesOf[0] ^= 1;
+    fs.writeFileSync(victim, bytesOf);
+    const dir3 = path.join(s.dir, 'third');
+    fs.mkdirSync(dir3);
+    const config3 = writeConfig(dir3);
+    const bad = runFerry(['restore', damaged, '-c', config3]);
+    assert.is(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /^error: files\/\d+\/[0-9a-f]{32}: SHA-256 differs from the manifest's; the backup is damaged\n$/);
+    assert.not.ok(fs.existsSync(path.join(dir3, 'data')));
 
     // A second restore over the now used data dir is refused and changes nothing.
     const again = runFerry(['restore', backupDir, '-c', config2]);
