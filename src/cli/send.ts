@@ -84,12 +84,15 @@ export function sendCommand(program: Command, io: CliIO): void {
         const { choosePassword, givenPassword } = await import('../client/encryption');
         encrypt = choosePassword(await givenPassword(process.env, !!o.passwordStdin, () => io.readStdin()));
       }
+      // Shown once, on standard error (away from what a script captures), as soon as the transfer exists; with
+      // --json it is the result's `password` instead.
+      const onGeneratedPassword = (p: string) => {
+        if (!o.json) io.err(`generated password (give it to the recipients by another channel; it is not stored anywhere): ${p}`);
+      };
       const stop = interruptNotice(io);
       try {
-        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, from: o.from, parallel, retries, json: !!o.json, encrypt }, io);
+        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, from: o.from, parallel, retries, json: !!o.json, encrypt, onGeneratedPassword }, io);
         if (o.json) return io.out(JSON.stringify(r));
-        // Shown this once and only here (standard error, away from what a script captures as the result).
-        if (r.password) io.err(`generated password (give it to the recipients by another channel; it is not stored anywhere): ${r.password}`);
         const rate = r.seconds > 0 ? ` (${humanBytes(Math.round(r.bytes_sent / r.seconds))}/s)` : '';
         const size = humanBytes(r.files.reduce((n, f) => n + f.size, 0));
         const to = r.link ? 'as a link' : `to ${r.recipients.join(', ')}`;

@@ -37,6 +37,8 @@ export interface SendOptions {
   cwd?: string;
   /** End-to-end encryption with this password (typed or generated); absent: a plain transfer. */
   encrypt?: PasswordChoice;
+  /** Told a generated password once the transfer exists (before any chunk is sent). */
+  onGeneratedPassword?: (password: string) => void;
 }
 
 interface ServerFile {
@@ -122,7 +124,6 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
     const enc = o.encrypt;
     if (enc) {
       if (info.encryption_enabled === false) throw new ClientError('this server does not offer end-to-end encryption: send without --encrypt');
-      checkPasswordRules(enc, info);
     }
     const from = await senderAddress(api, o.from);
     const terms = { recipients: o.recipients, subject: o.subject ?? '', message: o.message ?? '', days: o.days ?? null, link: o.link, from, encrypt: !!enc };
@@ -152,6 +153,8 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       transfer = resumed.transfer;
       uploads = resumed.uploads;
     } else {
+      // Only for a new transfer: on a resume the key check value has shown it is the password it began with.
+      if (enc) checkPasswordRules(enc, info);
       const iterations = iterationsFrom(info);
       const seals = enc ? files.map((f) => newFileSeal(f.size, chunkSize)) : null;
       transfer = await api.call<ServerTransfer>('POST', '/transfer', {
@@ -181,6 +184,8 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
         const k = await keyFor(enc.password, params);
         encryption = { ...params, keyCheck: await keyCheck(k), files: seals };
         sealer = sealerFor(k);
+        // Shown now, not at the end: a send killed later can be resumed with it (in FERRY_PASSWORD).
+        if (enc.generated) o.onGeneratedPassword?.(enc.password);
       }
       const record: ResumeRecord = {
         version: 1,

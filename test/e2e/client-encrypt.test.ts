@@ -230,4 +230,37 @@ test('send --encrypt with no password: one is generated (version 2), shown once,
   }
 });
 
+test('a generated password is shown before the first chunk: a killed send resumes with it in FERRY_PASSWORD', async () => {
+  const w = await world();
+  try {
+    const plain = writeFile(path.join(w.home, 'data.bin'), 20 * CHUNK, 'gen-resume');
+    const args = ['send', 'data.bin', '-r', 'bob@example.org', '--encrypt'];
+    let proc: ReturnType<typeof spawn> | null = null;
+    let stderr = '';
+    const first = ferry(w, args, {
+      onStart: (p) => {
+        proc = p;
+        p.stderr!.on('data', (d) => (stderr += d));
+      },
+    });
+    await until('a few chunks', () => chunkPuts(w.lines).filter((c) => c.status === 200).length >= 4, 120_000);
+    proc!.kill('SIGKILL');
+    await first;
+    const password = /generated password .*: (\S+)/.exec(stderr)?.[1];
+    assert.ok(password, stderr);
+    // Given back in FERRY_PASSWORD, it carries on the same transfer (and is not shown again).
+    const again = await ferry(w, args, { env: { FERRY_PASSWORD: password } });
+    assert.is(again.code, 0, again.stderr);
+    assert.match(again.stdout, /resumed, encrypted end to end/);
+    assert.not.match(again.stderr, /generated password/);
+    const id = Number(/transfer (\d+) sent/.exec(again.stdout)![1]);
+    const t = await transferOf(w, id);
+    const got = await ferry(w, ['get', t.recipients[0].download_url, '-o', 'out'], { env: { FERRY_PASSWORD: password } });
+    assert.is(got.code, 0, got.stderr);
+    assert.is(sha256(fs.readFileSync(path.join(w.home, 'out', 'data.bin'))), sha256(plain));
+  } finally {
+    await w.close();
+  }
+});
+
 test.run();
