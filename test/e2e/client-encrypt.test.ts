@@ -141,6 +141,14 @@ test('send --encrypt (password from FERRY_PASSWORD): the server stores only ciph
     assert.is(sha256(fs.readFileSync(path.join(w.home, 'out', 'note.txt'))), sha256(small));
     const result = JSON.parse(got.stdout);
     assert.equal(result.files.map((f: { verified: string }) => f.verified), ['aes-gcm', 'aes-gcm']);
+
+    // An interrupted get carries on from its last whole chunk.
+    fs.mkdirSync(path.join(w.home, 'again'));
+    fs.writeFileSync(path.join(w.home, 'again', 'scan.bin.part'), big.subarray(0, CHUNK + CHUNK / 2));
+    const resumed = await ferry(w, ['get', link, '-o', 'again'], { env });
+    assert.is(resumed.code, 0, resumed.stderr);
+    assert.is(sha256(fs.readFileSync(path.join(w.home, 'again', 'scan.bin'))), sha256(big));
+    assert.not.ok(fs.existsSync(path.join(w.home, 'again', 'scan.bin.part')));
   } finally {
     await w.close();
   }
