@@ -20,7 +20,7 @@ export function getCommand(program: Command, io: CliIO): void {
       const stop = interruptNotice(io);
       try {
         const r = await getFiles({ link, outDir: o.output, json: !!o.json, retries: retriesOf(o.retries), password }, io);
-        const decrypted = r.files.some((f) => f.verified === 'aes-gcm') ? ', decrypted (every chunk checked by its AES-GCM tag)' : '';
+        const decrypted = r.files.some((f) => f.verified.startsWith('aes-gcm')) ? ', decrypted (every chunk checked by its AES-GCM tag)' : '';
         io.out(o.json ? JSON.stringify(r) : `${r.files.length} file${r.files.length === 1 ? '' : 's'} from ${r.from} in ${o.output}${decrypted}`);
       } finally {
         stop();

@@ -8,7 +8,7 @@ import { safeEntryNames } from '../shared/entry-names';
 import { ApiError, ClientError } from './errors';
 import { describeNetworkError, errorBody, FerryApi, openRequest } from './http';
 import { createReporter, reportMode, type Reporter, type ReporterIO } from './progress';
-import { CHUNK_OVERHEAD, chunkCount, decryptChunk, DecryptError, deriveKey, fileCrypto, type FileCrypto } from '../shared-crypto/format';
+import { CHUNK_OVERHEAD, chunkCount, decryptChunk, DecryptError, deriveKey, encryptChunk, fileCrypto, type FileCrypto } from '../shared-crypto/format';
 import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, sleep } from './retry';
 
 export interface GetOptions {
@@ -51,7 +51,7 @@ export interface GetResult {
     sha256: string | null;
     result: 'saved' | 'already there';
     /** How the bytes were checked: the server's SHA-256, or (encrypted) every chunk's AES-GCM tag. */
-    verified: 'sha256' | 'aes-gcm' | 'none';
+    verified: 'sha256' | 'aes-gcm' | 'aes-gcm+sha256' | 'none';
   }[];
 }
 
@@ -99,8 +99,9 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
       if (decrypting && !ext) throw new ClientError(`the server lists no encryption fields for ${name}`, 2);
       const result = decrypting && ext ? await downloadEncrypted(api, token, f, ext, decrypting.key, dest, name, reporter) : await downloadOne(api, token, f, dest, name, reporter);
       reporter.fileDone(result, name, f.size);
-      // The server's SHA-256 of an encrypted file is of the ciphertext it stored: the plaintext is checked by its GCM tags.
-      const verified = decrypting ? 'aes-gcm' : f.sha256 ? 'sha256' : 'none';
+      // The server's SHA-256 of an encrypted file is of the ciphertext it stored: the plaintext is checked by its
+      // GCM tags, and the ciphertext (as fetched, or sealed again from what an earlier run kept) by that SHA-256.
+      const verified = decrypting ? (f.sha256 ? 'aes-gcm+sha256' : 'aes-gcm') : f.sha256 ? 'sha256' : 'none';
       results.push({ id: f.id, name: f.name, path: dest, size: f.size, sha256: decrypting ? null : f.sha256, result, verified });
     }
     reporter.finish();
@@ -316,6 +317,18 @@ async function downloadEncrypted(
     fs.ftruncateSync(fd, index * S);
     reporter.advance(index * S - Math.min(have, f.size), name);
     const firstInRun = index;
+    // The server's SHA-256 is of the ciphertext it stored. Sealing is deterministic (IV = file IV ‖ chunk
+    // number), so the plaintext kept from an earlier run, sealed again, must give back those very bytes: the
+    // whole file is checked against the server's value, not only the chunks fetched in this run.
+    const cipherHash = f.sha256 ? crypto.createHash('sha256') : null;
+    if (cipherHash && firstInRun > 0) {
+      const buf = Buffer.allocUnsafe(S);
+      for (let j = 0; j < firstInRun; j++) {
+        let got = 0;
+        while (got < S) got += fs.readSync(fd, buf, got, S - got, j * S + got) || fail();
+        cipherHash.update(await encryptChunk(key, fc, j, buf));
+      }
+    }
     for (; index < fc.chunkCount; index++) {
       const start = index * S;
       const plainLength = Math.min(S, f.size - start);
@@ -331,9 +344,15 @@ async function downloadEncrypted(
         throw new ClientError(`${name}: chunk ${index} failed its integrity check (${e.reason.replace(/_/g, ' ')}: altered on the server?); the partial file was removed`, 2);
       }
       if (plain.length !== plainLength) throw new ClientError(`${name}: chunk ${index} decrypted to the wrong length`, 2);
+      cipherHash?.update(stored);
       let off = 0;
       while (off < plain.length) off += fs.writeSync(fd, plain, off, plain.length - off, start + off);
       reporter.advance(plain.length, name);
+    }
+    const got = cipherHash?.digest('hex');
+    if (got !== undefined && got !== f.sha256) {
+      fs.ftruncateSync(fd, 0);
+      throw new ClientError(`${name}: SHA-256 mismatch of the ciphertext (expected ${f.sha256}, got ${got}); the partial file was removed, run the command again to download it anew`, 2);
     }
     fs.fsyncSync(fd);
     ok = true;
@@ -343,6 +362,10 @@ async function downloadEncrypted(
   }
   fs.renameSync(part, dest);
   return 'saved';
+}
+
+function fail(): never {
+  throw new ClientError('the partial file shrank while it was being checked', 2);
 }
 
 /** One stored chunk with Range, retried on the network's and the server's passing failures. */

@@ -140,7 +140,8 @@ test('send --encrypt (password from FERRY_PASSWORD): the server stores only ciph
     assert.is(sha256(fs.readFileSync(path.join(w.home, 'out', 'scan.bin'))), sha256(big));
     assert.is(sha256(fs.readFileSync(path.join(w.home, 'out', 'note.txt'))), sha256(small));
     const result = JSON.parse(got.stdout);
-    assert.equal(result.files.map((f: { verified: string }) => f.verified), ['aes-gcm', 'aes-gcm']);
+    // Every chunk's GCM tag, and the ciphertext against the SHA-256 the server computed when the upload completed.
+    assert.equal(result.files.map((f: { verified: string }) => f.verified), ['aes-gcm+sha256', 'aes-gcm+sha256']);
 
     // An interrupted get carries on from its last whole chunk.
     fs.mkdirSync(path.join(w.home, 'again'));
@@ -149,6 +150,16 @@ test('send --encrypt (password from FERRY_PASSWORD): the server stores only ciph
     assert.is(resumed.code, 0, resumed.stderr);
     assert.is(sha256(fs.readFileSync(path.join(w.home, 'again', 'scan.bin'))), sha256(big));
     assert.not.ok(fs.existsSync(path.join(w.home, 'again', 'scan.bin.part')));
+    // A partial file that is not what the chunks decrypt to is caught: sealed again, it misses the server's SHA-256.
+    fs.mkdirSync(path.join(w.home, 'bad'));
+    const wrongPart = Buffer.from(big.subarray(0, CHUNK));
+    wrongPart[1000] ^= 1;
+    fs.writeFileSync(path.join(w.home, 'bad', 'scan.bin.part'), wrongPart);
+    const caught = await ferry(w, ['get', link, '-o', 'bad'], { env });
+    assert.is(caught.code, 2, caught.stderr);
+    assert.match(caught.stderr, /SHA-256 mismatch of the ciphertext/);
+    assert.not.ok(fs.existsSync(path.join(w.home, 'bad', 'scan.bin')));
+    assert.not.ok(fs.existsSync(path.join(w.home, 'bad', 'scan.bin.part')));
   } finally {
     await w.close();
   }
