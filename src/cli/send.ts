@@ -10,6 +10,7 @@ interface SendFlags {
   guest?: string;
   from?: string;
   encrypt?: boolean;
+  passwordStdin?: boolean;
   parallel: string;
   retries: string;
   url?: string;
@@ -53,14 +54,15 @@ export function sendCommand(program: Command, io: CliIO): void {
     .option('--link', 'make a download link instead of mailing recipients (printed at the end)')
     .option('--guest <email>', 'invite this person to upload files to you (no files)')
     .option('--from <email>', 'sender address (default: the first address of your account)')
-    .option('--encrypt', 'end-to-end encryption (not available yet)')
+    .option('--encrypt', 'encrypt end to end: the password comes from $FERRY_PASSWORD or --password-stdin, or one is generated and shown once')
+    .option('--password-stdin', 'with --encrypt: read the password from standard input')
     .option('--parallel <n>', 'chunks in flight', '4')
     .option('--retries <n>', 'attempts after a failed request (network error, 5xx, 429), waiting 1 s, 2 s, 4 s… up to 30 s between', '8')
     .option('--url <url>', 'server address (default: from ferry login or $FERRY_URL)')
     .option('--user <id>', 'user id (default: from ferry login or $FERRY_USER)')
     .option('--json', 'print the result as one JSON object, and no progress')
     .action(async (paths: string[], o: SendFlags) => {
-      if (o.encrypt) throw new UsageError('--encrypt is not available yet: the command-line client cannot encrypt files end to end; send without it');
+      if (o.passwordStdin && !o.encrypt) throw new UsageError('--password-stdin goes with --encrypt');
       const days = positive(o.days, '--days', 3650);
       const parallel = positive(o.parallel, '--parallel', 32) ?? 4;
       const retries = retriesOf(o.retries);
@@ -77,14 +79,24 @@ export function sendCommand(program: Command, io: CliIO): void {
       }
       if (paths.length === 0) throw new UsageError('nothing to send: name files or folders (or use --guest <email>)');
       const { sendFiles } = await import('../client/send');
+      let encrypt;
+      if (o.encrypt) {
+        const { choosePassword, givenPassword } = await import('../client/encryption');
+        encrypt = choosePassword(await givenPassword(process.env, !!o.passwordStdin, () => io.readStdin()));
+      }
+      // Shown once, on standard error (away from what a script captures), as soon as the transfer exists; with
+      // --json it is the result's `password` instead.
+      const onGeneratedPassword = (p: string) => {
+        if (!o.json) io.err(`generated password (give it to the recipients by another channel; it is not stored anywhere): ${p}`);
+      };
       const stop = interruptNotice(io);
       try {
-        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, from: o.from, parallel, retries, json: !!o.json }, io);
+        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, from: o.from, parallel, retries, json: !!o.json, encrypt, onGeneratedPassword }, io);
         if (o.json) return io.out(JSON.stringify(r));
         const rate = r.seconds > 0 ? ` (${humanBytes(Math.round(r.bytes_sent / r.seconds))}/s)` : '';
         const size = humanBytes(r.files.reduce((n, f) => n + f.size, 0));
         const to = r.link ? 'as a link' : `to ${r.recipients.join(', ')}`;
-        io.out(`transfer ${r.transfer_id} sent ${to}: ${r.files.length} file${r.files.length === 1 ? '' : 's'}, ${size} in ${r.seconds.toFixed(1)} s${rate}${r.resumed ? ', resumed' : ''}`);
+        io.out(`transfer ${r.transfer_id} sent ${to}: ${r.files.length} file${r.files.length === 1 ? '' : 's'}, ${size} in ${r.seconds.toFixed(1)} s${rate}${r.resumed ? ', resumed' : ''}${r.encrypted ? ', encrypted end to end' : ''}`);
         if (r.link) io.out(`link: ${r.link}`);
       } finally {
         stop();

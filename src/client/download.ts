@@ -8,6 +8,7 @@ import { safeEntryNames } from '../shared/entry-names';
 import { ApiError, ClientError } from './errors';
 import { describeNetworkError, errorBody, FerryApi, openRequest } from './http';
 import { createReporter, reportMode, type Reporter, type ReporterIO } from './progress';
+import { CHUNK_OVERHEAD, chunkCount, decryptChunk, DecryptError, deriveKey, encryptChunk, fileCrypto, type FileCrypto } from '../shared-crypto/format';
 import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, sleep } from './retry';
 
 export interface GetOptions {
@@ -15,6 +16,20 @@ export interface GetOptions {
   outDir: string;
   json: boolean;
   retries?: number;
+  /** For an encrypted transfer (FERRY_PASSWORD or --password-stdin); asked for only when one is. */
+  password?: () => Promise<string | null>;
+}
+
+/** A file's entry in GET /transfer/fileidsextended (the encryption fields a recipient needs). */
+interface Extended {
+  id: number;
+  encrypted?: boolean;
+  key_salt?: string | null;
+  password_version?: number | null;
+  password_encoding?: string | null;
+  password_hash_iterations?: number | null;
+  fileiv?: string | null;
+  fileaead?: string | null;
 }
 
 interface Listing {
@@ -28,7 +43,16 @@ export interface GetResult {
   transfer_id: number;
   subject: string;
   from: string;
-  files: { id: number; name: string; path: string; size: number; sha256: string | null; result: 'saved' | 'already there' }[];
+  files: {
+    id: number;
+    name: string;
+    path: string;
+    size: number;
+    sha256: string | null;
+    result: 'saved' | 'already there';
+    /** How the bytes were checked: the server's SHA-256, or (encrypted) every chunk's AES-GCM tag. */
+    verified: 'sha256' | 'aes-gcm' | 'aes-gcm+sha256' | 'none';
+  }[];
 }
 
 /** A download link (`{base}/?s=download&token=T`, or a file's `{base}/download?token=T&files_ids=…`) taken apart. */
@@ -67,12 +91,18 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
     const total = wanted.reduce((n, f) => n + f.size, 0);
     const results: GetResult['files'] = [];
     const targets = wanted.map((f, i) => ({ f, name: names[i], dest: destination(root, names[i]) }));
+    const decrypting = await decryptionFor(api, token, o.password);
     const partials = targets.reduce((n, t) => n + partialSize(t.dest, t.f.size), 0);
     reporter.start(total, partials);
     for (const { f, name, dest } of targets) {
-      const result = await downloadOne(api, token, f, dest, name, reporter);
+      const ext = decrypting?.files.get(f.id);
+      if (decrypting && !ext) throw new ClientError(`the server lists no encryption fields for ${name}`, 2);
+      const result = decrypting && ext ? await downloadEncrypted(api, token, f, ext, decrypting.key, dest, name, reporter) : await downloadOne(api, token, f, dest, name, reporter);
       reporter.fileDone(result, name, f.size);
-      results.push({ id: f.id, name: f.name, path: dest, size: f.size, sha256: f.sha256, result });
+      // The server's SHA-256 of an encrypted file is of the ciphertext it stored: the plaintext is checked by its
+      // GCM tags, and the ciphertext (as fetched, or sealed again from what an earlier run kept) by that SHA-256.
+      const verified = decrypting ? (f.sha256 ? 'aes-gcm+sha256' : 'aes-gcm') : f.sha256 ? 'sha256' : 'none';
+      results.push({ id: f.id, name: f.name, path: dest, size: f.size, sha256: decrypting ? null : f.sha256, result, verified });
     }
     reporter.finish();
     return { transfer_id: listing.transfer_id, subject: listing.subject, from: listing.from, files: results };
@@ -223,4 +253,155 @@ async function readAll(res: http.IncomingMessage): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const c of res) parts.push(c as Buffer);
   return Buffer.concat(parts);
+}
+
+/**
+ * An encrypted transfer's key, from the password and the parameters the server lists for the link; null for a
+ * plain transfer. Refuses early, before any file is created, when the password is missing.
+ */
+async function decryptionFor(api: FerryApi, token: string, password: GetOptions['password']): Promise<{ key: CryptoKey; files: Map<number, Extended> } | null> {
+  const ext = await api.call<Extended[]>('GET', '/transfer/fileidsextended', { args: { token }, what: 'reading the encryption settings' });
+  const enc = ext.filter((e) => e.encrypted);
+  if (enc.length === 0) return null;
+  const first = enc[0];
+  if (first.key_salt == null || first.password_version == null || first.password_hash_iterations == null) throw new ClientError('the server lists incomplete encryption settings for this transfer', 2);
+  const given = password ? await password() : null;
+  if (given === null) throw new ClientError('this transfer is encrypted end to end: give its password in FERRY_PASSWORD or with --password-stdin');
+  let key: CryptoKey;
+  try {
+    key = await deriveKey({ password: given, passwordVersion: first.password_version, passwordEncoding: first.password_encoding ?? 'none', salt: first.key_salt, iterations: first.password_hash_iterations });
+  } catch (e) {
+    if (e instanceof DecryptError) throw new ClientError(wrongPassword(e));
+    throw e;
+  }
+  return { key, files: new Map(enc.map((e) => [e.id, e])) };
+}
+
+function wrongPassword(e: DecryptError): string {
+  return e.reason === 'wrong_password' ? 'wrong password: it does not decrypt this transfer (nothing was saved)' : `cannot decrypt: ${e.reason.replace(/_/g, ' ')}`;
+}
+
+/**
+ * Downloads an encrypted file chunk by chunk (Range in plaintext-chunk coordinates, docs/encryption.md),
+ * decrypting each as it arrives and writing it at its place in `<name>.part`: one chunk in memory at a time.
+ * Each chunk's GCM tag authenticates it (and its place: the IV carries the chunk number), so a wrong password
+ * or altered bytes stop the download and the partial file is removed. A `.part` from an earlier run holds
+ * only chunks that passed; it resumes at its last whole chunk.
+ */
+async function downloadEncrypted(
+  api: FerryApi,
+  token: string,
+  f: Listing['files'][number],
+  ext: Extended,
+  key: CryptoKey,
+  dest: string,
+  name: string,
+  reporter: Reporter,
+): Promise<'saved'> {
+  if (lstatOrNull(dest)) throw new ClientError(`${dest} already exists; remove it or choose another folder with -o`);
+  let fc: FileCrypto;
+  try {
+    const aead = JSON.parse(atob(ext.fileaead ?? '')) as { chunksize?: unknown };
+    fc = fileCrypto(ext.fileiv ?? '', ext.fileaead ?? '', Number(aead.chunksize));
+  } catch (e) {
+    throw new ClientError(`${name}: ${e instanceof DecryptError ? wrongPassword(e) : 'the server lists a bad IV or AEAD for this file'}`, 2);
+  }
+  const S = fc.chunkSize;
+  if (!(S > 0) || fc.chunkCount !== chunkCount(f.size, S)) throw new ClientError(`${name}: the file's AEAD does not match its size`, 2);
+  const part = `${dest}.part`;
+  const fd = fs.openSync(part, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o644);
+  let ok = false;
+  try {
+    const have = fs.fstatSync(fd).size;
+    let index = have <= f.size ? Math.floor(have / S) : 0;
+    fs.ftruncateSync(fd, index * S);
+    reporter.advance(index * S - Math.min(have, f.size), name);
+    const firstInRun = index;
+    // The server's SHA-256 is of the ciphertext it stored. Sealing is deterministic (IV = file IV ‖ chunk
+    // number), so the plaintext kept from an earlier run, sealed again, must give back those very bytes: the
+    // whole file is checked against the server's value, not only the chunks fetched in this run.
+    const cipherHash = f.sha256 ? crypto.createHash('sha256') : null;
+    if (cipherHash && firstInRun > 0) {
+      const buf = Buffer.allocUnsafe(S);
+      for (let j = 0; j < firstInRun; j++) {
+        let got = 0;
+        while (got < S) got += fs.readSync(fd, buf, got, S - got, j * S + got) || fail();
+        cipherHash.update(await encryptChunk(key, fc, j, buf));
+      }
+    }
+    for (; index < fc.chunkCount; index++) {
+      const start = index * S;
+      const plainLength = Math.min(S, f.size - start);
+      const stored = await fetchChunk(api, token, f.id, start, plainLength + CHUNK_OVERHEAD, name, reporter);
+      let plain: Uint8Array;
+      try {
+        plain = await decryptChunk(key, fc, index, stored);
+      } catch (e) {
+        if (!(e instanceof DecryptError)) throw e;
+        // No plaintext stays behind: not this run's, nor what an earlier run saved.
+        fs.ftruncateSync(fd, 0);
+        if (index === firstInRun && e.reason === 'wrong_password') throw new ClientError(`${name}: ${wrongPassword(e)}`, 1);
+        throw new ClientError(`${name}: chunk ${index} failed its integrity check (${e.reason.replace(/_/g, ' ')}: altered on the server?); the partial file was removed`, 2);
+      }
+      if (plain.length !== plainLength) throw new ClientError(`${name}: chunk ${index} decrypted to the wrong length`, 2);
+      cipherHash?.update(stored);
+      let off = 0;
+      while (off < plain.length) off += fs.writeSync(fd, plain, off, plain.length - off, start + off);
+      reporter.advance(plain.length, name);
+    }
+    const got = cipherHash?.digest('hex');
+    if (got !== undefined && got !== f.sha256) {
+      fs.ftruncateSync(fd, 0);
+      throw new ClientError(`${name}: SHA-256 mismatch of the ciphertext (expected ${f.sha256}, got ${got}); the partial file was removed, run the command again to download it anew`, 2);
+    }
+    fs.fsyncSync(fd);
+    ok = true;
+  } finally {
+    fs.closeSync(fd);
+    if (!ok && fs.statSync(part, { throwIfNoEntry: false })?.size === 0) fs.rmSync(part, { force: true });
+  }
+  fs.renameSync(part, dest);
+  return 'saved';
+}
+
+function fail(): never {
+  throw new ClientError('the partial file shrank while it was being checked', 2);
+}
+
+/** One stored chunk with Range, retried on the network's and the server's passing failures. */
+async function fetchChunk(api: FerryApi, token: string, fileId: number, start: number, length: number, name: string, reporter: Reporter): Promise<Uint8Array> {
+  for (let attempt = 0; ; attempt++) {
+    let reason: string;
+    let retryAfter: number | null = null;
+    try {
+      const res = await getRange(api, token, fileId, `bytes=${start}-${start + length - 1}`);
+      api.noteDate(res.headers.date);
+      const body = await readAll(res);
+      if (res.statusCode === 206) {
+        if (body.length !== length) throw Object.assign(new Error('the answer ended early'), { code: 'SHORT_BODY' });
+        return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      }
+      const err = errorBody({ status: res.statusCode ?? 0, headers: res.headers, body });
+      if (!retryableStatus(res.statusCode ?? 0)) throw new ApiError(res.statusCode ?? 0, err.id, err.details, `downloading ${name}`);
+      reason = `${res.statusCode} ${err.id}`;
+      retryAfter = parseRetryAfter(res.headers['retry-after'] as string | undefined);
+    } catch (e) {
+      if (e instanceof ClientError) throw e;
+      if (!retryableNetworkError(e)) throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
+      reason = describeNetworkError(e, api.url);
+    }
+    if (attempt >= api.retry.retries) throw new ClientError(`downloading ${name}: ${reason} (after ${attempt + 1} attempts)`, 2);
+    const delayMs = retryDelay(api.retry, attempt + 1, retryAfter);
+    reporter.retry({ what: `downloading ${name}`, reason, attempt: attempt + 1, delayMs });
+    await sleep(delayMs);
+  }
+}
+
+function getRange(api: FerryApi, token: string, fileId: number, range: string): Promise<http.IncomingMessage> {
+  const url = api.signedUrl('GET', '/download', { token, files_ids: fileId }, undefined);
+  return new Promise((resolve, reject) => {
+    const req = openRequest(url, 'GET', { range }, api.agent, resolve);
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writePrivateFile } from './credentials';
+import type { RecordEncryption } from './encryption';
 import type { SourceFile } from './sources';
 
 /**
@@ -16,6 +17,8 @@ export interface ResumeRecord {
   transferId: number;
   created: number;
   files: { name: string; size: number; fileId: number }[];
+  /** An encrypted send: the server's parameters, each file's IV and AEAD, and a key check value; never the password or key. */
+  encryption?: RecordEncryption;
 }
 
 /** The server purges Transfers never made available after 7 days; their records go a day later. */

@@ -7,6 +7,17 @@ import { createReporter, humanBytes, reportMode, type ReporterIO } from './progr
 import { ResumeStore, resumeKey, type ResumeRecord } from './resume-store';
 import { collectSources, mimeTypeOf, type SourceFile } from './sources';
 import { uploadFiles, type UploadFile } from './upload';
+import {
+  checkPasswordRules,
+  iterationsFrom,
+  keyCheck,
+  keyFor,
+  newFileSeal,
+  sealerFor,
+  transferFields,
+  type PasswordChoice,
+  type RecordEncryption,
+} from './encryption';
 import path from 'node:path';
 
 export interface SendOptions {
@@ -24,6 +35,10 @@ export interface SendOptions {
   retries?: number;
   env?: NodeJS.ProcessEnv;
   cwd?: string;
+  /** End-to-end encryption with this password (typed or generated); absent: a plain transfer. */
+  encrypt?: PasswordChoice;
+  /** Told a generated password once the transfer exists (before any chunk is sent). */
+  onGeneratedPassword?: (password: string) => void;
 }
 
 interface ServerFile {
@@ -36,12 +51,15 @@ interface ServerFile {
 }
 interface ServerTransfer {
   id: number;
+  salt?: string;
   status?: string;
   expires?: { raw: number } | null;
   files: ServerFile[];
   recipients: { email: string; download_url: string }[];
 }
 interface Info {
+  [k: string]: unknown;
+  encryption_enabled?: boolean;
   upload_chunk_size?: number;
   default_transfer_days_valid?: number;
   max_transfer_days_valid?: number;
@@ -63,6 +81,9 @@ export interface SendResult {
   chunks_sent: number;
   bytes_sent: number;
   seconds: number;
+  /** Encrypted: true; with a generated password, `password` is it (shown this once, never sent to the server). */
+  encrypted: boolean;
+  password?: string;
 }
 
 const DEFAULT_CHUNK = 5 * 1024 * 1024;
@@ -100,13 +121,29 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
   try {
     const info = await api.call<Info>('GET', '/info', { what: 'reading the server settings' });
     const chunkSize = Number.isSafeInteger(info.upload_chunk_size) && info.upload_chunk_size! > 0 ? info.upload_chunk_size! : DEFAULT_CHUNK;
+    const enc = o.encrypt;
+    if (enc) {
+      if (info.encryption_enabled === false) throw new ClientError('this server does not offer end-to-end encryption: send without --encrypt');
+    }
     const from = await senderAddress(api, o.from);
-    const terms = { recipients: o.recipients, subject: o.subject ?? '', message: o.message ?? '', days: o.days ?? null, link: o.link, from };
+    const terms = { recipients: o.recipients, subject: o.subject ?? '', message: o.message ?? '', days: o.days ?? null, link: o.link, from, encrypt: !!enc };
     const store = new ResumeStore(path.join(clientConfigDir(o.env), 'uploads'));
     store.prune();
     const key = resumeKey({ url: creds.url, user: creds.user, files, terms });
 
-    const resumed = await resumeTransfer(api, store.load(key), files);
+    let record0 = store.load(key);
+    let sealer: ((s: NonNullable<UploadFile['seal']>, i: number, p: Uint8Array) => Promise<Buffer>) | undefined;
+    if (enc && record0) {
+      const e = record0.encryption;
+      const k = e ? await keyFor(enc.password, e) : null;
+      if (!e || !k || (await keyCheck(k)) !== e.keyCheck) {
+        // A generated password is new on every run: the interrupted transfer's key is gone with it, so it starts anew.
+        if (!enc.generated) throw new ClientError('the password is not the one the interrupted send of these files began with: give that one again (or remove the record under ~/.config/ferry/uploads to start anew)');
+        reporter.note('the interrupted send of these files used another generated password: starting a new transfer');
+        record0 = null;
+      } else sealer = sealerFor(k);
+    }
+    const resumed = await resumeTransfer(api, record0, files);
     let transfer: ServerTransfer;
     let uploads: UploadFile[];
     if (resumed?.done) {
@@ -116,9 +153,14 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       transfer = resumed.transfer;
       uploads = resumed.uploads;
     } else {
+      // Only for a new transfer: on a resume the key check value has shown it is the password it began with.
+      if (enc) checkPasswordRules(enc, info);
+      const iterations = iterationsFrom(info);
+      const seals = enc ? files.map((f) => newFileSeal(f.size, chunkSize)) : null;
       transfer = await api.call<ServerTransfer>('POST', '/transfer', {
         json: {
-          files: files.map((f, i) => ({ name: f.name, size: f.size, mime_type: mimeTypeOf(f.name), cid: String(i) })),
+          ...(enc ? transferFields(enc, iterations) : {}),
+          files: files.map((f, i) => ({ name: f.name, size: f.size, mime_type: mimeTypeOf(f.name), cid: String(i), ...(seals ? seals[i] : {}) })),
           recipients: o.recipients,
           options: o.link ? ['get_a_link'] : [],
           expires: expiryIn(api, o.days, info.default_transfer_days_valid, info.max_transfer_days_valid),
@@ -132,8 +174,19 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       uploads = files.map((src, i) => {
         const f = byCid.get(String(i)) ?? transfer.files[i];
         if (!f || f.size !== src.size) throw new ClientError(`the server's answer does not list ${src.name}`, 2);
-        return { fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges: [], complete: false };
+        return { fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges: [], complete: false, ...(seals ? { seal: seals[i] } : {}) };
       });
+      let encryption: RecordEncryption | undefined;
+      if (enc && seals) {
+        // The key needs the salt the server made for this transfer, so it is derived only now.
+        if (typeof transfer.salt !== 'string' || transfer.salt === '') throw new ClientError('the server did not return a salt for the encrypted transfer', 2);
+        const params = { salt: transfer.salt, iterations, passwordVersion: enc.passwordVersion, passwordEncoding: enc.passwordEncoding };
+        const k = await keyFor(enc.password, params);
+        encryption = { ...params, keyCheck: await keyCheck(k), files: seals };
+        sealer = sealerFor(k);
+        // Shown now, not at the end: a send killed later can be resumed with it (in FERRY_PASSWORD).
+        if (enc.generated) o.onGeneratedPassword?.(enc.password);
+      }
       const record: ResumeRecord = {
         version: 1,
         url: creds.url,
@@ -141,6 +194,7 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
         transferId: transfer.id,
         created: Date.now(),
         files: uploads.map((u) => ({ name: u.name, size: u.size, fileId: u.fileId })),
+        ...(encryption ? { encryption } : {}),
       };
       store.save(key, record);
     }
@@ -149,7 +203,7 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
     const already = uploads.reduce((n, u) => n + (u.complete ? u.size : covered(u.ranges, u.size)), 0);
     if (resumed && !resumed.done) reporter.note(`resuming transfer ${transfer.id}: ${humanBytes(already)} of ${humanBytes(total)} already on the server`);
     reporter.start(total, resumed?.done ? total : already);
-    const stats = await uploadFiles(api, uploads, { chunkSize, parallel: o.parallel, reporter });
+    const stats = await uploadFiles(api, uploads, { chunkSize, parallel: o.parallel, reporter, seal: sealer });
     if (!resumed?.done) {
       transfer = await api.call<ServerTransfer>('PUT', `/transfer/${transfer.id}`, { json: { complete: true }, what: 'completing the transfer' });
     }
@@ -167,6 +221,8 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       chunks_sent: stats.chunksSent,
       bytes_sent: stats.bytesSent,
       seconds: (Date.now() - started) / 1000,
+      encrypted: !!enc,
+      ...(enc?.generated ? { password: enc.password } : {}),
     };
   } catch (e) {
     reporter.finish();
@@ -206,7 +262,9 @@ async function resumeTransfer(
     const r = record.files[i];
     const f = t.files.find((x) => x.id === r.fileId);
     if (!f || r.name !== src.name || r.size !== src.size || f.size !== src.size) return null;
-    uploads.push({ fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges: f.ranges ?? [], complete: f.complete === true });
+    const seal = record.encryption?.files[i];
+    if (record.encryption && !seal) return null;
+    uploads.push({ fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges: f.ranges ?? [], complete: f.complete === true, ...(seal ? { seal } : {}) });
   }
   return { done: false, transfer: t, uploads };
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import { missingChunks, type Range } from '../shared/chunks';
 import { ApiError, ClientError } from './errors';
 import type { FerryApi } from './http';
+import type { FileSeal } from './encryption';
 import { RateMeter, type Reporter } from './progress';
 
 /** A File of the Transfer and the local file whose bytes it gets. */
@@ -15,6 +16,8 @@ export interface UploadFile {
   ranges: Range[];
   /** The server already completed it (a rerun after the kill came between completions). */
   complete: boolean;
+  /** An encrypted transfer's file: its IV and AEAD (docs/encryption.md). */
+  seal?: FileSeal;
 }
 
 interface ServerFile {
@@ -41,7 +44,13 @@ export interface UploadStats {
 export async function uploadFiles(
   api: FerryApi,
   files: UploadFile[],
-  o: { chunkSize: number; parallel: number; reporter: Reporter },
+  o: {
+    chunkSize: number;
+    parallel: number;
+    reporter: Reporter;
+    /** Encrypts a file's plaintext chunk `index` (an encrypted transfer); the URL offset stays the plaintext's. */
+    seal?: (seal: FileSeal, index: number, plain: Uint8Array) => Promise<Buffer>;
+  },
 ): Promise<UploadStats> {
   const stats: UploadStats = { chunksSent: 0, bytesSent: 0 };
   const queue: Chunk[] = [];
@@ -81,27 +90,33 @@ export async function uploadFiles(
   // Each worker reads its chunks into one buffer of its own, reused once a chunk's request has ended: 4 × 5 MiB
   // for a whole run instead of a new 5 MiB buffer per chunk for the collector to find.
   const sendChunk = async (c: Chunk, buffer: Buffer) => {
-    const body = await readChunk(await open(c.file), c, buffer);
+    const plain = await readChunk(await open(c.file), c, buffer);
+    let body = plain;
+    if (c.file.seal) {
+      if (!o.seal) throw new ClientError(`${c.file.name} belongs to an encrypted transfer and no key was given`);
+      body = await o.seal(c.file.seal, c.offset / o.chunkSize, plain);
+    }
     await api.call('PUT', `/file/${c.file.fileId}/chunk/${c.offset}`, {
       body,
       headers: {
         'content-type': 'application/octet-stream',
         'x-service-file-size': String(c.file.size),
         'x-service-chunk-offset': String(c.offset),
-        'x-service-chunk-size': String(body.length),
+        // The plaintext's length, as FileSender's format has it; the server counts an encrypted body as 32 more.
+        'x-service-chunk-size': String(c.length),
       },
       what: `sending ${c.file.name} at byte ${c.offset}`,
       ahead: aheadFor(body.length),
       // A chunk whose answer was lost may be stored already: the server's ranges say so, and then it is not sent again.
       doneAfterAll: async () => {
         const f = await api.call<ServerFile>('GET', `/file/${c.file.fileId}`, { what: `checking ${c.file.name}`, retries: 0 });
-        return (f.ranges ?? []).some(([a, b]) => a <= c.offset && b >= c.offset + body.length);
+        return (f.ranges ?? []).some(([a, b]) => a <= c.offset && b >= c.offset + c.length);
       },
     });
     stats.chunksSent += 1;
     stats.bytesSent += body.length;
     meter.add(body.length);
-    o.reporter.advance(body.length, c.file.name);
+    o.reporter.advance(c.length, c.file.name);
   };
   const completeFile = async (f: UploadFile, buffer: Buffer) => {
     await close(f);

@@ -395,7 +395,7 @@ test('exit codes: 1 with one line for what the user can fix, 2 when the server c
       [['send', 'x.txt', '-r', 'not-an-address'], 1, /bad_email/],
       [['send', 'missing.txt', '-r', 'bob@example.org'], 1, /no such file or folder: missing\.txt/],
       [['send', 'x.txt'], 1, /no recipients/],
-      [['send', 'x.txt', '-r', 'bob@example.org', '--encrypt'], 1, /--encrypt is not available yet/],
+      [['send', 'x.txt', '-r', 'bob@example.org', '--password-stdin'], 1, /--password-stdin goes with --encrypt/],
       [['send', 'x.txt', '-r', 'bob@example.org', '--days', 'soon'], 1, /--days/],
       [['get', `${w.srv.url}/?s=download&token=${'0'.repeat(32)}`], 1, /transfer_not_found/],
       [['get', 'not a link'], 1, /not a download link/],
