@@ -325,6 +325,9 @@ test('get never writes outside -o: hostile names land inside it, a planted link 
       const files = names.map((name, i) => ({ id: i + 1, name, size: 3, mime_type: 'text/plain', sha256: sum }));
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ transfer_id: 1, subject: '', message: '', from: 'mallory@example.org', expires: null, files }));
+    } else if (url.pathname === '/transfer/fileidsextended') {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify(names.map((name, i) => ({ id: i + 1, name, size: 3, encrypted: false }))));
     } else if (url.pathname === '/download') {
       res.writeHead(200, { 'content-type': 'text/plain', 'content-length': '3', 'accept-ranges': 'bytes' });
       res.end('abc');
