@@ -4,10 +4,8 @@ import {
   deriveKey,
   encryptChunk,
   fromBase64,
-  generateClientEntropy,
   generateFileIv,
   generatePassword,
-  KEY_VERSION_AES_GCM_PBKDF2,
   PASSWORD_VERSION_TEXT,
   passwordProblems,
   toBase64,
@@ -82,17 +80,6 @@ export function newFileSeal(size: number, chunkSize: number): FileSeal {
   return { iv, aead: btoa(aeadText(size, chunkSize, iv)) };
 }
 
-/** The transfer-level fields of POST /transfer for an encrypted transfer. */
-export function transferFields(choice: PasswordChoice, iterations: number) {
-  return {
-    encryption: true,
-    encryption_key_version: KEY_VERSION_AES_GCM_PBKDF2,
-    encryption_password_version: choice.passwordVersion,
-    encryption_password_encoding: choice.passwordEncoding,
-    encryption_password_hash_iterations: iterations,
-    encryption_client_entropy: generateClientEntropy(),
-  };
-}
 
 /** What the resume record keeps: the server's parameters and a key check value. No password, no key. */
 export interface RecordEncryption {

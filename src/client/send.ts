@@ -1,3 +1,4 @@
+import { encryptionRequestFields } from '../shared-crypto/format';
 import type { Range } from '../shared/chunks';
 import { clientConfigDir, type Credentials } from './credentials';
 import { ApiError, ClientError } from './errors';
@@ -14,7 +15,6 @@ import {
   keyFor,
   newFileSeal,
   sealerFor,
-  transferFields,
   type PasswordChoice,
   type RecordEncryption,
 } from './encryption';
@@ -159,7 +159,7 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       const seals = enc ? files.map((f) => newFileSeal(f.size, chunkSize)) : null;
       transfer = await api.call<ServerTransfer>('POST', '/transfer', {
         json: {
-          ...(enc ? transferFields(enc, iterations) : {}),
+          ...(enc ? encryptionRequestFields(enc, iterations) : {}),
           files: files.map((f, i) => ({ name: f.name, size: f.size, mime_type: mimeTypeOf(f.name), cid: String(i), ...(seals ? seals[i] : {}) })),
           recipients: o.recipients,
           options: o.link ? ['get_a_link'] : [],

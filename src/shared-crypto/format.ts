@@ -76,6 +76,21 @@ export function generateClientEntropy(): string {
   return randomBase64(CLIENT_ENTROPY_OCTETS);
 }
 
+/**
+ * The Transfer-level fields of POST /transfer that announce an encrypted transfer, under FileSender's names:
+ * the same for the upload page and the terminal client.
+ */
+export function encryptionRequestFields(choice: { passwordVersion: number; passwordEncoding: string }, iterations: number) {
+  return {
+    encryption: true,
+    encryption_key_version: KEY_VERSION_AES_GCM_PBKDF2,
+    encryption_password_version: choice.passwordVersion,
+    encryption_password_encoding: choice.passwordEncoding,
+    encryption_password_hash_iterations: iterations,
+    encryption_client_entropy: generateClientEntropy(),
+  };
+}
+
 /** A file's 96 random IV bits, base64 (the file's `iv`). */
 export function generateFileIv(): string {
   return randomBase64(FILE_IV_OCTETS);

@@ -5,6 +5,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BINARY } from '../helpers/binary';
+import { chunkPuts, until } from '../helpers/request-log';
 import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../helpers/server';
 
 // `ferry send --encrypt` and `ferry get` of an encrypted transfer, the built binary against a real server.
@@ -79,23 +80,6 @@ function writeFile(file: string, size: number, seed: string): Buffer {
 }
 
 const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex');
-
-function chunkPuts(lines: string[]): { file: number; offset: number; status: number }[] {
-  const out: { file: number; offset: number; status: number }[] = [];
-  for (const l of lines) {
-    const m = /^PUT \/file\/(\d+)\/chunk\/(\d+)\S* (\d{3}) /.exec(l);
-    if (m) out.push({ file: Number(m[1]), offset: Number(m[2]), status: Number(m[3]) });
-  }
-  return out;
-}
-
-async function until(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function transferOf(w: World, id: number) {
   const t = await w.srv.request('GET', `/transfer/${id}`, { headers: asUser('alice') });

@@ -7,6 +7,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { BINARY } from '../helpers/binary';
+import { chunkPuts, until } from '../helpers/request-log';
 import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../helpers/server';
 import { startCuttingProxy } from '../helpers/cutting-proxy';
 import { inAWeek } from '../helpers/upload-client';
@@ -98,24 +99,6 @@ async function sha256File(file: string): Promise<string> {
   const h = crypto.createHash('sha256');
   for await (const c of fs.createReadStream(file)) h.update(c as Buffer);
   return h.digest('hex');
-}
-
-/** Chunk PUTs in the server's request log: file id, offset, status. */
-function chunkPuts(lines: string[]): { file: number; offset: number; status: number }[] {
-  const out: { file: number; offset: number; status: number }[] = [];
-  for (const l of lines) {
-    const m = /^PUT \/file\/(\d+)\/chunk\/(\d+)\S* (\d{3}) /.exec(l);
-    if (m) out.push({ file: Number(m[1]), offset: Number(m[2]), status: Number(m[3]) });
-  }
-  return out;
-}
-
-async function until(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 async function linkOf(w: World, transferId: number): Promise<string> {

@@ -2,9 +2,8 @@ import {
   aeadText,
   deriveKey,
   encryptChunk,
-  generateClientEntropy,
+  encryptionRequestFields,
   generateFileIv,
-  KEY_VERSION_AES_GCM_PBKDF2,
   toBase64,
   type PasswordEncoding,
   type PasswordVersion,
@@ -43,14 +42,7 @@ export function encryptedTransferFields(sizes: number[], chunkSize: number, choi
   return {
     ivs,
     aeads,
-    fields: {
-      encryption: true,
-      encryption_key_version: KEY_VERSION_AES_GCM_PBKDF2,
-      encryption_password_version: choice.passwordVersion,
-      encryption_password_encoding: choice.passwordEncoding,
-      encryption_password_hash_iterations: iterations,
-      encryption_client_entropy: generateClientEntropy(),
-    },
+    fields: encryptionRequestFields(choice, iterations),
   };
 }
 
