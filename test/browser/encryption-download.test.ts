@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
+import { savedSha256 } from './fixtures';
 import { openBrowser, startFerry, makeFile, rest, sha256, HEADER_SP_CONFIG, BrowserSession } from './harness';
 import { aeadText, deriveKey, encryptChunk, encryptedSize, fileCrypto, generateClientEntropy, generateFileIv } from '../../src/shared-crypto/format';
 
@@ -190,26 +191,5 @@ test('without the File System Access API, the service worker streams the decrypt
     await b.close();
   }
 });
-
-/** SHA-256 of a file in the page's private file system, read back in 8 MiB slices. */
-async function savedSha256(b: BrowserSession, name: string): Promise<string> {
-  const { createHash } = await import('node:crypto');
-  const hash = createHash('sha256');
-  const size = await b.page.evaluate(async (n) => (await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile()).size, name);
-  for (let at = 0; at < size; at += 8 << 20) {
-    const part = await b.page.evaluate(
-      async ([n, from]) => {
-        const file = await (await (await navigator.storage.getDirectory()).getFileHandle(n as string)).getFile();
-        const bytes = new Uint8Array(await file.slice(from as number, (from as number) + (8 << 20)).arrayBuffer());
-        let s = '';
-        for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-        return btoa(s);
-      },
-      [name, at] as const,
-    );
-    hash.update(Buffer.from(part, 'base64'));
-  }
-  return hash.digest('hex');
-}
 
 test.run();

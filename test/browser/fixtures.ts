@@ -1,9 +1,10 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import * as assert from 'uvu/assert';
 import { freePort } from '../helpers/server';
-import { rest } from './harness';
+import { rest, type BrowserSession } from './harness';
 
 /** A complete Transfer made through the REST API (header SP), as any client would; returns the Transfer. */
 export async function sendViaRest(url: string, user: string, subject: string, files: Record<string, string>, recipients: string[], options: string[] = []) {
@@ -44,4 +45,24 @@ export async function mailSink(dir: string): Promise<{ config: { transport: null
       );
     },
   };
+}
+
+/** SHA-256 of a file in the page's private file system, read back in 8 MiB slices. */
+export async function savedSha256(b: BrowserSession, name: string): Promise<string> {
+  const hash = crypto.createHash('sha256');
+  const size = await b.page.evaluate(async (n) => (await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile()).size, name);
+  for (let at = 0; at < size; at += 8 << 20) {
+    const part = await b.page.evaluate(
+      async ([n, from]) => {
+        const file = await (await (await navigator.storage.getDirectory()).getFileHandle(n as string)).getFile();
+        const bytes = new Uint8Array(await file.slice(from as number, (from as number) + (8 << 20)).arrayBuffer());
+        let s = '';
+        for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+        return btoa(s);
+      },
+      [name, at] as const,
+    );
+    hash.update(Buffer.from(part, 'base64'));
+  }
+  return hash.digest('hex');
 }
