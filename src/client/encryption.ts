@@ -1,4 +1,5 @@
 import {
+  type KeyRecord,
   aeadText,
   DEFAULT_HASH_ITERATIONS,
   deriveKey,
@@ -82,12 +83,7 @@ export function newFileSeal(size: number, chunkSize: number): FileSeal {
 
 
 /** What the resume record keeps: the server's parameters and a key check value. No password, no key. */
-export interface RecordEncryption {
-  salt: string;
-  iterations: number;
-  passwordVersion: number;
-  passwordEncoding: string;
-  keyCheck: string;
+export interface RecordEncryption extends KeyRecord {
   files: FileSeal[];
 }
 

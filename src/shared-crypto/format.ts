@@ -246,3 +246,17 @@ export function passwordProblems(password: string, rules: PasswordRules): Passwo
   if (rules.special && !/[^\p{L}\p{N}]/u.test(password)) out.push('special');
   return out;
 }
+
+/**
+ * What a resume record may keep of an encrypted upload (the page's and the terminal client's): the server's
+ * parameters, which it gives to anyone holding the chunk key anyway, and a key check value, so that a password
+ * given again after an interruption is known right before a chunk is sealed with another key. No password, no key.
+ */
+export interface KeyRecord {
+  salt: string;
+  iterations: number;
+  passwordVersion: number;
+  passwordEncoding: string;
+  /** AES-GCM of nothing under the key, with an IV no chunk uses: a tag that shows the key is the same. */
+  keyCheck: string;
+}

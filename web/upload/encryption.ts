@@ -1,4 +1,5 @@
 import {
+  type KeyRecord,
   aeadText,
   deriveKey,
   encryptChunk,
@@ -21,19 +22,8 @@ export interface EncryptionChoice {
   passwordEncoding: PasswordEncoding;
 }
 
-/**
- * What the resume record keeps of an encrypted upload: the server's parameters (it gives them to anyone with
- * the chunk key anyway) and a key check value, so that a password typed again after a reload is known right
- * before a chunk is sealed with another key. No password and no key.
- */
-export interface RecordEncryption {
-  salt: string;
-  iterations: number;
-  passwordVersion: number;
-  passwordEncoding: string;
-  /** AES-GCM of nothing under the key, with an IV no chunk uses: a tag that shows the key is the same. */
-  keyCheck: string;
-}
+/** What the resume record keeps of an encrypted upload (no password, no key). */
+export type RecordEncryption = KeyRecord;
 
 /** The fields of POST /transfer for an encrypted transfer, and each file's IV and base64 AEAD. */
 export function encryptedTransferFields(sizes: number[], chunkSize: number, choice: EncryptionChoice, iterations: number) {

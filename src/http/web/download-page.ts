@@ -23,23 +23,16 @@ export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
   await ctx.state.services.downloads.viewed(access);
   const t = pageT(ctx);
   const lang = pageLang(ctx);
-  const count = (key: string, n: number) => t(pluralKey((k) => t(k) !== k, lang, key, n), { count: n });
   const { transfer, recipient, files } = access;
   const base = basePath(ctx);
   const token = recipient.token;
   const link = (extra: string) => `${base}/download?token=${encodeURIComponent(token)}${extra}`;
-  const total = files.reduce((n, f) => n + f.size, 0);
   ctx.set('Referrer-Policy', 'no-referrer'); // the token is in this page's URL
   if (transfer.encryption) return encryptedDownloadPage(ctx, access);
   return layout(ctx, {
     title: t('download'),
     body: html`<section class="card download">
-<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
-<dl class="facts">
-<dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
-<dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
-<dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count('ui_n_files', files.length)})</dd>
-</dl>
+${transferFacts(ctx, access)}
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
 <form method="get" action="${base}/download" class="download-form">
 <input type="hidden" name="token" value="${token}">
@@ -77,23 +70,16 @@ const E2EE_MESSAGES = ['e2ee_checking', 'e2ee_wrong_password', 'e2ee_unlocked', 
 function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess): SafeHtml {
   const t = pageT(ctx);
   const lang = pageLang(ctx);
-  const count = (key: string, n: number) => t(pluralKey((k) => t(k) !== k, lang, key, n), { count: n });
   const { transfer, recipient, files } = access;
   const e = transfer.encryption!;
   const link = (id: number) => `${basePath(ctx)}/download?token=${encodeURIComponent(recipient.token)}&files_ids=${id}`;
-  const total = files.reduce((n, f) => n + f.size, 0);
   // A browser saves one file at a time into a folder the user picks: the last part of the archive's safe name.
   const saveNames = safeEntryNames(files.map((f) => f.name)).map((n) => n.split('/').at(-1) ?? n);
   const messages = E2EE_MESSAGES.map((k) => html` data-${k.replace(/_/g, '-')}="${t(k)}"`);
   return layout(ctx, {
     title: t('download'),
     body: html`<section class="card download encrypted" data-token="${recipient.token}" data-salt="${e.salt}" data-iterations="${e.hashIterations}" data-key-version="${e.keyVersion}" data-password-version="${e.passwordVersion}" data-password-encoding="${e.passwordEncoding}" data-chunk-size="${e.chunkSize}"${messages}>
-<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
-<dl class="facts">
-<dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
-<dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
-<dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count('ui_n_files', files.length)})</dd>
-</dl>
+${transferFacts(ctx, access)}
 <p class="notice" role="note">${t('encrypted_download_notice')}</p>
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
 <form class="e2ee-unlock" hidden>
@@ -131,4 +117,19 @@ export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml 
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1></section>` });
+}
+
+/** The heading and facts both download pages open with: subject, sender, expiry, size and file count. */
+function transferFacts(ctx: FerryContext, access: DownloadAccess): SafeHtml {
+  const t = pageT(ctx);
+  const lang = pageLang(ctx);
+  const { transfer, files } = access;
+  const total = files.reduce((n, f) => n + f.size, 0);
+  const count = t(pluralKey((k) => t(k) !== k, lang, 'ui_n_files', files.length), { count: files.length });
+  return html`<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
+<dl class="facts">
+<dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
+<dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
+<dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count})</dd>
+</dl>`;
 }
