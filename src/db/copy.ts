@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { migrations } from './migrations';
 import { openSqliteFile, sqliteFile } from './sqlite';
-import { createPool, migratePostgres } from './postgres';
+import { createPool, inTransaction, migratePostgres } from './postgres';
 import { loadNativeBinding } from './native-addon';
 import { TABLES } from './schema';
 
@@ -37,10 +37,8 @@ export async function copySqliteToPostgres(dataDir: string, url: string): Promis
     const snap = openSqliteFile(snapshotFile, migrations);
     try {
       await migratePostgres(pool);
-      const client = await pool.connect();
       const tables: Record<string, number> = {};
-      try {
-        await client.query('BEGIN');
+      await inTransaction(pool, async (client) => {
         for (const t of TABLES) {
           const rows = snap.prepare(`SELECT * FROM ${t.name} ORDER BY ${t.orderBy.join(', ')}`).all() as Record<string, unknown>[];
           for (let i = 0; i < rows.length; i += BATCH) await insertRows(client, t.name, rows.slice(i, i + BATCH));
@@ -51,13 +49,7 @@ export async function copySqliteToPostgres(dataDir: string, url: string): Promis
           if (copied !== rows.length) throw new Error(`${t.name}: ${rows.length} rows read, ${copied} written`);
           tables[t.name] = copied;
         }
-        await client.query('COMMIT');
-      } catch (e) {
-        await client.query('ROLLBACK').catch(() => {});
-        throw e;
-      } finally {
-        client.release();
-      }
+      });
       return { tables };
     } finally {
       snap.close();

@@ -56,9 +56,7 @@ export function postgresDialect(pool: pg.Pool): PostgresDialect {
 export async function migratePostgres(pool: pg.Pool, list: Migration[] = migrations): Promise<void> {
   const sorted = [...list].sort((a, b) => a.version - b.version);
   const latest = sorted.length ? sorted[sorted.length - 1].version : 0;
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query(`SELECT pg_advisory_xact_lock(hashtext('ferry:migrate'))`);
     await client.query('CREATE TABLE IF NOT EXISTS ferry_schema (version BIGINT NOT NULL)');
     const r = await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM ferry_schema');
@@ -69,7 +67,17 @@ export async function migratePostgres(pool: pg.Pool, list: Migration[] = migrati
       await client.query(sqlFor(m, 'postgres'));
       await client.query('INSERT INTO ferry_schema (version) VALUES ($1)', [m.version]);
     }
+  });
+}
+
+/** Runs fn on one pooled connection inside BEGIN … COMMIT; anything thrown rolls it back. */
+export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
     await client.query('COMMIT');
+    return result;
   } catch (e) {
     await client.query('ROLLBACK').catch(() => {});
     throw e;
