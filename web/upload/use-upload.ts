@@ -63,6 +63,9 @@ export function useUploadRunner(app: AppContext) {
   useEffect(() => {
     if (!active) return;
     const ask = (e: BeforeUnloadEvent) => {
+      // The listener goes only after the next render, so the last reported phase decides: once the
+      // upload has finished, a reload in that gap must not ask (and hang a script that reloads).
+      if (!latest.current || !ACTIVE.has(latest.current.phase)) return;
       e.preventDefault();
       e.returnValue = ''; // older browsers need it set to show the question
     };
