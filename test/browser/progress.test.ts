@@ -113,7 +113,8 @@ test('a throttled 1 MB/s upload: the bar moves at once, the shown rate stays wit
     assert.ok(withEta[0].at - firstChunk >= 5_000, `time left shown ${withEta[0].at - firstChunk} ms after the start`);
     for (const s of withEta) {
       const real = (lastChunkDone - s.at) / 1000;
-      assert.ok(Math.abs(s.eta! - real) <= Math.max(5, real * 0.3), `"${s.text}" at ${((s.at - firstChunk) / 1000).toFixed(1)} s; really ${real.toFixed(0)} s left`);
+      // The page shows time left in 5 s steps, rounded up; a sample is read up to a second after it was drawn.
+      assert.ok(Math.abs(s.eta! - real) <= Math.max(6, real * 0.3), `"${s.text}" at ${((s.at - firstChunk) / 1000).toFixed(1)} s; really ${real.toFixed(0)} s left`);
     }
   } finally {
     await b.close();
