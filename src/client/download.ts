@@ -199,11 +199,7 @@ async function downloadOne(api: FerryApi, token: string, f: Listing['files'][num
           if (have < f.size) throw Object.assign(new Error('the answer ended early'), { code: 'SHORT_BODY' });
           break;
         }
-        const body = await readAll(res);
-        const err = errorBody({ status: res.statusCode ?? 0, headers: res.headers, body });
-        if (!retryableStatus(res.statusCode ?? 0)) throw new ApiError(res.statusCode ?? 0, err.id, err.details, `downloading ${name}`);
-        reason = `${res.statusCode} ${err.id}`;
-        retryAfter = parseRetryAfter(res.headers['retry-after'] as string | undefined);
+        ({ reason, retryAfter } = retryableAnswer(res, await readAll(res), name));
       } catch (e) {
         if (e instanceof ClientError) throw e;
         if (!retryableNetworkError(e)) throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
@@ -212,10 +208,7 @@ async function downloadOne(api: FerryApi, token: string, f: Listing['files'][num
         have = fs.fstatSync(fd).size;
         hash = await sha256Of(part, have);
       }
-      if (attempt >= api.retry.retries) throw new ClientError(`downloading ${name}: ${reason} (after ${attempt + 1} attempts)`, 2);
-      const delayMs = retryDelay(api.retry, attempt + 1, retryAfter);
-      reporter.retry({ what: `downloading ${name}`, reason, attempt: attempt + 1, delayMs });
-      await sleep(delayMs);
+      await pauseBeforeRetry(api, reporter, name, attempt, reason, retryAfter);
     }
     fs.fsyncSync(fd);
     const got = hash.digest('hex');
@@ -381,20 +374,29 @@ async function fetchChunk(api: FerryApi, token: string, fileId: number, start: n
         if (body.length !== length) throw Object.assign(new Error('the answer ended early'), { code: 'SHORT_BODY' });
         return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
       }
-      const err = errorBody({ status: res.statusCode ?? 0, headers: res.headers, body });
-      if (!retryableStatus(res.statusCode ?? 0)) throw new ApiError(res.statusCode ?? 0, err.id, err.details, `downloading ${name}`);
-      reason = `${res.statusCode} ${err.id}`;
-      retryAfter = parseRetryAfter(res.headers['retry-after'] as string | undefined);
+      ({ reason, retryAfter } = retryableAnswer(res, body, name));
     } catch (e) {
       if (e instanceof ClientError) throw e;
       if (!retryableNetworkError(e)) throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
       reason = describeNetworkError(e, api.url);
     }
-    if (attempt >= api.retry.retries) throw new ClientError(`downloading ${name}: ${reason} (after ${attempt + 1} attempts)`, 2);
-    const delayMs = retryDelay(api.retry, attempt + 1, retryAfter);
-    reporter.retry({ what: `downloading ${name}`, reason, attempt: attempt + 1, delayMs });
-    await sleep(delayMs);
+    await pauseBeforeRetry(api, reporter, name, attempt, reason, retryAfter);
   }
+}
+
+/** An error answer to a download: thrown when asking again cannot help, else why and how long the server asks to wait. */
+function retryableAnswer(res: http.IncomingMessage, body: Buffer, name: string): { reason: string; retryAfter: number | null } {
+  const err = errorBody({ status: res.statusCode ?? 0, headers: res.headers, body });
+  if (!retryableStatus(res.statusCode ?? 0)) throw new ApiError(res.statusCode ?? 0, err.id, err.details, `downloading ${name}`);
+  return { reason: `${res.statusCode} ${err.id}`, retryAfter: parseRetryAfter(res.headers['retry-after'] as string | undefined) };
+}
+
+/** Gives up after the configured retries; else reports the retry and waits the backoff (or the server's Retry-After). */
+async function pauseBeforeRetry(api: FerryApi, reporter: Reporter, name: string, attempt: number, reason: string, retryAfter: number | null): Promise<void> {
+  if (attempt >= api.retry.retries) throw new ClientError(`downloading ${name}: ${reason} (after ${attempt + 1} attempts)`, 2);
+  const delayMs = retryDelay(api.retry, attempt + 1, retryAfter);
+  reporter.retry({ what: `downloading ${name}`, reason, attempt: attempt + 1, delayMs });
+  await sleep(delayMs);
 }
 
 function getRange(api: FerryApi, token: string, fileId: number, range: string): Promise<http.IncomingMessage> {
