@@ -4,9 +4,9 @@ import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { BINARY } from '../helpers/binary';
+import { clientWorld, ClientWorld, runFerry } from '../helpers/client-world';
 import { chunkPuts, until } from '../helpers/request-log';
-import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../helpers/server';
+import { asUser } from '../helpers/server';
 
 // `ferry send --encrypt` and `ferry get` of an encrypted transfer, the built binary against a real server.
 
@@ -14,60 +14,15 @@ const MiB = 1024 * 1024;
 const CHUNK = 5 * MiB;
 const PASSWORD = 'Tr0ub4dor & three';
 
-interface World {
-  srv: TestServer;
-  lines: string[];
-  home: string;
-  env: NodeJS.ProcessEnv;
-  close(): Promise<void>;
-}
+type World = ClientWorld;
+const ferry = runFerry;
 
+/** A server, and the client logged in as alice. */
 async function world(): Promise<World> {
-  const lines: string[] = [];
-  const log = { info: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
-  const srv = await startTestServer({ ...HEADER_SP }, { log });
-  const me = await srv.request('GET', '/user', { headers: asUser('alice') });
-  const home = tempDir('ferry-client-enc-');
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config') };
-  for (const k of ['FERRY_URL', 'FERRY_USER', 'FERRY_SECRET', 'FERRY_REMOTE_CONFIG', 'FERRY_CONFIG', 'FERRY_PASSWORD']) delete env[k];
-  const w = {
-    srv,
-    lines,
-    home,
-    env,
-    async close() {
-      await srv.close();
-      fs.rmSync(home, { recursive: true, force: true });
-    },
-  };
-  const login = await ferry(w, ['login', me.json.remote_config]);
+  const w = await clientWorld('ferry-client-enc-');
+  const login = await ferry(w, ['login', w.remoteConfig]);
   assert.is(login.code, 0, login.stderr);
   return w;
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The built binary, not blocking this process (the server answers from here); `stdin` is fed and closed. */
-function ferry(w: Pick<World, 'home' | 'env'>, args: string[], opts: { env?: NodeJS.ProcessEnv; stdin?: string; onStart?: (p: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
-  const p = spawn(BINARY, args, { cwd: w.home, env: { ...w.env, ...opts.env }, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
-  if (opts.stdin !== undefined) p.stdin!.end(opts.stdin);
-  opts.onStart?.(p);
-  let stdout = '';
-  let stderr = '';
-  p.stdout!.on('data', (d) => (stdout += d));
-  p.stderr!.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => p.kill('SIGKILL'), 300_000);
-  return new Promise((resolve) =>
-    p.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    }),
-  );
 }
 
 /** Reproducible bytes (an AES-CTR keystream over a marker-filled buffer, so plaintext is recognisable). */

@@ -7,8 +7,9 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { BINARY } from '../helpers/binary';
+import { clientWorld, ClientWorld, Run, runFerry } from '../helpers/client-world';
 import { chunkPuts, until } from '../helpers/request-log';
-import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../helpers/server';
+import { asUser } from '../helpers/server';
 import { startCuttingProxy } from '../helpers/cutting-proxy';
 import { inAWeek } from '../helpers/upload-client';
 
@@ -16,67 +17,9 @@ const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;
 const CHUNK = 5 * MiB;
 
-/** A real server in this process (its request log kept, to count chunk PUTs) and a home for the client. */
-interface World {
-  srv: TestServer;
-  /** Every line the server logged, in order. */
-  lines: string[];
-  home: string;
-  env: NodeJS.ProcessEnv;
-  remoteConfig: string;
-  close(): Promise<void>;
-}
-
-async function world(): Promise<World> {
-  const lines: string[] = [];
-  const log = { info: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
-  const srv = await startTestServer({ ...HEADER_SP }, { log });
-  // The remote-user string the profile page shows alice.
-  const me = await srv.request('GET', '/user', { headers: asUser('alice') });
-  const home = tempDir('ferry-client-');
-  const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config') };
-  for (const k of ['FERRY_URL', 'FERRY_USER', 'FERRY_SECRET', 'FERRY_REMOTE_CONFIG', 'FERRY_CONFIG']) delete env[k];
-  return {
-    srv,
-    lines,
-    home,
-    env,
-    remoteConfig: me.json.remote_config,
-    async close() {
-      await srv.close();
-      fs.rmSync(home, { recursive: true, force: true });
-    },
-  };
-}
-
-interface Run {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-}
-
-/**
- * Runs the built binary without blocking this process (the server answers from here). `noStdin` closes
- * descriptor 0 altogether, as cron leaves it; `onStart` gets the process (to kill it).
- */
-function ferry(w: World, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv; noStdin?: boolean; timeoutMs?: number; onStart?: (p: ReturnType<typeof spawn>) => void } = {}): Promise<Run> {
-  const cmd = opts.noStdin ? '/bin/sh' : BINARY;
-  const argv = opts.noStdin ? ['-c', 'exec "$0" "$@" <&-', BINARY, ...args] : args;
-  const p = spawn(cmd, argv, { cwd: opts.cwd ?? w.home, env: { ...w.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  opts.onStart?.(p);
-  let stdout = '';
-  let stderr = '';
-  p.stdout!.on('data', (d) => (stdout += d));
-  p.stderr!.on('data', (d) => (stderr += d));
-  const timer = setTimeout(() => p.kill('SIGKILL'), opts.timeoutMs ?? 600_000);
-  return new Promise((resolve) =>
-    p.on('close', (code, signal) => {
-      clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
-    }),
-  );
-}
+type World = ClientWorld;
+const world = () => clientWorld('ferry-client-');
+const ferry = runFerry;
 
 /** Writes `size` reproducible bytes (an AES-CTR keystream) and returns their SHA-256. */
 function writePattern(file: string, size: number, seed: string): string {
