@@ -64,7 +64,7 @@ export class FsFileStore implements FileStore {
 
   private readonly digests: RunningDigests;
 
-  /** `hasher`: where uploads are hashed (the server passes its hashing thread). */
+  /** `hasher`: where uploads are hashed (the server passes its hashing threads). */
   constructor(
     private readonly root: string,
     hasher: FileHasher = new InlineHasher(),
