@@ -98,10 +98,11 @@ export class FsFileStore implements FileStore {
   }
 
   async finish(transferId: number, uid: string, size: number): Promise<void> {
+    // Every write was on the disk before it resolved, and a new file's name too: what is left is creating a
+    // file that got no write (0 bytes) and closing the descriptor.
     const entry = this.acquire(transferId, uid, size);
     try {
-      // Every write is flushed already: this one covers a file that got none (0 bytes).
-      await entry.flushes.after(entry.flushes.mark());
+      await entry.handle;
     } finally {
       this.release(entry);
       await this.evict(entry.key);
