@@ -7,8 +7,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { filesystemUploadRows } from './fs-uploads.mjs';
-import { BINARY, MiB, ROOT, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
-import { USER, completeTransfer, createTransfer, uploadFile } from './clients.mjs';
+import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
+import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
 import { reexecOnProjectNode } from '../project-node.mjs';
 
 // The baselines run on the Node that ships in dist/ferry, whichever `node` started this script.
