@@ -1,34 +1,137 @@
 // Baseline: a bare node:http server, no framework. PUT /file/<id>/chunk/<offset> writes the body at its offset
 // into a file opened once (positional writes); GET /file/<id> streams a file with 1 MiB reads;
 // GET /concat?ids=a,b streams several files one after the other; DELETE /file/<id> removes one.
+// Options, to do the same work as ferry's filesystem store:
+//   --digest  the SHA-256 and CRC-32 of each file, on a worker thread that reads the file back as its received
+//             prefix grows; PUT /file/<id>/done answers with them once every byte is hashed.
+//   --sync    a chunk is answered only after fdatasync, grouped per file as ferry groups them: a chunk written
+//             while a flush runs waits for the next one, which starts when it ends and covers every chunk
+//             written by then; a new file's folder is flushed once.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import { Worker } from 'node:worker_threads';
 
 const dir = process.argv[2];
+const digest = process.argv.includes('--digest');
+const sync = process.argv.includes('--sync');
+
 const fds = new Map();
 const fdOf = (id) => {
-  if (!fds.has(id)) fds.set(id, fs.openSync(path.join(dir, id), fs.existsSync(path.join(dir, id)) ? 'r+' : 'w+'));
+  if (!fds.has(id)) {
+    const file = path.join(dir, id);
+    const existed = fs.existsSync(file);
+    fds.set(id, fs.openSync(file, existed ? 'r+' : 'w+'));
+    if (sync && !existed) {
+      const d = fs.openSync(dir, 'r');
+      fs.fsyncSync(d);
+      fs.closeSync(d);
+    }
+  }
   return fds.get(id);
 };
+
+const fdatasync = (fd) => new Promise((resolve, reject) => fs.fdatasync(fd, (e) => (e ? reject(e) : resolve())));
+/** id → the flush running and the one queued behind it. */
+const flushes = new Map();
+function flushed(id, fd) {
+  let g = flushes.get(id);
+  if (!g) flushes.set(id, (g = { running: null, queued: null }));
+  const start = () => {
+    const p = fdatasync(fd).finally(() => {
+      if (g.running === p) g.running = null;
+    });
+    return (g.running = p);
+  };
+  if (!g.running) return start();
+  g.queued ??= g.running
+    .catch(() => {})
+    .then(() => {
+      g.queued = null;
+      return g.running ?? start();
+    });
+  return g.queued;
+}
+
+// Reads each file's received prefix back and hashes it, block by block, as ferry's hashing threads do.
+const HASHER = `
+const { parentPort } = require('node:worker_threads');
+const crypto = require('node:crypto');
+const fs = require('node:fs');
+const zlib = require('node:zlib');
+const files = new Map();
+const block = Buffer.allocUnsafe(1024 * 1024);
+parentPort.on('message', ({ id, file, upTo, done }) => {
+  let s = files.get(id);
+  if (!s) files.set(id, (s = { fd: fs.openSync(file, 'r'), pos: 0, hash: crypto.createHash('sha256'), crc: 0 }));
+  while (s.pos < upTo) {
+    const n = fs.readSync(s.fd, block, 0, Math.min(block.length, upTo - s.pos), s.pos);
+    if (n === 0) throw new Error('file shorter than its prefix');
+    const b = block.subarray(0, n);
+    s.hash.update(b);
+    s.crc = zlib.crc32(b, s.crc);
+    s.pos += n;
+  }
+  if (!done) return;
+  fs.closeSync(s.fd);
+  files.delete(id);
+  parentPort.postMessage({ id, sha256: s.hash.digest('hex'), crc32: s.crc >>> 0 });
+});
+`;
+const hasher = digest ? new Worker(HASHER, { eval: true }) : null;
+/** id → { prefix: bytes [0, prefix) written, ends: start → end of chunks written past it }. */
+const received = new Map();
+const answers = new Map();
+hasher?.on('message', (m) => {
+  answers.get(m.id)?.(m);
+  answers.delete(m.id);
+});
+function written(id, start, end) {
+  let r = received.get(id);
+  if (!r) received.set(id, (r = { prefix: 0, ends: new Map() }));
+  r.ends.set(start, end);
+  const before = r.prefix;
+  while (r.ends.has(r.prefix)) {
+    const e = r.ends.get(r.prefix);
+    r.ends.delete(r.prefix);
+    r.prefix = e;
+  }
+  if (r.prefix > before) hasher.postMessage({ id, file: path.join(dir, id), upTo: r.prefix });
+}
 
 const server = http.createServer(async (req, res) => {
   const url = new URL(req.url, 'http://x');
   const put = /^\/file\/(\w+)\/chunk\/(\d+)$/.exec(url.pathname);
   if (req.method === 'PUT' && put) {
     const fd = fdOf(put[1]);
-    let pos = Number(put[2]);
+    const start = Number(put[2]);
+    let pos = start;
     for await (const chunk of req) {
       await new Promise((resolve, reject) => fs.write(fd, chunk, 0, chunk.length, pos, (e) => (e ? reject(e) : resolve())));
       pos += chunk.length;
     }
+    if (sync) await flushed(put[1], fd);
+    if (digest) written(put[1], start, pos);
     res.end('{}');
+    return;
+  }
+  const done = /^\/file\/(\w+)\/done$/.exec(url.pathname);
+  if (req.method === 'PUT' && done && digest) {
+    const id = done[1];
+    if (sync) await flushed(id, fdOf(id));
+    const d = await new Promise((resolve) => {
+      answers.set(id, resolve);
+      hasher.postMessage({ id, file: path.join(dir, id), upTo: received.get(id)?.prefix ?? 0, done: true });
+    });
+    received.delete(id);
+    res.end(JSON.stringify(d));
     return;
   }
   const get = /^\/file\/(\w+)$/.exec(url.pathname);
   if (req.method === 'DELETE' && get) {
     if (fds.has(get[1])) fs.closeSync(fds.get(get[1]));
     fds.delete(get[1]);
+    flushes.delete(get[1]);
     fs.rmSync(path.join(dir, get[1]), { force: true });
     res.end('{}');
     return;

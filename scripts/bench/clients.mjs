@@ -60,8 +60,11 @@ export async function deleteTransfer(url, transfer) {
   if (r.status !== 200) throw new Error(`DELETE /transfer: ${r.status} ${r.body}`);
 }
 
-/** The bare baseline: the same chunk PUTs, no procedure around them. */
-export async function uploadBare(url, id, source, size, inFlight) {
+/**
+ * The bare baseline: the same chunk PUTs, no procedure around them. `done`: then ask a sink started with
+ * --digest for the file's digests, answered once it has hashed every byte (ferry's completion); resolves to them.
+ */
+export async function uploadBare(url, id, source, size, inFlight, done = false) {
   const src = await openSource(source, CHUNK);
   await pool(Math.ceil(size / CHUNK), inFlight, (i) =>
     src.use(i * CHUNK, Math.min(CHUNK, size - i * CHUNK), async (body) => {
@@ -70,6 +73,10 @@ export async function uploadBare(url, id, source, size, inFlight) {
     }),
   );
   await src.close();
+  if (!done) return {};
+  const r = await call(`${url}/file/${id}/done`, 'PUT');
+  if (r.status !== 200) throw new Error(`bare done: ${r.status}`);
+  return JSON.parse(r.body);
 }
 
 /** tus: one upload is a sequence of PATCHes, so "in flight" means that many uploads of a share of the data. */

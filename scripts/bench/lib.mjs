@@ -142,7 +142,8 @@ export function freshPageCache(keep = []) {
 }
 
 /**
- * Runs fn while measuring the server process: wall seconds, CPU %, peak RSS, and the share of the machine's
+ * Runs fn while measuring the server process: wall seconds, CPU % and CPU seconds (all its threads, from
+ * /proc/<pid>/stat: a figure that does not depend on the cores the client takes), peak RSS, and the share of the machine's
  * time stolen by the hypervisor meanwhile (on a shared VM it moves latency and speed from run to run).
  * `fresh`: start from an empty page cache but for the files in `fresh.keep` (uploads); otherwise only dirty
  * pages are written back first.
@@ -163,7 +164,8 @@ export async function measure(pid, fn, { fresh = null } = {}) {
   const wall = Number(process.hrtime.bigint() - t0) / 1e9;
   const m1 = machineTicks();
   const steal = ((m1.steal - m0.steal) / Math.max(1, m1.total - m0.total)) * 100;
-  return { wall, cpu: ((cpuSeconds(pid) - cpu0) / wall) * 100, rss: peakRssMiB(pid), steal, result };
+  const cpuS = cpuSeconds(pid) - cpu0;
+  return { wall, cpu: (cpuS / wall) * 100, cpuS, rss: peakRssMiB(pid), steal, result };
 }
 
 /** One HTTP request with a Buffer body; resolves to {status, headers, body}. */

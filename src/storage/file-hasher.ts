@@ -88,28 +88,22 @@ export class InlineHasher implements FileHasher {
 }
 
 /**
- * Hashes on the server's hashing thread, which reads the files itself: the event loop only sends how far each
- * file may be read (a message per chunk), no data. When the thread is gone, digest() rejects and the caller
- * hashes anew on its own thread.
+ * Hashes on the server's hashing threads, which read the files themselves: the event loop only sends how far
+ * each file may be read (a message per chunk), no data. When the threads are gone, digest() rejects and the
+ * caller hashes anew on its own thread.
  */
 export class WorkerHasher implements FileHasher {
-  /** Streams whose hash state lives in the thread: it must not be stopped while there are any. */
-  private readonly live = new Set<number>();
-
-  constructor(private readonly thread: HashThread) {
-    thread.holdsState = () => this.live.size > 0;
-  }
+  constructor(private readonly threads: HashThread) {}
 
   advance(id: number, file: string, upTo: number): void {
-    if (this.thread.post({ op: 'hash', id, file, upTo })) this.live.add(id);
+    this.threads.hash(id, file, upTo);
   }
 
   digest(id: number): Promise<Digest> {
-    if (!this.live.has(id)) return Promise.reject(new Error('no hash state on the thread')); // hashed here instead
-    return this.thread.call<Digest>({ op: 'digest', id }).finally(() => this.live.delete(id));
+    return this.threads.digest<Digest>(id);
   }
 
   forget(id: number): void {
-    if (this.live.delete(id)) this.thread.post({ op: 'forget', id });
+    this.threads.forget(id);
   }
 }

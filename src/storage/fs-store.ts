@@ -7,6 +7,7 @@ import type { PositionalReader } from '../domain/ports';
 import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
+import { FlushGroup, FlushSlots } from './flush-group';
 
 const UID = /^[0-9a-f]{32}$/;
 
@@ -20,11 +21,10 @@ const IDLE_MS = 10_000;
 /** Idle descriptors kept at most; beyond it the longest-idle ones are closed (many uploads at once). */
 const MAX_IDLE = 128;
 /**
- * Written bytes of a file after which they are flushed to disk in the background, the upload carrying on. The
- * kernel starts writing dirty pages back on its own only past a tenth of RAM, so without this the whole file
- * was still to be written when its upload completed: 2 GiB took seconds of flushing at completion.
+ * fdatasync calls running at once, all files together. Each holds one of libuv's 4 threads while the disk works;
+ * two leave the others to the writes and reads of the uploads and downloads going on meanwhile.
  */
-const FLUSH_EVERY = 64 * 1024 * 1024;
+const FLUSH_SLOTS = 2;
 
 interface OpenFile {
   key: string;
@@ -33,9 +33,8 @@ interface OpenFile {
   timer: NodeJS.Timeout | null;
   /** Evicted: close when the last user releases it. */
   closing: boolean;
-  /** Bytes written since the last background flush started. */
-  unflushed: number;
-  flushing: boolean;
+  /** The descriptor's flushes, shared by the writes that finish close together. */
+  flushes: FlushGroup;
 }
 
 /** A file opened for reads at any position into the caller's buffers. */
@@ -55,16 +54,17 @@ async function closeHandle(entry: OpenFile): Promise<void> {
 /**
  * data_dir/files/<transfer id>/<file uid>. Chunks go to their offset with positional writes into a file of the
  * final size, opened once per upload (a small cache of descriptors, closed when the file completes or after
- * idle), so chunks may arrive in any order and in parallel.
+ * idle), so chunks may arrive in any order and in parallel. A write resolves only once its bytes are on the
+ * disk (fdatasync, shared by the chunks that finish close together): its range is recorded and the chunk
+ * acknowledged after that, so a power cut loses no acknowledged byte.
  */
 export class FsFileStore implements FileStore {
   private readonly open = new Map<string, OpenFile>();
-  /** A background flush that failed: reported by finish(), so a write error never passes unseen. */
-  private readonly flushErrors = new Map<string, Error>();
+  private readonly flushSlots = new FlushSlots(FLUSH_SLOTS);
 
   private readonly digests: RunningDigests;
 
-  /** `hasher`: where uploads are hashed (the server passes its hashing thread). */
+  /** `hasher`: where uploads are hashed (the server passes its hashing threads). */
   constructor(
     private readonly root: string,
     hasher: FileHasher = new InlineHasher(),
@@ -80,6 +80,7 @@ export class FsFileStore implements FileStore {
   async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number> {
     const entry = this.acquire(transferId, uid, size);
     this.digests.written(entry.key, offset);
+    const mark = entry.flushes.mark();
     try {
       const handle = await entry.handle;
       let written: number;
@@ -89,7 +90,7 @@ export class FsFileStore implements FileStore {
       } else {
         written = await writeStreamAt(handle, data, offset, expected);
       }
-      this.flushSometimes(entry, written);
+      await entry.flushes.after(mark);
       return written;
     } finally {
       this.release(entry);
@@ -97,12 +98,11 @@ export class FsFileStore implements FileStore {
   }
 
   async finish(transferId: number, uid: string, size: number): Promise<void> {
+    // Every write was on the disk before it resolved, and a new file's name too: what is left is creating a
+    // file that got no write (0 bytes) and closing the descriptor.
     const entry = this.acquire(transferId, uid, size);
     try {
-      await (await entry.handle).datasync();
-      const failed = this.flushErrors.get(entry.key);
-      this.flushErrors.delete(entry.key);
-      if (failed) throw failed;
+      await entry.handle;
     } finally {
       this.release(entry);
       await this.evict(entry.key);
@@ -125,7 +125,6 @@ export class FsFileStore implements FileStore {
     const file = this.pathOf(transferId, uid);
     await this.evict(`${transferId}/${uid}`);
     this.digests.forget(`${transferId}/${uid}`);
-    this.flushErrors.delete(`${transferId}/${uid}`);
     await fsp.rm(file, { force: true });
     await fsp.rmdir(path.dirname(file)).catch(() => {}); // only when now empty
   }
@@ -134,7 +133,6 @@ export class FsFileStore implements FileStore {
     if (!Number.isSafeInteger(transferId) || transferId < 1) throw new Error('invalid transfer id');
     for (const key of [...this.open.keys()]) if (key.startsWith(`${transferId}/`)) await this.evict(key);
     this.digests.forgetTransfer(transferId);
-    for (const key of [...this.flushErrors.keys()]) if (key.startsWith(`${transferId}/`)) this.flushErrors.delete(key);
     await fsp.rm(path.join(this.root, String(transferId)), { recursive: true, force: true });
   }
 
@@ -176,27 +174,14 @@ export class FsFileStore implements FileStore {
     return `${transferId}/${uid}`;
   }
 
-  private flushSometimes(entry: OpenFile, written: number): void {
-    entry.unflushed += written;
-    if (entry.unflushed < FLUSH_EVERY || entry.flushing || entry.closing) return;
-    entry.unflushed = 0;
-    entry.flushing = true;
-    entry.users++; // the descriptor stays open until the flush is done
-    entry.handle
-      .then((h) => h.datasync())
-      .catch((e: Error) => this.flushErrors.set(entry.key, e))
-      .finally(() => {
-        entry.flushing = false;
-        this.release(entry);
-      });
-  }
-
   /** The upload's open descriptor: opened (and the file created at its full size) on first use. */
   private acquire(transferId: number, uid: string, size: number): OpenFile {
     const key = this.keyOf(transferId, uid);
     let entry = this.open.get(key);
     if (!entry) {
-      const created: OpenFile = { key, handle: this.openForWriting(transferId, uid, size), users: 0, timer: null, closing: false, unflushed: 0, flushing: false };
+      const handle = this.openForWriting(transferId, uid, size);
+      const flushes = new FlushGroup(async () => (await handle).datasync(), this.flushSlots);
+      const created: OpenFile = { key, handle, users: 0, timer: null, closing: false, flushes };
       created.handle.catch(() => {
         if (this.open.get(key) === created) this.open.delete(key);
       });
@@ -251,14 +236,35 @@ export class FsFileStore implements FileStore {
 
   private async openForWriting(transferId: number, uid: string, size: number): Promise<fsp.FileHandle> {
     const file = this.pathOf(transferId, uid);
-    await fsp.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
-    const h = await fsp.open(file, fs.constants.O_CREAT | fs.constants.O_RDWR, 0o600);
+    const dir = path.dirname(file);
+    await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
+    let created = true;
+    const h = await fsp.open(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_RDWR, 0o600).catch((e: NodeJS.ErrnoException) => {
+      if (e.code !== 'EEXIST') throw e;
+      created = false;
+      return fsp.open(file, fs.constants.O_RDWR);
+    });
     try {
       if ((await h.stat()).size !== size) await h.truncate(size);
+      // fdatasync flushes a file's data, not its name: the names of a new file and of its transfer's folder
+      // are flushed once, before the first chunk is acknowledged.
+      if (created) {
+        await syncDirectory(dir);
+        await syncDirectory(this.root);
+      }
     } catch (e) {
       await h.close();
       throw e;
     }
     return h;
+  }
+}
+
+async function syncDirectory(dir: string): Promise<void> {
+  const d = await fsp.open(dir, 'r');
+  try {
+    await d.sync();
+  } finally {
+    await d.close();
   }
 }

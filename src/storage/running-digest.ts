@@ -22,7 +22,7 @@ export class RunningDigests {
   private readonly states = new Map<string, State>();
   private nextId = 1;
 
-  /** `hasher`: where files are read and hashed (the server passes its hashing thread). */
+  /** `hasher`: where files are read and hashed (the server passes its hashing threads). */
   constructor(
     private readonly pathOf: (key: string) => string,
     private readonly hasher: FileHasher = new InlineHasher(),
@@ -54,7 +54,7 @@ export class RunningDigests {
     } else {
       this.hasher.forget(s.id);
     }
-    // Rewritten, or the background pass failed (or the hashing thread is gone): one plain pass on this
+    // Rewritten, or the background pass failed (or the hashing threads are gone): one plain pass on this
     // thread, whose error reaches the caller.
     const inline = new InlineHasher();
     inline.advance(0, this.pathOf(key), size);

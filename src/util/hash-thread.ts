@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { Worker } from 'node:worker_threads';
 
 // Plain JavaScript run by the thread; it needs only built-in modules, so it also runs inside the binary.
@@ -110,28 +111,42 @@ interface Reply {
   error?: string;
 }
 
+/** One thread of the pool. */
+interface Lane {
+  worker: Worker;
+  /** Answers still due from it: while any are, it keeps the process alive. */
+  due: number;
+  /** Hash streams whose state lives in it: it is not stopped while it holds any. */
+  streams: number;
+  idleTimer: NodeJS.Timeout | null;
+}
+
 /**
- * One thread beside the event loop for the server's bulk hashing: the SHA-256 and CRC-32 of uploads and the
- * HMAC of signed chunks. Each costs about as much CPU as receiving and writing the bytes; on the event loop
- * they halved upload speed, on their own thread they use a core the server otherwise leaves idle. Started at
- * first use, so commands that never hash start no thread. When it cannot start or dies, calls reject and
- * callers hash on their own thread instead.
+ * The server's threads for bulk hashing: the SHA-256 and CRC-32 of uploads and the HMAC of signed chunks, each
+ * costing about as much CPU as receiving and writing the bytes. A pool sized to the cores: one file's SHA-256 is
+ * sequential, and one thread hashes about 1.2 GB/s, so files go to different threads (a file's stream stays on
+ * the thread that holds its state) and HMACs to the least busy one. Threads start on demand, up to the pool's
+ * size, and stop when idle, so commands that never hash start none. When a thread cannot start or dies, the
+ * pool fails: calls reject and callers hash on their own thread instead.
  */
 export class HashThread {
-  private worker: Worker | null = null;
-  private idleTimer: NodeJS.Timeout | null = null;
+  private readonly lanes = new Set<Lane>();
+  /** Hash stream id → the thread holding its state. */
+  private readonly streams = new Map<number, Lane>();
   private dead: Error | null = null;
   private nextReq = 1;
-  /** Answers still due from the thread: while any are, it keeps the process alive. */
-  private due = 0;
   private readonly calls = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-  /** True while the thread holds state between messages (hashes of files in progress): it is not stopped then. */
-  holdsState: () => boolean = () => false;
 
-  /** `idleMs`: an idle thread holding no state is stopped after this long (its memory given back), restarted on use. */
-  constructor(private readonly idleMs = 1000) {}
+  /**
+   * `idleMs`: a thread idle and holding no state is stopped after this long (its memory given back), and
+   * started again on use. `size`: threads at most.
+   */
+  constructor(
+    private readonly idleMs = 1000,
+    readonly size = os.availableParallelism(),
+  ) {}
 
-  /** Jobs sent to the thread and not answered yet (the hashing backlog /metrics shows). */
+  /** Jobs sent to the threads and not answered yet (the hashing backlog /metrics shows). */
   get pending(): number {
     return this.calls.size;
   }
@@ -140,94 +155,138 @@ export class HashThread {
     return this.dead;
   }
 
-  /** Whether a thread is up right now (it stops when idle). */
-  get running(): boolean {
-    return this.worker !== null;
+  /** Threads up right now (they stop when idle). */
+  get running(): number {
+    return this.lanes.size;
   }
 
-  /** Sends without waiting for an answer. False when the thread is gone. */
-  post(msg: Record<string, unknown>): boolean {
-    const w = this.started();
-    if (!w) return false;
-    w.postMessage(msg);
+  /**
+   * Bytes [0, upTo) of `file` are to be hashed as stream `id` (they must be on the file and not change). The
+   * thread reads the file itself: no data crosses. False when the pool is gone.
+   */
+  hash(id: number, file: string, upTo: number): boolean {
+    let lane = this.streams.get(id);
+    if (!lane) {
+      const picked = this.pick((l) => l.streams);
+      if (!picked) return false;
+      lane = picked;
+      lane.streams++;
+      this.streams.set(id, lane);
+    }
+    this.wake(lane);
+    lane.worker.postMessage({ op: 'hash', id, file, upTo });
     return true;
   }
 
-  /** Sends and waits for the thread's answer. */
+  /** CRC-32 and SHA-256 of stream `id` once every byte asked for is hashed; the stream then ends. */
+  digest<T>(id: number): Promise<T> {
+    const lane = this.streams.get(id);
+    if (!lane) return Promise.reject(this.dead ?? new Error('no hash state on the threads'));
+    this.endStream(id, lane);
+    return this.send<T>(lane, { op: 'digest', id });
+  }
+
+  /** Drops stream `id` unfinished. */
+  forget(id: number): void {
+    const lane = this.streams.get(id);
+    if (!lane) return;
+    this.endStream(id, lane);
+    lane.worker.postMessage({ op: 'forget', id });
+    this.stopWhenIdle(lane);
+  }
+
+  /** Sends a job that keeps no state (an HMAC) to the least busy thread and waits for its answer. */
   call<T>(msg: Record<string, unknown>): Promise<T> {
-    const w = this.started();
-    if (!w) return Promise.reject(this.dead);
-    const req = this.nextReq++;
-    return new Promise<T>((resolve, reject) => {
-      this.calls.set(req, { resolve: resolve as (v: unknown) => void, reject });
-      this.owe(1);
-      w.postMessage({ ...msg, req });
-    });
+    const lane = this.pick((l) => l.due);
+    if (!lane) return Promise.reject(this.dead);
+    return this.send<T>(lane, msg);
   }
 
   async close(): Promise<void> {
-    const w = this.worker;
-    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const workers = [...this.lanes].map((l) => l.worker);
     this.fail(new Error('hashing thread closed'));
-    await w?.terminate();
+    await Promise.all(workers.map((w) => w.terminate()));
   }
 
-  private started(): Worker | null {
+  /** The thread with the least `load`: an idle one, else a new one while the pool has room, else the least loaded. */
+  private pick(load: (l: Lane) => number): Lane | null {
     if (this.dead) return null;
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    if (this.worker) return this.worker;
+    let best: Lane | null = null;
+    for (const l of this.lanes) if (!best || load(l) < load(best)) best = l;
+    if (best && (load(best) === 0 || this.lanes.size >= this.size)) return best;
+    return this.startLane() ?? best;
+  }
+
+  private startLane(): Lane | null {
     try {
-      const w = new Worker(SOURCE, { eval: true });
-      w.unref();
-      w.on('message', (m: Reply) => this.receive(m));
-      w.on('error', (e) => this.fail(e));
-      w.on('exit', () => {
-        if (this.worker === w) this.fail(new Error('hashing thread stopped'));
+      const worker = new Worker(SOURCE, { eval: true });
+      worker.unref();
+      const lane: Lane = { worker, due: 0, streams: 0, idleTimer: null };
+      worker.on('message', (m: Reply) => this.receive(lane, m));
+      worker.on('error', (e) => this.fail(e));
+      worker.on('exit', () => {
+        if (this.lanes.has(lane)) this.fail(new Error('hashing thread stopped'));
       });
-      this.worker = w;
-      return w;
+      this.lanes.add(lane);
+      return lane;
     } catch (e) {
       this.fail(e as Error);
       return null;
     }
   }
 
-  private owe(n: number): void {
-    this.due += n;
-    if (this.due === n && n > 0) this.worker?.ref();
-    if (this.due === 0) {
-      this.worker?.unref();
-      this.stopWhenIdle();
+  private send<T>(lane: Lane, msg: Record<string, unknown>): Promise<T> {
+    const req = this.nextReq++;
+    return new Promise<T>((resolve, reject) => {
+      this.calls.set(req, { resolve: resolve as (v: unknown) => void, reject });
+      this.wake(lane);
+      if (lane.due++ === 0) lane.worker.ref();
+      lane.worker.postMessage({ ...msg, req });
+    });
+  }
+
+  private receive(lane: Lane, m: Reply): void {
+    if (--lane.due === 0) {
+      lane.worker.unref();
+      this.stopWhenIdle(lane);
     }
-  }
-
-  /** A thread is an isolate of its own (about 16 MB): a server between uploads does not keep one. */
-  private stopWhenIdle(): void {
-    if (this.idleTimer || !this.worker) return;
-    this.idleTimer = setTimeout(() => {
-      this.idleTimer = null;
-      const w = this.worker;
-      if (!w || this.due > 0 || this.holdsState()) return;
-      this.worker = null; // its exit is then no failure; the next use starts a new one
-      void w.terminate();
-    }, this.idleMs);
-    this.idleTimer.unref();
-  }
-
-  private receive(m: Reply): void {
-    this.owe(-1);
     const c = this.calls.get(m.req);
     this.calls.delete(m.req);
     if (m.error !== undefined) c?.reject(new Error(m.error));
     else c?.resolve(m.value);
   }
 
+  private endStream(id: number, lane: Lane): void {
+    this.streams.delete(id);
+    lane.streams--;
+  }
+
+  private wake(lane: Lane): void {
+    if (lane.idleTimer) clearTimeout(lane.idleTimer);
+    lane.idleTimer = null;
+  }
+
+  /** A thread is an isolate of its own (about 16 MB): a server between uploads keeps none. */
+  private stopWhenIdle(lane: Lane): void {
+    if (lane.idleTimer || lane.due > 0 || lane.streams > 0 || !this.lanes.has(lane)) return;
+    lane.idleTimer = setTimeout(() => {
+      lane.idleTimer = null;
+      if (lane.due > 0 || lane.streams > 0) return;
+      this.lanes.delete(lane); // its exit is then no failure; the next use starts a new one
+      void lane.worker.terminate();
+    }, this.idleMs);
+    lane.idleTimer.unref();
+  }
+
   private fail(e: Error): void {
     this.dead ??= e;
     for (const c of this.calls.values()) c.reject(this.dead);
     this.calls.clear();
-    this.due = 0;
-    this.worker?.unref();
+    this.streams.clear();
+    for (const lane of this.lanes) {
+      if (lane.idleTimer) clearTimeout(lane.idleTimer);
+      void lane.worker.terminate();
+    }
+    this.lanes.clear();
   }
 }

@@ -12,7 +12,7 @@ import { patternBytes, sha256 } from '../helpers/upload-client';
 const crc = (b: Buffer) => (zlib as unknown as { crc32(b: Buffer): number }).crc32(b) >>> 0;
 const MiB = 1024 * 1024;
 
-// The same behaviour whether blocks are hashed on the calling thread or on the hashing thread the server uses.
+// The same behaviour whether blocks are hashed on the calling thread or on the hashing threads the server uses.
 const thread = new HashThread();
 for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker thread', () => new WorkerHasher(thread)]] as [string, () => FileHasher][]) {
   const test = suite(`running digest, ${kind}`);
