@@ -230,7 +230,7 @@ export const uiDe: Table = {
   ui_delivery_bounced: 'E-Mail nicht zugestellt',
   ui_delivery_reason: 'Antwort des Servers: {reason}',
   ui_send_again: 'Erneut senden',
-  ui_send_again_named: 'E-Mail an {name} erneut senden',
+  ui_send_again_named: 'Erneut senden an {name}',
   ui_sent_again: 'Erneut in die Warteschlange gestellt.',
   ui_mail_not_reached_one: '{count} Empfänger noch nicht erreicht',
   ui_mail_not_reached_other: '{count} Empfänger noch nicht erreicht',

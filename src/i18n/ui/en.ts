@@ -237,7 +237,7 @@ export const uiEn: Table = {
   ui_delivery_bounced: 'Mail not delivered',
   ui_delivery_reason: 'Server answer: {reason}',
   ui_send_again: 'Send again',
-  ui_send_again_named: 'Send the mail to {name} again',
+  ui_send_again_named: 'Send again to {name}',
   ui_sent_again: 'Queued again.',
   ui_mail_not_reached_one: '{count} recipient not reached yet',
   ui_mail_not_reached_other: '{count} recipients not reached yet',

@@ -230,7 +230,7 @@ export const uiFr: Table = {
   ui_delivery_bounced: 'E-mail non distribué',
   ui_delivery_reason: 'Réponse du serveur : {reason}',
   ui_send_again: 'Renvoyer',
-  ui_send_again_named: 'Renvoyer l\'e-mail à {name}',
+  ui_send_again_named: 'Renvoyer à {name}',
   ui_sent_again: 'Remis en file d\'attente.',
   ui_mail_not_reached_one: '{count} destinataire pas encore atteint',
   ui_mail_not_reached_other: '{count} destinataires pas encore atteints',

@@ -230,7 +230,7 @@ export const uiNl: Table = {
   ui_delivery_bounced: 'E-mail niet bezorgd',
   ui_delivery_reason: 'Antwoord van de server: {reason}',
   ui_send_again: 'Opnieuw versturen',
-  ui_send_again_named: 'E-mail aan {name} opnieuw versturen',
+  ui_send_again_named: 'Opnieuw versturen naar {name}',
   ui_sent_again: 'Opnieuw in de wachtrij gezet.',
   ui_mail_not_reached_one: '{count} ontvanger nog niet bereikt',
   ui_mail_not_reached_other: '{count} ontvangers nog niet bereikt',
