@@ -14,7 +14,7 @@ export function UploadSummary({ record, transfer: completed, onAgain }: { record
   // The Transfer as completed, then as read again while its mail waits in the queue ("queued", then "sent").
   const [latest, setLatest] = useState<ApiTransfer | null>(null);
   const transfer = latest ?? completed;
-  useDeliveryPolling(guest ? undefined : transfer?.recipients, () => {
+  useDeliveryPolling(transfer?.recipients, () => {
     if (!completed) return;
     api.get<ApiTransfer>(`/transfer/${completed.id}`).then(setLatest, () => undefined);
   });
