@@ -27,7 +27,7 @@ export function UploadSummary({ record, transfer: completed, onAgain }: { record
         {t('ui_upload_done')}
       </h1>
       {/* Never "sent" before the queue has delivered it: the mail server may still refuse or defer it. */}
-      {mailed.length > 0 && <p class="mail-status">{mailed.every((r) => r.delivery?.state === 'sent') ? t('ui_mail_all_sent') : t('ui_mail_queued_summary')}</p>}
+      {mailed.length > 0 && <p class="mail-status" role="status">{mailed.every((r) => r.delivery?.state === 'sent') ? t('ui_mail_all_sent') : t('ui_mail_queued_summary')}</p>}
       <p>{t('ui_summary_files', { count: record.files.length, size: formatBytes(total, lang) })}</p>
       {transfer?.expires?.raw ? <p>{t('ui_summary_expires', { date: formatDay(transfer.expires.raw, lang) })}</p> : null}
       <ul class="file-list">
