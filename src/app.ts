@@ -32,8 +32,8 @@ import type { Services } from './services';
 import { UsersService } from './domain/users';
 import { MailQueue } from './mail/queue';
 import { MailNotifier } from './mail/notifier';
-import { logTransport, redactTransportUrl, smtpTransport } from './mail/transport';
-import { sinkTransportUrl } from './mail/sink';
+import { inboxTransport, redactTransportUrl, smtpTransport } from './mail/transport';
+import { mailRoute, type MailRoute } from './mail/route';
 import { HeaderServiceProvider } from './auth/header-sp';
 import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
@@ -58,8 +58,8 @@ import { VERSION } from './version';
 export interface AppOptions {
   log?: Logger;
   clock?: Clock;
-  /** Overrides mail.transport; `serve` passes the address of the sink it started. */
-  mailTransportUrl?: string | null;
+  /** Overrides where mail goes (mail.transport); `serve` passes the address of the sink it started. */
+  mailTransportUrl?: string;
 }
 
 export interface FerryApp {
@@ -97,8 +97,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const users = new UsersService(repos.users, () => cfg.get().admin, clock, ids);
   const accounts = new AccountsService({ repos, uow, users, clock, ids, passwords: scryptPasswords });
 
-  // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs).
-  const transportUrl = opts.mailTransportUrl !== undefined ? opts.mailTransportUrl : (sinkTransportUrl(config.mail.sink) ?? config.mail.transport);
+  // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs); with no
+  // transport at all, into the built-in inbox's folder.
+  const route: MailRoute = opts.mailTransportUrl !== undefined ? { kind: 'smtp', url: opts.mailTransportUrl } : mailRoute(config.mail, config.data_dir);
+  // Where the mail is kept instead of delivered, for the admins' banner and viewer; null when it is delivered.
+  const mailInbox = config.mail.sink?.dir ?? (route.kind === 'inbox' ? route.dir : null);
   // Built always (cheap), exposed only when config.metrics allows someone; a registry of this instance's own.
   // The sources are read at scrape time; hashThread and fileStore are assigned below, before any request.
   const metrics = new Metrics({
@@ -109,7 +112,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     mailQueueDepth: async () => Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM mail_queue WHERE status = 'pending'`))[0]?.n ?? 0),
     hashingBacklog: () => hashThread.pending,
   });
-  const mailTransport = metrics.countedTransport(transportUrl ? smtpTransport(transportUrl) : logTransport(log));
+  const mailTransport = metrics.countedTransport(route.kind === 'smtp' ? smtpTransport(route.url) : inboxTransport(route.dir));
   const mailQueue = new MailQueue(repos.mailQueue, repos.trackingErrors, mailTransport, clock, log);
   const notifier = new MailNotifier(cfg, () => mailQueue.kick(), clock);
   const guestLimits = () => {
@@ -177,6 +180,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     version: VERSION,
     authenticators,
     mailQueue,
+    mailInbox,
+    mailDelivery: repos.mailQueue,
     trackingErrors: repos.trackingErrors,
     guests,
     userLang: (id) => users.lang(id),
@@ -191,7 +196,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     { name: 'database', check: async () => void (await db.query('SELECT id FROM transfers LIMIT 1')) },
     { name: 'store', check: () => fileStore.check() },
   ];
-  // No transport configured (mail is only logged): nothing to reach, so mail never makes ferry unready.
+  // The SMTP server answers, or the built-in inbox's folder is writable.
   if (mailTransport.verify) readinessChecks.push({ name: 'mail', check: () => mailTransport.verify!(), cacheMs: MAIL_CHECK_CACHE_MS });
   routes.push(
     opsRoutes({
@@ -210,7 +215,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     http,
     start() {
       log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);
-      log.info(`mail: ${transportUrl ? `via ${redactTransportUrl(transportUrl)}` : 'no transport, messages are logged only'}`);
+      log.info(
+        route.kind === 'smtp'
+          ? `mail: via ${redactTransportUrl(route.url)}`
+          : `mail: kept in the built-in inbox ${route.dir}, not delivered (read it at ${cfg.get().base_url}/?s=mail-sink; set mail.transport to deliver it)`,
+      );
       mailQueue.start();
       if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, db.locks, config, log, (o) => metrics.purgeOutcome(o)));
       const reload = setInterval(() => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)), SETTINGS_RELOAD_MS);

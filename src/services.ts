@@ -2,7 +2,7 @@ import type { BodyPool } from './util/body-pool';
 import type { Settings } from './config/settings';
 import type { Logger } from './log';
 import type { Authenticator } from './auth/principal';
-import type { Clock, Locks, MailOutbox, PositionalReader, TrackingErrorRepository } from './domain/ports';
+import type { Clock, Locks, MailDeliveryReader, MailOutbox, PositionalReader, TrackingErrorRepository } from './domain/ports';
 import type { GuestLimits } from './domain/guest-input';
 import type { TransferLimits } from './domain/transfer-input';
 import type { EncryptionPolicy } from './domain/encryption-input';
@@ -41,6 +41,10 @@ export interface Services {
   authenticators: Authenticator[];
   /** The outgoing mail queue; flush() delivers what is due now (tests, shutdown). */
   mailQueue: MailOutbox;
+  /** The folder of the built-in inbox when mail is kept there instead of delivered (admins see a banner); else null. */
+  mailInbox: string | null;
+  /** What became of the latest mail to each Recipient (queued, deferred, bounced, sent). */
+  mailDelivery: MailDeliveryReader;
   /** Bounces recorded against Recipients and Guests, presented in their `errors`. */
   trackingErrors: TrackingErrorRepository;
   /** Guests: invitations to upload on a user's behalf (src/domain/guests.ts). */

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Command } from 'commander';
 import { CliIO, UsageError } from './io';
 import { loadConfig } from '../config/load';
+import { mailRoute } from '../mail/route';
 import { isSea } from '../db/native-addon';
 import { allUnits, stateDirectoryOf, type UnitFacts } from '../service/systemd-units';
 
@@ -36,7 +37,8 @@ export function unitFacts(o: InstallFlags): UnitFacts {
   const writable: string[] = [];
   const logFile = (c as { log?: { file?: string | null } }).log?.file;
   if (logFile) writable.push(path.dirname(path.resolve(logFile)));
-  const sinkDir = c.mail.sink?.dir;
+  const route = mailRoute(c.mail, c.data_dir);
+  const sinkDir = c.mail.sink?.dir ?? (route.kind === 'inbox' ? route.dir : null);
   if (sinkDir && path.isAbsolute(sinkDir) && path.relative(c.data_dir, sinkDir).startsWith('..')) writable.push(sinkDir);
   return { binary, config, user: o.dynamicUser ? null : o.user, dataDir: c.data_dir, writable, port: c.listen.port };
 }

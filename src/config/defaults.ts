@@ -22,6 +22,7 @@ export interface MailSinkConfig {
 }
 export interface MailConfig {
   from: string;
+  /** A nodemailer smtp(s):// URL; null: mail is kept in the built-in inbox, not delivered (README, Mail). */
   transport: string | null;
   sink: MailSinkConfig | null;
 }
@@ -129,7 +130,8 @@ export function defaultConfig(): Config {
       signature_max_age_s: 15,
       signature_max_future_s: 86400,
     },
-    mail: { from: 'ferry@localhost', transport: 'smtp://localhost:25', sink: null },
+    // No transport: mail is kept in the built-in inbox (<data_dir>/mail-sink), so a fresh install loses none.
+    mail: { from: 'ferry@localhost', transport: null, sink: null },
     default_lang: 'en',
     purge_interval_s: 3600,
     encryption_password_must_have_upper_and_lower_case: true,

@@ -1,6 +1,7 @@
 import type { Selectable } from 'kysely';
+import type { MailDelivery } from '../domain/model';
 import type { MailQueueRepository, OutgoingMessage, QueuedMail, TrackingTarget } from '../domain/ports';
-import type { Db, RepoContext } from './context';
+import { slices, type Db, type RepoContext } from './context';
 import type { MailQueueTable } from './schema';
 
 /** The outgoing mail queue: rows are pending, then sent or failed, and kept until purge removes them. */
@@ -69,10 +70,61 @@ export class MailQueueRepo implements MailQueueRepository {
     await this.db.updateTable('mail_queue').set((eb) => ({ status: 'failed', attempts: eb('attempts', '+', 1), last_error: error })).where('id', '=', id).execute();
   }
 
+  async requeueUndelivered(target: TrackingTarget, targetId: number, now: number): Promise<boolean> {
+    const latest = await this.latest(target, targetId);
+    const state = latest ? deliveryOf(latest).state : null;
+    if (!latest || (state !== 'deferred' && state !== 'bounced')) return false;
+    // A fresh row in all but id: due now, its retry window (created) and backoff (attempts) start again. The
+    // status check keeps a concurrent delivery's outcome: a message sent meanwhile is not queued again.
+    const res = await this.db
+      .updateTable('mail_queue')
+      .set({ status: 'pending', created: now, next_attempt: now, attempts: 0, last_error: null, sent: null })
+      .where('id', '=', latest.id)
+      .where('status', '=', latest.status)
+      .executeTakeFirst();
+    return Number(res.numUpdatedRows) > 0;
+  }
+
+  async deliveryFor(target: TrackingTarget, ids: number[]): Promise<Map<number, MailDelivery>> {
+    const out = new Map<number, MailDelivery>();
+    for (const part of slices([...new Set(ids)])) {
+      // Rows in id order: the last one seen for a target is its latest mail.
+      const rows = await this.db
+        .selectFrom('mail_queue')
+        .select(DELIVERY_COLUMNS)
+        .where('target_type', '=', target)
+        .where('target_id', 'in', part)
+        .orderBy('id')
+        .execute();
+      for (const r of rows) out.set(r.target_id!, deliveryOf(r));
+    }
+    return out;
+  }
+
+  private latest(target: TrackingTarget, targetId: number) {
+    return this.db.selectFrom('mail_queue').select(DELIVERY_COLUMNS).where('target_type', '=', target).where('target_id', '=', targetId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+  }
+
   async counts(): Promise<Record<string, number>> {
     const rows = await this.db.selectFrom('mail_queue').select((eb) => ['status', eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
+}
+
+const DELIVERY_COLUMNS = ['id', 'target_id', 'status', 'attempts', 'last_error', 'created', 'sent', 'next_attempt'] as const;
+type DeliveryRow = Pick<Selectable<MailQueueTable>, (typeof DELIVERY_COLUMNS)[number]>;
+
+/**
+ * A row's outcome as the owner sees it. Pending with an error is a deferral (a pending row without one may
+ * be claimed and in delivery right now: still queued); failed is a bounce or a message given up.
+ */
+function deliveryOf(r: DeliveryRow): MailDelivery {
+  const num = (v: number | string | null) => (v === null ? null : Number(v));
+  const base = { reason: r.last_error, attempts: Number(r.attempts), nextAttempt: null, date: Number(r.created) };
+  if (r.status === 'sent') return { ...base, state: 'sent', reason: null, date: num(r.sent) ?? Number(r.created) };
+  if (r.status === 'failed') return { ...base, state: 'bounced' };
+  if (r.last_error !== null) return { ...base, state: 'deferred', nextAttempt: num(r.next_attempt) };
+  return { ...base, state: 'queued' };
 }
 
 function toMail(r: Selectable<MailQueueTable>): QueuedMail | null {

@@ -243,4 +243,11 @@ ALTER TABLE files ADD COLUMN iv TEXT;
 ALTER TABLE files ADD COLUMN aead TEXT;
 `,
   },
+  {
+    // Each recipient's latest mail, for its delivery state on the transfer page and "Send again" (issue 20).
+    version: 11,
+    sql: `
+CREATE INDEX mail_queue_target ON mail_queue(target_type, target_id, id);
+`,
+  },
 ];

@@ -76,6 +76,22 @@ export interface TrackingError {
   details: string;
 }
 
+/**
+ * What became of the latest mail to a Recipient (or Guest): waiting in the queue, deferred (the server
+ * answered 4xx or could not be reached; retried), bounced (refused with 5xx, or given up), or sent (handed
+ * to the transport).
+ */
+export interface MailDelivery {
+  state: 'queued' | 'deferred' | 'bounced' | 'sent';
+  /** When it was queued, or when it was sent. */
+  date: number;
+  /** The server's answer or the error of the last failed attempt (deferred, bounced). */
+  reason: string | null;
+  attempts: number;
+  /** Deferred: when the next attempt is due. */
+  nextAttempt: number | null;
+}
+
 export interface Recipient {
   id: number;
   transferId: number;

@@ -175,7 +175,10 @@ export class TransfersService {
     if (t.status !== 'available') throw Errors.transferNotAvailable('remind');
     await this.d.uow.run(async (tx) => {
       const recipients = only ? [only] : await tx.transfers.recipients(t.id);
-      await this.d.notifier.transferReminder(tx, t, await tx.transfers.files(t.id), recipients);
+      // A recipient whose mail was deferred or bounced gets that mail again now, not a second one beside it.
+      const remind: Recipient[] = [];
+      for (const r of recipients) if (!(await this.d.notifier.resendUndelivered(tx, r))) remind.push(r);
+      if (remind.length) await this.d.notifier.transferReminder(tx, t, await tx.transfers.files(t.id), remind);
       const target = only ? recipientTarget(only) : transferTarget(t);
       await tx.audit.record({ transferId: t.id, date: this.d.clock(), event: 'transfer_reminded', author: auditAuthor(actor), target });
     });

@@ -37,6 +37,12 @@ export class MailNotifier implements Notifier {
     for (const r of recipients) await this.toRecipient(tx, t, r, (c) => transferAvailableMail(c, t, files, r, true));
   }
 
+  async resendUndelivered(tx: Tx, r: Recipient): Promise<boolean> {
+    const again = await tx.mailQueue.requeueUndelivered('Recipient', r.id, this.clock());
+    if (again) tx.afterCommit(this.wake);
+    return again;
+  }
+
   uploadComplete(tx: Tx, t: Transfer, files: FileRecord[], recipients: Recipient[]): Promise<void> {
     return this.toOwner(tx, t, (c) => uploadCompleteMail(c, t, files, recipients));
   }

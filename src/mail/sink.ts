@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
 import type { Logger } from '../log';
-import type { MailSinkConfig } from '../config/defaults';
+import { smtpUrl } from './route';
 
 /**
  * The built-in SMTP sink: accepts every message on loopback and stores it as an RFC 5322 .eml file (the DATA
@@ -32,17 +32,23 @@ export interface RunningSink {
 
 export const EML_NAME = /^\d{13}-[0-9a-f]{12}\.eml$/;
 
-/** smtp://host:port of a sink; IPv6 hosts in brackets. */
-export function smtpUrl(host: string, port: number): string {
-  return `smtp://${host.includes(':') ? `[${host}]` : host}:${port}`;
+/** A new message's file name: arrival time in ms first (name order is arrival order), then 48 random bits. */
+function emlName(): string {
+  return `${Date.now()}-${crypto.randomBytes(6).toString('hex')}.eml`;
 }
 
-/**
- * Where mail goes when mail.sink is set: the sink that `serve` runs. Null for port 0 (any free port), which
- * only the process that started the sink knows.
- */
-export function sinkTransportUrl(sink: MailSinkConfig | null): string | null {
-  return sink && sink.port !== 0 ? smtpUrl(sink.host, sink.port) : null;
+/** Stores one whole message in dir, written to a temp name (0600) and renamed, as the SMTP sink stores it. */
+export async function storeEml(dir: string, message: Buffer): Promise<void> {
+  await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+  const name = emlName();
+  const tmp = path.join(dir, `.${name}.tmp`);
+  try {
+    await fs.promises.writeFile(tmp, message, { mode: 0o600, flag: 'wx' });
+    await fs.promises.rename(tmp, path.join(dir, name));
+  } catch (e) {
+    await fs.promises.rm(tmp, { force: true });
+    throw e;
+  }
 }
 
 export async function startSink(opts: SinkOptions): Promise<RunningSink> {
@@ -66,7 +72,7 @@ export async function startSink(opts: SinkOptions): Promise<RunningSink> {
       callback();
     },
     onData(stream, _session, callback) {
-      const name = `${Date.now()}-${crypto.randomBytes(6).toString('hex')}.eml`;
+      const name = emlName();
       const tmp = path.join(opts.dir, `.${name}.tmp`);
       const out = fs.createWriteStream(tmp, { mode: 0o600 });
       let failed: Error | null = null;

@@ -1,7 +1,9 @@
+import fs from 'node:fs';
 import nodemailer from 'nodemailer';
 import type { Logger } from '../log';
 import type { OutgoingMessage } from '../domain/ports';
 import { spacedLine } from '../util/names';
+import { storeEml } from './sink';
 
 /** Sends one rendered message; throws a DeliveryError describing whether a retry can help. */
 export interface MailTransport {
@@ -98,6 +100,22 @@ const TIMEOUTS = { connectionTimeout: 30_000, greetingTimeout: 30_000, socketTim
  */
 const POOL = { pool: true, maxConnections: 1, maxMessages: 100, maxRequeues: 1 };
 
+/** The message as nodemailer takes it, the same for SMTP and for the built-in inbox. */
+function mailOptions(msg: OutgoingMessage) {
+  return {
+    // Objects, not strings: nodemailer then takes each address as one address, never parses it as a list.
+    from: { name: '', address: msg.from },
+    to: { name: '', address: msg.to },
+    replyTo: msg.replyTo && isPlainAddress(msg.replyTo) ? { name: '', address: msg.replyTo } : undefined,
+    subject: literalHeader(headerSafe(msg.subject, 250)),
+    text: msg.text,
+    html: msg.html,
+    headers: { 'Content-Language': msg.lang, 'Auto-Submitted': 'auto-generated' },
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  };
+}
+
 export function smtpTransport(url: string): MailTransport {
   // Options given in the URL (?connectionTimeout=…, ?pool=false) override these.
   const t = nodemailer.createTransport({ url, ...POOL, ...TIMEOUTS, disableFileAccess: true, disableUrlAccess: true } as never);
@@ -108,18 +126,7 @@ export function smtpTransport(url: string): MailTransport {
     async send(msg) {
       if (!isPlainAddress(msg.to)) throw new DeliveryError(`invalid recipient address`, true);
       try {
-        await t.sendMail({
-          // Objects, not strings: nodemailer then takes each address as one address, never parses it as a list.
-          from: { name: '', address: msg.from },
-          to: { name: '', address: msg.to },
-          replyTo: msg.replyTo && isPlainAddress(msg.replyTo) ? { name: '', address: msg.replyTo } : undefined,
-          subject: literalHeader(headerSafe(msg.subject, 250)),
-          text: msg.text,
-          html: msg.html,
-          headers: { 'Content-Language': msg.lang, 'Auto-Submitted': 'auto-generated' },
-          disableFileAccess: true,
-          disableUrlAccess: true,
-        });
+        await t.sendMail(mailOptions(msg));
       } catch (e) {
         throw classifySmtpError(e);
       }
@@ -128,12 +135,33 @@ export function smtpTransport(url: string): MailTransport {
   };
 }
 
-/** mail.transport null: messages are logged (recipient and subject only), not delivered. */
-export function logTransport(log: Logger): MailTransport {
+/**
+ * No mail.transport: each message is written, as the SMTP sink would store it, into the built-in inbox's
+ * folder by the process that sends it (serve or a CLI command alike), where admins read it at /?s=mail-sink.
+ * A write that fails (disk full, permissions) is retried by the queue like a deferral.
+ */
+export function inboxTransport(dir: string): MailTransport {
+  // CRLF line ends, as the message would travel over SMTP and as the sink stores what it receives.
+  const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', disableFileAccess: true, disableUrlAccess: true });
   return {
-    async send(msg) {
-      log.info(`mail (not sent: no transport) to=${msg.to} subject=${JSON.stringify(headerSafe(msg.subject))}`);
+    async verify() {
+      await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
+      await fs.promises.access(dir, fs.constants.W_OK);
     },
-    close() {},
+    async send(msg) {
+      if (!isPlainAddress(msg.to)) throw new DeliveryError(`invalid recipient address`, true);
+      let built: Buffer;
+      try {
+        built = (await t.sendMail(mailOptions(msg))).message as Buffer;
+      } catch (e) {
+        throw new DeliveryError(String((e as Error)?.message ?? e).slice(0, 500), false);
+      }
+      try {
+        await storeEml(dir, built);
+      } catch (e) {
+        throw new DeliveryError(`built-in inbox ${dir}: ${(e as Error).message}`.slice(0, 500), false);
+      }
+    },
+    close: () => t.close(),
   };
 }

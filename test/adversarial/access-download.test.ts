@@ -21,7 +21,7 @@ const counts = { download: 0, sameAsUnknown: 0, pages: 0, allowed: 0, tokens: 0 
 const HTML = { accept: 'text/html' };
 
 test.before(async () => {
-  w = await startAccessWorld({ mail: { transport: null, sink: { host: '127.0.0.1', port: 0 } } }, { mailTransportUrl: null });
+  w = await startAccessWorld({ mail: { transport: null, sink: { host: '127.0.0.1', port: 0 } } });
   sinkDir = w.s.app.services.settings.get().mail.sink!.dir;
   fs.mkdirSync(sinkDir, { recursive: true });
   // A stored mail carries tokens: only admins may read the sink.

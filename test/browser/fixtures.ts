@@ -4,6 +4,7 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import * as assert from 'uvu/assert';
 import { freePort } from '../helpers/server';
+import type { Page } from 'playwright-core';
 import { rest, type BrowserSession } from './harness';
 
 /** A complete Transfer made through the REST API (header SP), as any client would; returns the Transfer. */
@@ -66,3 +67,24 @@ export async function savedSha256(b: BrowserSession, name: string): Promise<stri
   }
   return hash.digest('hex');
 }
+
+/** axe-core, injected into pages by axe() (the browser tests' accessibility check). */
+const AXE = fs.readFileSync(path.resolve(__dirname, '../../node_modules/axe-core/axe.min.js'), 'utf8');
+
+export interface Violation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/** Runs axe in the page (evaluated through the DevTools protocol, so the page's CSP does not apply). */
+export async function axe(page: Page): Promise<Violation[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE);
+  return page.evaluate(async () => {
+    const w = window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: any[] }> } };
+    const r = await w.axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')) }));
+  });
+}
+

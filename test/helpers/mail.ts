@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { simpleParser, ParsedMail } from 'mailparser';
+import { SMTPServer } from 'smtp-server';
 import { startSink, RunningSink, listSinkMessages } from '../../src/mail/sink';
 import { tempDir } from './server';
 
@@ -39,4 +41,60 @@ export async function startTestSink(opts: { rejectRecipients?: RegExp; port?: nu
 export function addressOf(field: ParsedMail['to'] | ParsedMail['from'] | ParsedMail['replyTo']): string {
   const list = Array.isArray(field) ? field : field ? [field] : [];
   return list[0]?.value[0]?.address ?? '';
+}
+
+/** What a scripted SMTP server answers to RCPT TO for one address: accept (null), or a code and text. */
+export type SmtpAnswer = { code: number; text: string } | null;
+
+export interface ScriptedSmtp {
+  url: string;
+  port: number;
+  /** Change what RCPT TO gets from now on (e.g. 450 while "busy", then accept). */
+  answer: (address: string) => SmtpAnswer;
+  /** Messages accepted so far, parsed, in arrival order. */
+  received: ParsedMail[];
+  close(): Promise<void>;
+}
+
+/**
+ * A real SMTP server on 127.0.0.1 whose answer to each recipient the test decides (450 defers, 550 bounces),
+ * to make delivery fail for real; accepted messages are kept in memory.
+ */
+export async function startScriptedSmtp(answer: (address: string) => SmtpAnswer = () => null, port = 0): Promise<ScriptedSmtp> {
+  const received: ParsedMail[] = [];
+  const state = { answer };
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['AUTH', 'STARTTLS'],
+    disableReverseLookup: true,
+    logger: false,
+    onRcptTo(address, _session, callback) {
+      const a = state.answer(address.address);
+      if (!a) return callback();
+      callback(Object.assign(new Error(a.text), { responseCode: a.code }));
+    },
+    onData(stream, _session, callback) {
+      simpleParser(stream).then(
+        (m) => (received.push(m), callback()),
+        (e: Error) => callback(e),
+      );
+    },
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve());
+  });
+  const bound = (server.server.address() as AddressInfo).port;
+  return {
+    url: `smtp://127.0.0.1:${bound}`,
+    port: bound,
+    get answer() {
+      return state.answer;
+    },
+    set answer(f) {
+      state.answer = f;
+    },
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

@@ -50,7 +50,7 @@ export async function testDatabaseUrl(): Promise<string | null> {
 
 /**
  * Starts the real app on 127.0.0.1 port 0 with a real SQLite file in a fresh temp dir (or a fresh PostgreSQL
- * database, see TEST_DB). The config object is validated exactly like a config file, so a test cannot use a
+ * database, see TEST_DB), and mail kept in the built-in inbox of that dir unless the config says otherwise. The config object is validated exactly like a config file, so a test cannot use a
  * key the product would refuse.
  */
 export async function startTestServer(
@@ -59,7 +59,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dir = tempDir();
   const database_url = 'database_url' in config ? config.database_url : await testDatabaseUrl();
-  const raw = { data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, ...config, database_url };
+  const raw = { data_dir: path.join(dir, 'data'), purge_interval_s: 0, ...config, database_url };
   const cfg: Config = validateConfig(raw, 'test');
   const app = await createApp(cfg, { log: silentLogger, ...opts });
   const server = await listen(app.http, '127.0.0.1', 0, timeouts);

@@ -2,7 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer, freePort, sqlOne } from '../helpers/server';
 import type { Notifier, Tx } from '../../src/domain/ports';
+import fs from 'node:fs';
+import path from 'node:path';
+import { simpleParser } from 'mailparser';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
+import { listSinkMessages } from '../../src/mail/sink';
+import { defaultConfig } from '../../src/config/defaults';
 import type { FileRecord, Recipient, Transfer } from '../../src/domain/model';
 
 const NOW = 1_900_000_000;
@@ -141,17 +146,27 @@ test('POST /guest mails the guest through the sink with the upload link, in the 
     assert.match(m.text!, 'Graag uploaden');
   }));
 
-test('with no transport, mail is logged without its links and marked sent', async () => {
+test('the default config (no mail.transport) keeps each mail in the built-in inbox as an .eml file, whole and readable', async () => {
+  assert.is(defaultConfig().mail.transport, null);
   const lines: string[] = [];
+  // No mail key at all: the embedded default, as `npm start` runs it.
   const s = await startTestServer({ ...HEADER_SP }, { log: { info: (l) => lines.push(l), error: (l) => lines.push(l) } });
   try {
-    await notify(s, (n, tx) => n.transferAvailable(tx, transfer(), [file('a', 1)], [recipient(20, 'x@example.org')]));
+    const inbox = path.join(s.app.config.data_dir, 'mail-sink');
+    assert.is(s.app.services.mailInbox, inbox);
+    await notify(s, (n, tx) => n.transferAvailable(tx, transfer(), [file('plan.pdf', 1)], [recipient(20, 'x@example.org')]));
     await s.app.services.mailQueue.flush();
-    const line = lines.find((l) => l.includes('mail (not sent'));
-    assert.ok(line, lines.join('\n'));
-    assert.not.match(line!, 'tok20');
+    const stored = listSinkMessages(inbox);
+    assert.is(stored.length, 1);
+    assert.is(fs.statSync(path.join(inbox, stored[0].id)).mode & 0o777, 0o600);
+    const m = await simpleParser(fs.readFileSync(path.join(inbox, stored[0].id)));
+    assert.is(addressOf(m.to), 'x@example.org');
+    assert.is(m.subject, 'alice@example.org sent you files: Q3 report');
+    assert.match(m.text!, `${s.url}/?s=download&token=tok20`);
     const row = (await sqlOne(s, `SELECT status FROM mail_queue`)) as { status: string };
     assert.is(row.status, 'sent');
+    // The start-up line says where mail goes and how to have it delivered.
+    assert.ok(lines.some((l) => l.includes(`kept in the built-in inbox ${inbox}`) && l.includes('mail.transport')), lines.join('\n'));
   } finally {
     await s.close();
   }

@@ -100,6 +100,37 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     assert.is(await db.repos.mailQueue.nextDue(T0), 1200);
   });
 
+  it('mail delivery: the latest mail per target is its state; only a deferred or bounced one is queued again, once', async ({ db }) => {
+    const q = db.repos.mailQueue;
+    const sent = await q.enqueue(msg('a@x.org'), T0, { type: 'Recipient', id: 901 });
+    await q.markSent(sent, T0 + 5);
+    const deferred = await q.enqueue(msg('b@x.org'), T0, { type: 'Recipient', id: 902 });
+    await q.markRetry(deferred, T0 + 30, '450 busy');
+    const old = await q.enqueue(msg('c@x.org'), T0, { type: 'Recipient', id: 903 });
+    await q.markFailed(old, '550 unknown');
+    const bounced = await q.enqueue(msg('c@x.org'), T0 + 1, { type: 'Recipient', id: 903 });
+    await q.markFailed(bounced, '550 still unknown');
+    await q.enqueue(msg('d@x.org'), T0, { type: 'Guest', id: 901 }); // another kind of target, same id
+    const states = await q.deliveryFor('Recipient', [901, 902, 903, 904]);
+    assert.equal([...states.keys()].sort(), [901, 902, 903]);
+    assert.equal(states.get(901), { state: 'sent', date: T0 + 5, reason: null, attempts: 1, nextAttempt: null });
+    assert.equal(states.get(902), { state: 'deferred', date: T0, reason: '450 busy', attempts: 1, nextAttempt: T0 + 30 });
+    assert.equal(states.get(903), { state: 'bounced', date: T0 + 1, reason: '550 still unknown', attempts: 1, nextAttempt: null });
+    assert.is((await q.deliveryFor('Guest', [901])).get(901)?.state, 'queued');
+
+    assert.not.ok(await q.requeueUndelivered('Recipient', 901, T0 + 100), 'a sent mail is not sent again');
+    assert.not.ok(await q.requeueUndelivered('Recipient', 904, T0 + 100), 'no mail, nothing to send again');
+    // Two owners pressing at once: the row is re-armed once.
+    const both = await Promise.all([1, 2].map(() => db.uow.run((tx) => tx.mailQueue.requeueUndelivered('Recipient', 903, T0 + 100))));
+    assert.equal(both.filter(Boolean).length, 1);
+    assert.equal((await q.deliveryFor('Recipient', [903])).get(903), { state: 'queued', date: T0 + 100, reason: null, attempts: 0, nextAttempt: null });
+    const [row] = await db.query<{ id: number | string; status: string }>(`SELECT id, status FROM mail_queue WHERE id = ?`, [old]);
+    assert.is(row.status, 'failed', 'only the latest mail is queued again');
+    assert.ok(await q.requeueUndelivered('Recipient', 902, T0 + 100));
+    const [again] = await db.query<{ next_attempt: number | string }>(`SELECT next_attempt FROM mail_queue WHERE id = ?`, [deferred]);
+    assert.is(Number(again.next_attempt), T0 + 100, 'a deferred mail is due now, not at its backoff');
+  });
+
   it('used signatures: a replay is refused until its window passes, also when sent at once', async ({ db }) => {
     const results = await Promise.all([1, 2, 3, 4, 5].map(() => db.repos.signatures.use('a'.repeat(40), T0 + 16, T0)));
     assert.equal(results.filter(Boolean).length, 1);

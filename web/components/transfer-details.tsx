@@ -5,6 +5,7 @@ import { errorText, Translate } from '../lib/i18n';
 import type { ApiAuditEntry, ApiTransfer } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { ActionButton } from './action';
+import { DeliveryState, undelivered, useDeliveryPolling } from './delivery';
 import { AuditLog, countDownloads } from './audit-log';
 import { isEmail } from '../../src/domain/transfer-input';
 
@@ -20,6 +21,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
     log.reload();
     onChanged();
   };
+  useDeliveryPolling(tr.data?.recipients, tr.reload);
   if (tr.error) return <p class="error" role="alert">{errorText(t, tr.error)}</p>;
   const x = tr.data;
   if (!x) return <p aria-busy="true">{t('ui_loading')}</p>;
@@ -66,15 +68,24 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
               {t('ui_download_link')}
             </a>
             <span class="sub">{r.last_activity ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) }) : t('ui_no_activity')}</span>
-            {r.errors.map((e, i) => (
-              <span key={i} class="error">
-                {e.type}: {e.details}
-              </span>
-            ))}
+            <DeliveryState delivery={r.delivery} />
+            {/* Bounces are the delivery state's reason; the list is for a recipient whose mail left the queue. */}
+            {!r.delivery &&
+              r.errors.map((e, i) => (
+                <span key={i} class="error">
+                  {e.type}: {e.details}
+                </span>
+              ))}
             {!closed && r.email && (
               <>
-                <ActionButton run={() => api.put(`/recipient/${r.id}`, { remind: true })} label={t('ui_remind_named', { name: r.email })} done={t('ui_reminder_sent')}>
-                  {t('ui_remind')}
+                {/* One button: PUT remind sends a deferred or bounced mail again, else a reminder (README, Mail). */}
+                <ActionButton
+                  run={() => api.put(`/recipient/${r.id}`, { remind: true })}
+                  label={undelivered(r.delivery) ? t('ui_send_again_named', { name: r.email }) : t('ui_remind_named', { name: r.email })}
+                  done={undelivered(r.delivery) ? t('ui_sent_again') : t('ui_reminder_sent')}
+                  onDone={changed}
+                >
+                  {undelivered(r.delivery) ? t('ui_send_again') : t('ui_remind')}
                 </ActionButton>
                 <ActionButton run={() => api.delete(`/recipient/${r.id}`)} danger confirm={t('ui_remove_recipient_confirm', { email: r.email })} label={t('ui_remove_named', { name: r.email })} onDone={changed}>
                   {t('ui_remove')}

@@ -1,22 +1,33 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatBytes, formatDay } from '../lib/format';
 import type { ApiTransfer } from '../lib/types';
 import type { ResumeRecord } from '../upload/resume-store';
 import { CopyButton } from './copy-button';
+import { DeliveryState, useDeliveryPolling } from './delivery';
 
-/** After completion: what was sent, to whom, and the download links. */
-export function UploadSummary({ record, transfer, onAgain }: { record: ResumeRecord; transfer: ApiTransfer | null; onAgain(): void }) {
-  const { t, lang, base, guest } = useApp();
+/** After completion: what was uploaded, to whom, the download links, and what became of each recipient's mail. */
+export function UploadSummary({ record, transfer: completed, onAgain }: { record: ResumeRecord; transfer: ApiTransfer | null; onAgain(): void }) {
+  const { api, t, lang, base, guest } = useApp();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []); // screen readers hear that it is done
-  const links = transfer?.recipients?.length ? transfer.recipients.map((r) => ({ email: r.email, url: r.download_url })) : record.links;
+  // The Transfer as completed, then as read again while its mail waits in the queue ("queued", then "sent").
+  const [latest, setLatest] = useState<ApiTransfer | null>(null);
+  const transfer = latest ?? completed;
+  useDeliveryPolling(transfer?.recipients, () => {
+    if (!completed) return;
+    api.get<ApiTransfer>(`/transfer/${completed.id}`).then(setLatest, () => undefined);
+  });
+  const links = transfer?.recipients?.length ? transfer.recipients.map((r) => ({ email: r.email, url: r.download_url, delivery: r.delivery })) : record.links.map((l) => ({ ...l, delivery: undefined }));
+  const mailed = transfer?.recipients?.filter((r) => r.email) ?? [];
   const total = record.files.reduce((n, f) => n + f.size, 0);
   return (
     <section class="card summary" aria-labelledby="summary-title">
       <h1 id="summary-title" tabIndex={-1} ref={heading}>
         {t('ui_upload_done')}
       </h1>
+      {/* Never "sent" before the queue has delivered it: the mail server may still refuse or defer it. */}
+      {mailed.length > 0 && <p class="mail-status" role="status">{mailed.every((r) => r.delivery?.state === 'sent') ? t('ui_mail_all_sent') : t('ui_mail_queued_summary')}</p>}
       <p>{t('ui_summary_files', { count: record.files.length, size: formatBytes(total, lang) })}</p>
       {transfer?.expires?.raw ? <p>{t('ui_summary_expires', { date: formatDay(transfer.expires.raw, lang) })}</p> : null}
       <ul class="file-list">
@@ -36,6 +47,7 @@ export function UploadSummary({ record, transfer, onAgain }: { record: ResumeRec
               {l.url}
             </a>
             <CopyButton text={l.url} />
+            {l.email && <DeliveryState delivery={l.delivery} />}
           </li>
         ))}
       </ul>

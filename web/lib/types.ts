@@ -24,6 +24,15 @@ export interface ApiTrackingError {
   details: string;
 }
 
+/** Extension: what became of the latest mail to a recipient (README, Mail). */
+export interface ApiDelivery {
+  state: 'queued' | 'deferred' | 'bounced' | 'sent';
+  date: ApiDate;
+  reason: string | null;
+  attempts: number;
+  next_attempt: ApiDate | null;
+}
+
 export interface ApiRecipient {
   id: number;
   transfer_id: number;
@@ -33,6 +42,7 @@ export interface ApiRecipient {
   last_activity: ApiDate | null;
   download_url: string;
   errors: ApiTrackingError[];
+  delivery?: ApiDelivery | null;
 }
 
 export interface ApiTransfer {

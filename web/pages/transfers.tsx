@@ -5,6 +5,7 @@ import { errorText } from '../lib/i18n';
 import type { ApiTransfer } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { TransferDetails } from '../components/transfer-details';
+import { undelivered } from '../components/delivery';
 
 /** "My transfers": every Transfer of the user (GET /transfer), newest first, with details on demand. */
 export function TransfersPage() {
@@ -52,6 +53,7 @@ export function TransferTable({ transfers, error, reload, showOwner }: { transfe
         {sorted.map((tr) => {
           const size = tr.files.reduce((n, f) => n + f.size, 0);
           const downloaded = tr.recipients.filter((r) => r.last_activity).length;
+          const notReached = tr.recipients.filter((r) => undelivered(r.delivery)).length;
           const status = transferStatus(tr);
           return (
             <tbody key={tr.id}>
@@ -66,6 +68,7 @@ export function TransferTable({ transfers, error, reload, showOwner }: { transfe
                 <td data-label={t('recipients')}>
                   {tr.recipients.map((r) => r.email || t('ui_link_anyone')).join(', ')}
                   <span class="sub">{t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}</span>
+                  {notReached > 0 && <span class="sub delivery-bounced">{t('ui_mail_not_reached', { count: notReached })}</span>}
                 </td>
                 <td class="nowrap" data-label={t('expires')}>{formatDay(tr.expires.raw, lang)}</td>
                 <td class="nowrap" data-label={t('status')}>{t(`status_${status}`)}</td>

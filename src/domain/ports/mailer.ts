@@ -14,6 +14,11 @@ export interface Notifier {
   /** Copy to the sender when email_me_copies / email_upload_complete are set. */
   uploadComplete(tx: Tx, transfer: Transfer, files: FileRecord[], recipients: Recipient[]): Promise<void>;
   transferReminder(tx: Tx, transfer: Transfer, files: FileRecord[], recipients: Recipient[]): Promise<void>;
+  /**
+   * Sends the recipient's latest mail again, now, when it was deferred or bounced (the owner's "Send again"),
+   * so it is not doubled by a reminder; false when there was no such mail.
+   */
+  resendUndelivered(tx: Tx, recipient: Recipient): Promise<boolean>;
   fileRemoved(tx: Tx, transfer: Transfer, file: FileRecord, recipients: Recipient[]): Promise<void>;
   recipientRemoved(tx: Tx, transfer: Transfer, recipient: Recipient): Promise<void>;
   /** To the owner, when email_report_on_closing is set (closed by owner, expiry, last file/recipient). */

@@ -1,4 +1,4 @@
-import type { AuditEntry, FileRecord, Guest, Recipient, TrackingError, Transfer, TransferStatus } from '../model';
+import type { AuditEntry, FileRecord, Guest, MailDelivery, Recipient, TrackingError, Transfer, TransferStatus } from '../model';
 
 /**
  * The repositories: every read and write of metadata the domain makes, each Promise-returning so that the
@@ -224,7 +224,16 @@ export interface MailQueueRepository {
   markRetry(id: number, next: number, error: string): Promise<void>;
   markFailed(id: number, error: string): Promise<void>;
   counts(): Promise<Record<string, number>>;
+  /**
+   * Queues the latest mail to a target again, due now and with a fresh retry window, when it was deferred or
+   * bounced; false (nothing changed) when it was queued, sent, or there is none.
+   */
+  requeueUndelivered(target: TrackingTarget, targetId: number, now: number): Promise<boolean>;
+  deliveryFor(target: TrackingTarget, ids: number[]): Promise<Map<number, MailDelivery>>;
 }
+
+/** What became of the latest mail to each of many targets (lists of transfers), keyed by target id. */
+export type MailDeliveryReader = Pick<MailQueueRepository, 'deliveryFor'>;
 
 /** Delivery problems (bounces) recorded against a Recipient or Guest, shown in their `errors`. */
 export interface TrackingErrorRepository {

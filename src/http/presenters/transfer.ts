@@ -1,4 +1,4 @@
-import type { AuditEntry, FileRecord, Recipient, Transfer } from '../../domain/model';
+import type { AuditEntry, FileRecord, MailDelivery, Recipient, Transfer } from '../../domain/model';
 import { encryptedSize } from '../../shared-crypto/format';
 import { presentTrackingError } from './guest';
 import type { TransferView } from '../../domain/transfers';
@@ -72,8 +72,17 @@ export function downloadUrl(baseUrl: string, token: string): string {
   return `${baseUrl}/?s=download&token=${encodeURIComponent(token)}`;
 }
 
-/** The spec's Recipient object. */
-export function presentRecipient(r: Recipient, baseUrl: string, lang: string) {
+/**
+ * A recipient's mail delivery (extension field `delivery`): the latest mail's state, with the server's
+ * answer when it was deferred or bounced; null when none was queued (a link recipient) or purged.
+ */
+export function presentDelivery(d: MailDelivery | null | undefined, lang: string) {
+  if (!d) return null;
+  return { state: d.state, date: presentDate(d.date, lang), reason: d.reason, attempts: d.attempts, next_attempt: presentDate(d.nextAttempt, lang) };
+}
+
+/** The spec's Recipient object, plus `delivery` (presentDelivery). */
+export function presentRecipient(r: Recipient, baseUrl: string, lang: string, delivery?: MailDelivery | null) {
   return {
     id: r.id,
     transfer_id: r.transferId,
@@ -84,6 +93,7 @@ export function presentRecipient(r: Recipient, baseUrl: string, lang: string) {
     options: null,
     download_url: downloadUrl(baseUrl, r.token),
     errors: r.errors.map((e) => presentTrackingError(e, lang)),
+    delivery: presentDelivery(delivery, lang),
   };
 }
 
@@ -91,7 +101,7 @@ export function presentRecipient(r: Recipient, baseUrl: string, lang: string) {
  * The spec's Transfer object (plus status, guest_id, closed as extensions, and FileSender's `roundtriptoken`,
  * which as in FileSender only the answer that created the Transfer carries; other answers give "").
  */
-export function presentTransfer(v: TransferView, baseUrl: string, lang: string, extensionsLeft: number, creating = false) {
+export function presentTransfer(v: TransferView, baseUrl: string, lang: string, extensionsLeft: number, creating = false, delivery = new Map<number, MailDelivery>()) {
   const t = v.transfer;
   return {
     id: t.id,
@@ -104,7 +114,7 @@ export function presentTransfer(v: TransferView, baseUrl: string, lang: string, 
     expiry_date_extension: extensionsLeft,
     options: t.options,
     files: v.files.map((f) => presentFile(f, v.cids?.get(f.id))),
-    recipients: v.recipients.map((r) => presentRecipient(r, baseUrl, lang)),
+    recipients: v.recipients.map((r) => presentRecipient(r, baseUrl, lang, delivery.get(r.id))),
     status: t.status,
     guest_id: t.guestId,
     closed: presentDate(t.closed, lang),

@@ -17,9 +17,11 @@ const BEFORE_AVAILABLE = ['created', 'started', 'uploading'];
 async function present(ctx: FerryContext, v: TransferView | Transfer, creating = false) {
   const s = ctx.state.services;
   const view = 'transfer' in v ? v : await s.transfers.view(v);
-  const errors = await s.trackingErrors.forTargets('Recipient', view.recipients.map((r) => r.id));
+  const ids = view.recipients.map((r) => r.id);
+  const errors = await s.trackingErrors.forTargets('Recipient', ids);
   const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
-  return presentTransfer(withErrors, s.settings.get().base_url, await requestLang(ctx), s.transfers.extensionsLeft(view.transfer), creating);
+  const delivery = await s.mailDelivery.deliveryFor('Recipient', ids);
+  return presentTransfer(withErrors, s.settings.get().base_url, await requestLang(ctx), s.transfers.extensionsLeft(view.transfer), creating, delivery);
 }
 
 async function presentAll(ctx: FerryContext, list: Transfer[]) {
@@ -82,8 +84,10 @@ export function transferRoutes(api: Api): void {
     const email = (ctx.request.body as { recipient?: unknown } | null)?.recipient;
     if (email === undefined) throw Errors.restMissingParameter('recipient');
     if (!isEmail(email)) throw Errors.badEmail('recipient');
-    const r = await ctx.state.services.recipients.add(actorOf(ctx), transferOf(ctx), email);
-    return created(ctx, presentRecipient(r, ctx.state.services.settings.get().base_url, await requestLang(ctx)), `/recipient/${r.id}`);
+    const s = ctx.state.services;
+    const r = await s.recipients.add(actorOf(ctx), transferOf(ctx), email);
+    const delivery = (await s.mailDelivery.deliveryFor('Recipient', [r.id])).get(r.id);
+    return created(ctx, presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery), `/recipient/${r.id}`);
   });
 
   // The chunk-upload key may only complete a Transfer (spec: PUT /transfer access).

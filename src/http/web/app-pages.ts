@@ -27,7 +27,7 @@ export function registerWebPages(pages: PageRegistry): void {
   pages.register('admin', (ctx) => {
     const p = ctx.state.principal;
     if (p.type === 'user' && !p.isAdmin) return refusal(ctx, 'rest_admin_required', 403);
-    return userPage(ctx, 'admin', 'admin', ctx.state.services.settings.get().mail.sink ? { 'mail-sink': '1' } : {});
+    return userPage(ctx, 'admin', 'admin', ctx.state.services.mailInbox ? { 'mail-sink': '1' } : {});
   });
 }
 

@@ -80,6 +80,7 @@ ${scripts.map((s) => html`<script defer src="${assets.url(s, base)}"></script>\n
 <body>
 <a class="skip" href="#main">${t('ui_skip_to_content')}</a>
 ${header(ctx, t, base, lang)}
+${mailInboxNotice(ctx, t, base)}
 <main id="main" tabindex="-1"${data.map(([k, v]) => html` data-${k.replace(/[^a-z0-9-]/g, '')}="${v}"`)}>
 ${opts.body ?? ''}
 ${opts.page ? html`<noscript><p class="notice">${t('ui_needs_javascript')}</p></noscript>` : ''}
@@ -111,6 +112,17 @@ ${nav}
 ${who}
 ${langSwitch(ctx, t, lang)}
 </header>`;
+}
+
+/**
+ * Admins only, on every page: mail is kept in the built-in inbox instead of being delivered (no mail.transport
+ * configured), so nobody is told of a transfer until they configure one. Links to the inbox viewer.
+ */
+function mailInboxNotice(ctx: FerryContext, t: (k: string, vars?: Record<string, string>) => string, base: string): SafeHtml | string {
+  const p = ctx.state.principal;
+  if (p.type !== 'user' || !p.isAdmin || !ctx.state.services.mailInbox) return '';
+  const [before, after = ''] = t('ui_mail_inbox_banner', { key: '\u0000' }).split('\u0000');
+  return html`<aside class="site-notice" aria-label="${t('ui_mail_notice_label')}"><p>${before}<code>mail.transport</code>${after} <a href="${base}/?s=mail-sink">${t('ui_mail_inbox_open')}</a></p></aside>`;
 }
 
 /** A plain GET form, so the switch works with the keyboard and even before the script has loaded. */

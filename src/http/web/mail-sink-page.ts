@@ -7,7 +7,8 @@ import { basePath, layout, pageT } from './layout';
 import { loginPage } from './app-pages';
 
 /**
- * ?s=mail-sink (admins only): the messages the built-in sink stored, newest first, and one message's headers
+ * ?s=mail-sink (admins only): the messages kept in the built-in inbox (by the SMTP sink, or written there
+ * directly when no transport is configured), newest first, and one message's headers
  * and text. Everything from the messages is escaped; message ids must be names the sink itself wrote.
  */
 export function mailSinkPage(ctx: FerryContext): SafeHtml {
@@ -18,13 +19,13 @@ export function mailSinkPage(ctx: FerryContext): SafeHtml {
     ctx.status = 403;
     return layout(ctx, { title: t('rest_admin_required'), body: html`<section class="card narrow"><h1>${t('rest_admin_required')}</h1></section>` });
   }
-  const sink = ctx.state.services.settings.get().mail.sink;
+  const dir = ctx.state.services.mailInbox;
   const title = t('ui_mail_sink');
-  if (!sink) return layout(ctx, { title, body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_off')}</p></section>` });
+  if (!dir) return layout(ctx, { title, body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_off')}</p></section>` });
   const base = basePath(ctx);
   const id = typeof ctx.query.id === 'string' ? ctx.query.id : null;
   if (id !== null) {
-    const raw = readSinkMessage(sink.dir, id, 8 * 1024 * 1024);
+    const raw = readSinkMessage(dir, id, 8 * 1024 * 1024);
     if (!raw) {
       ctx.status = 404;
       return layout(ctx, { title, body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_no_message')}</p></section>` });
@@ -41,11 +42,11 @@ ${m.html !== null ? html`<details><summary>${t('ui_mail_html_part')}</summary><p
     });
   }
   // Only the head of each file is read: a listing of many large messages stays cheap.
-  const messages = sinkMessageHeads(sink.dir, 500);
+  const messages = sinkMessageHeads(dir, 500);
   return layout(ctx, {
     title,
     body: html`<section class="card"><h1>${title}</h1>
-<p>${t('ui_mail_sink_count', { n: messages.length, dir: sink.dir })}</p>
+<p>${t('ui_mail_sink_count', { n: messages.length, dir })}</p>
 <table class="mail-list"><thead><tr><th>${t('ui_mail_date')}</th><th>${t('from')}</th><th>${t('ui_mail_to')}</th><th>${t('subject')}</th></tr></thead>
 <tbody>${messages.map(({ message: msg, head }) => {
       const h = readEml(head.toString('utf8')).headers;

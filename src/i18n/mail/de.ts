@@ -69,7 +69,7 @@ export const mailDe: Table = {
   mail_guest_upload_started_intro: 'Ihr Gast {guest} hat begonnen, die Übertragung Nr. {id} hochzuladen.',
   mail_guest_page_access_subject: '{guest} hat die Upload-Seite geöffnet',
   mail_guest_page_access_intro: 'Ihr Gast {guest} hat die Upload-Seite geöffnet.',
-  ui_mail_sink_off: "Die Mail-Senke ist nicht aktiviert (mail.sink in der Konfiguration).",
+  ui_mail_sink_off: "E-Mails werden über mail.transport zugestellt: im eingebauten Postfach wird nichts aufbewahrt.",
   ui_mail_sink_no_message: "Diese Nachricht gibt es nicht.",
   ui_mail_sink_count: "{n} Nachrichten gespeichert in {dir}.",
   ui_mail_date: "Datum",

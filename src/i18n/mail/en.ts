@@ -69,7 +69,7 @@ export const mailEn: Table = {
   mail_guest_upload_started_intro: 'Your guest {guest} has started uploading transfer #{id}.',
   mail_guest_page_access_subject: '{guest} opened the upload page',
   mail_guest_page_access_intro: 'Your guest {guest} has opened the upload page.',
-  ui_mail_sink_off: "The mail sink is not enabled (mail.sink in the configuration).",
+  ui_mail_sink_off: "Mail is delivered through mail.transport: nothing is kept in the built-in inbox.",
   ui_mail_sink_no_message: "No such message.",
   ui_mail_sink_count: "{n} messages stored in {dir}.",
   ui_mail_date: "Date",

@@ -69,7 +69,7 @@ export const mailFr: Table = {
   mail_guest_upload_started_intro: 'Votre invité {guest} a commencé à téléverser le dépôt n° {id}.',
   mail_guest_page_access_subject: '{guest} a ouvert la page de dépôt',
   mail_guest_page_access_intro: 'Votre invité {guest} a ouvert la page de dépôt.',
-  ui_mail_sink_off: "Le puits de courrier n'est pas activé (mail.sink dans la configuration).",
+  ui_mail_sink_off: "Les e-mails sont envoyés par mail.transport : rien n'est conservé dans la boîte de réception intégrée.",
   ui_mail_sink_no_message: "Message introuvable.",
   ui_mail_sink_count: "{n} messages enregistrés dans {dir}.",
   ui_mail_date: "Date",

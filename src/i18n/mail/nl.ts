@@ -69,7 +69,7 @@ export const mailNl: Table = {
   mail_guest_upload_started_intro: 'Uw gast {guest} is begonnen met het uploaden van transfer nr. {id}.',
   mail_guest_page_access_subject: '{guest} heeft de uploadpagina geopend',
   mail_guest_page_access_intro: 'Uw gast {guest} heeft de uploadpagina geopend.',
-  ui_mail_sink_off: "De mail-sink is niet ingeschakeld (mail.sink in de configuratie).",
+  ui_mail_sink_off: "E-mail wordt bezorgd via mail.transport: er wordt niets in de ingebouwde inbox bewaard.",
   ui_mail_sink_no_message: "Dit bericht bestaat niet.",
   ui_mail_sink_count: "{n} berichten opgeslagen in {dir}.",
   ui_mail_date: "Datum",
