@@ -4,6 +4,9 @@ import type { UsersService } from './users';
 import { LoginThrottle } from './login-throttle';
 import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
 import { isEmail } from './transfer-input';
+import { MIN_PASSWORD_LENGTH } from './password-rules';
+
+export { MIN_PASSWORD_LENGTH } from './password-rules';
 
 export { LOGIN_THROTTLE } from './login-throttle';
 
@@ -15,7 +18,6 @@ export interface LoginResult {
 
 const USER_ID = /^[A-Za-z0-9._@+-]{1,128}$/;
 const APP_NAME = /^[A-Za-z0-9._-]{1,64}$/;
-export const MIN_PASSWORD_LENGTH = 8;
 /** A well-formed hash of nothing, verified for unknown users so a refusal takes as long either way. */
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
