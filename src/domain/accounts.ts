@@ -144,15 +144,16 @@ export class AccountsService {
   /**
    * An admin removes a local account from the web: as removeUser, and a grant of admin in the database goes
    * with it (a later account of the same id starts without). Never one's own: another admin must do it.
+   * `actorId` null: an admin application acting as itself.
    */
-  async removeUserBy(actorId: string, userId: string): Promise<void> {
+  async removeUserBy(actorId: string | null, userId: string): Promise<void> {
     if (actorId === userId) throw Errors.userCannotChangeSelf('user_id');
     await this.removeUser(userId);
     await this.d.repos.users.removeAdmin(userId);
   }
 
   /** An admin grants or withdraws admin (in the database); never their own. */
-  async setAdminBy(actorId: string, userId: string, isAdmin: boolean): Promise<void> {
+  async setAdminBy(actorId: string | null, userId: string, isAdmin: boolean): Promise<void> {
     if (actorId === userId) throw Errors.userCannotChangeSelf('admin');
     if (!(await this.d.repos.users.record(userId))) throw Errors.userNotFound();
     if (isAdmin) await this.d.users.addAdmin(userId);

@@ -13,6 +13,12 @@ function actorId(ctx: FerryContext): string {
   return p.user.id;
 }
 
+/** Who acts on an account: the user's id, or null for an admin application acting as itself (no account of its own). */
+function adminActor(ctx: FerryContext): string | null {
+  const p = ctx.state.principal;
+  return p.type === 'user' ? p.user.id : null;
+}
+
 function onlyKeys(b: Record<string, unknown>, allowed: string[]): void {
   const unknown = Object.keys(b).filter((k) => !allowed.includes(k));
   if (unknown.length) throw Errors.restBadParameter(...unknown);
@@ -61,7 +67,7 @@ export function userAdminRoutes(api: Api): void {
   });
 
   api.delete('/user/:id', admin, async (ctx) => {
-    await ctx.state.services.accounts.removeUserBy(actorId(ctx), String(ctx.params.id));
+    await ctx.state.services.accounts.removeUserBy(adminActor(ctx), String(ctx.params.id));
     return true;
   });
 
@@ -76,7 +82,7 @@ export function userAdminRoutes(api: Api): void {
     const b = bodyObject(ctx);
     onlyKeys(b, ['admin']);
     if (typeof b.admin !== 'boolean') throw Errors.restBadParameter('admin');
-    await ctx.state.services.accounts.setAdminBy(actorId(ctx), String(ctx.params.id), b.admin);
+    await ctx.state.services.accounts.setAdminBy(adminActor(ctx), String(ctx.params.id), b.admin);
     return true;
   });
 
