@@ -5,7 +5,8 @@
  */
 export interface Bar {
   label: string;
-  value: number;
+  /** null: nothing known for this label (a day without a storage sample): no bar, "—" in the table. */
+  value: number | null;
 }
 
 interface Props {
@@ -22,46 +23,51 @@ interface Props {
 }
 
 const W = 600;
-const H = 160;
+const H = 200;
+/** Label column of horizontal bars, in the chart's own units (the SVG scales with the page). */
+const LABEL_W = 210;
 
 export function BarChart({ id, title, bars, format, valueHeading, labelHeading, showTable, horizontal }: Props) {
-  const max = Math.max(1, ...bars.map((b) => b.value));
-  const rowH = 22;
+  const max = Math.max(1, ...bars.map((b) => b.value ?? 0));
+  const rowH = 32;
   const height = horizontal ? Math.max(rowH, bars.length * rowH) : H;
+  const drawn = bars.filter((b) => (b.value ?? 0) > 0).length;
   return (
     <figure class="chart" aria-labelledby={`${id}-title`}>
       <figcaption id={`${id}-title`}>{title}</figcaption>
-      <svg class={horizontal ? 'chart-svg horizontal' : 'chart-svg'} viewBox={`0 0 ${W} ${height + 16}`} role="presentation" aria-hidden="true" focusable="false" data-bars={bars.filter((b) => b.value > 0).length}>
+      <svg class={horizontal ? 'chart-svg horizontal' : 'chart-svg'} viewBox={`0 0 ${W} ${height + 24}`} role="presentation" aria-hidden="true" focusable="false" data-bars={drawn}>
         {horizontal
           ? bars.map((b, i) => {
-              const w = Math.max(b.value > 0 ? 2 : 0, Math.round((b.value / max) * (W - 220)));
+              const v = b.value ?? 0;
+              const w = Math.max(v > 0 ? 2 : 0, Math.round((v / max) * (W - LABEL_W - 110)));
               return (
                 <g key={b.label}>
-                  <text x={0} y={i * rowH + 15} class="chart-label">
-                    {b.label.length > 24 ? `${b.label.slice(0, 23)}…` : b.label}
+                  <text x={0} y={i * rowH + 22} class="chart-label">
+                    {b.label.length > 16 ? `${b.label.slice(0, 15)}…` : b.label}
                   </text>
-                  <rect class="bar" x={170} y={i * rowH + 4} width={w} height={rowH - 8} rx={2} />
-                  <text x={176 + w} y={i * rowH + 15} class="chart-value">
-                    {format(b.value)}
+                  <rect class="bar" x={LABEL_W} y={i * rowH + 6} width={w} height={rowH - 12} rx={2} />
+                  <text x={LABEL_W + 6 + w} y={i * rowH + 22} class="chart-value">
+                    {format(v)}
                   </text>
                 </g>
               );
             })
           : bars.map((b, i) => {
               const slot = W / Math.max(1, bars.length);
-              const h = b.value > 0 ? Math.max(2, Math.round((b.value / max) * (H - 20))) : 0;
+              const v = b.value ?? 0;
+              const h = v > 0 ? Math.max(2, Math.round((v / max) * (H - 30))) : 0;
               return <rect key={b.label} class="bar" x={i * slot + slot * 0.15} y={H - h} width={slot * 0.7} height={h} rx={1} />;
             })}
         {!horizontal && (
           <>
             <line x1={0} x2={W} y1={H} y2={H} class="axis" />
-            <text x={0} y={12} class="chart-value">
+            <text x={0} y={18} class="chart-value">
               {format(max)}
             </text>
-            <text x={0} y={H + 14} class="chart-label">
+            <text x={0} y={H + 22} class="chart-label">
               {bars[0]?.label ?? ''}
             </text>
-            <text x={W} y={H + 14} class="chart-label" text-anchor="end">
+            <text x={W} y={H + 22} class="chart-label" text-anchor="end">
               {bars[bars.length - 1]?.label ?? ''}
             </text>
           </>
@@ -80,7 +86,7 @@ export function BarChart({ id, title, bars, format, valueHeading, labelHeading, 
             {bars.map((b) => (
               <tr key={b.label}>
                 <th scope="row">{b.label}</th>
-                <td>{format(b.value)}</td>
+                <td>{b.value === null ? '—' : format(b.value)}</td>
               </tr>
             ))}
           </tbody>

@@ -34,6 +34,8 @@ export function UsageOverview() {
   const u = usage.data;
   const bytes = (v: number) => formatBytes(v, lang);
   const count = (v: number) => new Intl.NumberFormat(lang).format(v);
+  // One sample a day, on the same 30-day axis as the other charts; a day without one has no bar.
+  const samples = new Map(u.storage.map((d) => [d.day, d.bytes]));
   return (
     <>
       <h2 id="storage-title">{t('ui_storage')}</h2>
@@ -50,7 +52,7 @@ export function UsageOverview() {
       <div class="charts">
         <BarChart id="chart-transfers" title={t('ui_chart_transfers')} bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: d.transfers }))} format={count} labelHeading={t('ui_day')} valueHeading={t('ui_transfer_count')} />
         <BarChart id="chart-bytes" title={t('ui_chart_bytes')} bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: d.bytes }))} format={bytes} labelHeading={t('ui_day')} valueHeading={t('size')} />
-        <BarChart id="chart-storage" title={t('ui_chart_storage')} bars={u.storage.map((d) => ({ label: dayLabel(d.day, lang), value: d.bytes }))} format={bytes} labelHeading={t('ui_day')} valueHeading={t('ui_storage_used')} />
+        <BarChart id="chart-storage" title={t('ui_chart_storage')} bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: samples.get(d.day) ?? null }))} format={bytes} labelHeading={t('ui_day')} valueHeading={t('ui_storage_used')} />
         <BarChart id="chart-senders" title={t('ui_chart_top_senders')} horizontal showTable bars={u.top_senders.map((s) => ({ label: s.user_id, value: s.bytes }))} format={bytes} labelHeading={t('user_id')} valueHeading={t('size')} />
       </div>
     </>
