@@ -99,7 +99,7 @@ test('add a user: the password is shown once, with a copy button, and signing in
 test('reset a password: a new one, shown once; the old one no longer signs in, the new one does', async () => {
   const page = root.page;
   acceptNextConfirm(page);
-  await page.click('button[aria-label="Reset the password of dave"]');
+  await page.click('button[aria-label="Reset password: dave"]');
   const fresh = await takePassword(page, 'admin-password-reset');
   assert.is.not(fresh, davePassword);
   const old = await openBrowser();
@@ -113,12 +113,12 @@ test('reset a password: a new one, shown once; the old one no longer signs in, t
 
 test('grant and withdraw admin: the role changes and so does what the user may open', async () => {
   const page = root.page;
-  await page.click('button[aria-label="Make dave an administrator"]');
+  await page.click('button[aria-label="Make admin: dave"]');
   await page.locator('tr[data-user="dave"] .role', { hasText: 'Administrator' }).waitFor();
   const dave = await signedIn('dave', davePassword);
   await dave.page.goto(`${ferry.url}/?s=admin`);
   await dave.page.locator('nav.tabs').waitFor();
-  await page.click('button[aria-label="Withdraw the admin rights of dave"]');
+  await page.click('button[aria-label="Withdraw admin: dave"]');
   await page.locator('tr[data-user="dave"] .role', { hasText: 'User' }).waitFor();
   const refused = await dave.page.goto(`${ferry.url}/?s=admin`);
   assert.is(refused?.status(), 403);
@@ -149,7 +149,7 @@ test('quotas: the default quota set by the admin is shown on the upload page and
   await page.reload();
   await page.click('nav.tabs button:has-text("Users")');
   await page.fill('#quota-dave', '5');
-  await page.click('button[aria-label="Set the quota of dave"]');
+  await page.click('button[aria-label="Set: dave"]');
   await page.locator('tr[data-user="dave"] .quota-now', { hasText: /5\.0\sMB/ }).waitFor();
   await dave.page.click('button.primary');
   await dave.page.locator('#summary-title').waitFor({ timeout: 60_000 });
@@ -187,7 +187,7 @@ test('remove a user: asked first (what happens to the transfers is said), then g
     asked = d.message();
     void d.accept();
   });
-  await page.click('button[aria-label="Remove the account dave"]');
+  await page.click('button[aria-label="Remove: dave"]');
   await page.locator('tr[data-user="dave"]').waitFor({ state: 'detached' });
   assert.match(asked, /stay available to their recipients until they expire/);
   const b = await openBrowser();

@@ -56,7 +56,7 @@ export function BarChart({ id, title, bars, format, valueHeading, labelHeading, 
               const slot = W / Math.max(1, bars.length);
               const v = b.value ?? 0;
               const h = v > 0 ? Math.max(2, Math.round((v / max) * (H - 30))) : 0;
-              return <rect key={b.label} class="bar" x={i * slot + slot * 0.15} y={H - h} width={slot * 0.7} height={h} rx={1} />;
+              return h > 0 ? <rect key={b.label} class="bar" x={i * slot + slot * 0.15} y={H - h} width={slot * 0.7} height={h} rx={1} /> : null;
             })}
         {!horizontal && (
           <>
