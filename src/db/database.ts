@@ -66,7 +66,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     trackingErrors: new TrackingErrorsRepo(db, ctx),
     purge: new PurgeRepo(db),
     overrides: new OverridesRepo(db),
-    usage: new UsageRepo(db),
+    usage: new UsageRepo(db, ctx),
   };
 }
 

@@ -1,13 +1,25 @@
 import { sql } from 'kysely';
 import type { TransferUsage, UsageRepository } from '../domain/ports';
-import { affected, Db } from './context';
+import { affected, Db, RepoContext } from './context';
 
 /** The statuses whose files count against quotas: every transfer not closed. */
 const OPEN = ['created', 'started', 'uploading', 'available'] as const;
 
 /** Quotas and usage figures. Sums come back as strings from PostgreSQL (BIGINT → numeric): read as numbers. */
 export class UsageRepo implements UsageRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
+
+  /**
+   * PostgreSQL: transaction-scoped advisory locks, so quota checks of transfers created at once (on any node)
+   * run one after the other. SQLite needs none: its units of work take the write lock up front.
+   */
+  async holdQuota(keys: string[]): Promise<void> {
+    if (this.ctx.dialect !== 'postgres') return;
+    for (const key of keys) await sql`SELECT pg_advisory_xact_lock(hashtext(${`ferry:quota:${key}`}))`.execute(this.db);
+  }
 
   private openFiles() {
     return this.db

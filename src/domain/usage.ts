@@ -53,14 +53,21 @@ export class UsageService {
    * details: the limit, what is in use and what was asked). Run inside the unit of work that creates it.
    */
   async checkNewTransfer(repos: Repositories, ownerId: string, bytes: number): Promise<void> {
-    const user = await this.quotaOf(ownerId, repos);
-    if (user.limit > 0 && user.used + bytes > user.limit) {
-      throw Errors.transferUserQuotaExceeded(`quota=${user.limit}`, `used=${user.used}`, `requested=${bytes}`);
+    const own = await repos.usage.quotaOf(ownerId);
+    const userLimit = own ?? this.d.limits().userQuota;
+    const hostLimit = this.d.limits().hostQuota;
+    // Checks of transfers created at once wait for each other, in a fixed order (the user, then the
+    // instance) so that two never wait in a circle; only where a limit applies.
+    const keys = [...(userLimit > 0 ? [`user:${ownerId}`] : []), ...(hostLimit > 0 ? ['host'] : [])];
+    if (keys.length === 0) return;
+    await repos.usage.holdQuota(keys);
+    if (userLimit > 0) {
+      const used = await repos.usage.openBytes(ownerId);
+      if (used + bytes > userLimit) throw Errors.transferUserQuotaExceeded(`quota=${userLimit}`, `used=${used}`, `requested=${bytes}`);
     }
-    const host = this.d.limits().hostQuota;
-    if (host > 0) {
+    if (hostLimit > 0) {
       const used = await repos.usage.openBytes(null);
-      if (used + bytes > host) throw Errors.transferHostQuotaExceeded(`quota=${host}`, `used=${used}`, `requested=${bytes}`);
+      if (used + bytes > hostLimit) throw Errors.transferHostQuotaExceeded(`quota=${hostLimit}`, `used=${used}`, `requested=${bytes}`);
     }
   }
 

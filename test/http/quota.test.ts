@@ -28,6 +28,12 @@ test('user_quota: a transfer that fits is taken, one that would pass is refused 
   assert.is((await send('ben', 1000)).status, 201);
 });
 
+test('transfers created at the same moment cannot together pass the quota', async () => {
+  const answers = await Promise.all(Array.from({ length: 8 }, () => send('gil', 400)));
+  assert.equal(answers.map((r) => r.status).sort(), [201, 201, 413, 413, 413, 413, 413, 413]);
+  assert.equal((await s.request('GET', '/user/@me/quota', { headers: asUser('gil') })).json.used, 800);
+});
+
 test('a closed transfer no longer counts', async () => {
   const t = await send('cleo', 900);
   assert.is((await send('cleo', 200)).status, 413);

@@ -264,6 +264,8 @@ export interface TransferUsage {
 
 /** Quotas and usage figures (src/domain/usage.ts). "Open" transfers: created, started, uploading, available. */
 export interface UsageRepository {
+  /** Inside a unit of work: waits for other quota checks of the same keys to commit (a user's id, "host"). */
+  holdQuota(keys: string[]): Promise<void>;
   /** Declared bytes of the files (not deleted) of open transfers: one user's, or everyone's (null). */
   openBytes(userId: string | null): Promise<number>;
   /** The same, per user that has any. */
