@@ -2,9 +2,9 @@ import { useState } from 'preact/hooks';
 import { UsersAdmin } from './admin-users';
 import { UsageOverview } from './admin-usage';
 import { useApp } from '../lib/context';
-import { formatBytes, formatDate } from '../lib/format';
+import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
-import type { ApiGuest, ApiTransfer, ApiUser } from '../lib/types';
+import type { ApiGuest, ApiTransfer } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { TransferTable, transferStatus } from './transfers';
 import { GuestTable } from './guests';
@@ -50,24 +50,24 @@ export function AdminPage() {
 }
 
 function Overview({ transfers, guests, error }: { transfers: ApiTransfer[] | null; guests: ApiGuest[] | null; error: unknown }) {
-  const { t, lang } = useApp();
+  const { t } = useApp();
   if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
   if (!transfers || !guests) return <p aria-busy="true">{t('ui_loading')}</p>;
   const live = transfers.filter((tr) => !['closed', 'expired'].includes(transferStatus(tr)));
   const users = new Set([...transfers.map((tr) => tr.user_id), ...guests.map((g) => g.user_id)]);
   return (
     <>
-    <dl class="facts overview">
-      <dt>{t('ui_live_transfers')}</dt>
-      <dd>{live.length}</dd>
-      <dt>{t('ui_all_transfers')}</dt>
-      <dd>{transfers.length}</dd>
-      <dt>{t('ui_all_guests')}</dt>
-      <dd>{guests.length}</dd>
-      <dt>{t('ui_users')}</dt>
-      <dd>{users.size}</dd>
-    </dl>
-    <UsageOverview />
+      <dl class="facts overview">
+        <dt>{t('ui_live_transfers')}</dt>
+        <dd>{live.length}</dd>
+        <dt>{t('ui_all_transfers')}</dt>
+        <dd>{transfers.length}</dd>
+        <dt>{t('ui_all_guests')}</dt>
+        <dd>{guests.length}</dd>
+        <dt>{t('ui_users')}</dt>
+        <dd>{users.size}</dd>
+      </dl>
+      <UsageOverview />
     </>
   );
 }

@@ -144,10 +144,8 @@ export const uiEn: Table = {
   ui_all_transfers: 'All transfers',
   ui_all_guests: 'All guests',
   ui_users: 'Users',
-  ui_no_users: 'No users yet.',
   ui_storage_used: 'Storage used',
   ui_live_transfers: 'Transfers not closed',
-  ui_last_seen: 'Last seen',
   ui_mail_sink: 'Mail sink',
   // Options (docs/architecture.md, Options)
   option_email_me_copies: 'Send me copies of the e-mails',
