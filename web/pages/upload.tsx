@@ -3,7 +3,7 @@ import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
 import { ExpiryHint } from '../components/expiry-hint';
-import { QuotaUse } from '../components/quota-use';
+import { QuotaUse, quotaRefusal } from '../components/quota-use';
 import { errorText } from '../lib/i18n';
 import { FilePicker } from '../components/file-picker';
 import { RecipientsInput } from '../components/recipients';
@@ -92,7 +92,7 @@ export function UploadPage() {
       runner.start(await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption));
       setEncrypt(ENCRYPT_OFF); // the password (typed or generated) is not kept past the start
     } catch (err) {
-      setError(errorText(t, err));
+      setError(quotaRefusal(t, lang, err, guest !== null) ?? errorText(t, err));
     } finally {
       setBusy(false);
     }
