@@ -11,6 +11,7 @@ import { recipientRoutes } from './http/routes/recipient';
 import { frequentRecipientRoutes } from './http/routes/frequent-recipients';
 import { downloadRoutes } from './http/routes/download';
 import { FsFileStore } from './storage/fs-store';
+import { UsageService } from './domain/usage';
 import { WorkerHasher } from './storage/file-hasher';
 import { HashThread } from './util/hash-thread';
 import { BodyPool } from './util/body-pool';
@@ -151,7 +152,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const c = cfg.get();
     return { enabled: c.encryption_enabled, mandatory: c.encryption_mandatory, defaultIterations: c.encryption_password_hash_iterations, chunkSize: c.upload_chunk_size };
   };
-  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits });
+  const usage = new UsageService({ repos, files: fileStore, clock, limits: () => ({ userQuota: cfg.get().user_quota, hostQuota: cfg.get().host_quota }) });
+  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, usage });
   const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size);
   const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });
@@ -159,6 +161,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   const services: Services = {
     purge,
+    usage,
     accounts,
     users,
     transfers,
@@ -221,7 +224,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
           : `mail: kept in the built-in inbox ${route.dir}, not delivered (read it at ${cfg.get().base_url}/?s=mail-sink; set mail.transport to deliver it)`,
       );
       mailQueue.start();
-      if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, db.locks, config, log, (o) => metrics.purgeOutcome(o)));
+      if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, db.locks, config, log, (o) => {
+        metrics.purgeOutcome(o);
+        // The storage-over-time chart gets a sample a day even when no admin looks.
+        usage.sampleStorage().catch((e: Error) => log.error(`storage sample: ${e.message}`));
+      }));
       const reload = setInterval(() => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)), SETTINGS_RELOAD_MS);
       reload.unref();
       stoppers.push(() => clearInterval(reload));

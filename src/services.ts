@@ -9,6 +9,7 @@ import type { EncryptionPolicy } from './domain/encryption-input';
 import type { FileRecord } from './domain/model';
 import type { TransfersService } from './domain/transfers';
 import type { PurgeService } from './domain/purge';
+import type { UsageService } from './domain/usage';
 import type { AccountsService } from './domain/accounts';
 import type { UsersService } from './domain/users';
 import type { UploadsService } from './domain/uploads';
@@ -55,6 +56,8 @@ export interface Services {
   users: UsersService;
   transfers: TransfersService;
   purge: PurgeService;
+  /** Quotas and the admins' usage figures (src/domain/usage.ts). */
+  usage: UsageService;
   uploads: UploadsService;
   uploadProgress: UploadProgress;
   /** Memory for signed bodies, which are held whole. */

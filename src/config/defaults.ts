@@ -82,6 +82,13 @@ export interface Config {
   database_url: string | null;
   /** null: GET /metrics answers 404; else Prometheus text for the peers in `allow` only. */
   metrics: MetricsConfig | null;
+  /**
+   * Bytes one user may hold in transfers not closed (created, started, uploading, available); 0 = no limit.
+   * An admin may set another figure for one user (the Users tab). Checked at POST /transfer.
+   */
+  user_quota: number;
+  /** Bytes all transfers not closed may hold together; 0 = no limit. Checked at POST /transfer. */
+  host_quota: number;
 }
 
 export function defaultConfig(): Config {
@@ -145,6 +152,8 @@ export function defaultConfig(): Config {
     log: { format: 'text', file: null },
     database_url: null,
     metrics: null,
+    user_quota: 0,
+    host_quota: 0,
   };
 }
 
@@ -159,5 +168,7 @@ export const RUNTIME_KEYS = [
   'max_transfer_files',
   'max_transfer_recipients',
   'disclose',
+  'user_quota',
+  'host_quota',
 ] as const;
 export type RuntimeKey = (typeof RUNTIME_KEYS)[number];

@@ -102,6 +102,8 @@ export const runtimeChecks: Record<string, Check> = {
   max_transfer_files: int(1, 100000),
   max_transfer_recipients: int(1, 100000),
   disclose: arrayOf(oneOf(DISCLOSABLE)),
+  user_quota: int(0),
+  host_quota: int(0),
 };
 
 const schema = object({

@@ -23,6 +23,7 @@ import { LoginFailuresRepo } from './login-failures-repo';
 import { MailQueueRepo } from './mail-queue-repo';
 import { TrackingErrorsRepo } from './tracking-errors-repo';
 import { PurgeRepo } from './purge-repo';
+import { UsageRepo } from './usage-repo';
 import { OverridesRepo } from './overrides-repo';
 
 /** The metadata database, whichever it is: repositories, units of work, cross-node locks. */
@@ -65,6 +66,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     trackingErrors: new TrackingErrorsRepo(db, ctx),
     purge: new PurgeRepo(db),
     overrides: new OverridesRepo(db),
+    usage: new UsageRepo(db, ctx),
   };
 }
 

@@ -250,4 +250,17 @@ ALTER TABLE files ADD COLUMN aead TEXT;
 CREATE INDEX mail_queue_target ON mail_queue(target_type, target_id, id);
 `,
   },
+  {
+    // Admin tools (issue 20): a user's own quota, set by an admin (null: the config's user_quota), and one
+    // sample a day of the bytes stored, for the usage overview's storage-over-time chart.
+    version: 12,
+    sql: `
+ALTER TABLE users ADD COLUMN quota INTEGER;
+CREATE TABLE storage_samples (
+  day TEXT PRIMARY KEY,
+  bytes INTEGER NOT NULL,
+  taken INTEGER NOT NULL
+);
+`,
+  },
 ];

@@ -15,6 +15,8 @@ export interface UsersTable {
   remote_secret: string | null;
   created: number;
   last_activity: number | null;
+  /** Bytes this user may hold in transfers not closed; null: the config's user_quota. */
+  quota: number | null;
 }
 export interface UserEmailsTable {
   user_id: string;
@@ -178,6 +180,13 @@ export interface LocksTable {
   until: number;
 }
 
+/** One row a day: the bytes the file store held when the day's sample was taken (usage overview). */
+export interface StorageSamplesTable {
+  day: string;
+  bytes: number;
+  taken: number;
+}
+
 export interface DB {
   users: UsersTable;
   user_emails: UserEmailsTable;
@@ -198,6 +207,7 @@ export interface DB {
   recipient_downloads: RecipientDownloadsTable;
   login_failures: LoginFailuresTable;
   locks: LocksTable;
+  storage_samples: StorageSamplesTable;
 }
 
 /**
@@ -224,4 +234,5 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'recipient_downloads', orderBy: ['recipient_id', 'file_id'], identity: false },
   { name: 'login_failures', orderBy: ['id'], identity: true },
   { name: 'locks', orderBy: ['name'], identity: false },
+  { name: 'storage_samples', orderBy: ['day'], identity: false },
 ];

@@ -25,8 +25,10 @@ export class SessionsRepo implements SessionRepository {
     await this.db.deleteFrom('sessions').where('id', '=', id).execute();
   }
 
-  async deleteOf(userId: string): Promise<void> {
-    await this.db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+  async deleteOf(userId: string, exceptId?: string): Promise<void> {
+    let q = this.db.deleteFrom('sessions').where('user_id', '=', userId);
+    if (exceptId !== undefined) q = q.where('id', '!=', exceptId);
+    await q.execute();
   }
 
   async deleteStale(idleBefore: number, createdBefore: number): Promise<number> {

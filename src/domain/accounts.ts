@@ -4,6 +4,9 @@ import type { UsersService } from './users';
 import { LoginThrottle } from './login-throttle';
 import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
 import { isEmail } from './transfer-input';
+import { MIN_PASSWORD_LENGTH } from './password-rules';
+
+export { MIN_PASSWORD_LENGTH } from './password-rules';
 
 export { LOGIN_THROTTLE } from './login-throttle';
 
@@ -15,7 +18,6 @@ export interface LoginResult {
 
 const USER_ID = /^[A-Za-z0-9._@+-]{1,128}$/;
 const APP_NAME = /^[A-Za-z0-9._-]{1,64}$/;
-export const MIN_PASSWORD_LENGTH = 8;
 /** A well-formed hash of nothing, verified for unknown users so a refusal takes as long either way. */
 const DUMMY_HASH = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
@@ -77,6 +79,47 @@ export class AccountsService {
     await this.d.repos.sessions.deleteOf(userId);
   }
 
+  /**
+   * An admin creates a local account from the web: refused when the id is taken (the CLI's `user add` also
+   * updates, a form must not overwrite someone by mistake). Returns the first password, generated, shown once.
+   */
+  async createLocalUser(userId: string, emails: string[], isAdmin: boolean): Promise<string> {
+    if (!USER_ID.test(userId)) throw Errors.restBadParameter('user_id');
+    if (emails.length === 0 || !emails.every(isEmail)) throw Errors.badEmail('email');
+    if (await this.d.repos.users.record(userId)) throw Errors.userExists('user_id');
+    await this.addUser(userId, emails, null);
+    const password = await this.resetPassword(userId);
+    if (isAdmin) await this.d.users.addAdmin(userId);
+    return password;
+  }
+
+  /** A new random password for a local account (its sessions end), returned once to show; only its hash is kept. */
+  async resetPassword(userId: string): Promise<string> {
+    const password = this.d.ids.password();
+    await this.setPassword(userId, password);
+    return password;
+  }
+
+  /**
+   * The user changes their own password: the current one must be right (and is throttled like a login); the
+   * other sessions end, the one asking (`keepSessionToken`) stays signed in.
+   */
+  async changeOwnPassword(userId: string, current: string, next: string, keepSessionToken: string | undefined, ip: string): Promise<void> {
+    const hash = await this.d.repos.localAccounts.passwordHash(userId);
+    if (!hash) throw Errors.userNotFound();
+    checkPassword(next);
+    const attempt = await this.throttle.attempt(userId, ip, this.d.clock());
+    if (!(await this.d.passwords.verify(current, hash))) throw Errors.userPasswordIncorrect('current_password');
+    await attempt.succeeded();
+    await this.d.repos.localAccounts.setPassword(userId, await this.d.passwords.hash(next), this.d.clock());
+    await this.d.repos.sessions.deleteOf(userId, keepSessionToken ? sessionId(keepSessionToken) : undefined);
+  }
+
+  /** True when the user has a local account (a password to change). */
+  async isLocal(userId: string): Promise<boolean> {
+    return (await this.d.repos.localAccounts.passwordHash(userId)) !== undefined;
+  }
+
   async listUsers(): Promise<{ id: string; emails: string[]; local: boolean; admin: boolean }[]> {
     const local = new Set(await this.d.repos.localAccounts.userIds());
     const out = [];
@@ -96,6 +139,25 @@ export class AccountsService {
     });
     await this.d.repos.sessions.deleteOf(userId);
     await this.d.repos.users.setRemoteSecret(userId, null);
+  }
+
+  /**
+   * An admin removes a local account from the web: as removeUser, and a grant of admin in the database goes
+   * with it (a later account of the same id starts without). Never one's own: another admin must do it.
+   * `actorId` null: an admin application acting as itself.
+   */
+  async removeUserBy(actorId: string | null, userId: string): Promise<void> {
+    if (actorId === userId) throw Errors.userCannotChangeSelf('user_id');
+    await this.removeUser(userId);
+    await this.d.repos.users.removeAdmin(userId);
+  }
+
+  /** An admin grants or withdraws admin (in the database); never their own. */
+  async setAdminBy(actorId: string | null, userId: string, isAdmin: boolean): Promise<void> {
+    if (actorId === userId) throw Errors.userCannotChangeSelf('admin');
+    if (!(await this.d.repos.users.record(userId))) throw Errors.userNotFound();
+    if (isAdmin) await this.d.users.addAdmin(userId);
+    else await this.d.users.removeAdmin(userId);
   }
 
   /** First start with the local SP and no account: `admin` with a random password, returned once to print. */

@@ -58,6 +58,10 @@ export const Errors = {
   restAccessForbidden: entry('rest_access_forbidden', 403),
   restAdminRequired: entry('rest_admin_required', 403),
   restSecurityTokenDidNotMatch: entry('rest_security_token_did_not_match', 403),
+  // An admin may not remove their own account nor withdraw their own admin: another admin must
+  userCannotChangeSelf: entry('user_cannot_change_self', 403),
+  // The password given as the current one is wrong (own password change)
+  userPasswordIncorrect: entry('user_password_incorrect', 403),
   // FileSender's answer to a round-trip token that is not the Transfer's (its clients send one with chunks)
   restRoundtripTokenInvalid: entry('rest_roundtrip_token_invalid', 403),
   // 404: unknown (and, so ids cannot be probed, another user's)
@@ -78,6 +82,7 @@ export const Errors = {
   transferExpiryExtensionCountExceeded: entry('transfer_expiry_extension_count_exceeded', 409),
   transferNotAvailable: entry('transfer_not_available', 409),
   guestClosed: entry('guest_closed', 409),
+  userExists: entry('user_exists', 409),
   // 410: it existed and is gone
   transferExpired: entry('transfer_expired', 410),
   transferClosed: entry('transfer_closed', 410),
@@ -85,6 +90,10 @@ export const Errors = {
   // 413, 416, 429
   storageChunkTooLarge: entry('storage_chunk_too_large', 413),
   requestBodyTooLarge: entry('request_body_too_large', 413),
+  // A new transfer would pass its owner's quota, or the instance's (details: quota=, used=, requested= bytes)
+  transferUserQuotaExceeded: entry('transfer_user_quota_exceeded', 413),
+  transferHostQuotaExceeded: entry('transfer_host_quota_exceeded', 413),
+
   rangeNotSatisfiable: entry('range_not_satisfiable', 416),
   rateLimitExceeded: entry('rate_limit_exceeded', 429),
   // 5xx: never for a client's mistake

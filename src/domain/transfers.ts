@@ -6,6 +6,7 @@ import { newSalt } from './encryption-input';
 import type { GuestsService } from './guests';
 import { auditAuthor, fileTarget, recipientTarget, transferTarget } from './audit-events';
 import { senderTerms } from './transfer-policy';
+import type { UsageService } from './usage';
 
 export { senderFieldsIgnored } from './transfer-policy';
 
@@ -29,6 +30,8 @@ export interface TransferDeps {
   clock: Clock;
   ids: IdGenerator;
   limits: () => TransferLimits & { extensions: number[] };
+  /** Quotas: a new transfer that would pass its owner's or the instance's is refused. */
+  usage: UsageService;
 }
 
 /**
@@ -47,6 +50,8 @@ export class TransfersService {
       const getALink = terms.options.includes('get_a_link');
       if (terms.recipients.length === 0 && !getALink) throw Errors.transferNoRecipients('recipients');
       if (terms.recipients.length > this.d.limits().maxRecipients) throw Errors.transferTooManyRecipients('recipients');
+      // A guest's transfer counts against the user who invited the guest (its owner).
+      await this.d.usage.checkNewTransfer(tx, terms.ownerId, draft.files.reduce((n, f) => n + f.size, 0));
       const recipientRows = terms.recipients.map((email) => ({ email, token: this.d.ids.token(), lang: null }));
       if (getALink) recipientRows.push({ email: '', token: this.d.ids.token(), lang: null });
       const id = await tx.transfers.create(

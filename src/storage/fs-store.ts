@@ -164,6 +164,12 @@ export class FsFileStore implements FileStore {
     return (await this.list()).reduce((n, f) => n + f.size, 0);
   }
 
+  /** statfs of the store's folder: what an unprivileged writer may still use (bavail), and the volume's size. */
+  async space(): Promise<{ free: number; total: number } | null> {
+    const st = await fs.promises.statfs(this.root);
+    return { free: st.bavail * st.bsize, total: st.blocks * st.bsize };
+  }
+
   /** Closes every cached descriptor (shutdown, tests). */
   async close(): Promise<void> {
     for (const key of [...this.open.keys()]) await this.evict(key);

@@ -37,12 +37,32 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', route: '/user/:id', level: 'admin', path: (t) => `/user/${t.user}`, notFound: 'user_not_found' },
   { method: 'GET', route: '/transfer/@all', level: 'admin', path: () => '/transfer/@all' },
   { method: 'GET', route: '/guest/@all', level: 'admin', path: () => '/guest/@all' },
+  { method: 'GET', route: '/user/@all', level: 'admin', path: () => '/user/@all' },
+  { method: 'GET', route: '/storage', level: 'admin', path: () => '/storage' },
+  { method: 'GET', route: '/usage', level: 'admin', path: () => '/usage' },
+  {
+    method: 'POST', route: '/user', level: 'admin', path: () => '/user', okStatus: 201,
+    init: (t) => ({ json: { id: `new-user-${t.transfer}`, email: 'new-user@example.org' } }),
+  },
+  { method: 'PUT', route: '/user/:id/admin', level: 'admin', path: (t) => `/user/${t.user}/admin`, init: json({ admin: true }) },
+  { method: 'PUT', route: '/user/:id/quota', level: 'admin', path: (t) => `/user/${t.user}/quota`, init: json({ quota: 12345 }) },
+  // Under the header service provider alice has no local account: an admin gets past the access check to the
+  // service's answer (test/http/admin-users.test.ts removes and resets real local accounts).
+  { method: 'DELETE', route: '/user/:id', level: 'admin', path: (t) => `/user/${t.user}`, okStatus: 404 },
+  { method: 'POST', route: '/user/:id/password', level: 'admin', path: (t) => `/user/${t.user}/password`, init: json({}), okStatus: 404 },
 
   { method: 'GET', route: '/user', level: 'users', path: () => '/user' },
   { method: 'GET', route: '/user/@me', level: 'users', path: () => '/user/@me' },
   { method: 'PUT', route: '/user', level: 'users', path: () => '/user', init: json({ lang: 'fr' }) },
   { method: 'PUT', route: '/user/@me', level: 'users', path: () => '/user/@me', init: json({ lang: 'de' }) },
   { method: 'GET', route: '/user/@me/frequent_recipients', level: 'users', path: () => '/user/@me/frequent_recipients' },
+  { method: 'GET', route: '/user/@me/quota', level: 'users', path: () => '/user/@me/quota' },
+  // Only a local account signed in with its session changes its password (test/http/admin-users.test.ts):
+  // under the header service provider the owner is refused too.
+  {
+    method: 'PUT', route: '/user/@me/password', level: 'users', path: () => '/user/@me/password', okStatus: 403,
+    init: json({ current_password: 'x', password: 'long enough' }),
+  },
   {
     method: 'GET', route: '/user/@me/filesender-python-client-configuration-file', level: 'users',
     path: () => '/user/@me/filesender-python-client-configuration-file',

@@ -57,8 +57,11 @@ test("a signed-in user's pages: upload, transfers, guests, admin, profile", asyn
   problems.push(...(await checkPage(page, 'page-guests', () => page.locator('table.guests').waitFor())));
   await page.goto(`${ferry.url}/?s=admin`);
   problems.push(...(await checkPage(page, 'page-admin', () => page.locator('.storage-used').waitFor())));
+  await page.locator('figure[aria-labelledby="chart-transfers-title"] svg rect.bar').first().waitFor();
   await page.click('nav.tabs button:has-text("All transfers")');
   problems.push(...(await checkPage(page, 'page-admin-transfers', () => page.locator('table.transfers').waitFor())));
+  await page.click('nav.tabs button:has-text("Users")');
+  problems.push(...(await checkPage(page, 'page-admin-users', () => page.locator('table.users tr[data-user="root"]').waitFor())));
   await page.goto(`${ferry.url}/?s=profile`);
   problems.push(...(await checkPage(page, 'page-profile', () => page.locator('#remote-config').waitFor())));
   // No mail.transport here: the admin's notice is on every page above, and the built-in inbox holds the mail.
@@ -67,6 +70,8 @@ test("a signed-in user's pages: upload, transfers, guests, admin, profile", asyn
   problems.push(...(await checkPage(page, 'page-mail-inbox', () => page.locator('table.mail-list td').first().waitFor())));
   await page.locator('table.mail-list a').first().click();
   problems.push(...(await checkPage(page, 'page-mail-message', () => page.locator('pre.mail-text').waitFor())));
+  // Signed in through the organisation (header service provider): no password of ferry's to change.
+  assert.is(await page.locator('#pw-current').count(), 0);
 });
 
 test("a recipient's download page and a guest's upload page", async () => {
@@ -98,6 +103,22 @@ test('the login page (local accounts)', async () => {
     assert.is(ferryCli(['user', 'add', 'alice', '--email', 'alice@example.org', '--password-stdin', '-c', local.configFile], 'correct horse battery\n').code, 0);
     await b.page.goto(`${local.url}/`);
     problems.push(...(await checkPage(b.page, 'page-login', () => b.page.locator('form.login-form').waitFor())));
+    // The admin's views of local accounts: the Users tab with its add form, the one-time password dialog,
+    // and the profile's password form.
+    assert.is(ferryCli(['admin', 'add', 'alice', '-c', local.configFile]).code, 0);
+    await b.page.fill('#login-user', 'alice');
+    await b.page.fill('#login-password', 'correct horse battery');
+    await b.page.click('form.login-form button[type=submit]');
+    await b.page.locator('#upload-title').waitFor();
+    await b.page.goto(`${local.url}/?s=admin`);
+    await b.page.click('nav.tabs button:has-text("Users")');
+    problems.push(...(await checkPage(b.page, 'page-admin-users-local', () => b.page.locator('form.add-user').waitFor())));
+    await b.page.fill('#new-user-id', 'bert');
+    await b.page.fill('#new-user-email', 'bert@example.org');
+    await b.page.click('form.add-user button[type=submit]');
+    problems.push(...(await checkPage(b.page, 'page-admin-password-dialog', () => b.page.locator('dialog.secret #secret-value').waitFor())));
+    await b.page.goto(`${local.url}/?s=profile`);
+    problems.push(...(await checkPage(b.page, 'page-profile-local', () => b.page.locator('#pw-current').waitFor())));
   } finally {
     await b.close();
     await local.stop();

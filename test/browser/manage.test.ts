@@ -119,7 +119,7 @@ test('admin: all transfers and guests of every user, storage used', async () => 
     await admin.page.click('nav.tabs button:has-text("All guests")');
     await admin.page.locator('table.guests td', { hasText: 'ivy@example.org' }).waitFor();
     await admin.page.click('nav.tabs button:has-text("Users")');
-    await admin.page.locator('table.users td', { hasText: 'bob' }).waitFor();
+    await admin.page.locator('table.users tr[data-user="bob"]').waitFor();
     await shot(admin.page, 'admin-users');
   } finally {
     await admin.close();

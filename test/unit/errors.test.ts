@@ -15,10 +15,15 @@ const DESIGN_TABLE: Record<number, string[]> = {
     // are a disabled feature and an archive the server cannot build, both the client's request to change.
     'transfer_must_be_encrypted', 'encryption_not_enabled', 'encrypted_files_not_archivable'],
   401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid'],
-  403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden', 'rest_roundtrip_token_invalid'],
+  403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden', 'rest_roundtrip_token_invalid',
+    // Account management from the web (README, Administration): an admin acting on their own account, and a
+    // wrong current password when changing one's own.
+    'user_cannot_change_self', 'user_password_incorrect'],
   404: ['transfer_not_found', 'file_not_found', 'recipient_not_found', 'guest_not_found', 'user_not_found', 'rest_endpoint_not_found'],
   405: ['rest_method_not_allowed', 'rest_jsonp_get_only'],
-  409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed'],
+  409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed',
+    // An admin adding an account whose id is taken (the web form never overwrites one).
+    'user_exists'],
   410: ['transfer_expired', 'transfer_closed', 'guest_expired'],
   413: ['storage_chunk_too_large', 'request_body_too_large', 'transfer_user_quota_exceeded', 'transfer_host_quota_exceeded'],
   416: ['range_not_satisfiable'],

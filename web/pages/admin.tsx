@@ -1,8 +1,10 @@
 import { useState } from 'preact/hooks';
+import { UsersAdmin } from './admin-users';
+import { UsageOverview } from './admin-usage';
 import { useApp } from '../lib/context';
-import { formatBytes, formatDate } from '../lib/format';
+import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
-import type { ApiGuest, ApiTransfer, ApiUser } from '../lib/types';
+import type { ApiGuest, ApiTransfer } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { TransferTable, transferStatus } from './transfers';
 import { GuestTable } from './guests';
@@ -16,6 +18,7 @@ export function AdminPage() {
   const transfers = useResource(() => api.get<ApiTransfer[]>('/transfer/@all'));
   const guests = useResource(() => api.get<ApiGuest[]>('/guest/@all'));
   const mailSink = document.getElementById('main')?.dataset.mailSink === '1';
+  const localAccounts = document.getElementById('main')?.dataset.localAccounts === '1';
   const tabs: [Tab, string][] = [
     ['overview', t('ui_overview')],
     ['transfers', t('ui_all_transfers')],
@@ -36,91 +39,81 @@ export function AdminPage() {
       {tab === 'overview' && <Overview transfers={transfers.data} guests={guests.data} error={transfers.error ?? guests.error} />}
       {tab === 'transfers' && <TransferTable transfers={transfers.data} error={transfers.error} reload={transfers.reload} showOwner />}
       {tab === 'guests' && <GuestTable guests={guests.data} error={guests.error} reload={guests.reload} showOwner />}
-      {tab === 'users' && <Users transfers={transfers.data ?? []} guests={guests.data ?? []} />}
+      {tab === 'users' && (
+        <>
+          <QuotaSettings />
+          <UsersAdmin localAccounts={localAccounts} />
+        </>
+      )}
     </section>
   );
 }
 
 function Overview({ transfers, guests, error }: { transfers: ApiTransfer[] | null; guests: ApiGuest[] | null; error: unknown }) {
-  const { t, lang } = useApp();
+  const { t } = useApp();
   if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
   if (!transfers || !guests) return <p aria-busy="true">{t('ui_loading')}</p>;
   const live = transfers.filter((tr) => !['closed', 'expired'].includes(transferStatus(tr)));
-  const stored = live.reduce((n, tr) => n + tr.files.reduce((m, f) => m + (f.received ?? f.size), 0), 0);
   const users = new Set([...transfers.map((tr) => tr.user_id), ...guests.map((g) => g.user_id)]);
   return (
-    <dl class="facts overview">
-      <dt>{t('ui_storage_used')}</dt>
-      <dd class="storage-used">{formatBytes(stored, lang)}</dd>
-      <dt>{t('ui_live_transfers')}</dt>
-      <dd>{live.length}</dd>
-      <dt>{t('ui_all_transfers')}</dt>
-      <dd>{transfers.length}</dd>
-      <dt>{t('ui_all_guests')}</dt>
-      <dd>{guests.length}</dd>
-      <dt>{t('ui_users')}</dt>
-      <dd>{users.size}</dd>
-    </dl>
+    <>
+      <dl class="facts overview">
+        <dt>{t('ui_live_transfers')}</dt>
+        <dd>{live.length}</dd>
+        <dt>{t('ui_all_transfers')}</dt>
+        <dd>{transfers.length}</dd>
+        <dt>{t('ui_all_guests')}</dt>
+        <dd>{guests.length}</dd>
+        <dt>{t('ui_users')}</dt>
+        <dd>{users.size}</dd>
+      </dl>
+      <UsageOverview />
+    </>
   );
 }
 
-/** Users known from their transfers and guests (the API has no user list); details from GET /user/{id}. */
-function Users({ transfers, guests }: { transfers: ApiTransfer[]; guests: ApiGuest[] }) {
+/** The instance's quotas (config user_quota and host_quota), changed at run time through PUT /config. */
+function QuotaSettings() {
   const { api, t, lang } = useApp();
-  const [shown, setShown] = useState<ApiUser | null>(null);
-  const [error, setError] = useState<unknown>(null);
-  const ids = [...new Set([...transfers.map((tr) => tr.user_id), ...guests.map((g) => g.user_id)])].sort();
-  if (ids.length === 0) return <p>{t('ui_no_users')}</p>;
-  const show = async (id: string) => {
+  const cfg = useResource(() => api.get<{ user_quota: number; host_quota: number }>('/config'));
+  const [userMb, setUserMb] = useState<string | null>(null);
+  const [hostMb, setHostMb] = useState<string | null>(null);
+  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  if (!cfg.data) return cfg.error ? <p class="error" role="alert">{errorText(t, cfg.error)}</p> : null;
+  const mb = (v: number) => String(v / 1_000_000);
+  const save = async (e: Event) => {
+    e.preventDefault();
+    const user = Number(userMb ?? mb(cfg.data!.user_quota));
+    const host = Number(hostMb ?? mb(cfg.data!.host_quota));
+    if (!(user >= 0 && host >= 0)) return setNote({ ok: false, text: t('ui_quota_invalid') });
     try {
-      setShown(await api.get<ApiUser>(`/user/${encodeURIComponent(id)}`));
-      setError(null);
-    } catch (e) {
-      setError(e);
+      await api.put('/config', { user_quota: Math.round(user * 1_000_000), host_quota: Math.round(host * 1_000_000) });
+      setNote({ ok: true, text: t('ui_saved') });
+      cfg.reload();
+    } catch (err) {
+      setNote({ ok: false, text: errorText(t, err) });
     }
   };
   return (
-    <div class="table-wrap">
-      <table class="list users">
-        <thead>
-          <tr>
-            <th scope="col">{t('user_id')}</th>
-            <th scope="col">{t('ui_transfer_count')}</th>
-            <th scope="col">{t('guests')}</th>
-            <th scope="col">{t('size')}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {ids.map((id) => {
-            const mine = transfers.filter((tr) => tr.user_id === id);
-            return (
-              <tr key={id}>
-                <td data-label={t('user_id')}>
-                  <button type="button" class="link" onClick={() => show(id)}>
-                    {id}
-                  </button>
-                </td>
-                <td data-label={t('ui_transfer_count')}>{mine.length}</td>
-                <td data-label={t('guests')}>{guests.filter((g) => g.user_id === id).length}</td>
-                <td data-label={t('size')}>{formatBytes(mine.reduce((n, tr) => n + tr.files.reduce((m, f) => m + f.size, 0), 0), lang)}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-      {error !== null && <p class="error" role="alert">{errorText(t, error)}</p>}
-      {shown && (
-        <dl class="facts user-facts" aria-live="polite">
-          <dt>{t('user_id')}</dt>
-          <dd>{shown.id}</dd>
-          <dt>{t('ui_language')}</dt>
-          <dd>{shown.lang ?? '—'}</dd>
-          <dt>{t('created')}</dt>
-          <dd>{formatDate(shown.created?.raw, lang)}</dd>
-          <dt>{t('ui_last_seen')}</dt>
-          <dd>{formatDate(shown.last_activity?.raw, lang)}</dd>
-        </dl>
+    <form class="quota-settings" onSubmit={save} aria-labelledby="quota-settings-title">
+      <h2 id="quota-settings-title">{t('ui_quotas')}</h2>
+      <p class="hint">{t('ui_quotas_hint')}</p>
+      <div class="row">
+        <label for="user-quota">{t('ui_user_quota_mb')}</label>
+        <input id="user-quota" type="number" min={0} step="any" value={userMb ?? mb(cfg.data.user_quota)} onInput={(e) => setUserMb(e.currentTarget.value)} />
+        <span class="hint">{cfg.data.user_quota > 0 ? formatBytes(cfg.data.user_quota, lang) : t('ui_quota_none')}</span>
+      </div>
+      <div class="row">
+        <label for="host-quota">{t('ui_host_quota_mb')}</label>
+        <input id="host-quota" type="number" min={0} step="any" value={hostMb ?? mb(cfg.data.host_quota)} onInput={(e) => setHostMb(e.currentTarget.value)} />
+        <span class="hint">{cfg.data.host_quota > 0 ? formatBytes(cfg.data.host_quota, lang) : t('ui_quota_none')}</span>
+      </div>
+      <button type="submit">{t('ui_save_quotas')}</button>
+      {note && (
+        <span class={note.ok ? 'ok' : 'error'} role={note.ok ? 'status' : 'alert'}>
+          {note.text}
+        </span>
       )}
-    </div>
+    </form>
   );
 }

@@ -6,6 +6,58 @@ import type { ApiUser } from '../lib/types';
 import { ActionButton } from '../components/action';
 import { CopyButton } from '../components/copy-button';
 import { concurrency, CONCURRENCY_KEY } from '../upload/use-upload';
+import { QuotaUse } from '../components/quota-use';
+
+import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../src/domain/password-rules';
+
+/** One's own password (local accounts): the current one, the new one twice; other sessions are signed out. */
+function PasswordChange() {
+  const { api, t } = useApp();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [again, setAgain] = useState('');
+  const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
+  const [busy, setBusy] = useState(false);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    if (next.length < MIN_PASSWORD) return setNote({ ok: false, text: t('ui_password_too_short', { min: MIN_PASSWORD }) });
+    if (next !== again) return setNote({ ok: false, text: t('ui_password_mismatch') });
+    setBusy(true);
+    try {
+      await api.put('/user/@me/password', { current_password: current, password: next });
+      setCurrent('');
+      setNext('');
+      setAgain('');
+      setNote({ ok: true, text: t('ui_password_changed') });
+    } catch (err) {
+      setNote({ ok: false, text: errorText(t, err) });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="card" aria-labelledby="password-title">
+      <h2 id="password-title">{t('ui_change_password')}</h2>
+      <form class="password-change" onSubmit={submit}>
+        <label for="pw-current">{t('ui_current_password')}</label>
+        <input id="pw-current" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+        <label for="pw-new">{t('ui_new_password')}</label>
+        <input id="pw-new" type="password" autocomplete="new-password" required minLength={MIN_PASSWORD} aria-describedby="pw-rule" value={next} onInput={(e) => setNext(e.currentTarget.value)} />
+        <span id="pw-rule" class="hint">{t('ui_password_rule', { min: MIN_PASSWORD })}</span>
+        <label for="pw-again">{t('ui_new_password_again')}</label>
+        <input id="pw-again" type="password" autocomplete="new-password" required value={again} onInput={(e) => setAgain(e.currentTarget.value)} />
+        <button type="submit" disabled={busy}>
+          {t('ui_change_password')}
+        </button>
+        {note && (
+          <p class={note.ok ? 'ok' : 'error'} role={note.ok ? 'status' : 'alert'}>
+            {note.text}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}
 
 const LANGS: [string, string][] = [
   ['en', 'English'],
@@ -24,6 +76,7 @@ export function ProfilePage() {
   const [chosenLang, setChosenLang] = useState(me?.lang ?? lang);
   const [parallel, setParallel] = useState(String(concurrency()));
   const [note, setNote] = useState<string | null>(null);
+  const localAccount = document.getElementById('main')?.dataset.localAccount === '1';
   if (!me)
     return (
       <section class="card" aria-labelledby="profile-title">
@@ -56,6 +109,7 @@ export function ProfilePage() {
           <dt>{t('created')}</dt>
           <dd>{formatDate(me.created?.raw, lang)}</dd>
         </dl>
+        <QuotaUse always />
         <form class="row" onSubmit={saveLang}>
           <label for="profile-lang">{t('ui_language')}</label>
           <select id="profile-lang" value={chosenLang} onChange={(e) => setChosenLang(e.currentTarget.value)}>
@@ -73,6 +127,7 @@ export function ProfilePage() {
           </p>
         )}
       </section>
+      {localAccount && <PasswordChange />}
       <section class="card" aria-labelledby="api-title">
         <h2 id="api-title">{t('ui_api_access')}</h2>
         {me.remote_config ? (

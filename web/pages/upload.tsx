@@ -3,6 +3,7 @@ import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
 import { ExpiryHint } from '../components/expiry-hint';
+import { QuotaUse, quotaRefusal } from '../components/quota-use';
 import { errorText } from '../lib/i18n';
 import { FilePicker } from '../components/file-picker';
 import { RecipientsInput } from '../components/recipients';
@@ -91,7 +92,7 @@ export function UploadPage() {
       runner.start(await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption));
       setEncrypt(ENCRYPT_OFF); // the password (typed or generated) is not kept past the start
     } catch (err) {
-      setError(errorText(t, err));
+      setError(quotaRefusal(t, lang, err, guest !== null) ?? errorText(t, err));
     } finally {
       setBusy(false);
     }
@@ -115,6 +116,7 @@ export function UploadPage() {
       {guest && <GuestInvitation />}
       <form class="card upload-form" onSubmit={submit} aria-label={guest ? t('ui_guest_upload_title') : undefined} aria-labelledby={guest ? undefined : 'upload-title'} noValidate>
         {!guest && <h1 id="upload-title">{t('upload_page')}</h1>}
+        {!guest && <QuotaUse />}
         <FilePicker files={files} onChange={setFiles} />
         {!guest && (
           <fieldset class="mode">

@@ -44,5 +44,7 @@ export interface FileStore {
   check(): Promise<void>;
   /** Bytes stored in all. */
   usedBytes(): Promise<number>;
+  /** Free and total bytes where the store writes (the filesystem's), or null when the store cannot tell. */
+  space(): Promise<{ free: number; total: number } | null>;
   close(): Promise<void>;
 }

@@ -141,7 +141,8 @@ export interface SessionRepository {
   get(id: string): Promise<Session | undefined>;
   touch(id: string, now: number): Promise<void>;
   delete(id: string): Promise<void>;
-  deleteOf(userId: string): Promise<void>;
+  /** Every session of the user, but the one named `exceptId` when given (the one changing its password). */
+  deleteOf(userId: string, exceptId?: string): Promise<void>;
   deleteStale(idleBefore: number, createdBefore: number): Promise<number>;
 }
 
@@ -263,6 +264,34 @@ export interface OverrideRepository {
   save(values: Record<string, unknown>): Promise<void>;
 }
 
+/** A transfer as the usage overview counts it: when, by whom, how many bytes (its files' declared sizes). */
+export interface TransferUsage {
+  userId: string;
+  created: number;
+  bytes: number;
+}
+
+/** Quotas and usage figures (src/domain/usage.ts). "Open" transfers: created, started, uploading, available. */
+export interface UsageRepository {
+  /** Inside a unit of work: waits for other quota checks of the same keys to commit (a user's id, "host"). */
+  holdQuota(keys: string[]): Promise<void>;
+  /** Declared bytes of the files (not deleted) of open transfers: one user's, or everyone's (null). */
+  openBytes(userId: string | null): Promise<number>;
+  /** The same, per user that has any. */
+  openBytesByUser(): Promise<Map<string, number>>;
+  /** The user's own quota (null: the config's user_quota applies). */
+  quotaOf(userId: string): Promise<number | null>;
+  /** False when there is no such user. */
+  setQuota(userId: string, bytes: number | null): Promise<boolean>;
+  /** Every user with a quota of their own. */
+  quotas(): Promise<Map<string, number>>;
+  /** Transfers created at or after `since` (any status, while their records are kept). */
+  transfersSince(since: number): Promise<TransferUsage[]>;
+  /** The day's storage sample (YYYY-MM-DD, UTC), replacing an earlier one of the same day. */
+  recordStorage(day: string, bytes: number, now: number): Promise<void>;
+  storageSince(day: string): Promise<{ day: string; bytes: number }[]>;
+}
+
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
 export interface Repositories {
   transfers: TransferRepository;
@@ -279,4 +308,5 @@ export interface Repositories {
   trackingErrors: TrackingErrorRepository;
   purge: PurgeRepository;
   overrides: OverrideRepository;
+  usage: UsageRepository;
 }

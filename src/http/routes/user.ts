@@ -8,6 +8,7 @@ import { presentUser } from '../presenters/user';
 import { bodyObject } from '../actor';
 import type { FerryContext } from '../state';
 import { requestLang } from '../request-lang';
+import { userAdminRoutes } from './user-admin';
 
 /** The authenticated user's id; `users()` has already made sure the principal is a user. */
 async function me(ctx: FerryContext): Promise<UserRecord> {
@@ -105,6 +106,7 @@ async function filesenderIni(ctx: FerryContext): Promise<Reply> {
 
 /** The spec's User endpoints (frequent recipients live with the recipients' routes). */
 export function userRoutes(api: Api): void {
+  userAdminRoutes(api);
   api.get('/user/@me/filesender-python-client-configuration-file', users(), filesenderIni);
   api.get('/user', users(), async (ctx) => preferences(ctx, await me(ctx)));
   api.get('/user/@me', users(), async (ctx) => preferences(ctx, await me(ctx)));

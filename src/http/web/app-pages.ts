@@ -23,11 +23,17 @@ export function registerWebPages(pages: PageRegistry): void {
   pages.register('upload', upload);
   pages.register('transfers', (ctx) => userPage(ctx, 'transfers', 'my_transfers'));
   pages.register('guests', (ctx) => userPage(ctx, 'guests', 'guests'));
-  pages.register('profile', (ctx) => userPage(ctx, 'profile', 'ui_profile'));
+  // The password form is for a local account signed in with its session (PUT /user/@me/password).
+  pages.register('profile', (ctx) => {
+    const p = ctx.state.principal;
+    const local = ctx.state.services.settings.get().auth.sp.type === 'local' && p.type === 'user' && p.via === 'sp';
+    return userPage(ctx, 'profile', 'ui_profile', local ? { 'local-account': '1' } : {});
+  });
   pages.register('admin', (ctx) => {
     const p = ctx.state.principal;
     if (p.type === 'user' && !p.isAdmin) return refusal(ctx, 'rest_admin_required', 403);
-    return userPage(ctx, 'admin', 'admin', ctx.state.services.mailInbox ? { 'mail-sink': '1' } : {});
+    const local = ctx.state.services.settings.get().auth.sp.type === 'local';
+    return userPage(ctx, 'admin', 'admin', { ...(ctx.state.services.mailInbox ? { 'mail-sink': '1' } : {}), ...(local ? { 'local-accounts': '1' } : {}) });
   });
 }
 
