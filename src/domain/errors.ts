@@ -47,6 +47,7 @@ export const Errors = {
   transferMustBeEncrypted: entry('transfer_must_be_encrypted', 400),
   encryptionNotEnabled: entry('encryption_not_enabled', 400),
   encryptedFilesNotArchivable: entry('encrypted_files_not_archivable', 400),
+  fileTooLargeForStorage: entry('file_too_large_for_storage', 400),
   // 401: who is asking is unknown or not proven
   restAuthenticationRequired: entry('rest_authentication_required', 401),
   authRemoteSignatureCheckFailed: entry('auth_remote_signature_check_failed', 401),
@@ -90,5 +91,6 @@ export const Errors = {
   // 5xx: never for a client's mistake
   internalError: entry('internal_error', 500),
   databaseUnavailable: entry('database_unavailable', 503),
+  storageUnavailable: entry('storage_unavailable', 503),
   storageNotEnoughSpaceLeft: entry('storage_not_enough_space_left', 507),
 } as const satisfies Record<string, ErrorEntry>;
