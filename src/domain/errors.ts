@@ -47,7 +47,6 @@ export const Errors = {
   transferMustBeEncrypted: entry('transfer_must_be_encrypted', 400),
   encryptionNotEnabled: entry('encryption_not_enabled', 400),
   encryptedFilesNotArchivable: entry('encrypted_files_not_archivable', 400),
-  fileTooLargeForStorage: entry('file_too_large_for_storage', 400),
   // 401: who is asking is unknown or not proven
   restAuthenticationRequired: entry('rest_authentication_required', 401),
   authRemoteSignatureCheckFailed: entry('auth_remote_signature_check_failed', 401),

@@ -72,7 +72,8 @@ export class TransfersService {
 
   /**
    * Every file must fit the store: on S3 a file is one multipart upload of at most 10,000 parts of the chunk
-   * size (at least 5 MiB), 48.8 GiB with 5 MiB chunks. Refused here, before any byte is sent.
+   * size (at least 5 MiB), 48.8 GiB with 5 MiB chunks. Refused here, before any byte is sent, with the file's
+   * size named in `details` (the transfer as a whole may be within max_transfer_size).
    */
   private checkStoredSizes(draft: TransferDraft): void {
     const store = this.d.files;
@@ -81,7 +82,7 @@ export class TransfersService {
     const max = store.maxFileSize(draft.encryption ? chunk + CHUNK_OVERHEAD : chunk);
     draft.files.forEach((f, i) => {
       const stored = draft.encryption ? encryptedSize(f.size, chunk) : f.size;
-      if (stored > max) throw Errors.fileTooLargeForStorage(`files[${i}].size`);
+      if (stored > max) throw Errors.transferMaximumSizeExceeded(`files[${i}].size`);
     });
   }
 

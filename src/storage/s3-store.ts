@@ -1,4 +1,3 @@
-import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import {
@@ -55,7 +54,7 @@ function partSizeFor(chunkSize: number): number {
  *   is part offset/part + 1 of the file's multipart upload, whose id the domain keeps in the database
  *   (receipt `p:<part>:<etag>`); a chunk sent again replaces its part;
  * - any other chunk (unaligned, odd size, sent again with another size) is staged as an object of its own
- *   (`<object>.staged/<start>-<end>-<random>`, receipt `s:<that suffix>`); completion builds the parts it
+ *   (`<object>.staged/<start>-<end>`, receipt `s:<that suffix>`); completion builds the parts it
  *   touches with ranged UploadPartCopy, or, where one part needs several staged pieces, streams them into an
  *   UploadPart (ranged GETs, never a whole file in memory), then drops the staged objects.
  *
@@ -155,7 +154,8 @@ export class S3FileStore implements FileStore, MultipartUploads {
       if (u) await this.completeMultipart(key, file.size, pieces, u);
       else await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: this.stagedStream(key, pieces, 0, file.size), ContentLength: file.size })));
     }
-    await this.deleteKeys(pieces.filter((p) => p.receipt.startsWith('s:')).map((p) => key + p.receipt.slice(2))).catch(() => {
+    // Every staged piece, also those a later chunk replaced (no longer in the records).
+    await this.deleteKeys((await this.listKeys(`${key}.staged/`)).map((o) => o.key)).catch(() => {
       // Left for the Transfer's deletion, which removes everything under its prefix.
     });
   }
@@ -324,8 +324,9 @@ function partNumberOf(u: Upload, size: number, offset: number, length: number): 
   return offset / u.part + 1;
 }
 
+/** A chunk sent again with the same range overwrites its staged object (its bytes are the same file's). */
 function stagedSuffix(start: number, end: number): string {
-  return `.staged/${start}-${end}-${crypto.randomBytes(6).toString('hex')}`;
+  return `.staged/${start}-${end}`;
 }
 
 /**
