@@ -10,6 +10,7 @@ import { sha256, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { S3Server, s3Client, startS3 } from '../helpers/system/s3';
+import { aeadText, generateClientEntropy, generateFileIv } from '../../src/shared-crypto/format';
 
 /*
  * The REST path on the S3 store, end to end, on a real S3-compatible server (Swift's s3api): two ferry nodes
@@ -131,6 +132,40 @@ test('chunks alternate between two nodes, in any order, aligned and stray; compl
   const part = await fetch(`${a.url}/download?token=${token}&archive_format=zip`, { headers: { Range: `bytes=${from}-${from + 99}` } });
   assert.is(part.status, 206);
   assert.ok(Buffer.from(await part.arrayBuffer()).equals(zip.subarray(from, from + 100)));
+});
+
+test('an encrypted file: IV ‖ ciphertext ‖ tag chunks at i·(S+32) are parts of the upload; the ciphertext downloads byte-identical', async () => {
+  // The server never decrypts: random bytes of each chunk's stored length stand for the ciphertext here.
+  const S = 5 * MiB;
+  const size = 11 * MiB;
+  const iv = generateFileIv();
+  const created = await a.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: [{ name: 'secret.bin', size, iv, aead: btoa(aeadText(size, S, iv)) }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(),
+      encryption: true, encryption_key_version: 3, encryption_password_version: 1, encryption_password_encoding: 'none', encryption_password_hash_iterations: 1000, encryption_client_entropy: generateClientEntropy(),
+    },
+  });
+  assert.is(created.status, 201, created.text);
+  const f = created.json.files[0];
+  const chunks = [0, 1, 2].map((c) => crypto.randomBytes(Math.min(S, size - c * S) + 32));
+  for (const c of [2, 0, 1]) {
+    const r = await (c % 2 ? a : b).request('PUT', `/file/${f.id}/chunk/${c * S}`, {
+      headers: { ...alice, 'content-type': 'application/octet-stream', 'X-Filesender-Chunk-Size': String(Math.min(S, size - c * S)), 'X-Filesender-File-Size': String(size) },
+      body: chunks[c],
+    });
+    assert.is(r.status, 200, r.text);
+  }
+  const pieces = await sql(a, 'SELECT receipt FROM file_pieces WHERE file_id = ? ORDER BY start_at', f.id);
+  assert.equal(pieces.map((p) => String(p.receipt).slice(0, 4)), ['p:1:', 'p:2:', 'p:3:'], 'each chunk is a part of the upload');
+  assert.is((await b.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
+  const stored = Buffer.concat(chunks);
+  assert.is(await waitForSha256(f.id), sha256(stored), 'the ciphertext\'s SHA-256');
+  const done = await a.request('PUT', `/transfer/${created.json.id}`, { headers: alice, json: { complete: true } });
+  assert.is(done.status, 200, done.text);
+  const r = await fetch(`${b.url}/download?token=${done.json.recipients[0].token}`);
+  assert.is(r.status, 200);
+  assert.ok(Buffer.from(await r.arrayBuffer()).equals(stored));
 });
 
 test('the store down mid-upload: 503 storage_unavailable with Retry-After, nothing acknowledged lost; resent after, the file completes right', async () => {
