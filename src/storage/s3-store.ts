@@ -312,6 +312,10 @@ export class S3FileStore implements FileStore, MultipartUploads {
       if (e instanceof OverflowError || e instanceof AbortedError) throw e;
       if (abortSignal?.aborted) throw e;
       if (status === undefined || status >= 500) throw new StorageDownError(`object store: ${(e as Error).message}`, { cause: e });
+      if ((e as Error).name === 'InvalidArgument' && /part/i.test((e as Error).message)) {
+        // Swift's s3api allows 1,000 parts per upload unless raised: say what to change, not just "invalid".
+        throw new Error(`the object store refused a multipart part (${(e as Error).message}): ferry counts on 10,000 parts per upload (Swift's s3api: raise max_upload_part_num and max_manifest_segments)`, { cause: e });
+      }
       throw e;
     }
   }
