@@ -168,6 +168,18 @@ test('an encrypted file: IV ‖ ciphertext ‖ tag chunks at i·(S+32) are parts
   assert.ok(Buffer.from(await r.arrayBuffer()).equals(stored));
 });
 
+test('two nodes completing the same file at once both answer 200, and the object is the file', async () => {
+  const data = crypto.randomBytes(11 * MiB + 5);
+  const t = await create([{ name: 'twice.bin', size: data.length }]);
+  const f = t.files[0];
+  // Stray pieces, so that completion copies and streams parts (and drops the staged objects after).
+  for (const [start, end] of [[0, 3 * MiB], [3 * MiB, 8 * MiB], [8 * MiB, data.length]]) assert.is((await putChunk(a, f.id, data.length, start, data.subarray(start, end))).status, 200);
+  const [ra, rb] = await Promise.all([a, b].map((node) => node.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })));
+  assert.equal([ra.status, rb.status], [200, 200], `${ra.text} ${rb.text}`);
+  assert.is(await waitForSha256(f.id), sha256(data));
+  assert.equal(await keysUnder(`${prefix}${t.id}/`), [`${prefix}${t.id}/${f.uid}`]);
+});
+
 test('the store down mid-upload: 503 storage_unavailable with Retry-After, nothing acknowledged lost; resent after, the file completes right', async () => {
   const data = crypto.randomBytes(11 * MiB);
   const t = await create([{ name: 'd.bin', size: data.length }]);
