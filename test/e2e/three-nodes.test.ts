@@ -221,6 +221,14 @@ test('three nodes: one upload across them, node 2 killed halfway, mail once, dow
   const done = await call(n1, 'PUT', `/transfer/${t.id}`, { complete: true });
   assert.is(done.status, 200, done.text);
   assert.is(done.json.status, 'available');
+  // The SHA-256 cannot be combined from chunks hashed on different nodes: it comes once a node has read the
+  // whole file back, in the background.
+  const hashDeadline = Date.now() + 60_000;
+  for (let f = (await call(n3, 'GET', `/file/${bigFile.id}`)).json; f.sha256 !== sha256(big); f = (await call(n3, 'GET', `/file/${bigFile.id}`)).json) {
+    assert.is(f.sha256, null, 'no SHA-256 but the right one');
+    assert.ok(Date.now() < hashDeadline, 'the SHA-256 is there within 60 s');
+    await new Promise((r) => setTimeout(r, 200));
+  }
 
   // Exactly one mail per recipient: wait (bounded) for one each, then a while longer for a second that must not come.
   const forRecipients = async () => (await sink.messages()).filter((m) => RECIPIENTS.includes(addressOf(m.to)));
