@@ -11,6 +11,9 @@ import { recipientRoutes } from './http/routes/recipient';
 import { frequentRecipientRoutes } from './http/routes/frequent-recipients';
 import { downloadRoutes } from './http/routes/download';
 import { FsFileStore } from './storage/fs-store';
+import { S3FileStore } from './storage/s3-store';
+import { DigestJobs } from './domain/digests';
+import { hasUploadHashing, type FileStore } from './domain/ports';
 import { WorkerHasher } from './storage/file-hasher';
 import { HashThread } from './util/hash-thread';
 import { BodyPool } from './util/body-pool';
@@ -77,6 +80,8 @@ export interface FerryApp {
 
 /** How often a running server reads the runtime overrides again (another node's PUT /config). */
 const SETTINGS_RELOAD_MS = 5000;
+/** How often a node looks for completed files whose SHA-256 is still to be computed (S3 store). */
+const DIGEST_POLL_MS = 30_000;
 /** How long a mail server that answered counts as reachable for /readyz (no SMTP session per probe). */
 const MAIL_CHECK_CACHE_MS = 5000;
 
@@ -133,7 +138,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(repos.remoteApps, repos.signatures, users, sig, clock));
   if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(repos.users, repos.signatures, users, sig, clock));
 
-  const fileStore = new FsFileStore(path.join(config.data_dir, 'files'), new WorkerHasher(hashThread));
+  const fileStore = buildFileStore(config, hashThread);
+  // Stores that cannot hash during uploads get each completed file's SHA-256 in the background, on any node.
+  const digestJobs = hasUploadHashing(fileStore) ? null : new DigestJobs(repos, fileStore, clock, (e) => log.error(`SHA-256 of a completed file: ${e.message}`));
   const transferLimits = () => {
     const c = cfg.get();
     return {
@@ -148,8 +155,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     const c = cfg.get();
     return { enabled: c.encryption_enabled, mandatory: c.encryption_mandatory, defaultIterations: c.encryption_password_hash_iterations, chunkSize: c.upload_chunk_size };
   };
-  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits });
-  const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size);
+  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, chunkSize: () => cfg.get().upload_chunk_size });
+  const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size, () => void digestJobs?.kick());
   const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });
   const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock);
@@ -165,7 +172,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     uploadSlots: new UploadSlots(() => cfg.get().max_concurrent_chunk_uploads),
     recipients,
     downloads,
-    openFile: (f) => fileStore.openRead(f.transferId, f.uid),
+    openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     chunkKeys: fileKeyChecker((id) => repos.transfers.fileUids(id)),
     settings: cfg,
     guestLimits,
@@ -216,14 +223,37 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const reload = setInterval(() => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)), SETTINGS_RELOAD_MS);
       reload.unref();
       stoppers.push(() => clearInterval(reload));
+      if (digestJobs) {
+        // Files another node completed, or left half-hashed when it died (their claims lapse), are taken up here.
+        void digestJobs.kick();
+        const poll = setInterval(() => void digestJobs.kick(), DIGEST_POLL_MS);
+        poll.unref();
+        stoppers.push(() => clearInterval(poll));
+      }
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mailQueue.stop();
+      await digestJobs?.stop();
       await fileStore.close();
       await hashThread.close();
       await db.close();
     },
   };
+}
+
+/** The file store of config.storage: the filesystem under data_dir (hashing on the hashing thread), or S3. */
+function buildFileStore(config: Config, hashThread: HashThread): FileStore {
+  const s = config.storage;
+  if (s.type === 'fs') return new FsFileStore(path.join(config.data_dir, 'files'), new WorkerHasher(hashThread));
+  return new S3FileStore({
+    endpoint: s.endpoint,
+    bucket: s.bucket,
+    region: s.region,
+    prefix: s.prefix,
+    forcePathStyle: s.force_path_style,
+    accessKeyId: s.access_key_id ?? '',
+    secretAccessKey: s.secret_access_key ?? '',
+  });
 }

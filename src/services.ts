@@ -19,7 +19,8 @@ import type { DownloadsService } from './domain/downloads';
 import type { GuestsService } from './domain/guests';
 import type { ChunkKeyChecker } from './domain/chunk-keys';
 
-export type FileOpener = (file: FileRecord) => Promise<PositionalReader>;
+/** Opens bytes [start, end] (inclusive) of a stored file for forward reads. */
+export type FileOpener = (file: FileRecord, start: number, end: number) => Promise<PositionalReader>;
 
 /**
  * Everything the HTTP layer and the CLI reach, built once by the composition root (src/app.ts).

@@ -79,9 +79,31 @@ export interface Config {
    * later, shared by every node. The environment variable FERRY_DATABASE_URL overrides it.
    */
   database_url: string | null;
+  /**
+   * Where file data lives: under data_dir/files (`fs`, the default), or in an S3-compatible bucket (`s3`), as
+   * several nodes need. S3 credentials come from FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY, which
+   * override access_key_id / secret_access_key here.
+   */
+  storage: StorageConfig;
   /** null: GET /metrics answers 404; else Prometheus text for the peers in `allow` only. */
   metrics: MetricsConfig | null;
 }
+
+export type StorageConfig =
+  | { type: 'fs' }
+  | {
+      type: 's3';
+      /** http(s)://host:port of the S3 endpoint. */
+      endpoint: string;
+      bucket: string;
+      region: string;
+      /** Prepended to every object key (e.g. "ferry/"), so a bucket can be shared. */
+      prefix: string;
+      /** Path-style URLs (endpoint/bucket/key): needed by Ceph, Swift and MinIO without wildcard DNS. */
+      force_path_style: boolean;
+      access_key_id?: string;
+      secret_access_key?: string;
+    };
 
 export function defaultConfig(): Config {
   return {
@@ -142,6 +164,7 @@ export function defaultConfig(): Config {
     encryption_min_password_length: 12,
     log: { format: 'text', file: null },
     database_url: null,
+    storage: { type: 'fs' },
     metrics: null,
   };
 }

@@ -36,12 +36,22 @@ export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.e
 }
 
 /**
- * FERRY_DATABASE_URL overrides database_url, so the database password need not sit in the file. It is
- * validated with the file (a bad value is reported under database_url).
+ * FERRY_DATABASE_URL overrides database_url, and FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY the S3
+ * store's credentials, so passwords need not sit in the file. They are validated with the file (a bad value
+ * is reported under its key).
  */
 function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
+  let out = raw as Record<string, unknown>;
   const url = env.FERRY_DATABASE_URL;
-  if (url === undefined || url === '' || typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
-  return { ...(raw as Record<string, unknown>), database_url: url };
+  if (url !== undefined && url !== '') out = { ...out, database_url: url };
+  const storage = out.storage as Record<string, unknown> | undefined;
+  if (storage && typeof storage === 'object' && storage.type === 's3') {
+    const keys: Record<string, string> = {};
+    if (env.FERRY_S3_ACCESS_KEY_ID) keys.access_key_id = env.FERRY_S3_ACCESS_KEY_ID;
+    if (env.FERRY_S3_SECRET_ACCESS_KEY) keys.secret_access_key = env.FERRY_S3_SECRET_ACCESS_KEY;
+    out = { ...out, storage: { ...storage, ...keys } };
+  }
+  return out;
 }
 

@@ -72,7 +72,7 @@ function describe(v: unknown): string {
 }
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics', 'storage'].includes(k));
 
 const spCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -88,6 +88,27 @@ const spCheck: Check = (v, path, problems) => {
     )(v, path, problems);
   } else {
     object({ type: oneOf(['local', 'header']) }, ['type'])(v, path, problems);
+  }
+};
+
+const storageCheck: Check = (v, path, problems) => {
+  const type = (v as { type?: unknown } | null)?.type;
+  if (type === 's3') {
+    object(
+      {
+        type: oneOf(['s3']),
+        endpoint: str(/^https?:\/\/[^\s/?#]+\/?$/, 'an http(s)://host:port URL'),
+        bucket: str(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name (3 to 63 of a-z, 0-9, dot, hyphen)'),
+        region: str(/^[a-z0-9-]{1,64}$/, 'a region name such as "us-east-1"'),
+        prefix: str(/^([A-Za-z0-9._-]+\/)*$/, 'empty, or folder names ending in "/" such as "ferry/"'),
+        force_path_style: bool,
+        access_key_id: str(/^\S+$/, 'an access key id'),
+        secret_access_key: str(/^\S+$/, 'a secret access key'),
+      },
+      ['type', 'endpoint', 'bucket'],
+    )(v, path, problems);
+  } else {
+    object({ type: oneOf(['fs', 's3']) }, ['type'])(v, path, problems);
   }
 };
 
@@ -139,6 +160,7 @@ const schema = object({
   log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')) }),
   metrics: nullable(object({ allow: arrayOf(ipOrCidr) })),
   database_url: nullable(str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL')),
+  storage: storageCheck,
 });
 
 export class ConfigError extends Error {
@@ -166,8 +188,12 @@ export function crossChecks(c: Config): string[] {
   if (c.default_guest_days_valid > c.max_guest_days_valid)
     problems.push('default_guest_days_valid: must not exceed max_guest_days_valid');
   if (c.encryption_mandatory && !c.encryption_enabled) problems.push('encryption_mandatory: needs encryption_enabled');
+  if (c.storage.type === 's3' && (!c.storage.access_key_id || !c.storage.secret_access_key))
+    problems.push('storage: S3 credentials missing: set FERRY_S3_ACCESS_KEY_ID and FERRY_S3_SECRET_ACCESS_KEY, or storage.access_key_id and storage.secret_access_key');
   return problems;
 }
+
+const S3_DEFAULTS = { region: 'us-east-1', prefix: '', force_path_style: true };
 
 export function mergeConfig(raw: Partial<Config>): Config {
   const d = defaultConfig();
@@ -186,6 +212,7 @@ export function mergeConfig(raw: Partial<Config>): Config {
     auth,
     mail,
     log: { ...d.log, ...(raw.log ?? {}) },
+    storage: raw.storage?.type === 's3' ? { ...S3_DEFAULTS, ...(raw.storage as object) } : d.storage,
   } as Config;
 }
 

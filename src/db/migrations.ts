@@ -243,4 +243,22 @@ ALTER TABLE files ADD COLUMN iv TEXT;
 ALTER TABLE files ADD COLUMN aead TEXT;
 `,
   },
+  {
+    // Object storage and several nodes (issue 18): each recorded chunk with its CRC-32 and where the store put
+    // it, the file's multipart upload id (shared by every node), and the claim on its background SHA-256.
+    version: 11,
+    sql: `
+CREATE TABLE file_pieces (
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  start_at INTEGER NOT NULL,
+  end_at INTEGER NOT NULL,
+  crc32 INTEGER NOT NULL,
+  receipt TEXT NOT NULL,
+  PRIMARY KEY (file_id, start_at, end_at)
+);
+ALTER TABLE files ADD COLUMN store_upload TEXT;
+ALTER TABLE files ADD COLUMN digest_claim INTEGER;
+CREATE INDEX files_digest_due ON files(complete, sha256);
+`,
+  },
 ];

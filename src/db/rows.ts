@@ -38,6 +38,7 @@ export interface FileRow {
   deleted: number | null;
   iv: string | null;
   aead: string | null;
+  store_upload: string | null;
 }
 
 export interface RecipientRow {
@@ -91,6 +92,7 @@ export function toFile(r: FileRow): FileRecord {
     deleted: r.deleted,
     iv: r.iv,
     aead: r.aead,
+    storeUpload: r.store_upload,
   };
 }
 

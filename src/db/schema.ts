@@ -104,6 +104,15 @@ export interface FilesTable {
   deleted: number | null;
   iv: string | null;
   aead: string | null;
+  store_upload: string | null;
+  digest_claim: number | null;
+}
+export interface FilePiecesTable {
+  file_id: number;
+  start_at: number;
+  end_at: number;
+  crc32: number;
+  receipt: string;
 }
 export interface RecipientsTable {
   id: Generated<number>;
@@ -189,6 +198,7 @@ export interface DB {
   guests: GuestsTable;
   transfers: TransfersTable;
   files: FilesTable;
+  file_pieces: FilePiecesTable;
   recipients: RecipientsTable;
   tracking_errors: TrackingErrorsTable;
   audit_log: AuditLogTable;
@@ -215,6 +225,7 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'guests', orderBy: ['id'], identity: true },
   { name: 'transfers', orderBy: ['id'], identity: true },
   { name: 'files', orderBy: ['id'], identity: true },
+  { name: 'file_pieces', orderBy: ['file_id', 'start_at', 'end_at'], identity: false },
   { name: 'recipients', orderBy: ['id'], identity: true },
   { name: 'tracking_errors', orderBy: ['id'], identity: true },
   { name: 'audit_log', orderBy: ['id'], identity: true },

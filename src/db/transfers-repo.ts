@@ -1,5 +1,5 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
-import type { NewFile, NewRecipient, NewTransfer, TransferRepository } from '../domain/ports';
+import type { NewFile, NewRecipient, NewTransfer, StoredPiece, TransferRepository } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../domain/ranges';
 import { affected, Db, firstRow, RepoContext, rows, selectSql } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
@@ -94,7 +94,7 @@ export class TransfersRepo implements TransferRepository {
   }
 
   /** Read-merge-write of the file's ranges; the row is held (PostgreSQL) or the write lock is (SQLite). */
-  async recordRange(fileId: number, start: number, end: number): Promise<FileRecord | undefined> {
+  async recordRange(fileId: number, start: number, end: number, piece?: StoredPiece): Promise<FileRecord | undefined> {
     let q = this.db
       .selectFrom('files as f')
       .innerJoin('transfers as t', 't.id', 'f.transfer_id')
@@ -105,6 +105,14 @@ export class TransfersRepo implements TransferRepository {
     if (this.ctx.dialect === 'postgres') q = q.forUpdate('f');
     const row = await q.executeTakeFirst();
     if (!row) return undefined;
+    if (piece) {
+      // A chunk sent again replaces what it covers: pieces lying inside it are no longer needed.
+      await this.db.deleteFrom('file_pieces').where('file_id', '=', fileId).where('start_at', '>=', piece.start).where('end_at', '<=', piece.end).execute();
+      await this.db
+        .insertInto('file_pieces')
+        .values({ file_id: fileId, start_at: piece.start, end_at: piece.end, crc32: piece.crc32, receipt: piece.receipt })
+        .execute();
+    }
     const ranges = addRange(JSON.parse(row.ranges) as Range[], start, end);
     const after = await this.db
       .updateTable('files')
@@ -115,15 +123,76 @@ export class TransfersRepo implements TransferRepository {
     return toFile(after as FileRow);
   }
 
-  async completeFile(fileId: number, crc32: number, sha256: string): Promise<boolean> {
+  async pieces(fileId: number): Promise<StoredPiece[]> {
+    const found = await rows(this.db, this.ctx, this.db.selectFrom('file_pieces').selectAll().where('file_id', '=', fileId).orderBy('start_at').orderBy('end_at'));
+    return found.map((r) => ({ start: Number(r.start_at), end: Number(r.end_at), crc32: Number(r.crc32), receipt: r.receipt }));
+  }
+
+  async lockStoreUpload(fileId: number): Promise<{ upload: string | null } | undefined> {
+    let q = this.db
+      .selectFrom('files as f')
+      .innerJoin('transfers as t', 't.id', 'f.transfer_id')
+      .select('f.store_upload')
+      .where('f.id', '=', fileId)
+      .where('f.deleted', 'is', null)
+      .where('t.status', '<>', 'closed');
+    if (this.ctx.dialect === 'postgres') q = q.forUpdate('f');
+    const row = await q.executeTakeFirst();
+    return row ? { upload: row.store_upload } : undefined;
+  }
+
+  async setStoreUpload(fileId: number, upload: string | null): Promise<void> {
+    await this.db.updateTable('files').set({ store_upload: upload }).where('id', '=', fileId).execute();
+  }
+
+  async storeUploads(transferId: number): Promise<{ fileId: number; uid: string; upload: string }[]> {
+    const found = await rows(this.db, this.ctx, this.db.selectFrom('files').select(['id', 'uid', 'store_upload']).where('transfer_id', '=', transferId).where('store_upload', 'is not', null));
+    return found.map((r) => ({ fileId: r.id, uid: r.uid, upload: r.store_upload! }));
+  }
+
+  async completeFile(fileId: number, crc32: number, sha256: string | null): Promise<boolean> {
     const r = await this.db
       .updateTable('files')
-      .set({ complete: 1, crc32, sha256 })
+      .set({ complete: 1, crc32, sha256, store_upload: null })
       .where('id', '=', fileId)
       .where('deleted', 'is', null)
       .where('transfer_id', 'in', (eb) => eb.selectFrom('transfers').select('id').where('status', '<>', 'closed'))
       .execute();
     return affected(r) > 0;
+  }
+
+  async claimDigest(now: number, until: number): Promise<FileRecord | undefined> {
+    // Several nodes may pick the same candidate: the conditional update lets one of them have it.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const candidate = await firstRow(
+        this.db,
+        this.ctx,
+        this.db
+          .selectFrom('files')
+          .select('id')
+          .where('complete', '=', 1)
+          .where('sha256', 'is', null)
+          .where('deleted', 'is', null)
+          .where((eb) => eb.or([eb('digest_claim', 'is', null), eb('digest_claim', '<', now)]))
+          .orderBy('id')
+          .limit(1),
+      );
+      if (!candidate) return undefined;
+      const r = await this.db
+        .updateTable('files')
+        .set({ digest_claim: until })
+        .where('id', '=', candidate.id)
+        .where('sha256', 'is', null)
+        .where((eb) => eb.or([eb('digest_claim', 'is', null), eb('digest_claim', '<', now)]))
+        .returningAll()
+        .executeTakeFirst();
+      if (r) return toFile(r as FileRow);
+    }
+    return undefined;
+  }
+
+  async saveDigest(fileId: number, sha256: string): Promise<void> {
+    await this.db.updateTable('files').set({ sha256, digest_claim: null }).where('id', '=', fileId).execute();
   }
 
   async deleteFile(fileId: number, now: number): Promise<void> {

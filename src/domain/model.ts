@@ -68,6 +68,8 @@ export interface FileRecord {
   /** Encrypted files: the file's IV (base64 of 12 octets) and its AEAD string (base64), as the client sent them. */
   iv: string | null;
   aead: string | null;
+  /** The store's upload of this file that every node writes into (S3 multipart), until it is completed. */
+  storeUpload: string | null;
 }
 
 export interface TrackingError {

@@ -1,6 +1,7 @@
 import type { Transfer } from './model';
 import type { Clock, FileStore, Notifier, Repositories, UnitOfWork } from './ports';
 import type { GuestsService } from './guests';
+import { dropTransferData } from './stored-data';
 
 export interface PurgeReport {
   now: number;
@@ -63,17 +64,11 @@ export class PurgeService {
     for (const t of await this.repos.purge.abandonedTransfers(now - ABANDONED_AFTER_S)) {
       report.abandoned_transfers_deleted++;
       freed(t);
-      if (!dry) {
-        await this.repos.purge.deleteTransferRecords(t.id);
-        await this.files.deleteTransfer(t.id);
-      }
+      if (!dry) await this.deleteTransfer(t.id);
     }
     for (const t of await this.repos.purge.closedBefore(cutoff)) {
       report.closed_transfers_deleted++;
-      if (!dry) {
-        await this.repos.purge.deleteTransferRecords(t.id);
-        await this.files.deleteTransfer(t.id);
-      }
+      if (!dry) await this.deleteTransfer(t.id);
     }
     // File data that no live record points to (deleted files, closed Transfers, a pass interrupted earlier).
     // Listed before the live records are read: a File's record exists before its first byte, so data listed
@@ -90,7 +85,7 @@ export class PurgeService {
     }
     // Directories of Transfers with no live File: a deletion killed after emptying one leaves it behind.
     const liveTransfers = new Set([...live].map((k) => Number(k.slice(0, k.indexOf('/')))));
-    if (!dry) for (const id of dirs) if (!liveTransfers.has(id)) await this.files.deleteTransfer(id);
+    if (!dry) for (const id of dirs) if (!liveTransfers.has(id)) await dropTransferData(this.repos, this.files, id);
     report.rows_deleted = dry ? await this.repos.purge.countOldRows(cutoff, now) : await this.repos.purge.deleteOldRows(cutoff, now);
     return report;
   }
@@ -117,6 +112,15 @@ export class PurgeService {
         if (t.options.includes('email_report_on_closing')) await this.notifier.transferClosed(tx, after, files, recipients);
       }
     });
-    await this.files.deleteTransfer(t.id);
+    await dropTransferData(this.repos, this.files, t.id);
+  }
+
+  /**
+   * The data before the records here: the store's unfinished uploads are known only from the records (S3
+   * multipart ids), and a pass killed in between finds the Transfer again and repeats both (idempotent).
+   */
+  private async deleteTransfer(id: number): Promise<void> {
+    await dropTransferData(this.repos, this.files, id);
+    await this.repos.purge.deleteTransferRecords(id);
   }
 }

@@ -1,4 +1,5 @@
 import { Errors } from './errors';
+import { dropTransferData } from './stored-data';
 import type { Actor, Recipient, Transfer } from './model';
 import type { Clock, FileStore, IdGenerator, Notifier, Repositories, UnitOfWork } from './ports';
 import { auditAuthor, recipientTarget } from './audit-events';
@@ -72,6 +73,6 @@ export class RecipientsService {
       if (cur.status === 'available') await this.d.notifier.recipientRemoved(tx, cur, r);
       return false;
     });
-    if (closed) await this.d.files.deleteTransfer(t.id);
+    if (closed) await dropTransferData(this.d.repos, this.d.files, t.id);
   }
 }

@@ -1,11 +1,14 @@
 import { Errors } from './errors';
 import type { Actor, AuditEntry, FileRecord, Recipient, Transfer } from './model';
 import type { Clock, FileStore, IdGenerator, Notifier, Repositories, Tx, UnitOfWork } from './ports';
+import { hasMultipartUploads } from './ports';
 import type { TransferDraft, TransferLimits } from './transfer-input';
 import { newSalt } from './encryption-input';
 import type { GuestsService } from './guests';
 import { auditAuthor, fileTarget, recipientTarget, transferTarget } from './audit-events';
 import { senderTerms } from './transfer-policy';
+import { dropFileData, dropTransferData } from './stored-data';
+import { CHUNK_OVERHEAD, encryptedSize } from '../shared-crypto/format';
 
 export { senderFieldsIgnored } from './transfer-policy';
 
@@ -29,6 +32,8 @@ export interface TransferDeps {
   clock: Clock;
   ids: IdGenerator;
   limits: () => TransferLimits & { extensions: number[] };
+  /** The chunk size clients are told to use (upload_chunk_size). */
+  chunkSize: () => number;
 }
 
 /**
@@ -47,6 +52,7 @@ export class TransfersService {
       const getALink = terms.options.includes('get_a_link');
       if (terms.recipients.length === 0 && !getALink) throw Errors.transferNoRecipients('recipients');
       if (terms.recipients.length > this.d.limits().maxRecipients) throw Errors.transferTooManyRecipients('recipients');
+      this.checkStoredSizes(draft);
       const recipientRows = terms.recipients.map((email) => ({ email, token: this.d.ids.token(), lang: null }));
       if (getALink) recipientRows.push({ email: '', token: this.d.ids.token(), lang: null });
       const id = await tx.transfers.create(
@@ -61,6 +67,22 @@ export class TransfersService {
       view.cids = new Map(view.files.filter((f) => f.cid !== null).map((f) => [f.id, f.cid!]));
       await tx.audit.record({ transferId: id, date: now, event: 'transfer_started', author: auditAuthor(actor), target: transferTarget(view.transfer) });
       return view;
+    });
+  }
+
+  /**
+   * Every file must fit the store: on S3 a file is one multipart upload of at most 10,000 parts of the chunk
+   * size (at least 5 MiB), 48.8 GiB with 5 MiB chunks. Refused here, before any byte is sent, with the file's
+   * size named in `details` (the transfer as a whole may be within max_transfer_size).
+   */
+  private checkStoredSizes(draft: TransferDraft): void {
+    const store = this.d.files;
+    if (!hasMultipartUploads(store)) return;
+    const chunk = draft.encryption ? draft.encryption.transfer.chunkSize : this.d.chunkSize();
+    const max = store.maxFileSize(draft.encryption ? chunk + CHUNK_OVERHEAD : chunk);
+    draft.files.forEach((f, i) => {
+      const stored = draft.encryption ? encryptedSize(f.size, chunk) : f.size;
+      if (stored > max) throw Errors.transferMaximumSizeExceeded(`files[${i}].size`);
     });
   }
 
@@ -130,7 +152,7 @@ export class TransfersService {
       const cur = await this.current(tx, t);
       return cur.status === 'closed' ? cur : this.closeRecords(tx, actor, cur, reason);
     });
-    await this.d.files.deleteTransfer(t.id);
+    await dropTransferData(this.d.repos, this.d.files, t.id);
     return after;
   }
 
@@ -199,8 +221,8 @@ export class TransfersService {
       if (cur.status === 'available') await this.d.notifier.fileRemoved(tx, cur, f, await tx.transfers.recipients(t.id));
       return false;
     });
-    if (last) await this.d.files.deleteTransfer(t.id);
-    else await this.d.files.deleteFile(t.id, f.uid);
+    if (last) await dropTransferData(this.d.repos, this.d.files, t.id);
+    else await dropFileData(this.d.repos, this.d.files, t.id, f.id, f.uid);
   }
 
   /** The user's frequent recipients, most recent first. */

@@ -2,7 +2,11 @@ import { Transform, type Readable } from 'node:stream';
 import { Errors } from './errors';
 import type { FileRecord, Transfer } from './model';
 import type { Actor } from './model';
-import type { Clock, FileStore, Repositories, UnitOfWork } from './ports';
+import type { Clock, FileStore, Repositories, StoredFile, StoredPiece, UnitOfWork, WrittenChunk } from './ports';
+import { hasMultipartUploads, hasUploadHashing } from './ports';
+import { combinedCrc32 } from './pieces';
+import { readDigests } from './digests';
+import { dropFileData } from './stored-data';
 import { isComplete } from './ranges';
 import { auditAuthor, fileTarget, transferTarget } from './audit-events';
 import type { GuestsService } from './guests';
@@ -21,6 +25,13 @@ function storedPrefix(t: Transfer, f: FileRecord, plain: number): number {
   return plain >= f.size ? storedSizeOf(t, f) : storedOffset(plain, t.encryption.chunkSize);
 }
 
+function storedFileOf(t: Transfer, f: FileRecord): StoredFile {
+  return { transferId: t.id, uid: f.uid, size: storedSizeOf(t, f) };
+}
+function pieceOf(start: number, w: WrittenChunk): StoredPiece {
+  return { start, end: start + w.written, crc32: w.crc32, receipt: w.receipt };
+}
+
 export interface ChunkRequest {
   offset: number;
   /** Bytes announced (X-Service-Chunk-Size or Content-Length); null when the body is streamed unannounced. */
@@ -32,9 +43,10 @@ export interface ChunkRequest {
 }
 
 /**
- * Chunked uploads (spec: upload procedure). A chunk is written at its offset, in any order and in parallel;
- * its range is recorded only after its bytes are written, so a crash never marks unwritten bytes received and
- * completion is checked exactly.
+ * Chunked uploads (spec: upload procedure). A chunk is written at its offset, in any order and in parallel, on
+ * any node; its range is recorded, with the piece the store made of it (CRC-32, receipt), only after its
+ * bytes are durable, so a crash never marks unwritten bytes received and completion is checked exactly. All
+ * the state of an upload is in the database: a node that dies loses nothing but the chunks it was receiving.
  */
 export class UploadsService {
   /** Completions under way, by File id. */
@@ -47,6 +59,8 @@ export class UploadsService {
     private readonly guests: GuestsService,
     private readonly clock: Clock,
     private readonly chunkLimit: () => number,
+    /** Called when a file was completed without its SHA-256 (the store cannot hash during uploads). */
+    private readonly digestLater: () => void = () => {},
   ) {}
 
   async getFile(id: number): Promise<FileRecord> {
@@ -81,9 +95,9 @@ export class UploadsService {
     if (t.encryption) return this.writeEncryptedChunk(actor, t, t.encryption.chunkSize, f, c);
     const limit = this.chunkLimit();
     const room = Math.min(limit, f.size - c.offset);
-    let written: number;
+    let w: WrittenChunk;
     try {
-      written = await this.files.writeAt(t.id, f.uid, f.size, c.offset, c.body, c.size ?? room);
+      w = await this.store(t, f, c.offset, c.body, c.size ?? room);
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'EOVERFLOW_CHUNK') {
@@ -93,16 +107,40 @@ export class UploadsService {
       if (code === 'ECONNRESET') throw Errors.badRequestBody('body ended early');
       throw e;
     }
-    if (c.size !== null && written !== c.size) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+    if (c.size !== null && w.written !== c.size) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
     await this.noteUploadStarted(actor, t);
-    return this.record(t, f, c.offset, c.offset + written);
+    return this.record(t, f, c.offset, c.offset + w.written, pieceOf(c.offset, w));
+  }
+
+  /** Where the file's bytes go in the store, and the upload its chunks share (begun once, by whichever node comes first). */
+  private async store(t: Transfer, f: FileRecord, offset: number, body: Readable | Buffer, expected: number): Promise<WrittenChunk> {
+    const file = storedFileOf(t, f);
+    return this.files.writeChunk(file, offset, body, expected, await this.uploadOf(t, f, file));
+  }
+
+  private async uploadOf(t: Transfer, f: FileRecord, file: StoredFile): Promise<string | null> {
+    const store = this.files;
+    if (!hasMultipartUploads(store)) return null;
+    if (f.storeUpload !== null) return f.storeUpload;
+    const chunkSize = t.encryption ? t.encryption.chunkSize + CHUNK_OVERHEAD : this.chunkLimit();
+    if (!store.uploadNeeded(file.size, chunkSize)) return null;
+    // Under the File's row lock: two nodes receiving its first chunks at once begin one upload, not two.
+    return this.uow.run(async (tx) => {
+      const cur = await tx.transfers.lockStoreUpload(f.id);
+      if (!cur) return null; // deleted or closed: record() says so once the chunk is in
+      if (cur.upload !== null) return cur.upload;
+      const upload = await store.beginUpload(file, chunkSize);
+      await tx.transfers.setStoreUpload(f.id, upload);
+      return upload;
+    });
   }
 
   private async writeEncryptedChunk(actor: Actor, t: Transfer, S: number, f: FileRecord, c: ChunkRequest): Promise<FileRecord> {
     const plain = Math.min(S, f.size - c.offset);
-    let written: number;
+    const at = storedOffset(c.offset, S);
+    let w: WrittenChunk;
     try {
-      written = await this.files.writeAt(t.id, f.uid, storedSizeOf(t, f), storedOffset(c.offset, S), c.body, plain + CHUNK_OVERHEAD);
+      w = await this.store(t, f, at, c.body, plain + CHUNK_OVERHEAD);
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'EOVERFLOW_CHUNK') throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
@@ -110,9 +148,9 @@ export class UploadsService {
       throw e;
     }
     // A short body is not recorded: the chunk stays missing and is sent again.
-    if (written !== plain + CHUNK_OVERHEAD) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
-    this.noteUploadStarted(actor, t);
-    return this.record(t, f, c.offset, c.offset + plain);
+    if (w.written !== plain + CHUNK_OVERHEAD) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+    await this.noteUploadStarted(actor, t);
+    return this.record(t, f, c.offset, c.offset + plain, pieceOf(at, w));
   }
 
   /**
@@ -127,9 +165,9 @@ export class UploadsService {
     const counted = progress
       ? body.pipe(new Transform({ transform: (c: Buffer, _e, done) => ((progress.bytes_processed += c.length), done(null, c)) }))
       : body;
-    let written: number;
+    let w: WrittenChunk;
     try {
-      written = await this.files.writeAt(t.id, f.uid, f.size, 0, counted, f.size);
+      w = await this.store(t, f, 0, counted, f.size);
     } catch (e) {
       if (progress) progress.error = 1;
       const code = (e as { code?: string }).code;
@@ -137,19 +175,20 @@ export class UploadsService {
       if (code === 'ECONNRESET') throw Errors.badRequestBody('body ended early');
       throw e;
     }
-    if (written !== f.size) {
+    if (w.written !== f.size) {
       if (progress) progress.error = 1;
-      throw Errors.fileIncomplete(`received ${written} of ${f.size}`);
+      throw Errors.fileIncomplete(`received ${w.written} of ${f.size}`);
     }
     await this.noteUploadStarted(actor, t);
-    const after = await this.completeFile(actor, t, await this.record(t, f, 0, written));
+    const after = await this.completeFile(actor, t, await this.record(t, f, 0, w.written, pieceOf(0, w)));
     if (progress) progress.done = true;
     return after;
   }
 
   /**
-   * PUT /file {complete}: every byte must have arrived; the stored file is flushed and its CRC-32 and SHA-256
-   * kept. Completions of the same File at once share one pass, so it is logged (and hashed) once.
+   * PUT /file {complete}: every byte must have arrived; the store assembles the file from the recorded pieces
+   * and makes it durable; its CRC-32 is combined from theirs, its SHA-256 taken from the store when it hashed
+   * during the upload, or computed later in the background (then null until done). Completions of the same File at once share one pass, so it is logged (and hashed) once.
    */
   completeFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
     if (f.complete) return Promise.resolve(f);
@@ -164,12 +203,23 @@ export class UploadsService {
   }
 
   private async finishFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
-    // The flush to disk and the rest of the hashing run side by side: one waits on the disk, the other on the CPU.
     // Of an encrypted file these are the digests of the stored ciphertext: the server never sees the plaintext.
-    const stored = storedSizeOf(t, f);
-    const [, { crc32, sha256 }] = await Promise.all([this.files.finish(t.id, f.uid, stored), this.files.digest(t.id, f.uid, stored)]);
+    const file = storedFileOf(t, f);
+    const [pieces, fresh] = await Promise.all([this.repos.transfers.pieces(f.id), this.repos.transfers.findFile(f.id)]);
+    if (!fresh) throw Errors.fileNotFound();
+    const store = this.files;
+    // On the filesystem, assembling (a flush to disk) and the rest of the hashing run side by side: one waits
+    // on the disk, the other on the CPU.
+    const [, hashed] = await Promise.all([
+      store.complete(file, pieces, fresh.storeUpload),
+      hasUploadHashing(store) ? store.digest(t.id, f.uid, file.size) : null,
+    ]);
+    // Pieces that do not tile the file (a chunk sent again with another size; ranges recorded before pieces
+    // were): its CRC-32 comes from reading it.
+    const crc32 = combinedCrc32(pieces, file.size) ?? hashed?.crc32 ?? (await readDigests(store, t.id, f.uid, file.size)).crc32;
+    const sha256 = hashed?.sha256 ?? null;
     // The File may have been deleted, or its Transfer closed, while its bytes were read.
-    return this.uow.run(async (tx) => {
+    const done = await this.uow.run(async (tx) => {
       if (!(await tx.transfers.completeFile(f.id, crc32, sha256))) {
         if (!(await tx.transfers.findFile(f.id))) throw Errors.fileNotFound();
         throw Errors.cannotAlterClosedTransfer();
@@ -177,6 +227,8 @@ export class UploadsService {
       await tx.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
       return (await tx.transfers.findFile(f.id))!;
     });
+    if (sha256 === null) this.digestLater();
+    return done;
   }
 
   /** The first bytes of a Transfer: status uploading, logged once, the guest's creator told. */
@@ -194,15 +246,15 @@ export class UploadsService {
    * Records a written range. When the File was deleted or its Transfer closed while the bytes were on their
    * way, nothing is recorded and the data just written is removed again.
    */
-  private async record(t: Transfer, f: FileRecord, start: number, end: number): Promise<FileRecord> {
+  private async record(t: Transfer, f: FileRecord, start: number, end: number, piece: StoredPiece): Promise<FileRecord> {
     // A unit of work: the read-merge-write of the ranges must not interleave with another chunk's (PostgreSQL holds the row).
-    const after = await this.uow.run((tx) => tx.transfers.recordRange(f.id, start, end));
+    const after = await this.uow.run((tx) => tx.transfers.recordRange(f.id, start, end, piece));
     if (after) {
       const prefix = after.ranges[0]?.[0] === 0 ? after.ranges[0][1] : 0;
-      if (prefix > 0) this.files.digestAhead(t.id, f.uid, storedPrefix(t, f, prefix));
+      if (prefix > 0 && hasUploadHashing(this.files)) this.files.digestAhead(t.id, f.uid, storedPrefix(t, f, prefix));
       return after;
     }
-    await this.files.deleteFile(t.id, f.uid);
+    await dropFileData(this.repos, this.files, t.id, f.id, f.uid);
     if (!(await this.repos.transfers.findFile(f.id))) throw Errors.fileNotFound();
     throw Errors.cannotAlterClosedTransfer();
   }

@@ -1,10 +1,11 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
+import { Transform, type Readable } from 'node:stream';
+import zlib from 'node:zlib';
 import type { FileStore } from './file-store';
-import type { PositionalReader } from '../domain/ports';
-import { writeAll, writeStreamAt } from './positional-writer';
+import type { PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
+import { AbortedError, writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
 
@@ -96,6 +97,36 @@ export class FsFileStore implements FileStore {
     }
   }
 
+  /** The port's write: writeAt, with the CRC-32 of the bytes taken as they pass (no receipt: they are at their offset). */
+  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number): Promise<WrittenChunk> {
+    if (Buffer.isBuffer(data)) {
+      const written = await this.writeAt(file.transferId, file.uid, file.size, offset, data, expected);
+      return { written, crc32: zlib.crc32(data), receipt: '' };
+    }
+    // Through a pass-through that takes the CRC-32 on the way; a client that goes away is passed on as an error.
+    let crc = 0;
+    let seen = 0;
+    const counted = new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        seen += chunk.length;
+        if (seen <= expected) crc = zlib.crc32(chunk, crc);
+        done(null, chunk);
+      },
+    });
+    data.once('error', () => counted.destroy(new AbortedError()));
+    data.once('close', () => {
+      if (!data.readableEnded) counted.destroy(new AbortedError());
+    });
+    data.pipe(counted);
+    const written = await this.writeAt(file.transferId, file.uid, file.size, offset, counted, expected);
+    return { written, crc32: crc >>> 0, receipt: '' };
+  }
+
+  /** The pieces are already in place: completing is making them durable. */
+  async complete(file: StoredFile, _pieces: StoredPiece[]): Promise<void> {
+    await this.finish(file.transferId, file.uid, file.size);
+  }
+
   async finish(transferId: number, uid: string, size: number): Promise<void> {
     const entry = this.acquire(transferId, uid, size);
     try {
@@ -109,6 +140,7 @@ export class FsFileStore implements FileStore {
     }
   }
 
+  /** Reads anywhere in the file (the range is the caller's to keep to). */
   async openRead(transferId: number, uid: string): Promise<PositionalReader> {
     return openPositional(this.pathOf(transferId, uid));
   }

@@ -8,6 +8,7 @@ import { createApp, FerryApp, AppOptions } from '../../src/app';
 import { listen, RunningServer, ServerTimeouts } from '../../src/http/server';
 import { silentLogger } from '../../src/log';
 import { freshPostgresDatabase } from './system/postgres';
+import { startS3 } from './system/s3';
 
 export interface TestServer {
   url: string;
@@ -48,6 +49,23 @@ export async function testDatabaseUrl(): Promise<string | null> {
   return TEST_DB === 'postgres' ? freshPostgresDatabase('ferry_http') : null;
 }
 
+/** Where file data goes in the tests: the filesystem (default) or, with FERRY_TEST_STORAGE=s3, a real S3 server. */
+export const TEST_STORAGE: 'fs' | 's3' = process.env.FERRY_TEST_STORAGE === 's3' ? 's3' : 'fs';
+
+/**
+ * The storage config a test server gets: the default (filesystem), or the test process's S3 server
+ * (test/helpers/system/s3.ts starts it once) with a prefix of the server's own, so servers never see each
+ * other's objects.
+ */
+export async function testStorage(): Promise<Record<string, unknown> | undefined> {
+  if (TEST_STORAGE !== 's3') return undefined;
+  const s3 = await startS3();
+  return {
+    type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}/`,
+    force_path_style: true, access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey,
+  };
+}
+
 /**
  * Starts the real app on 127.0.0.1 port 0 with a real SQLite file in a fresh temp dir (or a fresh PostgreSQL
  * database, see TEST_DB). The config object is validated exactly like a config file, so a test cannot use a
@@ -59,7 +77,8 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dir = tempDir();
   const database_url = 'database_url' in config ? config.database_url : await testDatabaseUrl();
-  const raw = { data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, ...config, database_url };
+  const storage = 'storage' in config ? config.storage : await testStorage();
+  const raw = { data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, ...config, database_url, ...(storage ? { storage } : {}) };
   const cfg: Config = validateConfig(raw, 'test');
   const app = await createApp(cfg, { log: silentLogger, ...opts });
   const server = await listen(app.http, '127.0.0.1', 0, timeouts);

@@ -15,7 +15,7 @@ function transfer(over: Partial<Transfer> = {}): Transfer {
   };
 }
 function file(name: string, size: number): FileRecord {
-  return { id: 1, transferId: 7, uid: 'u', name, size, mimeType: null, cid: null, received: size, ranges: [[0, size]], complete: true, crc32: null, sha256: null, created: NOW, deleted: null, iv: null, aead: null };
+  return { id: 1, transferId: 7, uid: 'u', name, size, mimeType: null, cid: null, received: size, ranges: [[0, size]], complete: true, crc32: null, sha256: null, created: NOW, deleted: null, iv: null, aead: null, storeUpload: null };
 }
 function recipient(id: number, email: string, lang: string | null = null): Recipient {
   return { id, transferId: 7, email, token: `tok${id}${'x'.repeat(30)}`, lang, created: NOW, lastActivity: null, deleted: null, errors: [] };

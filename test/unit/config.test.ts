@@ -81,4 +81,23 @@ test('loadConfig names the file in its error, and reports invalid JSON', () => {
   assert.throws(() => loadConfig(path.join(dir, 'nope.json')), /cannot read the file: ENOENT/);
 });
 
+test('storage: the S3 store with defaults, credentials from the environment, and clear problems', () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'ferry.json');
+  fs.writeFileSync(file, JSON.stringify({ storage: { type: 's3', endpoint: 'http://10.0.0.5:7480', bucket: 'ferry' } }));
+  assert.throws(() => loadConfig(file, {}), /storage: S3 credentials missing: set FERRY_S3_ACCESS_KEY_ID and FERRY_S3_SECRET_ACCESS_KEY/);
+  const c = loadConfig(file, { FERRY_S3_ACCESS_KEY_ID: 'AK', FERRY_S3_SECRET_ACCESS_KEY: 'SK' }).config;
+  assert.equal(c.storage, { type: 's3', endpoint: 'http://10.0.0.5:7480', bucket: 'ferry', region: 'us-east-1', prefix: '', force_path_style: true, access_key_id: 'AK', secret_access_key: 'SK' });
+  assert.equal(checkConfig({ storage: { type: 's3', endpoint: 'ftp://x', bucket: 'B!', prefix: '/abs', force_path_style: 'yes', access_key_id: 'a', secret_access_key: 's', colour: 1 } }), [
+    'storage.endpoint: an http(s)://host:port URL, got "ftp://x"',
+    'storage.bucket: a bucket name (3 to 63 of a-z, 0-9, dot, hyphen), got "B!"',
+    'storage.prefix: empty, or folder names ending in "/" such as "ferry/", got "/abs"',
+    'storage.force_path_style: expected true or false, got "yes"',
+    'storage.colour: unknown key',
+  ]);
+  assert.equal(checkConfig({ storage: { type: 'nfs' } }), ['storage.type: must be one of "fs", "s3", got "nfs"']);
+  assert.equal(checkConfig({ storage: { type: 's3' } }), ['storage.endpoint: required', 'storage.bucket: required']);
+  assert.equal(validateConfig({}, 't').storage, { type: 'fs' });
+});
+
 test.run();

@@ -16,7 +16,7 @@ const encrypted: Transfer = {
 };
 const file: FileRecord = {
   id: 1, transferId: 7, uid: 'u', name: 'a.bin', size: 5242881, mimeType: null, cid: null, received: 5242881, ranges: [[0, 5242881]], complete: true,
-  crc32: null, sha256: null, created: NOW, deleted: null, iv: 'q83vASNFZ4mrze8B', aead: 'e30=',
+  crc32: null, sha256: null, created: NOW, deleted: null, iv: 'q83vASNFZ4mrze8B', aead: 'e30=', storeUpload: null,
 };
 
 test('fileidsextended fields of an encrypted file: sizes count 32 octets per chunk, both spellings agree', () => {

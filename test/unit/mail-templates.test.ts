@@ -17,7 +17,7 @@ const transfer = (over: Partial<Transfer> = {}): Transfer => ({
   id: 7, userId: 'alice', userEmail: 'alice@example.org', guestId: null, subject: 'Q3', message: 'Hi', options: ['email_download_complete', 'enable_recipient_email_download_complete'],
   status: 'available', lang: null, created: NOW, expires: NOW + 864000, expiryExtensionsUsed: 0, madeAvailable: NOW, closed: null, closedReason: null, roundtripToken: null, encryption: null, ...over,
 });
-const file: FileRecord = { id: 1, transferId: 7, uid: 'u', name: 'plan.pdf', size: 2_500_000, mimeType: null, cid: null, received: 2_500_000, ranges: [], complete: true, crc32: null, sha256: null, created: NOW, deleted: null, iv: null, aead: null };
+const file: FileRecord = { id: 1, transferId: 7, uid: 'u', name: 'plan.pdf', size: 2_500_000, mimeType: null, cid: null, received: 2_500_000, ranges: [], complete: true, crc32: null, sha256: null, created: NOW, deleted: null, iv: null, aead: null, storeUpload: null };
 const recipient = (lang: string | null, id = 3): Recipient => ({ id, transferId: 7, email: `r${id}@example.org`, token: 'T'.repeat(32), lang, created: NOW, lastActivity: null, deleted: null, errors: [] });
 const guest = (lang: string | null): Guest => ({
   id: 4, userId: 'alice', userEmail: 'alice@example.org', email: 'gus@example.net', token: 'G'.repeat(32), subject: 'Scans', message: 'Please', options: [], transferOptions: [],

@@ -1,48 +1,110 @@
 import type { Readable } from 'node:stream';
 
-/** A stored file opened for reads at any position, into the caller's buffer. */
+/** A stored file read forwards from a start position, into the caller's buffer. */
 export interface PositionalReader {
-  /** Reads up to `length` bytes at `position` into the start of `buf`; 0 at the end of the file. */
+  /**
+   * Reads up to `length` bytes at `position` into the start of `buf`; 0 at the end of the range opened. Reads
+   * go forwards (each at the position the previous one ended); a store may reopen when one does not.
+   */
   read(buf: Buffer, length: number, position: number): Promise<number>;
   close(): Promise<void>;
 }
 
+/** Which stored file: addressed by Transfer id and File uid, never by a user-given name. */
+export interface StoredFile {
+  transferId: number;
+  uid: string;
+  /** Bytes the stored file has once complete (of an encrypted file: its ciphertext's length). */
+  size: number;
+}
+
+/** A chunk the store has made durable. */
+export interface WrittenChunk {
+  written: number;
+  /** CRC-32 of the bytes written, computed as they went through. */
+  crc32: number;
+  /**
+   * Where the store put them, for `complete` (a part number and ETag, a staged object's name; empty when the
+   * bytes are simply at their offset). The domain records it with the chunk's range, in the same unit of work,
+   * so any node can complete the file.
+   */
+  receipt: string;
+}
+
+/** A recorded chunk: bytes [start, end) of the stored file, with its CRC-32 and receipt. */
+export interface StoredPiece {
+  start: number;
+  end: number;
+  crc32: number;
+  receipt: string;
+}
+
 /**
- * Where file data lives. The domain and the HTTP layer see only this interface (tusd's habit); the filesystem
- * implementation (src/storage/fs-store.ts) is chosen by the composition root. Files are addressed by Transfer
- * id and File uid — never by a user-given name.
+ * Where file data lives. The domain and the HTTP layer see only this interface (tusd's habit: the small core
+ * here, optional powers as the interfaces below); the composition root chooses the filesystem
+ * (src/storage/fs-store.ts) or S3 (src/storage/s3-store.ts). A store keeps no upload state that another node
+ * would need: what `complete` needs comes back from the database (pieces, upload id).
  */
 export interface FileStore {
   /**
-   * Writes a chunk at offset from a stream or buffer into the upload's file, creating it at its full `size`
-   * on first use. Resolves with the bytes written once they are in the file; rejects with code
-   * EOVERFLOW_CHUNK when the body runs past `expected`, ECONNRESET when it is cut short, ENOSPC when the disk
-   * is full.
+   * Stores a chunk at `offset` of the file from a stream or buffer. Resolves once the bytes are durable;
+   * rejects with code EOVERFLOW_CHUNK when the body runs past `expected`, ECONNRESET when it is cut short,
+   * ENOSPC when the disk is full, FERRY_STORAGE_DOWN when the store cannot be reached. `upload`: the file's
+   * upload id from MultipartUploads.beginUpload, or null.
    */
-  writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number>;
+  writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null): Promise<WrittenChunk>;
   /**
-   * The upload of a file is over: its data is flushed to stable storage and its open descriptor closed.
-   * Creates an empty file of `size` bytes when nothing was ever written (a 0-byte File).
+   * Every byte has arrived: assemble the file from the pieces recorded (covering [0, size), possibly
+   * overlapping) and make it durable and readable. Creates an empty file when `size` is 0. Idempotent: a
+   * completion run again after a crash finds the file done.
    */
-  finish(transferId: number, uid: string, size: number): Promise<void>;
-  /** Opens the file for reads into the caller's buffers (downloads reuse theirs: no garbage per MiB). */
-  openRead(transferId: number, uid: string): Promise<PositionalReader>;
-  /**
-   * Bytes [0, upTo) of the file are received: the store may start computing the digest of that prefix in the
-   * background, so that digest() at completion has little left to read.
-   */
-  digestAhead(transferId: number, uid: string, upTo: number): void;
-  /** CRC-32 and SHA-256 of the stored file's `size` bytes (1 MiB reads). */
-  digest(transferId: number, uid: string, size: number): Promise<{ crc32: number; sha256: string }>;
+  complete(file: StoredFile, pieces: StoredPiece[], upload: string | null): Promise<void>;
+  /** Opens bytes [start, end] (inclusive) of a completed file for forward reads. */
+  openRead(transferId: number, uid: string, start: number, end: number): Promise<PositionalReader>;
+  /** Removes a file's data; nothing there is success. */
   deleteFile(transferId: number, uid: string): Promise<void>;
   deleteTransfer(transferId: number): Promise<void>;
-  /** Every stored file as [transferId, uid] with its size (orphan scans). */
+  /** Every stored file as [transferId, uid] with its size (orphan scans); a file's staged pieces count to it. */
   list(): Promise<{ transferId: number; uid: string; size: number }[]>;
-  /** Transfer ids that have a directory, empty or not (a deletion cut short can leave one empty). */
+  /** Transfer ids that have anything stored, even an empty folder (a deletion cut short can leave one). */
   transferDirs(): Promise<number[]>;
   /** Resolves when the store can be written to now (readiness checks: cheap, touches no file's data). */
   check(): Promise<void>;
   /** Bytes stored in all. */
   usedBytes(): Promise<number>;
   close(): Promise<void>;
+}
+
+/**
+ * Optional power of stores whose chunks become parts of one upload object (S3 multipart): the upload is begun
+ * once per file, under the file's row lock, and its id kept in the database, so every node writes into it.
+ */
+export interface MultipartUploads {
+  /** Whether a file of `size` stored bytes, sent in chunks of `chunkSize`, needs an upload begun. */
+  uploadNeeded(size: number, chunkSize: number): boolean;
+  beginUpload(file: StoredFile, chunkSize: number): Promise<string>;
+  /** Aborts an unfinished upload; one already gone (completed or aborted) is success. */
+  abortUpload(transferId: number, uid: string, upload: string): Promise<void>;
+  /** The largest file (stored bytes) the store can assemble from chunks of `chunkSize`. */
+  maxFileSize(chunkSize: number): number;
+}
+
+/**
+ * Optional power of stores that hash a file while it arrives (the filesystem: its received prefix is read
+ * back from the page cache), so completion knows the SHA-256 at once. Stores without it have the SHA-256
+ * computed after completion by reading the file back (src/domain/digests.ts).
+ */
+export interface UploadHashing {
+  /** Bytes [0, upTo) of the file are received: hashing them may start in the background. */
+  digestAhead(transferId: number, uid: string, upTo: number): void;
+  /** CRC-32 and SHA-256 of the stored file's `size` bytes. */
+  digest(transferId: number, uid: string, size: number): Promise<{ crc32: number; sha256: string }>;
+}
+
+export function hasMultipartUploads(s: FileStore): s is FileStore & MultipartUploads {
+  return typeof (s as Partial<MultipartUploads>).beginUpload === 'function';
+}
+
+export function hasUploadHashing(s: FileStore): s is FileStore & UploadHashing {
+  return typeof (s as Partial<UploadHashing>).digest === 'function';
 }

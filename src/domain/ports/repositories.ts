@@ -1,3 +1,4 @@
+import type { StoredPiece } from './file-store';
 import type { AuditEntry, FileRecord, Guest, Recipient, TrackingError, Transfer, TransferStatus } from '../model';
 
 /**
@@ -33,10 +34,32 @@ export interface TransferRepository {
   files(transferId: number): Promise<FileRecord[]>;
   findFile(id: number): Promise<FileRecord | undefined>;
   fileUids(transferId: number): Promise<string[]>;
-  /** Merges a written range; undefined (nothing recorded) when the File is deleted or its Transfer closed. */
-  recordRange(fileId: number, start: number, end: number): Promise<FileRecord | undefined>;
-  /** Marks a File complete with its digests; false when it is deleted or its Transfer closed meanwhile. */
-  completeFile(fileId: number, crc32: number, sha256: string): Promise<boolean>;
+  /**
+   * Merges a written range and records the chunk the store wrote for it (`piece`, in stored bytes; pieces lying
+   * inside it are replaced); undefined (nothing recorded) when the File is deleted or its Transfer closed.
+   */
+  recordRange(fileId: number, start: number, end: number, piece?: StoredPiece): Promise<FileRecord | undefined>;
+  /** The chunks recorded for a File, by start. */
+  pieces(fileId: number): Promise<StoredPiece[]>;
+  /**
+   * Holds the File's row until the unit of work ends and reads its store upload; undefined when the File is
+   * deleted or its Transfer closed.
+   */
+  lockStoreUpload(fileId: number): Promise<{ upload: string | null } | undefined>;
+  setStoreUpload(fileId: number, upload: string | null): Promise<void>;
+  /** Unfinished store uploads of a Transfer's files, deleted ones too (the purge aborts them). */
+  storeUploads(transferId: number): Promise<{ fileId: number; uid: string; upload: string }[]>;
+  /**
+   * Marks a File complete with its digests (sha256 null: computed later, see claimDigest) and forgets its store
+   * upload; false when it is deleted or its Transfer closed meanwhile.
+   */
+  completeFile(fileId: number, crc32: number, sha256: string | null): Promise<boolean>;
+  /**
+   * Claims a complete File whose SHA-256 is still to be computed, for this caller until `until` (another node
+   * may take it over after that); undefined when none is waiting.
+   */
+  claimDigest(now: number, until: number): Promise<FileRecord | undefined>;
+  saveDigest(fileId: number, sha256: string): Promise<void>;
   deleteFile(fileId: number, now: number): Promise<void>;
   recipients(transferId: number): Promise<Recipient[]>;
   findRecipient(id: number): Promise<Recipient | undefined>;

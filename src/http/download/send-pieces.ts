@@ -5,7 +5,7 @@ import { ArchiveEntry, ArchiveLayout, slicesOf } from '../../archive/layout';
 const MiB = 1024 * 1024;
 
 /** Part of a response body: bytes in memory (archive headers) or [start, end] (inclusive) of a stored file. */
-export type Piece = { kind: 'bytes'; data: Buffer } | { kind: 'file'; open: () => Promise<PositionalReader>; start: number; end: number };
+export type Piece = { kind: 'bytes'; data: Buffer } | { kind: 'file'; open: (start: number, end: number) => Promise<PositionalReader>; start: number; end: number };
 
 /**
  * Writes the pieces to the response (any writable) through two 1 MiB buffers that are reused: each is read into again only
@@ -28,7 +28,7 @@ export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> 
       if (piece.data.length) res.write(piece.data);
       continue;
     }
-    const reader = await piece.open();
+    const reader = await piece.open(piece.start, piece.end);
     try {
       for (let pos = piece.start; pos <= piece.end && !gone; ) {
         const i = turn++ % 2;
@@ -48,8 +48,8 @@ export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> 
 }
 
 /** The pieces of bytes [start, end] (inclusive) of an archive: its header bytes and the ranges of its files. */
-export function archivePieces(layout: ArchiveLayout, start: number, end: number, open: (entry: ArchiveEntry) => Promise<PositionalReader>): Piece[] {
+export function archivePieces(layout: ArchiveLayout, start: number, end: number, open: (entry: ArchiveEntry, start: number, end: number) => Promise<PositionalReader>): Piece[] {
   return [...slicesOf(layout, start, end)].map(({ seg, from, to }): Piece =>
-    seg.kind === 'bytes' ? { kind: 'bytes', data: seg.data.subarray(from, to + 1) } : { kind: 'file', open: () => open(seg.entry), start: from, end: to },
+    seg.kind === 'bytes' ? { kind: 'bytes', data: seg.data.subarray(from, to + 1) } : { kind: 'file', open: (s, e) => open(seg.entry, s, e), start: from, end: to },
   );
 }

@@ -53,6 +53,7 @@ export function toServiceError(err: unknown): ServiceError {
   const e = err as { status?: number; statusCode?: number; type?: string; code?: string; name?: string; expose?: boolean };
   const status = e?.status ?? e?.statusCode;
   if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return Errors.storageNotEnoughSpaceLeft();
+  if (e?.code === 'FERRY_STORAGE_DOWN') return Errors.storageUnavailable();
   if (isDatabaseUnavailable(e?.code)) return Errors.databaseUnavailable();
   if (status === 413 || e?.type === 'entity.too.large') return Errors.requestBodyTooLarge();
   // A library's own 4xx for a body it refused keeps the library's status under our id (415: a content type
@@ -65,7 +66,7 @@ export function toServiceError(err: unknown): ServiceError {
   return Errors.internalError();
 }
 
-/** Seconds a client is asked to wait after 503 database_unavailable. */
+/** Seconds a client is asked to wait after 503 database_unavailable or storage_unavailable. */
 const DATABASE_RETRY_AFTER_S = 5;
 
 /**

@@ -89,7 +89,7 @@ function etagOf(files: FileRecord[], format: string): string {
 
 function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): Promise<void> {
   const etag = etagOf([file], 'f');
-  const open = () => ctx.state.services.openFile(file);
+  const open = (start: number, end: number) => ctx.state.services.openFile(file, start, end);
   const pieces = (start: number, end: number): Piece[] => [{ kind: 'file', open, start, end }];
   const enc = access.transfer.encryption;
   ctx.set('Content-Disposition', contentDisposition(file.name));
@@ -112,7 +112,7 @@ function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileReco
   ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
   const openFile = ctx.state.services.openFile;
   return respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
-    archivePieces(layout, start, end, (e) => openFile(e.ref as FileRecord)),
+    archivePieces(layout, start, end, (e, s, en) => openFile(e.ref as FileRecord, s, en)),
   );
 }
 

@@ -1,0 +1,86 @@
+import crypto from 'node:crypto';
+import zlib from 'node:zlib';
+import type { Clock, FileStore, Repositories } from './ports';
+import { encryptedSize } from '../shared-crypto/format';
+
+const MiB = 1024 * 1024;
+/** A claim on a file's SHA-256 lasts this long; a node that died with it leaves it to another after that. */
+const CLAIM_S = 600;
+
+/** CRC-32 and SHA-256 of a stored file, read back through the store (1 MiB reads into one buffer). */
+export async function readDigests(files: FileStore, transferId: number, uid: string, size: number): Promise<{ crc32: number; sha256: string }> {
+  const hash = crypto.createHash('sha256');
+  let crc = 0;
+  if (size > 0) {
+    const reader = await files.openRead(transferId, uid, 0, size - 1);
+    const buf = Buffer.allocUnsafe(MiB);
+    try {
+      for (let pos = 0; pos < size; ) {
+        const n = await reader.read(buf, Math.min(MiB, size - pos), pos);
+        if (n === 0) throw new Error(`stored file ${transferId}/${uid} is shorter than its ${size} bytes`);
+        const block = buf.subarray(0, n);
+        hash.update(block);
+        crc = zlib.crc32(block, crc);
+        pos += n;
+      }
+    } finally {
+      await reader.close();
+    }
+  }
+  return { crc32: crc >>> 0, sha256: hash.digest('hex') };
+}
+
+/**
+ * SHA-256 of completed files on stores that cannot hash during the upload (S3: no node sees every chunk).
+ * Completion leaves `sha256` null; a job on any node claims the file in the database (a lease, like the mail
+ * queue's claims), reads the object back and saves the digest. Completion never waits for it.
+ */
+export class DigestJobs {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly repos: Repositories,
+    private readonly files: FileStore,
+    private readonly clock: Clock,
+    private readonly onError: (e: Error) => void,
+  ) {}
+
+  /** Works through the waiting files now (a second call while running makes it look again when done). */
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.drain()
+      .catch((e: Error) => this.onError(e))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          void this.kick();
+        }
+      });
+    return this.running;
+  }
+
+  /** Takes no more files and waits for the one being read (its claim lapses if the process dies instead). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      const now = this.clock();
+      const f = await this.repos.transfers.claimDigest(now, now + CLAIM_S);
+      if (!f) return;
+      const t = await this.repos.transfers.find(f.transferId);
+      if (!t) continue;
+      const { sha256 } = await readDigests(this.files, t.id, f.uid, t.encryption ? encryptedSize(f.size, t.encryption.chunkSize) : f.size);
+      await this.repos.transfers.saveDigest(f.id, sha256);
+    }
+  }
+}

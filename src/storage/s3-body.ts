@@ -1,0 +1,74 @@
+import { Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { AbortedError, OverflowError } from './positional-writer';
+
+/**
+ * A chunk's body gathered in memory (at most `expected` bytes; the caller bounds it), so its exact length is
+ * known before it is sent. A body running past `expected` rejects with OverflowError once the rest (up to
+ * `expected` more bytes) is drained, so the client gets its error answer on an intact connection; a body cut
+ * short rejects with AbortedError.
+ */
+export function collectBody(data: Readable | Buffer, expected: number): Promise<Buffer> {
+  if (Buffer.isBuffer(data)) return data.length > expected ? Promise.reject(new OverflowError()) : Promise.resolve(data);
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let received = 0;
+    let drained = 0;
+    let failed: Error | null = null;
+    let settled = false;
+    const settle = (e: Error | null) => {
+      if (settled) return;
+      settled = true;
+      data.off('data', onData);
+      if (e) reject(e);
+      else resolve(Buffer.concat(chunks, received));
+    };
+    const onData = (chunk: Buffer) => {
+      if (failed) {
+        drained += chunk.length;
+        if (drained > expected) data.destroy(failed);
+        return;
+      }
+      received += chunk.length;
+      if (received > expected) {
+        failed = new OverflowError();
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(chunk);
+    };
+    data.on('data', onData);
+    data.once('end', () => settle(failed));
+    data.once('error', () => settle(failed ?? new AbortedError()));
+    data.once('close', () => settle(failed ?? new AbortedError()));
+  });
+}
+
+/**
+ * A large body passed through as it arrives, with its CRC-32 taken on the way. Past `expected`, or ending
+ * short, the request to the store is aborted (its Content-Length promised `expected` bytes) and failure()
+ * tells why.
+ */
+export function countedBody(data: Readable, expected: number, abort: AbortController): { stream: Readable; crc32(): number; failure(): Error | null } {
+  let crc = 0;
+  let failure: Error | null = null;
+  const stream = Readable.from(
+    (async function* () {
+      let seen = 0;
+      try {
+        for await (const chunk of data as AsyncIterable<Buffer>) {
+          seen += chunk.length;
+          if (seen > expected) throw new OverflowError();
+          crc = zlib.crc32(chunk, crc);
+          yield chunk;
+        }
+      } catch (e) {
+        failure = e instanceof OverflowError ? e : new AbortedError();
+      }
+      if (!failure && seen < expected) failure = new AbortedError();
+      if (failure) abort.abort(failure);
+    })(),
+    { objectMode: false },
+  );
+  return { stream, crc32: () => crc >>> 0, failure: () => failure };
+}

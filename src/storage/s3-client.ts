@@ -1,0 +1,45 @@
+import crypto from 'node:crypto';
+import { S3Client } from '@aws-sdk/client-s3';
+
+export interface S3Settings {
+  endpoint: string;
+  bucket: string;
+  region: string;
+  prefix: string;
+  forcePathStyle: boolean;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+/**
+ * An S3 client set up for the S3-compatible servers ferry is run on (Ceph's RADOS Gateway, Swift's s3api,
+ * MinIO, Garage, AWS): checksums only where S3 requires them (the SDK's default streams bodies as
+ * `aws-chunked` with trailing checksums, which Ceph and Swift refuse); path-style addressing when asked (a
+ * bucket name in the host needs wildcard DNS); and a Content-MD5 on DeleteObjects, which Swift requires (as S3
+ * did until 2025) while the SDK now sends a CRC32 header instead.
+ */
+export function makeS3Client(s: S3Settings): S3Client {
+  const client = new S3Client({
+    endpoint: s.endpoint,
+    region: s.region,
+    credentials: { accessKeyId: s.accessKeyId, secretAccessKey: s.secretAccessKey },
+    forcePathStyle: s.forcePathStyle,
+    requestChecksumCalculation: 'WHEN_REQUIRED',
+    responseChecksumValidation: 'WHEN_REQUIRED',
+    maxAttempts: 3,
+    // A store that does not answer is reported (503 storage_unavailable) rather than waited for; downloads
+    // each hold a connection for as long as they stream, so the pool is larger than the SDK's 50.
+    requestHandler: { connectionTimeout: 5000, requestTimeout: 120_000, httpAgent: { maxSockets: 512, keepAlive: true }, httpsAgent: { maxSockets: 512, keepAlive: true } },
+  });
+  client.middlewareStack.add(
+    (next, context) => async (args) => {
+      const request = args.request as { headers?: Record<string, string>; body?: unknown };
+      if (context.commandName === 'DeleteObjectsCommand' && request.headers && typeof request.body === 'string') {
+        request.headers['content-md5'] = crypto.createHash('md5').update(request.body).digest('base64');
+      }
+      return next(args);
+    },
+    { step: 'build', name: 'contentMd5OnDeleteObjects' },
+  );
+  return client;
+}
