@@ -5,15 +5,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import pg from 'pg';
+import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { startBinary, runFerry, BinaryServer } from '../helpers/binary';
 import { tempDir, asUser, HEADER_SP } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { RoundRobinClient } from '../helpers/round-robin-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
+import { startS3, s3Client, S3Server } from '../helpers/system/s3';
 
-// Three `dist/ferry serve` nodes on one PostgreSQL and one file store, as behind a load balancer without
-// stickiness. A client sends each chunk to the next node in turn; node 2 is SIGKILLed halfway through the
+// Three `dist/ferry serve` nodes on one PostgreSQL and one S3 server (Swift with s3api, test/helpers/system/
+// s3.ts), as behind a load balancer without stickiness; no node shares a directory with another. A client sends each chunk to the next node in turn; node 2 is SIGKILLed halfway through the
 // upload, which goes on through nodes 1 and 3. Then mail, downloads with Range from node 3, and a purge run as
 // cron would run it, in a process of its own.
 
@@ -29,21 +31,21 @@ const RECIPIENTS = ['r1@example.org', 'r2@example.org'];
 let dir: string;
 let sink: TestSink;
 let databaseUrl: string;
-let dataDir: string;
+let s3: S3Server;
+let bucket: S3Client;
+const PREFIX = 'ferry-nodes/';
 const nodes: BinaryServer[] = [];
 
-/** Where file data lives: one data directory that all nodes share, as a network file system would be. */
-function storeConfig(): Record<string, unknown> {
-  return { data_dir: dataDir };
+/** What the bucket holds under ferry's prefix: object keys, and the keys of unfinished multipart uploads. */
+async function stored(): Promise<{ objects: string[]; uploads: string[] }> {
+  const objects = await bucket.send(new ListObjectsV2Command({ Bucket: s3.bucket, Prefix: PREFIX }));
+  const uploads = await bucket.send(new ListMultipartUploadsCommand({ Bucket: s3.bucket, Prefix: PREFIX }));
+  assert.not.ok(objects.IsTruncated || uploads.IsTruncated, 'a test bucket lists in one page');
+  return { objects: (objects.Contents ?? []).map((o) => o.Key!), uploads: (uploads.Uploads ?? []).map((u) => u.Key!) };
 }
 
-/** Every file the store holds, as paths relative to its root. */
-function storedFiles(): string[] {
-  const root = path.join(dataDir, 'files');
-  const walk = (d: string): string[] =>
-    fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.relative(root, path.join(d, e.name))])) : [];
-  return walk(root);
-}
+/** Whether any key names one of the files (keys are made from the transfer id and the file's random uid). */
+const naming = (keys: string[], uids: string[]) => keys.filter((k) => uids.some((u) => k.includes(u)));
 
 async function query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
   const c = new pg.Client({ connectionString: databaseUrl });
@@ -93,10 +95,13 @@ function overlaps(ranges: [number, number][], chunk: number): boolean {
   return ranges.some(([a, b]) => a < e && s < b);
 }
 
+/** The S3 credentials, from the environment as an operator would give them (not in the config file). */
+const credentials = () => ({ FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey });
+
 test.before(async () => {
   dir = tempDir('ferry-3nodes-');
-  dataDir = path.join(dir, 'data');
-  [sink, databaseUrl] = await Promise.all([startTestSink(), freshPostgresDatabase('ferry_nodes')]);
+  [sink, databaseUrl, s3] = await Promise.all([startTestSink(), freshPostgresDatabase('ferry_nodes'), startS3()]);
+  bucket = s3Client(s3);
   const config = {
     ...HEADER_SP,
     // Behind one load balancer the nodes share one public address: links in mail name it, not a node's port.
@@ -104,18 +109,20 @@ test.before(async () => {
     database_url: databaseUrl,
     mail: { transport: sink.url },
     purge_interval_s: 0,
-    ...storeConfig(),
+    storage: { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: PREFIX, force_path_style: true },
   };
   // One at a time: the first creates the schema, the others start on it.
   for (const name of ['node1', 'node2', 'node3']) {
     fs.mkdirSync(path.join(dir, name));
-    nodes.push(await startBinary({ dir: path.join(dir, name), config, timeoutMs: 60_000 }));
+    nodes.push(await startBinary({ dir: path.join(dir, name), config, env: credentials(), timeoutMs: 60_000 }));
   }
 });
 
 test.after(async () => {
   for (const n of nodes) await n.stop();
   await sink?.close();
+  bucket?.destroy();
+  await s3?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -281,23 +288,28 @@ test('three nodes: one upload across them, node 2 killed halfway, mail once, dow
   const abandoned = (await call(n3, 'POST', '/transfer', { files: [{ name: 'half.bin', size: 2 * CHUNK }], recipients: ['r1@example.org'], from: 'alice@example.org', expires: expires + 10 * DAY })).json;
   const half = await putFirstChunk(n3, abandoned.files[0].id, 2 * CHUNK, big.subarray(0, CHUNK));
   assert.is(half.status, 200, half.text);
-  assert.is(storedFiles().length, 3);
+  const uids = { done: [bigFile.uid, smallFile.uid], abandoned: [abandoned.files[0].uid] };
+  const before = await stored();
+  assert.is(naming(before.objects, uids.done).length, 2, `both files are objects: ${before.objects}`);
+  assert.is(naming(before.uploads, uids.abandoned).length, 1, `the half upload is an unfinished multipart upload: ${before.uploads}`);
 
   // Purge as cron runs it: its own process, the same config, at moments moved with --now: after the expiry; after
   // the week an unfinished upload is kept; and once the audit log's lifetime (31 days) has passed, when the
   // records of the closed transfer go too.
   const purge = (at: number) => {
-    const r = runFerry(['purge', '--json', '-c', n1.configFile, '--now', String(at)], { timeoutMs: 120_000 });
+    const r = runFerry(['purge', '--json', '-c', n1.configFile, '--now', String(at)], { env: credentials(), timeoutMs: 120_000 });
     assert.is(r.code, 0, r.stdout + r.stderr);
     return JSON.parse(r.stdout.trim().split('\n').pop()!);
   };
   const expired = purge(expires + 60);
   assert.is(expired.transfers_expired, 1);
-  assert.equal(storedFiles(), [path.join(String(abandoned.id), abandoned.files[0].uid)], 'the expired transfer has no data left');
+  const afterExpiry = await stored();
+  assert.equal(naming([...afterExpiry.objects, ...afterExpiry.uploads], uids.done), [], 'the expired transfer has no data left');
+  assert.is(naming(afterExpiry.uploads, uids.abandoned).length, 1, 'the unfinished upload is kept for now');
   assert.is((await get(n3, one)).status, 410);
   const abandonedGone = purge(expires + 7 * DAY);
   assert.is(abandonedGone.abandoned_transfers_deleted, 1, 'a week after it was made');
-  assert.equal(storedFiles(), []);
+  assert.equal(await stored(), { objects: [], uploads: [] }, 'nothing is left in the bucket');
   const later = purge(expires + 40 * DAY);
   assert.is(later.closed_transfers_deleted, 1);
   const ids = [t.id, abandoned.id];
