@@ -117,6 +117,9 @@ try {
   const burst = await measure(fp, () => Promise.all(many.map((m) => uploadFile(ferry.url, m, 0, source, 1))), { fresh: { keep: [[source, S.manySize]] } });
   row(`${S.many} uploads of ${S.manySize / MiB} MiB at once`, burst, null, { rss: 250, bytes: S.many * S.manySize });
 
+  // 6b: ferry keeping file data on an S3-compatible server, beside the SDK talking to that server directly.
+  await s3Rows({ size: S.s3, reps: S.reps, source, dir, row });
+
   // 7: GET /transfer/{id} with many transfers in the database, 32 concurrent clients.
   await ferry.stop();
   const db = new Database(path.join(dir, 'ferry', 'data', 'ferry.db'));
@@ -170,9 +173,6 @@ try {
   pgReads.windows = pgWindows;
   row(`GET /transfer/{id} on PostgreSQL, ${S.transfers} transfers copied by ferry db copy in ${copyS.toFixed(1)} s, 32 clients`, pgReads, null, { latency: true });
   await onPg.stop();
-
-  // 7c: ferry keeping file data on an S3-compatible server, beside the SDK talking to that server directly.
-  await s3Rows({ size: S.s3, reps: S.reps, source, dir, row });
 
   // 8: start-up.
   const time = (cmd, args) => {
