@@ -217,6 +217,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     http,
     start() {
       log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);
+      const st = config.storage;
+      log.info(`files: ${st.type === 's3' ? `S3 bucket ${st.bucket} at ${st.endpoint}${st.prefix ? `, prefix ${st.prefix}` : ''}` : path.join(config.data_dir, 'files')}`);
       log.info(`mail: ${transportUrl ? `via ${redactTransportUrl(transportUrl)}` : 'no transport, messages are logged only'}`);
       mailQueue.start();
       if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, db.locks, config, log, (o) => metrics.purgeOutcome(o)));

@@ -19,6 +19,10 @@ export function backupCommand(program: Command, io: CliIO): void {
     .action(async (dir: string, o: { files?: boolean; json?: boolean; config?: string }) => {
       const { config } = configFrom(o);
       if (config.database_url) throw new UsageError(pgDumpGuidance(config.database_url, dir));
+      // The file data is not under data_dir: copying nothing would pass for a backup of the files.
+      if (o.files && config.storage.type === 's3') {
+        throw new UsageError(`the file data is in the S3 bucket ${config.storage.bucket} (prefix "${config.storage.prefix}"): back it up with the store's own tools (versioning, replication), and the metadata with ferry backup without --files`);
+      }
       const { backupSqlite, BackupRefused } = await import('../backup/backup');
       const report = await refusedAsUsage(BackupRefused, () => backupSqlite(config.data_dir, path.resolve(dir), { files: o.files }));
       const m = report.manifest;

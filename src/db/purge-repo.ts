@@ -45,6 +45,18 @@ export class PurgeRepo implements PurgeRepository {
     });
   }
 
+  async deadStoreUploads(): Promise<{ transferId: number; fileId: number; uid: string; upload: string }[]> {
+    const rows = await this.db
+      .selectFrom('files as f')
+      .innerJoin('transfers as t', 't.id', 'f.transfer_id')
+      .select(['f.transfer_id', 'f.id', 'f.uid', 'f.store_upload'])
+      .where('f.store_upload', 'is not', null)
+      .where((eb) => eb.or([eb('f.deleted', 'is not', null), eb('t.status', '=', 'closed')]))
+      .orderBy('f.id')
+      .execute();
+    return rows.map((r) => ({ transferId: r.transfer_id, fileId: r.id, uid: r.uid, upload: r.store_upload! }));
+  }
+
   async liveFileKeys(): Promise<Set<string>> {
     const rows = await this.db
       .selectFrom('files as f')

@@ -2,6 +2,7 @@ import type { Transfer } from './model';
 import type { Clock, FileStore, Notifier, Repositories, UnitOfWork } from './ports';
 import type { GuestsService } from './guests';
 import { dropTransferData } from './stored-data';
+import { hasMultipartUploads } from './ports';
 
 export interface PurgeReport {
   now: number;
@@ -69,6 +70,14 @@ export class PurgeService {
     for (const t of await this.repos.purge.closedBefore(cutoff)) {
       report.closed_transfers_deleted++;
       if (!dry) await this.deleteTransfer(t.id);
+    }
+    // Unfinished store uploads of dead files whose abort was cut short (a pass or a deletion killed halfway):
+    // their ids are only in the records, and no listing of objects finds them.
+    if (!dry && hasMultipartUploads(this.files)) {
+      for (const u of await this.repos.purge.deadStoreUploads()) {
+        await this.files.abortUpload(u.transferId, u.uid, u.upload);
+        await this.repos.transfers.setStoreUpload(u.fileId, null);
+      }
     }
     // File data that no live record points to (deleted files, closed Transfers, a pass interrupted earlier).
     // Listed before the live records are read: a File's record exists before its first byte, so data listed

@@ -52,6 +52,11 @@ export function collectBody(data: Readable | Buffer, expected: number): Promise<
 export function countedBody(data: Readable, expected: number, abort: AbortController): { stream: Readable; crc32(): number; failure(): Error | null } {
   let crc = 0;
   let failure: Error | null = null;
+  // Listened to at once: the store may not start reading the body before the client has gone away.
+  data.once('error', () => {
+    failure ??= new AbortedError();
+    abort.abort(failure);
+  });
   const stream = Readable.from(
     (async function* () {
       let seen = 0;

@@ -151,8 +151,13 @@ export class S3FileStore implements FileStore, MultipartUploads {
       if (upload) await this.abortUpload(file.transferId, file.uid, upload);
     } else if (!(await this.isStored(key, file.size))) {
       // (A completion run again after a crash finds the object there.)
-      if (u) await this.completeMultipart(key, file.size, pieces, u);
-      else await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: this.stagedStream(key, pieces, 0, file.size), ContentLength: file.size })));
+      try {
+        if (u) await this.completeMultipart(key, file.size, pieces, u);
+        else await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: this.stagedStream(key, pieces, 0, file.size), ContentLength: file.size })));
+      } catch (e) {
+        // Another node completed the same file meanwhile (and removed the staged pieces this one was copying).
+        if (!(await this.isStored(key, file.size))) throw e;
+      }
     }
     // Every staged piece, also those a later chunk replaced (no longer in the records).
     await this.deleteKeys((await this.listKeys(`${key}.staged/`)).map((o) => o.key)).catch(() => {
@@ -194,14 +199,9 @@ export class S3FileStore implements FileStore, MultipartUploads {
         etags[k - 1] = r.ETag!;
       }
     });
-    try {
-      await this.guard(
-        this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: u.id, MultipartUpload: { Parts: etags.map((ETag, i) => ({ PartNumber: i + 1, ETag })) } })),
-      );
-    } catch (e) {
-      // Another node completed it between our check and now.
-      if (!(isNotFound(e) && (await this.isStored(key, size)))) throw e;
-    }
+    await this.guard(
+      this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: u.id, MultipartUpload: { Parts: etags.map((ETag, i) => ({ PartNumber: i + 1, ETag })) } })),
+    );
   }
 
   /** Bytes [a, b) of the file from its staged pieces, read with ranged GETs one after another. */
@@ -312,6 +312,10 @@ export class S3FileStore implements FileStore, MultipartUploads {
       if (e instanceof OverflowError || e instanceof AbortedError) throw e;
       if (abortSignal?.aborted) throw e;
       if (status === undefined || status >= 500) throw new StorageDownError(`object store: ${(e as Error).message}`, { cause: e });
+      if ((e as Error).name === 'InvalidArgument' && /part/i.test((e as Error).message)) {
+        // Swift's s3api allows 1,000 parts per upload unless raised: say what to change, not just "invalid".
+        throw new Error(`the object store refused a multipart part (${(e as Error).message}): ferry counts on 10,000 parts per upload (Swift's s3api: raise max_upload_part_num and max_manifest_segments)`, { cause: e });
+      }
       throw e;
     }
   }

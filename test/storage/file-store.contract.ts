@@ -131,6 +131,32 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
     await store.check();
   });
 
+  test(`${name}: a body past what was announced is refused with EOVERFLOW_CHUNK, one cut short with ECONNRESET, small or streamed large`, async () => {
+    for (const size of [100_000, 70 * MiB]) {
+      const file: StoredFile = { transferId: nextTransfer++, uid: crypto.randomBytes(16).toString('hex'), size };
+      const over = await store.writeChunk(file, 0, Readable.from([Buffer.alloc(size / 2), Buffer.alloc(size / 2), Buffer.alloc(10)]), size, null).catch((e) => e);
+      assert.is(over.code, 'EOVERFLOW_CHUNK', `${size}: ${over.message}`);
+      const cut = new Readable({ read() {} });
+      cut.push(Buffer.alloc(1000));
+      setTimeout(() => cut.destroy(new Error('aborted')), 20);
+      const short = await store.writeChunk(file, 0, cut, size, null).catch((e) => e);
+      assert.is(short.code, 'ECONNRESET', `${size}: ${short.message}`);
+    }
+  });
+
+  test(`${name}: a whole file of 70 MiB in one streamed body (a legacy upload) is stored and read back`, async () => {
+    const data = crypto.randomBytes(70 * MiB);
+    const up = await upload(data.length);
+    const parts = Array.from({ length: 70 }, (_, i) => data.subarray(i * MiB, (i + 1) * MiB));
+    const w = await store.writeChunk(up.file, 0, Readable.from(parts), data.length, null);
+    assert.is(w.written, data.length);
+    assert.is(w.crc32, zlib.crc32(data) >>> 0);
+    up.pieces.push({ start: 0, end: data.length, crc32: w.crc32, receipt: w.receipt });
+    await store.complete(up.file, up.pieces, null);
+    assert.ok((await read(up.file, 0, data.length - 1)).equals(data));
+    await store.deleteTransfer(up.file.transferId);
+  });
+
   test(`${name}: addresses that are not a transfer id and a 32-hex uid are refused`, async () => {
     for (const [t, u] of [[1, '../../etc/passwd'], [1, 'ABCDEF'], [0, 'a'.repeat(32)], [1.5, 'a'.repeat(32)]] as [number, string][]) {
       const refused = async (p: () => Promise<unknown>) => p().then(() => false, () => true);

@@ -265,6 +265,8 @@ export interface PurgeRepository {
   closedBefore(closedBefore: number): Promise<Transfer[]>;
   /** Deletes a Transfer's records: files, recipients, audit log and tracking errors. */
   deleteTransferRecords(id: number): Promise<void>;
+  /** Store uploads still recorded for files deleted or of closed Transfers (an abort cut short by a crash). */
+  deadStoreUploads(): Promise<{ transferId: number; fileId: number; uid: string; upload: string }[]>;
   /** `${transferId}/${uid}` of file data that should still exist: live files of Transfers that are not closed. */
   liveFileKeys(): Promise<Set<string>>;
   deleteOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
