@@ -1,6 +1,5 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -15,9 +14,10 @@ import { freshPostgresDatabase } from '../helpers/system/postgres';
 import { startS3, s3Client, S3Server } from '../helpers/system/s3';
 
 // Three `dist/ferry serve` nodes on one PostgreSQL and one S3 server (Swift with s3api, test/helpers/system/
-// s3.ts), as behind a load balancer without stickiness; no node shares a directory with another. A client sends each chunk to the next node in turn; node 2 is SIGKILLed halfway through the
-// upload, which goes on through nodes 1 and 3. Then mail, downloads with Range from node 3, and a purge run as
-// cron would run it, in a process of its own.
+// s3.ts), as behind a load balancer without stickiness; no node shares a directory with another. A client sends
+// each chunk to the next node in turn; node 2 is SIGKILLed halfway through the upload, which goes on through
+// nodes 1 and 3. Then mail, downloads with Range from node 3, and a purge run as cron would run it, in a
+// process of its own.
 
 const MiB = 1024 * 1024;
 const DAY = 86400;
