@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { filesystemUploadRows } from './fs-uploads.mjs';
 import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
 import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
+import { s3Rows } from './s3.mjs';
 import { reexecOnProjectNode } from '../project-node.mjs';
 
 // The baselines run on the Node that ships in dist/ferry, whichever `node` started this script.
@@ -16,8 +17,8 @@ await reexecOnProjectNode();
 
 const quick = process.argv.includes('--quick');
 const S = quick
-  ? { upload: 128 * MiB, part: 32 * MiB, many: 16, manySize: 8 * MiB, transfers: 5000, requests: 2000, seconds: 2, warm: 2, starts: 10, reps: 1 }
-  : { upload: 2048 * MiB, part: 512 * MiB, many: 64, manySize: 64 * MiB, transfers: 100_000, requests: 20_000, seconds: 5, warm: 10, starts: 20, reps: 3 };
+  ? { upload: 128 * MiB, part: 32 * MiB, many: 16, manySize: 8 * MiB, transfers: 5000, requests: 2000, seconds: 2, warm: 2, starts: 10, reps: 1, s3: 128 * MiB }
+  : { upload: 2048 * MiB, part: 512 * MiB, many: 64, manySize: 64 * MiB, transfers: 100_000, requests: 20_000, seconds: 5, warm: 10, starts: 20, reps: 3, s3: 1024 * MiB };
 if (!fs.existsSync(BINARY)) {
   console.error('dist/ferry is missing: run ./build.sh first');
   process.exit(2);
@@ -90,6 +91,9 @@ try {
   const many = await Promise.all(Array.from({ length: S.many }, () => createTransfer(ferry.url, [S.manySize])));
   const burst = await measure(fp, () => Promise.all(many.map((m) => uploadFile(ferry.url, m, 0, source, 1))), { fresh: { keep: [[source, S.manySize]] } });
   row(`${S.many} uploads of ${S.manySize / MiB} MiB at once`, burst, null, { rss: 250, bytes: S.many * S.manySize });
+
+  // 6b: ferry keeping file data on an S3-compatible server, beside the SDK talking to that server directly.
+  await s3Rows({ size: S.s3, reps: S.reps, source, dir, row });
 
   // 7: GET /transfer/{id} with many transfers in the database, 32 concurrent clients.
   await ferry.stop();

@@ -111,16 +111,18 @@ export function swiftS3Parts(): SwiftParts {
   return { ...bins, version: egg ? egg.replace(/^swift-([\d.]+)\..*$/, '$1') : 'unknown version' };
 }
 
+/** Swift with s3api, the S3-compatible server of test/helpers/system/s3.ts. */
+async function s3ServerPart(): Promise<FoundPart> {
+  const s = swiftS3Parts();
+  return { part: 's3 server', found: `Swift ${s.version} with s3api (${s.proxy}) and ${s.memcached}` };
+}
+
 /** Every finder by the test group that needs it; the runner checks them before running the group. */
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
   unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
   'http-postgres': [postgresPart],
-  e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() })],
-  storage: [
-    async () => {
-      const s = swiftS3Parts();
-      return { part: 's3 server', found: `Swift ${s.version} with s3api (${s.proxy}) and ${s.memcached}` };
-    },
-  ],
+  // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
+  e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }), postgresPart, s3ServerPart],
+  storage: [s3ServerPart],
 };
