@@ -12,7 +12,6 @@ import { frequentRecipientRoutes } from './http/routes/frequent-recipients';
 import { downloadRoutes } from './http/routes/download';
 import { FsFileStore } from './storage/fs-store';
 import { UsageService } from './domain/usage';
-import { S3FileStore } from './storage/s3-store';
 import { DigestJobs } from './domain/digests';
 import { hasUploadHashing, type FileStore } from './domain/ports';
 import { WorkerHasher } from './storage/file-hasher';
@@ -142,7 +141,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(repos.remoteApps, repos.signatures, users, sig, clock));
   if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(repos.users, repos.signatures, users, sig, clock));
 
-  const fileStore = buildFileStore(config, hashThread);
+  const fileStore = await buildFileStore(config, hashThread);
   // Stores that cannot hash during uploads get each completed file's SHA-256 in the background, on any node.
   const digestJobs = hasUploadHashing(fileStore) ? null : new DigestJobs(repos, fileStore, clock, (e) => log.error(`SHA-256 of a completed file: ${e.message}`));
   const transferLimits = () => {
@@ -261,10 +260,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
 }
 
-/** The file store of config.storage: the filesystem under data_dir (hashing on the hashing thread), or S3. */
-function buildFileStore(config: Config, hashThread: HashThread): FileStore {
+/**
+ * The file store of config.storage: the filesystem under data_dir (hashing on the hashing threads), or S3. The S3
+ * adapter is loaded only when configured: evaluating the AWS SDK's modules costs every process ~25 MB of memory
+ * and start-up time, which a node on the filesystem store (and every CLI command) would pay for nothing.
+ */
+async function buildFileStore(config: Config, hashThread: HashThread): Promise<FileStore> {
   const s = config.storage;
   if (s.type === 'fs') return new FsFileStore(path.join(config.data_dir, 'files'), new WorkerHasher(hashThread));
+  const { S3FileStore } = await import('./storage/s3-store');
   return new S3FileStore({
     endpoint: s.endpoint,
     bucket: s.bucket,
