@@ -15,6 +15,12 @@ const FILE_SIZE = Number(process.env.FERRY_TEST_S3_MEMORY_MIB ?? 256) * MiB;
 const CHUNK = 16 * MiB;
 const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
 
+/** User + system CPU seconds the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]);
@@ -72,6 +78,7 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
   await s.stop();
   s = await startBinary({ dir: s.dir, env: { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey }, timeoutMs: 60_000 });
   const before = rssKiB(s.proc.pid!, 'VmRSS');
+  const cpuBefore = cpuSeconds(s.proc.pid!);
   const started = performance.now();
   const res = await fetch(`${s.url}/download?token=${token}`);
   assert.is(res.status, 200);
@@ -87,7 +94,8 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
   assert.is(got, expected);
   const seconds = (performance.now() - started) / 1000;
   const peak = rssKiB(s.proc.pid!, 'VmHWM');
-  console.log(`ferry serving a ${(expected / MiB).toFixed(0)} MiB ZIP from S3: RSS ${(before / 1024).toFixed(1)} MiB before, peak ${(peak / 1024).toFixed(1)} MiB, ${(expected / MiB / seconds).toFixed(0)} MiB/s`);
+  const cpu = cpuSeconds(s.proc.pid!) - cpuBefore;
+  console.log(`ferry serving a ${(expected / MiB).toFixed(0)} MiB ZIP from S3: RSS ${(before / 1024).toFixed(1)} MiB before, peak ${(peak / 1024).toFixed(1)} MiB, ${(expected / MiB / seconds).toFixed(0)} MiB/s, ${((cpu * 1024 * MiB) / expected).toFixed(2)} server CPU-s/GiB`);
   assert.ok(peak < 150 * 1024, `peak RSS ${peak} KiB`);
 });
 
