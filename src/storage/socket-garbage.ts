@@ -2,11 +2,13 @@ import v8 from 'node:v8';
 import vm from 'node:vm';
 
 /**
- * Bytes read from the object store arrive in a new buffer per socket read, outside V8's heap. They die at once
- * (S3RangeReader copies them into the caller's buffers), but V8 only frees them when its young generation
- * fills with small objects or when such memory has grown by some 64 MiB: a download from S3 held 80–100 MiB
- * more than one from the filesystem, which reads into reused buffers. So every few MiB read, a young-generation
- * collection (a scavenge: about a millisecond, the heap's old objects are not visited) frees them early.
+ * Bytes read from a socket arrive in a new buffer per read, outside V8's heap. Passing through to or from the
+ * object store they die at once (S3RangeReader copies them into the caller's buffers; a streamed chunk hands
+ * them to the store's request), but V8 frees them only when its young generation fills with small objects or
+ * when such memory has grown by some 64 MiB: a download from S3 held 80–100 MiB more than one from the
+ * filesystem, which reads into reused buffers. So every 2 MiB passed through, a young-generation collection (a
+ * scavenge: the heap's old objects are not visited) frees them early. Measured on a 2 GiB ZIP from S3: peak RSS
+ * 229 → 144 MiB, and less CPU (3.8 → 2.3–2.7 s/GiB), as the freed buffers are reused while still in cache.
  */
 const EVERY_BYTES = 2 * 1024 * 1024;
 
