@@ -97,7 +97,7 @@ export class UploadsService {
     const room = Math.min(limit, f.size - c.offset);
     let w: WrittenChunk;
     try {
-      w = await this.store(t, f, c.offset, c.body, c.size ?? room);
+      w = await this.store(t, f, c.offset, c.body, c.size ?? room, c.size !== null);
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'EOVERFLOW_CHUNK') {
@@ -113,9 +113,9 @@ export class UploadsService {
   }
 
   /** Where the file's bytes go in the store, and the upload its chunks share (begun once, by whichever node comes first). */
-  private async store(t: Transfer, f: FileRecord, offset: number, body: Readable | Buffer, expected: number): Promise<WrittenChunk> {
+  private async store(t: Transfer, f: FileRecord, offset: number, body: Readable | Buffer, expected: number, exact: boolean): Promise<WrittenChunk> {
     const file = storedFileOf(t, f);
-    return this.files.writeChunk(file, offset, body, expected, await this.uploadOf(t, f, file));
+    return this.files.writeChunk(file, offset, body, expected, await this.uploadOf(t, f, file), exact);
   }
 
   private async uploadOf(t: Transfer, f: FileRecord, file: StoredFile): Promise<string | null> {
@@ -140,7 +140,7 @@ export class UploadsService {
     const at = storedOffset(c.offset, S);
     let w: WrittenChunk;
     try {
-      w = await this.store(t, f, at, c.body, plain + CHUNK_OVERHEAD);
+      w = await this.store(t, f, at, c.body, plain + CHUNK_OVERHEAD, c.size === plain + CHUNK_OVERHEAD);
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'EOVERFLOW_CHUNK') throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
@@ -167,7 +167,7 @@ export class UploadsService {
       : body;
     let w: WrittenChunk;
     try {
-      w = await this.store(t, f, 0, counted, f.size);
+      w = await this.store(t, f, 0, counted, f.size, false);
     } catch (e) {
       if (progress) progress.error = 1;
       const code = (e as { code?: string }).code;

@@ -24,7 +24,10 @@ const MiB = 1024 * 1024;
 /** S3's multipart limits: parts of at least 5 MiB except the last, at most 10,000 of them. */
 export const MIN_PART = 5 * MiB;
 export const MAX_PARTS = 10_000;
-/** Chunks up to this size are gathered in memory (their length known before they are sent); larger bodies stream. */
+/**
+ * A body whose length the request did not announce is gathered in memory up to this size (its length is then
+ * known before it is sent); larger ones, and every body of announced length, stream to the store.
+ */
 const GATHER_MAX = 64 * MiB;
 /** Part copies and streamed parts run this many at once at completion. */
 const COMPLETE_CONCURRENCY = 4;
@@ -96,10 +99,10 @@ export class S3FileStore implements FileStore, MultipartUploads {
     }
   }
 
-  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null): Promise<WrittenChunk> {
+  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact = false): Promise<WrittenChunk> {
     const base = this.keyOf(file.transferId, file.uid);
     const u = upload ? (JSON.parse(upload) as Upload) : null;
-    if (expected > GATHER_MAX && !Buffer.isBuffer(data)) return this.streamChunk(file, base, offset, data, expected, u);
+    if ((exact || expected > GATHER_MAX) && !Buffer.isBuffer(data)) return this.streamChunk(file, base, offset, data, expected, u);
     const body = await collectBody(data, expected);
     const crc32 = zlib.crc32(body) >>> 0;
     const length = body.length;
@@ -117,7 +120,12 @@ export class S3FileStore implements FileStore, MultipartUploads {
     return { written: length, crc32, receipt: `s:${suffix}` };
   }
 
-  /** A large body (a legacy whole-file upload): streamed with its announced length, counted and checked on the way. */
+  /**
+   * A body of announced length, or a large one (a legacy whole-file upload): streamed with that length as its
+   * Content-Length, counted and its CRC-32 taken on the way; cut short or running over, the request to the store
+   * is aborted and nothing is recorded. The SDK cannot send such a body twice, so a store that fails midway
+   * fails the chunk (503), which the client sends again.
+   */
   private async streamChunk(file: StoredFile, base: string, offset: number, data: Readable, expected: number, u: Upload | null): Promise<WrittenChunk> {
     const abort = new AbortController();
     const counted = countedBody(data, expected, abort);

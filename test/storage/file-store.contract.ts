@@ -34,8 +34,10 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
     return {
       file,
       pieces,
-      async write(offset: number, data: Buffer, asStream = false) {
-        const w = await store.writeChunk(file, offset, asStream ? Readable.from([data.subarray(0, 1000), data.subarray(1000)]) : data, data.length, u);
+      /** `stream`: sent as a stream whose length the request announced (exact), or did not. */
+      async write(offset: number, data: Buffer, stream: 'announced' | 'unannounced' | null = null) {
+        const body = stream ? Readable.from([data.subarray(0, 1000), data.subarray(1000)]) : data;
+        const w = await store.writeChunk(file, offset, body, data.length, u, stream === 'announced');
         assert.is(w.written, data.length);
         assert.is(w.crc32, zlib.crc32(data) >>> 0, 'CRC-32 of the chunk as it went through');
         const piece = { start: offset, end: offset + data.length, crc32: w.crc32, receipt: w.receipt };
@@ -67,8 +69,8 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
   test(`${name}: aligned chunks out of order, from buffers and streams; ranged reads (suffix too) give the file's bytes`, async () => {
     const data = crypto.randomBytes(12 * MiB + 12345);
     const up = await upload(data.length);
-    await up.write(2 * CHUNK, data.subarray(2 * CHUNK));
-    await up.write(0, data.subarray(0, CHUNK), true);
+    await up.write(2 * CHUNK, data.subarray(2 * CHUNK), 'announced');
+    await up.write(0, data.subarray(0, CHUNK), 'unannounced');
     await up.write(CHUNK, data.subarray(CHUNK, 2 * CHUNK));
     await up.complete();
     assert.ok((await read(up.file, 0, data.length - 1)).equals(data), 'whole file');
@@ -131,15 +133,15 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
     await store.check();
   });
 
-  test(`${name}: a body past what was announced is refused with EOVERFLOW_CHUNK, one cut short with ECONNRESET, small or streamed large`, async () => {
-    for (const size of [100_000, 70 * MiB]) {
+  test(`${name}: a body past what was announced is refused with EOVERFLOW_CHUNK, one cut short with ECONNRESET, small or streamed large, of announced length or not`, async () => {
+    for (const [size, exact] of [[100_000, false], [100_000, true], [70 * MiB, false], [6 * MiB, true]] as const) {
       const file: StoredFile = { transferId: nextTransfer++, uid: crypto.randomBytes(16).toString('hex'), size };
-      const over = await store.writeChunk(file, 0, Readable.from([Buffer.alloc(size / 2), Buffer.alloc(size / 2), Buffer.alloc(10)]), size, null).catch((e) => e);
+      const over = await store.writeChunk(file, 0, Readable.from([Buffer.alloc(size / 2), Buffer.alloc(size / 2), Buffer.alloc(10)]), size, null, exact).catch((e) => e);
       assert.is(over.code, 'EOVERFLOW_CHUNK', `${size}: ${over.message}`);
       const cut = new Readable({ read() {} });
       cut.push(Buffer.alloc(1000));
       setTimeout(() => cut.destroy(new Error('aborted')), 20);
-      const short = await store.writeChunk(file, 0, cut, size, null).catch((e) => e);
+      const short = await store.writeChunk(file, 0, cut, size, null, exact).catch((e) => e);
       assert.is(short.code, 'ECONNRESET', `${size}: ${short.message}`);
     }
   });

@@ -50,9 +50,11 @@ export interface FileStore {
    * Stores a chunk at `offset` of the file from a stream or buffer. Resolves once the bytes are durable;
    * rejects with code EOVERFLOW_CHUNK when the body runs past `expected`, ECONNRESET when it is cut short,
    * ENOSPC when the disk is full, FERRY_STORAGE_DOWN when the store cannot be reached. `upload`: the file's
-   * upload id from MultipartUploads.beginUpload, or null.
+   * upload id from MultipartUploads.beginUpload, or null. `exact`: the request announced the body's length
+   * (Content-Length or X-Service-Chunk-Size) as `expected`, so a store may send it on as it arrives; otherwise
+   * `expected` is only a bound and a shorter body is a whole chunk.
    */
-  writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null): Promise<WrittenChunk>;
+  writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact?: boolean): Promise<WrittenChunk>;
   /**
    * Every byte has arrived: assemble the file from the pieces recorded (covering [0, size), possibly
    * overlapping) and make it durable and readable. Creates an empty file when `size` is 0. Idempotent: a

@@ -1,0 +1,106 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import { startBinary, BinaryServer } from '../helpers/binary';
+import { HEADER_SP, request } from '../helpers/server';
+import { startS3, S3Server } from '../helpers/system/s3';
+
+// The S3 twin of download-memory.test.ts: a ZIP served from object storage must keep the server's memory flat
+// too. The socket the store's ranged GETs arrive on hands over a new buffer per read, which the garbage
+// collector reclaims only in batches, so this is where memory grew (to 200+ MiB) before it was bounded.
+// FERRY_TEST_S3_MEMORY_MIB sets each file's size for a longer measurement (default 256 MiB × 2 files).
+
+const MiB = 1024 ** 2;
+const FILE_SIZE = Number(process.env.FERRY_TEST_S3_MEMORY_MIB ?? 256) * MiB;
+const CHUNK = 16 * MiB;
+const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
+
+/** User + system CPU seconds the process has used so far. */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+function rssKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]);
+}
+
+let s3: S3Server;
+let s: BinaryServer;
+
+test.before(async () => {
+  s3 = await startS3();
+  s = await startBinary({
+    config: {
+      ...HEADER_SP,
+      upload_chunk_size: CHUNK,
+      storage: { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: 'mem/', force_path_style: true },
+    },
+    env: { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey },
+    timeoutMs: 60_000,
+  });
+});
+
+test.after(async () => {
+  await s?.stop();
+  if (s) fs.rmSync(s.dir, { recursive: true, force: true });
+  await s3?.stop();
+});
+
+test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () => {
+  const sizes = [FILE_SIZE, FILE_SIZE + 12345];
+  const t = await request(s.url, 'POST', '/transfer', {
+    headers,
+    json: { files: sizes.map((size, i) => ({ name: `part${i}.bin`, size })), recipients: ['r@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 },
+  });
+  assert.is(t.status, 201, t.text);
+  const block = Buffer.alloc(CHUNK);
+  for (let i = 0; i < block.length; i += 4) block.writeUInt32LE((i * 2654435761) >>> 0, i);
+  const uploadStarted = performance.now();
+  for (const f of t.json.files) {
+    for (let offset = 0; offset < f.size; offset += CHUNK) {
+      const body = block.subarray(0, Math.min(CHUNK, f.size - offset));
+      const r = await request(s.url, 'PUT', `/file/${f.id}/chunk/${offset}`, {
+        headers: { ...headers, 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(f.size), 'X-Service-Chunk-Offset': String(offset), 'X-Service-Chunk-Size': String(body.length) },
+        body,
+      });
+      assert.is(r.status, 200, r.text);
+    }
+    const r = await request(s.url, 'PUT', `/file/${f.id}`, { headers, json: { complete: true } });
+    assert.is(r.status, 200, r.text);
+  }
+  const done = await request(s.url, 'PUT', `/transfer/${t.json.id}`, { headers, json: { complete: true } });
+  assert.is(done.status, 200, done.text);
+  // Not asserted: the uploads' own figures, for comparison (chunks stream to the store as they arrive).
+  const uploadSeconds = (performance.now() - uploadStarted) / 1000;
+  console.log(`ferry storing ${((sizes[0] + sizes[1]) / MiB).toFixed(0)} MiB in ${CHUNK / MiB} MiB chunks on S3: peak RSS ${(rssKiB(s.proc.pid!, 'VmHWM') / 1024).toFixed(1)} MiB, ${((sizes[0] + sizes[1]) / MiB / uploadSeconds).toFixed(0)} MiB/s`);
+  const token = (await request(s.url, 'GET', `/transfer/${t.json.id}`, { headers })).json.recipients[0].token;
+
+  // The uploads above have their own (bounded) cost; what is measured here is the download alone, on a node
+  // that has served nothing else (as another node behind the same address would).
+  await s.stop();
+  s = await startBinary({ dir: s.dir, env: { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey }, timeoutMs: 60_000 });
+  const before = rssKiB(s.proc.pid!, 'VmRSS');
+  const cpuBefore = cpuSeconds(s.proc.pid!);
+  const started = performance.now();
+  const res = await fetch(`${s.url}/download?token=${token}`);
+  assert.is(res.status, 200);
+  const expected = Number(res.headers.get('content-length'));
+  assert.ok(expected > sizes[0] + sizes[1]);
+  let got = 0;
+  const reader = res.body!.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    got += value.length;
+  }
+  assert.is(got, expected);
+  const seconds = (performance.now() - started) / 1000;
+  const peak = rssKiB(s.proc.pid!, 'VmHWM');
+  const cpu = cpuSeconds(s.proc.pid!) - cpuBefore;
+  console.log(`ferry serving a ${(expected / MiB).toFixed(0)} MiB ZIP from S3: RSS ${(before / 1024).toFixed(1)} MiB before, peak ${(peak / 1024).toFixed(1)} MiB, ${(expected / MiB / seconds).toFixed(0)} MiB/s, ${((cpu * 1024 * MiB) / expected).toFixed(2)} server CPU-s/GiB`);
+  assert.ok(peak < 150 * 1024, `peak RSS ${peak} KiB`);
+});
+
+test.run();
