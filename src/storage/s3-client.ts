@@ -31,6 +31,12 @@ export function makeS3Client(s: S3Settings): S3Client {
     // each hold a connection for as long as they stream, so the pool is larger than the SDK's 50.
     requestHandler: { connectionTimeout: 5000, requestTimeout: 120_000, httpAgent: { maxSockets: 512, keepAlive: true }, httpsAgent: { maxSockets: 512, keepAlive: true } },
   });
+  addContentMd5OnDeleteObjects(client);
+  return client;
+}
+
+/** Swift's s3api refuses DeleteObjects without Content-MD5, which the SDK no longer sends (a CRC32 instead). */
+export function addContentMd5OnDeleteObjects(client: S3Client): void {
   client.middlewareStack.add(
     (next, context) => async (args) => {
       const request = args.request as { headers?: Record<string, string>; body?: unknown };
@@ -41,5 +47,4 @@ export function makeS3Client(s: S3Settings): S3Client {
     },
     { step: 'build', name: 'contentMd5OnDeleteObjects' },
   );
-  return client;
 }

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import { startBinary, BinaryServer } from '../helpers/binary';
 import { HEADER_SP, request } from '../helpers/server';
 import { startS3, S3Server } from '../helpers/system/s3';
+import { cpuSeconds, drainBody, rssKiB } from '../helpers/process-memory';
 
 // The S3 twin of download-memory.test.ts: a ZIP served from object storage must keep the server's memory flat
 // too. The socket the store's ranged GETs arrive on hands over a new buffer per read, which the garbage
@@ -14,17 +15,6 @@ const MiB = 1024 ** 2;
 const FILE_SIZE = Number(process.env.FERRY_TEST_S3_MEMORY_MIB ?? 256) * MiB;
 const CHUNK = 16 * MiB;
 const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
-
-/** User + system CPU seconds the process has used so far. */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function rssKiB(pid: number, field: 'VmHWM' | 'VmRSS'): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]);
-}
 
 let s3: S3Server;
 let s: BinaryServer;
@@ -88,14 +78,7 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
   assert.is(res.status, 200);
   const expected = Number(res.headers.get('content-length'));
   assert.ok(expected > sizes[0] + sizes[1]);
-  let got = 0;
-  const reader = res.body!.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    got += value.length;
-  }
-  assert.is(got, expected);
+  assert.is(await drainBody(res), expected);
   const seconds = (performance.now() - started) / 1000;
   const peak = rssKiB(s.proc.pid!, 'VmHWM');
   const cpu = cpuSeconds(s.proc.pid!) - cpuBefore;

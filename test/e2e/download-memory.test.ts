@@ -5,15 +5,11 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { startBinary } from '../helpers/binary';
 import { request } from '../helpers/server';
+import { drainBody, rssKiB } from '../helpers/process-memory';
 
 const GiB = 1024 ** 3;
 const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
 const config = { auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } } };
-
-function rssPeakKiB(pid: number): number {
-  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Number(/VmHWM:\s+(\d+)/.exec(status)![1]);
-}
 
 test('serving a 5 GiB ZIP keeps the server under 150 MB of memory', async () => {
   let s = await startBinary({ config });
@@ -50,15 +46,8 @@ test('serving a 5 GiB ZIP keeps the server under 150 MB of memory', async () => 
     assert.is(res.status, 200);
     const expected = Number(res.headers.get('content-length'));
     assert.ok(expected > 5 * GiB);
-    let got = 0;
-    const reader = res.body!.getReader();
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      got += value.length;
-    }
-    assert.is(got, expected);
-    const peak = rssPeakKiB(s.proc.pid!);
+    assert.is(await drainBody(res), expected);
+    const peak = rssKiB(s.proc.pid!, 'VmHWM');
     console.log(`ferry peak RSS while serving ${(expected / GiB).toFixed(2)} GiB: ${(peak / 1024).toFixed(1)} MiB`);
     assert.ok(peak < 150 * 1024, `peak RSS ${peak} KiB`);
   } finally {

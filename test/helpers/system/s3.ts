@@ -8,6 +8,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { swiftS3Parts } from './parts';
+import { addContentMd5OnDeleteObjects } from '../../../src/storage/s3-client';
 
 /**
  * A real S3-compatible server for the storage tests: OpenStack Swift from Debian's packages, its proxy speaking S3
@@ -58,16 +59,7 @@ export function s3Client(server: S3Server, maxAttempts = 3): S3Client {
     responseChecksumValidation: 'WHEN_REQUIRED',
     maxAttempts,
   });
-  client.middlewareStack.add(
-    (next, context) => async (args) => {
-      const request = args.request as { headers?: Record<string, string>; body?: unknown };
-      if (context.commandName === 'DeleteObjectsCommand' && request.headers && typeof request.body === 'string') {
-        request.headers['content-md5'] = crypto.createHash('md5').update(request.body).digest('base64');
-      }
-      return next(args);
-    },
-    { step: 'build', name: 'contentMd5OnDeleteObjects' },
-  );
+  addContentMd5OnDeleteObjects(client);
   return client;
 }
 
