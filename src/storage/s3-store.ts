@@ -105,19 +105,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
     if ((exact || expected > GATHER_MAX) && !Buffer.isBuffer(data)) return this.streamChunk(file, base, offset, data, expected, u);
     const body = await collectBody(data, expected);
     const crc32 = zlib.crc32(body) >>> 0;
-    const length = body.length;
-    if (offset === 0 && length === file.size) {
-      await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base, Body: body, ContentLength: length })));
-      return { written: length, crc32, receipt: 'w' };
-    }
-    const part = u ? partNumberOf(u, file.size, offset, length) : null;
-    if (u && part !== null) {
-      const r = await this.guard(this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: base, UploadId: u.id, PartNumber: part, Body: body, ContentLength: length })));
-      return { written: length, crc32, receipt: `p:${part}:${r.ETag}` };
-    }
-    const suffix = stagedSuffix(offset, offset + length);
-    await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base + suffix, Body: body, ContentLength: length })));
-    return { written: length, crc32, receipt: `s:${suffix}` };
+    return { written: body.length, crc32, receipt: await this.putChunk(file, base, offset, body.length, body, u) };
   }
 
   /**
@@ -129,25 +117,33 @@ export class S3FileStore implements FileStore, MultipartUploads {
   private async streamChunk(file: StoredFile, base: string, offset: number, data: Readable, expected: number, u: Upload | null): Promise<WrittenChunk> {
     const abort = new AbortController();
     const counted = countedBody(data, expected, abort);
-    const part = u ? partNumberOf(u, file.size, offset, expected) : null;
-    const whole = offset === 0 && expected === file.size;
-    const suffix = stagedSuffix(offset, offset + expected);
     let receipt: string;
     try {
-      if (whole) {
-        await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base, Body: counted.stream, ContentLength: expected }), { abortSignal: abort.signal }), abort.signal);
-        receipt = 'w';
-      } else if (u && part !== null) {
-        const r = await this.guard(this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: base, UploadId: u.id, PartNumber: part, Body: counted.stream, ContentLength: expected }), { abortSignal: abort.signal }), abort.signal);
-        receipt = `p:${part}:${r.ETag}`;
-      } else {
-        await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base + suffix, Body: counted.stream, ContentLength: expected }), { abortSignal: abort.signal }), abort.signal);
-        receipt = `s:${suffix}`;
-      }
+      receipt = await this.putChunk(file, base, offset, expected, counted.stream, u, abort.signal);
     } catch (e) {
       throw counted.failure() ?? e;
     }
     return { written: expected, crc32: counted.crc32(), receipt };
+  }
+
+  /**
+   * Sends a chunk's `length` bytes where they belong: the object itself (the whole file), its multipart upload's
+   * part, or else an object staged beside it. Returns the chunk's receipt.
+   */
+  private async putChunk(file: StoredFile, base: string, offset: number, length: number, body: Buffer | Readable, u: Upload | null, abortSignal?: AbortSignal): Promise<string> {
+    const options = abortSignal ? { abortSignal } : undefined;
+    if (offset === 0 && length === file.size) {
+      await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base, Body: body, ContentLength: length }), options), abortSignal);
+      return 'w';
+    }
+    const part = u ? partNumberOf(u, file.size, offset, length) : null;
+    if (u && part !== null) {
+      const r = await this.guard(this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: base, UploadId: u.id, PartNumber: part, Body: body, ContentLength: length }), options), abortSignal);
+      return `p:${part}:${r.ETag}`;
+    }
+    const suffix = stagedSuffix(offset, offset + length);
+    await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base + suffix, Body: body, ContentLength: length }), options), abortSignal);
+    return `s:${suffix}`;
   }
 
   async complete(file: StoredFile, pieces: StoredPiece[], upload: string | null): Promise<void> {
