@@ -9,12 +9,11 @@ import { AbortedError, writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
 import { FlushGroup, FlushSlots } from './flush-group';
-
-const UID = /^[0-9a-f]{32}$/;
+import { checkFileAddress, checkTransferId } from './file-address';
 
 /** Where a file's bytes live under the store's root: <root>/<transfer id>/<uid> (also read by `ferry backup`). */
 export function storedFilePath(root: string, transferId: number, uid: string): string {
-  if (!Number.isSafeInteger(transferId) || transferId < 1 || !UID.test(uid)) throw new Error('invalid file address');
+  checkFileAddress(transferId, uid);
   return path.join(root, String(transferId), uid);
 }
 /** An upload's descriptor stays open this long after its last chunk, for the next one. */
@@ -162,7 +161,7 @@ export class FsFileStore implements FileStore {
   }
 
   async deleteTransfer(transferId: number): Promise<void> {
-    if (!Number.isSafeInteger(transferId) || transferId < 1) throw new Error('invalid transfer id');
+    checkTransferId(transferId);
     for (const key of [...this.open.keys()]) if (key.startsWith(`${transferId}/`)) await this.evict(key);
     this.digests.forgetTransfer(transferId);
     await fsp.rm(path.join(this.root, String(transferId)), { recursive: true, force: true });

@@ -19,6 +19,7 @@ import { AbortedError, OverflowError } from './positional-writer';
 import { collectBody, countedBody } from './s3-body';
 import { S3RangeReader } from './s3-reader';
 import { makeS3Client, type S3Settings } from './s3-client';
+import { checkFileAddress, checkTransferId } from './file-address';
 
 const MiB = 1024 * 1024;
 /** S3's multipart limits: parts of at least 5 MiB except the last, at most 10,000 of them. */
@@ -31,7 +32,6 @@ export const MAX_PARTS = 10_000;
 const GATHER_MAX = 64 * MiB;
 /** Part copies and streamed parts run this many at once at completion. */
 const COMPLETE_CONCURRENCY = 4;
-const UID = /^[0-9a-f]{32}$/;
 
 /** The store cannot be reached or failed on its side: 503 storage_unavailable, the client tries again later. */
 export class StorageDownError extends Error {
@@ -238,7 +238,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
   }
 
   async deleteTransfer(transferId: number): Promise<void> {
-    if (!Number.isSafeInteger(transferId) || transferId < 1) throw new Error('invalid transfer id');
+    checkTransferId(transferId);
     await this.deleteKeys((await this.listKeys(`${this.prefix}${transferId}/`)).map((o) => o.key));
   }
 
@@ -277,7 +277,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
   }
 
   private keyOf(transferId: number, uid: string): string {
-    if (!Number.isSafeInteger(transferId) || transferId < 1 || !UID.test(uid)) throw new Error('invalid file address');
+    checkFileAddress(transferId, uid);
     return `${this.prefix}${transferId}/${uid}`;
   }
 
