@@ -1,7 +1,7 @@
-import crypto from 'node:crypto';
 import { Errors } from '../domain/errors';
 import type { Transfer } from '../domain/model';
 import type { Step } from './access';
+import { securityTokenMatches } from './middleware/authenticate';
 
 /**
  * FileSender's clients send back the Transfer's round-trip token (`?roundtriptoken=`, from the answer that
@@ -13,12 +13,7 @@ export const roundtripToken: Step = (ctx, next) => {
   const given = ctx.query.roundtriptoken;
   if (given === undefined || given === '') return next();
   const expected = (ctx.state.resource as { transfer: Transfer }).transfer.roundtripToken;
-  if (typeof given !== 'string' || !expected || !sameToken(given, expected)) throw Errors.restRoundtripTokenInvalid();
+  if (typeof given !== 'string' || !expected || !securityTokenMatches(given, expected)) throw Errors.restRoundtripTokenInvalid();
   return next();
 };
 
-/** Constant-time comparison; hashing first makes the lengths equal. */
-function sameToken(a: string, b: string): boolean {
-  const h = (s: string) => crypto.createHash('sha256').update(s).digest();
-  return crypto.timingSafeEqual(h(a), h(b));
-}
