@@ -1,14 +1,13 @@
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page, Route } from 'playwright-core';
-import { simpleParser } from 'mailparser';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { openBrowser, startFerry, shot, makeFile, watchProgress, rest, sha256, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
 import { zipEntries } from './zip-reader';
+import { mailSink } from './fixtures';
 
 // Uploading in a real browser against dist/ferry: progress, the recipients' mail and downloads, a network
 // cut, a reload and a browser restart.
@@ -16,24 +15,12 @@ import { zipEntries } from './zip-reader';
 const CHUNK = 5 * 1024 * 1024;
 let ferry: BinaryServer;
 let dir: string;
-let sinkDir: string;
+let sink: Awaited<ReturnType<typeof mailSink>>;
 test.before(async () => {
   dir = tempDir('ferry-browser-files-');
-  sinkDir = path.join(dir, 'mail-sink');
-  const sink = { host: '127.0.0.1', port: await freePort(), dir: sinkDir };
-  ferry = await startFerry({ ...HEADER_SP_CONFIG, upload_chunk_size: CHUNK, mail: { transport: null, sink } });
+  sink = await mailSink(dir);
+  ferry = await startFerry({ ...HEADER_SP_CONFIG, upload_chunk_size: CHUNK, mail: sink.config });
 });
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as net.AddressInfo).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 /** The uploaded files and the links of the first test, for the delivery test after it. */
 let sent: { files: Record<string, { path: string; size: number; sha256: string }>; transfer: any } | null = null;
@@ -111,25 +98,12 @@ test('upload three files (one of 200 MB) to two recipients: the progress bar adv
   }
 });
 
-/** The mails in the sink folder (.eml files), parsed: recipients and text. */
-async function sinkMails(): Promise<{ to: string; text: string }[]> {
-  if (!fs.existsSync(sinkDir)) return [];
-  const files = fs.readdirSync(sinkDir).filter((f) => f.endsWith('.eml'));
-  return Promise.all(
-    files.map(async (f) => {
-      const m = await simpleParser(fs.readFileSync(path.join(sinkDir, f)));
-      const to = [m.to ?? []].flat().flatMap((a) => a.value.map((v) => v.address ?? '')).join(',');
-      return { to, text: `${m.text ?? ''}\n${typeof m.html === 'string' ? m.html : ''}` };
-    }),
-  );
-}
-
 test("the recipients' mail arrives in the sink; its link downloads one file and the zip, SHA-256 equal", async () => {
   assert.ok(sent, 'needs the upload of the first test');
   const { transfer, files } = sent!;
   const byEmail = new Map<string, string>();
   for (let i = 0; i < 150 && byEmail.size < 2; i++) {
-    for (const mail of await sinkMails()) {
+    for (const mail of await sink.mails()) {
       for (const r of transfer.recipients) if (mail.to.includes(r.email) && mail.text.includes(`token=${r.token}`)) byEmail.set(r.email, r.download_url);
     }
     if (byEmail.size < 2) await new Promise((r) => setTimeout(r, 200));

@@ -6,6 +6,7 @@ import { startTestServer, HEADER_SP, asUser, tempDir, testDatabaseUrl } from '..
 import { startTestSink } from '../helpers/mail';
 import { listSinkMessages, readSinkMessage, startSink } from '../../src/mail/sink';
 import { startServe } from '../../src/cli/serve';
+import { writeConfig } from '../helpers/binary';
 import { request } from '../helpers/server';
 import { simpleParser } from 'mailparser';
 import { spawn } from 'node:child_process';
@@ -147,11 +148,7 @@ test('the sink refuses a message over its size limit without keeping any of it',
 test('ferry serve with mail.sink runs the sink and sends the mail of REST calls to it', async () => {
   const dir = tempDir();
   const box = path.join(dir, 'mail-box');
-  const file = path.join(dir, 'ferry.json');
-  fs.writeFileSync(
-    file,
-    JSON.stringify({ ...HEADER_SP, data_dir: path.join(dir, 'data'), listen: { host: '127.0.0.1', port: 0 }, purge_interval_s: 0, mail: { from: 'ferry@lab.example', sink: { port: 0, dir: box } }, database_url: await testDatabaseUrl() }),
-  );
+  const file = writeConfig(dir, { ...HEADER_SP, mail: { from: 'ferry@lab.example', sink: { port: 0, dir: box } }, database_url: await testDatabaseUrl() });
   const out: string[] = [];
   const handle = await startServe({ config: file }, { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
   try {

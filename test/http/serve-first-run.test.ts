@@ -7,6 +7,7 @@ import { simpleParser } from 'mailparser';
 import { HEADER_SP, asUser, request, tempDir, testDatabaseUrl } from '../helpers/server';
 import { listSinkMessages } from '../../src/mail/sink';
 import { startServe } from '../../src/cli/serve';
+import { writeConfig } from '../helpers/binary';
 import { runCli } from '../../src/cli/program';
 
 const quietIO = (out: string[]) => ({ out: (t: string) => out.push(t), err: (t: string) => out.push(t), readStdin: async () => '' });
@@ -40,11 +41,7 @@ test('serve on an address already in use says which one and how to choose anothe
 test('without base_url, links (/info url, mails) name the port actually listened on', async () => {
   const dir = tempDir();
   const box = path.join(dir, 'mail-box');
-  const file = path.join(dir, 'ferry.json');
-  fs.writeFileSync(
-    file,
-    JSON.stringify({ ...HEADER_SP, data_dir: path.join(dir, 'data'), listen: { host: '127.0.0.1', port: 8080 }, purge_interval_s: 0, mail: { sink: { port: 0, dir: box } }, database_url: await testDatabaseUrl() }),
-  );
+  const file = writeConfig(dir, { ...HEADER_SP, listen: { host: '127.0.0.1', port: 8080 }, mail: { sink: { port: 0, dir: box } }, database_url: await testDatabaseUrl() });
   const handle = await startServe({ config: file, port: '0' }, quietIO([]));
   try {
     const port = new URL(handle.url).port;
