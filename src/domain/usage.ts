@@ -77,9 +77,12 @@ export class UsageService {
     if (!(await this.d.repos.usage.setQuota(userId, bytes))) throw Errors.userNotFound();
   }
 
-  /** Per user: own quota (when set) and bytes in use, for the admins' list of users. */
-  async perUser(): Promise<{ quotas: Map<string, number>; used: Map<string, number> }> {
-    return { quotas: await this.d.repos.usage.quotas(), used: await this.d.repos.usage.openBytesByUser() };
+  /** Every user's quota use as quotaOf() tells it, read in two queries for the admins' list of users. */
+  async perUser(): Promise<(userId: string) => QuotaUse> {
+    const quotas = await this.d.repos.usage.quotas();
+    const used = await this.d.repos.usage.openBytesByUser();
+    const userQuota = this.d.limits().userQuota;
+    return (userId) => ({ limit: quotas.get(userId) ?? userQuota, own: quotas.has(userId), used: used.get(userId) ?? 0 });
   }
 
   /** The file store's bytes and, where it can tell, its volume's free and total bytes; records the day's sample. */

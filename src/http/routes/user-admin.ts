@@ -40,18 +40,11 @@ export function userAdminRoutes(api: Api): void {
   api.get('/user/@all', admin, async (ctx) => {
     const s = ctx.state.services;
     const configAdmins = s.settings.get().admin;
-    const defaultQuota = s.settings.get().user_quota;
-    const { quotas, used } = await s.usage.perUser();
-    return (await s.accounts.listUsers()).map((u) => ({
-      id: u.id,
-      emails: u.emails,
-      local: u.local,
-      admin: u.admin,
-      admin_by_config: configAdmins.includes(u.id),
-      quota: quotas.get(u.id) ?? defaultQuota,
-      quota_own: quotas.has(u.id),
-      used: used.get(u.id) ?? 0,
-    }));
+    const quotaOf = await s.usage.perUser();
+    return (await s.accounts.listUsers()).map((u) => {
+      const q = quotaOf(u.id);
+      return { id: u.id, emails: u.emails, local: u.local, admin: u.admin, admin_by_config: configAdmins.includes(u.id), quota: q.limit, quota_own: q.own, used: q.used };
+    });
   });
 
   // Body: id, email (one address or a list), admin (optional boolean). Answers the first password, once.
