@@ -20,6 +20,8 @@ export function enhanceEncryptedDownload(base: string): void {
   if (!section || !form || !status) return;
   const d = section.dataset;
   const say = (key: string) => (status.textContent = d[camel(key)] ?? key);
+  /** "Could not decrypt (reason)": the same words for the unlock and for each file's save. */
+  const failed = (err: unknown) => `${d.e2eeFailed ?? ''} (${err instanceof DecryptError ? err.reason : String((err as Error).message ?? err)})`;
   const picker = (window as unknown as { showSaveFilePicker?: SaveFilePicker }).showSaveFilePicker;
   if (!globalThis.crypto?.subtle || (!picker && !('serviceWorker' in navigator)) || Number(d.keyVersion) !== KEY_VERSION_AES_GCM_PBKDF2) {
     say('e2ee_unsupported');
@@ -59,7 +61,7 @@ export function enhanceEncryptedDownload(base: string): void {
     } catch (err) {
       // A failed tag on the first chunk is a wrong password; anything else (network, a damaged file) says so.
       if (err instanceof DecryptError && err.reason === 'wrong_password') say('e2ee_wrong_password');
-      else status.textContent = `${d.e2eeFailed ?? ''} (${err instanceof DecryptError ? err.reason : String((err as Error).message ?? err)})`;
+      else status.textContent = failed(err);
       input.select();
     } finally {
       submit.disabled = false;
@@ -83,7 +85,7 @@ export function enhanceEncryptedDownload(base: string): void {
         row.dataset.saved = 'true';
       } catch (err) {
         if ((err as Error).name === 'AbortError') rowStatus.textContent = '';
-        else rowStatus.textContent = `${d.e2eeFailed ?? ''} (${err instanceof DecryptError ? err.reason : String((err as Error).message ?? err)})`;
+        else rowStatus.textContent = failed(err);
       } finally {
         button.disabled = false;
       }
