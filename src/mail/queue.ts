@@ -34,6 +34,7 @@ const BATCH = 20;
 export class MailQueue implements MailOutbox {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
+  private rerun: Promise<void> | null = null;
   private started = false;
   private closed = false;
   /** Set when stop() gave up waiting: a late delivery result must not touch the (closed) DB. */
@@ -73,7 +74,15 @@ export class MailQueue implements MailOutbox {
   /** Delivers what is due now; resolves when this pass is over (tests and CLI commands await it). */
   flush(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    this.running ??= this.pass()
+    if (this.running) {
+      // The pass under way may have looked for due mail before the caller's mail was committed, so the
+      // caller waits for one more pass that starts after it; callers arriving meanwhile share that pass.
+      return (this.rerun ??= this.running.then(() => {
+        this.rerun = null;
+        return this.flush();
+      }));
+    }
+    this.running = this.pass()
       .catch((e: Error) => this.log.error(`mail queue: ${e.message}`))
       .finally(() => {
         this.running = null;

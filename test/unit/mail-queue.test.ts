@@ -157,6 +157,31 @@ test('stopping does not wait forever for a hanging server, and the message in fl
   await db.close();
 });
 
+test('flush() delivers mail committed while another pass was already looking: it waits for a pass that starts after it', async () => {
+  const db = await open(tempDir());
+  const t = transport();
+  const { repo, queue } = queueOn(db, t, () => 1000);
+  // Hold the first pass inside its look for due mail, as a slow database does.
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const claimDue = repo.claimDue.bind(repo);
+  let looks = 0;
+  (repo as any).claimDue = async (...args: Parameters<typeof repo.claimDue>) => {
+    const found = await claimDue(...args);
+    if (looks++ === 0) await held;
+    return found;
+  };
+  const early = queue.flush(); // found nothing, not yet returned
+  await new Promise((r) => setTimeout(r, 20));
+  await repo.enqueue(message('late@x.org'), 1000, null);
+  const mine = queue.flush();
+  release();
+  await early;
+  await mine;
+  assert.equal(t.sent, ['late@x.org'], 'the second flush saw the mail committed before it was called');
+  await db.close();
+});
+
 test('a damaged queue row is set aside and does not block the mail behind it', async () => {
   const db = await open(tempDir());
   const t = transport();
