@@ -1,12 +1,12 @@
 // Baseline: a bare node:http server, no framework. PUT /file/<id>/chunk/<offset> writes the body at its offset
-// into a file opened once (positional writes); GET /file/<id> streams a file with 1 MiB reads;
+// into a file opened once (positional writes; what arrives while a write runs, up to 1 MiB, goes in the next
+// one, as ferry writes); GET /file/<id> streams a file with 1 MiB reads;
 // GET /concat?ids=a,b streams several files one after the other; DELETE /file/<id> removes one.
 // Options, to do the same work as ferry's filesystem store:
 //   --digest  the SHA-256 and CRC-32 of each file, on a worker thread that reads the file back as its received
 //             prefix grows; PUT /file/<id>/done answers with them once every byte is hashed.
-//   --sync    a chunk is answered only after fdatasync, grouped per file as ferry groups them: a chunk written
-//             while a flush runs waits for the next one, which starts when it ends and covers every chunk
-//             written by then; a new file's folder is flushed once.
+//   --sync    files are opened O_DSYNC, as ferry opens them: each write returns once its bytes are on the
+//             disk, so a chunk is answered only once it is durable; a new file's folder is flushed once.
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -21,7 +21,8 @@ const fdOf = (id) => {
   if (!fds.has(id)) {
     const file = path.join(dir, id);
     const existed = fs.existsSync(file);
-    fds.set(id, fs.openSync(file, existed ? 'r+' : 'w+'));
+    const flags = fs.constants.O_RDWR | (existed ? 0 : fs.constants.O_CREAT) | (sync ? fs.constants.O_DSYNC : 0);
+    fds.set(id, fs.openSync(file, flags, 0o600));
     if (sync && !existed) {
       const d = fs.openSync(dir, 'r');
       fs.fsyncSync(d);
@@ -31,26 +32,42 @@ const fdOf = (id) => {
   return fds.get(id);
 };
 
-const fdatasync = (fd) => new Promise((resolve, reject) => fs.fdatasync(fd, (e) => (e ? reject(e) : resolve())));
-/** id → the flush running and the one queued behind it. */
-const flushes = new Map();
-function flushed(id, fd) {
-  let g = flushes.get(id);
-  if (!g) flushes.set(id, (g = { running: null, queued: null }));
-  const start = () => {
-    const p = fdatasync(fd).finally(() => {
-      if (g.running === p) g.running = null;
+const BATCH = 1024 * 1024;
+/** Writes a body at `pos`: what arrives while a write runs (up to BATCH, then the body is paused) is written next. */
+function writeBody(fd, body, pos) {
+  return new Promise((resolve, reject) => {
+    let queued = [];
+    let bytes = 0;
+    let writing = false;
+    let ended = false;
+    const next = () => {
+      if (writing) return;
+      if (bytes === 0) return ended && resolve(pos);
+      const batch = queued;
+      const n = bytes;
+      queued = [];
+      bytes = 0;
+      writing = true;
+      fs.writev(fd, batch, pos, (e, written) => {
+        if (e || written !== n) return reject(e ?? new Error('short write'));
+        pos += n;
+        writing = false;
+        body.resume();
+        next();
+      });
+    };
+    body.on('data', (c) => {
+      queued.push(c);
+      bytes += c.length;
+      if (writing && bytes >= BATCH) body.pause();
+      next();
     });
-    return (g.running = p);
-  };
-  if (!g.running) return start();
-  g.queued ??= g.running
-    .catch(() => {})
-    .then(() => {
-      g.queued = null;
-      return g.running ?? start();
+    body.once('end', () => {
+      ended = true;
+      next();
     });
-  return g.queued;
+    body.once('error', reject);
+  });
 }
 
 // Reads each file's received prefix back and hashes it, block by block, as ferry's hashing threads do.
@@ -103,14 +120,8 @@ const server = http.createServer(async (req, res) => {
   const url = new URL(req.url, 'http://x');
   const put = /^\/file\/(\w+)\/chunk\/(\d+)$/.exec(url.pathname);
   if (req.method === 'PUT' && put) {
-    const fd = fdOf(put[1]);
     const start = Number(put[2]);
-    let pos = start;
-    for await (const chunk of req) {
-      await new Promise((resolve, reject) => fs.write(fd, chunk, 0, chunk.length, pos, (e) => (e ? reject(e) : resolve())));
-      pos += chunk.length;
-    }
-    if (sync) await flushed(put[1], fd);
+    const pos = await writeBody(fdOf(put[1]), req, start);
     if (digest) written(put[1], start, pos);
     res.end('{}');
     return;
@@ -118,7 +129,6 @@ const server = http.createServer(async (req, res) => {
   const done = /^\/file\/(\w+)\/done$/.exec(url.pathname);
   if (req.method === 'PUT' && done && digest) {
     const id = done[1];
-    if (sync) await flushed(id, fdOf(id));
     const d = await new Promise((resolve) => {
       answers.set(id, resolve);
       hasher.postMessage({ id, file: path.join(dir, id), upTo: received.get(id)?.prefix ?? 0, done: true });
@@ -131,7 +141,6 @@ const server = http.createServer(async (req, res) => {
   if (req.method === 'DELETE' && get) {
     if (fds.has(get[1])) fs.closeSync(fds.get(get[1]));
     fds.delete(get[1]);
-    flushes.delete(get[1]);
     fs.rmSync(path.join(dir, get[1]), { force: true });
     res.end('{}');
     return;

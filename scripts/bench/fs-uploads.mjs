@@ -1,8 +1,8 @@
 // The filesystem upload rows: ferry beside bare sinks in the same run (README: Performance).
 import fs from 'node:fs';
 import path from 'node:path';
-import { ROOT, call, ferryCli, measure, startProcess } from './lib.mjs';
-import { completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
+import { ROOT, call, ferryCli, measure, startFerry, startProcess } from './lib.mjs';
+import { completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus, CHUNK, USER } from './clients.mjs';
 
 /** The middle run by wall time (a median that keeps the whole run). */
 const medianRun = (xs) => [...xs].sort((a, b) => a.wall - b.wall)[Math.floor(xs.length / 2)];
@@ -18,24 +18,80 @@ async function startSink(dir, name, flags) {
 }
 
 /**
+ * libeatmydata (Debian's eatmydata package), preloaded into a process, makes fsync and fdatasync no-ops and
+ * drops O_SYNC and O_DSYNC from its opens: the same binary, minus the one thing that makes it durable.
+ */
+function eatMyData() {
+  for (const dir of ['/usr/lib/x86_64-linux-gnu', '/usr/lib/aarch64-linux-gnu', '/usr/lib64', '/usr/lib']) {
+    const lib = path.join(dir, 'libeatmydata.so');
+    if (fs.existsSync(lib)) return lib;
+  }
+  return null;
+}
+
+/** The flags of the descriptors process `pid` holds open under `dir` (from /proc/<pid>/fdinfo). */
+function openFlagsUnder(pid, dir) {
+  const flags = [];
+  for (const fd of fs.readdirSync(`/proc/${pid}/fd`)) {
+    let target = '';
+    try {
+      target = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue;
+    }
+    if (!target.startsWith(dir + path.sep)) continue;
+    const m = /^flags:\s+([0-7]+)$/m.exec(fs.readFileSync(`/proc/${pid}/fdinfo/${fd}`, 'utf8'));
+    if (m) flags.push(parseInt(m[1], 8));
+  }
+  return flags;
+}
+
+/**
+ * Checks that `server` opens its upload files O_DSYNC (`durable`) or not: one chunk of an upload that is left
+ * unfinished, whose descriptor stays open for the next chunk. A row comparing the two means nothing otherwise.
+ */
+async function checkDurability(server, dataDir, durable) {
+  const t = await createTransfer(server.url, [2 * CHUNK]);
+  const f = t.files[0];
+  const body = Buffer.alloc(CHUNK);
+  const r = await call(`${server.url}/file/${f.id}/chunk/0`, 'PUT', { 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(f.size), 'X-Service-Chunk-Size': String(CHUNK), ...USER }, body);
+  if (r.status !== 200) throw new Error(`chunk: ${r.status} ${r.body}`);
+  const flags = openFlagsUnder(server.proc.pid, dataDir);
+  await deleteTransfer(server.url, t);
+  const dsync = flags.map((f) => (f & fs.constants.O_DSYNC) === fs.constants.O_DSYNC);
+  if (dsync.length === 0 || dsync.some((d) => d !== durable)) {
+    throw new Error(`expected the upload's descriptor ${durable ? 'with' : 'without'} O_DSYNC, found flags ${flags.map((f) => f.toString(8)).join(', ') || 'none'}`);
+  }
+}
+
+/**
  * Uploads of `size` bytes through the spec's procedure, 5 MiB chunks, 4 in flight, beside:
- * - the "same work" sink: positional writes, SHA-256 and CRC-32 on a worker thread reading the file back as its
- *   prefix grows, each chunk answered after an fdatasync grouped per file the way ferry groups them (budget 0.9x);
- * - the cost of durability: that sink against itself without the fdatasync, the one thing that differs
- *   (budget: at most 15 % slower, 0.85x). ferry cannot run without flushing, so the sink measures the price
- *   of the flushes alone, on the same disk and the same grouping;
- * - the plain sink `bare` (writes only, no digests, no flushes): information;
+ * - the "same work" sink: positional writes into a file opened O_DSYNC as ferry's are, SHA-256 and CRC-32 on a
+ *   worker thread reading the file back as its prefix grows (budget 0.9x);
+ * - the cost of durability: ferry against the same binary with libeatmydata preloaded, which makes its writes
+ *   stop waiting for the disk (budget: at most 15 % slower, 0.85x); and, for information, the same-work sink
+ *   against itself without O_DSYNC (the disk's price alone, without ferry's work to hide it);
+ * - the plain sink `bare` (writes only, no digests, no O_DSYNC): information;
  * - the tus reference server `tus` (storing in `tusDir`), and signed against unsigned ferry, as before.
  * Upload figures on a shared two-core machine move by a quarter from one run to the next, so each side runs
- * `reps` times, the sides taking turns, and each row compares the median runs; older uploads are deleted as
- * they go (disk space). Returns ferry's last upload (the Transfer and its completion) for the download rows.
+ * `reps` times (the durability pairs at least 3 times: they are short), the sides taking turns, and each row
+ * compares the median runs; older uploads are deleted as they go (disk space). Returns ferry's last upload (the
+ * Transfer and its completion) for the download rows.
  */
 export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, source, size, reps, row }) {
   const durable = await startSink(dir, 'sink-durable', ['--digest', '--sync']);
   const digests = await startSink(dir, 'sink-digest', ['--digest']);
+  const lib = eatMyData();
+  let unsynced = null;
+  if (lib) {
+    fs.mkdirSync(path.join(dir, 'ferry-unsynced'));
+    unsynced = await startFerry(path.join(dir, 'ferry-unsynced'), {}, { LD_PRELOAD: lib });
+  }
   try {
+    await checkDurability(ferry, path.join(dir, 'ferry', 'data', 'files'), true);
+    if (unsynced) await checkDurability(unsynced, path.join(dir, 'ferry-unsynced', 'data', 'files'), false);
     const secret = JSON.parse(ferryCli(['remote-app', 'add', 'bench', '--json', '-c', ferry.config]).trim().split('\n').pop()).secret;
-    const runs = { ferry: [], durable: [], digests: [], bare: [], tus: [], signed: [] };
+    const runs = { ferry: [], unsynced: [], durable: [], digests: [], bare: [], tus: [], signed: [] };
     const fp = ferry.proc.pid;
     // Each upload starts from an empty page cache but for its source file (read back: the budget's condition).
     const fresh = { fresh: { keep: [[source, size]] } };
@@ -43,23 +99,34 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
       if (r > 0) await call(`${sink.url}/file/big${r - 1}`, 'DELETE');
       return measure(sink.proc.pid, () => uploadBare(sink.url, `big${r}`, source, size, 4, done), fresh);
     };
+    const ferryRun = async (server) => {
+      const t = await createTransfer(server.url, [size]);
+      const upload = await measure(server.proc.pid, async () => {
+        await uploadFile(server.url, t, 0, source, 4);
+        return completeTransfer(server.url, t);
+      }, fresh);
+      return { t, upload };
+    };
     let t;
     let completed;
-    for (let r = 0; r < reps; r++) {
+    for (let r = 0; r < Math.max(reps, 3); r++) {
       if (t) await deleteTransfer(ferry.url, t);
-      t = await createTransfer(ferry.url, [size]);
-      const upload = await measure(fp, async () => {
-        await uploadFile(ferry.url, t, 0, source, 4);
-        return completeTransfer(ferry.url, t);
-      }, fresh);
+      let upload;
+      ({ t, upload } = await ferryRun(ferry));
       runs.ferry.push(upload);
       completed = upload.result;
+      if (unsynced) {
+        const u = await ferryRun(unsynced);
+        runs.unsynced.push(u.upload);
+        await deleteTransfer(unsynced.url, u.t);
+      }
       runs.durable.push(await sinkRun(durable, r, true));
       runs.digests.push(await sinkRun(digests, r, true));
-      runs.bare.push(await sinkRun(bare, r, false));
       // The sinks did the same hashing: their digest is ferry's.
       const sha = completed.files[0].sha256;
       for (const sink of [runs.durable, runs.digests]) if (sink[r].result.sha256 !== sha) throw new Error(`sink digest ${sink[r].result.sha256} is not ferry's ${sha}`);
+      if (r >= reps) continue;
+      runs.bare.push(await sinkRun(bare, r, false));
       emptyDir(tusDir);
       runs.tus.push(await measure(tus.proc.pid, () => uploadTus(tus.url, source, size, 4), fresh));
       const ts = await createTransfer(ferry.url, [size], secret);
@@ -68,13 +135,20 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     }
     const MB = size / 1024 / 1024;
     const up = medianRun(runs.ferry);
-    row(`upload ${MB} MiB vs bare sink doing the same work (writes, SHA-256 + CRC-32 on a thread, grouped fdatasync)`, up, medianRun(runs.durable), { min: 0.9, of: 'speed' }, pairs(runs.ferry, runs.durable));
-    row(`cost of durability: that bare sink with its grouped fdatasync vs without (${MB} MiB)`, medianRun(runs.durable), medianRun(runs.digests), { min: 0.85, of: 'speed' }, pairs(runs.durable, runs.digests));
-    row(`upload ${MB} MiB vs bare sink writing only (no digests, no fdatasync)`, up, medianRun(runs.bare), { of: 'speed' }, pairs(runs.ferry, runs.bare));
-    row(`upload ${MB} MiB vs @tus/server`, up, medianRun(runs.tus), { min: 1.6, of: 'speed' }, pairs(runs.ferry, runs.tus));
-    row(`upload ${MB} MiB signed vs unsigned ferry`, medianRun(runs.signed), up, { min: 0.8, of: 'speed' }, pairs(runs.signed, runs.ferry));
+    const upReps = runs.ferry.slice(0, reps);
+    const upOfReps = medianRun(upReps);
+    row(`upload ${MB} MiB vs bare sink doing the same work (O_DSYNC writes, SHA-256 + CRC-32 on a thread)`, up, medianRun(runs.durable), { min: 0.9, of: 'speed' }, pairs(runs.ferry, runs.durable));
+    if (unsynced) {
+      row(`cost of durability: ferry vs the same binary with its writes not waiting for the disk (libeatmydata), ${MB} MiB`, up, medianRun(runs.unsynced), { min: 0.85, of: 'speed' }, pairs(runs.ferry, runs.unsynced));
+    } else {
+      row(`cost of durability: ferry vs the same binary with its writes not waiting for the disk (libeatmydata), ${MB} MiB`, null, null, { missing: 'apt-get install -y eatmydata' });
+    }
+    row(`the disk's price alone: the same-work sink with O_DSYNC vs without (${MB} MiB)`, medianRun(runs.durable), medianRun(runs.digests), { of: 'speed' }, pairs(runs.durable, runs.digests));
+    row(`upload ${MB} MiB vs bare sink writing only (no digests, no O_DSYNC)`, upOfReps, medianRun(runs.bare), { of: 'speed' }, pairs(upReps, runs.bare));
+    row(`upload ${MB} MiB vs @tus/server`, upOfReps, medianRun(runs.tus), { min: 1.6, of: 'speed' }, pairs(upReps, runs.tus));
+    row(`upload ${MB} MiB signed vs unsigned ferry`, medianRun(runs.signed), upOfReps, { min: 0.8, of: 'speed' }, pairs(runs.signed, upReps));
     return { transfer: t, completed, bareFile: `${bare.url}/file/big${reps - 1}` };
   } finally {
-    await Promise.all([durable.stop(), digests.stop()]);
+    await Promise.all([durable.stop(), digests.stop(), unsynced?.stop()]);
   }
 }

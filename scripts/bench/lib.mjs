@@ -69,8 +69,11 @@ export function stopProcess(proc) {
   });
 }
 
-/** Starts dist/ferry with the header SP trusted from loopback, mail only logged, no background purge. */
-export async function startFerry(dir, extra = {}) {
+/**
+ * Starts dist/ferry with the header SP trusted from loopback, mail only logged, no background purge. `env`: added
+ * to the process's environment.
+ */
+export async function startFerry(dir, extra = {}, env = {}) {
   const config = path.join(dir, 'ferry.json');
   fs.writeFileSync(
     config,
@@ -85,7 +88,7 @@ export async function startFerry(dir, extra = {}) {
       ...extra,
     }),
   );
-  const s = await startProcess(BINARY, ['serve', '-c', config], { cwd: dir });
+  const s = await startProcess(BINARY, ['serve', '-c', config], { cwd: dir, env: { ...process.env, ...env } });
   return { ...s, config };
 }
 

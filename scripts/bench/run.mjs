@@ -185,7 +185,11 @@ for (const { work, f, b, budget, each } of rows) {
   let budgetText = '';
   /** Server CPU seconds per GiB moved (rows that move bytes). */
   let perGiB = '—';
-  if (budget.of === 'speed') {
+  if (budget.missing) {
+    ferryFig = 'not measured';
+    ok = false;
+    budgetText = `needs: ${budget.missing}`;
+  } else if (budget.of === 'speed') {
     const fBytes = f.result?.bytes ?? bytesOf(work);
     const bBytes = b.result?.bytes ?? bytesOf(work);
     const fm = mbps(fBytes, f.wall);
@@ -218,7 +222,7 @@ for (const { work, f, b, budget, each } of rows) {
   }
   if (!ok) misses++;
   const runsText = each.length > 1 ? ` (runs ${each.map((x) => x.toFixed(2)).join(', ')})` : '';
-  console.log(`| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x${runsText}` : '—'} | ${fmt(f.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${perGiB} | ${fmt(f.rss)} / ${b ? fmt(b.rss) : '—'} | ${fmt(f.steal, 1)} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`);
+  console.log(`| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x${runsText}` : '—'} | ${fmt(f?.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${perGiB} | ${fmt(f?.rss)} / ${b ? fmt(b.rss) : '—'} | ${fmt(f?.steal, 1)} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`);
 }
 console.log(`\n${rows.length - misses} of ${rows.length} rows within budget`);
 

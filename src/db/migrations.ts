@@ -281,4 +281,27 @@ ALTER TABLE files ADD COLUMN digest_claim INTEGER;
 CREATE INDEX files_digest_due ON files(complete, sha256);
 `,
   },
+  {
+    // A piece's CRC-32 may be unknown: the filesystem store takes the whole file's CRC-32 on its hashing
+    // threads instead of each chunk's on the event loop. SQLite cannot drop a NOT NULL: the table is rebuilt.
+    version: 14,
+    sql: '',
+    sqlite: `
+CREATE TABLE file_pieces_next (
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  start_at INTEGER NOT NULL,
+  end_at INTEGER NOT NULL,
+  crc32 INTEGER,
+  receipt TEXT NOT NULL,
+  PRIMARY KEY (file_id, start_at, end_at)
+);
+INSERT INTO file_pieces_next (file_id, start_at, end_at, crc32, receipt)
+  SELECT file_id, start_at, end_at, crc32, receipt FROM file_pieces;
+DROP TABLE file_pieces;
+ALTER TABLE file_pieces_next RENAME TO file_pieces;
+`,
+    postgres: `
+ALTER TABLE file_pieces ALTER COLUMN crc32 DROP NOT NULL;
+`,
+  },
 ];

@@ -113,7 +113,7 @@ export interface FilePiecesTable {
   file_id: number;
   start_at: number;
   end_at: number;
-  crc32: number;
+  crc32: number | null;
   receipt: string;
 }
 export interface RecipientsTable {

@@ -125,7 +125,7 @@ export class TransfersRepo implements TransferRepository {
 
   async pieces(fileId: number): Promise<StoredPiece[]> {
     const found = await rows(this.db, this.ctx, this.db.selectFrom('file_pieces').selectAll().where('file_id', '=', fileId).orderBy('start_at').orderBy('end_at'));
-    return found.map((r) => ({ start: Number(r.start_at), end: Number(r.end_at), crc32: Number(r.crc32), receipt: r.receipt }));
+    return found.map((r) => ({ start: Number(r.start_at), end: Number(r.end_at), crc32: r.crc32 === null ? null : Number(r.crc32), receipt: r.receipt }));
   }
 
   async lockStoreUpload(fileId: number): Promise<{ upload: string | null } | undefined> {

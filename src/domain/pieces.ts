@@ -25,9 +25,9 @@ export function tilingOf(pieces: StoredPiece[], size: number): StoredPiece[] | n
   return out;
 }
 
-/** The CRC-32 of a file from its pieces' (crc32_combine), or null when no whole pieces tile it. */
+/** The CRC-32 of a file from its pieces' (crc32_combine), or null when no whole pieces with a CRC-32 tile it. */
 export function combinedCrc32(pieces: StoredPiece[], size: number): number | null {
   const tiling = tilingOf(pieces, size);
-  if (!tiling) return null;
-  return tiling.reduce((crc, p) => crc32Combine(crc, p.crc32, p.end - p.start), 0);
+  if (!tiling || tiling.some((p) => p.crc32 === null)) return null;
+  return tiling.reduce((crc, p) => crc32Combine(crc, p.crc32!, p.end - p.start), 0);
 }

@@ -214,9 +214,9 @@ export class UploadsService {
       store.complete(file, pieces, fresh.storeUpload),
       hasUploadHashing(store) ? store.digest(t.id, f.uid, file.size) : null,
     ]);
-    // Pieces that do not tile the file (a chunk sent again with another size; ranges recorded before pieces
-    // were): its CRC-32 comes from reading it.
-    const crc32 = combinedCrc32(pieces, file.size) ?? hashed?.crc32 ?? (await readDigests(store, t.id, f.uid, file.size)).crc32;
+    // A store that hashed the file gives its CRC-32; otherwise the pieces' are combined. Pieces that do not tile
+    // the file (a chunk sent again with another size; ranges recorded before pieces were): it is read.
+    const crc32 = hashed?.crc32 ?? combinedCrc32(pieces, file.size) ?? (await readDigests(store, t.id, f.uid, file.size)).crc32;
     const sha256 = hashed?.sha256 ?? null;
     // The File may have been deleted, or its Transfer closed, while its bytes were read.
     const done = await this.uow.run(async (tx) => {

@@ -1,14 +1,12 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Transform, type Readable } from 'node:stream';
-import zlib from 'node:zlib';
+import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
 import type { PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
-import { AbortedError, writeAll, writeStreamAt } from './positional-writer';
+import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
-import { FlushGroup, FlushSlots } from './flush-group';
 import { checkFileAddress, checkTransferId } from './file-address';
 
 /** Where a file's bytes live under the store's root: <root>/<transfer id>/<uid> (also read by `ferry backup`). */
@@ -21,10 +19,13 @@ const IDLE_MS = 10_000;
 /** Idle descriptors kept at most; beyond it the longest-idle ones are closed (many uploads at once). */
 const MAX_IDLE = 128;
 /**
- * fdatasync calls running at once, all files together. Each holds one of libuv's 4 threads while the disk works;
- * two leave the others to the writes and reads of the uploads and downloads going on meanwhile.
+ * Upload files are opened O_DSYNC: each write returns once its bytes (and the size needed to read them back) are
+ * on the disk, so a chunk is durable when its last write ends, and the disk works while the rest of the chunk
+ * is still arriving. A flush after the chunk (fdatasync, even grouped across parallel chunks) left the bytes
+ * idle in the page cache until the chunk's end and made every chunk wait for the whole of it: about 0.75x the
+ * speed of not flushing, against 0.9x and better this way (README: Performance; docs/architecture.md).
  */
-const FLUSH_SLOTS = 2;
+const DURABLE_WRITES = fs.constants.O_RDWR | fs.constants.O_DSYNC;
 
 interface OpenFile {
   key: string;
@@ -33,8 +34,6 @@ interface OpenFile {
   timer: NodeJS.Timeout | null;
   /** Evicted: close when the last user releases it. */
   closing: boolean;
-  /** The descriptor's flushes, shared by the writes that finish close together. */
-  flushes: FlushGroup;
 }
 
 /** A file opened for reads at any position into the caller's buffers. */
@@ -55,12 +54,11 @@ async function closeHandle(entry: OpenFile): Promise<void> {
  * data_dir/files/<transfer id>/<file uid>. Chunks go to their offset with positional writes into a file of the
  * final size, opened once per upload (a small cache of descriptors, closed when the file completes or after
  * idle), so chunks may arrive in any order and in parallel. A write resolves only once its bytes are on the
- * disk (fdatasync, shared by the chunks that finish close together): its range is recorded and the chunk
- * acknowledged after that, so a power cut loses no acknowledged byte.
+ * disk (O_DSYNC): its range is recorded and the chunk acknowledged after that, so a power cut loses no
+ * acknowledged byte.
  */
 export class FsFileStore implements FileStore {
   private readonly open = new Map<string, OpenFile>();
-  private readonly flushSlots = new FlushSlots(FLUSH_SLOTS);
 
   private readonly digests: RunningDigests;
 
@@ -80,7 +78,6 @@ export class FsFileStore implements FileStore {
   async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number> {
     const entry = this.acquire(transferId, uid, size);
     this.digests.written(entry.key, offset);
-    const mark = entry.flushes.mark();
     try {
       const handle = await entry.handle;
       let written: number;
@@ -90,36 +87,19 @@ export class FsFileStore implements FileStore {
       } else {
         written = await writeStreamAt(handle, data, offset, expected);
       }
-      await entry.flushes.after(mark);
       return written;
     } finally {
       this.release(entry);
     }
   }
 
-  /** The port's write: writeAt, with the CRC-32 of the bytes taken as they pass (no receipt: they are at their offset). */
+  /**
+   * The port's write: writeAt (no receipt: the bytes are at their offset). No CRC-32: the hashing threads take
+   * the file's beside its SHA-256 (UploadHashing), off the event loop.
+   */
   async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number): Promise<WrittenChunk> {
-    if (Buffer.isBuffer(data)) {
-      const written = await this.writeAt(file.transferId, file.uid, file.size, offset, data, expected);
-      return { written, crc32: zlib.crc32(data), receipt: '' };
-    }
-    // Through a pass-through that takes the CRC-32 on the way; a client that goes away is passed on as an error.
-    let crc = 0;
-    let seen = 0;
-    const counted = new Transform({
-      transform(chunk: Buffer, _enc, done) {
-        seen += chunk.length;
-        if (seen <= expected) crc = zlib.crc32(chunk, crc);
-        done(null, chunk);
-      },
-    });
-    data.once('error', () => counted.destroy(new AbortedError()));
-    data.once('close', () => {
-      if (!data.readableEnded) counted.destroy(new AbortedError());
-    });
-    data.pipe(counted);
-    const written = await this.writeAt(file.transferId, file.uid, file.size, offset, counted, expected);
-    return { written, crc32: crc >>> 0, receipt: '' };
+    const written = await this.writeAt(file.transferId, file.uid, file.size, offset, data, expected);
+    return { written, crc32: null, receipt: '' };
   }
 
   /** The pieces are already in place: completing is making them durable. */
@@ -217,8 +197,7 @@ export class FsFileStore implements FileStore {
     let entry = this.open.get(key);
     if (!entry) {
       const handle = this.openForWriting(transferId, uid, size);
-      const flushes = new FlushGroup(async () => (await handle).datasync(), this.flushSlots);
-      const created: OpenFile = { key, handle, users: 0, timer: null, closing: false, flushes };
+      const created: OpenFile = { key, handle, users: 0, timer: null, closing: false };
       created.handle.catch(() => {
         if (this.open.get(key) === created) this.open.delete(key);
       });
@@ -276,15 +255,16 @@ export class FsFileStore implements FileStore {
     const dir = path.dirname(file);
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     let created = true;
-    const h = await fsp.open(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_RDWR, 0o600).catch((e: NodeJS.ErrnoException) => {
+    const h = await fsp.open(file, DURABLE_WRITES | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600).catch((e: NodeJS.ErrnoException) => {
       if (e.code !== 'EEXIST') throw e;
       created = false;
-      return fsp.open(file, fs.constants.O_RDWR);
+      return fsp.open(file, DURABLE_WRITES);
     });
     try {
+      // The size set here reaches the disk with the first write (O_DSYNC carries what reading back needs).
       if ((await h.stat()).size !== size) await h.truncate(size);
-      // fdatasync flushes a file's data, not its name: the names of a new file and of its transfer's folder
-      // are flushed once, before the first chunk is acknowledged.
+      // O_DSYNC makes a file's data durable, not its name: the names of a new file and of its transfer's
+      // folder are flushed once, before the first chunk is acknowledged.
       if (created) {
         await syncDirectory(dir);
         await syncDirectory(this.root);

@@ -121,7 +121,8 @@ export function writeStreamAt(h: FileHandle, data: Readable, offset: number, exp
       ended = true;
       flush();
     });
-    data.once('error', (e) => settle(failed ?? e));
+    // The body failing (the client went away, the connection broke) is the body ending before it was complete.
+    data.once('error', () => settle(failed ?? new AbortedError()));
     // A client that goes away mid-body: 'close' without 'end'. Settle after any write still running.
     data.once('close', () => {
       if (ended || settled) return;

@@ -70,6 +70,42 @@ test('addresses that are not a transfer id and a 32-hex uid never reach the file
   await store.deleteTransfer(0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /invalid transfer id/));
 });
 
+/** The flags (open(2)) of this process's descriptors open on `file`, from /proc/self/fdinfo. */
+function descriptorFlags(file: string): number[] {
+  const out: number[] = [];
+  for (const fd of fs.readdirSync('/proc/self/fd')) {
+    let target = '';
+    try {
+      target = fs.readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // closed meanwhile (the listing's own descriptor)
+    }
+    if (target !== file) continue;
+    const m = /^flags:\s+([0-7]+)$/m.exec(fs.readFileSync(`/proc/self/fdinfo/${fd}`, 'utf8'));
+    if (m) out.push(parseInt(m[1], 8));
+  }
+  return out;
+}
+
+test('acknowledged means durable: every descriptor an upload writes through is O_DSYNC, so a write resolves only once its bytes are on the disk', async () => {
+  const u = uid();
+  const data = patternBytes('durable', 3 * 1024 * 1024);
+  await store.writeAt(5, u, data.length, 0, Readable.from([data.subarray(0, 1024 * 1024), data.subarray(1024 * 1024)]), data.length);
+  const flags = descriptorFlags(path.join(root, '5', u));
+  assert.ok(flags.length >= 1, 'the upload keeps its descriptor open for the next chunk');
+  for (const f of flags) {
+    assert.is(f & 0o3, fs.constants.O_RDWR, "open for reading and writing (O_ACCMODE)");
+    assert.is(f & fs.constants.O_DSYNC, fs.constants.O_DSYNC, `flags ${f.toString(8)} lack O_DSYNC`);
+  }
+  // An upload resumed after its descriptor was closed (idle, or another process) opens it the same way.
+  await store.finish(5, u, data.length);
+  assert.equal(descriptorFlags(path.join(root, '5', u)), [], 'closed once finished');
+  await store.writeAt(5, u, data.length, 0, data.subarray(0, 10), 10);
+  const again = descriptorFlags(path.join(root, '5', u));
+  assert.ok(again.length >= 1 && again.every((f) => (f & fs.constants.O_DSYNC) === fs.constants.O_DSYNC));
+  await store.deleteTransfer(5);
+});
+
 test('the descriptor cache stays small when many uploads run at once', async () => {
   const before = store.cachedDescriptors;
   for (let i = 0; i < 300; i++) await store.writeAt(4, uid(), 1, 0, Buffer.alloc(1), 1);

@@ -21,8 +21,12 @@ export interface StoredFile {
 /** A chunk the store has made durable. */
 export interface WrittenChunk {
   written: number;
-  /** CRC-32 of the bytes written, computed as they went through. */
-  crc32: number;
+  /**
+   * CRC-32 of the bytes written, computed as they went through; null from a store with UploadHashing, which
+   * takes the whole file's CRC-32 beside its SHA-256 off the event loop (taking it per chunk as well cost the
+   * event loop a tenth of its time during uploads; docs/architecture.md).
+   */
+  crc32: number | null;
   /**
    * Where the store put them, for `complete` (a part number and ETag, a staged object's name; empty when the
    * bytes are simply at their offset). The domain records it with the chunk's range, in the same unit of work,
@@ -35,7 +39,7 @@ export interface WrittenChunk {
 export interface StoredPiece {
   start: number;
   end: number;
-  crc32: number;
+  crc32: number | null;
   receipt: string;
 }
 
