@@ -17,6 +17,9 @@ async function startSink(dir, name, flags) {
   return startProcess(process.execPath, [path.join(ROOT, 'scripts/bench/bare-server.mjs'), d, ...flags]);
 }
 
+/** Ferry's durable and unsynced uploads (and the sinks') run at least this many times, even in a quick run. */
+const DURABILITY_PAIRS = 5;
+
 /**
  * libeatmydata (Debian's eatmydata package), preloaded into a process, makes fsync and fdatasync no-ops and
  * drops O_SYNC and O_DSYNC from its opens: the same binary, minus the one thing that makes it durable.
@@ -74,8 +77,8 @@ async function checkDurability(server, dataDir, durable) {
  * - the plain sink `bare` (writes only, no digests, no O_DSYNC): information;
  * - the tus reference server `tus` (storing in `tusDir`), and signed against unsigned ferry, as before.
  * Upload figures on a shared two-core machine move by a quarter from one run to the next, so each side runs
- * `reps` times (the durability pairs at least 3 times: they are short), the sides taking turns, and each row
- * compares the median runs; older uploads are deleted as they go (disk space). Returns ferry's last upload (the
+ * `reps` times (the durability pairs at least DURABILITY_PAIRS times: they are short), the sides taking turns,
+ * and each row gives the median of the paired runs' ratios; older uploads are deleted as they go (disk space). Returns ferry's last upload (the
  * Transfer and its completion) for the download rows.
  */
 export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, source, size, reps, row }) {
@@ -109,7 +112,7 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     };
     let t;
     let completed;
-    for (let r = 0; r < Math.max(reps, 3); r++) {
+    for (let r = 0; r < Math.max(reps, DURABILITY_PAIRS); r++) {
       if (t) await deleteTransfer(ferry.url, t);
       let upload;
       ({ t, upload } = await ferryRun(ferry));
