@@ -126,7 +126,7 @@ try {
   for (const w of windows) Object.assign(w, w.result);
   const reads = medianBy(windows, (w) => w.p99);
   reads.windows = windows;
-  row(`GET /transfer/{id}, ${S.transfers} transfers, 32 clients (${wrk ? 'wrk' : 'node:http client, wrk not installed'})`, reads, null, { p99: 20 });
+  row(`GET /transfer/{id}, ${S.transfers} transfers, 32 clients (${wrk ? 'wrk' : 'node:http client, wrk not installed'})`, reads, null, { p99: 20, rss: 250 });
   await again.stop();
 
   // 7b: the same database moved to PostgreSQL (`ferry db copy`, timed), served with database_url. The server is

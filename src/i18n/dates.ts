@@ -4,6 +4,8 @@
  * the browser code.
  */
 
+import { dateTimeFormat } from './intl-cache';
+
 /** English pages use the day-month order ("5 Dec 2026"): the US order reads as another date to most readers. */
 const LOCALE: Record<string, string> = { en: 'en-GB' };
 
@@ -14,13 +16,13 @@ export function pageLocale(lang: string): string {
 /** "5 Dec 2026" / "5. Dez. 2026" / "5 déc. 2026": the month in letters, so no order of numbers is ambiguous. */
 export function formatDay(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
   if (!unixSeconds) return '—';
-  return new Intl.DateTimeFormat(pageLocale(lang), { day: 'numeric', month: 'short', year: 'numeric', timeZone }).format(unixSeconds * 1000);
+  return dateTimeFormat(pageLocale(lang), { day: 'numeric', month: 'short', year: 'numeric', timeZone }).format(unixSeconds * 1000);
 }
 
 /** The same day format with the time on a 24-hour clock: "5 Dec 2026, 14:30". */
 export function formatDateTime(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
   if (!unixSeconds) return '—';
-  return new Intl.DateTimeFormat(pageLocale(lang), {
+  return dateTimeFormat(pageLocale(lang), {
     day: 'numeric',
     month: 'short',
     year: 'numeric',

@@ -1,9 +1,12 @@
 /** Sizes, durations and dates as people read them; dates and sizes in the one format of each language. */
 import { formatBytes, formatDateTime, formatDay } from '../../src/http/web/format';
+import { numberFormat } from '../../src/i18n/intl-cache';
 
 export { formatBytes, formatDay };
 /** A moment (audit log, last activity): the day as formatDay, then the time. */
 export const formatDate = formatDateTime;
+/** "12,345" / "12 345" / "12.345": a whole count in the language's grouping. */
+export const formatCount = (v: number, lang: string): string => numberFormat(lang).format(v);
 
 /** "45 s", "3 min 05 s", "1 h 05 min": the same abbreviations read in every language of the pages. */
 export function formatDuration(seconds: number): string {

@@ -1,5 +1,5 @@
 import { useApp } from '../lib/context';
-import { formatBytes, formatDay } from '../lib/format';
+import { formatBytes, formatCount, formatDay } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import { useResource } from '../lib/use-resource';
 import { BarChart } from '../components/bar-chart';
@@ -33,7 +33,7 @@ export function UsageOverview() {
   const st = storage.data;
   const u = usage.data;
   const bytes = (v: number) => formatBytes(v, lang);
-  const count = (v: number) => new Intl.NumberFormat(lang).format(v);
+  const count = (v: number) => formatCount(v, lang);
   // One sample a day, on the same 30-day axis as the other charts; a day without one has no bar.
   const samples = new Map(u.storage.map((d) => [d.day, d.bytes]));
   return (

@@ -4,6 +4,7 @@
  */
 
 import { pageLocale } from '../../i18n/dates';
+import { numberFormat, pluralRules } from '../../i18n/intl-cache';
 
 // The date formats live with the translations, so that mails (src/mail) write dates as the pages do.
 export { formatDateTime, formatDay, pageLocale } from '../../i18n/dates';
@@ -23,7 +24,7 @@ export function formatBytes(n: number, lang: string): string {
   }
   const d = digits();
   // A no-break space: a figure never sits on one line and its unit on the next.
-  return `${new Intl.NumberFormat(pageLocale(lang), { maximumFractionDigits: d, minimumFractionDigits: d }).format(v)}\u00a0${UNITS[i]}`;
+  return `${numberFormat(pageLocale(lang), { maximumFractionDigits: d, minimumFractionDigits: d }).format(v)}\u00a0${UNITS[i]}`;
 }
 
 /**
@@ -31,7 +32,7 @@ export function formatBytes(n: number, lang: string): string {
  * "0 fichier", English "0 files"), when the table has it; else the key itself.
  */
 export function pluralKey(has: (key: string) => boolean, lang: string, key: string, count: number): string {
-  const exact = `${key}_${new Intl.PluralRules(pageLocale(lang)).select(count)}`;
+  const exact = `${key}_${pluralRules(pageLocale(lang)).select(count)}`;
   if (has(exact)) return exact;
   return has(`${key}_other`) ? `${key}_other` : key;
 }
