@@ -15,7 +15,14 @@ if (fs.existsSync(webDir)) {
     fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
   for (const f of walk(webDir).sort()) assets[`web/${path.relative(webDir, f).split(path.sep).join('/')}`] = f;
 }
-const config = { main, output, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, assets };
+// V8 starts a full collection whenever the old generation's slack falls below the young generation's size, and
+// sizes that slack from the small heap the application starts with (~23 MB): during an upload, whose 64 KiB
+// socket buffers keep passing through, that made a full collection every ~30 MiB received, about 1 CPU-second
+// per GiB on V8's helper threads. A first limit of 256 MB stops it, and without the memory reducer a few idle
+// seconds between uploads no longer shrink the limit back. The limit reserves nothing; the memory reducer's
+// absence costs some 10-20 MiB of RSS (docs/architecture.md, Memory).
+const execArgv = ['--initial-old-space-size=256', '--no-memory-reducer'];
+const config = { main, output, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, execArgv, assets };
 const text = JSON.stringify(config, null, 2) + '\n';
 if (!fs.existsSync(cfgPath) || fs.readFileSync(cfgPath, 'utf8') !== text) fs.writeFileSync(cfgPath, text);
 

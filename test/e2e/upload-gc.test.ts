@@ -1,0 +1,50 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import fs from 'node:fs';
+import { startBinary } from '../helpers/binary';
+import { request } from '../helpers/server';
+import { inAWeek, patternBytes, sendChunks } from '../helpers/upload-client';
+import { parsePrometheusText } from '../helpers/prometheus-text';
+
+const MiB = 1024 * 1024;
+const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
+const config = {
+  auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } },
+  metrics: { allow: ['127.0.0.1'] },
+};
+
+/** Full (mark-compact) collections of the server's main heap so far, from its own GC histogram. */
+async function majorCollections(url: string): Promise<number> {
+  const r = await request(url, 'GET', '/metrics');
+  assert.is(r.status, 200, r.text);
+  return parsePrometheusText(r.text).value('nodejs_gc_duration_seconds_count', { kind: 'major' });
+}
+
+// The executable starts V8 with a first old-generation limit of 256 MB and no memory reducer
+// (scripts/build/sea-config.mjs, docs/architecture.md, Memory). Without them V8 sized the limit from ferry's
+// small start-up heap and ran a full collection for every ~30 MiB an upload received (33 per GiB, ~1
+// CPU-second per GiB on its helper threads); what is left is the one V8 runs for every 64 MiB of socket
+// buffers freed (~14 per GiB, as a bare node:http sink gets).
+test('an upload through the binary runs about one full collection per 64 MiB received, not one per 30', async () => {
+  const s = await startBinary({ config });
+  try {
+    const size = 384 * MiB;
+    const data = patternBytes('gc', size);
+    const t = await request(s.url, 'POST', '/transfer', {
+      headers,
+      json: { files: [{ name: 'big.bin', size }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    });
+    assert.is(t.status, 201, t.text);
+    const before = await majorCollections(s.url);
+    const answers = await sendChunks((method, p, init) => request(s.url, method, p, { ...init, headers: { ...headers, ...(init?.headers ?? {}) } }), t.json.files[0].id, data, 5 * MiB, { parallel: 4 });
+    assert.ok(answers.every((a) => a.status === 200));
+    const majors = (await majorCollections(s.url)) - before;
+    console.log(`full collections during a ${size / MiB} MiB upload: ${majors}`);
+    assert.ok(majors <= size / MiB / 48, `${majors} full collections for ${size / MiB} MiB`);
+  } finally {
+    await s.stop();
+    fs.rmSync(s.dir, { recursive: true, force: true });
+  }
+});
+
+test.run();
