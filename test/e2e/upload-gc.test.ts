@@ -2,16 +2,13 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import { startBinary } from '../helpers/binary';
-import { request } from '../helpers/server';
+import { asUser, HEADER_SP, request } from '../helpers/server';
 import { inAWeek, patternBytes, sendChunks } from '../helpers/upload-client';
 import { parsePrometheusText } from '../helpers/prometheus-text';
 
 const MiB = 1024 * 1024;
-const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
-const config = {
-  auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } },
-  metrics: { allow: ['127.0.0.1'] },
-};
+const headers = asUser('alice');
+const config = { ...HEADER_SP, metrics: { allow: ['127.0.0.1'] } };
 
 /** Full (mark-compact) collections of the server's main heap so far, from its own GC histogram. */
 async function majorCollections(url: string): Promise<number> {
