@@ -1,5 +1,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
+import { uploadGarbage } from '../util/socket-garbage';
 
 /** Bytes gathered from the socket while a write is under way, written together with one writev. */
 const BATCH = 1024 * 1024;
@@ -79,6 +80,8 @@ export function writeStreamAt(h: FileHandle, data: Readable, offset: number, exp
       writevAll(h, batch, pos).then(
         () => {
           pos += size;
+          // The batch's socket buffers are on the disk now, and garbage.
+          uploadGarbage.discarded(size);
           hold(-Math.min(size, held)); // already released when the body settled early (a stream error)
           writing = false;
           if (data.isPaused() && !failed) data.resume();

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AbortedError, OverflowError } from './positional-writer';
-import { discarded } from './socket-garbage';
+import { objectStoreGarbage } from '../util/socket-garbage';
 
 /**
  * A chunk's body gathered in memory (at most `expected` bytes; the caller bounds it), so its exact length is
@@ -67,8 +67,8 @@ export function countedBody(data: Readable, expected: number, abort: AbortContro
           if (seen > expected) throw new OverflowError();
           crc = zlib.crc32(chunk, crc);
           yield chunk;
-          // Handed on: once sent, a buffer of the client's socket is garbage, like the store's (socket-garbage.ts).
-          discarded(chunk.length);
+          // Handed on: once sent, a buffer of the client's socket is garbage, like the store's (util/socket-garbage.ts).
+          objectStoreGarbage.discarded(chunk.length);
         }
       } catch (e) {
         failure = e instanceof OverflowError ? e : new AbortedError();

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { PositionalReader } from '../domain/ports';
-import { discarded } from './socket-garbage';
+import { objectStoreGarbage } from '../util/socket-garbage';
 
 /**
  * Bytes [start, end] of an object, read forwards through one ranged GET into the caller's buffers: the
@@ -31,7 +31,7 @@ export class S3RangeReader implements PositionalReader {
         const r = await this.body!.next();
         if (r.done) break;
         this.leftover = r.value;
-        discarded(r.value.length);
+        objectStoreGarbage.discarded(r.value.length);
       }
       const take = Math.min(want - n, this.leftover.length);
       this.leftover.copy(buf, n, 0, take);

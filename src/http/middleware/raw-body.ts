@@ -2,6 +2,7 @@ import type { Middleware } from 'koa';
 import { Errors } from '../../domain/errors';
 import type { FerryContext, FerryState } from '../state';
 import type { BodyPool } from '../../util/body-pool';
+import { uploadGarbage } from '../../util/socket-garbage';
 
 /** Room for a chunk plus whatever a client may wrap around it. */
 export const RAW_BODY_SLACK = 64 * 1024;
@@ -40,9 +41,9 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
 
 /**
  * The body in reused memory of its own (shared memory the hashing thread reads in place), so it leaves no
- * garbage. With a Content-Length (the usual case) each piece is copied in as it arrives and dies young: kept in
- * a list until the end, the pieces of every 5 MiB chunk outlived the young generation and cost a signed upload
- * of 2 GiB some seventy full collections.
+ * garbage. With a Content-Length (the usual case) each piece is copied in as it arrives and dies young (and is
+ * counted, util/socket-garbage.ts): kept in a list until the end, the pieces of every 5 MiB chunk outlived the
+ * young generation and cost a signed upload of 2 GiB some seventy full collections.
  */
 async function readBody(req: AsyncIterable<unknown>, pool: BodyPool, declared: number, limit: number): Promise<Buffer> {
   if (declared > 0) {
@@ -50,7 +51,10 @@ async function readBody(req: AsyncIterable<unknown>, pool: BodyPool, declared: n
     let at = 0;
     try {
       // The HTTP parser never hands over more than Content-Length.
-      for await (const chunk of req) at += (chunk as Buffer).copy(body, at);
+      for await (const chunk of req) {
+        at += (chunk as Buffer).copy(body, at);
+        uploadGarbage.discarded((chunk as Buffer).length);
+      }
     } catch (e) {
       pool.give(body);
       throw e;
