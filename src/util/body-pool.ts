@@ -1,3 +1,5 @@
+import { collector } from './collector';
+
 /**
  * Bytes of one slab at the least: above glibc's largest dynamic mmap threshold (32 MiB). Freeing a block it had
  * mapped of 128 KiB to 32 MiB raises that threshold to the block's size for the rest of the process; blocks
@@ -73,7 +75,12 @@ export class BodyPool {
     if (this.idle) clearTimeout(this.idle);
     this.idle = setTimeout(() => {
       this.idle = null;
+      const before = this.slabs.length;
       this.slabs = this.slabs.filter((s) => s.used > 0);
+      // A slab lives in the old generation, so only a full collection frees it, and uploads no longer bring
+      // those about (socket-garbage.ts): a quiet moment is the time for one, or several slabs' worth of memory
+      // stayed with the process after signed uploads (bench: 180 -> 250 MiB RSS).
+      if (this.slabs.length < before) collector()?.({ type: 'major' });
     }, this.idleMs);
     this.idle.unref();
   }

@@ -1,5 +1,4 @@
-import v8 from 'node:v8';
-import vm from 'node:vm';
+import { collector } from './collector';
 
 /**
  * Bytes read from a socket arrive in a new 64 KiB buffer per read, outside V8's heap, and die as soon as they
@@ -54,18 +53,3 @@ export const objectStoreGarbage = new SocketGarbage(2 * MiB, 256 * MiB);
  * promoted buffers bounded.
  */
 export const uploadGarbage = new SocketGarbage(32 * MiB);
-
-type Gc = (options: { type: 'minor' | 'major' }) => void;
-let gc: Gc | null | undefined;
-
-function collector(): Gc | null {
-  if (gc === undefined) {
-    try {
-      v8.setFlagsFromString('--expose-gc');
-      gc = vm.runInNewContext('gc') as Gc;
-    } catch {
-      gc = null;
-    }
-  }
-  return gc;
-}

@@ -190,4 +190,18 @@ test('the body pool lets its memory go when no body came for a while', async () 
   assert.is.not(pool.take(10, 100).buffer, first);
 });
 
+test('memory the body pool lets go goes back at once, not at some later full collection', async () => {
+  const MiB = 1024 * 1024;
+  const pool = new BodyPool(30);
+  const before = process.memoryUsage().arrayBuffers;
+  const bodies = Array.from({ length: 3 }, () => pool.take(5 * MiB, 5 * MiB + 65536));
+  const held = process.memoryUsage().arrayBuffers - before;
+  assert.ok(held >= 33 * MiB, `${held} bytes held`);
+  for (const b of bodies) pool.give(b);
+  bodies.length = 0;
+  await new Promise((r) => setTimeout(r, 100));
+  const left = process.memoryUsage().arrayBuffers - before;
+  assert.ok(left < 4 * MiB, `${(left / MiB).toFixed(1)} MiB still held after the pool let its slab go`);
+});
+
 test.run();

@@ -10,7 +10,7 @@ async function collections(fn: () => void): Promise<{ minor: number; major: numb
   const seen = { minor: 0, major: 0 };
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      const kind = (e.detail as { kind?: number } | undefined)?.kind;
+      const kind = (e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
       if (kind === constants.NODE_PERFORMANCE_GC_MINOR) seen.minor++;
       if (kind === constants.NODE_PERFORMANCE_GC_MAJOR) seen.major++;
     }
