@@ -134,7 +134,7 @@ test('a chunk still arriving when its Transfer is deleted is refused and leaves 
   assert.equal(r2 !== 'cut' && [r2.status, r2.json.message], [404, 'file_not_found']);
 });
 
-test('GET /file reports received, ranges and missing; completion stores SHA-256 and CRC-32 of the bytes', async () => {
+test('GET /file reports received, ranges and missing; completion stores SHA-256 and CRC-32 of the bytes, with no piece rows on the filesystem', async () => {
   const data = patternBytes('info', 3 * CHUNK + 7);
   const t = await create([data.length]);
   const f = t.files[0];
@@ -144,6 +144,9 @@ test('GET /file reports received, ranges and missing; completion stores SHA-256 
   const early = await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } });
   assert.equal([early.status, early.json.message], [409, 'file_incomplete']);
   await sendChunks(s.request, f.id, data, CHUNK, { headers: alice, order: [3, 1] });
+  // The filesystem puts bytes at their offset and hashes the file itself: a chunk leaves its range and no piece.
+  const pieces = (await sqlOne(s, 'SELECT COUNT(*) AS n FROM file_pieces WHERE file_id = ?', f.id)) as { n: number };
+  assert.is(Number(pieces.n), 0, 'no piece rows for chunks on the filesystem');
   assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).json, true);
   const done = await fileInfo(f.id);
   assert.equal([done.received, done.missing, done.complete, done.sha256], [data.length, [], true, sha256(data)]);
