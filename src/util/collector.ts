@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-export type Gc = (options: { type: 'minor' | 'major' }) => void;
+type Gc = (options: { type: 'minor' | 'major' }) => void;
 let gc: Gc | null | undefined;
 
 /**

@@ -51,9 +51,10 @@ async function readBody(req: AsyncIterable<unknown>, pool: BodyPool, declared: n
     let at = 0;
     try {
       // The HTTP parser never hands over more than Content-Length.
-      for await (const chunk of req) {
-        at += (chunk as Buffer).copy(body, at);
-        uploadGarbage.discarded((chunk as Buffer).length);
+      for await (const piece of req) {
+        const chunk = piece as Buffer;
+        at += chunk.copy(body, at);
+        uploadGarbage.discarded(chunk.length);
       }
     } catch (e) {
       pool.give(body);
