@@ -54,24 +54,21 @@ export function useUploadRunner(app: AppContext) {
   useEffect(() => {
     if (!upload) return;
     const online = () => upload.wake();
-    window.addEventListener('online', online);
-    void upload.run().catch(() => undefined); // failures show through progress (phase "failed")
-    return () => window.removeEventListener('online', online);
-  }, [upload]);
-
-  const active = progress !== null && ACTIVE.has(progress.phase);
-  useEffect(() => {
-    if (!active) return;
+    // Registered here, before the upload runs, and decided by the last reported phase: a listener added once
+    // the "uploading" render has happened would leave a gap in which a reload goes through unasked.
     const ask = (e: BeforeUnloadEvent) => {
-      // The listener goes only after the next render, so the last reported phase decides: once the
-      // upload has finished, a reload in that gap must not ask (and hang a script that reloads).
       if (!latest.current || !ACTIVE.has(latest.current.phase)) return;
       e.preventDefault();
       e.returnValue = ''; // older browsers need it set to show the question
     };
+    window.addEventListener('online', online);
     window.addEventListener('beforeunload', ask);
-    return () => window.removeEventListener('beforeunload', ask);
-  }, [active]);
+    void upload.run().catch(() => undefined); // failures show through progress (phase "failed")
+    return () => {
+      window.removeEventListener('online', online);
+      window.removeEventListener('beforeunload', ask);
+    };
+  }, [upload]);
 
   return {
     upload,
