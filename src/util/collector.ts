@@ -1,7 +1,7 @@
 import v8 from 'node:v8';
 import vm from 'node:vm';
 
-type Gc = (options: { type: 'minor' | 'major' }) => void;
+type Gc = (options: { type: 'minor' | 'major'; flavor?: 'regular' | 'last-resort' }) => void;
 let gc: Gc | null | undefined;
 
 /**
@@ -20,3 +20,32 @@ export function collector(): Gc | null {
   }
   return gc;
 }
+
+/**
+ * Gives memory back once a burst of traffic is over: `busy()` is called now and then while bytes stream
+ * through, and when it has not been called for `idleMs`, one last-resort collection runs. Unlike a plain full
+ * collection it also shrinks the young generation back from the semi-spaces it grew to (16 MiB each, twice)
+ * and releases V8's pooled pages: what V8's memory reducer did, which the executable turns off because it
+ * shrank the old generation's limit between two uploads (docs/architecture.md, Memory). It costs one
+ * pause of a few tens of milliseconds per burst.
+ */
+export class IdleTrim {
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly idleMs: number) {}
+
+  busy(): void {
+    if (this.timer) {
+      this.timer.refresh();
+      return;
+    }
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      collector()?.({ type: 'major', flavor: 'last-resort' });
+    }, this.idleMs);
+    this.timer.unref();
+  }
+}
+
+/** The process's one trim, told of uploads and object-store traffic by their garbage meters. */
+export const idleTrim = new IdleTrim(5000);

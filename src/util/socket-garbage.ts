@@ -1,4 +1,4 @@
-import { collector } from './collector';
+import { collector, idleTrim } from './collector';
 
 /**
  * Bytes read from a socket arrive in a new 64 KiB buffer per read, outside V8's heap, and die as soon as they
@@ -7,7 +7,7 @@ import { collector } from './collector';
  * last full collection: then it runs a full one (Node 24; Node 20 freed them in young collections). So code
  * that drops such buffers counts them here, and every so many bytes a young-generation collection (a
  * scavenge: the heap's old objects are not visited, about a millisecond) frees them first
- * (docs/architecture.md, Memory).
+ * (docs/architecture.md, Memory). Each such collection also tells the idle trim that traffic goes on.
  */
 export class SocketGarbage {
   private sinceGc = 0;
@@ -31,6 +31,7 @@ export class SocketGarbage {
     const full = this.sinceFullGc >= this.fullEveryBytes;
     if (full) this.sinceFullGc = 0;
     collector()?.({ type: full ? 'major' : 'minor' });
+    idleTrim.busy();
   }
 }
 
