@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { tsImport } from 'tsx/esm/api';
 import { filesystemUploadRows } from './fs-uploads.mjs';
 import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
 import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
@@ -137,7 +138,6 @@ try {
 
   // 7b: the same database moved to PostgreSQL (`ferry db copy`, timed), served with database_url. The server is
   // the tests' own (Debian's binaries, fsync off, on the same cores): a figure to compare, with no budget.
-  const { tsImport } = await import('tsx/esm/api');
   const { freshPostgresDatabase } = await tsImport('../../test/helpers/system/postgres.ts', import.meta.url);
   const pgUrl = await freshPostgresDatabase('ferry_bench');
   const copyStart = Date.now();
@@ -238,7 +238,6 @@ console.log(`\n${rows.length - misses} of ${rows.length} rows within budget`);
 
 /** Row 7a: per-read time of a cached statement with ORDER BY against the same without it, on ferry's driver. */
 async function sqliteReadsRow(file, ids) {
-  const { tsImport } = await import('tsx/esm/api');
   const { openSqliteFile } = await tsImport('../../src/db/sqlite.ts', import.meta.url);
   const { SqliteConnection } = await tsImport('../../src/db/sqlite-driver.ts', import.meta.url);
   const db = openSqliteFile(file);

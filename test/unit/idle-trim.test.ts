@@ -56,7 +56,8 @@ test('after a burst, once quiet, one collection gives back the grown young gener
 });
 
 test('a pending trim keeps no process alive (a CLI command exits when its work is done)', () => {
-  const script = `import('${path.resolve('src/util/collector.ts')}').then((m) => new m.IdleTrim(60_000).busy())`;
+  const module = path.resolve(__dirname, '../../src/util/collector.ts');
+  const script = `import(${JSON.stringify(module)}).then((m) => new m.IdleTrim(60_000).busy())`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 30_000 });
   assert.is(r.signal, null, 'the process had to be killed: the trim\'s timer held it');
   assert.is(r.status, 0, r.stderr);
