@@ -8,7 +8,8 @@ import type { Dialect } from './migrations';
 import type { DB } from './schema';
 import type { RepoContext, Db } from './context';
 import { FerrySqliteDialect } from './sqlite-driver';
-import { openSqlite, sqliteFile, SqliteDb } from './sqlite';
+import { openSqlite, sqliteFile, sqliteWalFlush, SqliteDb } from './sqlite';
+import { GroupFlush } from './group-flush';
 import { createPool, migratePostgres, postgresDialect, redactDatabaseUrl } from './postgres';
 import { TransfersRepo } from './transfers-repo';
 import { AuditRepo } from './audit-repo';
@@ -83,6 +84,8 @@ class KyselyUnitOfWork implements UnitOfWork {
   constructor(
     private readonly db: Kysely<DB>,
     private readonly ctx: RepoContext,
+    /** SQLite: waits until the commit is on the disk (see sqliteWalFlush); PostgreSQL's COMMIT already has. */
+    private readonly durable: (() => Promise<void>) | null = null,
   ) {}
 
   async run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
@@ -90,6 +93,9 @@ class KyselyUnitOfWork implements UnitOfWork {
       const hooks: (() => void)[] = [];
       try {
         const result = await this.db.transaction().execute((trx) => fn({ ...repositories(trx, this.ctx), afterCommit: (h) => void hooks.push(h) }));
+        // Outside the transaction: the connection serves others while the disk works. What a unit of work
+        // changed is acknowledged, and its hooks (mail, wake-ups) run, only once it survives a power cut.
+        if (this.durable) await this.durable();
         for (const h of hooks) h();
         return result;
       } catch (e) {
@@ -194,12 +200,13 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const dialect = new FerrySqliteDialect(sqlite);
     ctx.readNow = (text, params) => dialect.readNow(text, params);
     const kysely = new Kysely<DB>({ dialect });
+    const commits = new GroupFlush(sqliteWalFlush(opts.dataDir));
     return {
       dialect: 'sqlite',
       where: sqliteFile(opts.dataDir),
       kysely,
       repos: repositories(kysely, ctx),
-      uow: new KyselyUnitOfWork(kysely, ctx),
+      uow: new KyselyUnitOfWork(kysely, ctx, () => commits.after()),
       locks: leaseLocks(kysely),
       query: async <T>(text: string, params: unknown[] = []) => (await kysely.executeQuery<T>(CompiledQuery.raw(text, params))).rows,
       close: () => kysely.destroy(),

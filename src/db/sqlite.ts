@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { migrations, Migration, sqlFor } from './migrations';
 import { loadNativeBinding } from './native-addon';
@@ -40,6 +41,41 @@ export function openSqliteFile(file: string, list: Migration[] = migrations, opt
   if (!opts.readonly) migrateSqlite(db, list);
   db.pragma('busy_timeout = 0');
   return db;
+}
+
+/**
+ * The flush behind a durable commit. In WAL mode with synchronous = NORMAL a COMMIT writes its frames to the
+ * -wal file without waiting for the disk: a process killed after it loses nothing, but a power cut can take
+ * the last commits back. synchronous = FULL would wait inside COMMIT, blocking the event loop for a whole
+ * fdatasync (milliseconds on a spinning disk) on every write. So units of work commit as before and then wait
+ * for this, in the thread pool, shared by the units of work that committed meanwhile (src/db/group-flush.ts):
+ * fdatasync of the -wal file, and once per process of the folder that names it (the file is made when the
+ * database is opened). Opened afresh each time, so a -wal file removed and made again is still the one
+ * flushed; none at all means every commit is in the database file already (docs/architecture.md, SQLite).
+ */
+export function sqliteWalFlush(dataDir: string): () => Promise<void> {
+  const wal = `${sqliteFile(dataDir)}-wal`;
+  let folderFlushed = false;
+  const sync = async (file: string) => {
+    const h = await fsp.open(file, 'r');
+    try {
+      await h.datasync();
+    } finally {
+      await h.close();
+    }
+  };
+  return async () => {
+    try {
+      await sync(wal);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw e;
+    }
+    if (!folderFlushed) {
+      await sync(path.dirname(wal));
+      folderFlushed = true;
+    }
+  };
 }
 
 export function migrateSqlite(db: SqliteDb, list: Migration[]): void {
