@@ -89,15 +89,21 @@ class KyselyUnitOfWork implements UnitOfWork {
   ) {}
 
   async run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
+    const hooks: (() => void)[] = [];
+    const result = await this.transaction(fn, hooks);
+    // Outside the transaction: the connection serves others while the disk works. What a unit of work changed
+    // is acknowledged, and its hooks (mail, wake-ups) run, only once it survives a power cut.
+    if (this.durable) await this.durable();
+    for (const h of hooks) h();
+    return result;
+  }
+
+  /** The transaction, run again after a deadlock; `hooks` gets the after-commit hooks of the attempt that committed. */
+  private async transaction<T>(fn: (tx: Tx) => Promise<T>, hooks: (() => void)[]): Promise<T> {
     for (let attempt = 1; ; attempt++) {
-      const hooks: (() => void)[] = [];
+      hooks.length = 0;
       try {
-        const result = await this.db.transaction().execute((trx) => fn({ ...repositories(trx, this.ctx), afterCommit: (h) => void hooks.push(h) }));
-        // Outside the transaction: the connection serves others while the disk works. What a unit of work
-        // changed is acknowledged, and its hooks (mail, wake-ups) run, only once it survives a power cut.
-        if (this.durable) await this.durable();
-        for (const h of hooks) h();
-        return result;
+        return await this.db.transaction().execute((trx) => fn({ ...repositories(trx, this.ctx), afterCommit: (h) => void hooks.push(h) }));
       } catch (e) {
         if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((e as { code?: string })?.code ?? '')) throw e;
       }

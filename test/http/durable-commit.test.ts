@@ -14,7 +14,8 @@ const CHUNK = 1024;
 const alice = asUser('alice');
 let s: TestServer;
 
-type Gate = { pending: number; release: () => void; fail: Error | null };
+/** While set, every fdatasync of the -wal file waits in `waiting` until openGate(), then fails with `fail` if given. */
+type Gate = { waiting: (() => void)[]; fail: Error | null };
 let gate: Gate | null = null;
 let walFlushes = 0;
 let original: (this: fsp.FileHandle) => Promise<void>;
@@ -31,11 +32,7 @@ test.before(async () => {
       walFlushes++;
       const g = gate;
       if (g) {
-        g.pending++;
-        await new Promise<void>((resolve) => {
-          const release = g.release;
-          g.release = () => (release(), resolve());
-        });
+        await new Promise<void>((resolve) => g.waiting.push(resolve));
         if (g.fail) throw g.fail;
       }
     }
@@ -47,14 +44,23 @@ test.after(async () => {
   await s.close();
 });
 
-function closedGate(fail: Error | null = null): Gate {
-  return { pending: 0, release: () => {}, fail };
+function closeGate(fail: Error | null = null): Gate {
+  gate = { waiting: [], fail };
+  return gate;
 }
 
-async function until(cond: () => boolean, what: string) {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(cond(), what);
+/** Lets the held flushes go on; the flushes after them pass. */
+function openGate(g: Gate): void {
+  gate = null;
+  for (const go of g.waiting) go();
 }
+
+async function until(cond: () => boolean | Promise<boolean>, what: string) {
+  for (let i = 0; i < 500 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(await cond(), what);
+}
+
+const received = async (f: { id: number }) => Number((await sqlOne<{ received: number }>(s, 'SELECT received FROM files WHERE id = ?', f.id))!.received);
 
 async function createFile(size: number) {
   const r = await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'a.bin', size }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
@@ -71,18 +77,15 @@ const putChunk = (f: { id: number; size: number }, offset: number) =>
 test('a chunk is acknowledged only once the commit recording it is on the disk', async () => {
   const f = await createFile(2 * CHUNK);
   assert.is((await putChunk(f, 0)).status, 200); // the Transfer is uploading: one unit of work per chunk from here
-  gate = closedGate();
+  const g = closeGate();
   let answered = false;
   const put = putChunk(f, CHUNK).then((r) => ((answered = true), r));
-  await until(() => gate!.pending > 0, 'the -wal file is flushed after the chunk is recorded');
+  await until(() => g.waiting.length > 0, 'the -wal file is flushed after the chunk is recorded');
   // Recorded (committed) but not yet on the disk: the client must not have its answer yet.
-  const row = await sqlOne<{ received: number }>(s, 'SELECT received FROM files WHERE id = ?', f.id);
-  assert.is(Number(row!.received), 2 * CHUNK);
+  assert.is(await received(f), 2 * CHUNK);
   await new Promise((r) => setTimeout(r, 300));
   assert.not.ok(answered, 'answered before its commit was flushed');
-  const g = gate!;
-  gate = null;
-  g.release();
+  openGate(g);
   const r = await put;
   assert.is(r.status, 200, r.text);
   assert.is(r.json.received, 2 * CHUNK);
@@ -91,22 +94,14 @@ test('a chunk is acknowledged only once the commit recording it is on the disk',
 test('chunks committed during a flush share the next one', async () => {
   const f = await createFile(8 * CHUNK);
   assert.is((await putChunk(f, 0)).status, 200); // the Transfer is uploading: one unit of work per chunk from here
-  gate = closedGate();
+  const g = closeGate();
   const before = walFlushes;
   const puts = Array.from({ length: 7 }, (_, i) => putChunk(f, (i + 1) * CHUNK));
-  await until(() => gate!.pending === 1, 'the first chunk recorded waits for its flush');
+  await until(() => g.waiting.length === 1, 'the first chunk recorded waits for its flush');
   // The other six are recorded meanwhile, each waiting for a flush that begins after its commit.
-  for (let i = 0; i < 500; i++) {
-    const row = await sqlOne<{ received: number }>(s, 'SELECT received FROM files WHERE id = ?', f.id);
-    if (Number(row!.received) === 8 * CHUNK) break;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  const row = await sqlOne<{ received: number }>(s, 'SELECT received FROM files WHERE id = ?', f.id);
-  assert.is(Number(row!.received), 8 * CHUNK, 'all seven recorded while the first flush runs');
-  assert.is(gate!.pending, 1, 'no second flush begins while one runs');
-  const g = gate!;
-  gate = null;
-  g.release();
+  await until(async () => (await received(f)) === 8 * CHUNK, 'all seven recorded while the first flush runs');
+  assert.is(g.waiting.length, 1, 'no second flush begins while one runs');
+  openGate(g);
   for (const r of await Promise.all(puts)) assert.is(r.status, 200, r.text);
   assert.is(walFlushes - before, 2, 'seven commits, two flushes: the held one and the one they shared');
 });
@@ -114,12 +109,10 @@ test('chunks committed during a flush share the next one', async () => {
 test('a chunk whose commit cannot be flushed is not acknowledged, and is taken when sent again', async () => {
   const f = await createFile(2 * CHUNK);
   assert.is((await putChunk(f, 0)).status, 200);
-  gate = closedGate(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5, syscall: 'fdatasync' }));
+  const g = closeGate(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5, syscall: 'fdatasync' }));
   const put = putChunk(f, CHUNK);
-  await until(() => gate!.pending > 0, 'flush attempted');
-  const g = gate!;
-  gate = null;
-  g.release();
+  await until(() => g.waiting.length > 0, 'flush attempted');
+  openGate(g);
   const r = await put;
   assert.ok(r.status >= 500, `status ${r.status}: ${r.text}`);
   assert.type(r.json?.message, 'string', 'an error in the spec shape');
