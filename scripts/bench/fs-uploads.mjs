@@ -18,7 +18,7 @@ async function startSink(dir, name, flags) {
 }
 
 /** Ferry's durable and unsynced uploads (and the sinks') run at least this many times, even in a quick run. */
-const DURABILITY_PAIRS = 5;
+const DURABILITY_PAIRS = 7;
 
 /**
  * libeatmydata (Debian's eatmydata package), preloaded into a process, makes fsync and fdatasync no-ops and
@@ -77,7 +77,8 @@ async function checkDurability(server, dataDir, durable) {
  * - the plain sink `bare` (writes only, no digests, no O_DSYNC): information;
  * - the tus reference server `tus` (storing in `tusDir`), and signed against unsigned ferry, as before.
  * Upload figures on a shared two-core machine move by a quarter from one run to the next, so each side runs
- * `reps` times (the durability pairs at least DURABILITY_PAIRS times: they are short), the sides taking turns,
+ * `reps` times (the durability pairs at least DURABILITY_PAIRS times: they are short), the sides taking turns in an order
+ * reversed every other round,
  * and each row gives the median of the paired runs' ratios; older uploads are deleted as they go (disk space). Returns ferry's last upload (the
  * Transfer and its completion) for the download rows.
  */
@@ -113,18 +114,28 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     let t;
     let completed;
     for (let r = 0; r < Math.max(reps, DURABILITY_PAIRS); r++) {
-      if (t) await deleteTransfer(ferry.url, t);
-      let upload;
-      ({ t, upload } = await ferryRun(ferry));
-      runs.ferry.push(upload);
-      completed = upload.result;
-      if (unsynced) {
-        const u = await ferryRun(unsynced);
-        runs.unsynced.push(u.upload);
-        await deleteTransfer(unsynced.url, u.t);
-      }
-      runs.durable.push(await sinkRun(durable, r, true));
-      runs.digests.push(await sinkRun(digests, r, true));
+      const sides = [
+        async () => {
+          if (t) await deleteTransfer(ferry.url, t);
+          let upload;
+          ({ t, upload } = await ferryRun(ferry));
+          runs.ferry.push(upload);
+          completed = upload.result;
+        },
+        async () => {
+          if (!unsynced) return;
+          const u = await ferryRun(unsynced);
+          runs.unsynced.push(u.upload);
+          await deleteTransfer(unsynced.url, u.t);
+        },
+        async () => runs.durable.push(await sinkRun(durable, r, true)),
+        async () => runs.digests.push(await sinkRun(digests, r, true)),
+      ];
+      // Every other round runs them in the reverse order: on this shared machine the disk's speed drifts within
+      // a round (a durable pair's ratio fell from 0.94 to 0.80 over five rounds of one run), and a side that
+      // always ran first would always meet the same point of the drift.
+      if (r % 2 === 1) sides.reverse();
+      for (const side of sides) await side();
       // The sinks did the same hashing: their digest is ferry's.
       const sha = completed.files[0].sha256;
       for (const sink of [runs.durable, runs.digests]) if (sink[r].result.sha256 !== sha) throw new Error(`sink digest ${sink[r].result.sha256} is not ferry's ${sha}`);
