@@ -76,11 +76,11 @@ async function checkDurability(server, dataDir, durable) {
  *   against itself without O_DSYNC (the disk's price alone, without ferry's work to hide it);
  * - the plain sink `bare` (writes only, no digests, no O_DSYNC): information;
  * - the tus reference server `tus` (storing in `tusDir`), and signed against unsigned ferry, as before.
- * Upload figures on a shared two-core machine move by a quarter from one run to the next, so each side runs
- * `reps` times (the durability pairs at least DURABILITY_PAIRS times: they are short), the sides taking turns in an order
- * reversed every other round,
- * and each row gives the median of the paired runs' ratios; older uploads are deleted as they go (disk space). Returns ferry's last upload (the
- * Transfer and its completion) for the download rows.
+ * Upload figures on a shared two-core machine move by a quarter from one run to the next, so the sides run in
+ * rounds, taking turns: first the budget rows' sides (ferry, its twin and the two same-work sinks) at least
+ * DURABILITY_PAIRS times (they are short), then `reps` rounds of ferry beside bare, tus and signed ferry. Each
+ * row gives the median of its paired runs' ratios; older uploads are deleted as they go (disk space). Returns
+ * ferry's last upload (the Transfer and its completion) and a bare file of the same size for the download rows.
  */
 export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, source, size, reps, row }) {
   const durable = await startSink(dir, 'sink-durable', ['--digest', '--sync']);
@@ -95,13 +95,19 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     await checkDurability(ferry, path.join(dir, 'ferry', 'data', 'files'), true);
     if (unsynced) await checkDurability(unsynced, path.join(dir, 'ferry-unsynced', 'data', 'files'), false);
     const secret = JSON.parse(ferryCli(['remote-app', 'add', 'bench', '--json', '-c', ferry.config]).trim().split('\n').pop()).secret;
-    const runs = { ferry: [], unsynced: [], durable: [], digests: [], bare: [], tus: [], signed: [] };
+    const runs = { ferry: [], unsynced: [], durable: [], digests: [], plain: [], bare: [], tus: [], signed: [] };
     const fp = ferry.proc.pid;
     // Each upload starts from an empty page cache but for its source file (read back: the budget's condition).
     const fresh = { fresh: { keep: [[source, size]] } };
-    const sinkRun = async (sink, r, done) => {
-      if (r > 0) await call(`${sink.url}/file/big${r - 1}`, 'DELETE');
-      return measure(sink.proc.pid, () => uploadBare(sink.url, `big${r}`, source, size, 4, done), fresh);
+    // A side that does not wait for the disk leaves its upload in the page cache. Kept, it would be written back
+    // by the `sync` before the next side's run, and that side would start on a disk still busy with gigabytes.
+    // So those uploads are deleted at once, before they reach the disk. The durable sides' uploads are on the
+    // disk already, and each deletes its last one before its own run.
+    const sinkRun = async (sink, r, done, { synced = false } = {}) => {
+      if (synced && r > 0) await call(`${sink.url}/file/big${r - 1}`, 'DELETE');
+      const run = await measure(sink.proc.pid, () => uploadBare(sink.url, `big${r}`, source, size, 4, done), fresh);
+      if (!synced) await call(`${sink.url}/file/big${r}`, 'DELETE');
+      return run;
     };
     const ferryRun = async (server) => {
       const t = await createTransfer(server.url, [size]);
@@ -113,43 +119,60 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     };
     let t;
     let completed;
+    const ferrySide = (into) => async () => {
+      if (t) await deleteTransfer(ferry.url, t);
+      let upload;
+      ({ t, upload } = await ferryRun(ferry));
+      into.push(upload);
+      completed = upload.result;
+    };
+    /**
+     * Runs the sides of a round back to back, in the reverse order every other round: on this shared machine
+     * the disk's speed drifts within a round, and a side that always ran first would always meet the same point
+     * of the drift (ferry's same-work pairs gave 0.70-0.93 in the rounds where it ran first and 0.89-1.41 where
+     * it ran last, in one run where the other baselines shared the rounds).
+     */
+    const round = async (r, sides) => {
+      for (const side of r % 2 === 1 ? [...sides].reverse() : sides) await side();
+    };
+    // The budget rows' pairs, in rounds of their own.
     for (let r = 0; r < Math.max(reps, DURABILITY_PAIRS); r++) {
-      const sides = [
-        async () => {
-          if (t) await deleteTransfer(ferry.url, t);
-          let upload;
-          ({ t, upload } = await ferryRun(ferry));
-          runs.ferry.push(upload);
-          completed = upload.result;
-        },
+      await round(r, [
+        ferrySide(runs.ferry),
         async () => {
           if (!unsynced) return;
           const u = await ferryRun(unsynced);
           runs.unsynced.push(u.upload);
           await deleteTransfer(unsynced.url, u.t);
         },
-        async () => runs.durable.push(await sinkRun(durable, r, true)),
+        async () => runs.durable.push(await sinkRun(durable, r, true, { synced: true })),
         async () => runs.digests.push(await sinkRun(digests, r, true)),
-      ];
-      // Every other round runs them in the reverse order: on this shared machine the disk's speed drifts within
-      // a round (a durable pair's ratio fell from 0.94 to 0.80 over five rounds of one run), and a side that
-      // always ran first would always meet the same point of the drift.
-      if (r % 2 === 1) sides.reverse();
-      for (const side of sides) await side();
+      ]);
       // The sinks did the same hashing: their digest is ferry's.
       const sha = completed.files[0].sha256;
       for (const sink of [runs.durable, runs.digests]) if (sink[r].result.sha256 !== sha) throw new Error(`sink digest ${sink[r].result.sha256} is not ferry's ${sha}`);
-      if (r >= reps) continue;
-      runs.bare.push(await sinkRun(bare, r, false));
-      emptyDir(tusDir);
-      runs.tus.push(await measure(tus.proc.pid, () => uploadTus(tus.url, source, size, 4), fresh));
-      const ts = await createTransfer(ferry.url, [size], secret);
-      runs.signed.push(await measure(fp, () => uploadFile(ferry.url, ts, 0, source, 4, secret), fresh));
-      await deleteTransfer(ferry.url, ts);
     }
+    // Then the other baselines, each paired with a ferry upload of its round.
+    for (let r = 0; r < reps; r++) {
+      await round(r, [
+        ferrySide(runs.plain),
+        async () => runs.bare.push(await sinkRun(bare, r, false)),
+        async () => {
+          runs.tus.push(await measure(tus.proc.pid, () => uploadTus(tus.url, source, size, 4), fresh));
+          emptyDir(tusDir);
+        },
+        async () => {
+          const ts = await createTransfer(ferry.url, [size], secret);
+          runs.signed.push(await measure(fp, () => uploadFile(ferry.url, ts, 0, source, 4, secret), fresh));
+          await deleteTransfer(ferry.url, ts);
+        },
+      ]);
+    }
+    // The download rows' bare file (not measured).
+    await uploadBare(bare.url, 'download', source, size, 4, false);
     const MB = size / 1024 / 1024;
     const up = medianRun(runs.ferry);
-    const upReps = runs.ferry.slice(0, reps);
+    const upReps = runs.plain;
     const upOfReps = medianRun(upReps);
     row(`upload ${MB} MiB vs bare sink doing the same work (O_DSYNC writes, SHA-256 + CRC-32 on a thread)`, up, medianRun(runs.durable), { min: 0.9, of: 'speed' }, pairs(runs.ferry, runs.durable));
     if (unsynced) {
@@ -161,7 +184,7 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     row(`upload ${MB} MiB vs bare sink writing only (no digests, no O_DSYNC)`, upOfReps, medianRun(runs.bare), { of: 'speed' }, pairs(upReps, runs.bare));
     row(`upload ${MB} MiB vs @tus/server`, upOfReps, medianRun(runs.tus), { min: 1.6, of: 'speed' }, pairs(upReps, runs.tus));
     row(`upload ${MB} MiB signed vs unsigned ferry`, medianRun(runs.signed), upOfReps, { min: 0.8, of: 'speed' }, pairs(runs.signed, upReps));
-    return { transfer: t, completed, bareFile: `${bare.url}/file/big${reps - 1}` };
+    return { transfer: t, completed, bareFile: `${bare.url}/file/download` };
   } finally {
     await Promise.all([durable.stop(), digests.stop(), unsynced?.stop()]);
   }
