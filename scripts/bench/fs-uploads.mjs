@@ -129,7 +129,7 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     /**
      * Runs the sides of a round back to back, in the reverse order every other round: on this shared machine
      * the disk's speed drifts within a round, and a side that always ran first would always meet the same point
-     * of the drift (ferry's same-work pairs gave 0.70-0.93 in the rounds where it ran first and 0.89-1.41 where
+     * of the drift (ferry's same-work pairs gave 0.70-0.93 in the rounds where it ran first and 0.88-1.41 where
      * it ran last, in one run where the other baselines shared the rounds).
      */
     const round = async (r, sides) => {
