@@ -89,8 +89,7 @@ class KyselyUnitOfWork implements UnitOfWork {
   ) {}
 
   async run<T>(fn: (tx: Tx) => Promise<T>): Promise<T> {
-    const hooks: (() => void)[] = [];
-    const result = await this.transaction(fn, hooks);
+    const { result, hooks } = await this.transaction(fn);
     // Outside the transaction: the connection serves others while the disk works. What a unit of work changed
     // is acknowledged, and its hooks (mail, wake-ups) run, only once it survives a power cut.
     if (this.durable) await this.durable();
@@ -98,12 +97,13 @@ class KyselyUnitOfWork implements UnitOfWork {
     return result;
   }
 
-  /** The transaction, run again after a deadlock; `hooks` gets the after-commit hooks of the attempt that committed. */
-  private async transaction<T>(fn: (tx: Tx) => Promise<T>, hooks: (() => void)[]): Promise<T> {
+  /** The transaction, run again after a deadlock, with the after-commit hooks of the attempt that committed. */
+  private async transaction<T>(fn: (tx: Tx) => Promise<T>): Promise<{ result: T; hooks: (() => void)[] }> {
     for (let attempt = 1; ; attempt++) {
-      hooks.length = 0;
+      const hooks: (() => void)[] = [];
       try {
-        return await this.db.transaction().execute((trx) => fn({ ...repositories(trx, this.ctx), afterCommit: (h) => void hooks.push(h) }));
+        const result = await this.db.transaction().execute((trx) => fn({ ...repositories(trx, this.ctx), afterCommit: (h) => void hooks.push(h) }));
+        return { result, hooks };
       } catch (e) {
         if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((e as { code?: string })?.code ?? '')) throw e;
       }

@@ -37,11 +37,19 @@ function emlName(): string {
   return `${Date.now()}-${crypto.randomBytes(6).toString('hex')}.eml`;
 }
 
+/** A message is written under this name and renamed to `name` once whole. */
+const tempName = (name: string) => `.${name}.tmp`;
+
+/** A message of the inbox, whole or still being written. */
+export function isInboxFileName(n: string): boolean {
+  return EML_NAME.test(n) || (n.startsWith('.') && n.endsWith('.tmp') && EML_NAME.test(n.slice(1, -'.tmp'.length)));
+}
+
 /** Stores one whole message in dir, written to a temp name (0600) and renamed, as the SMTP sink stores it. */
 export async function storeEml(dir: string, message: Buffer): Promise<void> {
   await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });
   const name = emlName();
-  const tmp = path.join(dir, `.${name}.tmp`);
+  const tmp = path.join(dir, tempName(name));
   try {
     await fs.promises.writeFile(tmp, message, { mode: 0o600, flag: 'wx' });
     await fs.promises.rename(tmp, path.join(dir, name));
@@ -73,7 +81,7 @@ export async function startSink(opts: SinkOptions): Promise<RunningSink> {
     },
     onData(stream, _session, callback) {
       const name = emlName();
-      const tmp = path.join(opts.dir, `.${name}.tmp`);
+      const tmp = path.join(opts.dir, tempName(name));
       const out = fs.createWriteStream(tmp, { mode: 0o600 });
       let failed: Error | null = null;
       const fail = (e: Error) => {

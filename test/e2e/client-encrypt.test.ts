@@ -5,7 +5,8 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { clientWorld, ClientWorld, runFerry } from '../helpers/client-world';
-import { chunkPuts, until } from '../helpers/request-log';
+import { chunkPuts } from '../helpers/request-log';
+import { until } from '../helpers/until';
 import { asUser } from '../helpers/server';
 
 // `ferry send --encrypt` and `ferry get` of an encrypted transfer, the built binary against a real server.

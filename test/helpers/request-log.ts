@@ -7,12 +7,3 @@ export function chunkPuts(lines: string[]): { file: number; offset: number; stat
   }
   return out;
 }
-
-/** Waits until ok() holds, polling every 50 ms, at most timeoutMs. */
-export async function until(what: string, ok: () => boolean, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!ok()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne, request } from '../helpers/server';
 import { inAWeek } from '../helpers/upload-client';
+import { until } from '../helpers/until';
 
 // Acknowledged means durable for the records too: a chunk's range (and any other unit of work) is answered only
 // once SQLite's -wal file holding its commit is flushed to the disk, since synchronous = NORMAL alone lets a
@@ -55,11 +56,6 @@ function openGate(g: Gate): void {
   for (const go of g.waiting) go();
 }
 
-async function until(cond: () => boolean | Promise<boolean>, what: string) {
-  for (let i = 0; i < 500 && !(await cond()); i++) await new Promise((r) => setTimeout(r, 10));
-  assert.ok(await cond(), what);
-}
-
 const received = async (f: { id: number }) => Number((await sqlOne<{ received: number }>(s, 'SELECT received FROM files WHERE id = ?', f.id))!.received);
 
 async function createFile(size: number) {
@@ -80,7 +76,7 @@ test('a chunk is acknowledged only once the commit recording it is on the disk',
   const g = closeGate();
   let answered = false;
   const put = putChunk(f, CHUNK).then((r) => ((answered = true), r));
-  await until(() => g.waiting.length > 0, 'the -wal file is flushed after the chunk is recorded');
+  await until('the -wal file is flushed after the chunk is recorded', () => g.waiting.length > 0, 5000);
   // Recorded (committed) but not yet on the disk: the client must not have its answer yet.
   assert.is(await received(f), 2 * CHUNK);
   await new Promise((r) => setTimeout(r, 300));
@@ -97,9 +93,9 @@ test('chunks committed during a flush share the next one', async () => {
   const g = closeGate();
   const before = walFlushes;
   const puts = Array.from({ length: 7 }, (_, i) => putChunk(f, (i + 1) * CHUNK));
-  await until(() => g.waiting.length === 1, 'the first chunk recorded waits for its flush');
+  await until('the first chunk recorded waits for its flush', () => g.waiting.length === 1, 5000);
   // The other six are recorded meanwhile, each waiting for a flush that begins after its commit.
-  await until(async () => (await received(f)) === 8 * CHUNK, 'all seven recorded while the first flush runs');
+  await until('all seven recorded while the first flush runs', async () => (await received(f)) === 8 * CHUNK, 5000);
   assert.is(g.waiting.length, 1, 'no second flush begins while one runs');
   openGate(g);
   for (const r of await Promise.all(puts)) assert.is(r.status, 200, r.text);
@@ -111,7 +107,7 @@ test('a chunk whose commit cannot be flushed is not acknowledged, and is taken w
   assert.is((await putChunk(f, 0)).status, 200);
   const g = closeGate(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5, syscall: 'fdatasync' }));
   const put = putChunk(f, CHUNK);
-  await until(() => g.waiting.length > 0, 'flush attempted');
+  await until('flush attempted', () => g.waiting.length > 0, 5000);
   openGate(g);
   const r = await put;
   assert.ok(r.status >= 500, `status ${r.status}: ${r.text}`);

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { EML_NAME } from '../../src/mail/sink';
+import { isInboxFileName } from '../../src/mail/sink';
 import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../helpers/server';
 import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { walk } from '../adversarial/injection-fixture';
@@ -106,8 +106,7 @@ test('whatever the names, nothing is stored outside data/files/<transfer id>/<fi
   const uploaded = transfers.flatMap((t) => t.files.filter((f: any) => f.received > 0).map((f: any) => `files/${t.id}/${f.uid}`));
   // Besides the database, only the built-in inbox's messages, under names ferry makes (the invitation mail),
   // including one still being written under its temporary name (the mail queue sends after the answer).
-  const eml = (name: string) => EML_NAME.test(name) || (name.startsWith('.') && name.endsWith('.tmp') && EML_NAME.test(name.slice(1, -4)));
-  const ours = (p: string) => /^ferry\.db(-wal|-shm)?$/.test(p) || (p.startsWith('mail-sink/') && eml(p.slice('mail-sink/'.length)));
+  const ours = (p: string) => /^ferry\.db(-wal|-shm)?$/.test(p) || (p.startsWith('mail-sink/') && isInboxFileName(p.slice('mail-sink/'.length)));
   const stored = walk(path.join(s.dir, 'data')).filter((p) => !ours(p));
   assert.ok(uploaded.length >= TREE.length);
   assert.equal(stored.filter((p) => !every.has(p)), [], 'files that are no File of a Transfer');
