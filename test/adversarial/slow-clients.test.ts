@@ -7,6 +7,7 @@ import { signedPath, nowS } from '../helpers/signing';
 import { DEFAULT_TIMEOUTS } from '../../src/http/server';
 import { defaultConfig } from '../../src/config/defaults';
 import { alice, bob, dbHash, assertErrorShape } from './fixture';
+import { until } from '../helpers/until';
 
 // Slow and greedy clients (issue 10): idle and trickling connections cannot hold the server, each stage of a
 // request has a deadline, and one principal cannot take more than its share of concurrent uploads.
@@ -46,10 +47,6 @@ function chunkHead(fileId: number, offset: number, length: number, user = alice,
   return `PUT /file/${fileId}/chunk/${offset}${query} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n${who}\r\n`;
 }
 
-/** Waits (bounded) until cond holds; the server's state moves on its own after a client acts. */
-async function until(cond: () => boolean, what: string, ms = 3000): Promise<void> {
-  for (const end = Date.now() + ms; !cond(); await sleep(10)) if (Date.now() > end) assert.unreachable(`${what}: not within ${ms} ms`);
-}
 
 const slotsOf = (s: TestServer, who: string) => s.app.services.uploadSlots.inUse(who);
 
@@ -142,10 +139,10 @@ test('a chunk body that stops flowing is cut after the idle timeout: nothing is 
   c.write(chunkHead(f.id, 0, CHUNK));
   c.write(patternBytes('stall', 1000));
   const stalledAt = Date.now() - c.openedAt;
-  await until(() => slotsOf(short, 'user:alice') === 1, 'the upload started');
+  await until('the upload started', () => slotsOf(short, 'user:alice') === 1, 3000);
   const cut = (await within(c.closed, SHORT.idleMs + SLACK_MS, 'stalled body')) - stalledAt;
   assert.ok(cut >= SHORT.idleMs - 100, `cut ${cut} ms after the last byte`);
-  await until(() => slotsOf(short, 'user:alice') === 0, 'slot released');
+  await until('slot released', () => slotsOf(short, 'user:alice') === 0, 3000);
   const file = await short.request('GET', `/file/${f.id}`, { headers: alice });
   assert.equal([file.json.received, file.json.ranges], [0, []]);
   const again = await sendChunks(short.request, f.id, patternBytes('full', 4 * CHUNK), CHUNK, { headers: alice, order: [0] });
@@ -161,7 +158,7 @@ async function holdUploads(s: TestServer, fileId: number, n: number): Promise<Ra
     c.write(chunkHead(fileId, i * CHUNK, CHUNK));
     c.write(patternBytes(`held${i}`, CHUNK).subarray(0, 10));
   });
-  await until(() => slotsOf(s, 'user:alice') === before + n, `${n} uploads holding slots`);
+  await until(`${n} uploads holding slots`, () => slotsOf(s, 'user:alice') === before + n, 3000);
   return conns;
 }
 
@@ -208,7 +205,7 @@ test(`cap of ${CAP} uploads per user: one more answers 429 with Retry-After befo
   // The held uploads finish normally and give their slots back.
   held.forEach((c, i) => c.write(patternBytes(`held${i}`, CHUNK).subarray(10)));
   for (const c of held) await c.waitFor(/^HTTP\/1\.1 200 [\s\S]*"received"/);
-  await until(() => slotsOf(capped, 'user:alice') === 0, 'slots back after success');
+  await until('slots back after success', () => slotsOf(capped, 'user:alice') === 0, 3000);
   for (const c of held) c.sock.destroy();
   const file = await capped.request('GET', `/file/${f.id}`, { headers: alice });
   assert.is(file.json.received, CAP * CHUNK);
@@ -216,7 +213,7 @@ test(`cap of ${CAP} uploads per user: one more answers 429 with Retry-After befo
   const again = await holdUploads(capped, f.id, CAP);
   await assertRefusedBeforeBody(capped, f.id);
   for (const c of again) c.sock.destroy();
-  await until(() => slotsOf(capped, 'user:alice') === 0, 'slots back after the clients left');
+  await until('slots back after the clients left', () => slotsOf(capped, 'user:alice') === 0, 3000);
 });
 
 test('no slot leaks: uploads that fail before or in the middle of their body, and clients that vanish mid-body, all give their slot back', async () => {
@@ -244,13 +241,13 @@ test('no slot leaks: uploads that fail before or in the middle of their body, an
   }
   for (const c of mid) assert.match(await c.waitFor(/\r\n\r\n\{.*\}$/s), /^HTTP\/1\.1 (400|413) /);
   for (const c of mid) c.sock.destroy();
-  await until(() => slots() === 0, 'slots back after failures');
+  await until('slots back after failures', () => slots() === 0, 3000);
   // Clients that go away with their body half sent.
   const gone = await Promise.all(Array.from({ length: CAP }, () => rawConnect(capped.server.port)));
   for (const c of gone) c.write(chunkHead(f.id, 0, CHUNK, carol) + 'x'.repeat(100));
-  await until(() => slots() === CAP, 'uploads started');
+  await until('uploads started', () => slots() === CAP, 3000);
   for (const c of gone) c.sock.destroy();
-  await until(() => slots() === 0, 'slots back after the clients vanished');
+  await until('slots back after the clients vanished', () => slots() === 0, 3000);
   const file = await capped.request('GET', `/file/${f.id}`, { headers: carol });
   assert.equal([file.json.received, file.json.ranges], [0, []]);
   // And carol can upload her whole file with CAP chunks in flight.
