@@ -67,13 +67,22 @@ const numberedCache = new Map<string, string>();
 /**
  * A fixed SELECT with `?` placeholders, bypassing Kysely's builder and compiler: for the few statements every
  * request makes, where building and compiling the query cost about as much as running it (measured on GET
- * /transfer/{id}: README, Performance). Parameters are bound as always. On PostgreSQL `?` becomes `$n`.
+ * /transfer/{id}: README, Performance). Parameters are bound as always.
  */
 export async function selectSql<T>(db: Db, ctx: RepoContext, text: string, params: unknown[]): Promise<T[]> {
   if (ctx.readNow && !db.isTransaction) {
     const got = ctx.readNow(text, params);
     if (got) return got as T[];
   }
+  return runSql<T>(db, ctx, text, params);
+}
+
+/**
+ * A fixed statement with `?` placeholders run through Kysely's executor (in the caller's transaction when there
+ * is one), without its builder and compiler: for the statements of every uploaded chunk. Its rows (a SELECT or
+ * RETURNING) are returned. On PostgreSQL `?` becomes `$n`.
+ */
+export async function runSql<T>(db: Db, ctx: RepoContext, text: string, params: unknown[]): Promise<T[]> {
   let sqlText = text;
   if (ctx.dialect === 'postgres') {
     sqlText = numberedCache.get(text) ?? '';

@@ -1,8 +1,11 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
 import type { NewFile, NewRecipient, NewTransfer, StoredPiece, TransferRepository } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../domain/ranges';
-import { affected, Db, firstRow, RepoContext, rows, selectSql } from './context';
+import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
+
+/** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
+const OPEN_FILE_RANGES = 'SELECT f.ranges FROM files f INNER JOIN transfers t ON t.id = f.transfer_id WHERE f.id = ? AND f.deleted IS NULL AND t.status <> ?';
 
 /** Transfers with their files and recipients. Multi-row changes run in the caller's unit of work. */
 export class TransfersRepo implements TransferRepository {
@@ -84,8 +87,8 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async findFile(id: number): Promise<FileRecord | undefined> {
-    const row = await firstRow(this.db, this.ctx, this.db.selectFrom('files').selectAll().where('id', '=', id).where('deleted', 'is', null));
-    return row ? toFile(row as FileRow) : undefined;
+    const [row] = await selectSql<FileRow>(this.db, this.ctx, 'SELECT * FROM files WHERE id = ? AND deleted IS NULL', [id]);
+    return row ? toFile(row) : undefined;
   }
 
   async fileUids(transferId: number): Promise<string[]> {
@@ -93,17 +96,12 @@ export class TransfersRepo implements TransferRepository {
     return found.map((r) => r.uid);
   }
 
-  /** Read-merge-write of the file's ranges; the row is held (PostgreSQL) or the write lock is (SQLite). */
+  /**
+   * Read-merge-write of the file's ranges; the row is held (PostgreSQL) or the write lock is (SQLite). Made by
+   * every chunk: its two statements are fixed SQL, without Kysely's builder and compiler (README, Performance).
+   */
   async recordRange(fileId: number, start: number, end: number, piece?: StoredPiece): Promise<FileRecord | undefined> {
-    let q = this.db
-      .selectFrom('files as f')
-      .innerJoin('transfers as t', 't.id', 'f.transfer_id')
-      .select('f.ranges')
-      .where('f.id', '=', fileId)
-      .where('f.deleted', 'is', null)
-      .where('t.status', '<>', 'closed');
-    if (this.ctx.dialect === 'postgres') q = q.forUpdate('f');
-    const row = await q.executeTakeFirst();
+    const [row] = await runSql<{ ranges: string }>(this.db, this.ctx, this.ctx.dialect === 'postgres' ? `${OPEN_FILE_RANGES} FOR UPDATE OF f` : OPEN_FILE_RANGES, [fileId, 'closed']);
     if (!row) return undefined;
     if (piece) {
       // A chunk sent again replaces what it covers: pieces lying inside it are no longer needed.
@@ -114,13 +112,9 @@ export class TransfersRepo implements TransferRepository {
         .execute();
     }
     const ranges = addRange(JSON.parse(row.ranges) as Range[], start, end);
-    const after = await this.db
-      .updateTable('files')
-      .set({ ranges: JSON.stringify(ranges), received: coveredBytes(ranges) })
-      .where('id', '=', fileId)
-      .returningAll()
-      .executeTakeFirstOrThrow();
-    return toFile(after as FileRow);
+    const [after] = await runSql<FileRow>(this.db, this.ctx, 'UPDATE files SET ranges = ?, received = ? WHERE id = ? RETURNING *', [JSON.stringify(ranges), coveredBytes(ranges), fileId]);
+    if (!after) throw new Error(`file ${fileId} vanished inside its unit of work`);
+    return toFile(after);
   }
 
   async pieces(fileId: number): Promise<StoredPiece[]> {

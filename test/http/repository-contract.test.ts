@@ -45,14 +45,33 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   it('ranges merge in any order, concurrently, and completion is refused once the Transfer is closed', async ({ db }) => {
     const id = await newTransfer(db);
     const [f] = await db.repos.transfers.files(id);
-    await Promise.all([[50, 100], [0, 10], [10, 50], [20, 30]].map(([a, b]) => db.uow.run((tx) => tx.transfers.recordRange(f.id, a, b))));
+    const sent = [[50, 100], [0, 10], [10, 50], [20, 30]];
+    const answers = await Promise.all(sent.map(([a, b]) => db.uow.run((tx) => tx.transfers.recordRange(f.id, a, b))));
     const after = (await db.repos.transfers.findFile(f.id))!;
     assert.equal([after.ranges, after.received], [[[0, 100]], 100]);
+    // Each answer is the File as its own range left it (covering that range), and one is the File as stored.
+    answers.forEach((a, i) => {
+      assert.equal([a?.id, a?.uid, a?.size, a?.complete], [f.id, f.uid, 100, false]);
+      assert.ok(a!.ranges.some(([s, e]) => s <= sent[i][0] && e >= sent[i][1]), `answer ${i} covers its range`);
+    });
+    assert.equal(answers.find((a) => a!.received === 100), after);
     assert.ok(await db.repos.transfers.markUploading(id));
     assert.not.ok(await db.repos.transfers.markUploading(id), 'only the first chunk moves it');
     await db.repos.transfers.setStatus(id, 'closed', T0, 'owner');
     assert.not.ok(await db.repos.transfers.completeFile(f.id, 1, 'x'));
     assert.is(await db.uow.run((tx) => tx.transfers.recordRange(f.id, 0, 1)), undefined);
+  });
+
+  it('a deleted File takes no more ranges and is no longer found; its neighbour is untouched', async ({ db }) => {
+    const id = await newTransfer(db);
+    const [f] = await db.repos.transfers.files(id);
+    await db.repos.transfers.deleteFile(f.id, T0);
+    assert.is(await db.uow.run((tx) => tx.transfers.recordRange(f.id, 0, 10)), undefined);
+    assert.is(await db.repos.transfers.findFile(f.id), undefined);
+    const other = await newTransfer(db);
+    const [g] = await db.repos.transfers.files(other);
+    assert.equal((await db.uow.run((tx) => tx.transfers.recordRange(g.id, 0, 10)))?.ranges, [[0, 10]]);
+    assert.equal((await db.repos.transfers.findFile(g.id))?.received, 10);
   });
 
   it('a recipient has received everything once: two downloads ending at once notify once', async ({ db }) => {
