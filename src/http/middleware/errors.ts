@@ -1,14 +1,10 @@
-import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
 import { Errors, ServiceError } from '../../domain/errors';
 import type { Logger } from '../../log';
 import type { Context } from 'koa';
 import type { FerryState } from '../state';
 import { renderErrorPage, wantsErrorPage } from '../web/error-page';
-
-export function errorUid(): string {
-  return crypto.randomBytes(8).toString('hex');
-}
+import { requestId } from '../request-id';
 
 /** Turns anything thrown below into the spec's error body; the one place statuses meet error ids. */
 export function errorMiddleware(log: Logger): Middleware<FerryState> {
@@ -25,7 +21,7 @@ export function errorMiddleware(log: Logger): Middleware<FerryState> {
 export function renderError(ctx: Context, err: unknown, log: Logger): void {
   const e = toServiceError(err);
   // The request's id, so the uid a user reports finds both this line and the request's own.
-  const uid = (ctx.state as Partial<FerryState>).requestId ?? errorUid();
+  const uid = (ctx.state as Partial<FerryState>).requestId ?? requestId();
   const fields = { id: uid, method: ctx.method, path: ctx.path, status: e.status, error: e.id };
   if (e.status >= 500) {
     const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);

@@ -1,8 +1,8 @@
-import crypto from 'node:crypto';
 import type { Middleware } from 'koa';
 import { logRequest, Logger, redactQuery } from '../../log';
 import type { Principal } from '../../auth/principal';
 import type { FerryState } from '../state';
+import { requestId } from '../request-id';
 
 /** Who a log line names: never a token or secret, only ids. */
 function actorOf(p: Principal | undefined): string | null {
@@ -27,7 +27,7 @@ const readAtEnd = new WeakMap<object, number>();
 export function requestLog(log: Logger): Middleware<FerryState> {
   return async (ctx, next) => {
     const start = process.hrtime.bigint();
-    const id = crypto.randomBytes(8).toString('hex');
+    const id = requestId();
     ctx.state.requestId = id;
     ctx.set('X-Request-Id', id);
     const path = ctx.path;
