@@ -206,7 +206,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     const dialect = new FerrySqliteDialect(sqlite);
     ctx.readNow = (text, params) => dialect.readNow(text, params);
     const kysely = new Kysely<DB>({ dialect });
-    const commits = new GroupFlush(sqliteWalFlush(opts.dataDir));
+    const wal = sqliteWalFlush(opts.dataDir);
+    const commits = new GroupFlush(() => wal.flush());
     return {
       dialect: 'sqlite',
       where: sqliteFile(opts.dataDir),
@@ -215,7 +216,10 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       uow: new KyselyUnitOfWork(kysely, ctx, () => commits.after()),
       locks: leaseLocks(kysely),
       query: async <T>(text: string, params: unknown[] = []) => (await kysely.executeQuery<T>(CompiledQuery.raw(text, params))).rows,
-      close: () => kysely.destroy(),
+      close: async () => {
+        await kysely.destroy();
+        await wal.close();
+      },
       sqlite,
     };
   }
