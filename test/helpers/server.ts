@@ -1,6 +1,5 @@
 import net from 'node:net';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../../src/config/defaults';
 import { validateConfig } from '../../src/config/validate';
@@ -9,6 +8,7 @@ import { listen, RunningServer, ServerTimeouts } from '../../src/http/server';
 import { silentLogger } from '../../src/log';
 import { freshPostgresDatabase } from './system/postgres';
 import { startS3 } from './system/s3';
+import { tempDir } from './temp-dir';
 
 export interface TestServer {
   url: string;
@@ -34,9 +34,7 @@ export interface TestResponse {
   json: any;
 }
 
-export function tempDir(prefix = 'ferry-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-}
+export { tempDir };
 
 /** The database the tests run on: SQLite (default) or, with FERRY_TEST_DB=postgres, a real PostgreSQL server. */
 export const TEST_DB: 'sqlite' | 'postgres' = process.env.FERRY_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
