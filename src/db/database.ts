@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
-import { CompiledQuery, Kysely } from 'kysely';
+import { Kysely } from 'kysely';
 import type pg from 'pg';
 import type { Locks, Repositories, Tx, UnitOfWork } from '../domain/ports';
 import type { Dialect } from './migrations';
 import type { DB } from './schema';
-import type { RepoContext, Db } from './context';
+import { runSql, type RepoContext, type Db } from './context';
 import { FerrySqliteDialect } from './sqlite-driver';
 import { openSqlite, sqliteFile, sqliteWalFlush, SqliteDb } from './sqlite';
 import { GroupFlush } from './group-flush';
@@ -187,12 +187,6 @@ function advisoryLocks(pool: pg.Pool): Locks {
   };
 }
 
-/** `?` placeholders to PostgreSQL's `$1, $2…` (the raw statements of tests and tools contain no literal '?'). */
-function numbered(text: string): string {
-  let n = 0;
-  return text.replace(/\?/g, () => `$${++n}`);
-}
-
 /** Opens the metadata database the config names: SQLite under data_dir, or PostgreSQL at database_url. */
 export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   const ctx: RepoContext = {
@@ -215,7 +209,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       repos: repositories(kysely, ctx),
       uow: new KyselyUnitOfWork(kysely, ctx, () => commits.after()),
       locks: leaseLocks(kysely),
-      query: async <T>(text: string, params: unknown[] = []) => (await kysely.executeQuery<T>(CompiledQuery.raw(text, params))).rows,
+      query: <T>(text: string, params: unknown[] = []) => runSql<T>(kysely, ctx, text, params),
       close: async () => {
         await kysely.destroy();
         await wal.close();
@@ -240,7 +234,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     repos: repositories(kysely, ctx),
     uow: new KyselyUnitOfWork(kysely, ctx),
     locks: advisoryLocks(pool),
-    query: async <T>(text: string, params: unknown[] = []) => (await kysely.executeQuery<T>(CompiledQuery.raw(numbered(text), params))).rows,
+    query: <T>(text: string, params: unknown[] = []) => runSql<T>(kysely, ctx, text, params),
     close: () => kysely.destroy(),
   };
 }

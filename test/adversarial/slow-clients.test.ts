@@ -47,7 +47,6 @@ function chunkHead(fileId: number, offset: number, length: number, user = alice,
   return `PUT /file/${fileId}/chunk/${offset}${query} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n${who}\r\n`;
 }
 
-
 const slotsOf = (s: TestServer, who: string) => s.app.services.uploadSlots.inUse(who);
 
 test('production timeouts stay 20 s for headers, 5 s for idle keep-alive, 120 s of silence, no overall deadline; the upload cap leaves room for 64 uploads at once', () => {

@@ -1,9 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { sqliteFile, sqliteWalFlush } from '../../src/db/sqlite';
+import { tempDir } from '../helpers/temp-dir';
 
 /** What this process holds open of `file`: the live file, or a removed one ("(deleted)"). */
 function heldOf(file: string): string[] {
@@ -23,7 +22,7 @@ function heldOf(file: string): string[] {
 }
 
 test('the -wal flush keeps one descriptor between flushes, follows a file made anew, and lets go when there is none or on close', async () => {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-wal-'));
+  const dir = tempDir('ferry-wal-');
   const wal = `${sqliteFile(dir)}-wal`;
   const w = sqliteWalFlush(dir);
   try {
@@ -51,7 +50,6 @@ test('the -wal flush keeps one descriptor between flushes, follows a file made a
     assert.equal(heldOf(wal), [], 'closed with the database');
   } finally {
     await w.close();
-    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
