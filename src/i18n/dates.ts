@@ -13,10 +13,17 @@ export function pageLocale(lang: string): string {
   return LOCALE[lang] ?? lang;
 }
 
+/** Czech abbreviates no month: its short date is all figures ("5. 12. 2026"), so it writes the month whole. */
+const MONTH: Record<string, 'short' | 'long'> = { cs: 'long' };
+
+function month(lang: string): 'short' | 'long' {
+  return MONTH[lang] ?? 'short';
+}
+
 /** "5 Dec 2026" / "5. Dez. 2026" / "5 déc. 2026": the month in letters, so no order of numbers is ambiguous. */
 export function formatDay(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
   if (!unixSeconds) return '—';
-  return dateTimeFormat(pageLocale(lang), { day: 'numeric', month: 'short', year: 'numeric', timeZone }).format(unixSeconds * 1000);
+  return dateTimeFormat(pageLocale(lang), { day: 'numeric', month: month(lang), year: 'numeric', timeZone }).format(unixSeconds * 1000);
 }
 
 /** The same day format with the time on a 24-hour clock: "5 Dec 2026, 14:30". */
@@ -24,7 +31,7 @@ export function formatDateTime(unixSeconds: number | null | undefined, lang: str
   if (!unixSeconds) return '—';
   return dateTimeFormat(pageLocale(lang), {
     day: 'numeric',
-    month: 'short',
+    month: month(lang),
     year: 'numeric',
     hour: '2-digit',
     minute: '2-digit',

@@ -2,14 +2,33 @@ import { en } from './en';
 import { fr } from './fr';
 import { de } from './de';
 import { nl } from './nl';
+import { es } from './es';
+import { it } from './it';
+import { pt } from './pt';
+import { pl } from './pl';
+import { cs } from './cs';
+import { sv } from './sv';
 import { uiEn } from './ui/en';
 import { uiFr } from './ui/fr';
 import { uiDe } from './ui/de';
 import { uiNl } from './ui/nl';
+import { uiEs } from './ui/es';
+import { uiIt } from './ui/it';
+import { uiPt } from './ui/pt';
+import { uiPl } from './ui/pl';
+import { uiCs } from './ui/cs';
+import { uiSv } from './ui/sv';
 import { mailEn } from './mail/en';
 import { mailFr } from './mail/fr';
 import { mailDe } from './mail/de';
 import { mailNl } from './mail/nl';
+import { mailEs } from './mail/es';
+import { mailIt } from './mail/it';
+import { mailPt } from './mail/pt';
+import { mailPl } from './mail/pl';
+import { mailCs } from './mail/cs';
+import { mailSv } from './mail/sv';
+import { LANGUAGE_NAMES } from './languages';
 
 /** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
 export type Table = Record<string, string>;
@@ -20,8 +39,20 @@ const TABLES: Record<string, Table> = {
   fr: { ...mailFr, ...uiFr, ...fr },
   de: { ...mailDe, ...uiDe, ...de },
   nl: { ...mailNl, ...uiNl, ...nl },
+  es: { ...mailEs, ...uiEs, ...es },
+  it: { ...mailIt, ...uiIt, ...it },
+  pt: { ...mailPt, ...uiPt, ...pt },
+  pl: { ...mailPl, ...uiPl, ...pl },
+  cs: { ...mailCs, ...uiCs, ...cs },
+  sv: { ...mailSv, ...uiSv, ...sv },
 };
-export const LANGS = Object.keys(TABLES);
+/** The shipped languages, in the pickers' order (src/i18n/languages.ts). */
+export const LANGS: string[] = LANGUAGE_NAMES.map(([code]) => code).filter((code) => code in TABLES);
+
+/** A language's own texts, without the English fallback: what the translation tests compare with English. */
+export function ownTable(lang: string): Table {
+  return TABLES[lang] ?? {};
+}
 
 export function isLang(code: unknown): code is string {
   return typeof code === 'string' && code in TABLES;

@@ -2,6 +2,7 @@ import { html, SafeHtml } from '../util/html';
 import { headerSafe } from './transport';
 import { visibleName, visibleText } from '../util/names';
 import { formatDay } from '../i18n/dates';
+import { formatBytes } from '../i18n/sizes';
 
 /** The pieces of a notification, already translated; rendered to a text part and an HTML part. */
 export interface MailParts {
@@ -22,15 +23,9 @@ export interface RenderedMail {
   html: string;
 }
 
-export function humanSize(bytes: number): string {
-  const units = ['B', 'kB', 'MB', 'GB', 'TB'];
-  let v = bytes;
-  let i = 0;
-  while (v >= 1000 && i < units.length - 1) {
-    v /= 1000;
-    i++;
-  }
-  return i === 0 ? `${bytes} B` : `${v.toFixed(v < 10 ? 1 : 0)} ${units[i]}`;
+/** A file's size as the mail's language writes it, as the pages do ("2.5 MB", "2,5 Mo"). */
+export function humanSize(bytes: number, lang: string): string {
+  return formatBytes(bytes, lang);
 }
 
 /**
@@ -47,7 +42,7 @@ const plain = visibleText;
 export function renderMail(p: MailParts): RenderedMail {
   const text: string[] = [...p.paragraphs.map(plain)];
   if (p.message?.text) text.push(`${p.message.label}\n${plain(p.message.text)}`);
-  if (p.files?.items.length) text.push(`${p.files.label}:\n${p.files.items.map((f) => `- ${visibleName(f.name)} (${humanSize(f.size)})`).join('\n')}`);
+  if (p.files?.items.length) text.push(`${p.files.label}:\n${p.files.items.map((f) => `- ${visibleName(f.name)} (${humanSize(f.size, p.lang)})`).join('\n')}`);
   if (p.table) {
     text.push(
       p.table.rows.length ? [p.table.headers.join(' | '), ...p.table.rows.map((r) => r.map(visibleName).join(' | '))].join('\n') : '',
@@ -61,7 +56,7 @@ export function renderMail(p: MailParts): RenderedMail {
 <body style="font-family: sans-serif; line-height: 1.4; color: #222">
 ${p.paragraphs.map((para) => html`<p>${plain(para)}</p>\n`)}
 ${p.message?.text ? html`<p>${plain(p.message.label)}</p><blockquote style="white-space: pre-wrap; border-left: 3px solid #ccc; margin: 0; padding-left: 1em">${plain(p.message.text)}</blockquote>\n` : ''}
-${p.files?.items.length ? html`<p>${p.files.label}:</p><ul>${p.files.items.map((f) => html`<li>${visibleName(f.name)} (${humanSize(f.size)})</li>`)}</ul>\n` : ''}
+${p.files?.items.length ? html`<p>${p.files.label}:</p><ul>${p.files.items.map((f) => html`<li>${visibleName(f.name)} (${humanSize(f.size, p.lang)})</li>`)}</ul>\n` : ''}
 ${p.table ? html`<table border="1" cellpadding="4" style="border-collapse: collapse"><tr>${p.table.headers.map((h) => html`<th>${h}</th>`)}</tr>${p.table.rows.map((r) => html`<tr>${r.map((c) => html`<td>${visibleName(c)}</td>`)}</tr>`)}</table>\n` : ''}
 ${p.link ? html`<p><a href="${p.link.url}">${p.link.label}</a></p>\n` : ''}
 <p style="color: #777; font-size: 90%">${p.footer}</p>

@@ -57,7 +57,7 @@ test('Transfer available: one mail per recipient, in each recipient language, wi
     assert.match(bob.text!, `${s.url}/?s=download&token=tok1`);
     assert.match(carol.text!, `${s.url}/?s=download&token=tok2`);
     assert.not.match(carol.text!, 'tok1');
-    assert.match(carol.text!, 'plan.pdf (2.5 MB)');
+    assert.match(carol.text!, 'plan.pdf (2.5\u00a0MB)');
     assert.match(carol.text!, 'Here you go');
     assert.match(String(bob.html), `href="${s.url}/?s=download&amp;token=tok1`);
     assert.is(bob.headers.get('content-language'), 'de');

@@ -36,10 +36,14 @@ test('transport passwords never reach a log line', () => {
   assert.is(redactTransportUrl('smtp://mail.example:25'), 'smtp://mail.example:25');
 });
 
-test('sizes read as people expect', () => {
-  assert.is(humanSize(999), '999 B');
-  assert.is(humanSize(2_500_000), '2.5 MB');
-  assert.is(humanSize(107_374_182_400), '107 GB');
+test('sizes read as people expect, in the mail\'s language, a figure never apart from its unit', () => {
+  assert.is(humanSize(999, 'en'), '999\u00a0B');
+  assert.is(humanSize(2_500_000, 'en'), '2.5\u00a0MB');
+  assert.is(humanSize(107_374_182_400, 'en'), '107\u00a0GB');
+  assert.is(humanSize(2_500_000, 'de'), '2,5\u00a0MB');
+  assert.is(humanSize(2_500_000, 'fr'), '2,5\u202fMo');
+  assert.is(humanSize(999, 'fr'), '999\u202fo');
+  assert.is(humanSize(2_500_000, 'pl'), '2,5\u00a0MB');
 });
 
 test('a 5xx to RCPT TO or DATA is a bounce; a 5xx at login or MAIL FROM, a 4xx or a dead server is retried', () => {

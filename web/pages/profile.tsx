@@ -9,6 +9,7 @@ import { concurrency, CONCURRENCY_KEY } from '../upload/use-upload';
 import { QuotaUse } from '../components/quota-use';
 
 import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../src/domain/password-rules';
+import { LANGUAGE_NAMES } from '../../src/i18n/languages';
 
 /** One's own password (local accounts): the current one, the new one twice; other sessions are signed out. */
 function PasswordChange() {
@@ -59,12 +60,8 @@ function PasswordChange() {
   );
 }
 
-const LANGS: [string, string][] = [
-  ['en', 'English'],
-  ['fr', 'Français'],
-  ['de', 'Deutsch'],
-  ['nl', 'Nederlands'],
-];
+/** Every shipped language, named in itself (the list without the tables, which the page gets from GET /lang). */
+const LANGS = LANGUAGE_NAMES;
 
 /**
  * Profile: language, API access (remote_config, FileSender's filesender.py.ini, secret rotation) and this

@@ -4,28 +4,13 @@
  */
 
 import { pageLocale } from '../../i18n/dates';
-import { numberFormat, pluralRules } from '../../i18n/intl-cache';
+import { pluralRules } from '../../i18n/intl-cache';
 
 // The date formats live with the translations, so that mails (src/mail) write dates as the pages do.
 export { formatDateTime, formatDay, pageLocale } from '../../i18n/dates';
 
-/** Decimal (SI) units, written the SI way everywhere: kB, MB, GB. */
-const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
-
-/** "12 B", "1.5 MB" ("1,5 MB" in French, German, Dutch): one decimal below 10, none above. */
-export function formatBytes(n: number, lang: string): string {
-  let v = n;
-  let i = 0;
-  const digits = () => (i === 0 || v >= 9.95 ? 0 : 1);
-  // Moves up a unit when the rounded figure would read 1000 ("999.7 kB" is "1.0 MB", never "1,000 kB").
-  while (i < UNITS.length - 1 && Math.round(v * 10 ** digits()) / 10 ** digits() >= 1000) {
-    v /= 1000;
-    i += 1;
-  }
-  const d = digits();
-  // A no-break space: a figure never sits on one line and its unit on the next.
-  return `${numberFormat(pageLocale(lang), { maximumFractionDigits: d, minimumFractionDigits: d }).format(v)}\u00a0${UNITS[i]}`;
-}
+// Sizes live with the translations too, so that mails write them as the pages do.
+export { formatBytes } from '../../i18n/sizes';
 
 /**
  * The key of a counted text: `key_one`, `key_other` … after the language's plural rule (French says
