@@ -12,7 +12,8 @@ import { openBrowser, startFerry, shot, HEADER_SP_CONFIG, asUserHeaders } from '
 import { mailSink } from './fixtures';
 
 // Every language on a phone (390×844): the upload page (files chosen, options open), the download page a
-// recipient opens, and the mail that brought them there, rendered as a mail client shows its HTML part.
+// recipient opens, the mail that brought them there (rendered as a mail client shows its HTML part), and the
+// sender's transfers page with the transfer's details and buttons open.
 // Nothing may stick out sideways: Polish and Czech words are long, and a button, a label or a table cell whose
 // text leaves its box, or a page that scrolls sideways, fails here.
 
@@ -110,7 +111,7 @@ async function mailTo(to: string): Promise<{ subject: string; html: string; lang
 }
 
 for (const lang of LANGS) {
-  test(`${lang} at ${WIDTH}×${HEIGHT}: the upload page, the download page and the mail fit the screen`, async () => {
+  test(`${lang} at ${WIDTH}×${HEIGHT}: the upload, transfers and download pages and the mail fit the screen`, async () => {
     const table = ownTable(lang);
     const sender = await openBrowser({ headers: asUserHeaders('alice') });
     const reader = await openBrowser();
@@ -145,6 +146,14 @@ for (const lang of LANGS) {
       const download = await overflows(reader.page);
       await shot(reader.page, `languages-${lang}-download`);
       assert.equal(download, [], `${lang}: download page`);
+
+      // The sender's transfers page with that transfer's details open: the longest buttons of the pages.
+      await page.goto(`${ferry.url}/?s=transfers`);
+      await page.locator('table.transfers td.row-actions button').first().click();
+      await page.locator('.details table.audit').waitFor();
+      const transfers = await overflows(page);
+      await shot(page, `languages-${lang}-transfers`);
+      assert.equal(transfers, [], `${lang}: transfers page`);
 
       const mail = await mailTo(recipient);
       assert.is(mail.lang, lang);

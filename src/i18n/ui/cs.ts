@@ -145,7 +145,7 @@ export const uiCs: Table = {
   ui_users: "Uživatelé",
   ui_storage_used: "Využité úložiště",
   ui_live_transfers: "Neuzavřené zásilky",
-  ui_last_seen: "Naposledy viděn",
+  ui_last_seen: "Naposledy aktivní",
   ui_mail_sink: "Vestavěná schránka",
   // Možnosti
   option_email_me_copies: "Posílat mi kopie e-mailů",
@@ -218,7 +218,7 @@ export const uiCs: Table = {
   audit_archive_download_ended: "{who}: stažení všech souborů jako jednoho archivu.",
   audit_other: "{who}: {event}",
   // Pozvánka hosta a jeho stránka nahrávání
-  ui_guest_invited_no_mail: "{email} vám teď může posílat soubory. Žádný e-mail nebyl odeslán: předejte mu odkaz níže.",
+  ui_guest_invited_no_mail: "{email} vám teď může posílat soubory. Žádný e-mail nebyl odeslán: předejte odkaz níže sami.",
   ui_guest_upload_link: "Odkaz hosta pro nahrávání",
   ui_copy_upload_link: "Kopírovat odkaz pro nahrávání",
   ui_guest_invited_by: "{name} vás zve k odeslání souborů.",
@@ -311,5 +311,5 @@ export const uiCs: Table = {
   ui_password_changed: "Heslo je změněno. Vaše ostatní relace jsou odhlášeny.",
   ui_user_quota_refused: "Tato zásilka ({requested}) by překročila vaši kvótu: zbývá {left} z {quota}. Uzavřete nebo smažte starší zásilky, nebo požádejte správce o více místa.",
   ui_host_quota_refused: "Služba teď nemá na tuto zásilku ({requested}) místo: z její kvóty {quota} zbývá {left}. Zkuste menší zásilku nebo později.",
-  ui_guest_quota_refused: "Tato zásilka ({requested}) by překročila kvótu toho, kdo vás pozval: zbývá {left} z {quota}. Požádejte ho, ať uvolní místo.",
+  ui_guest_quota_refused: "Tato zásilka ({requested}) by překročila kvótu toho, kdo vás pozval: zbývá {left} z {quota}. Požádejte o uvolnění místa.",
 };

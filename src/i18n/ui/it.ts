@@ -211,7 +211,7 @@ export const uiIt: Table = {
   audit_archive_download_ended: "{who} ha scaricato tutti i file in un unico archivio.",
   audit_other: "{who}: {event}",
   // Invito dell'ospite e sua pagina di caricamento
-  ui_guest_invited_no_mail: "{email} ora può inviarti file. Non è stata inviata nessuna email: comunicagli il link qui sotto.",
+  ui_guest_invited_no_mail: "{email} ora può inviarti file. Non è stata inviata nessuna email: condividi tu il link qui sotto.",
   ui_guest_upload_link: "Il link di caricamento dell'ospite",
   ui_copy_upload_link: "Copia il link di caricamento",
   ui_guest_invited_by: "{name} ti ha invitato a inviare file.",
