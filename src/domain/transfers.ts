@@ -1,4 +1,4 @@
-import { Errors } from './errors';
+import { Errors, ServiceError } from './errors';
 import type { Actor, AuditEntry, FileRecord, Recipient, Transfer } from './model';
 import type { Clock, FileStore, IdGenerator, Notifier, Repositories, Tx, UnitOfWork } from './ports';
 import { hasMultipartUploads } from './ports';
@@ -131,6 +131,12 @@ export class TransfersService {
       this.assertOpen(cur);
       const files = await tx.transfers.files(t.id);
       const incomplete = files.filter((f) => !f.complete);
+      if (incomplete.length && incomplete.every((f) => f.assembling)) {
+        // Files still being assembled in the background: the Transfer becomes available when the last one is
+        // (src/domain/assembly.ts). The caller is answered now, the Transfer still uploading.
+        await tx.transfers.requestCompletion(t.id, JSON.stringify(actor));
+        return { ...cur, completing: true };
+      }
       if (incomplete.length) throw Errors.transferFilesIncomplete(...incomplete.map((f) => `files[${f.id}]`));
       await tx.transfers.setStatus(t.id, 'available', now);
       const after = (await tx.transfers.find(t.id))!;
@@ -148,6 +154,22 @@ export class TransfersService {
       if (after.guestId !== null) await this.d.guests.transferMadeAvailable(tx, after.guestId);
       return after;
     });
+  }
+
+  /**
+   * A completion asked for while files were being assembled, run again once they may be: false while some are
+   * still incomplete.
+   */
+  async completeWhenAssembled(actor: Actor, transferId: number): Promise<boolean> {
+    const t = await this.d.repos.transfers.find(transferId);
+    if (!t || t.status === 'closed') return false;
+    try {
+      return (await this.complete(actor, t)).status === 'available';
+    } catch (e) {
+      // Expired meanwhile (purge closes it), or a file deleted: nothing to make available.
+      if (e instanceof ServiceError) return false;
+      throw e;
+    }
   }
 
   /** Closes the Transfer: its files' data is deleted now, its records stay for the owner until purge. */
