@@ -162,9 +162,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     return { enabled: c.encryption_enabled, mandatory: c.encryption_mandatory, defaultIterations: c.encryption_password_hash_iterations, chunkSize: c.upload_chunk_size };
   };
   const usage = new UsageService({ repos, files: fileStore, clock, limits: () => ({ userQuota: cfg.get().user_quota, hostQuota: cfg.get().host_quota }) });
-  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, usage, chunkSize: () => cfg.get().upload_chunk_size });
   // Completions that outlive their request (a file in many parts on S3) are finished by any node.
   let assemblyJobs: AssemblyJobs | null = null;
+  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, usage, chunkSize: () => cfg.get().upload_chunk_size, assembleLater: () => void assemblyJobs?.kick() });
   const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size, () => void digestJobs?.kick(), () => void assemblyJobs?.kick());
   const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });

@@ -37,6 +37,8 @@ export interface TransferDeps {
   usage: UsageService;
   /** The chunk size clients are told to use (upload_chunk_size). */
   chunkSize: () => number;
+  /** Called when a completion waits for files assembled in the background (src/domain/assembly.ts). */
+  assembleLater?: () => void;
 }
 
 /**
@@ -76,9 +78,9 @@ export class TransfersService {
   }
 
   /**
-   * Every file must fit the store: on S3 a file is one multipart upload of at most 10,000 parts of the chunk
-   * size (at least 5 MiB), 48.8 GiB with 5 MiB chunks. Refused here, before any byte is sent, with the file's
-   * size named in `details` (the transfer as a whole may be within max_transfer_size).
+   * Every file must fit the store: on S3, 10,000 segments of 10,000 parts of the chunk size (far beyond
+   * max_transfer_size; less when storage.max_parts is lowered). Refused here, before any byte is sent, with the
+   * file's size named in `details` (the transfer as a whole may be within max_transfer_size).
    */
   private checkStoredSizes(draft: TransferDraft): void {
     const store = this.d.files;
@@ -135,6 +137,8 @@ export class TransfersService {
         // Files still being assembled in the background: the Transfer becomes available when the last one is
         // (src/domain/assembly.ts). The caller is answered now, the Transfer still uploading.
         await tx.transfers.requestCompletion(t.id, JSON.stringify(actor));
+        // The last file may have been assembled while this unit of work ran: look again once it commits.
+        tx.afterCommit(() => this.d.assembleLater?.());
         return { ...cur, completing: true };
       }
       if (incomplete.length) throw Errors.transferFilesIncomplete(...incomplete.map((f) => `files[${f.id}]`));
