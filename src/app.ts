@@ -13,7 +13,8 @@ import { downloadRoutes } from './http/routes/download';
 import { FsFileStore } from './storage/fs-store';
 import { UsageService } from './domain/usage';
 import { DigestJobs } from './domain/digests';
-import { hasUploadHashing, type FileStore } from './domain/ports';
+import { AssemblyJobs } from './domain/assembly';
+import { hasMultipartUploads, hasUploadHashing, type FileStore } from './domain/ports';
 import { WorkerHasher } from './storage/file-hasher';
 import { HashThread } from './util/hash-thread';
 import { BodyPool } from './util/body-pool';
@@ -82,6 +83,8 @@ export interface FerryApp {
 const SETTINGS_RELOAD_MS = 5000;
 /** How often a node looks for completed files whose SHA-256 is still to be computed (S3 store). */
 const DIGEST_POLL_MS = 30_000;
+/** How often a node looks for background completions to take up: a lapsed claim waits at most this long more. */
+const ASSEMBLY_POLL_MS = 5_000;
 /** How long a mail server that answered counts as reachable for /readyz (no SMTP session per probe). */
 const MAIL_CHECK_CACHE_MS = 5000;
 
@@ -159,10 +162,26 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     return { enabled: c.encryption_enabled, mandatory: c.encryption_mandatory, defaultIterations: c.encryption_password_hash_iterations, chunkSize: c.upload_chunk_size };
   };
   const usage = new UsageService({ repos, files: fileStore, clock, limits: () => ({ userQuota: cfg.get().user_quota, hostQuota: cfg.get().host_quota }) });
-  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, usage, chunkSize: () => cfg.get().upload_chunk_size });
-  const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size, () => void digestJobs?.kick());
+  // Completions that outlive their request (a file in many parts on S3) are finished by any node.
+  let assemblyJobs: AssemblyJobs | null = null;
+  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, usage, chunkSize: () => cfg.get().upload_chunk_size, assembleLater: () => void assemblyJobs?.kick() });
+  const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size, () => void digestJobs?.kick(), () => void assemblyJobs?.kick());
   const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });
+  if (hasMultipartUploads(fileStore)) {
+    assemblyJobs = new AssemblyJobs(
+      repos,
+      {
+        finishFile: async (actor, id) => {
+          const f = await repos.transfers.findFile(id);
+          if (f) await uploads.finishAssembly(actor, f);
+        },
+        completeTransfer: (actor, id) => transfers.completeWhenAssembled(actor, id),
+      },
+      clock,
+      (e) => log.error(`completing a file in the background: ${e.message}`),
+    );
+  }
   const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock);
 
   const services: Services = {
@@ -240,6 +259,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       const reload = setInterval(() => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)), SETTINGS_RELOAD_MS);
       reload.unref();
       stoppers.push(() => clearInterval(reload));
+      if (assemblyJobs) {
+        // Completions another node left when it died (their claims lapse), or asked of another node, are taken up here.
+        const jobs = assemblyJobs;
+        void jobs.kick();
+        const poll = setInterval(() => void jobs.kick(), ASSEMBLY_POLL_MS);
+        poll.unref();
+        stoppers.push(() => clearInterval(poll));
+      }
       if (digestJobs) {
         // Files another node completed, or left half-hashed when it died (their claims lapse), are taken up here.
         void digestJobs.kick();
@@ -252,6 +279,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       for (const stop of stoppers.reverse()) await stop();
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mailQueue.stop();
+      await assemblyJobs?.stop();
       await digestJobs?.stop();
       await fileStore.close();
       await hashThread.close();
@@ -277,5 +305,5 @@ async function buildFileStore(config: Config, hashThread: HashThread): Promise<F
     forcePathStyle: s.force_path_style,
     accessKeyId: s.access_key_id ?? '',
     secretAccessKey: s.secret_access_key ?? '',
-  });
+  }, { maxParts: s.max_parts });
 }

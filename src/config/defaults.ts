@@ -111,6 +111,12 @@ export type StorageConfig =
       force_path_style: boolean;
       access_key_id?: string;
       secret_access_key?: string;
+      /**
+       * Parts one multipart upload may have on this server: S3's 10,000 (the default); Swift's s3api allows
+       * 1,000 unless raised. A file of more parts is kept in segments (docs/architecture.md, "Files larger than
+       * one multipart upload"): no size the config allows is refused.
+       */
+      max_parts?: number;
     };
 
 export function defaultConfig(): Config {

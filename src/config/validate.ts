@@ -104,6 +104,7 @@ const storageCheck: Check = (v, path, problems) => {
         force_path_style: bool,
         access_key_id: str(/^\S+$/, 'an access key id'),
         secret_access_key: str(/^\S+$/, 'a secret access key'),
+        max_parts: int(2, 10_000),
       },
       ['type', 'endpoint', 'bucket'],
     )(v, path, problems);

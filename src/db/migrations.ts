@@ -304,4 +304,18 @@ ALTER TABLE file_pieces_next RENAME TO file_pieces;
 ALTER TABLE file_pieces ALTER COLUMN crc32 DROP NOT NULL;
 `,
   },
+  {
+    // Completions that outlive their request (a file in many parts on S3): who asked (the actor, as JSON) and
+    // which node works on it until when (a lease another node takes over once it lapses); a Transfer's completion
+    // asked for while such files are still being assembled (docs/architecture.md, "Files larger than one
+    // multipart upload").
+    version: 19,
+    sql: `
+ALTER TABLE files ADD COLUMN assembly_by TEXT;
+ALTER TABLE files ADD COLUMN assembly_claim INTEGER;
+ALTER TABLE transfers ADD COLUMN complete_by TEXT;
+CREATE INDEX files_assembly_due ON files(assembly_by, complete);
+CREATE INDEX transfers_completion_due ON transfers(complete_by, status);
+`,
+  },
 ];

@@ -19,6 +19,7 @@ export interface TransferRow {
   closed_reason: string | null;
   encryption: string | null;
   roundtrip_token: string | null;
+  complete_by?: string | null;
 }
 
 export interface FileRow {
@@ -39,6 +40,7 @@ export interface FileRow {
   iv: string | null;
   aead: string | null;
   store_upload: string | null;
+  assembly_by?: string | null;
 }
 
 export interface RecipientRow {
@@ -71,6 +73,7 @@ export function toTransfer(r: TransferRow): Transfer {
     closedReason: r.closed_reason,
     encryption: r.encryption ? (JSON.parse(r.encryption) as TransferEncryption) : null,
     roundtripToken: r.roundtrip_token ?? null,
+    completing: (r.complete_by ?? null) !== null,
   };
 }
 
@@ -93,6 +96,7 @@ export function toFile(r: FileRow): FileRecord {
     iv: r.iv,
     aead: r.aead,
     storeUpload: r.store_upload,
+    assembling: r.complete === 0 && (r.assembly_by ?? null) !== null,
   };
 }
 

@@ -88,6 +88,7 @@ export interface TransfersTable {
   closed_reason: string | null;
   roundtrip_token: string | null;
   encryption: string | null;
+  complete_by: string | null;
 }
 export interface FilesTable {
   id: Generated<number>;
@@ -108,6 +109,8 @@ export interface FilesTable {
   aead: string | null;
   store_upload: string | null;
   digest_claim: number | null;
+  assembly_by: string | null;
+  assembly_claim: number | null;
 }
 export interface FilePiecesTable {
   file_id: number;

@@ -147,7 +147,7 @@ export class TransfersRepo implements TransferRepository {
   async completeFile(fileId: number, crc32: number, sha256: string | null): Promise<boolean> {
     const r = await this.db
       .updateTable('files')
-      .set({ complete: 1, crc32, sha256, store_upload: null })
+      .set({ complete: 1, crc32, sha256, store_upload: null, assembly_by: null, assembly_claim: null })
       .where('id', '=', fileId)
       .where('deleted', 'is', null)
       .where('transfer_id', 'in', (eb) => eb.selectFrom('transfers').select('id').where('status', '<>', 'closed'))
@@ -187,6 +187,71 @@ export class TransfersRepo implements TransferRepository {
 
   async saveDigest(fileId: number, sha256: string): Promise<void> {
     await this.db.updateTable('files').set({ sha256, digest_claim: null }).where('id', '=', fileId).execute();
+  }
+
+  async requestAssembly(fileId: number, by: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('files')
+      .set({ assembly_by: by })
+      .where('id', '=', fileId)
+      .where('complete', '=', 0)
+      .where('deleted', 'is', null)
+      .where('transfer_id', 'in', (eb) => eb.selectFrom('transfers').select('id').where('status', '<>', 'closed'))
+      .execute();
+    return affected(r) > 0;
+  }
+
+  async claimAssembly(now: number, until: number): Promise<{ file: FileRecord; by: string } | undefined> {
+    // Several nodes may pick the same candidate: the conditional update lets one of them have it.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const candidate = await firstRow(
+        this.db,
+        this.ctx,
+        this.db
+          .selectFrom('files as f')
+          .innerJoin('transfers as t', 't.id', 'f.transfer_id')
+          .select('f.id')
+          .where('f.assembly_by', 'is not', null)
+          .where('f.complete', '=', 0)
+          .where('f.deleted', 'is', null)
+          .where('t.status', '<>', 'closed')
+          .where((eb) => eb.or([eb('f.assembly_claim', 'is', null), eb('f.assembly_claim', '<', now)]))
+          .orderBy('f.id')
+          .limit(1),
+      );
+      if (!candidate) return undefined;
+      const r = await this.db
+        .updateTable('files')
+        .set({ assembly_claim: until })
+        .where('id', '=', candidate.id)
+        .where('complete', '=', 0)
+        .where((eb) => eb.or([eb('assembly_claim', 'is', null), eb('assembly_claim', '<', now)]))
+        .returningAll()
+        .executeTakeFirst();
+      if (r?.assembly_by) return { file: toFile(r as FileRow), by: r.assembly_by };
+    }
+    return undefined;
+  }
+
+  async renewAssembly(fileId: number, until: number): Promise<void> {
+    await this.db.updateTable('files').set({ assembly_claim: until }).where('id', '=', fileId).where('complete', '=', 0).execute();
+  }
+
+  async releaseAssembly(fileId: number): Promise<void> {
+    await this.db.updateTable('files').set({ assembly_claim: null }).where('id', '=', fileId).where('complete', '=', 0).execute();
+  }
+
+  async requestCompletion(transferId: number, by: string): Promise<void> {
+    await this.db.updateTable('transfers').set({ complete_by: by }).where('id', '=', transferId).where('complete_by', 'is', null).execute();
+  }
+
+  async completionsDue(): Promise<{ transferId: number; by: string }[]> {
+    const found = await rows(
+      this.db,
+      this.ctx,
+      this.db.selectFrom('transfers').select(['id', 'complete_by']).where('complete_by', 'is not', null).where('status', 'not in', ['available', 'closed']).orderBy('id').limit(100),
+    );
+    return found.map((r) => ({ transferId: r.id, by: r.complete_by! }));
   }
 
   async deleteFile(fileId: number, now: number): Promise<void> {

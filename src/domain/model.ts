@@ -32,6 +32,8 @@ export interface Transfer {
   roundtripToken: string | null;
   /** End-to-end encryption parameters (never a password or key); null for a plain transfer. */
   encryption: TransferEncryption | null;
+  /** Its completion was asked for while files were still being assembled: it becomes available when they are. */
+  completing?: boolean;
 }
 
 /** What a FileSender-compatible client needs besides the password to decrypt (docs/encryption.md). */
@@ -70,6 +72,8 @@ export interface FileRecord {
   aead: string | null;
   /** The store's upload of this file that every node writes into (S3 multipart), until it is completed. */
   storeUpload: string | null;
+  /** Every byte is in and its completion was asked for: the store is assembling it in the background. */
+  assembling?: boolean;
 }
 
 export interface TrackingError {

@@ -1,4 +1,4 @@
-import { Errors } from './errors';
+import { Errors, ServiceError } from './errors';
 import type { Actor, AuditEntry, FileRecord, Recipient, Transfer } from './model';
 import type { Clock, FileStore, IdGenerator, Notifier, Repositories, Tx, UnitOfWork } from './ports';
 import { hasMultipartUploads } from './ports';
@@ -37,6 +37,8 @@ export interface TransferDeps {
   usage: UsageService;
   /** The chunk size clients are told to use (upload_chunk_size). */
   chunkSize: () => number;
+  /** Called when a completion waits for files assembled in the background (src/domain/assembly.ts). */
+  assembleLater?: () => void;
 }
 
 /**
@@ -76,9 +78,9 @@ export class TransfersService {
   }
 
   /**
-   * Every file must fit the store: on S3 a file is one multipart upload of at most 10,000 parts of the chunk
-   * size (at least 5 MiB), 48.8 GiB with 5 MiB chunks. Refused here, before any byte is sent, with the file's
-   * size named in `details` (the transfer as a whole may be within max_transfer_size).
+   * Every file must fit the store: on S3, 10,000 segments of 10,000 parts of the chunk size (far beyond
+   * max_transfer_size; less when storage.max_parts is lowered). Refused here, before any byte is sent, with the
+   * file's size named in `details` (the transfer as a whole may be within max_transfer_size).
    */
   private checkStoredSizes(draft: TransferDraft): void {
     const store = this.d.files;
@@ -131,6 +133,14 @@ export class TransfersService {
       this.assertOpen(cur);
       const files = await tx.transfers.files(t.id);
       const incomplete = files.filter((f) => !f.complete);
+      if (incomplete.length && incomplete.every((f) => f.assembling)) {
+        // Files still being assembled in the background: the Transfer becomes available when the last one is
+        // (src/domain/assembly.ts). The caller is answered now, the Transfer still uploading.
+        await tx.transfers.requestCompletion(t.id, JSON.stringify(actor));
+        // The last file may have been assembled while this unit of work ran: look again once it commits.
+        tx.afterCommit(() => this.d.assembleLater?.());
+        return { ...cur, completing: true };
+      }
       if (incomplete.length) throw Errors.transferFilesIncomplete(...incomplete.map((f) => `files[${f.id}]`));
       await tx.transfers.setStatus(t.id, 'available', now);
       const after = (await tx.transfers.find(t.id))!;
@@ -148,6 +158,22 @@ export class TransfersService {
       if (after.guestId !== null) await this.d.guests.transferMadeAvailable(tx, after.guestId);
       return after;
     });
+  }
+
+  /**
+   * A completion asked for while files were being assembled, run again once they may be: false while some are
+   * still incomplete.
+   */
+  async completeWhenAssembled(actor: Actor, transferId: number): Promise<boolean> {
+    const t = await this.d.repos.transfers.find(transferId);
+    if (!t || t.status === 'closed') return false;
+    try {
+      return (await this.complete(actor, t)).status === 'available';
+    } catch (e) {
+      // Expired meanwhile (purge closes it), or a file deleted: nothing to make available.
+      if (e instanceof ServiceError) return false;
+      throw e;
+    }
   }
 
   /** Closes the Transfer: its files' data is deleted now, its records stay for the owner until purge. */

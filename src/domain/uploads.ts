@@ -67,6 +67,8 @@ export class UploadsService {
     private readonly chunkLimit: () => number,
     /** Called when a file was completed without its SHA-256 (the store cannot hash during uploads). */
     private readonly digestLater: () => void = () => {},
+    /** Called when a file's completion was left to the background (src/domain/assembly.ts). */
+    private readonly assembleLater: () => void = () => {},
   ) {}
 
   async getFile(id: number): Promise<FileRecord> {
@@ -202,10 +204,39 @@ export class UploadsService {
     if (!isComplete(f.ranges, f.size)) return Promise.reject(Errors.fileIncomplete(`received ${f.received} of ${f.size}`));
     let running = this.completing.get(f.id);
     if (!running) {
-      running = this.finishFile(actor, t, f).finally(() => this.completing.delete(f.id));
+      running = this.completeOrQueue(actor, t, f).finally(() => this.completing.delete(f.id));
       this.completing.set(f.id, running);
     }
     return running;
+  }
+
+  /**
+   * A file the store may take long to assemble (thousands of parts, or segments on S3) is completed in the
+   * background: the request is recorded in the database and answered at once, with the File still incomplete
+   * and `assembling`; any node's AssemblyJobs finishes it (docs/architecture.md, "Files larger than one
+   * multipart upload").
+   */
+  private async completeOrQueue(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
+    const store = this.files;
+    if (f.assembling) return f;
+    if (hasMultipartUploads(store) && store.assemblyIsLong(storedFileOf(t, f).size, f.storeUpload)) {
+      if (!(await this.repos.transfers.requestAssembly(f.id, JSON.stringify(actor)))) {
+        const now = await this.repos.transfers.findFile(f.id);
+        if (!now) throw Errors.fileNotFound();
+        if (now.complete) return now;
+        throw Errors.cannotAlterClosedTransfer();
+      }
+      this.assembleLater();
+      return (await this.repos.transfers.findFile(f.id)) ?? { ...f, assembling: true };
+    }
+    return this.finishFile(actor, t, f);
+  }
+
+  /** The background half of a completion that completeOrQueue left to AssemblyJobs. */
+  async finishAssembly(actor: Actor, f: FileRecord): Promise<void> {
+    const t = await this.repos.transfers.find(f.transferId);
+    if (!t || t.status === 'closed' || f.complete) return;
+    await this.finishFile(actor, t, f);
   }
 
   private async finishFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {

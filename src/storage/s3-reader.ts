@@ -56,3 +56,65 @@ export class S3RangeReader implements PositionalReader {
     this.pos = position;
   }
 }
+
+/** How S3FileReader reaches a file's bytes: its own object, or else its segments. */
+export interface S3FileSource {
+  get(key: string, from: number, to: number): Promise<Readable>;
+  /** The file's object. */
+  key: string;
+  /** Segment j's object, for a file kept in segments. */
+  segmentKey(j: number): string;
+  /** Bytes per segment (the first segment's size), or null when there is none. */
+  segmentSize(): Promise<number | null>;
+  isNotFound(e: unknown): boolean;
+}
+
+/**
+ * Bytes [start, end] of a stored file, whether it is one object or segments (src/storage/s3-store.ts): the
+ * first read tries the object itself, so a file in one object costs no extra request; when there is none, the
+ * reads go on through the segments, one ranged GET per segment crossed (a read stops at a segment's end).
+ */
+export class S3FileReader implements PositionalReader {
+  private reader: S3RangeReader | null = null;
+  /** Bytes per segment once known to be segmented; 0 while the file is read as one object. */
+  private seg = 0;
+  /** The segment `reader` reads, when segmented. */
+  private segment = -1;
+
+  constructor(
+    private readonly start: number,
+    private readonly end: number,
+    private readonly src: S3FileSource,
+  ) {}
+
+  async read(buf: Buffer, length: number, position: number): Promise<number> {
+    if (position > this.end || length <= 0) return 0;
+    if (this.seg === 0) {
+      this.reader ??= new S3RangeReader(this.start, this.end, (from, to) => this.src.get(this.src.key, from, to));
+      try {
+        return await this.reader.read(buf, length, position);
+      } catch (e) {
+        if (!this.src.isNotFound(e)) throw e;
+        await this.reader.close();
+        this.reader = null;
+        const seg = await this.src.segmentSize();
+        if (!seg) throw e;
+        this.seg = seg;
+      }
+    }
+    const j = Math.floor(position / this.seg);
+    if (j !== this.segment || !this.reader) {
+      await this.reader?.close();
+      const base = j * this.seg;
+      const to = Math.min(this.end, base + this.seg - 1);
+      this.reader = new S3RangeReader(position - base, to - base, (from, t) => this.src.get(this.src.segmentKey(j), from, t));
+      this.segment = j;
+    }
+    return this.reader.read(buf, length, position - j * this.seg);
+  }
+
+  async close(): Promise<void> {
+    await this.reader?.close();
+    this.reader = null;
+  }
+}

@@ -17,7 +17,7 @@ import {
 import type { FileStore, MultipartUploads, PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
 import { AbortedError, OverflowError } from './positional-writer';
 import { collectBody, countedBody } from './s3-body';
-import { S3RangeReader } from './s3-reader';
+import { S3FileReader } from './s3-reader';
 import { makeS3Client, type S3Settings } from './s3-client';
 import { checkFileAddress, checkTransferId } from './file-address';
 
@@ -25,6 +25,16 @@ const MiB = 1024 * 1024;
 /** S3's multipart limits: parts of at least 5 MiB except the last, at most 10,000 of them. */
 export const MIN_PART = 5 * MiB;
 export const MAX_PARTS = 10_000;
+/** S3's largest object (5 TiB): a segment is never larger. */
+const MAX_OBJECT = 5 * 1024 * 1024 * MiB;
+/**
+ * A file of more parts than this (in all its segments) is assembled in the background: completing thousands of
+ * parts takes S3 longer than a client or a proxy waits for an answer (docs/architecture.md, "Files larger than
+ * one multipart upload").
+ */
+const QUICK_ASSEMBLY_PARTS = 2000;
+/** Segments' multipart uploads are begun, and completed, this many at once. */
+const SEGMENT_CONCURRENCY = 8;
 /**
  * A body whose length the request did not announce is gathered in memory up to this size (its length is then
  * known before it is sent); larger ones, and every body of announced length, stream to the store.
@@ -44,6 +54,33 @@ interface Upload {
   part: number;
 }
 
+/**
+ * The upload of a file larger than one multipart upload holds: segment j is the object `<key>.seg/<j>` holding
+ * bytes [j·seg, (j+1)·seg) of the file, assembled from its own multipart upload `ids[j]`, whose parts are `part`
+ * bytes (part k of segment j: bytes [j·seg + (k-1)·part, …) of the file).
+ */
+interface SegmentedUpload {
+  ids: string[];
+  part: number;
+  seg: number;
+}
+
+type AnyUpload = Upload | SegmentedUpload;
+
+function parseUpload(upload: string | null): AnyUpload | null {
+  return upload ? (JSON.parse(upload) as AnyUpload) : null;
+}
+
+function isSegmented(u: AnyUpload | null): u is SegmentedUpload {
+  return u !== null && Array.isArray((u as SegmentedUpload).ids);
+}
+
+/** Extra settings of the S3 store: S3's own limits unless the server has lower ones (or a test lowers them). */
+export interface S3StoreLimits {
+  /** Parts one multipart upload may have: 10,000 on S3 (Swift's s3api: max_upload_part_num, 1,000 by default). */
+  maxParts?: number;
+}
+
 function partSizeFor(chunkSize: number): number {
   return Math.max(MIN_PART, chunkSize);
 }
@@ -61,18 +98,23 @@ function partSizeFor(chunkSize: number): number {
  *   touches with ranged UploadPartCopy, or, where one part needs several staged pieces, streams them into an
  *   UploadPart (ranged GETs, never a whole file in memory), then drops the staged objects.
  *
- * The largest file is MAX_PARTS × the part size (the chunk size, at least 5 MiB): 48.8 GiB with 5 MiB chunks.
+ * A file of more parts than one multipart upload may hold (10,000: 48.8 GiB with 5 MiB chunks) is kept as
+ * segments, each an object of its own assembled from a multipart upload of its own (`<object>.seg/<j>`, receipt
+ * `q:<j>:<part>:<etag>` for a chunk that is a whole part of segment j); downloads read across the segments, so
+ * completion copies no byte. The largest file is then MAX_PARTS segments of MAX_PARTS parts.
  * Parts of an unfinished upload cannot be read back, so a file is readable once complete.
  */
 export class S3FileStore implements FileStore, MultipartUploads {
   private readonly client: S3Client;
   private readonly bucket: string;
   private readonly prefix: string;
+  private readonly maxParts: number;
 
-  constructor(settings: S3Settings) {
+  constructor(settings: S3Settings, limits: S3StoreLimits = {}) {
     this.client = makeS3Client(settings);
     this.bucket = settings.bucket;
     this.prefix = settings.prefix;
+    this.maxParts = limits.maxParts ?? MAX_PARTS;
   }
 
   uploadNeeded(size: number, chunkSize: number): boolean {
@@ -80,19 +122,60 @@ export class S3FileStore implements FileStore, MultipartUploads {
   }
 
   maxFileSize(chunkSize: number): number {
-    return MAX_PARTS * partSizeFor(chunkSize);
+    return this.maxParts * this.segmentSize(partSizeFor(chunkSize));
+  }
+
+  /** Bytes per segment: as many whole parts as one upload may hold, within S3's largest object. */
+  private segmentSize(part: number): number {
+    return part * Math.max(1, Math.min(this.maxParts, Math.floor(MAX_OBJECT / part)));
+  }
+
+  assemblyIsLong(size: number, upload: string | null): boolean {
+    const u = parseUpload(upload);
+    if (!u) return false;
+    return isSegmented(u) || Math.ceil(size / u.part) > QUICK_ASSEMBLY_PARTS;
   }
 
   async beginUpload(file: StoredFile, chunkSize: number): Promise<string> {
-    const r = await this.guard(this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: this.keyOf(file.transferId, file.uid) })));
+    const part = partSizeFor(chunkSize);
+    const key = this.keyOf(file.transferId, file.uid);
+    const seg = this.segmentSize(part);
+    if (file.size <= seg) return JSON.stringify({ id: await this.createUpload(key), part } satisfies Upload);
+    const count = Math.ceil(file.size / seg);
+    const ids: string[] = new Array(count);
+    try {
+      await inParallel([...ids.keys()], SEGMENT_CONCURRENCY, async (j) => {
+        ids[j] = await this.createUpload(segmentKey(key, j));
+      });
+    } catch (e) {
+      await this.abortSegments(key, ids).catch(() => {});
+      throw e;
+    }
+    return JSON.stringify({ ids, part, seg } satisfies SegmentedUpload);
+  }
+
+  private async createUpload(key: string): Promise<string> {
+    const r = await this.guard(this.client.send(new CreateMultipartUploadCommand({ Bucket: this.bucket, Key: key })));
     if (!r.UploadId) throw new StorageDownError('object store: CreateMultipartUpload answered no upload id');
-    return JSON.stringify({ id: r.UploadId, part: partSizeFor(chunkSize) } satisfies Upload);
+    return r.UploadId;
   }
 
   async abortUpload(transferId: number, uid: string, upload: string): Promise<void> {
-    const { id } = JSON.parse(upload) as Upload;
+    const key = this.keyOf(transferId, uid);
+    const u = parseUpload(upload)!;
+    if (isSegmented(u)) await this.abortSegments(key, u.ids);
+    else await this.abortOne(key, u.id);
+  }
+
+  private async abortSegments(key: string, ids: (string | undefined)[]): Promise<void> {
+    await inParallel([...ids.keys()], SEGMENT_CONCURRENCY, async (j) => {
+      if (ids[j]) await this.abortOne(segmentKey(key, j), ids[j]);
+    });
+  }
+
+  private async abortOne(key: string, id: string): Promise<void> {
     try {
-      await this.guard(this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: this.keyOf(transferId, uid), UploadId: id })));
+      await this.guard(this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: id })));
     } catch (e) {
       // Already aborted (NoSuchUpload) or completed (Swift: NoSuchKey): nothing left to abort.
       if (!isNotFound(e)) throw e;
@@ -101,7 +184,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
 
   async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact = false): Promise<WrittenChunk> {
     const base = this.keyOf(file.transferId, file.uid);
-    const u = upload ? (JSON.parse(upload) as Upload) : null;
+    const u = parseUpload(upload);
     if ((exact || expected > GATHER_MAX) && !Buffer.isBuffer(data)) return this.streamChunk(file, base, offset, data, expected, u);
     const body = await collectBody(data, expected);
     const crc32 = zlib.crc32(body) >>> 0;
@@ -114,7 +197,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
    * is aborted and nothing is recorded. The SDK cannot send such a body twice, so a store that fails midway
    * fails the chunk (503), which the client sends again.
    */
-  private async streamChunk(file: StoredFile, base: string, offset: number, data: Readable, expected: number, u: Upload | null): Promise<WrittenChunk> {
+  private async streamChunk(file: StoredFile, base: string, offset: number, data: Readable, expected: number, u: AnyUpload | null): Promise<WrittenChunk> {
     const abort = new AbortController();
     const counted = countedBody(data, expected, abort);
     let receipt: string;
@@ -130,33 +213,51 @@ export class S3FileStore implements FileStore, MultipartUploads {
    * Sends a chunk's `length` bytes where they belong: the object itself (the whole file), its multipart upload's
    * part, or else an object staged beside it. Returns the chunk's receipt.
    */
-  private async putChunk(file: StoredFile, base: string, offset: number, length: number, body: Buffer | Readable, u: Upload | null, abortSignal?: AbortSignal): Promise<string> {
+  private async putChunk(file: StoredFile, base: string, offset: number, length: number, body: Buffer | Readable, u: AnyUpload | null, abortSignal?: AbortSignal): Promise<string> {
     const options = abortSignal ? { abortSignal } : undefined;
     if (offset === 0 && length === file.size) {
       await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base, Body: body, ContentLength: length }), options), abortSignal);
       return 'w';
+    }
+    if (isSegmented(u)) {
+      const at = segmentPartOf(u, file.size, offset, length);
+      if (at) {
+        const r = await this.guard(
+          this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: segmentKey(base, at.segment), UploadId: u.ids[at.segment], PartNumber: at.part, Body: body, ContentLength: length }), options),
+          abortSignal,
+        );
+        return `q:${at.segment}:${at.part}:${r.ETag}`;
+      }
+      return this.putStaged(base, offset, length, body, abortSignal);
     }
     const part = u ? partNumberOf(u, file.size, offset, length) : null;
     if (u && part !== null) {
       const r = await this.guard(this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: base, UploadId: u.id, PartNumber: part, Body: body, ContentLength: length }), options), abortSignal);
       return `p:${part}:${r.ETag}`;
     }
+    return this.putStaged(base, offset, length, body, abortSignal);
+  }
+
+  /** A chunk that is no whole part: an object of its own beside the file's, folded in at completion. */
+  private async putStaged(base: string, offset: number, length: number, body: Buffer | Readable, abortSignal?: AbortSignal): Promise<string> {
     const suffix = stagedSuffix(offset, offset + length);
-    await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base + suffix, Body: body, ContentLength: length }), options), abortSignal);
+    await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base + suffix, Body: body, ContentLength: length }), abortSignal ? { abortSignal } : undefined), abortSignal);
     return `s:${suffix}`;
   }
 
   async complete(file: StoredFile, pieces: StoredPiece[], upload: string | null): Promise<void> {
     const key = this.keyOf(file.transferId, file.uid);
-    const u = upload ? (JSON.parse(upload) as Upload) : null;
+    const u = parseUpload(upload);
     const whole = pieces.find((p) => p.receipt === 'w' && p.start === 0 && p.end === file.size);
     if (file.size === 0 || whole) {
       if (file.size === 0) await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: Buffer.alloc(0), ContentLength: 0 })));
       if (upload) await this.abortUpload(file.transferId, file.uid, upload);
+    } else if (isSegmented(u)) {
+      await this.completeSegments(key, file.size, pieces, u);
     } else if (!(await this.isStored(key, file.size))) {
       // (A completion run again after a crash finds the object there.)
       try {
-        if (u) await this.completeMultipart(key, file.size, pieces, u);
+        if (u) await this.completeMultipart(key, key, file.size, pieces, u);
         else await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: this.stagedStream(key, pieces, 0, file.size), ContentLength: file.size })));
       } catch (e) {
         // Another node completed the same file meanwhile (and removed the staged pieces this one was copying).
@@ -169,7 +270,31 @@ export class S3FileStore implements FileStore, MultipartUploads {
     });
   }
 
-  private async completeMultipart(key: string, size: number, pieces: StoredPiece[], u: Upload): Promise<void> {
+  /**
+   * Each segment assembled from its own upload, in the segment's own coordinates (its parts, and the staged
+   * pieces that overlap it); a segment already there (a completion run again) is left as it is.
+   */
+  private async completeSegments(key: string, size: number, pieces: StoredPiece[], u: SegmentedUpload): Promise<void> {
+    await inParallel([...u.ids.keys()], SEGMENT_CONCURRENCY, async (j) => {
+      const a = j * u.seg;
+      const b = Math.min(a + u.seg, size);
+      const target = segmentKey(key, j);
+      if (await this.isStored(target, b - a)) return;
+      const own = pieces.flatMap((p) => segmentPiece(p, j, a, b));
+      try {
+        await this.completeMultipart(target, key, b - a, own, { id: u.ids[j], part: u.part });
+      } catch (e) {
+        if (!(await this.isStored(target, b - a))) throw e;
+      }
+    });
+  }
+
+  /**
+   * Completes the upload of object `target` (`size` bytes) from its parts and the staged pieces (objects named
+   * after `base`, the file's key; piece positions are in the target's coordinates).
+   */
+  private async completeMultipart(target: string, base: string, size: number, pieces: StoredPiece[], u: Upload): Promise<void> {
+    const key = target;
     const count = Math.ceil(size / u.part);
     const etags: string[] = new Array(count);
     const todo: number[] = [];
@@ -193,13 +318,13 @@ export class S3FileStore implements FileStore, MultipartUploads {
             Key: key,
             UploadId: u.id,
             PartNumber: k,
-            CopySource: `${this.bucket}/${encodeURIComponent(key + src.piece.receipt.slice(2)).replace(/%2F/g, '/')}`,
+            CopySource: `${this.bucket}/${encodeURIComponent(base + src.piece.receipt.slice(2)).replace(/%2F/g, '/')}`,
             CopySourceRange: `bytes=${from}-${from + (b - a) - 1}`,
           })),
         );
         etags[k - 1] = r.CopyPartResult!.ETag!;
       } else {
-        const r = await this.guard(this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: u.id, PartNumber: k, Body: this.stagedStream(key, pieces, a, b), ContentLength: b - a })));
+        const r = await this.guard(this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: u.id, PartNumber: k, Body: this.stagedStream(base, pieces, a, b), ContentLength: b - a })));
         etags[k - 1] = r.ETag!;
       }
     });
@@ -226,9 +351,24 @@ export class S3FileStore implements FileStore, MultipartUploads {
 
   async openRead(transferId: number, uid: string, start: number, end: number): Promise<PositionalReader> {
     const key = this.keyOf(transferId, uid);
-    return new S3RangeReader(start, end, async (from, to) => {
-      const r = await this.guard(this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key, Range: `bytes=${from}-${to}` })));
-      return r.Body as Readable;
+    return new S3FileReader(start, end, {
+      get: async (k, from, to) => {
+        const r = await this.guard(this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: k, Range: `bytes=${from}-${to}` })));
+        return r.Body as Readable;
+      },
+      key,
+      segmentKey: (j) => segmentKey(key, j),
+      // A file kept in segments has no object of its own: the first segment's size is every segment's but the last.
+      segmentSize: async () => {
+        try {
+          const h = await this.guard(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: segmentKey(key, 0) })));
+          return h.ContentLength ?? null;
+        } catch (e) {
+          if (isNotFound(e)) return null;
+          throw e;
+        }
+      },
+      isNotFound,
     });
   }
 
@@ -245,7 +385,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
   async list(): Promise<{ transferId: number; uid: string; size: number }[]> {
     const sizes = new Map<string, { transferId: number; uid: string; size: number }>();
     for (const o of await this.listKeys(this.prefix)) {
-      const m = /^(\d+)\/([0-9a-f]{32})(\.staged\/.*)?$/.exec(o.key.slice(this.prefix.length));
+      const m = /^(\d+)\/([0-9a-f]{32})(\.staged\/.*|\.seg\/\d+)?$/.exec(o.key.slice(this.prefix.length));
       if (!m) continue; // not ferry's
       const k = `${m[1]}/${m[2]}`;
       const entry = sizes.get(k) ?? { transferId: Number(m[1]), uid: m[2], size: 0 };
@@ -335,6 +475,31 @@ function partNumberOf(u: Upload, size: number, offset: number, length: number): 
   if (length === 0 || offset % u.part !== 0) return null;
   if (length !== u.part && offset + length !== size) return null;
   return offset / u.part + 1;
+}
+
+function segmentKey(key: string, j: number): string {
+  return `${key}.seg/${j}`;
+}
+
+/** Which segment, and which part of its upload, a chunk is; null when it is not a whole part (then it is staged). */
+function segmentPartOf(u: SegmentedUpload, size: number, offset: number, length: number): { segment: number; part: number } | null {
+  if (length === 0) return null;
+  const segment = Math.floor(offset / u.seg);
+  const local = offset - segment * u.seg;
+  const segEnd = Math.min((segment + 1) * u.seg, size);
+  if (local % u.part !== 0 || offset + length > segEnd) return null;
+  if (length !== u.part && offset + length !== segEnd) return null;
+  return { segment, part: local / u.part + 1 };
+}
+
+/**
+ * A recorded piece as segment j (bytes [a, b) of the file) sees it: its own parts (`q:j:k:etag` → `p:k:etag`)
+ * and the staged pieces that overlap it, moved into the segment's coordinates; none otherwise.
+ */
+function segmentPiece(p: StoredPiece, j: number, a: number, b: number): StoredPiece[] {
+  if (p.receipt.startsWith(`q:${j}:`)) return [{ ...p, start: p.start - a, end: p.end - a, receipt: `p:${p.receipt.slice(`q:${j}:`.length)}` }];
+  if (p.receipt.startsWith('s:') && p.start < b && p.end > a) return [{ ...p, start: p.start - a, end: p.end - a }];
+  return [];
 }
 
 /** A chunk sent again with the same range overwrites its staged object (its bytes are the same file's). */

@@ -10,6 +10,11 @@ export interface CuttingProxy {
   bytesUp(): number;
   /** Drops every connection now and refuses new ones for `downMs`. */
   cut(downMs: number): void;
+  /**
+   * From now on relays nothing more: connections stay open, what clients send is held, new connections are
+   * accepted and held too, as a server that stopped answering (requests hang, nothing fails).
+   */
+  stall(): void;
   close(): Promise<void>;
 }
 
@@ -18,9 +23,17 @@ export async function startCuttingProxy(targetUrl: string): Promise<CuttingProxy
   const sockets = new Set<net.Socket>();
   let up = 0;
   let downUntil = 0;
+  let stalled = false;
   const server = net.createServer((client) => {
     if (Date.now() < downUntil) {
       client.destroy();
+      return;
+    }
+    if (stalled) {
+      client.pause();
+      sockets.add(client);
+      client.on('close', () => sockets.delete(client));
+      client.on('error', () => client.destroy());
       return;
     }
     const upstream = net.connect(Number(target.port), target.hostname);
@@ -43,6 +56,13 @@ export async function startCuttingProxy(targetUrl: string): Promise<CuttingProxy
   return {
     url: `http://127.0.0.1:${port}`,
     bytesUp: () => up,
+    stall() {
+      stalled = true;
+      for (const s of sockets) {
+        s.unpipe();
+        s.pause();
+      }
+    },
     cut(downMs) {
       downUntil = Date.now() + downMs;
       for (const s of sockets) s.destroy();

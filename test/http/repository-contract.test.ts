@@ -42,6 +42,34 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     assert.is(await db.repos.transfers.find(999_999), undefined);
   });
 
+  it('background completions: asked for once, claimed by one caller at a time until the claim lapses, cleared by completion', async ({ db }) => {
+    const id = await newTransfer(db);
+    const [f] = await db.repos.transfers.files(id);
+    assert.ok(await db.repos.transfers.requestAssembly(f.id, '{"id":"alice"}'));
+    assert.ok((await db.repos.transfers.findFile(f.id))!.assembling);
+    const claims = await Promise.all([0, 1, 2].map(() => db.repos.transfers.claimAssembly(T0, T0 + 30)));
+    assert.is(claims.filter(Boolean).length, 1, 'one of three callers at once has it');
+    const claim = claims.find(Boolean)!;
+    assert.equal([claim.file.id, claim.by], [f.id, '{"id":"alice"}']);
+    assert.is(await db.repos.transfers.claimAssembly(T0 + 29, T0 + 59), undefined, 'held until it lapses');
+    await db.repos.transfers.renewAssembly(f.id, T0 + 60);
+    assert.is(await db.repos.transfers.claimAssembly(T0 + 45, T0 + 75), undefined, 'renewed');
+    assert.is((await db.repos.transfers.claimAssembly(T0 + 61, T0 + 91))?.file.id, f.id, 'taken over once lapsed');
+    await db.repos.transfers.releaseAssembly(f.id);
+    assert.is((await db.repos.transfers.claimAssembly(T0 + 62, T0 + 92))?.file.id, f.id, 'released: free at once');
+    await db.repos.transfers.requestCompletion(id, '{"id":"bob"}');
+    await db.repos.transfers.requestCompletion(id, '{"id":"carol"}');
+    assert.equal((await db.repos.transfers.completionsDue()).filter((d) => d.transferId === id), [{ transferId: id, by: '{"id":"bob"}' }], 'the first request stands');
+    assert.ok((await db.repos.transfers.find(id))!.completing);
+    assert.ok(await db.repos.transfers.completeFile(f.id, 1, null));
+    const done = (await db.repos.transfers.findFile(f.id))!;
+    assert.equal([done.complete, done.assembling], [true, false]);
+    assert.is(await db.repos.transfers.claimAssembly(T0 + 200, T0 + 230), undefined, 'a complete file is no longer waiting');
+    assert.not.ok(await db.repos.transfers.requestAssembly(f.id, '{"id":"alice"}'), 'nor asked for again');
+    await db.repos.transfers.setStatus(id, 'available', T0);
+    assert.not.ok((await db.repos.transfers.completionsDue()).some((d) => d.transferId === id), 'available: no longer due');
+  });
+
   it('ranges merge in any order, concurrently, and completion is refused once the Transfer is closed', async ({ db }) => {
     const id = await newTransfer(db);
     const [f] = await db.repos.transfers.files(id);

@@ -58,6 +58,7 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
         pieces.push(piece);
       },
       complete: () => store.complete(file, pieces, u),
+      upload: u,
     };
   }
 
@@ -169,6 +170,30 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
     await store.complete(up.file, up.pieces, null);
     assert.ok((await read(up.file, 0, data.length - 1)).equals(data));
     await store.deleteTransfer(up.file.transferId);
+  });
+
+  test(`${name}: a file of more parts than one upload may hold (the store's part limit, lowered by its test) is stored, read across its segments, listed and deleted`, async () => {
+    // Nine chunks; the S3 store's test allows 3 parts per upload, so this is 3 segments of 3 parts.
+    const data = crypto.randomBytes(8 * CHUNK + 3 * MiB + 5);
+    assert.ok(!hasMultipartUploads(store) || store.maxFileSize(CHUNK) >= data.length, 'the store takes a file of more parts than its limit');
+    const up = await upload(data.length);
+    if (hasMultipartUploads(store)) assert.ok(store.assemblyIsLong(data.length, up.upload), 'segments are assembled in the background');
+    const chunk = (i: number) => data.subarray(i * CHUNK, Math.min((i + 1) * CHUNK, data.length));
+    for (const i of [8, 3, 0, 5, 1, 7, 2, 6]) await up.write(i * CHUNK, chunk(i), i % 2 ? 'announced' : null);
+    // Chunk 4 in two stray pieces; one piece across the first segments' boundary, sent again with another size.
+    await up.write(4 * CHUNK, data.subarray(4 * CHUNK, 4 * CHUNK + 2 * MiB + 1));
+    await up.write(4 * CHUNK + 2 * MiB + 1, data.subarray(4 * CHUNK + 2 * MiB + 1, 5 * CHUNK), 'unannounced');
+    await up.write(14 * MiB, data.subarray(14 * MiB, 16 * MiB));
+    await up.complete();
+    await up.complete();
+    assert.ok((await read(up.file, 0, data.length - 1)).equals(data), 'whole file');
+    for (const at of [3 * CHUNK, 6 * CHUNK]) assert.ok((await read(up.file, at - 10, at + 10)).equals(data.subarray(at - 10, at + 11)), `across ${at}`);
+    assert.ok((await read(up.file, data.length - 100, data.length - 1)).equals(data.subarray(-100)), 'the last 100 bytes');
+    assert.is(await fileCrc(up.file, up.pieces), zlib.crc32(data) >>> 0, 'the file CRC-32');
+    const listed = (await store.list()).find((f) => f.transferId === up.file.transferId && f.uid === up.file.uid);
+    assert.is(listed?.size, data.length, 'listed with its size, nothing staged left over');
+    await store.deleteFile(up.file.transferId, up.file.uid);
+    assert.not.ok((await store.list()).some((f) => f.transferId === up.file.transferId && f.uid === up.file.uid), 'deleted whole');
   });
 
   test(`${name}: addresses that are not a transfer id and a 32-hex uid are refused`, async () => {

@@ -95,6 +95,11 @@ export interface MultipartUploads {
   abortUpload(transferId: number, uid: string, upload: string): Promise<void>;
   /** The largest file (stored bytes) the store can assemble from chunks of `chunkSize`. */
   maxFileSize(chunkSize: number): number;
+  /**
+   * Whether completing a file of `size` stored bytes with this upload may take longer than a client waits for
+   * an answer: the domain then completes it in the background, as a claimed job any node can finish.
+   */
+  assemblyIsLong(size: number, upload: string | null): boolean;
 }
 
 /**

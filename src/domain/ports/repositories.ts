@@ -60,6 +60,24 @@ export interface TransferRepository {
    */
   claimDigest(now: number, until: number): Promise<FileRecord | undefined>;
   saveDigest(fileId: number, sha256: string): Promise<void>;
+  /**
+   * Asks for a File's completion in the background, on behalf of `by` (an Actor as JSON); false when it is
+   * complete, deleted or its Transfer closed.
+   */
+  requestAssembly(fileId: number, by: string): Promise<boolean>;
+  /**
+   * Claims a File whose completion was asked for, for this caller until `until` (another node takes it over
+   * after that); undefined when none is waiting.
+   */
+  claimAssembly(now: number, until: number): Promise<{ file: FileRecord; by: string } | undefined>;
+  /** Keeps a claim while the work goes on. */
+  renewAssembly(fileId: number, until: number): Promise<void>;
+  /** Gives a claim up (the work failed: another pass, here or on another node, tries again). */
+  releaseAssembly(fileId: number): Promise<void>;
+  /** Asks for a Transfer's completion once its files are assembled, on behalf of `by` (an Actor as JSON). */
+  requestCompletion(transferId: number, by: string): Promise<void>;
+  /** Transfers whose completion was asked for, not yet available nor closed, with who asked. */
+  completionsDue(): Promise<{ transferId: number; by: string }[]>;
   deleteFile(fileId: number, now: number): Promise<void>;
   recipients(transferId: number): Promise<Recipient[]>;
   findRecipient(id: number): Promise<Recipient | undefined>;

@@ -1,0 +1,85 @@
+import type { Actor } from './model';
+import type { Clock, Repositories } from './ports';
+
+/** A claim on a file's assembly lasts this long, and is renewed while the work goes on. */
+const CLAIM_S = 30;
+const RENEW_MS = 10_000;
+
+export interface AssemblyWork {
+  /** Assembles a File whose completion was left to the background, and records it complete. */
+  finishFile(actor: Actor, fileId: number): Promise<void>;
+  /** Completes a Transfer whose completion was asked for while files were being assembled; false when not yet. */
+  completeTransfer(actor: Actor, transferId: number): Promise<boolean>;
+}
+
+/**
+ * Completions that outlive their request: files the store takes long to assemble, and the Transfers waiting
+ * for them. Each file is claimed in the database for CLAIM_S seconds and the claim renewed while its node works,
+ * so a node that dies leaves it to the next node that looks (every node looks every few seconds: src/app.ts).
+ * A Transfer becomes available, and its mail goes out, once its last file is assembled (docs/architecture.md,
+ * "Files larger than one multipart upload").
+ */
+export class AssemblyJobs {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    private readonly repos: Repositories,
+    private readonly work: AssemblyWork,
+    private readonly clock: Clock,
+    private readonly onError: (e: Error) => void,
+  ) {}
+
+  /** Works through the waiting files and transfers now (a second call while running makes it look again when done). */
+  kick(): Promise<void> {
+    if (this.stopped) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.drain()
+      .catch((e: Error) => this.onError(e))
+      .finally(() => {
+        this.running = null;
+        if (this.again) {
+          this.again = false;
+          void this.kick();
+        }
+      });
+    return this.running;
+  }
+
+  /** Takes no more work and waits for the file under way (its claim lapses if the process dies instead). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.running;
+  }
+
+  private async drain(): Promise<void> {
+    while (!this.stopped) {
+      const now = this.clock();
+      const claimed = await this.repos.transfers.claimAssembly(now, now + CLAIM_S);
+      if (!claimed) break;
+      const fileId = claimed.file.id;
+      const renew = setInterval(() => {
+        const t = this.clock();
+        this.repos.transfers.renewAssembly(fileId, t + CLAIM_S).catch((e: Error) => this.onError(e));
+      }, RENEW_MS);
+      try {
+        await this.work.finishFile(JSON.parse(claimed.by) as Actor, fileId);
+      } catch (e) {
+        this.onError(e as Error);
+        await this.repos.transfers.releaseAssembly(fileId).catch(() => {});
+        // The next look (a few seconds on) tries again; a failing store is not retried in a tight loop.
+        break;
+      } finally {
+        clearInterval(renew);
+      }
+    }
+    if (this.stopped) return;
+    for (const due of await this.repos.transfers.completionsDue()) {
+      await this.work.completeTransfer(JSON.parse(due.by) as Actor, due.transferId).catch((e: Error) => this.onError(e));
+    }
+  }
+}
