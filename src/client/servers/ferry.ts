@@ -35,10 +35,15 @@ export class FerryServer implements SendServer {
     };
   }
 
+  async account(what = 'reading your account'): Promise<Record<string, unknown>> {
+    const me = await this.api.call<unknown>('GET', '/user', { what });
+    if (!isObject(me)) throw unusable(what, 'GET /user', me, 'is not an account');
+    return me;
+  }
+
   async senderAddress(given: string | undefined): Promise<string> {
     if (given) return given;
-    const me = await this.api.call<unknown>('GET', '/user', { what: 'reading your account' });
-    if (!isObject(me)) throw unusable('reading your account', 'GET /user', me, 'is not an account');
+    const me = await this.account();
     const email = Array.isArray(me.email) ? me.email[0] : undefined;
     if (typeof email !== 'string' || !email) throw new ClientError('your account has no e-mail address on the server: give one with --from');
     return email;

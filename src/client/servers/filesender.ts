@@ -66,9 +66,9 @@ export class FileSenderServer implements SendServer {
   }
 
   /** The account, read as FileSender lets its owner read it: GET /user/@me (GET /user is for administrators). */
-  async account(): Promise<Record<string, unknown>> {
-    const me = await this.api.call<unknown>('GET', '/user/@me', { what: 'reading your account' });
-    if (!isObject(me) || me.id === undefined) throw unusable('reading your account', 'GET /user/@me', me, 'is not an account');
+  async account(what = 'reading your account'): Promise<Record<string, unknown>> {
+    const me = await this.api.call<unknown>('GET', '/user/@me', { what });
+    if (!isObject(me) || me.id === undefined) throw unusable(what, 'GET /user/@me', me, 'is not an account');
     return me;
   }
 

@@ -4,7 +4,7 @@ import type { RetryPolicy } from '../retry';
 import { detectServer, type FoundServer } from './detect';
 import { FerryServer } from './ferry';
 import { FileSenderServer } from './filesender';
-import type { SendServer } from './server';
+import type { SendServer, ServerKind } from './server';
 
 export interface ApiOptions {
   retry?: RetryPolicy;
@@ -31,4 +31,15 @@ export async function openSendServer(creds: Credentials, o: ApiOptions): Promise
   api.copyClock(probe);
   if (found.kind === 'ferry') return new FerryServer(api, found.info);
   return new FileSenderServer(api, found.info, found.config ?? {}, creds.user);
+}
+
+/** Signs one request as the user, the way the server's kind lets a user read their own account. */
+export async function checkLogin(creds: Credentials, o: ApiOptions): Promise<ServerKind> {
+  const server = await openSendServer(creds, o);
+  try {
+    await server.account(`signing in to ${creds.url} as ${creds.user}`);
+    return server.kind;
+  } finally {
+    server.api.close();
+  }
 }

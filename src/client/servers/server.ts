@@ -101,6 +101,8 @@ export interface SendServer {
   readonly kind: ServerKind;
   readonly api: FerryApi;
   settings(): ServerSettings;
+  /** The user's own account (a signed request the server answers any user): checks the credentials. */
+  account(what: string): Promise<Record<string, unknown>>;
   /** The sender address: --from, else what the server knows of the account. */
   senderAddress(given: string | undefined): Promise<string>;
   createTransfer(t: TransferRequest): Promise<ServerTransfer>;
