@@ -136,12 +136,15 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       const already = uploads.reduce((n, u) => n + (u.complete ? u.size : covered(u.ranges, u.size)), 0);
       if (resumed) reporter.note(`resuming transfer ${transfer.id}: ${humanBytes(already)} of ${humanBytes(total)} already on the server`);
       reporter.start(total, already);
+      const keep = keeper(server, store, key, current, uploads);
       try {
-        const s = await uploadFiles(server, uploads, { chunkSize, parallel: o.parallel, reporter, seal: sealer, ...keeper(server, store, key, current, uploads) });
+        const s = await uploadFiles(server, uploads, { chunkSize, parallel: o.parallel, reporter, seal: sealer, ...keep });
         stats.chunksSent += s.chunksSent;
         stats.bytesSent += s.bytesSent;
         break;
       } catch (e) {
+        // A run that stops on an error keeps every acknowledgement it had, for the next run.
+        keep.flush?.();
         // FileSender refuses chunks for a transfer that is no longer uploading; its answers cannot say so before.
         if (!(resumed && attempt === 0 && e instanceof ApiError && e.id === 'cannot_add_data_to_complete_transfer')) throw e;
         reporter.note(`the server no longer takes data for transfer ${transfer.id} (${e.id}): starting over with a new transfer`);
@@ -229,7 +232,7 @@ async function createTransfer(server: SendServer, files: SourceFile[], o: SendOp
  * stored (written at most once a second, and at each completed file), so a killed run loses at most a second's
  * worth of acknowledgements, which are then sent again.
  */
-function keeper(server: SendServer, store: ResumeStore, key: string, record: ResumeRecord, uploads: UploadFile[]) {
+function keeper(server: SendServer, store: ResumeStore, key: string, record: ResumeRecord, uploads: UploadFile[]): { onStored?: (f: UploadFile, offset: number, length: number) => void; onCompleted?: (f: UploadFile) => void; flush?: () => void } {
   if (server.tellsRanges) return {};
   const index = new Map(uploads.map((u, i) => [u, i]));
   let last = 0;
@@ -248,6 +251,7 @@ function keeper(server: SendServer, store: ResumeStore, key: string, record: Res
       record.completed = [...(record.completed ?? []), f.fileId];
       save(true);
     },
+    flush: () => save(true),
   };
 }
 
