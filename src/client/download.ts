@@ -251,7 +251,7 @@ async function downloadOne(api: FerryApi, source: DownloadSource, f: Listing['fi
       fs.rmSync(part, { force: true });
       throw new ClientError(`${name}: SHA-256 mismatch (expected ${f.sha256}, got ${got}); the partial file was removed, run the command again to download it anew`, 2);
     }
-    if (!f.sha256) reporter.note(`${name}: the server has no SHA-256 for this file, so it could not be checked`);
+    if (!f.sha256) reporter.note(`${name}: the server keeps no SHA-256 of this file: its size was checked, not its bytes`);
   } finally {
     fs.closeSync(fd);
   }

@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
 import type { Credentials } from './credentials';
-import { ApiError, ClientError } from './errors';
+import { ApiError, ClientError, namedFailure } from './errors';
 import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, RetryPolicy, sleep } from './retry';
 
 export interface RawResponse {
@@ -216,15 +216,6 @@ export function describeAnswer(res: { status: number; headers: http.IncomingHttp
   const type = String(res.headers['content-type'] ?? 'no content type').split(';')[0];
   const text = res.body.subarray(0, 120).toString('utf8').replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
   return `${res.status} (${type}${res.body.length ? `, ${res.body.length} bytes: ${JSON.stringify(text.length < res.body.length ? `${text}…` : text)}` : ', empty'})`;
-}
-
-/**
- * FileSender answers most refusals with 500 and the refusal's name (`bad_email`, `transfer_files_incomplete`,
- * `auth_remote_user_rejected`): asking again cannot change those. A 500 is worth another try only when it is a
- * failure without a name (a proxy's page) or the server's own `internal_error`.
- */
-export function namedFailure(status: number, id: string): boolean {
-  return status === 500 && !id.startsWith('HTTP ') && id !== 'internal_error';
 }
 
 export function parseJson(body: Buffer): unknown {
