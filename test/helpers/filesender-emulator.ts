@@ -243,7 +243,8 @@ export async function startFileSenderEmulator(o: { chunk?: number; maxFiles?: nu
     }
     if (endpoint === 'transfer' && id && /^\d+$/.test(id)) {
       const t = transfers.get(Number(id));
-      if (!t || t.status === 'closed') throw new Refusal('transfer_not_found', 500);
+      if (!t) throw new Refusal('transfer_not_found', 500);
+      // A closed transfer is still found (Transfer::fromId), and its answer looks like any other's.
       if (method === 'get') return { data: cast(t) };
       if (method === 'delete') {
         transfers.delete(t.id);

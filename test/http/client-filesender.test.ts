@@ -169,6 +169,21 @@ test('resume: a run that stopped halfway resends only the missing chunks; a tran
   assert.ok(fs8.transfers.get(r2.transfer_id)!.files[0].data.equals(fs.readFileSync(q)));
 });
 
+test('a transfer the server closed meanwhile refuses chunks: the rerun says so, removes it and starts over', async () => {
+  const p = file('closed.bin', EMULATED_CHUNK * 4, 29);
+  fs8.failChunkAfter(1);
+  await send([p], { parallel: 1 }).catch(() => {});
+  const open = [...fs8.transfers.values()].find((t) => t.files[0]?.name === 'closed.bin')!;
+  open.status = 'closed';
+  const n = fs8.log.length;
+  lines.length = 0;
+  const r = await send([p], { parallel: 1, json: false }, fs8.rest, noting);
+  assert.ok(lines.some((l) => /the server no longer takes data for transfer \d+ \(cannot_add_data_to_complete_transfer\): starting over with a new transfer/.test(l)), lines.join('\n'));
+  assert.ok(since(n).includes(`DELETE /rest.php/transfer/${open.id}`));
+  assert.not.ok(fs8.transfers.has(open.id));
+  assert.ok(fs8.transfers.get(r.transfer_id)!.files[0].data.equals(fs.readFileSync(p)));
+});
+
 test('--guest: POST /guest with the sender address FileSender needs from a remote user', async () => {
   const g = await inviteGuest({ url: fs8.rest, user: 'alice', secret: SECRET }, { email: 'carol@example.org', from: 'alice@example.org', days: 5 }, quiet);
   assert.is(g.email, 'carol@example.org');
