@@ -70,7 +70,18 @@ class Refusal extends Error {
   }
 }
 
-export async function startFileSenderEmulator(o: { chunk?: number; maxFiles?: number; iterations?: number; users?: Record<string, string> } = {}): Promise<Emulator> {
+export interface EmulatorOptions {
+  chunk?: number;
+  maxFiles?: number;
+  iterations?: number;
+  users?: Record<string, string>;
+  /** Each chunk's answer this much later (a slow link), so a test can stop the client halfway. */
+  chunkDelayMs?: number;
+  /** SERVER_NAME as a stock fastcgi setup passes it: the host without the port ('host'); else as the client sent it. */
+  serverName?: 'host' | 'hostport';
+}
+
+export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<Emulator> {
   const chunk = o.chunk ?? EMULATED_CHUNK;
   const crypted = chunk + OVERHEAD;
   const users = new Map(Object.entries(o.users ?? {}));
@@ -156,7 +167,8 @@ export async function startFileSenderEmulator(o: { chunk?: number; maxFiles?: nu
     const late = Math.floor(Date.now() / 1000) - Number(q.get('timestamp')) - 15;
     if (late > 0) throw new Refusal('auth_remote_too_late', 500);
     const args = [...q.entries()].filter(([k]) => k !== 'signature' && k !== '_').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    let signed = `${req.method!.toLowerCase()}&${req.headers.host}${u.pathname}`;
+    const host = o.serverName === 'host' ? String(req.headers.host).replace(/:\d+$/, '') : req.headers.host;
+    let signed = `${req.method!.toLowerCase()}&${host}${u.pathname}`;
     if (args.length) signed += `?${args.map(([k, v]) => `${k}=${v}`).join('&')}`;
     const secret = users.get(uid);
     if (!secret) throw new Refusal('auth_remote_user_rejected', 500);
@@ -385,8 +397,12 @@ export async function startFileSenderEmulator(o: { chunk?: number; maxFiles?: nu
         status = r.status;
         data = { message: r.id, uid: crypto.randomBytes(6).toString('hex'), details: r.details };
       }
-      res.writeHead(status, { 'content-type': 'application/json', date: new Date().toUTCString() });
-      res.end(JSON.stringify(data));
+      const answer = () => {
+        res.writeHead(status, { 'content-type': 'application/json', date: new Date().toUTCString() });
+        res.end(JSON.stringify(data));
+      };
+      if (o.chunkDelayMs && u.pathname.includes('/chunk/')) setTimeout(answer, o.chunkDelayMs);
+      else answer();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));

@@ -76,6 +76,16 @@ test('login check: FileSender is found at the site URL or at /rest.php, and the 
   assert.match(bad.message, /signing in to .* \(GET \/rest\.php\/user\/@me\): the server answered 500 auth_remote_signature_check_failed/);
 });
 
+test('a server that signs the host without its port (stock fastcgi): the client signs the host alone and goes on', async () => {
+  const stock = await startFileSenderEmulator({ users: { alice: SECRET }, serverName: 'host' });
+  try {
+    assert.is(await checkLogin({ url: stock.rest, user: 'alice', secret: SECRET }, {}), 'filesender');
+    assert.equal(stock.log.filter((l) => l === 'GET /rest.php/user/@me').length, 2, 'refused once with the port, then accepted');
+  } finally {
+    await stock.close();
+  }
+});
+
 test('send: a file of 3½ chunks, to a recipient: POST /transfer, every chunk, file and transfer completed; the bytes arrive', async () => {
   const p = file('a.bin', EMULATED_CHUNK * 3 + 500);
   const n = fs8.log.length;
