@@ -8,7 +8,6 @@ import { ClientError } from '../../src/client/errors';
 import { inviteGuest } from '../../src/client/guest';
 import { sendFiles, type SendOptions } from '../../src/client/send';
 import { checkLogin } from '../../src/client/servers/open';
-import { parseConfigScript } from '../../src/client/servers/filesender-config';
 import { choosePassword } from '../../src/client/encryption';
 import type { ReporterIO } from '../../src/client/progress';
 import { EMULATED_CHUNK, startFileSenderEmulator, type Emulator } from '../helpers/filesender-emulator';
@@ -50,14 +49,6 @@ function send(paths: string[], extra: Partial<SendOptions> = {}, url = fs8.rest,
 function since(n: number): string[] {
   return fs8.log.slice(n);
 }
-
-test('the settings script is read as text: numbers, quoted numbers, flags; nested blocks are skipped', () => {
-  const c = parseConfigScript("window.filesender.config = {\n    upload_chunk_size: 5242880,\n    upload_crypted_chunk_size: 5242912,\n    encryption_enabled: '1',\n    autocomplete: {\n        enabled:  false,\n    },\n    terasender_enabled: true,\n};")!;
-  assert.equal(c.upload_chunk_size, 5242880);
-  assert.equal(c.encryption_enabled, '1');
-  assert.equal(c.terasender_enabled, true);
-  assert.not.ok('enabled' in c);
-});
 
 test('login: filesender.py.ini (file or text) gives url, user and secret; an ini without apikey is refused by name', () => {
   const ini = `[system]\nbase_url = ${fs8.rest}\ndefault_transfer_days_valid = 10\n\n[user]\nusername = alice\napikey = ${SECRET}\n`;
