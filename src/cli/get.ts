@@ -19,7 +19,15 @@ export function getCommand(program: Command, io: CliIO): void {
       const password = () => givenPassword(process.env, !!o.passwordStdin, () => io.readStdin());
       const stop = interruptNotice(io);
       try {
-        const r = await getFiles({ link, outDir: o.output, json: !!o.json, retries: retriesOf(o.retries), password }, io);
+        const { resolveCredentials } = await import('../client/credentials');
+        const credentials = () => {
+          try {
+            return resolveCredentials({});
+          } catch {
+            return null;
+          }
+        };
+        const r = await getFiles({ link, outDir: o.output, json: !!o.json, retries: retriesOf(o.retries), password, credentials }, io);
         const decrypted = r.files.some((f) => f.verified.startsWith('aes-gcm')) ? ', decrypted (every chunk checked by its AES-GCM tag)' : '';
         io.out(o.json ? JSON.stringify(r) : `${r.files.length} file${r.files.length === 1 ? '' : 's'} from ${r.from} in ${o.output}${decrypted}`);
       } finally {

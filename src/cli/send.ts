@@ -53,7 +53,7 @@ export function sendCommand(program: Command, io: CliIO): void {
     .option('--days <n>', "days until the transfer expires (default: the server's)")
     .option('--link', 'make a download link instead of mailing recipients (printed at the end)')
     .option('--guest <email>', 'invite this person to upload files to you (no files)')
-    .option('--from <email>', 'sender address (default: the first address of your account)')
+    .option('--from <email>', 'sender address (default: $FERRY_FROM, else the first address of your account; a FileSender server does not tell it, so there it is your user id when that is an address)')
     .option('--encrypt', 'encrypt end to end: the password comes from $FERRY_PASSWORD or --password-stdin, or one is generated and shown once')
     .option('--password-stdin', 'with --encrypt: read the password from standard input')
     .option('--parallel <n>', 'chunks in flight', '4')
@@ -68,6 +68,7 @@ export function sendCommand(program: Command, io: CliIO): void {
       const retries = retriesOf(o.retries);
       const { resolveCredentials } = await import('../client/credentials');
       const creds = resolveCredentials({ url: o.url, user: o.user });
+      o.from ??= process.env.FERRY_FROM || undefined;
       const { humanBytes } = await import('../client/progress');
       if (o.guest !== undefined) {
         if (paths.length) throw new UsageError('--guest invites someone to upload to you; it takes no files');

@@ -29,6 +29,39 @@ export function parseRemoteConfig(text: string): Credentials {
   return { url, user, secret };
 }
 
+/**
+ * FileSender's `filesender.py.ini`, as its profile page offers it for download:
+ *   [system] base_url = https://host/rest.php … [user] username = <id>, apikey = <secret>
+ * Other keys (default_transfer_days_valid) are the server's business and are ignored here.
+ */
+export function parseFileSenderIni(text: string): Credentials {
+  let section = '';
+  const values: Record<string, string> = {};
+  for (const raw of text.split(/\r?\n/)) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
+    const sec = /^\[([^\]]+)\]$/.exec(line);
+    if (sec) {
+      section = sec[1].trim().toLowerCase();
+      continue;
+    }
+    const kv = /^([^=:]+)[=:](.*)$/.exec(line);
+    if (kv) values[`${section}.${kv[1].trim().toLowerCase()}`] = kv[2].trim();
+  }
+  const url = values['system.base_url'];
+  const user = values['user.username'];
+  const secret = values['user.apikey'];
+  const lacking = [!url && '[system] base_url', !user && '[user] username', !secret && '[user] apikey'].filter(Boolean);
+  if (lacking.length) throw new ClientError(`not a filesender.py.ini: it has no ${lacking.join(', ')}`);
+  if (!/^[A-Za-z0-9]{16,256}$/.test(secret)) throw new ClientError('the ini file\'s apikey is not an API secret');
+  return { url: normaliseUrl(url), user, secret };
+}
+
+/** What `ferry login` was given: FileSender's ini text (it has sections) or the profile page's one-line string. */
+export function parseLoginText(text: string): Credentials {
+  return /^\s*\[[^\]]+\]/m.test(text) ? parseFileSenderIni(text) : parseRemoteConfig(text);
+}
+
 /** An http(s) URL without its trailing slash; anything else is refused with the reason. */
 export function normaliseUrl(raw: string): string {
   let u: URL;

@@ -6,7 +6,11 @@ import { pipeline } from 'node:stream/promises';
 import type http from 'node:http';
 import { safeEntryNames } from '../shared/entry-names';
 import { ApiError, ClientError } from './errors';
-import { describeNetworkError, errorBody, FerryApi, openRequest } from './http';
+import type { Credentials } from './credentials';
+import { describeNetworkError, errorBody, FerryApi, openRequest, type RetryNotice } from './http';
+import { unusable } from './servers/common';
+import { fileSenderLinkFiles, fileSenderSource } from './servers/filesender-download';
+import { findServer } from './servers/open';
 import { createReporter, reportMode, type Reporter, type ReporterIO } from './progress';
 import { CHUNK_OVERHEAD, chunkCount, decryptChunk, DecryptError, deriveKey, encryptChunk, fileCrypto, type FileCrypto } from '../shared-crypto/format';
 import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, sleep } from './retry';
@@ -16,6 +20,8 @@ export interface GetOptions {
   outDir: string;
   json: boolean;
   retries?: number;
+  /** Who the client is on the link's server, if logged in (a FileSender server lists a link's files over REST only to a user). */
+  credentials?: () => Credentials | null;
   /** For an encrypted transfer (FERRY_PASSWORD or --password-stdin); asked for only when one is. */
   password?: () => Promise<string | null>;
 }
@@ -80,9 +86,36 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
   const { base, token, ids } = parseDownloadLink(o.link);
   const reporter = createReporter(io, reportMode(io, o.json));
   const retry = o.retries === undefined ? undefined : { ...DEFAULT_RETRY, retries: o.retries };
-  const api = new FerryApi({ url: base }, { sockets: 2, retry, onRetry: (n) => reporter.retry(n) });
+  const apiOptions = { sockets: 2, retry, onRetry: (n: RetryNotice) => reporter.retry(n) };
+  const { found, probe } = await findServer(base, apiOptions);
+  let api = probe;
+  let signed: FerryApi | null = null;
   try {
-    const listing = await api.call<Listing>('GET', '/download/files', { args: { token }, what: 'reading the download link' });
+    let listing: Listing;
+    let extended: Extended[];
+    let source: DownloadSource;
+    if (found.kind === 'ferry') {
+      api = new FerryApi({ url: found.restUrl }, apiOptions);
+      api.copyClock(probe);
+      probe.close();
+      listing = await api.call<Listing>('GET', '/download/files', { args: { token }, what: 'reading the download link' });
+      if (!listing || !Array.isArray(listing.files)) throw unusable('reading the download link', 'GET /download/files', listing, 'has no list of files');
+      extended = await api.call<Extended[]>('GET', '/transfer/fileidsextended', { args: { token }, what: 'reading the encryption settings' });
+      if (!Array.isArray(extended)) throw unusable('reading the encryption settings', 'GET /transfer/fileidsextended', extended, 'is not a list');
+      source = ferrySource(api, token);
+    } else {
+      const creds = o.credentials?.();
+      // Signed only as a user of this very server (the link's site is the one logged in to).
+      if (creds && creds.url.replace(/\/rest\.php$/, '') === found.siteUrl) {
+        signed = new FerryApi({ ...creds, url: found.restUrl }, apiOptions);
+        signed.copyClock(probe);
+      }
+      const files = await fileSenderLinkFiles(found, token, probe, signed);
+      // FileSender keeps no checksum a recipient can read: a plain file is checked by its size.
+      listing = { transfer_id: files[0]?.transferid ?? 0, subject: '', from: new URL(found.siteUrl).host, files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, sha256: null })) };
+      extended = files;
+      source = fileSenderSource(found.siteUrl, token, probe.agent);
+    }
     const wanted = ids ? listing.files.filter((f) => ids.includes(f.id)) : listing.files;
     if (wanted.length === 0) throw new ClientError('the link lists no files');
     const names = safeEntryNames(wanted.map((f) => f.name));
@@ -91,13 +124,13 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
     const total = wanted.reduce((n, f) => n + f.size, 0);
     const results: GetResult['files'] = [];
     const targets = wanted.map((f, i) => ({ f, name: names[i], dest: destination(root, names[i]) }));
-    const decrypting = await decryptionFor(api, token, o.password);
+    const decrypting = await decryptionFor(extended, o.password);
     const partials = targets.reduce((n, t) => n + partialSize(t.dest, t.f.size), 0);
     reporter.start(total, partials);
     for (const { f, name, dest } of targets) {
       const ext = decrypting?.files.get(f.id);
       if (decrypting && !ext) throw new ClientError(`the server lists no encryption fields for ${name}`, 2);
-      const result = decrypting && ext ? await downloadEncrypted(api, token, f, ext, decrypting.key, dest, name, reporter) : await downloadOne(api, token, f, dest, name, reporter);
+      const result = decrypting && ext ? await downloadEncrypted(api, source, f, ext, decrypting.key, dest, name, reporter) : await downloadOne(api, source, f, dest, name, reporter);
       reporter.fileDone(result, name, f.size);
       // The server's SHA-256 of an encrypted file is of the ciphertext it stored: the plaintext is checked by its
       // GCM tags, and the ciphertext (as fetched, or sealed again from what an earlier run kept) by that SHA-256.
@@ -111,6 +144,8 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
     throw e;
   } finally {
     api.close();
+    probe.close();
+    signed?.close();
   }
 }
 
@@ -153,7 +188,7 @@ async function sha256Of(file: string, length: number): Promise<crypto.Hash> {
   return h;
 }
 
-async function downloadOne(api: FerryApi, token: string, f: Listing['files'][number], dest: string, name: string, reporter: Reporter): Promise<'saved' | 'already there'> {
+async function downloadOne(api: FerryApi, source: DownloadSource, f: Listing['files'][number], dest: string, name: string, reporter: Reporter): Promise<'saved' | 'already there'> {
   const existing = lstatOrNull(dest);
   if (existing) {
     if (existing.isFile() && existing.size === f.size && f.sha256 && (await sha256Of(dest, f.size)).digest('hex') === f.sha256) {
@@ -176,7 +211,7 @@ async function downloadOne(api: FerryApi, token: string, f: Listing['files'][num
       let reason: string;
       let retryAfter: number | null = null;
       try {
-        const res = await get(api, token, f.id, have);
+        const res = await source.open(f.id, have > 0 ? { from: have, to: null } : null, f.size);
         api.noteDate(res.headers.date);
         if (res.statusCode === 206 || res.statusCode === 200) {
           const start = res.statusCode === 206 ? Number(/^bytes (\d+)-/.exec(String(res.headers['content-range'] ?? ''))?.[1]) : 0;
@@ -199,7 +234,7 @@ async function downloadOne(api: FerryApi, token: string, f: Listing['files'][num
           if (have < f.size) throw Object.assign(new Error('the answer ended early'), { code: 'SHORT_BODY' });
           break;
         }
-        ({ reason, retryAfter } = retryableAnswer(res, await readAll(res), name));
+        ({ reason, retryAfter } = retryableAnswer(res, await readAll(res), name, source));
       } catch (e) {
         if (e instanceof ClientError) throw e;
         if (!retryableNetworkError(e)) throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
@@ -216,7 +251,7 @@ async function downloadOne(api: FerryApi, token: string, f: Listing['files'][num
       fs.rmSync(part, { force: true });
       throw new ClientError(`${name}: SHA-256 mismatch (expected ${f.sha256}, got ${got}); the partial file was removed, run the command again to download it anew`, 2);
     }
-    if (!f.sha256) reporter.note(`${name}: the server has no SHA-256 for this file, so it could not be checked`);
+    if (!f.sha256) reporter.note(`${name}: the server keeps no SHA-256 of this file: its size was checked, not its bytes`);
   } finally {
     fs.closeSync(fd);
   }
@@ -232,16 +267,6 @@ function lstatOrNull(p: string): fs.Stats | null {
   }
 }
 
-function get(api: FerryApi, token: string, fileId: number, from: number): Promise<http.IncomingMessage> {
-  const url = api.signedUrl('GET', '/download', { token, files_ids: fileId }, undefined);
-  const headers: Record<string, string> = from > 0 ? { range: `bytes=${from}-` } : {};
-  return new Promise((resolve, reject) => {
-    const req = openRequest(url, 'GET', headers, api.agent, resolve);
-    req.on('error', reject);
-    req.end();
-  });
-}
-
 async function readAll(res: http.IncomingMessage): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const c of res) parts.push(c as Buffer);
@@ -252,8 +277,7 @@ async function readAll(res: http.IncomingMessage): Promise<Buffer> {
  * An encrypted transfer's key, from the password and the parameters the server lists for the link; null for a
  * plain transfer. Refuses early, before any file is created, when the password is missing.
  */
-async function decryptionFor(api: FerryApi, token: string, password: GetOptions['password']): Promise<{ key: CryptoKey; files: Map<number, Extended> } | null> {
-  const ext = await api.call<Extended[]>('GET', '/transfer/fileidsextended', { args: { token }, what: 'reading the encryption settings' });
+async function decryptionFor(ext: Extended[], password: GetOptions['password']): Promise<{ key: CryptoKey; files: Map<number, Extended> } | null> {
   const enc = ext.filter((e) => e.encrypted);
   if (enc.length === 0) return null;
   const first = enc[0];
@@ -283,7 +307,7 @@ function wrongPassword(e: DecryptError): string {
  */
 async function downloadEncrypted(
   api: FerryApi,
-  token: string,
+  source: DownloadSource,
   f: Listing['files'][number],
   ext: Extended,
   key: CryptoKey,
@@ -325,7 +349,7 @@ async function downloadEncrypted(
     for (; index < fc.chunkCount; index++) {
       const start = index * S;
       const plainLength = Math.min(S, f.size - start);
-      const stored = await fetchChunk(api, token, f.id, start, plainLength + CHUNK_OVERHEAD, name, reporter);
+      const stored = await fetchChunk(api, source, f.id, start, plainLength + CHUNK_OVERHEAD, name, reporter, f.size);
       let plain: Uint8Array;
       try {
         plain = await decryptChunk(key, fc, index, stored);
@@ -362,19 +386,19 @@ function fail(): never {
 }
 
 /** One stored chunk with Range, retried on the network's and the server's passing failures. */
-async function fetchChunk(api: FerryApi, token: string, fileId: number, start: number, length: number, name: string, reporter: Reporter): Promise<Uint8Array> {
+async function fetchChunk(api: FerryApi, source: DownloadSource, fileId: number, start: number, length: number, name: string, reporter: Reporter, size: number): Promise<Uint8Array> {
   for (let attempt = 0; ; attempt++) {
     let reason: string;
     let retryAfter: number | null = null;
     try {
-      const res = await getRange(api, token, fileId, `bytes=${start}-${start + length - 1}`);
+      const res = await source.open(fileId, { from: start, to: start + length - 1 }, size);
       api.noteDate(res.headers.date);
       const body = await readAll(res);
       if (res.statusCode === 206) {
         if (body.length !== length) throw Object.assign(new Error('the answer ended early'), { code: 'SHORT_BODY' });
         return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
       }
-      ({ reason, retryAfter } = retryableAnswer(res, body, name));
+      ({ reason, retryAfter } = retryableAnswer(res, body, name, source));
     } catch (e) {
       if (e instanceof ClientError) throw e;
       if (!retryableNetworkError(e)) throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
@@ -385,9 +409,9 @@ async function fetchChunk(api: FerryApi, token: string, fileId: number, start: n
 }
 
 /** An error answer to a download: thrown when asking again cannot help, else why and how long the server asks to wait. */
-function retryableAnswer(res: http.IncomingMessage, body: Buffer, name: string): { reason: string; retryAfter: number | null } {
+function retryableAnswer(res: http.IncomingMessage, body: Buffer, name: string, source: DownloadSource): { reason: string; retryAfter: number | null } {
   const err = errorBody({ status: res.statusCode ?? 0, headers: res.headers, body });
-  if (!retryableStatus(res.statusCode ?? 0)) throw new ApiError(res.statusCode ?? 0, err.id, err.details, `downloading ${name}`);
+  if (!retryableStatus(res.statusCode ?? 0) || source.final?.(res.statusCode ?? 0)) throw new ApiError(res.statusCode ?? 0, err.id, err.details, `downloading ${name}`);
   return { reason: `${res.statusCode} ${err.id}`, retryAfter: parseRetryAfter(res.headers['retry-after'] as string | undefined) };
 }
 
@@ -399,11 +423,25 @@ async function pauseBeforeRetry(api: FerryApi, reporter: Reporter, name: string,
   await sleep(delayMs);
 }
 
-function getRange(api: FerryApi, token: string, fileId: number, range: string): Promise<http.IncomingMessage> {
-  const url = api.signedUrl('GET', '/download', { token, files_ids: fileId }, undefined);
-  return new Promise((resolve, reject) => {
-    const req = openRequest(url, 'GET', { range }, api.agent, resolve);
-    req.on('error', reject);
-    req.end();
-  });
+/** Where a file's bytes come from: ferry's GET /download, or FileSender's download.php (servers/filesender-download.ts). */
+export interface DownloadSource {
+  /** GET of one file, whole or from..to (inclusive; to null: to its end). */
+  open(fileId: number, range: { from: number; to: number | null } | null, size: number): Promise<http.IncomingMessage>;
+  /** An error status not worth asking again, though it is a 5xx. */
+  final?: (status: number) => boolean;
+}
+
+/** ferry's GET {base}/download?token=…&files_ids=…, with Range as asked. */
+export function ferrySource(api: FerryApi, token: string): DownloadSource {
+  return {
+    open(fileId, range) {
+      const url = api.signedUrl('GET', '/download', { token, files_ids: fileId }, undefined);
+      const headers: Record<string, string> = range ? { range: `bytes=${range.from}-${range.to ?? ''}` } : {};
+      return new Promise((resolve, reject) => {
+        const req = openRequest(url, 'GET', headers, api.agent, resolve);
+        req.on('error', reject);
+        req.end();
+      });
+    },
+  };
 }

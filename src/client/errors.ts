@@ -20,6 +20,15 @@ export class ApiError extends ClientError {
     readonly details: string[],
     what: string,
   ) {
-    super(`${what}: the server answered ${status} ${id}${details.length ? ` (${details.join(', ')})` : ''}`, status >= 500 ? 2 : 1);
+    super(`${what}: the server answered ${status} ${id}${details.length ? ` (${details.join(', ')})` : ''}`, status >= 500 && !namedFailure(status, id) ? 2 : 1);
   }
+}
+
+/**
+ * FileSender answers most refusals with 500 and the refusal's name (`bad_email`, `transfer_files_incomplete`,
+ * `auth_remote_signature_check_failed`): asking again cannot change those, and they are the request's to fix.
+ * A 500 is a failure on the way only when it has no name (a proxy's page) or is the server's `internal_error`.
+ */
+export function namedFailure(status: number, id: string): boolean {
+  return status === 500 && !id.startsWith('HTTP ') && id !== 'internal_error';
 }

@@ -1,6 +1,7 @@
 import type { Credentials } from './credentials';
-import { FerryApi } from './http';
+import { ClientError } from './errors';
 import type { ReporterIO } from './progress';
+import { openSendServer } from './servers/open';
 
 export interface GuestOptions {
   email: string;
@@ -17,27 +18,17 @@ export interface GuestResult {
   upload_url: string | null;
 }
 
-interface ServerGuest {
-  id: number;
-  email: string;
-  expires?: { raw: number } | null;
-  upload_url?: string;
-}
-
-/** `ferry send --guest <email>`: invites someone to upload files for you; the server mails them the upload link. */
+/** `ferry send --guest <email>`: invites someone to upload files for you; the server (ferry or FileSender) mails them the upload link. */
 export async function inviteGuest(creds: Credentials, o: GuestOptions, io: ReporterIO): Promise<GuestResult> {
-  const api = new FerryApi(creds, { onRetry: (n) => io.err(`retrying ${n.what} in ${Math.round(n.delayMs / 1000)} s: ${n.reason}`) });
+  const server = await openSendServer(creds, { onRetry: (n) => io.err(`retrying ${n.what} in ${Math.round(n.delayMs / 1000)} s: ${n.reason}`) });
   try {
-    const body: Record<string, unknown> = { recipient: o.email, subject: o.subject ?? '', message: o.message ?? '', options: [] };
-    // Absent, the server takes the account's first address and its default validity.
-    if (o.from) body.from = o.from;
-    if (o.days !== undefined) {
-      await api.call('GET', '/info', { what: 'reading the server clock' });
-      body.expires = api.serverNow() + Math.round(o.days * 86400);
+    const s = server.settings();
+    if (o.days !== undefined && s.maxGuestDays !== null && o.days > s.maxGuestDays) {
+      throw new ClientError(`--days: this server lets a guest upload for at most ${s.maxGuestDays} days`);
     }
-    const g = await api.call<ServerGuest>('POST', '/guest', { json: body, what: `inviting ${o.email}` });
+    const g = await server.inviteGuest(o);
     return { guest_id: g.id, email: g.email, expires: g.expires?.raw ?? null, upload_url: g.upload_url ?? null };
   } finally {
-    api.close();
+    server.api.close();
   }
 }

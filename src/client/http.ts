@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
 import type { Credentials } from './credentials';
-import { ApiError, ClientError } from './errors';
+import { ApiError, ClientError, namedFailure } from './errors';
 import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, RetryPolicy, sleep } from './retry';
 
 export interface RawResponse {
@@ -67,6 +67,8 @@ export interface CallOptions {
   doneAfterAll?: () => Promise<boolean>;
   /** Overrides the policy's number of retries for this call (0: one attempt). */
   retries?: number;
+  /** A 2xx answer may have an empty body (DELETE); any other 2xx answer must be JSON. */
+  emptyOk?: boolean;
 }
 
 export interface RetryNotice {
@@ -88,6 +90,8 @@ export class FerryApi {
   /** Signing as a user; without it (a recipient's download link), requests go unsigned. */
   readonly creds: Credentials | null;
   readonly url: string;
+  /** The host part signed, when it is not the URL's host (FileSender behind a stock fastcgi setup signs no port). */
+  signHost: string | undefined;
   /** Added to `ahead` after a chunk arrived too late for its signature: grows until they arrive in time. */
   private extraAheadS = 0;
   readonly agent: http.Agent;
@@ -108,6 +112,11 @@ export class FerryApi {
   /** The server's time now, in UNIX seconds (as far as its last Date header tells). */
   serverNow(): number {
     return Math.floor((Date.now() + this.offsetMs) / 1000);
+  }
+
+  /** Takes the clock another client of the same server has learnt. */
+  copyClock(other: FerryApi): void {
+    this.offsetMs = other.offsetMs;
   }
 
   /** Learns the server's clock from an answer; Date has whole seconds, so only a gap of 2 s or more counts. */
@@ -131,7 +140,7 @@ export class FerryApi {
     const pairs = Object.entries(all).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`);
     const query = sortedQuery(pairs);
     const prefix = base.pathname.replace(/\/+$/, '');
-    const head = signingHead(method, `${base.host}${prefix}${path}`, query);
+    const head = signingHead(method, `${this.signHost ?? base.host}${prefix}${path}`, query);
     const signature = signatureOf(this.creds.secret, head, body).toString('hex');
     return new URL(`${base.origin}${prefix}${path}?${query}&signature=${signature}`);
   }
@@ -150,19 +159,30 @@ export class FerryApi {
         const url = this.signedUrl(method, path, o.args ?? {}, body, ahead);
         const res = await exchange(url, method, headers, body, this.agent);
         this.noteDate(res.headers.date);
-        if (res.status >= 200 && res.status < 300) return parseJson(res.body) as T;
+        const request = `${method} ${requestPath(this.url, path)}`;
+        if (res.status >= 200 && res.status < 300) {
+          const j = parseJson(res.body);
+          // A proxy's or login page's HTML on 200 is not an answer of the REST interface: say so, naming both.
+          if (j === null && !(o.emptyOk && isEmptyJson(res.body))) throw new ClientError(`${o.what}: ${request} answered ${describeAnswer(res)}, which is not the JSON of a REST answer`, 2);
+          return j as T;
+        }
         const err = errorBody(res);
-        if (res.status === 401 && err.id === 'auth_remote_too_late') {
+        if (err.id === 'auth_remote_signature_check_failed' && this.signHost === undefined && new URL(this.url).port !== '') {
+          // FileSender signs SERVER_NAME, which a stock fastcgi setup gives without the port: sign the host alone from now on.
+          this.signHost = new URL(this.url).hostname;
+          reason = 'the server checks signatures over the host name without its port';
+        } else if (err.id === 'auth_remote_too_late') {
+          // ferry answers it with 401, FileSender with 500.
           // The clock was just read from this answer; a big body may also need a later timestamp to arrive in time.
           if (body && body.length > 65536) this.extraAheadS = Math.min(3600, Math.max(30, this.extraAheadS * 2));
           reason = 'signature out of its time window';
-        } else if (retryableStatus(res.status)) {
+        } else if (retryableStatus(res.status) && !namedFailure(res.status, err.id)) {
           reason = `${res.status} ${err.id}`;
           retryAfter = parseRetryAfter(res.headers['retry-after'] as string | undefined);
         } else {
-          throw new ApiError(res.status, err.id, err.details, o.what);
+          throw new ApiError(res.status, err.id, err.details, `${o.what} (${request})`);
         }
-        if (attempt >= (o.retries ?? this.retry.retries)) throw new ApiError(res.status, err.id, err.details, `${o.what} (after ${attempt + 1} attempts)`);
+        if (attempt >= (o.retries ?? this.retry.retries)) throw new ApiError(res.status, err.id, err.details, `${o.what} (${request}, after ${attempt + 1} attempts)`);
       } catch (e) {
         if (e instanceof ClientError) throw e;
         if (!retryableNetworkError(e)) throw new ClientError(`${o.what}: ${describeNetworkError(e, this.url)}`, 2);
@@ -181,6 +201,23 @@ export class FerryApi {
   }
 }
 
+/** The request as a message names it: the path below the server's URL, without the signing arguments. */
+export function requestPath(base: string, path: string): string {
+  return `${new URL(base).pathname.replace(/\/+$/, '')}${path}`;
+}
+
+function isEmptyJson(body: Buffer): boolean {
+  const t = body.toString('utf8').trim();
+  return t === '' || t === 'null';
+}
+
+/** An answer in a few words for a message: status, content type and the start of its body, control characters dropped. */
+export function describeAnswer(res: { status: number; headers: http.IncomingHttpHeaders; body: Buffer }): string {
+  const type = String(res.headers['content-type'] ?? 'no content type').split(';')[0];
+  const text = res.body.subarray(0, 120).toString('utf8').replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  return `${res.status} (${type}${res.body.length ? `, ${res.body.length} bytes: ${JSON.stringify(text.length < res.body.length ? `${text}…` : text)}` : ', empty'})`;
+}
+
 export function parseJson(body: Buffer): unknown {
   if (!body.length) return null;
   try {
@@ -190,12 +227,23 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/** The spec's error body, or the status alone when the answer is not one (a proxy's HTML page). */
+/**
+ * The spec's error body, or the status alone when the answer is not one (a proxy's HTML page). ferry's
+ * `details` is a list; FileSender's is an object (`{"method":"get","endpoint":"user"}`) or null: both are kept.
+ */
 export function errorBody(res: RawResponse): { id: string; details: string[] } {
   const j = parseJson(res.body) as { message?: unknown; details?: unknown } | null;
-  const id = j && typeof j.message === 'string' ? j.message : `HTTP ${res.status}`;
-  const details = j && Array.isArray(j.details) ? j.details.map(String) : [];
+  const id = j && typeof j === 'object' && typeof j.message === 'string' ? j.message : `HTTP ${res.status}${describeNonJson(res)}`;
+  let details: string[] = [];
+  if (j && typeof j === 'object' && Array.isArray(j.details)) details = j.details.map(String);
+  else if (j && typeof j === 'object' && j.details && typeof j.details === 'object') details = Object.entries(j.details as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
   return { id, details };
+}
+
+function describeNonJson(res: RawResponse): string {
+  if (!res.body.length) return '';
+  const d = describeAnswer(res);
+  return ` ${d.slice(d.indexOf('('))}`;
 }
 
 export function describeNetworkError(e: unknown, url: string): string {

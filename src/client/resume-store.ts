@@ -19,6 +19,13 @@ export interface ResumeRecord {
   files: { name: string; size: number; fileId: number }[];
   /** An encrypted send: the server's parameters, each file's IV and AEAD, and a key check value; never the password or key. */
   encryption?: RecordEncryption;
+  /**
+   * Kept only for a server that does not tell what it holds (FileSender): each file's byte ranges whose chunks
+   * it acknowledged, the files it completed, and its round-trip token for the transfer (the server gives it once).
+   */
+  stored?: [number, number][][];
+  completed?: number[];
+  roundtripToken?: string;
 }
 
 /** The server purges Transfers never made available after 7 days; their records go a day later. */

@@ -1,24 +1,16 @@
+import path from 'node:path';
 import { encryptionRequestFields } from '../shared-crypto/format';
 import type { Range } from '../shared/chunks';
 import { clientConfigDir, type Credentials } from './credentials';
+import { checkPasswordRules, keyCheck, keyFor, newFileSeal, sealerFor, type PasswordChoice, type RecordEncryption } from './encryption';
 import { ApiError, ClientError } from './errors';
-import { FerryApi } from './http';
-import { DEFAULT_RETRY } from './retry';
-import { createReporter, humanBytes, reportMode, type ReporterIO } from './progress';
+import { createReporter, humanBytes, reportMode, type Reporter, type ReporterIO } from './progress';
 import { ResumeStore, resumeKey, type ResumeRecord } from './resume-store';
+import { DEFAULT_RETRY } from './retry';
+import { openSendServer } from './servers/open';
+import type { SendServer, ServerSettings, ServerTransfer } from './servers/server';
 import { collectSources, mimeTypeOf, type SourceFile } from './sources';
 import { uploadFiles, type UploadFile } from './upload';
-import {
-  checkPasswordRules,
-  iterationsFrom,
-  keyCheck,
-  keyFor,
-  newFileSeal,
-  sealerFor,
-  type PasswordChoice,
-  type RecordEncryption,
-} from './encryption';
-import path from 'node:path';
 
 export interface SendOptions {
   paths: string[];
@@ -27,7 +19,7 @@ export interface SendOptions {
   message?: string;
   days?: number;
   link: boolean;
-  /** The sender address; default the account's first. */
+  /** The sender address; default the account's first (ferry) or the user id when it is an address (FileSender). */
   from?: string;
   parallel: number;
   json: boolean;
@@ -39,35 +31,6 @@ export interface SendOptions {
   encrypt?: PasswordChoice;
   /** Told a generated password once the transfer exists (before any chunk is sent). */
   onGeneratedPassword?: (password: string) => void;
-}
-
-interface ServerFile {
-  id: number;
-  name: string;
-  size: number;
-  cid?: string;
-  ranges?: Range[];
-  complete?: boolean;
-}
-interface ServerTransfer {
-  id: number;
-  salt?: string;
-  status?: string;
-  expires?: { raw: number } | null;
-  files: ServerFile[];
-  recipients: { email: string; download_url: string }[];
-}
-interface Info {
-  [k: string]: unknown;
-  encryption_enabled?: boolean;
-  upload_chunk_size?: number;
-  default_transfer_days_valid?: number;
-  max_transfer_days_valid?: number;
-  default_guest_days_valid?: number;
-}
-interface Me {
-  id: string;
-  email?: string[];
 }
 
 export interface SendResult {
@@ -84,29 +47,33 @@ export interface SendResult {
   /** Encrypted: true; with a generated password, `password` is it (shown this once, never sent to the server). */
   encrypted: boolean;
   password?: string;
+  /** The kind of server: ferry or FileSender. */
+  server: string;
 }
 
-const DEFAULT_CHUNK = 5 * 1024 * 1024;
+type Sealer = (s: NonNullable<UploadFile['seal']>, i: number, p: Uint8Array) => Promise<Buffer>;
 
-/** The sender's address: --from, else the account's first, else a clear refusal. */
-async function senderAddress(api: FerryApi, given: string | undefined): Promise<string> {
-  if (given) return given;
-  const me = await api.call<Me>('GET', '/user', { what: 'reading your account' });
-  const email = me.email?.[0];
-  if (!email) throw new ClientError('your account has no e-mail address on the server: give one with --from');
-  return email;
+/** The server's limits, checked before anything is created: one message instead of a refusal halfway. */
+export function checkLimits(files: SourceFile[], s: ServerSettings, days: number | undefined, encrypted: boolean): void {
+  if (s.maxFiles !== null && files.length > s.maxFiles) throw new ClientError(`this server takes at most ${s.maxFiles} files in a transfer; these are ${files.length}`);
+  const total = files.reduce((n, f) => n + f.size, 0);
+  if (s.maxTransferSize !== null && total > s.maxTransferSize) throw new ClientError(`this server takes at most ${humanBytes(s.maxTransferSize)} in a transfer; these files are ${humanBytes(total)}`);
+  const perFile = encrypted ? s.maxEncryptedFileSize : s.maxFileSize;
+  const big = perFile !== null ? files.find((f) => f.size > perFile) : undefined;
+  if (big && perFile !== null) throw new ClientError(`this server takes files of at most ${humanBytes(perFile)}${encrypted ? ' encrypted' : ''}; ${big.name} is ${humanBytes(big.size)}`);
+  if (days !== undefined && s.maxDays !== null && days > s.maxDays) throw new ClientError(`--days: this server keeps transfers at most ${s.maxDays} days`);
 }
 
-function expiryIn(api: FerryApi, days: number | undefined, fallback: number | undefined, max: number | undefined): number {
-  let d = days ?? fallback ?? 10;
-  if (days === undefined && max !== undefined) d = Math.min(d, max);
-  return api.serverNow() + Math.round(d * 86400);
+function expiryIn(server: SendServer, days: number | undefined, s: ServerSettings): number {
+  let d = days ?? s.defaultDays ?? 10;
+  if (days === undefined && s.maxDays !== null) d = Math.min(d, s.maxDays);
+  return server.api.serverNow() + Math.round(d * 86400);
 }
 
 /**
  * `ferry send`: creates a Transfer of the files (or finds the one a killed run of the same command began),
  * sends what the server lacks, completes every file and then the Transfer, which mails the recipients (or,
- * with --link, makes a download link).
+ * with --link, makes a download link). The server is ferry or FileSender (servers/).
  */
 export async function sendFiles(creds: Credentials, o: SendOptions, io: ReporterIO): Promise<SendResult> {
   const started = Date.now();
@@ -117,96 +84,77 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
   const reporter = createReporter(io, reportMode(io, o.json));
   for (const s of skipped) reporter.note(`skipped ${s}`);
   const retry = o.retries === undefined ? undefined : { ...DEFAULT_RETRY, retries: o.retries };
-  const api = new FerryApi(creds, { sockets: o.parallel + 2, retry, onRetry: (n) => reporter.retry(n) });
+  let server: SendServer | null = null;
   try {
-    const info = await api.call<Info>('GET', '/info', { what: 'reading the server settings' });
-    const chunkSize = Number.isSafeInteger(info.upload_chunk_size) && info.upload_chunk_size! > 0 ? info.upload_chunk_size! : DEFAULT_CHUNK;
+    server = await openSendServer(creds, { sockets: o.parallel + 2, retry, onRetry: (n) => reporter.retry(n) });
+    const settings = server.settings();
+    const chunkSize = settings.chunkSize;
     const enc = o.encrypt;
-    if (enc) {
-      if (info.encryption_enabled === false) throw new ClientError('this server does not offer end-to-end encryption: send without --encrypt');
-    }
-    const from = await senderAddress(api, o.from);
+    if (enc && !settings.encryption.enabled) throw new ClientError('this server does not offer end-to-end encryption: send without --encrypt');
+    if (enc && settings.encryption.unsupported) throw new ClientError(`this server encrypts in a way ferry does not: ${settings.encryption.unsupported}; send without --encrypt`);
+    checkLimits(files, settings, o.days, !!enc);
+    const from = await server.senderAddress(o.from);
     const terms = { recipients: o.recipients, subject: o.subject ?? '', message: o.message ?? '', days: o.days ?? null, link: o.link, from, encrypt: !!enc };
     const store = new ResumeStore(path.join(clientConfigDir(o.env), 'uploads'));
     store.prune();
     const key = resumeKey({ url: creds.url, user: creds.user, files, terms });
 
-    let record0 = store.load(key);
-    let sealer: ((s: NonNullable<UploadFile['seal']>, i: number, p: Uint8Array) => Promise<Buffer>) | undefined;
-    if (enc && record0) {
-      const e = record0.encryption;
+    let record = store.load(key);
+    let sealer: Sealer | undefined;
+    if (enc && record) {
+      const e = record.encryption;
       const k = e ? await keyFor(enc.password, e) : null;
       if (!e || !k || (await keyCheck(k)) !== e.keyCheck) {
         // A generated password is new on every run: the interrupted transfer's key is gone with it, so it starts anew.
         if (!enc.generated) throw new ClientError('the password is not the one the interrupted send of these files began with: give that one again (or remove the record under ~/.config/ferry/uploads to start anew)');
         reporter.note('the interrupted send of these files used another generated password: starting a new transfer');
-        record0 = null;
+        record = null;
       } else sealer = sealerFor(k);
     }
-    const resumed = await resumeTransfer(api, record0, files);
+    let resumed = await resumeTransfer(server, record, files, reporter);
+    const begin = async () => {
+      // Only for a new transfer: on a resume the key check value has shown it is the password it began with.
+      if (enc) checkPasswordRules(enc, settings.encryption.rules);
+      const made = await createTransfer(server!, files, o, settings, from, enc);
+      sealer = made.sealer;
+      store.save(key, made.record);
+      return made;
+    };
     let transfer: ServerTransfer;
     let uploads: UploadFile[];
-    if (resumed?.done) {
-      transfer = resumed.transfer;
-      uploads = [];
-    } else if (resumed) {
-      transfer = resumed.transfer;
-      uploads = resumed.uploads;
+    let current: ResumeRecord;
+    if (resumed) {
+      ({ transfer, uploads } = resumed);
+      current = record!;
     } else {
-      // Only for a new transfer: on a resume the key check value has shown it is the password it began with.
-      if (enc) checkPasswordRules(enc, info);
-      const iterations = iterationsFrom(info);
-      const seals = enc ? files.map((f) => newFileSeal(f.size, chunkSize)) : null;
-      transfer = await api.call<ServerTransfer>('POST', '/transfer', {
-        json: {
-          ...(enc ? encryptionRequestFields(enc, iterations) : {}),
-          files: files.map((f, i) => ({ name: f.name, size: f.size, mime_type: mimeTypeOf(f.name), cid: String(i), ...(seals ? seals[i] : {}) })),
-          recipients: o.recipients,
-          options: o.link ? ['get_a_link'] : [],
-          expires: expiryIn(api, o.days, info.default_transfer_days_valid, info.max_transfer_days_valid),
-          from,
-          subject: o.subject ?? '',
-          message: o.message ?? '',
-        },
-        what: 'creating the transfer',
-      });
-      const byCid = new Map(transfer.files.map((f) => [f.cid, f]));
-      uploads = files.map((src, i) => {
-        const f = byCid.get(String(i)) ?? transfer.files[i];
-        if (!f || f.size !== src.size) throw new ClientError(`the server's answer does not list ${src.name}`, 2);
-        return { fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges: [], complete: false, ...(seals ? { seal: seals[i] } : {}) };
-      });
-      let encryption: RecordEncryption | undefined;
-      if (enc && seals) {
-        // The key needs the salt the server made for this transfer, so it is derived only now.
-        if (typeof transfer.salt !== 'string' || transfer.salt === '') throw new ClientError('the server did not return a salt for the encrypted transfer', 2);
-        const params = { salt: transfer.salt, iterations, passwordVersion: enc.passwordVersion, passwordEncoding: enc.passwordEncoding };
-        const k = await keyFor(enc.password, params);
-        encryption = { ...params, keyCheck: await keyCheck(k), files: seals };
-        sealer = sealerFor(k);
-        // Shown now, not at the end: a send killed later can be resumed with it (in FERRY_PASSWORD).
-        if (enc.generated) o.onGeneratedPassword?.(enc.password);
-      }
-      const record: ResumeRecord = {
-        version: 1,
-        url: creds.url,
-        user: creds.user,
-        transferId: transfer.id,
-        created: Date.now(),
-        files: uploads.map((u) => ({ name: u.name, size: u.size, fileId: u.fileId })),
-        ...(encryption ? { encryption } : {}),
-      };
-      store.save(key, record);
+      ({ transfer, uploads, record: current } = await begin());
     }
 
     const total = files.reduce((n, f) => n + f.size, 0);
-    const already = uploads.reduce((n, u) => n + (u.complete ? u.size : covered(u.ranges, u.size)), 0);
-    if (resumed && !resumed.done) reporter.note(`resuming transfer ${transfer.id}: ${humanBytes(already)} of ${humanBytes(total)} already on the server`);
-    reporter.start(total, resumed?.done ? total : already);
-    const stats = await uploadFiles(api, uploads, { chunkSize, parallel: o.parallel, reporter, seal: sealer });
-    if (!resumed?.done) {
-      transfer = await api.call<ServerTransfer>('PUT', `/transfer/${transfer.id}`, { json: { complete: true }, what: 'completing the transfer' });
+    const stats = { chunksSent: 0, bytesSent: 0 };
+    for (let attempt = 0; ; attempt++) {
+      const already = uploads.reduce((n, u) => n + (u.complete ? u.size : covered(u.ranges, u.size)), 0);
+      if (resumed) reporter.note(`resuming transfer ${transfer.id}: ${humanBytes(already)} of ${humanBytes(total)} already on the server`);
+      reporter.start(total, already);
+      const keep = keeper(server, store, key, current, uploads);
+      try {
+        const s = await uploadFiles(server, uploads, { chunkSize, parallel: o.parallel, reporter, seal: sealer, ...keep });
+        stats.chunksSent += s.chunksSent;
+        stats.bytesSent += s.bytesSent;
+        break;
+      } catch (e) {
+        // A run that stops on an error keeps every acknowledgement it had, for the next run.
+        keep.flush?.();
+        // FileSender refuses chunks for a transfer that is no longer uploading; its answers cannot say so before.
+        if (!(resumed && attempt === 0 && e instanceof ApiError && e.id === 'cannot_add_data_to_complete_transfer')) throw e;
+        reporter.note(`the server no longer takes data for transfer ${transfer.id} (${e.id}): starting over with a new transfer`);
+        await discard(server, transfer.id, reporter);
+        store.remove(key);
+        resumed = null;
+        ({ transfer, uploads, record: current } = await begin());
+      }
     }
+    if (!resumed?.done) transfer = await server.completeTransfer(transfer.id);
     store.remove(key);
     reporter.finish();
     const link = o.link ? (transfer.recipients.find((r) => !r.email)?.download_url ?? transfer.recipients[0]?.download_url ?? null) : null;
@@ -216,20 +164,107 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       expires: transfer.expires?.raw ?? null,
       recipients: transfer.recipients.map((r) => r.email).filter(Boolean),
       link,
-      files: uploads.length ? uploads.map((u) => ({ id: u.fileId, name: u.name, size: u.size })) : transfer.files.map((f) => ({ id: f.id, name: f.name, size: f.size })),
+      files: uploads.map((u) => ({ id: u.fileId, name: u.name, size: u.size })),
       resumed: resumed !== null,
       chunks_sent: stats.chunksSent,
       bytes_sent: stats.bytesSent,
       seconds: (Date.now() - started) / 1000,
       encrypted: !!enc,
       ...(enc?.generated ? { password: enc.password } : {}),
+      server: server.kind === 'ferry' ? 'ferry' : 'FileSender',
     };
   } catch (e) {
     reporter.finish();
     throw e;
   } finally {
-    api.close();
+    server?.api.close();
   }
+}
+
+/** POST /transfer for the files; the resume record of the new transfer, and the sealer of an encrypted one. */
+async function createTransfer(server: SendServer, files: SourceFile[], o: SendOptions, s: ServerSettings, from: string, enc: PasswordChoice | undefined) {
+  const iterations = s.encryption.iterations;
+  const seals = enc ? files.map((f) => newFileSeal(f.size, s.chunkSize)) : null;
+  const transfer = await server.createTransfer({
+    ...(enc ? { encryption: encryptionRequestFields(enc, iterations) } : {}),
+    files: files.map((f, i) => ({ name: f.name, size: f.size, mime_type: mimeTypeOf(f.name), cid: String(i), ...(seals ? seals[i] : {}) })),
+    recipients: o.recipients,
+    link: o.link,
+    expires: expiryIn(server, o.days, s),
+    from,
+    subject: o.subject ?? '',
+    message: o.message ?? '',
+  });
+  const byCid = new Map(transfer.files.map((f) => [f.cid, f]));
+  const byName = new Map(transfer.files.map((f) => [f.name, f]));
+  const uploads: UploadFile[] = files.map((src, i) => {
+    const f = byCid.get(String(i)) ?? byName.get(src.name);
+    if (!f || f.size !== src.size) throw new ClientError(`creating the transfer: the answer to POST /transfer does not list ${src.name} (${src.size} bytes)`, 2);
+    return { fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges: [], complete: false, ...(seals ? { seal: seals[i] } : {}) };
+  });
+  let encryption: RecordEncryption | undefined;
+  let sealer: Sealer | undefined;
+  if (enc && seals) {
+    // The key needs the salt the server made for this transfer, so it is derived only now.
+    if (typeof transfer.salt !== 'string' || transfer.salt === '') throw new ClientError('creating the transfer: the answer to POST /transfer has no salt for the encrypted transfer', 2);
+    const params = { salt: transfer.salt, iterations, passwordVersion: enc.passwordVersion, passwordEncoding: enc.passwordEncoding };
+    const k = await keyFor(enc.password, params);
+    encryption = { ...params, keyCheck: await keyCheck(k), files: seals };
+    sealer = sealerFor(k);
+    // Shown now, not at the end: a send killed later can be resumed with it (in FERRY_PASSWORD).
+    if (enc.generated) o.onGeneratedPassword?.(enc.password);
+  }
+  const record: ResumeRecord = {
+    version: 1,
+    url: server.api.url,
+    user: server.api.creds?.user ?? '',
+    transferId: transfer.id,
+    created: Date.now(),
+    files: uploads.map((u) => ({ name: u.name, size: u.size, fileId: u.fileId })),
+    ...(encryption ? { encryption } : {}),
+    ...(server.tellsRanges ? {} : { stored: uploads.map(() => []), completed: [], ...(server.roundtripToken ? { roundtripToken: server.roundtripToken } : {}) }),
+  };
+  return { transfer, uploads, record, sealer };
+}
+
+/**
+ * Where the server does not tell what it holds, the record keeps what it acknowledged: written anew after each
+ * acknowledged chunk (a few hundred bytes, next to a chunk of megabytes), so a killed run sends again only the
+ * chunks that were in flight.
+ */
+function keeper(server: SendServer, store: ResumeStore, key: string, record: ResumeRecord, uploads: UploadFile[]): { onStored?: (f: UploadFile, offset: number, length: number) => void; onCompleted?: (f: UploadFile) => void; flush?: () => void } {
+  if (server.tellsRanges) return {};
+  const index = new Map(uploads.map((u, i) => [u, i]));
+  const save = () => store.save(key, record);
+  return {
+    onStored: (f: UploadFile, offset: number, length: number) => {
+      const i = index.get(f)!;
+      record.stored![i] = addRange(record.stored![i] ?? [], [offset, offset + length]);
+      save();
+    },
+    onCompleted: (f: UploadFile) => {
+      record.completed = [...(record.completed ?? []), f.fileId];
+      save();
+    },
+    flush: save,
+  };
+}
+
+async function discard(server: SendServer, id: number, reporter: Reporter): Promise<void> {
+  const failed = await server.discardTransfer(id);
+  if (failed) reporter.note(`could not remove the unfinished transfer ${id} (${failed}); the server purges it in time`);
+}
+
+/** A range added to a sorted list of disjoint ranges, merged with those it touches. */
+export function addRange(list: Range[], r: Range): Range[] {
+  const all = [...list, r].sort((a, b) => a[0] - b[0]);
+  const out: Range[] = [];
+  for (const [a, b] of all) {
+    const last = out[out.length - 1];
+    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
+    else out.push([a, b]);
+  }
+  return out;
 }
 
 function covered(ranges: Range[], size: number): number {
@@ -237,34 +272,34 @@ function covered(ranges: Range[], size: number): number {
 }
 
 /**
- * The Transfer a killed run of the same command began, with what the server already has of each file; null
- * when there is none to carry on (no record, or the Transfer is gone, closed or no longer matches the files).
+ * The Transfer a killed run of the same command began, with what is already on the server of each file (as the
+ * server says, or as the record kept where it cannot); null when there is none to carry on, said and, where the
+ * server still has it, removed.
  */
-async function resumeTransfer(
-  api: FerryApi,
-  record: ResumeRecord | null,
-  files: SourceFile[],
-): Promise<{ done: boolean; transfer: ServerTransfer; uploads: UploadFile[] } | null> {
-  if (!record || record.url !== api.creds?.url || record.user !== api.creds?.user || record.files.length !== files.length) return null;
-  let t: ServerTransfer;
-  try {
-    t = await api.call<ServerTransfer>('GET', `/transfer/${record.transferId}`, { what: 'looking up the unfinished transfer' });
-  } catch (e) {
-    if (e instanceof ApiError && e.status < 500) return null;
-    throw e;
+async function resumeTransfer(server: SendServer, record: ResumeRecord | null, files: SourceFile[], reporter: Reporter): Promise<{ transfer: ServerTransfer; uploads: UploadFile[]; done: boolean } | null> {
+  if (!record || record.url !== server.api.url || record.user !== server.api.creds?.user || record.files.length !== files.length) return null;
+  const found = await server.unfinished(record.transferId);
+  if ('why' in found) {
+    reporter.note(`the interrupted send of these files cannot be carried on: transfer ${record.transferId} ${found.state === 'gone' ? found.why : `cannot take more data (${found.why})`}; starting over`);
+    return null;
   }
-  // Killed after the Transfer was completed but before the record went: it was sent, nothing is left to do.
-  if (t.status === 'available') return { done: true, transfer: t, uploads: [] };
-  if (t.status !== 'created' && t.status !== 'started' && t.status !== 'uploading') return null;
+  const t = found.transfer;
   const uploads: UploadFile[] = [];
   for (let i = 0; i < files.length; i++) {
     const src = files[i];
     const r = record.files[i];
     const f = t.files.find((x) => x.id === r.fileId);
-    if (!f || r.name !== src.name || r.size !== src.size || f.size !== src.size) return null;
     const seal = record.encryption?.files[i];
-    if (record.encryption && !seal) return null;
-    uploads.push({ fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges: f.ranges ?? [], complete: f.complete === true, ...(seal ? { seal } : {}) });
+    if (!f || r.name !== src.name || r.size !== src.size || f.size !== src.size || (record.encryption && !seal)) {
+      reporter.note(`the interrupted send's transfer ${t.id} no longer matches these files: starting over`);
+      await discard(server, t.id, reporter);
+      return null;
+    }
+    // Killed after the Transfer was completed (ferry says so): every file is in.
+    const done = found.state === 'done' || f.complete === true || (record.completed ?? []).includes(f.id);
+    const ranges = server.tellsRanges ? (f.ranges ?? []) : (record.stored?.[i] ?? []);
+    uploads.push({ fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges, complete: done, ...(seal ? { seal } : {}) });
   }
-  return { done: false, transfer: t, uploads };
+  server.roundtripToken = record.roundtripToken;
+  return { transfer: t, uploads, done: found.state === 'done' };
 }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { missingChunks, type Range } from '../shared/chunks';
 import { ApiError, ClientError } from './errors';
-import type { FerryApi } from './http';
+import type { SendServer } from './servers/server';
 import type { FileSeal } from './encryption';
 import { RateMeter, type Reporter } from './progress';
 
@@ -18,11 +18,6 @@ export interface UploadFile {
   complete: boolean;
   /** An encrypted transfer's file: its IV and AEAD (docs/encryption.md). */
   seal?: FileSeal;
-}
-
-interface ServerFile {
-  ranges?: Range[];
-  complete?: boolean;
 }
 
 interface Chunk {
@@ -42,12 +37,15 @@ export interface UploadStats {
  * server already holds whole is never sent again: the plan comes from the server's ranges.
  */
 export async function uploadFiles(
-  api: FerryApi,
+  server: SendServer,
   files: UploadFile[],
   o: {
     chunkSize: number;
     parallel: number;
     reporter: Reporter;
+    /** Told of each chunk the server acknowledged (kept for a resume where the server cannot tell it). */
+    onStored?: (file: UploadFile, offset: number, length: number) => void;
+    onCompleted?: (file: UploadFile) => void;
     /** Encrypts a file's plaintext chunk `index` (an encrypted transfer); the URL offset stays the plaintext's. */
     seal?: (seal: FileSeal, index: number, plain: Uint8Array) => Promise<Buffer>;
   },
@@ -96,23 +94,15 @@ export async function uploadFiles(
       if (!o.seal) throw new ClientError(`${c.file.name} belongs to an encrypted transfer and no key was given`);
       body = await o.seal(c.file.seal, c.offset / o.chunkSize, plain);
     }
-    await api.call('PUT', `/file/${c.file.fileId}/chunk/${c.offset}`, {
-      body,
-      headers: {
-        'content-type': 'application/octet-stream',
-        'x-service-file-size': String(c.file.size),
-        'x-service-chunk-offset': String(c.offset),
-        // The plaintext's length, as FileSender's format has it; the server counts an encrypted body as 32 more.
-        'x-service-chunk-size': String(c.length),
+    await server.putChunk(
+      { fileId: c.file.fileId, offset: c.offset, length: c.length, fileSize: c.file.size, body, encrypted: !!c.file.seal, name: c.file.name, ahead: aheadFor(body.length) },
+      // A chunk whose answer was lost may be stored already: where the server tells its ranges, it is not sent again.
+      async () => {
+        const ranges = await server.storedRanges(c.file.fileId, c.file.name);
+        return (ranges ?? []).some(([a, b]) => a <= c.offset && b >= c.offset + c.length);
       },
-      what: `sending ${c.file.name} at byte ${c.offset}`,
-      ahead: aheadFor(body.length),
-      // A chunk whose answer was lost may be stored already: the server's ranges say so, and then it is not sent again.
-      doneAfterAll: async () => {
-        const f = await api.call<ServerFile>('GET', `/file/${c.file.fileId}`, { what: `checking ${c.file.name}`, retries: 0 });
-        return (f.ranges ?? []).some(([a, b]) => a <= c.offset && b >= c.offset + c.length);
-      },
-    });
+    );
+    o.onStored?.(c.file, c.offset, c.length);
     stats.chunksSent += 1;
     stats.bytesSent += body.length;
     meter.add(body.length);
@@ -124,14 +114,16 @@ export async function uploadFiles(
     // Bounded: a server that keeps finding holes after they were sent again is not going to be satisfied.
     for (let round = 0; ; round++) {
       try {
-        await api.call('PUT', `/file/${f.fileId}`, { json: { complete: true }, what: `completing ${f.name}` });
+        await server.completeFile(f.fileId, f.name);
+        o.onCompleted?.(f);
         o.reporter.fileDone('sent', f.name, f.size);
         return;
       } catch (e) {
         if (!(e instanceof ApiError && e.id === 'file_incomplete') || round >= 2) throw e;
       }
-      const now = await api.call<ServerFile>('GET', `/file/${f.fileId}`, { what: `checking ${f.name}` });
-      for (const c of missingChunks(f.size, o.chunkSize, now.ranges ?? [])) await sendChunk({ file: f, ...c }, buffer);
+      const ranges = await server.storedRanges(f.fileId, f.name);
+      if (ranges === null) throw new ClientError(`completing ${f.name}: the server finds the file incomplete and cannot tell what it lacks; run the command again`, 2);
+      for (const c of missingChunks(f.size, o.chunkSize, ranges)) await sendChunk({ file: f, ...c }, buffer);
       await close(f);
     }
   };

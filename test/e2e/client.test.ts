@@ -248,7 +248,11 @@ test('get never writes outside -o: hostile names land inside it, a planted link 
   const sum = crypto.createHash('sha256').update('abc').digest('hex');
   const hostile = http.createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://x');
-    if (url.pathname === '/download/files') {
+    if (url.pathname === '/info') {
+      // Says it is ferry (its /info names a version), as the client reads it before the link.
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ url: 'http://x/', version: '0.1.0', upload_chunk_size: 5242880 }));
+    } else if (url.pathname === '/download/files') {
       const files = names.map((name, i) => ({ id: i + 1, name, size: 3, mime_type: 'text/plain', sha256: sum }));
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ transfer_id: 1, subject: '', message: '', from: 'mallory@example.org', expires: null, files }));

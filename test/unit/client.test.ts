@@ -7,7 +7,12 @@ import { requestSignatureMatches } from '../../src/auth/signature';
 import type { AuthRequest } from '../../src/auth/principal';
 import { clientConfigDir, parseRemoteConfig, resolveCredentials, saveCredentials } from '../../src/client/credentials';
 import { destination, parseDownloadLink } from '../../src/client/download';
-import { FerryApi } from '../../src/client/http';
+import { errorBody, FerryApi } from '../../src/client/http';
+import { ApiError, namedFailure } from '../../src/client/errors';
+import { transferOf } from '../../src/client/servers/common';
+import { fileRows } from '../../src/client/servers/filesender-download';
+import { configInt, configOn, parseConfigScript } from '../../src/client/servers/filesender-config';
+import { addRange } from '../../src/client/send';
 import { barLine, humanBytes, humanDuration } from '../../src/client/progress';
 import { resumeKey } from '../../src/client/resume-store';
 import { DEFAULT_RETRY, parseRetryAfter, retryableStatus, retryDelay } from '../../src/client/retry';
@@ -155,6 +160,49 @@ test('progress line, sizes, durations, addresses, systemd quoting', () => {
   assert.is(systemdWord('/usr/local/bin/ferry'), '/usr/local/bin/ferry');
   assert.is(systemdWord('/srv/my files/ferry.json'), '"/srv/my files/ferry.json"');
   assert.is(systemdWord('/srv/100%/$HOME'), '/srv/100%%/$$HOME');
+});
+
+test('answers of either server kind: error details as a list or an object, a refusal named on 500 is final, HTML named as such', () => {
+  const res = (status: number, body: string, type = 'application/json') => ({ status, headers: { 'content-type': type }, body: Buffer.from(body) });
+  assert.equal(errorBody(res(403, '{"message":"rest_ownership_required","uid":"x","details":{"method":"get","endpoint":"user"}}')), { id: 'rest_ownership_required', details: ['method: get', 'endpoint: user'] });
+  assert.equal(errorBody(res(400, '{"message":"bad_email","details":["from"]}')), { id: 'bad_email', details: ['from'] });
+  assert.equal(errorBody(res(500, '{"message":"bad_email","uid":"x","details":null}')), { id: 'bad_email', details: [] });
+  assert.match(errorBody(res(502, '<html>Bad Gateway</html>', 'text/html')).id, /^HTTP 502 \(text\/html, 24 bytes: "<html>Bad Gateway<\/html>"\)$/);
+  assert.ok(namedFailure(500, 'auth_remote_signature_check_failed'));
+  assert.not.ok(namedFailure(500, 'internal_error'));
+  assert.not.ok(namedFailure(500, 'HTTP 500'));
+  assert.not.ok(namedFailure(503, 'database_unavailable'));
+  assert.is(new ApiError(500, 'bad_email', [], 'x').exitCode, 1);
+  assert.is(new ApiError(500, 'internal_error', [], 'x').exitCode, 2);
+});
+
+test("FileSender's answers as PHP echoes them: sizes and expiry as strings, a cid of \"0\" as false; unusable ones named", () => {
+  const t = transferOf('creating the transfer', 'POST /transfer', { id: 2, files: [{ id: 2, name: 'a.bin', size: '10', cid: false }], recipients: [], expires: { raw: '1796076456', formatted: 'x' } });
+  assert.equal(t.files[0].size, 10);
+  assert.equal(t.expires, { raw: 1796076456 });
+  assert.throws(() => transferOf('creating the transfer', 'POST /transfer', { id: 2, files: [{ id: 2 }], recipients: [] }), /creating the transfer: the answer to POST \/transfer has no list of files with id, name and size: \{"id":2/);
+  assert.throws(() => transferOf('x', 'GET /transfer/1', null), /has no transfer id: null/);
+});
+
+test("FileSender's download page: one row per file, its data-* attributes with entities decoded", () => {
+  const rows = fileRows('<table><tr class="file" data-id="7"\n data-encrypted="1" data-name="a &amp; b/&quot;q&quot; &#039;s.txt" data-size="6" data-key-salt="S+/x"\n><td></td></tr><tr class="other" data-id="9"></tr></table>');
+  assert.equal(rows, [{ id: '7', encrypted: '1', name: 'a & b/"q" \'s.txt', size: '6', key_salt: 'S+/x' }]);
+});
+
+test("FileSender's settings script read as text; values PHP wrote as strings read as numbers and flags", () => {
+  const c = parseConfigScript("if (x) {}\nwindow.filesender.config = {\n    upload_chunk_size: 5242880,\n    encryption_password_hash_iterations_new_files: '4096000',\n    encryption_mandatory: '',\n    site_name: 'It\\'s ours',\n    language: {\n        downloading : \"Downloading\",\n    },\n    after_block: true,\n};\nconsole.log(1);")!;
+  assert.equal(c, { upload_chunk_size: 5242880, encryption_password_hash_iterations_new_files: '4096000', encryption_mandatory: '', site_name: "It's ours", after_block: true });
+  assert.is(configInt(c.encryption_password_hash_iterations_new_files), 4096000);
+  assert.not.ok(configOn(c.encryption_mandatory));
+  assert.ok(configOn('1'));
+  assert.is(parseConfigScript('<html>not it</html>'), null);
+});
+
+test('acknowledged ranges merge as chunks arrive in any order', () => {
+  let r: [number, number][] = [];
+  for (const [a, b] of [[10, 20], [0, 10], [30, 40], [20, 30]] as [number, number][]) r = addRange(r, [a, b]);
+  assert.equal(r, [[0, 40]]);
+  assert.equal(addRange([[0, 10]], [20, 30]), [[0, 10], [20, 30]]);
 });
 
 test.run();
