@@ -3,8 +3,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
-import type { PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
-import { writeAll, writeStreamAt } from './positional-writer';
+import type { ChunkGuard, PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
+import { gapsOf, writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
 import { checkFileAddress, checkTransferId } from './file-address';
@@ -75,18 +75,22 @@ export class FsFileStore implements FileStore {
     return storedFilePath(this.root, transferId, uid);
   }
 
-  async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number> {
+  async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number, guard?: ChunkGuard): Promise<number> {
     const entry = this.acquire(transferId, uid, size);
-    this.digests.written(entry.key, offset);
+    // Bytes on recorded ranges are never written (guard.keep): only a write outside them may touch hashed bytes.
+    if (!guard || gapsOf(guard.keep, offset, offset + expected).length > 0) this.digests.written(entry.key, offset);
     try {
       const handle = await entry.handle;
       let written: number;
       if (Buffer.isBuffer(data)) {
-        await writeAll(handle, data, offset);
+        guard?.signed?.see(data);
+        for (const [a, b] of gapsOf(guard?.keep ?? [], offset, offset + data.length)) await writeAll(handle, data.subarray(a - offset, b - offset), a);
         written = data.length;
       } else {
-        written = await writeStreamAt(handle, data, offset, expected);
+        written = await writeStreamAt(handle, data, offset, expected, guard);
       }
+      // The bytes went only where nothing recorded lies; they count once their signature is known right.
+      await guard?.signed?.verified();
       return written;
     } finally {
       this.release(entry);
@@ -97,8 +101,8 @@ export class FsFileStore implements FileStore {
    * The port's write: writeAt (no receipt: the bytes are at their offset). No CRC-32: the hashing threads take
    * the file's beside its SHA-256 (UploadHashing), off the event loop.
    */
-  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number): Promise<WrittenChunk> {
-    const written = await this.writeAt(file.transferId, file.uid, file.size, offset, data, expected);
+  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, _upload?: string | null, _exact?: boolean, guard?: ChunkGuard): Promise<WrittenChunk> {
+    const written = await this.writeAt(file.transferId, file.uid, file.size, offset, data, expected, guard);
     return { written, crc32: null, receipt: '' };
   }
 
