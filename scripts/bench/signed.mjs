@@ -30,7 +30,9 @@ export async function signedRows({ quick, dir, source, row, rounds = 5 }) {
     const runs = { signed: [], plain: [] };
     const side = (into, sign) => async () => {
       const t = await createTransfer(ferry.url, [size], sign);
-      into.push(await measure(fp, () => uploadFile(ferry.url, t, 0, source, 4, sign), fresh));
+      const m = await measure(fp, () => uploadFile(ferry.url, t, 0, source, 4, sign), fresh);
+      m.result = { bytes: size };
+      into.push(m);
       await deleteTransfer(ferry.url, t);
     };
     // One pair not counted: the first side of a run meets code not yet optimised and a disk still busy.

@@ -61,7 +61,8 @@ export class StreamingSignature implements SignedBody {
 
   private async checkStored(stored: StoredHmac, file: string, offset: number, length: number): Promise<void> {
     if (this.started || !/^[0-9a-f]{40}$/i.test(this.signature)) throw Errors.authRemoteSignatureCheckFailed();
-    const heads = this.heads.map((h) => h.head);
+    // As text: a Buffer would carry its whole backing store across to the thread.
+    const heads = this.heads.map((h) => h.head.toString('latin1'));
     const given = this.signature.toLowerCase();
     // The hashing thread reads the bytes back; if it is gone, this thread does.
     const index = await stored(file, offset, length, this.secrets, heads, given).catch(() => storedHmacHere(file, offset, length, this.secrets, heads, given));
@@ -98,11 +99,11 @@ export class StreamingSignature implements SignedBody {
  * The HMAC of bytes [offset, offset + length) of a file, for each head under each secret: the index of the first
  * head that gives `given` (hex), or -1. The server's runs on its hashing thread.
  */
-export type StoredHmac = (file: string, offset: number, length: number, secrets: string[], heads: Buffer[], given: string) => Promise<number>;
+export type StoredHmac = (file: string, offset: number, length: number, secrets: string[], heads: string[], given: string) => Promise<number>;
 
 /** StoredHmac on this thread (tests, and when the hashing thread is gone). */
-export async function storedHmacHere(file: string, offset: number, length: number, secrets: string[], heads: Buffer[], given: string): Promise<number> {
-  const hmacs = secrets.flatMap((secret) => heads.map((head, i) => ({ i, h: crypto.createHmac('sha1', secret).update(head) })));
+export async function storedHmacHere(file: string, offset: number, length: number, secrets: string[], heads: string[], given: string): Promise<number> {
+  const hmacs = secrets.flatMap((secret) => heads.map((head, i) => ({ i, h: crypto.createHmac('sha1', secret).update(Buffer.from(head, 'latin1')) })));
   if (length > 0) {
     for (const x of hmacs) x.h.update(AMP);
     const fh = await fsp.open(file, 'r');

@@ -84,7 +84,7 @@ function hmacMatches({ secrets, heads, memory, offset, length, given }) {
 function hmacOfFile({ file, offset, length, secrets, heads, given }) {
   const want = Buffer.from(given, 'hex');
   const hmacs = [];
-  for (const secret of secrets) heads.forEach((head, i) => hmacs.push({ i, h: crypto.createHmac('sha1', secret).update(head) }));
+  for (const secret of secrets) heads.forEach((head, i) => hmacs.push({ i, h: crypto.createHmac('sha1', secret).update(Buffer.from(head, 'latin1')) }));
   if (length > 0) {
     for (const x of hmacs) x.h.update(AMP);
     const fd = fs.openSync(file, 'r');
