@@ -3,7 +3,7 @@
 // Exit code 1 when anything failed. Nothing is skipped: the binary is built when it is missing or stale, and
 // a system part a group needs (test/helpers/system/parts.ts) that cannot be found fails that group with the
 // command that installs it.
-// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: unit http http-postgres adversarial storage e2e browser)
+// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: unit http http-postgres adversarial adversarial-postgres storage e2e browser)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,10 +13,14 @@ import { reexecOnProjectNode } from './project-node.mjs';
 await reexecOnProjectNode();
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const ALL = ['unit', 'http', 'http-postgres', 'adversarial', 'storage', 'e2e', 'browser'];
+const ALL = ['unit', 'http', 'http-postgres', 'adversarial', 'adversarial-postgres', 'storage', 'e2e', 'browser'];
 // The HTTP suite runs twice: on SQLite, then on a real PostgreSQL the tests start (test/helpers/system/postgres.ts).
 // A file run alone follows FERRY_TEST_DB from the environment.
-const VARIANTS = { 'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } } };
+// Of the adversarial suite, the races the database decides run on PostgreSQL too.
+const VARIANTS = {
+  'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } },
+  'adversarial-postgres': { dir: 'adversarial', env: { FERRY_TEST_DB: 'postgres' }, only: ['signed-chunks.test.ts'] },
+};
 const args = process.argv.slice(2);
 const groups = args.length ? args : ALL;
 let passed = 0;
@@ -60,7 +64,7 @@ for (const group of groups) {
   const dir = path.join(root, 'test', variant.dir);
   const isDir = fs.existsSync(dir) && fs.statSync(dir).isDirectory();
   const files = isDir
-    ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(dir, f))
+    ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts') && (!variant.only || variant.only.includes(f))).sort().map((f) => path.join(dir, f))
     : [path.resolve(group)];
   const groupName = isDir ? group : path.basename(path.dirname(path.resolve(group)));
   if (!(await partsReady(groupName))) {

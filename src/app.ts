@@ -19,6 +19,7 @@ import { WorkerHasher } from './storage/file-hasher';
 import { HashThread } from './util/hash-thread';
 import { BodyPool } from './util/body-pool';
 import { threadedSignatureCheck } from './auth/signature';
+import type { StoredHmac } from './auth/body-signature';
 import { cryptoIds, scryptPasswords } from './auth/passwords';
 import { TransfersService } from './domain/transfers';
 import { PurgeService } from './domain/purge';
@@ -134,12 +135,16 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(repos.sessions, users, clock));
   // Uploads' digests and signed chunks' HMACs are computed beside the event loop.
   const hashThread = new HashThread();
+  // Signed chunks are checked as stored on threads of normal priority: the client waits for the answer.
+  const signedChunkThread = new HashThread(1000, undefined, false);
   const bodyPool = new BodyPool();
   const sig = {
     baseUrl: () => cfg.get().base_url,
     maxAge: config.auth.signature_max_age_s,
     maxFuture: config.auth.signature_max_future_s,
     check: threadedSignatureCheck(hashThread, bodyPool),
+    stored: ((file, offset, length, secrets, heads, given) =>
+      signedChunkThread.call<{ index: number }>({ op: 'hmacFile', file, offset, length, secrets, heads, given }).then((r) => r.index)) as StoredHmac,
   };
   if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(repos.remoteApps, repos.signatures, users, sig, clock));
   if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(repos.users, repos.signatures, users, sig, clock));
@@ -283,6 +288,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await digestJobs?.stop();
       await fileStore.close();
       await hashThread.close();
+      await signedChunkThread.close();
       await db.close();
     },
   };

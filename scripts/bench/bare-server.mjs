@@ -7,6 +7,11 @@
 //             prefix grows; PUT /file/<id>/done answers with them once every byte is hashed.
 //   --sync    files are opened O_DSYNC, as ferry opens them: each write returns once its bytes are on the
 //             disk, so a chunk is answered only once it is durable; a new file's folder is flushed once.
+//   --filesender <secret>  also answers the calls FileSender's filesender.py makes under /rest.php (info, its
+//             config script, POST /transfer, chunk PUTs, file and transfer completion, DELETE), each checked
+//             against its HMAC-SHA1 signature with <secret> as the body streams (a chunk: in the same pass
+//             that writes it). The same work as ferry for the same client, without ferry's procedure.
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -14,6 +19,8 @@ import { Worker } from 'node:worker_threads';
 
 const dir = process.argv[2];
 const digest = process.argv.includes('--digest');
+const fsIndex = process.argv.indexOf('--filesender');
+const fsSecret = fsIndex > 0 ? process.argv[fsIndex + 1] : null;
 const sync = process.argv.includes('--sync');
 
 const fds = new Map();
@@ -116,8 +123,88 @@ function written(id, start, end) {
   if (r.prefix > before) hasher.postMessage({ id, file: path.join(dir, id), upTo: r.prefix });
 }
 
+let nextId = 1;
+/** filesender.py's calls: the signed string is `<method>&<host><path>?<sorted k=v, decoded>[&<body>]`. */
+async function filesenderCall(req, res, url) {
+  const p = url.pathname.slice('/rest.php'.length);
+  const args = [...url.searchParams.entries()].filter(([k]) => k !== 'signature').map(([k, v]) => `${k}=${v}`).sort().join('&');
+  const hmac = crypto.createHmac('sha1', fsSecret).update(`${req.method.toLowerCase()}&${req.headers.host}/rest.php${p}?${args}`);
+  let first = true;
+  const see = (c) => {
+    if (first) hmac.update('&');
+    first = false;
+    hmac.update(c);
+  };
+  const verified = () => {
+    const given = Buffer.from(url.searchParams.get('signature') ?? '', 'hex');
+    const ok = given.length === 20 && crypto.timingSafeEqual(hmac.digest(), given);
+    if (!ok) {
+      res.statusCode = 401;
+      res.end('{"message":"auth_remote_signature_check_failed"}');
+    }
+    return ok;
+  };
+  const json = (v, status = 200, headers = {}) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(v));
+  };
+  const chunk = /^\/file\/(\w+)\/chunk\/(\d+)$/.exec(p);
+  if (req.method === 'PUT' && chunk) {
+    const start = Number(chunk[2]);
+    req.on('data', see);
+    const pos = await writeBody(fdOf(chunk[1]), req, start);
+    if (!verified()) return;
+    if (digest) written(chunk[1], start, pos);
+    return json({ id: Number(chunk[1]) });
+  }
+  let body = Buffer.alloc(0);
+  if (req.method === 'POST' || req.method === 'PUT') {
+    const parts = [];
+    for await (const c of req) parts.push(c);
+    body = Buffer.concat(parts);
+    if (body.length) see(body);
+  }
+  if (!verified()) return;
+  if (req.method === 'POST' && p === '/transfer') {
+    const t = JSON.parse(body.toString());
+    const id = nextId++;
+    const files = t.files.map((f) => ({ id: `f${id}x${nextId++}`, puid: crypto.randomBytes(16).toString('hex'), name: f.name, size: f.size }));
+    return json({ id, files, roundtriptoken: crypto.randomBytes(16).toString('hex') }, 201, { Location: `/rest.php/transfer/${id}` });
+  }
+  const file = /^\/file\/(\w+)$/.exec(p);
+  if (req.method === 'PUT' && file) {
+    const id = file[1];
+    const d = digest
+      ? await new Promise((resolve) => {
+          answers.set(id, resolve);
+          hasher.postMessage({ id, file: path.join(dir, id), upTo: received.get(id)?.prefix ?? 0, done: true });
+        })
+      : {};
+    received.delete(id);
+    if (fds.has(id)) fs.closeSync(fds.get(id));
+    fds.delete(id);
+    fs.rmSync(path.join(dir, id), { force: true }); // disk space: the run's next upload
+    return json({ id, ...d });
+  }
+  if (/^\/transfer\/\w+$/.test(p)) return json(true);
+  res.statusCode = 404;
+  res.end('{}');
+}
+
 const server = http.createServer(async (req, res) => {
-  const url = new URL(req.url, 'http://x');
+  // filesender.py asks for its config script at <site>/ + /filesender-config.js.php: a path starting with '//'.
+  const url = new URL(req.url.replace(/^\/+/, '/'), 'http://x');
+  if (fsSecret && url.pathname === '/rest.php/info') {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({ upload_chunk_size: 5 * 1024 * 1024 }));
+    return;
+  }
+  if (fsSecret && url.pathname === '/filesender-config.js.php') {
+    res.writeHead(200, { 'content-type': 'text/javascript' });
+    res.end('window.filesender = { config: { terasender_enabled: true, terasender_worker_count: 6, terasender_worker_start_must_complete_within_ms: 180000, terasender_worker_max_chunk_retries: 20, max_transfer_files: 30, max_transfer_days_valid: 20, upload_chunk_size: 5242880 } };\n');
+    return;
+  }
+  if (fsSecret && url.pathname.startsWith('/rest.php/')) return filesenderCall(req, res, url);
   const put = /^\/file\/(\w+)\/chunk\/(\d+)$/.exec(url.pathname);
   if (req.method === 'PUT' && put) {
     const start = Number(put[2]);

@@ -11,6 +11,7 @@ import { filesystemUploadRows } from './fs-uploads.mjs';
 import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
 import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
 import { s3Rows } from './s3.mjs';
+import { signedRows } from './signed.mjs';
 import { reexecOnProjectNode } from '../project-node.mjs';
 
 // The baselines run on the Node that ships in dist/ferry, whichever `node` started this script.
@@ -92,6 +93,10 @@ try {
   const many = await Promise.all(Array.from({ length: S.many }, () => createTransfer(ferry.url, [S.manySize])));
   const burst = await measure(fp, () => Promise.all(many.map((m) => uploadFile(ferry.url, m, 0, source, 1))), { fresh: { keep: [[source, S.manySize]] } });
   row(`${S.many} uploads of ${S.manySize / MiB} MiB at once`, burst, null, { rss: 250, bytes: S.many * S.manySize });
+
+  // 6a: signed uploads (scripts/bench/signed.mjs): signed vs unsigned in 5 pairs, filesender.py against ferry
+  // and against the same-work sink, memory under many signed uploads and under connections holding bodies.
+  await signedRows({ quick, dir, source, row, rounds: quick ? 1 : 5 });
 
   // 6b: ferry keeping file data on an S3-compatible server, beside the SDK talking to that server directly.
   await s3Rows({ size: S.s3, reps: S.reps, source, dir, row });
@@ -222,9 +227,15 @@ for (const { work, f, b, budget, each } of rows) {
     ferryFig = `p50 ${fmt(f.p50, 1)} ms, p99 ${fmt(f.p99, 1)} ms, ${fmt(f.requests / f.wall)} req/s${windowsText}`;
     ok = budget.p99 ? f.p99 < budget.p99 : true;
     budgetText = budget.p99 ? `p99 < ${budget.p99} ms` : 'reported';
+  } else if (budget.held) {
+    ferryFig = `held ${fmt(f.wall, 1)} s, RSS ${fmt(f.rssBefore)} MiB before`;
   } else {
     ferryFig = `${fmt(mbps(budget.bytes, f.wall))} MB/s, all ok`;
     perGiB = fmt(f.cpuS / (budget.bytes / GiB), 2);
+  }
+  if (budget.cpuPerGiB) {
+    ok = ok && budget.cpuMedian <= budget.cpuPerGiB;
+    budgetText += `${budgetText ? ', ' : ''}server CPU <= ${budget.cpuPerGiB} s/GiB (median ${fmt(budget.cpuMedian, 2)})`;
   }
   if (budget.rss) {
     ok = ok && f.rss < budget.rss;

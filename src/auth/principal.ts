@@ -1,3 +1,4 @@
+import type { SignedBody } from '../domain/ports';
 /** Who is making a request, as resolved by the authenticators in the spec's order. */
 export interface UserIdentity {
   id: string;
@@ -30,8 +31,10 @@ export type Principal =
       attributes?: Record<string, unknown>;
       /** Set for a signed POST/PUT/DELETE: gives its spent signature back when the request is refused. */
       releaseSignature?: () => Promise<void>;
+      /** Set when the signed body is still to stream: the principal holds only once it is verified. */
+      signedBody?: SignedBody;
     }
-  | { type: 'application'; application: string; isAdmin: boolean; releaseSignature?: () => Promise<void> }
+  | { type: 'application'; application: string; isAdmin: boolean; releaseSignature?: () => Promise<void>; signedBody?: SignedBody }
   | { type: 'guest'; guest: GuestIdentity };
 
 export const ANONYMOUS: Principal = { type: 'anonymous' };
@@ -58,6 +61,11 @@ export interface AuthRequest {
   remoteAddress: string;
   /** Raw request body for signature checks; empty when there is none. */
   body: Buffer;
+  /**
+   * The body is not read yet and streams after authentication (a chunk upload): a signature is then checked
+   * up to the body (timestamp window, credential), and its HMAC while the body streams (Principal.signedBody).
+   */
+  bodyFollows?: boolean;
   cookies: Record<string, string>;
 }
 

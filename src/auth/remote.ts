@@ -1,9 +1,11 @@
 import { Errors } from '../domain/errors';
 import type { Authenticator, AuthRequest, Principal } from './principal';
-import { requestSignatureMatches, SignatureCheck } from './signature';
+import { matchingShape, SignatureCheck } from './signature';
+import { learnShape, streamingSignature, type StoredHmac } from './body-signature';
 import type { UserDirectory } from './header-sp';
 import type { RemoteApp } from '../domain/ports';
 import type { Clock } from '../domain/ports';
+
 
 export type { RemoteApp } from '../domain/ports';
 
@@ -30,6 +32,8 @@ export interface SignatureSettings {
   maxFuture: number;
   /** Where the HMAC is computed (the server's hashing thread for big bodies); here when not given. */
   check?: SignatureCheck;
+  /** Where a signed chunk written to a file is checked as stored (the server's hashing thread). */
+  stored?: StoredHmac;
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
@@ -37,9 +41,38 @@ const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 /**
  * The signature verdict: computed here, or on the hashing thread for a big body.
  */
-async function checkSignature(s: SignatureSettings, signature: string, secrets: string[], req: AuthRequest): Promise<void> {
-  const ok = s.check ? await s.check(signature, secrets, req, s.baseUrl()) : requestSignatureMatches(signature, secrets, req, s.baseUrl());
-  if (!ok) throw Errors.authRemoteSignatureCheckFailed();
+async function checkSignature(s: SignatureSettings, signature: string, secrets: string[], req: AuthRequest, credential: string): Promise<void> {
+  if (s.check && req.body.length >= SMALL_BODY) {
+    if (!(await s.check(signature, secrets, req, s.baseUrl()))) throw Errors.authRemoteSignatureCheckFailed();
+    return;
+  }
+  const shape = matchingShape(signature, secrets, req, s.baseUrl());
+  if (shape === null) throw Errors.authRemoteSignatureCheckFailed();
+  learnShape(credential, req, shape);
+}
+
+/** Bodies below this are checked here, where the way the signature matched is learnt (body-signature.ts). */
+const SMALL_BODY = 256 * 1024;
+
+/**
+ * A signed request whose body streams after authentication: the principal is returned now, with the HMAC to
+ * feed (Principal.signedBody); the replay check runs once the body matched. Everything else about the
+ * signature (window, credential) was checked before a byte of the body was read.
+ */
+function pending<P extends Principal & { signedBody?: unknown; releaseSignature?: unknown }>(
+  principal: P,
+  s: SignatureSettings,
+  signature: string,
+  secrets: string[],
+  req: AuthRequest,
+  credential: string,
+  replay: () => Promise<(() => Promise<void>) | undefined>,
+): P {
+  principal.signedBody = streamingSignature(signature, secrets, req, s.baseUrl(), credential, async () => {
+    const release = await replay();
+    if (release) principal.releaseSignature = release;
+  }, s.stored);
+  return principal;
 }
 
 /** Timestamp window: older than signature_max_age_s or further ahead than signature_max_future_s is refused. */
@@ -90,8 +123,17 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     const now = this.clock();
     const ts = checkWindow(req, this.settings, now);
     const secrets = [app.secret, ...(app.oldSecret && (app.oldSecretUntil ?? 0) > now ? [app.oldSecret] : [])];
-    await checkSignature(this.settings, signature, secrets, req);
+    const credential = `app:${name}`;
     const remoteUser = req.query.get('remote_user');
+    if (req.bodyFollows) {
+      if (remoteUser !== null && (!remoteUser.trim() || remoteUser.length > 256)) throw Errors.authRemoteUserRejected();
+      const replay = () => checkReplay(req, this.settings, ts, now, this.used, signature);
+      if (remoteUser === null) return pending({ type: 'application', application: name, isAdmin: app.isAdmin } as Principal & { type: 'application' }, this.settings, signature, secrets, req, credential, replay);
+      const seen = await this.users.seen(remoteUser, []);
+      const p = { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin } as Principal & { type: 'user' };
+      return pending(p, this.settings, signature, secrets, req, credential, replay);
+    }
+    await checkSignature(this.settings, signature, secrets, req, credential);
     if (remoteUser !== null && (!remoteUser.trim() || remoteUser.length > 256)) throw Errors.authRemoteUserRejected();
     const release = given(await checkReplay(req, this.settings, ts, now, this.used, signature));
     if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin, ...release };
@@ -122,7 +164,13 @@ export class RemoteUserAuthenticator implements Authenticator {
     const ts = checkWindow(req, this.settings, now);
     const secret = userId.length <= 256 ? await this.secrets.remoteSecret(userId) : null;
     if (!secret) throw Errors.authRemoteUserRejected();
-    await checkSignature(this.settings, signature, [secret], req);
+    const credential = `user:${userId}`;
+    if (req.bodyFollows) {
+      const seen = await this.users.seen(userId, []);
+      const p = { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin } as Principal & { type: 'user' };
+      return pending(p, this.settings, signature, [secret], req, credential, () => checkReplay(req, this.settings, ts, now, this.used, signature));
+    }
+    await checkSignature(this.settings, signature, [secret], req, credential);
     const release = given(await checkReplay(req, this.settings, ts, now, this.used, signature));
     const seen = await this.users.seen(userId, []);
     return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin, ...release };

@@ -18,6 +18,17 @@ const AMP = Buffer.from('&');
 
 /** The part of each candidate string before the body, most likely variant first (the Host header as sent). */
 export function signedHeads(req: AuthRequest, baseUrl: string): Buffer[] {
+  return signedHeadVariants(req, baseUrl).map((h) => h.head);
+}
+
+/** A candidate head and which way of writing it it is: `<host way>.<path way>.<query way>`. */
+export interface SignedHead {
+  head: Buffer;
+  shape: string;
+}
+
+/** The distinct candidate heads, each with the way it was written (the first way when two ways agree). */
+export function signedHeadVariants(req: AuthRequest, baseUrl: string): SignedHead[] {
   const args = req.rawQuery
     .split('&')
     .filter((a) => a !== '' && !/^signature=/.test(a))
@@ -27,19 +38,24 @@ export function signedHeads(req: AuthRequest, baseUrl: string): Buffer[] {
       const v = i < 0 ? '' : a.slice(i + 1);
       return { raw: a, decoded: `${safeDecode(k)}=${safeDecode(v)}` };
     });
-  const queries = new Set([sortedQuery(args.map((a) => a.decoded)), sortedQuery(args.map((a) => a.raw))]);
+  const queries = [sortedQuery(args.map((a) => a.decoded)), sortedQuery(args.map((a) => a.raw))];
   const hosts = hostVariants(req, baseUrl);
   // Clients sign the path as they wrote it; their HTTP library may then percent-encode it (a space in a user id).
-  const paths = new Set([req.path, decodePath(req.path)]);
+  const paths = [req.path, decodePath(req.path)];
   const method = req.method;
-  const out: Buffer[] = [];
-  for (const host of hosts) {
-    for (const path of paths) {
-      for (const q of queries) {
-        out.push(signingHead(method, `${host}${path}`, q));
-      }
-    }
-  }
+  const seen = new Set<string>();
+  const out: SignedHead[] = [];
+  hosts.forEach((host, hi) => {
+    if (host === null) return;
+    paths.forEach((path, pi) => {
+      queries.forEach((q, qi) => {
+        const text = `${host}${path}\n${q}`;
+        if (seen.has(text)) return;
+        seen.add(text);
+        out.push({ head: signingHead(method, `${host}${path}`, q), shape: `${hi}.${pi}.${qi}` });
+      });
+    });
+  });
   return out;
 }
 
@@ -51,23 +67,20 @@ function decodePath(p: string): string {
   }
 }
 
-function hostVariants(req: AuthRequest, baseUrl: string): string[] {
+/** The ways of writing the host part, at fixed places (null where there is none): header, header without port, base_url's host and prefix, base_url's host. */
+function hostVariants(req: AuthRequest, baseUrl: string): (string | null)[] {
   const hostHeader = String(req.headers.host ?? '');
-  const variants = new Set<string>();
-  if (hostHeader) {
-    variants.add(hostHeader);
-    variants.add(hostHeader.replace(/:\d+$/, ''));
-  }
+  const out: (string | null)[] = [hostHeader || null, hostHeader ? hostHeader.replace(/:\d+$/, '') : null, null, null];
   try {
     const u = new URL(baseUrl);
     const prefix = u.pathname.replace(/\/+$/, '');
     // The request path already carries the prefix when ferry is mounted under one; then only the host is added.
-    variants.add(prefix && req.path.startsWith(prefix) ? u.host : `${u.host}${prefix}`);
-    variants.add(u.host);
+    out[2] = prefix && req.path.startsWith(prefix) ? u.host : `${u.host}${prefix}`;
+    out[3] = u.host;
   } catch {
     /* base_url is validated at start-up */
   }
-  return [...variants];
+  return out;
 }
 
 function safeDecode(s: string): string {
@@ -84,14 +97,19 @@ function safeDecode(s: string): string {
  * is constant-time). A 5 MiB signed chunk thus costs one HMAC pass in the usual case, not one per variant.
  */
 export function requestSignatureMatches(signature: string, secrets: string[], req: AuthRequest, baseUrl: string): boolean {
-  if (!/^[0-9a-f]{40}$/i.test(signature)) return false;
+  return matchingShape(signature, secrets, req, baseUrl) !== null;
+}
+
+/** The way of writing the signed string that matched (SignedHead.shape), or null when none did. */
+export function matchingShape(signature: string, secrets: string[], req: AuthRequest, baseUrl: string): string | null {
+  if (!/^[0-9a-f]{40}$/i.test(signature)) return null;
   const given = Buffer.from(signature.toLowerCase(), 'hex');
   for (const secret of secrets) {
-    for (const head of signedHeads(req, baseUrl)) {
-      if (crypto.timingSafeEqual(signatureOf(secret, head, req.body), given)) return true;
+    for (const h of signedHeadVariants(req, baseUrl)) {
+      if (crypto.timingSafeEqual(signatureOf(secret, h.head, req.body), given)) return h.shape;
     }
   }
-  return false;
+  return null;
 }
 
 /** Checks a request's signature against the secrets; may run elsewhere than the event loop. */

@@ -5,7 +5,7 @@ import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql } from './
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
-const OPEN_FILE_RANGES = 'SELECT f.ranges FROM files f INNER JOIN transfers t ON t.id = f.transfer_id WHERE f.id = ? AND f.deleted IS NULL AND t.status <> ?';
+const OPEN_FILE_RANGES = 'SELECT f.ranges FROM files f INNER JOIN transfers t ON t.id = f.transfer_id WHERE f.id = ? AND f.deleted IS NULL AND f.complete = 0 AND t.status <> ?';
 
 /** Transfers with their files and recipients. Multi-row changes run in the caller's unit of work. */
 export class TransfersRepo implements TransferRepository {

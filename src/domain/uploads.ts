@@ -2,7 +2,7 @@ import { Transform, type Readable } from 'node:stream';
 import { Errors } from './errors';
 import type { FileRecord, Transfer } from './model';
 import type { Actor } from './model';
-import type { Clock, FileStore, Repositories, StoredFile, StoredPiece, UnitOfWork, WrittenChunk } from './ports';
+import type { ChunkGuard, Clock, FileStore, Repositories, SignedBody, StoredFile, StoredPiece, UnitOfWork, WrittenChunk } from './ports';
 import { hasMultipartUploads, hasUploadHashing } from './ports';
 import { combinedCrc32 } from './pieces';
 import { readDigests } from './digests';
@@ -29,6 +29,18 @@ function storedFileOf(t: Transfer, f: FileRecord): StoredFile {
   return { transferId: t.id, uid: f.uid, size: storedSizeOf(t, f) };
 }
 /**
+ * The recorded ranges in the stored file's offsets: bytes there are final and never written again. Of an
+ * encrypted file a chunk is recorded whole (its 32 octets of IV and tag included).
+ */
+function keptRanges(t: Transfer, f: FileRecord, offset: number): [number, number][] {
+  if (!t.encryption) return f.ranges.map(([a, b]) => [a, b]);
+  const S = t.encryption.chunkSize;
+  const plain = Math.min(S, f.size - offset);
+  const at = storedOffset(offset, S);
+  return f.ranges.some(([a, b]) => a <= offset && b >= offset + plain) ? [[at, at + plain + CHUNK_OVERHEAD]] : [];
+}
+
+/**
  * What completing the file will need of a chunk besides its range: none when the store put the bytes at their
  * offset (no receipt) and hashes files itself (no CRC-32), as the filesystem does; two statements fewer per
  * chunk in its unit of work.
@@ -46,6 +58,8 @@ export interface ChunkRequest {
   declaredFileSize: number | null;
   declaredOffset: number | null;
   body: Readable | Buffer;
+  /** The body is inside a signature checked as it streams (docs/architecture.md, Signed chunks while they stream). */
+  signed?: SignedBody;
 }
 
 /**
@@ -57,6 +71,8 @@ export interface ChunkRequest {
 export class UploadsService {
   /** Completions under way, by File id. */
   private readonly completing = new Map<number, Promise<FileRecord>>();
+  /** Chunks being written on this node, by File id: their plaintext ranges (docs/architecture.md, Signed chunks while they stream). */
+  private readonly writing = new Map<number, { start: number; end: number; done: Promise<void> }[]>();
 
   constructor(
     private readonly repos: Repositories,
@@ -98,14 +114,55 @@ export class UploadsService {
     if (c.size !== null && c.size - CHUNK_OVERHEAD !== Math.min(S, f.size - c.offset)) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
   }
 
-  async writeChunk(actor: Actor, t: Transfer, f: FileRecord, c: ChunkRequest): Promise<FileRecord> {
-    this.checkChunk(t, f, c);
-    if (t.encryption) return this.writeEncryptedChunk(actor, t, t.encryption.chunkSize, f, c);
+  async writeChunk(actor: Actor, t: Transfer, f0: FileRecord, c: ChunkRequest): Promise<FileRecord> {
+    this.checkChunk(t, f0, c);
+    const span = t.encryption ? Math.min(t.encryption.chunkSize, f0.size - c.offset) : Math.min(this.chunkLimit(), f0.size - c.offset);
+    const end = c.offset + Math.max(c.size ?? span, span, 1);
+    // One writer at a time per byte on this node: a chunk overlapping one on its way waits (its socket unread),
+    // then sees what that one recorded. Recorded bytes are never written again, so no write can land in a
+    // file being completed or complete.
+    const { waited, release } = await this.exclusive(f0.id, c.offset, end);
+    try {
+      const f = waited ? await this.getFile(f0.id) : f0;
+      if (waited) this.checkChunk(t, f, c);
+      const guard: ChunkGuard = { keep: keptRanges(t, f, c.offset), ...(c.signed ? { signed: c.signed } : {}) };
+      if (t.encryption) return await this.writeEncryptedChunk(actor, t, t.encryption.chunkSize, f, c, guard);
+      return await this.writePlainChunk(actor, t, f, c, guard);
+    } finally {
+      release();
+    }
+  }
+
+  private async exclusive(fileId: number, start: number, end: number): Promise<{ waited: boolean; release: () => void }> {
+    let waited = false;
+    for (let round = 0; round < 10_000; round++) {
+      const busy = (this.writing.get(fileId) ?? []).filter((w) => w.start < end && w.end > start);
+      if (busy.length === 0) break;
+      waited = true;
+      await Promise.race(busy.map((w) => w.done));
+    }
+    let done!: () => void;
+    const entry = { start, end, done: new Promise<void>((r) => (done = r)) };
+    const list = this.writing.get(fileId) ?? [];
+    list.push(entry);
+    this.writing.set(fileId, list);
+    return {
+      waited,
+      release: () => {
+        const rest = (this.writing.get(fileId) ?? []).filter((w) => w !== entry);
+        if (rest.length) this.writing.set(fileId, rest);
+        else this.writing.delete(fileId);
+        done();
+      },
+    };
+  }
+
+  private async writePlainChunk(actor: Actor, t: Transfer, f: FileRecord, c: ChunkRequest, guard: ChunkGuard): Promise<FileRecord> {
     const limit = this.chunkLimit();
     const room = Math.min(limit, f.size - c.offset);
     let w: WrittenChunk;
     try {
-      w = await this.store(t, f, c.offset, c.body, c.size ?? room, c.size !== null);
+      w = await this.store(t, f, c.offset, c.body, c.size ?? room, c.size !== null, guard);
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'EOVERFLOW_CHUNK') {
@@ -121,9 +178,9 @@ export class UploadsService {
   }
 
   /** Where the file's bytes go in the store, and the upload its chunks share (begun once, by whichever node comes first). */
-  private async store(t: Transfer, f: FileRecord, offset: number, body: Readable | Buffer, expected: number, exact: boolean): Promise<WrittenChunk> {
+  private async store(t: Transfer, f: FileRecord, offset: number, body: Readable | Buffer, expected: number, exact: boolean, guard?: ChunkGuard): Promise<WrittenChunk> {
     const file = storedFileOf(t, f);
-    return this.files.writeChunk(file, offset, body, expected, await this.uploadOf(t, f, file), exact);
+    return this.files.writeChunk(file, offset, body, expected, await this.uploadOf(t, f, file), exact, guard);
   }
 
   private async uploadOf(t: Transfer, f: FileRecord, file: StoredFile): Promise<string | null> {
@@ -143,12 +200,12 @@ export class UploadsService {
     });
   }
 
-  private async writeEncryptedChunk(actor: Actor, t: Transfer, S: number, f: FileRecord, c: ChunkRequest): Promise<FileRecord> {
+  private async writeEncryptedChunk(actor: Actor, t: Transfer, S: number, f: FileRecord, c: ChunkRequest, guard: ChunkGuard): Promise<FileRecord> {
     const plain = Math.min(S, f.size - c.offset);
     const at = storedOffset(c.offset, S);
     let w: WrittenChunk;
     try {
-      w = await this.store(t, f, at, c.body, plain + CHUNK_OVERHEAD, c.size === plain + CHUNK_OVERHEAD);
+      w = await this.store(t, f, at, c.body, plain + CHUNK_OVERHEAD, c.size === plain + CHUNK_OVERHEAD, guard);
     } catch (e) {
       const code = (e as { code?: string }).code;
       if (code === 'EOVERFLOW_CHUNK') throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
@@ -291,8 +348,11 @@ export class UploadsService {
       if (prefix > 0 && hasUploadHashing(this.files)) this.files.digestAhead(t.id, f.uid, storedPrefix(t, f, prefix));
       return after;
     }
+    // Completed while this chunk was on its way: its bytes were dropped (all on recorded ranges), the file stands.
+    const now = await this.repos.transfers.findFile(f.id);
+    if (now?.complete) throw Errors.cannotAddDataToCompleteTransfer();
     await dropFileData(this.repos, this.files, t.id, f.id, f.uid);
-    if (!(await this.repos.transfers.findFile(f.id))) throw Errors.fileNotFound();
+    if (!now) throw Errors.fileNotFound();
     throw Errors.cannotAlterClosedTransfer();
   }
 

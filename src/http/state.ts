@@ -12,6 +12,8 @@ export interface FerryState {
   resource?: unknown;
   /** Raw body bytes, kept for signature checks. */
   rawBody?: Buffer;
+  /** A signed chunk upload: its body streams after authentication, its HMAC computed on the way. */
+  bodyFollows?: boolean;
   /** The signed-in user's stored language preference, once read (request-lang.ts). */
   userLang?: string | null;
   /** Language chosen for this request (user preference, Accept-Language, default). */

@@ -3,8 +3,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
-import type { PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
-import { writeAll, writeStreamAt } from './positional-writer';
+import type { ChunkGuard, PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
+import { gapsOf, writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
 import { checkFileAddress, checkTransferId } from './file-address';
@@ -29,6 +29,7 @@ const DURABLE_WRITES = fs.constants.O_RDWR | fs.constants.O_DSYNC;
 
 interface OpenFile {
   key: string;
+  path: string;
   handle: Promise<fsp.FileHandle>;
   users: number;
   timer: NodeJS.Timeout | null;
@@ -75,18 +76,29 @@ export class FsFileStore implements FileStore {
     return storedFilePath(this.root, transferId, uid);
   }
 
-  async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number): Promise<number> {
+  async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number, guard?: ChunkGuard): Promise<number> {
     const entry = this.acquire(transferId, uid, size);
-    this.digests.written(entry.key, offset);
+    const gaps = guard ? gapsOf(guard.keep, offset, offset + expected) : [[offset, offset + expected]];
+    // Bytes on recorded ranges are never written (guard.keep): only a write outside them may touch hashed bytes.
+    if (gaps.length > 0) this.digests.written(entry.key, offset);
+    const signed = guard?.signed;
+    // A signed body written whole where nothing recorded lies is checked as stored, on the hashing thread: the
+    // event loop only moves its bytes (docs/architecture.md, Signed chunks while they stream).
+    const whole = gaps.length === 1 && gaps[0][0] === offset && gaps[0][1] === offset + expected;
+    const readBack = signed?.verifyStored && !Buffer.isBuffer(data) && whole ? signed : null;
     try {
       const handle = await entry.handle;
       let written: number;
       if (Buffer.isBuffer(data)) {
-        await writeAll(handle, data, offset);
+        signed?.see(data);
+        for (const [a, b] of gapsOf(guard?.keep ?? [], offset, offset + data.length)) await writeAll(handle, data.subarray(a - offset, b - offset), a);
         written = data.length;
       } else {
-        written = await writeStreamAt(handle, data, offset, expected);
+        written = await writeStreamAt(handle, data, offset, expected, readBack ? { keep: guard!.keep } : guard);
       }
+      // The bytes went only where nothing recorded lies; they count once their signature is known right.
+      if (readBack) await readBack.verifyStored!(entry.path, offset, written);
+      else await signed?.verified();
       return written;
     } finally {
       this.release(entry);
@@ -97,8 +109,8 @@ export class FsFileStore implements FileStore {
    * The port's write: writeAt (no receipt: the bytes are at their offset). No CRC-32: the hashing threads take
    * the file's beside its SHA-256 (UploadHashing), off the event loop.
    */
-  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number): Promise<WrittenChunk> {
-    const written = await this.writeAt(file.transferId, file.uid, file.size, offset, data, expected);
+  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, _upload?: string | null, _exact?: boolean, guard?: ChunkGuard): Promise<WrittenChunk> {
+    const written = await this.writeAt(file.transferId, file.uid, file.size, offset, data, expected, guard);
     return { written, crc32: null, receipt: '' };
   }
 
@@ -197,7 +209,7 @@ export class FsFileStore implements FileStore {
     let entry = this.open.get(key);
     if (!entry) {
       const handle = this.openForWriting(transferId, uid, size);
-      const created: OpenFile = { key, handle, users: 0, timer: null, closing: false };
+      const created: OpenFile = { key, path: this.pathOf(transferId, uid), handle, users: 0, timer: null, closing: false };
       created.handle.catch(() => {
         if (this.open.get(key) === created) this.open.delete(key);
       });

@@ -1,6 +1,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import { uploadGarbage } from '../util/socket-garbage';
+import type { ChunkGuard } from '../domain/ports';
 
 /** Bytes gathered from the socket while a write is under way, written together with one writev. */
 const BATCH = 1024 * 1024;
@@ -40,7 +41,9 @@ export class AbortedError extends Error {
  * `expected` more bytes) before rejecting, so the client gets the error answer on an intact connection
  * instead of a reset. A body cut short by the client rejects with AbortedError.
  */
-export function writeStreamAt(h: FileHandle, data: Readable, offset: number, expected: number): Promise<number> {
+export function writeStreamAt(h: FileHandle, data: Readable, offset: number, expected: number, guard?: ChunkGuard): Promise<number> {
+  const keep = guard?.keep ?? [];
+  const signed = guard?.signed;
   return new Promise((resolve, reject) => {
     let pos = offset;
     let queued: Buffer[] = [];
@@ -77,7 +80,7 @@ export function writeStreamAt(h: FileHandle, data: Readable, offset: number, exp
       queued = [];
       queuedBytes = 0;
       writing = true;
-      writevAll(h, batch, pos).then(
+      writeOutside(h, batch, pos, size, keep).then(
         () => {
           pos += size;
           // The batch's socket buffers are on the disk now, and garbage.
@@ -99,6 +102,8 @@ export function writeStreamAt(h: FileHandle, data: Readable, offset: number, exp
       );
     };
     const onData = (chunk: Buffer) => {
+      // Before the piece goes anywhere: a signed body's HMAC covers exactly the bytes that arrive.
+      signed?.see(chunk);
       received += chunk.length;
       if (failed) {
         drained += chunk.length;
@@ -145,7 +150,46 @@ export async function writeAll(h: FileHandle, buf: Buffer, position: number): Pr
   }
 }
 
+/**
+ * Writes `bufs` (`size` bytes) at `position`, except where a range of `keep` lies: recorded bytes are final
+ * (docs/architecture.md, Signed chunks while they stream), so what falls on them is dropped.
+ */
+async function writeOutside(h: FileHandle, bufs: Buffer[], position: number, size: number, keep: [number, number][]): Promise<void> {
+  const end = position + size;
+  if (!keep.some(([a, b]) => a < end && b > position)) return writevAll(h, bufs, position);
+  for (const [from, to] of gapsOf(keep, position, end)) await writevAll(h, sliceOf(bufs, from - position, to - position), from);
+}
+
+/** The parts of [a, b) that no range of `keep` covers. */
+export function gapsOf(keep: [number, number][], a: number, b: number): [number, number][] {
+  const out: [number, number][] = [];
+  let pos = a;
+  for (const [x, y] of [...keep].sort((p, q) => p[0] - q[0])) {
+    if (y <= pos || x >= b) continue;
+    if (x > pos) out.push([pos, x]);
+    pos = Math.max(pos, y);
+    if (pos >= b) break;
+  }
+  if (pos < b) out.push([pos, b]);
+  return out;
+}
+
+/** Bytes [from, to) of the concatenation of `bufs`, as views (nothing copied). */
+function sliceOf(bufs: Buffer[], from: number, to: number): Buffer[] {
+  const out: Buffer[] = [];
+  let at = 0;
+  for (const b of bufs) {
+    const s = Math.max(from, at);
+    const e = Math.min(to, at + b.length);
+    if (s < e) out.push(b.subarray(s - at, e - at));
+    at += b.length;
+    if (at >= to) break;
+  }
+  return out;
+}
+
 async function writevAll(h: FileHandle, bufs: Buffer[], position: number): Promise<void> {
+  if (bufs.length === 0) return;
   if (bufs.length === 1) return writeAll(h, bufs[0], position);
   const total = bufs.reduce((n, b) => n + b.length, 0);
   const { bytesWritten } = await h.writev(bufs, position);

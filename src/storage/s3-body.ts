@@ -2,6 +2,35 @@ import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { AbortedError, OverflowError } from './positional-writer';
 import { objectStoreGarbage } from '../util/socket-garbage';
+import type { SignedBody } from '../domain/ports';
+
+/** An answer for the client (a wrong signature: 401), not a broken body. */
+function isRefusal(e: unknown): boolean {
+  return typeof (e as { status?: unknown })?.status === 'number';
+}
+
+/**
+ * A chunk whose bytes all lie on recorded ranges: read (and seen by its signature) but sent nowhere. Resolves
+ * with its length; OverflowError past `expected`, AbortedError when cut short.
+ */
+export async function drainBody(data: Readable | Buffer, expected: number, signed?: SignedBody): Promise<number> {
+  if (Buffer.isBuffer(data)) {
+    if (data.length > expected) throw new OverflowError();
+    signed?.see(data);
+    return data.length;
+  }
+  let seen = 0;
+  try {
+    for await (const chunk of data as AsyncIterable<Buffer>) {
+      seen += chunk.length;
+      if (seen > expected) throw new OverflowError();
+      signed?.see(chunk);
+    }
+  } catch (e) {
+    throw e instanceof OverflowError ? e : new AbortedError();
+  }
+  return seen;
+}
 
 /**
  * A chunk's body gathered in memory (at most `expected` bytes; the caller bounds it), so its exact length is
@@ -50,7 +79,7 @@ export function collectBody(data: Readable | Buffer, expected: number): Promise<
  * short, the request to the store is aborted (its Content-Length promised `expected` bytes) and failure()
  * tells why.
  */
-export function countedBody(data: Readable, expected: number, abort: AbortController): { stream: Readable; crc32(): number; failure(): Error | null } {
+export function countedBody(data: Readable, expected: number, abort: AbortController, signed?: SignedBody): { stream: Readable; crc32(): number; failure(): Error | null } {
   let crc = 0;
   let failure: Error | null = null;
   // Listened to at once: the store may not start reading the body before the client has gone away.
@@ -65,13 +94,17 @@ export function countedBody(data: Readable, expected: number, abort: AbortContro
         for await (const chunk of data as AsyncIterable<Buffer>) {
           seen += chunk.length;
           if (seen > expected) throw new OverflowError();
+          signed?.see(chunk);
           crc = zlib.crc32(chunk, crc);
+          // The store makes a part or object of a request only once its last byte is sent: that byte waits
+          // for the signature, and a wrong one aborts the request, so nothing of it is kept.
+          if (signed && seen === expected) await signed.verified();
           yield chunk;
           // Handed on: once sent, a buffer of the client's socket is garbage, like the store's (util/socket-garbage.ts).
           objectStoreGarbage.discarded(chunk.length);
         }
       } catch (e) {
-        failure = e instanceof OverflowError ? e : new AbortedError();
+        failure = e instanceof OverflowError || isRefusal(e) ? (e as Error) : new AbortedError();
       }
       if (!failure && seen < expected) failure = new AbortedError();
       if (failure) abort.abort(failure);

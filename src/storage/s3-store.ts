@@ -14,9 +14,9 @@ import {
   UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
-import type { FileStore, MultipartUploads, PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
-import { AbortedError, OverflowError } from './positional-writer';
-import { collectBody, countedBody } from './s3-body';
+import type { ChunkGuard, FileStore, MultipartUploads, PositionalReader, SignedBody, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
+import { AbortedError, gapsOf, OverflowError } from './positional-writer';
+import { collectBody, countedBody, drainBody } from './s3-body';
 import { S3FileReader } from './s3-reader';
 import { makeS3Client, type S3Settings } from './s3-client';
 import { checkFileAddress, checkTransferId } from './file-address';
@@ -182,11 +182,20 @@ export class S3FileStore implements FileStore, MultipartUploads {
     }
   }
 
-  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact = false): Promise<WrittenChunk> {
+  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact = false, guard?: ChunkGuard): Promise<WrittenChunk> {
     const base = this.keyOf(file.transferId, file.uid);
     const u = parseUpload(upload);
-    if ((exact || expected > GATHER_MAX) && !Buffer.isBuffer(data)) return this.streamChunk(file, base, offset, data, expected, u);
+    const signed = guard?.signed;
+    if (guard && exact && gapsOf(guard.keep, offset, offset + expected).length === 0) {
+      // Every byte is recorded already, and final: nothing is sent (docs/architecture.md, Signed chunks while they stream).
+      const written = await drainBody(data, expected, signed);
+      await signed?.verified();
+      return { written, crc32: null, receipt: '' };
+    }
+    if ((exact || expected > GATHER_MAX) && !Buffer.isBuffer(data) && expected > 0) return this.streamChunk(file, base, offset, data, expected, u, signed);
     const body = await collectBody(data, expected);
+    signed?.see(body);
+    await signed?.verified();
     const crc32 = zlib.crc32(body) >>> 0;
     return { written: body.length, crc32, receipt: await this.putChunk(file, base, offset, body.length, body, u) };
   }
@@ -197,9 +206,9 @@ export class S3FileStore implements FileStore, MultipartUploads {
    * is aborted and nothing is recorded. The SDK cannot send such a body twice, so a store that fails midway
    * fails the chunk (503), which the client sends again.
    */
-  private async streamChunk(file: StoredFile, base: string, offset: number, data: Readable, expected: number, u: AnyUpload | null): Promise<WrittenChunk> {
+  private async streamChunk(file: StoredFile, base: string, offset: number, data: Readable, expected: number, u: AnyUpload | null, signed?: SignedBody): Promise<WrittenChunk> {
     const abort = new AbortController();
-    const counted = countedBody(data, expected, abort);
+    const counted = countedBody(data, expected, abort, signed);
     let receipt: string;
     try {
       receipt = await this.putChunk(file, base, offset, expected, counted.stream, u, abort.signal);

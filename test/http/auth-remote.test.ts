@@ -193,7 +193,7 @@ test('remote_config is the user\'s own: an admin reading another user gets null 
   assert.match((await s.request('GET', '/user', { headers: { Cookie: k.cookie } })).json.remote_config, /\|kim\|[0-9a-f]{64}$/);
 });
 
-test('a body is held in memory for a signature check only when the signer exists: an unknown application or a user without a secret is refused without it', async () => {
+test('a signed chunk\'s body is never held: an unknown application or a user without a secret is refused before it is read, and a real signer\'s chunk is checked for access first', async () => {
   const big = Buffer.alloc(1024 * 1024 + 65 * 1024, 7); // past upload_chunk_size + slack: 413 when buffered
   const put = (args: Record<string, string | number>) =>
     s.request('PUT', signedPath({ method: 'PUT', host, path: '/file/1/chunk/0', args: { timestamp: now(), ...args }, secret: portal, body: big }), {
@@ -205,7 +205,7 @@ test('a body is held in memory for a signature check only when the signer exists
   const nobody = await put({ remote_user: 'no-secret-user' });
   assert.equal([nobody.status, nobody.json.message], [401, 'auth_remote_user_rejected']);
   const real = await put({ remote_application: 'portal', remote_user: 'uploader' });
-  assert.equal([real.status, real.json.message], [413, 'storage_chunk_too_large'], 'a real signer\'s body is read, up to the limit');
+  assert.equal([real.status, real.json.message], [404, 'file_not_found'], 'refused before its body is read: no file');
 });
 
 test('a path with characters the client\'s HTTP library percent-encodes: signed as written, sent encoded', async () => {

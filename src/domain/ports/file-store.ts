@@ -35,6 +35,31 @@ export interface WrittenChunk {
   receipt: string;
 }
 
+/**
+ * How a store treats a chunk's body beyond writing it (docs/architecture.md, Signed chunks while they stream).
+ * `keep`: ranges of the stored file already recorded: their bytes are final, so a chunk's bytes falling there
+ * are read and dropped, never written. `signed`: the body is inside a signature not yet known to be right:
+ * `see` takes every piece, in order, before it goes anywhere; `verified` resolves once the last piece is seen
+ * and the signature matched, and rejects (401) when it did not. A store whose write becomes visible or
+ * replaces something only when the write is finished (an S3 part, a staged object) holds back the end of the
+ * body until then; the filesystem writes only outside `keep`, where nothing recorded or readable lies.
+ */
+export interface ChunkGuard {
+  keep: [number, number][];
+  signed?: SignedBody;
+}
+
+export interface SignedBody {
+  see(piece: Uint8Array): void;
+  verified(): Promise<void>;
+  /**
+   * Instead of see() and verified(), when the whole body was written, unverified, where nothing recorded or
+   * readable lies: checks it as stored, bytes [offset, offset + length) of `file`, read back off the event
+   * loop. Absent when there is no thread to do it.
+   */
+  verifyStored?(file: string, offset: number, length: number): Promise<void>;
+}
+
 /** A recorded chunk: bytes [start, end) of the stored file, with its CRC-32 and receipt. */
 export interface StoredPiece {
   start: number;
@@ -58,7 +83,7 @@ export interface FileStore {
    * (Content-Length or X-Service-Chunk-Size) as `expected`, so a store may send it on as it arrives; otherwise
    * `expected` is only a bound and a shorter body is a whole chunk.
    */
-  writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact?: boolean): Promise<WrittenChunk>;
+  writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact?: boolean, guard?: ChunkGuard): Promise<WrittenChunk>;
   /**
    * Every byte has arrived: assemble the file from the pieces recorded (covering [0, size), possibly
    * overlapping) and make it durable and readable. Creates an empty file when `size` is 0. Idempotent: a

@@ -30,16 +30,19 @@ export function authenticate(): Middleware<FerryState> {
         throw Errors.restSecurityTokenDidNotMatch();
       }
     }
-    const release = principal.type === 'user' || principal.type === 'application' ? principal.releaseSignature : undefined;
-    if (!release) return next();
-    // A signed change that is refused did not happen: its signature is given back (see checkReplay).
+    const signed = principal.type === 'user' || principal.type === 'application' ? principal : null;
+    if (!signed?.releaseSignature && !signed?.signedBody) return next();
+    // A signed change that is refused did not happen: its signature is given back (see checkReplay). With a
+    // body that streams, the signature is spent only once the body matched: read the release afterwards.
     try {
       await next();
     } catch (e) {
-      if (isRefusal(toServiceError(e).status)) await release().catch(() => {}); // the refusal stands either way
+      if (isRefusal(toServiceError(e).status)) await signed.releaseSignature?.().catch(() => {}); // the refusal stands either way
       throw e;
     }
-    if (isRefusal(ctx.status)) await release();
+    if (isRefusal(ctx.status)) await signed.releaseSignature?.();
+    // A handler that answers a signed chunk without its body matching would act on an unproven principal.
+    else if (signed.signedBody) await signed.signedBody.verified();
   };
 }
 
@@ -66,6 +69,7 @@ export function authRequestOf(ctx: FerryContext): AuthRequest {
     headers: ctx.headers,
     remoteAddress: ctx.req.socket.remoteAddress ?? '',
     body: raw,
+    ...(ctx.state.bodyFollows ? { bodyFollows: true } : {}),
     cookies: parseCookies(ctx.get('Cookie')),
   };
 }

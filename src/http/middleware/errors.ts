@@ -23,7 +23,10 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
   // The request's id, so the uid a user reports finds both this line and the request's own.
   const uid = (ctx.state as Partial<FerryState>).requestId ?? requestId();
   const fields = { id: uid, method: ctx.method, path: ctx.path, status: e.status, error: e.id };
-  if (e.status >= 500) {
+  if (isClientAbort(err)) {
+    // One line, no stack: nothing went wrong here (a client gone away is no internal error).
+    log.info(`aborted uid=${uid} ${ctx.method} ${ctx.path}: the client went away before its body was complete`, fields);
+  } else if (e.status >= 500) {
     const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
     log.error(`error uid=${uid} ${ctx.method} ${ctx.path} ${e.id}: ${detail}`, fields);
   } else {
@@ -50,6 +53,8 @@ export function toServiceError(err: unknown): ServiceError {
   const status = e?.status ?? e?.statusCode;
   if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return Errors.storageNotEnoughSpaceLeft();
   if (e?.code === 'FERRY_STORAGE_DOWN') return Errors.storageUnavailable();
+  // The client hung up mid-body (Node's 'aborted'): its mistake, not the server's.
+  if (isClientAbort(err)) return Errors.badRequestBody('body ended early');
   if (isDatabaseUnavailable(e?.code)) return Errors.databaseUnavailable();
   if (status === 413 || e?.type === 'entity.too.large') return Errors.requestBodyTooLarge();
   // A library's own 4xx for a body it refused keeps the library's status under our id (415: a content type
@@ -60,6 +65,12 @@ export function toServiceError(err: unknown): ServiceError {
     return new ServiceError(Errors.badRequestBody.id, status);
   }
   return Errors.internalError();
+}
+
+/** Node's error for a request whose client went away before its body ended. */
+function isClientAbort(err: unknown): boolean {
+  const e = err as { code?: string; message?: string } | null;
+  return !(err instanceof ServiceError) && e?.code === 'ECONNRESET' && e?.message === 'aborted';
 }
 
 /** Seconds a client is asked to wait after 503 database_unavailable or storage_unavailable. */

@@ -3,6 +3,15 @@ import { Errors } from '../../domain/errors';
 import type { FerryContext, FerryState } from '../state';
 import type { BodyPool } from '../../util/body-pool';
 import { uploadGarbage } from '../../util/socket-garbage';
+import { isChunkUpload } from '../routes/file';
+
+/**
+ * Bytes of signed bodies (other than chunks) read before their signature is checked, for the whole process:
+ * past it such a request is answered 429 before its body is read. Legacy whole-file uploads that are signed
+ * are the only big ones; many at once are anonymous clients holding memory.
+ */
+const UNVERIFIED_BUDGET = 64 * 1024 * 1024;
+let unverifiedHeld = 0;
 
 /** Room for a chunk plus whatever a client may wrap around it. */
 export const RAW_BODY_SLACK = 64 * 1024;
@@ -22,12 +31,28 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
     const c = ctx as FerryContext;
     const hasBody = ctx.method === 'PUT' || ctx.method === 'POST';
     const parsed = typeof ctx.request.rawBody === 'string'; // JSON and forms: the body parser kept the text
-    if (!hasBody || parsed || ctx.state.rawBody || !(await maySign(c))) return next();
+    if (!hasBody || parsed || ctx.state.rawBody) return next();
+    // A signed chunk is never held: its HMAC is computed as it streams to the store (docs/architecture.md,
+    // Signed chunks while they stream). The authenticators check all but the body before a byte is read.
+    if (isChunkUpload(ctx) && typeof ctx.query.signature === 'string') {
+      ctx.state.bodyFollows = true;
+      return next();
+    }
+    if (!(await maySign(c))) return next();
     const limit = ctx.state.services.settings.get().upload_chunk_size + RAW_BODY_SLACK;
     const declared = Number(ctx.get('Content-Length') || 0);
     if (declared > limit) throw Errors.storageChunkTooLarge('body');
+    // Every body held before its signature is checked counts against one budget for the whole process.
+    const reserved = declared > 0 ? declared : limit;
+    if (unverifiedHeld + reserved > UNVERIFIED_BUDGET) throw Errors.rateLimitExceeded('unverified bodies');
+    unverifiedHeld += reserved;
     const pool = ctx.state.services.bodyPool;
-    const body = await readBody(ctx.req, pool, declared, limit);
+    let body: Buffer;
+    try {
+      body = await readBody(ctx.req, pool, declared, limit);
+    } finally {
+      unverifiedHeld -= reserved;
+    }
     ctx.state.rawBody = body;
     try {
       return await next();

@@ -57,7 +57,9 @@ export function fileRoutes(api: Api): void {
     if (raw && announced !== null && announced !== raw.length) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
     const uploads = ctx.state.services.uploads;
     uploads.checkChunk(transfer, file, req); // refuse before reading a byte
-    const after = await uploads.writeChunk(actorOf(ctx), transfer, file, { ...req, body: raw ?? ctx.req });
+    const p = ctx.state.principal;
+    const signed = p.type === 'user' || p.type === 'application' ? p.signedBody : undefined;
+    const after = await uploads.writeChunk(actorOf(ctx), transfer, file, { ...req, body: raw ?? ctx.req, ...(signed ? { signed } : {}) });
     return presentFile(after);
   });
 

@@ -125,4 +125,7 @@ export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
   e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }), postgresPart, s3ServerPart],
   storage: [s3ServerPart],
+  // The late-chunk races run on the filesystem and on the S3 server (test/adversarial/signed-chunks.test.ts).
+  adversarial: [s3ServerPart],
+  'adversarial-postgres': [postgresPart, s3ServerPart],
 };
