@@ -21,8 +21,24 @@ export class S3RangeReader implements PositionalReader {
     this.pos = start;
   }
 
+  private opening: Promise<void> | null = null;
+
+  /** Sends the GET now, ahead of the first read (the reader of the next segment, while this one is read). */
+  prefetch(): void {
+    if (!this.body && !this.opening) {
+      this.opening = this.reopen(this.pos);
+      // A failure is met again by the first read, which waits for it.
+      this.opening.catch(() => {});
+    }
+  }
+
   async read(buf: Buffer, length: number, position: number): Promise<number> {
     if (position > this.end || length <= 0) return 0;
+    if (this.opening) {
+      const opening = this.opening;
+      this.opening = null;
+      await opening;
+    }
     if (!this.body || position !== this.pos) await this.reopen(position);
     let n = 0;
     const want = Math.min(length, this.end - position + 1);
@@ -43,6 +59,11 @@ export class S3RangeReader implements PositionalReader {
   }
 
   async close(): Promise<void> {
+    if (this.opening) {
+      const opening = this.opening;
+      this.opening = null;
+      await opening.catch(() => {});
+    }
     this.stream?.destroy();
     this.stream = null;
     this.body = null;
@@ -76,6 +97,8 @@ export interface S3FileSource {
  */
 export class S3FileReader implements PositionalReader {
   private reader: S3RangeReader | null = null;
+  /** The next segment's reader, its GET already sent, while `reader` is read. */
+  private next: { segment: number; reader: S3RangeReader } | null = null;
   /** Bytes per segment once known to be segmented; 0 while the file is read as one object. */
   private seg = 0;
   /** The segment `reader` reads, when segmented. */
@@ -105,16 +128,30 @@ export class S3FileReader implements PositionalReader {
     const j = Math.floor(position / this.seg);
     if (j !== this.segment || !this.reader) {
       await this.reader?.close();
-      const base = j * this.seg;
-      const to = Math.min(this.end, base + this.seg - 1);
-      this.reader = new S3RangeReader(position - base, to - base, (from, t) => this.src.get(this.src.segmentKey(j), from, t));
+      if (this.next?.segment === j && position === j * this.seg) {
+        this.reader = this.next.reader;
+      } else {
+        await this.next?.reader.close();
+        this.reader = this.segmentReader(j, position);
+      }
       this.segment = j;
+      // Each segment is a GET of its own: the next one's first bytes are on their way while this one is read.
+      this.next = (j + 1) * this.seg <= this.end ? { segment: j + 1, reader: this.segmentReader(j + 1, (j + 1) * this.seg) } : null;
+      this.next?.reader.prefetch();
     }
     return this.reader.read(buf, length, position - j * this.seg);
   }
 
+  private segmentReader(j: number, position: number): S3RangeReader {
+    const base = j * this.seg;
+    const to = Math.min(this.end, base + this.seg - 1);
+    return new S3RangeReader(position - base, to - base, (from, t) => this.src.get(this.src.segmentKey(j), from, t));
+  }
+
   async close(): Promise<void> {
     await this.reader?.close();
+    await this.next?.reader.close();
     this.reader = null;
+    this.next = null;
   }
 }
