@@ -53,6 +53,7 @@ export class FileSenderServer implements SendServer {
       maxGuestDays: positive(c.max_guest_days_valid),
       encryption: {
         enabled: configOn(c.encryption_enabled),
+        mandatory: configOn(c.encryption_mandatory),
         iterations: positive(c.encryption_password_hash_iterations_new_files) ?? DEFAULT_HASH_ITERATIONS,
         unsupported,
         rules: {
