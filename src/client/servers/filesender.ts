@@ -12,7 +12,7 @@ import type { ChunkRequest, GuestAnswer, GuestRequest, SendServer, ServerSetting
  *   remote user's `from` is taken as given (so it must be given, or be the user id when that is an address);
  * - GET /info tells the chunk size; the encrypted chunk size, the crypto parameters and the limits are in the
  *   settings script (filesender-config.ts);
- * - most refusals are 500 with the refusal's name (http.ts, namedFailure);
+ * - most refusals are 500 with the refusal's name (errors.ts, namedFailure): final, not retried;
  * - a File says nothing of what arrived, and a transfer not its status: the client keeps count of the chunks
  *   the server acknowledged (the resume record), and sends again what it cannot be sure of. A chunk sent twice
  *   is written twice at the same offset, which FileSender allows while the transfer is uploading.
