@@ -108,7 +108,7 @@ export class FileSenderServer implements SendServer {
       // missing and completing again tells (a finished transfer refuses chunks; completing twice is allowed).
       return { state: 'open', transfer: transferOf('looking up the unfinished transfer', `GET /transfer/${id}`, t) };
     } catch (e) {
-      // A deleted or purged transfer is 404 transfer_not_found; 500 with a name is a refusal too (namedFailure).
+      // A deleted or purged transfer is 500 transfer_not_found (FileSender gives its not-found errors no status of their own).
       if (e instanceof ApiError && (e.status < 500 || /not_found|permission/.test(e.id))) return { state: 'gone', why: `the server no longer has it (${e.id})` };
       throw e;
     }
