@@ -169,8 +169,10 @@ export class FerryApi {
         const err = errorBody(res);
         if (err.id === 'auth_remote_signature_check_failed' && this.signHost === undefined && new URL(this.url).port !== '') {
           // FileSender signs SERVER_NAME, which a stock fastcgi setup gives without the port: sign the host alone from now on.
+          // Asked again at once, not counted as a retry: nothing failed but the choice of host.
           this.signHost = new URL(this.url).hostname;
-          reason = 'the server checks signatures over the host name without its port';
+          attempt--;
+          continue;
         } else if (err.id === 'auth_remote_too_late') {
           // ferry answers it with 401, FileSender with 500.
           // The clock was just read from this answer; a big body may also need a later timestamp to arrive in time.

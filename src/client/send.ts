@@ -90,6 +90,7 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
     const settings = server.settings();
     const chunkSize = settings.chunkSize;
     const enc = o.encrypt;
+    if (!enc && settings.encryption.mandatory) throw new ClientError('this server takes encrypted transfers only: send with --encrypt');
     if (enc && !settings.encryption.enabled) throw new ClientError('this server does not offer end-to-end encryption: send without --encrypt');
     if (enc && settings.encryption.unsupported) throw new ClientError(`this server encrypts in a way ferry does not: ${settings.encryption.unsupported}; send without --encrypt`);
     checkLimits(files, settings, o.days, !!enc);

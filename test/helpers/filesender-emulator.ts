@@ -75,6 +75,8 @@ export interface EmulatorOptions {
   maxFiles?: number;
   iterations?: number;
   users?: Record<string, string>;
+  /** encryption_mandatory: transfers must be encrypted. */
+  mandatory?: boolean;
   /** Each chunk's answer this much later (a slow link), so a test can stop the client halfway. */
   chunkDelayMs?: number;
   /** SERVER_NAME as a stock fastcgi setup passes it: the host without the port ('host'); else as the client sent it. */
@@ -115,7 +117,7 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
     '    default_guest_days_valid: 20,',
     "    chunk_upload_security: 'key',",
     "    encryption_enabled: '1',",
-    "    encryption_mandatory: '',",
+    `    encryption_mandatory: '${o.mandatory ? '1' : ''}',`,
     "    encryption_min_password_length: '12',",
     "    encryption_key_version_new_files: '3',",
     `    encryption_password_hash_iterations_new_files: '${o.iterations ?? 1000}',`,
@@ -215,6 +217,7 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
       const now = Math.floor(Date.now() / 1000);
       if (d.expires && Number(d.expires) > now + 21 * 86400) throw new Refusal('bad_expire', 500);
       const encrypted = d.encryption === true;
+      if (o.mandatory && !encrypted) throw new Refusal('transfer_must_be_encrypted', 500);
       options.encryption = encrypted;
       const t: EmulatedTransfer = {
         id: nextId++,

@@ -70,7 +70,7 @@ test('login check: FileSender is found at the site URL or at /rest.php, and the 
 test('a server that signs the host without its port (stock fastcgi): the client signs the host alone and goes on', async () => {
   const stock = await startFileSenderEmulator({ users: { alice: SECRET }, serverName: 'host' });
   try {
-    assert.is(await checkLogin({ url: stock.rest, user: 'alice', secret: SECRET }, {}), 'filesender');
+    assert.is(await checkLogin({ url: stock.rest, user: 'alice', secret: SECRET }, { retry: { retries: 0, baseDelayMs: 1000, maxDelayMs: 1000 } }), 'filesender');
     assert.equal(stock.log.filter((l) => l === 'GET /rest.php/user/@me').length, 2, 'refused once with the port, then accepted');
   } finally {
     await stock.close();
@@ -194,14 +194,16 @@ test('--guest: POST /guest with the sender address FileSender needs from a remot
   assert.match(none.message, /FileSender does not tell a remote client your address.*--from/);
 });
 
-test('limits from the settings script are checked before anything is created', async () => {
-  const small = await startFileSenderEmulator({ users: { alice: SECRET }, maxFiles: 1 });
+test('limits from the settings script (files, days, encryption required) are checked before anything is created', async () => {
+  const small = await startFileSenderEmulator({ users: { alice: SECRET }, maxFiles: 1, mandatory: true });
   try {
-    const e = await send([file('l1.txt', 10), file('l2.txt', 10)], {}, small.rest).catch((x) => x);
+    const e = await send([file('l1.txt', 10), file('l2.txt', 10)], { encrypt: choosePassword('Correct-Horse-9-battery') }, small.rest).catch((x) => x);
     assert.match(e.message, /at most 1 files in a transfer; these are 2/);
     assert.not.ok(small.log.includes('POST /rest.php/transfer'));
-    const d = await send([file('l3.txt', 10)], { days: 30 }, small.rest).catch((x) => x);
+    const d = await send([file('l3.txt', 10)], { days: 30, encrypt: choosePassword('Correct-Horse-9-battery') }, small.rest).catch((x) => x);
     assert.match(d.message, /--days: this server keeps transfers at most 20 days/);
+    const plain = await send([file('l4.txt', 10)], {}, small.rest).catch((x) => x);
+    assert.match(plain.message, /this server takes encrypted transfers only: send with --encrypt/);
   } finally {
     await small.close();
   }

@@ -31,7 +31,7 @@ export class FerryServer implements SendServer {
       maxDays: numberOr(i.max_transfer_days_valid, null),
       defaultGuestDays: numberOr(i.default_guest_days_valid, null),
       maxGuestDays: numberOr(i.max_guest_days_valid, null),
-      encryption: { enabled: i.encryption_enabled !== false, iterations: iterationsFrom(i), unsupported: null, rules: i },
+      encryption: { enabled: i.encryption_enabled !== false, mandatory: i.encryption_mandatory === true, iterations: iterationsFrom(i), unsupported: null, rules: i },
     };
   }
 

@@ -12,7 +12,7 @@ import type { ChunkRequest, GuestAnswer, GuestRequest, SendServer, ServerSetting
  *   remote user's `from` is taken as given (so it must be given, or be the user id when that is an address);
  * - GET /info tells the chunk size; the encrypted chunk size, the crypto parameters and the limits are in the
  *   settings script (filesender-config.ts);
- * - most refusals are 500 with the refusal's name (http.ts, namedFailure);
+ * - most refusals are 500 with the refusal's name (errors.ts, namedFailure): final, not retried;
  * - a File says nothing of what arrived, and a transfer not its status: the client keeps count of the chunks
  *   the server acknowledged (the resume record), and sends again what it cannot be sure of. A chunk sent twice
  *   is written twice at the same offset, which FileSender allows while the transfer is uploading.
@@ -53,6 +53,7 @@ export class FileSenderServer implements SendServer {
       maxGuestDays: positive(c.max_guest_days_valid),
       encryption: {
         enabled: configOn(c.encryption_enabled),
+        mandatory: configOn(c.encryption_mandatory),
         iterations: positive(c.encryption_password_hash_iterations_new_files) ?? DEFAULT_HASH_ITERATIONS,
         unsupported,
         rules: {
@@ -107,7 +108,7 @@ export class FileSenderServer implements SendServer {
       // missing and completing again tells (a finished transfer refuses chunks; completing twice is allowed).
       return { state: 'open', transfer: transferOf('looking up the unfinished transfer', `GET /transfer/${id}`, t) };
     } catch (e) {
-      // A deleted or purged transfer is 404 transfer_not_found; 500 with a name is a refusal too (namedFailure).
+      // A deleted or purged transfer is 500 transfer_not_found (FileSender gives its not-found errors no status of their own).
       if (e instanceof ApiError && (e.status < 500 || /not_found|permission/.test(e.id))) return { state: 'gone', why: `the server no longer has it (${e.id})` };
       throw e;
     }

@@ -23,6 +23,8 @@ export interface ServerSettings {
   maxGuestDays: number | null;
   encryption: {
     enabled: boolean;
+    /** The server takes encrypted transfers only. */
+    mandatory: boolean;
     /** PBKDF2 iterations for a new transfer. */
     iterations: number;
     /** Why this client cannot encrypt for the server (another format), or null. */
