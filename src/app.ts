@@ -28,6 +28,7 @@ import { UploadSlots } from './domain/upload-slots';
 import { legacyUploadRoutes } from './http/routes/legacy-upload';
 import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
+import { SharingService } from './domain/sharing';
 import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
@@ -163,6 +164,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size, () => void digestJobs?.kick());
   const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });
+  const sharing = new SharingService({ repos, uow, clock });
   const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock);
 
   const services: Services = {
@@ -177,6 +179,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     uploadSlots: new UploadSlots(() => cfg.get().max_concurrent_chunk_uploads),
     recipients,
     downloads,
+    sharing,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     chunkKeys: fileKeyChecker((id) => repos.transfers.fileUids(id)),
     settings: cfg,

@@ -1,6 +1,7 @@
 import { Errors } from './errors';
 import type { FileRecord, Recipient, Transfer } from './model';
-import type { Clock, Notifier, Repositories, UnitOfWork } from './ports';
+import type { Clock, Notifier, Repositories, SharingControls, UnitOfWork } from './ports';
+import { CLAIM_IDLE_S, filesSpent, linkSpent, planClaims } from './download-limits';
 
 export type { PositionalReader } from './ports';
 
@@ -8,6 +9,10 @@ export interface DownloadAccess {
   transfer: Transfer;
   recipient: Recipient;
   files: FileRecord[];
+  /** The transfer's download limit and link password (docs/sharing.md). */
+  controls: SharingControls;
+  /** Files this link may no longer download (its limit reached for them). */
+  spent: number[];
 }
 
 export type DownloadKind = 'file' | 'archive';
@@ -42,7 +47,15 @@ export class DownloadsService {
     if (transfer.expires <= now || transfer.closedReason === 'expired') throw Errors.transferExpired();
     if (transfer.status === 'closed') throw Errors.transferClosed();
     if (transfer.status !== 'available') throw Errors.transferNotFound('token');
-    return { transfer, recipient, files: await this.d.repos.transfers.files(transfer.id) };
+    const [files, controls] = await Promise.all([this.d.repos.transfers.files(transfer.id), this.d.repos.sharing.controls(transfer.id)]);
+    let spent: number[] = [];
+    if (controls.downloadLimit !== null) {
+      const ids = files.map((f) => f.id);
+      const claims = await this.d.repos.sharing.claims(recipient.id, ids, now - CLAIM_IDLE_S);
+      if (linkSpent(claims, ids, controls.downloadLimit)) throw Errors.downloadLimitReached('token');
+      spent = filesSpent(claims, ids, controls.downloadLimit);
+    }
+    return { transfer, recipient, files, controls, spent };
   }
 
   /** The files named by files_ids (all of them when none are named); an id of another Transfer is not found. */
@@ -64,11 +77,47 @@ export class DownloadsService {
     await this.d.repos.transfers.touchRecipient(access.recipient.id, this.d.clock());
   }
 
-  async started(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader): Promise<void> {
+  /**
+   * A response is about to send bytes of these files: each file's download is claimed for the link first (or
+   * a claim of it resumed: `fromStart` false for a Range past byte 0), in the database, so the limit holds
+   * across nodes and racing downloads (docs/sharing.md, Download limits). Refused with download_limit_reached
+   * before any byte when a file has no download left. Returns the claims, for ended() and cut().
+   */
+  async started(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader, fromStart = true): Promise<number[]> {
+    const now = this.d.clock();
+    const r = access.recipient;
+    const outcome = await this.d.uow.run(async (tx): Promise<{ refused: true } | { refused: false; claims: number[] }> => {
+      await tx.sharing.holdLink(r.id);
+      // Read again inside the unit of work: an owner who raised the limit a moment ago is seen at once.
+      const { downloadLimit } = await tx.sharing.controls(access.transfer.id);
+      const ids = files.map((f) => f.id);
+      const plan = planClaims(await tx.sharing.claims(r.id, ids, now - CLAIM_IDLE_S), ids, downloadLimit, fromStart);
+      if (plan.refused.length) {
+        await tx.audit.record({ transferId: access.transfer.id, date: now, event: 'download_refused', author: this.author(access, who), target: { type: 'Transfer', id: String(access.transfer.id) } });
+        // Recorded, and the refusal thrown after the commit so that the record stays.
+        return { refused: true };
+      }
+      const claims: number[] = [];
+      for (const step of plan.steps) {
+        if ('resume' in step) {
+          await tx.sharing.resume(step.resume, now);
+          claims.push(step.resume);
+        } else claims.push(await tx.sharing.claim(r.id, step.fileId, now));
+      }
+      await tx.transfers.touchRecipient(r.id, now);
+      await this.record(tx, access, files, kind === 'archive' ? 'archive_download_started' : 'download_started', who, now);
+      return { refused: false, claims };
+    });
+    if (outcome.refused) throw Errors.downloadLimitReached('files_ids');
+    return outcome.claims;
+  }
+
+  /** A response ended before its last byte: its claims wait for the download to be resumed. */
+  async cut(claims: number[]): Promise<void> {
+    if (claims.length === 0) return;
     const now = this.d.clock();
     await this.d.uow.run(async (tx) => {
-      await tx.transfers.touchRecipient(access.recipient.id, now);
-      await this.record(tx, access, files, kind === 'archive' ? 'archive_download_started' : 'download_started', who, now);
+      for (const id of claims) await tx.sharing.release(id, now, false);
     });
   }
 
@@ -76,9 +125,11 @@ export class DownloadsService {
    * A response finished. `wholeFiles` are the files whose every byte has now been sent to this recipient (a
    * resumed download counts when its last range completes the file).
    */
-  async ended(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader, wholeFiles: FileRecord[]): Promise<void> {
+  async ended(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader, wholeFiles: FileRecord[], claims: number[] = []): Promise<void> {
     const now = this.d.clock();
     await this.d.uow.run(async (tx) => {
+      // The file's last byte went out: its download counts (a response that ended earlier leaves it open).
+      for (const id of claims) await tx.sharing.release(id, now, wholeFiles.length > 0);
       await this.record(tx, access, files, kind === 'archive' ? 'archive_download_ended' : 'download_ended', who, now);
       if (wholeFiles.length === 0) return;
       const all = (await tx.transfers.files(access.transfer.id)).map((f) => f.id);
@@ -90,8 +141,12 @@ export class DownloadsService {
     });
   }
 
+  private author(access: DownloadAccess, who: Downloader) {
+    return { type: 'Recipient' as const, id: String(access.recipient.id), ip: who.ip, email: access.recipient.email || null };
+  }
+
   private async record(repos: Repositories, access: DownloadAccess, files: FileRecord[], event: string, who: Downloader, now: number): Promise<void> {
-    const author = { type: 'Recipient' as const, id: String(access.recipient.id), ip: who.ip, email: access.recipient.email || null };
+    const author = this.author(access, who);
     if (event.startsWith('archive_')) {
       await repos.audit.record({ transferId: access.transfer.id, date: now, event, author, target: { type: 'Transfer', id: String(access.transfer.id) } });
       return;

@@ -87,6 +87,8 @@ export const Errors = {
   transferExpired: entry('transfer_expired', 410),
   transferClosed: entry('transfer_closed', 410),
   guestExpired: entry('guest_expired', 410),
+  // Every download the link's limit allows of the file(s) is taken (docs/sharing.md, Download limits)
+  downloadLimitReached: entry('download_limit_reached', 410),
   // 413, 416, 429
   storageChunkTooLarge: entry('storage_chunk_too_large', 413),
   requestBodyTooLarge: entry('request_body_too_large', 413),

@@ -10,16 +10,20 @@ import { mailEn } from './mail/en';
 import { mailFr } from './mail/fr';
 import { mailDe } from './mail/de';
 import { mailNl } from './mail/nl';
+import { sharingEn } from './sharing/en';
+import { sharingFr } from './sharing/fr';
+import { sharingDe } from './sharing/de';
+import { sharingNl } from './sharing/nl';
 
 /** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
 export type Table = Record<string, string>;
 // The web pages' texts (src/i18n/ui/) sit under each core table, so a core key always wins.
 // Mail texts (src/i18n/mail/) likewise.
 const TABLES: Record<string, Table> = {
-  en: { ...mailEn, ...uiEn, ...en },
-  fr: { ...mailFr, ...uiFr, ...fr },
-  de: { ...mailDe, ...uiDe, ...de },
-  nl: { ...mailNl, ...uiNl, ...nl },
+  en: { ...mailEn, ...uiEn, ...sharingEn, ...en },
+  fr: { ...mailFr, ...uiFr, ...sharingFr, ...fr },
+  de: { ...mailDe, ...uiDe, ...sharingDe, ...de },
+  nl: { ...mailNl, ...uiNl, ...sharingNl, ...nl },
 };
 export const LANGS = Object.keys(TABLES);
 

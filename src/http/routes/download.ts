@@ -55,7 +55,9 @@ function presentRecipientFiles(access: DownloadAccess, lang: string) {
     message: transfer.message ?? '',
     from: transfer.userEmail,
     expires: presentDate(transfer.expires, lang),
-    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mime_type: f.mimeType ?? 'application/octet-stream', sha256: f.sha256 ?? null })),
+    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mime_type: f.mimeType ?? 'application/octet-stream', sha256: f.sha256 ?? null, downloads_left: !access.spent.includes(f.id) })),
+    // docs/sharing.md: each file may be downloaded this many times through this link (null: no limit).
+    download_limit: access.controls.downloadLimit,
   };
 }
 
@@ -139,22 +141,31 @@ async function respond(
   const end = range.kind === 'partial' ? range.end : size - 1;
   ctx.status = range.kind === 'partial' ? 206 : 200;
   if (range.kind === 'partial') ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
-  if (ctx.method === 'HEAD' || size === 0) {
+  if (ctx.method === 'HEAD') {
     ctx.length = end - start + 1;
-    if (size === 0) ctx.body = Buffer.alloc(0);
     return;
   }
   const svc = ctx.state.services.downloads;
   const who = { ip: ctx.request.ip || null };
   const log = ctx.state.services.log;
-  await svc.started(access, files, kind, who);
-  ctx.res.once('finish', () => {
-    const throughEnd = end === size - 1;
-    svc.ended(access, files, kind, who, throughEnd ? files : []).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`));
+  // Claims each file's download for the link before any byte is sent: refused here when its limit is taken.
+  const claims = await svc.started(access, files, kind, who, start === 0);
+  const recordEnd = (whole: boolean) =>
+    svc.ended(access, files, kind, who, whole ? files : [], claims).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`));
+  if (size === 0) {
+    ctx.length = 0;
+    ctx.body = Buffer.alloc(0);
+    await recordEnd(true);
+    return;
+  }
+  const res = ctx.res;
+  res.once('finish', () => void recordEnd(end === size - 1));
+  // Cut before the end: the claims wait to be resumed by a Range request of the same link.
+  res.once('close', () => {
+    if (!res.writableFinished) svc.cut(claims).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: releasing its claims failed: ${e.message}`));
   });
   ctx.length = end - start + 1;
   ctx.respond = false;
-  const res = ctx.res;
   ctx.state.sendBody = () =>
     sendPieces(res, pieces(start, end)).catch((e: Error) => {
       // A short or vanished file aborts the response: never a truncated download that looks complete.

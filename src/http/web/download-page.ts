@@ -39,10 +39,10 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 <table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
       (f) => html`<tr>
-<td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"></td>
+<td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"${access.spent.includes(f.id) ? html` disabled` : ''}></td>
 <td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? html`<div class="hash">SHA-256 ${f.sha256}</div>` : ''}</td>
 <td>${formatBytes(f.size, lang)}</td>
-<td><a href="${link(`&files_ids=${f.id}`)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a></td>
+<td>${access.spent.includes(f.id) ? html`<span class="spent">${t('ui_download_limit_file_spent')}</span>` : html`<a href="${link(`&files_ids=${f.id}`)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a>`}</td>
 </tr>`,
     )}</tbody></table>
 <p class="actions">
@@ -113,7 +113,7 @@ function localDay(unixSeconds: number, lang: string): SafeHtml {
 /** Unknown, expired or closed: a plain page that says which, and shows nothing of any Transfer. */
 export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   const t = pageT(ctx);
-  const key = e.id === 'transfer_expired' || e.id === 'transfer_closed' ? e.id : e.id === 'file_not_found' ? 'file_not_found' : 'transfer_not_found';
+  const key = e.id === 'transfer_expired' || e.id === 'transfer_closed' || e.id === 'download_limit_reached' ? e.id : e.id === 'file_not_found' ? 'file_not_found' : 'transfer_not_found';
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1></section>` });
@@ -131,5 +131,6 @@ function transferFacts(ctx: FerryContext, access: DownloadAccess): SafeHtml {
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
 <dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
 <dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count})</dd>
+${access.controls.downloadLimit !== null ? html`<dt>${t('ui_download_limit')}</dt><dd>${t('ui_download_limit_of', { limit: access.controls.downloadLimit })}</dd>` : ''}
 </dl>`;
 }

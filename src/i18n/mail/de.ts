@@ -53,6 +53,8 @@ export const mailDe: Table = {
   mail_event_download_ended: 'Herunterladen beendet',
   mail_event_archive_download_started: 'Herunterladen des Archivs begonnen',
   mail_event_archive_download_ended: 'Herunterladen des Archivs beendet',
+  mail_event_download_limit_changed: 'Download-Limit geändert',
+  mail_event_download_refused: 'Download abgelehnt (Limit erreicht)',
   mail_link_recipient: '(Download-Link)',
   mail_guest_created_subject: '{sender} lädt Sie ein, Dateien zu senden',
   mail_guest_created_intro: '{sender} lädt Sie ein, mit ferry Dateien zu senden. Laden Sie sie über den folgenden Link hoch.',

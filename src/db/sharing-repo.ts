@@ -1,0 +1,81 @@
+import type { DownloadClaim, SharingControls, SharingRepository } from '../domain/ports';
+import { affected, type Db, type RepoContext } from './context';
+
+/** Sharing controls, download claims and automatic reminders (docs/sharing.md). */
+export class SharingRepo implements SharingRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
+
+  async controls(transferId: number): Promise<SharingControls> {
+    const row = await this.db.selectFrom('transfer_sharing').selectAll().where('transfer_id', '=', transferId).executeTakeFirst();
+    return { downloadLimit: row?.download_limit == null ? null : Number(row.download_limit), passwordHash: row?.password_hash ?? null };
+  }
+
+  async setControls(transferId: number, c: SharingControls): Promise<void> {
+    await this.db
+      .insertInto('transfer_sharing')
+      .values({ transfer_id: transferId, download_limit: c.downloadLimit, password_hash: c.passwordHash })
+      .onConflict((oc) => oc.column('transfer_id').doUpdateSet({ download_limit: c.downloadLimit, password_hash: c.passwordHash }))
+      .execute();
+  }
+
+  async holdLink(recipientId: number): Promise<void> {
+    // SQLite's unit of work already holds the write lock; PostgreSQL holds the recipient's row.
+    if (this.ctx.dialect === 'postgres') await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
+  }
+
+  async claims(recipientId: number, fileIds: number[], since: number): Promise<DownloadClaim[]> {
+    if (fileIds.length === 0) return [];
+    const found = await this.db
+      .selectFrom('download_claims')
+      .selectAll()
+      .where('recipient_id', '=', recipientId)
+      .where('file_id', 'in', fileIds)
+      .where((eb) => eb.or([eb('done', 'is not', null), eb('claimed', '>=', since)]))
+      .orderBy('id')
+      .execute();
+    return found.map((r) => ({ id: Number(r.id), fileId: Number(r.file_id), claimed: Number(r.claimed), active: Number(r.active) === 1, done: r.done === null ? null : Number(r.done) }));
+  }
+
+  async claim(recipientId: number, fileId: number, now: number): Promise<number> {
+    const { id } = await this.db.insertInto('download_claims').values({ recipient_id: recipientId, file_id: fileId, claimed: now, active: 1 }).returning('id').executeTakeFirstOrThrow();
+    return Number(id);
+  }
+
+  async resume(id: number, now: number): Promise<void> {
+    await this.db.updateTable('download_claims').set({ claimed: now, active: 1 }).where('id', '=', id).where('done', 'is', null).execute();
+  }
+
+  async release(id: number, now: number, done: boolean): Promise<boolean> {
+    const r = await this.db
+      .updateTable('download_claims')
+      .set(done ? { done: now, active: 0 } : { active: 0 })
+      .where('id', '=', id)
+      .where('done', 'is', null)
+      .execute();
+    return affected(r) > 0;
+  }
+
+  async doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]> {
+    const found = await this.db
+      .selectFrom('download_claims as c')
+      .innerJoin('recipients as r', 'r.id', 'c.recipient_id')
+      .select(['c.recipient_id', 'c.file_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('r.transfer_id', '=', transferId)
+      .where('c.done', 'is not', null)
+      .groupBy(['c.recipient_id', 'c.file_id'])
+      .execute();
+    return found.map((r) => ({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) }));
+  }
+
+  async claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean> {
+    const r = await this.db
+      .insertInto('automatic_reminders')
+      .values({ target_type: targetType, target_id: targetId, days, sent: now })
+      .onConflict((oc) => oc.columns(['target_type', 'target_id', 'days']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+}
