@@ -27,6 +27,8 @@ export interface SendOptions {
   message?: string;
   days?: number;
   link: boolean;
+  /** Downloads of each file allowed through each link (ferry's extension, docs/sharing.md); absent: none. */
+  downloadLimit?: number;
   /** The sender address; default the account's first. */
   from?: string;
   parallel: number;
@@ -167,6 +169,7 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
           from,
           subject: o.subject ?? '',
           message: o.message ?? '',
+          ...(o.downloadLimit !== undefined ? { download_limit: o.downloadLimit } : {}),
         },
         what: 'creating the transfer',
       });
