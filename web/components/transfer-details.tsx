@@ -8,6 +8,7 @@ import { ActionButton } from './action';
 import { DeliveryState, undelivered, useDeliveryPolling } from './delivery';
 import { AuditLog, countDownloads } from './audit-log';
 import { isEmail } from '../../src/domain/transfer-input';
+import { DownloadLimitPanel } from './download-limit';
 
 /** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
 export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
@@ -135,6 +136,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
       <p class="sub">
         {t('expires')}: {formatDay(x.expires.raw, lang)} · {t('ui_downloads_count', { count: downloads })}
       </p>
+      <DownloadLimitPanel transfer={x} onChanged={changed} />
       <h2>{t('ui_audit_log')}</h2>
       <AuditLog entries={log.data} error={log.error} />
       <ActionButton run={() => api.get(`/transfer/${id}/auditlog/mail`)} done={t('ui_auditlog_mailed')}>

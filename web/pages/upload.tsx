@@ -1,4 +1,5 @@
 import { useState } from 'preact/hooks';
+import { DownloadLimitField, downloadLimitOf } from '../components/download-limit';
 import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
@@ -36,6 +37,7 @@ export function UploadPage() {
   const [options, setOptions] = useState<string[]>((user?.transfer_preferences ?? []).filter((o) => o !== 'get_a_link'));
   const [link, setLink] = useState((user?.transfer_preferences ?? []).includes('get_a_link'));
   const [error, setError] = useState<string | null>(null);
+  const [downloadLimit, setDownloadLimit] = useState('');
   const [busy, setBusy] = useState(false);
   const [encrypt, setEncrypt] = useState(ENCRYPT_OFF);
   const encryptionOffered = info.encryption_enabled === true;
@@ -85,6 +87,7 @@ export function UploadPage() {
         subject,
         message,
         options: link ? [...options, 'get_a_link'] : options,
+        download_limit: downloadLimitOf(downloadLimit),
       };
       if (fixedTo && guest?.to) body.recipients = [guest.to];
       const choice = encryptionOffered && (encrypt.on || mustEncrypt) ? encryptionChoice(encrypt, passwordRules(info)) : null;
@@ -156,6 +159,7 @@ export function UploadPage() {
           <input id="upload-expires" type="date" aria-describedby="upload-expires-hint" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
           <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
+        <DownloadLimitField value={downloadLimit} onChange={setDownloadLimit} />
         {encryptionOffered && <EncryptSwitch value={encrypt} onChange={setEncrypt} mandatory={mustEncrypt} />}
         {!guest && (
           <details class="options">

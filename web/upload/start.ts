@@ -28,6 +28,8 @@ export interface CreateTransfer {
   subject?: string;
   message?: string;
   options?: string[];
+  /** docs/sharing.md: downloads of each file allowed through each link. */
+  download_limit?: number;
 }
 
 /** POST /transfer, then an Upload ready to run. */
