@@ -2,6 +2,8 @@ import { Errors } from './errors';
 import type { FileRecord, Recipient, Transfer } from './model';
 import type { Clock, Notifier, Repositories, SharingControls, UnitOfWork } from './ports';
 import { CLAIM_IDLE_S, filesSpent, linkSpent, planClaims } from './download-limits';
+import { LINK_PASSWORD_MAX, proofMatches, unlockProof, verifyLinkPassword } from './link-password';
+import { LoginThrottle } from './login-throttle';
 
 export type { PositionalReader } from './ports';
 
@@ -13,6 +15,16 @@ export interface DownloadAccess {
   controls: SharingControls;
   /** Files this link may no longer download (its limit reached for them). */
   spent: number[];
+}
+
+/**
+ * What a request shows to open a transfer whose links ask for a password: the password itself (a form, or
+ * the X-Ferry-Link-Password header of a command-line client), or the proof a browser keeps once it gave it.
+ */
+export interface LinkUnlock {
+  password?: string;
+  proof?: string;
+  ip: string;
 }
 
 export type DownloadKind = 'file' | 'archive';
@@ -35,10 +47,17 @@ export interface DownloadDeps {
  * owner is told (email_download_complete), once.
  */
 export class DownloadsService {
-  constructor(private readonly d: DownloadDeps) {}
+  private readonly throttle: LoginThrottle;
 
-  /** Resolves a token, or explains why it opens nothing: unknown 404, expired 410, closed 410. */
-  async access(token: unknown): Promise<DownloadAccess> {
+  constructor(private readonly d: DownloadDeps) {
+    this.throttle = new LoginThrottle(d.uow);
+  }
+
+  /**
+   * Resolves a token, or explains why it opens nothing: unknown 404, expired 410, closed 410; a link password
+   * not given or wrong 401 (tries throttled as logins are, in the database), a spent download limit 410.
+   */
+  async access(token: unknown, unlock?: LinkUnlock): Promise<DownloadAccess> {
     if (typeof token !== 'string' || token.length < 16 || token.length > 128) throw Errors.transferNotFound('token');
     const recipient = await this.d.repos.transfers.recipientByToken(token);
     const transfer = recipient ? await this.d.repos.transfers.find(recipient.transferId) : undefined;
@@ -48,6 +67,7 @@ export class DownloadsService {
     if (transfer.status === 'closed') throw Errors.transferClosed();
     if (transfer.status !== 'available') throw Errors.transferNotFound('token');
     const [files, controls] = await Promise.all([this.d.repos.transfers.files(transfer.id), this.d.repos.sharing.controls(transfer.id)]);
+    if (controls.passwordHash !== null) await this.unlock(recipient, controls.passwordHash, unlock, now);
     let spent: number[] = [];
     if (controls.downloadLimit !== null) {
       const ids = files.map((f) => f.id);
@@ -56,6 +76,22 @@ export class DownloadsService {
       spent = filesSpent(claims, ids, controls.downloadLimit);
     }
     return { transfer, recipient, files, controls, spent };
+  }
+
+  private async unlock(recipient: Recipient, stored: string, unlock: LinkUnlock | undefined, now: number): Promise<void> {
+    if (unlock?.password === undefined || unlock.password === '') {
+      if (proofMatches(stored, recipient.token, unlock?.proof)) return;
+      throw Errors.downloadPasswordRequired('password');
+    }
+    if (unlock.password.length > LINK_PASSWORD_MAX) throw Errors.downloadPasswordIncorrect('password');
+    const attempt = await this.throttle.attempt(`link:${recipient.id}`, unlock.ip, now);
+    if (!(await verifyLinkPassword(unlock.password, stored))) throw Errors.downloadPasswordIncorrect('password');
+    await attempt.succeeded();
+  }
+
+  /** The proof a browser keeps for the link once the right password was given (see link-password.ts). */
+  async proofFor(access: DownloadAccess): Promise<string | null> {
+    return access.controls.passwordHash === null ? null : unlockProof(access.controls.passwordHash, access.recipient.token);
   }
 
   /** The files named by files_ids (all of them when none are named); an id of another Transfer is not found. */

@@ -54,6 +54,9 @@ export const Errors = {
   authRemoteUnknownApplication: entry('auth_remote_unknown_application', 401),
   authRemoteUserRejected: entry('auth_remote_user_rejected', 401),
   guestTokenInvalid: entry('guest_token_invalid', 401),
+  // The transfer's links ask for a password (docs/sharing.md, Link password): none given, or a wrong one
+  downloadPasswordRequired: entry('download_password_required', 401),
+  downloadPasswordIncorrect: entry('download_password_incorrect', 401),
   // 403: known, but not allowed
   restAccessForbidden: entry('rest_access_forbidden', 403),
   restAdminRequired: entry('rest_admin_required', 403),

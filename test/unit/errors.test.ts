@@ -14,7 +14,9 @@ const DESIGN_TABLE: Record<number, string[]> = {
     // End-to-end encryption: design.md §3 names transfer_must_be_encrypted (encryption_mandatory); the other two
     // are a disabled feature and an archive the server cannot build, both the client's request to change.
     'transfer_must_be_encrypted', 'encryption_not_enabled', 'encrypted_files_not_archivable'],
-  401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid'],
+  401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid',
+    // A link password (docs/sharing.md): not given, or wrong.
+    'download_password_required', 'download_password_incorrect'],
   403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden', 'rest_roundtrip_token_invalid',
     // Account management from the web (README, Administration): an admin acting on their own account, and a
     // wrong current password when changing one's own.

@@ -1,4 +1,5 @@
 import { Api } from '../api';
+import { linkUnlock, setUnlockCookie } from '../download/link-unlock';
 import { publicAccess } from '../access';
 import { Errors, ServiceError } from '../../domain/errors';
 import type { DownloadAccess, DownloadKind } from '../../domain/downloads';
@@ -14,6 +15,7 @@ import { archiveStem } from '../download/archive-name';
 import type { FerryContext } from '../state';
 import { presentDate } from '../presenters/date';
 import { requestLang } from '../request-lang';
+import { basePath } from '../web/layout';
 
 /**
  * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (docs/architecture.md, HTTP surface). One file: its bytes
@@ -32,6 +34,28 @@ export function downloadRoutes(api: Api): void {
     }
   };
   api.get('/download', publicAccess, handler);
+
+  // The link password form (docs/sharing.md, Link password): the right password keeps a proof in a cookie and
+  // goes back to the recipient's page; a wrong one shows the form again. Tries are throttled in the database.
+  api.post('/download/unlock', publicAccess, async (ctx) => {
+    const b = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const token = typeof b.token === 'string' ? b.token : '';
+    const password = typeof b.password === 'string' ? b.password : '';
+    const wantsPage = ctx.accepts(['json', 'html']) === 'html';
+    try {
+      const svc = ctx.state.services.downloads;
+      const access = await svc.access(token, { password: password || undefined, ip: ctx.request.ip || '' });
+      const proof = await svc.proofFor(access);
+      if (proof) setUnlockCookie(ctx, token, proof, access.transfer.expires);
+      if (!wantsPage) return true;
+      ctx.status = 303;
+      ctx.redirect(`${basePath(ctx)}/?s=download&token=${encodeURIComponent(token)}`);
+      return undefined;
+    } catch (e) {
+      if (e instanceof ServiceError && wantsPage) return downloadErrorPage(ctx, e).value;
+      throw e;
+    }
+  });
   // FileSender's name for it, where filesender.py -d fetches each file ({site}/download.php?token=…&files_ids=…).
   api.get('/download.php', publicAccess, handler);
 
@@ -41,7 +65,7 @@ export function downloadRoutes(api: Api): void {
   // as for a download (available, unexpired), so the route is public like /download.
   api.get('/download/files', publicAccess, async (ctx) => {
     const svc = ctx.state.services.downloads;
-    const access = await svc.access(ctx.query.token);
+    const access = await svc.access(ctx.query.token, linkUnlock(ctx));
     await svc.viewed(access);
     return presentRecipientFiles(access, await requestLang(ctx));
   });
@@ -73,7 +97,7 @@ function parseIds(ctx: FerryContext): number[] | null {
 
 async function download(ctx: FerryContext): Promise<undefined> {
   const svc = ctx.state.services.downloads;
-  const access = await svc.access(ctx.query.token);
+  const access = await svc.access(ctx.query.token, linkUnlock(ctx));
   const files = svc.select(access, parseIds(ctx));
   const format = ctx.query.archive_format;
   if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');

@@ -1,4 +1,5 @@
 import { Api, created } from '../api';
+import { linkUnlock } from '../download/link-unlock';
 import { admin, owner, publicAccess, users } from '../access';
 import { safeEntryNames } from '../../archive/layout';
 import { Errors } from '../../domain/errors';
@@ -9,6 +10,7 @@ import { parseEncryption } from '../../domain/encryption-input';
 import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
 import { presentSharing } from '../presenters/sharing';
 import { parseSharingInput } from '../../domain/sharing';
+import { hashLinkPassword } from '../../domain/link-password';
 import { actorOf, bodyObject } from '../actor';
 import { loadTransfer } from './loaders';
 import { requestLang } from '../request-lang';
@@ -52,7 +54,7 @@ export function transferRoutes(api: Api): void {
     const draft = parseTransferInput(given, s.transferLimits(), s.clock());
     draft.encryption = parseEncryption(given as Record<string, unknown>, draft.files, s.encryptionPolicy());
     const sharing = parseSharingInput(body);
-    draft.sharing = { downloadLimit: sharing.downloadLimit, passwordHash: null };
+    draft.sharing = { downloadLimit: sharing.downloadLimit, passwordHash: sharing.password === null ? null : await hashLinkPassword(sharing.password) };
     const view = await s.transfers.create(actor, draft, await requestLang(ctx));
     return created(ctx, await present(ctx, view, true), `/transfer/${view.transfer.id}`);
   });
@@ -62,7 +64,7 @@ export function transferRoutes(api: Api): void {
   // Registered before /transfer/:id, which would take these names for ids.
   const recipientFiles = async (ctx: FerryContext) => {
     const downloads = ctx.state.services.downloads;
-    const access = await downloads.access(ctx.query.token);
+    const access = await downloads.access(ctx.query.token, linkUnlock(ctx));
     return { transfer: access.transfer, files: downloads.select(access, null) };
   };
   api.get('/transfer/fileids', publicAccess, async (ctx) => (await recipientFiles(ctx)).files.map((f) => f.id));

@@ -11,4 +11,12 @@ export const sharingEn: Record<string, string> = {
   ui_download_limit_none: 'no limit',
   audit_download_limit_changed: '{who} changed the download limit.',
   audit_download_refused: 'A download through {who}’s link was refused: its limit was reached.',
+  download_password_required: "This link asks for a password. Ask the sender for it.",
+  download_password_incorrect: "The password is not right.",
+  ui_link_password_title: "This link asks for a password",
+  ui_link_password_notice: "The sender protected this link with a password: the server checks it before showing the files. This is not end-to-end encryption; an encrypted transfer asks for its own password when the files are saved.",
+  ui_link_password_open: "Open",
+  ui_link_password: "Link password",
+  ui_link_password_hint: "Optional: recipients must type it before they see the files. Tell it to them another way than the mail. Not end-to-end encryption.",
+  ui_link_password_set: "The links ask for a password.",
 };
