@@ -73,4 +73,42 @@ test('download limit: set on the upload page, counted, a spent link answers a 41
   }
 });
 
+test('link password: set on the upload page; the recipient\'s page asks first, says a wrong one, opens with the right one', async () => {
+  const file = makeFile(dir, 'guarded.bin', 30_000);
+  const { page } = b;
+  await page.goto(`${ferry.url}/`);
+  await page.locator('#upload-title').waitFor();
+  await page.setInputFiles('#pick-files', [file.path]);
+  await page.fill('#upload-recipients', 'rita@example.org');
+  await page.keyboard.press('Enter');
+  await page.fill('#upload-subject', 'Guarded');
+  await page.fill('#upload-link-password', 'open sesame 42');
+  await page.click('button.primary');
+  await page.locator('#summary-title').waitFor({ timeout: 60_000 });
+  const list = (await rest(ferry.url, 'GET', '/transfer', 'alice')).json as any[];
+  const t = list.find((x) => x.subject === 'Guarded');
+  assert.is(t.password, true);
+
+  const recipient = await openBrowser();
+  try {
+    const p = recipient.page;
+    const first = await p.goto(`${ferry.url}/?s=download&token=${t.recipients[0].token}`);
+    assert.is(first?.status(), 401);
+    assert.match(await p.locator('h1').innerText(), 'This link asks for a password');
+    assert.match(await p.locator('.notice').innerText(), 'not end-to-end encryption');
+    assert.is(await p.getByText('guarded.bin').count(), 0);
+    await p.fill('#link-password', 'wrong');
+    await p.click('button.primary');
+    await p.locator('[role=alert]', { hasText: 'The password is not right.' }).waitFor();
+    await p.fill('#link-password', 'open sesame 42');
+    await p.click('button.primary');
+    await p.locator('table.files', { hasText: 'guarded.bin' }).waitFor();
+    await shot(p, 'link-password-opened');
+    const [download] = await Promise.all([p.waitForEvent('download'), p.locator('table.files a', { hasText: 'Download' }).first().click()]);
+    assert.is(fs.statSync((await download.path())!).size, file.size);
+  } finally {
+    await recipient.close();
+  }
+});
+
 test.run();

@@ -6,6 +6,7 @@ import type { ApiTransfer } from '../lib/types';
 /** What GET /transfer/{id} adds for the sharing controls (docs/sharing.md). */
 export interface SharingFields {
   download_limit?: number | null;
+  password?: boolean;
   download_counts?: { recipient_id: number; file_id: number; downloads: number }[];
 }
 
@@ -50,6 +51,7 @@ export function DownloadLimitPanel({ transfer, onChanged }: { transfer: ApiTrans
   return (
     <section class="download-limit">
       <h2>{t('ui_download_counts')}</h2>
+      {transfer.password && <p class="sub link-password-set">{t('ui_link_password_set')}</p>}
       {counts.length > 0 && (
         <ul class="download-counts">
           {counts.map((c) => (

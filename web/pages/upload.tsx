@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { DownloadLimitField, downloadLimitOf } from '../components/download-limit';
+import { LinkPasswordField } from '../components/link-password';
 import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
@@ -38,6 +39,7 @@ export function UploadPage() {
   const [link, setLink] = useState((user?.transfer_preferences ?? []).includes('get_a_link'));
   const [error, setError] = useState<string | null>(null);
   const [downloadLimit, setDownloadLimit] = useState('');
+  const [linkPassword, setLinkPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [encrypt, setEncrypt] = useState(ENCRYPT_OFF);
   const encryptionOffered = info.encryption_enabled === true;
@@ -88,12 +90,14 @@ export function UploadPage() {
         message,
         options: link ? [...options, 'get_a_link'] : options,
         download_limit: downloadLimitOf(downloadLimit),
+        password: linkPassword || undefined,
       };
       if (fixedTo && guest?.to) body.recipients = [guest.to];
       const choice = encryptionOffered && (encrypt.on || mustEncrypt) ? encryptionChoice(encrypt, passwordRules(info)) : null;
       const encryption = choice ? { choice, iterations: info.encryption_password_hash_iterations ?? 600000, workerUrl: encryptWorkerUrl(app.api.base) } : undefined;
       runner.start(await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption));
       setEncrypt(ENCRYPT_OFF); // the password (typed or generated) is not kept past the start
+      setLinkPassword('');
     } catch (err) {
       setError(quotaRefusal(t, lang, err, guest !== null) ?? errorText(t, err));
     } finally {
@@ -160,6 +164,7 @@ export function UploadPage() {
           <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
         <DownloadLimitField value={downloadLimit} onChange={setDownloadLimit} />
+        <LinkPasswordField value={linkPassword} onChange={setLinkPassword} />
         {encryptionOffered && <EncryptSwitch value={encrypt} onChange={setEncrypt} mandatory={mustEncrypt} />}
         {!guest && (
           <details class="options">

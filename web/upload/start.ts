@@ -30,6 +30,8 @@ export interface CreateTransfer {
   options?: string[];
   /** docs/sharing.md: downloads of each file allowed through each link. */
   download_limit?: number;
+  /** docs/sharing.md: the link password (hashed by the server; not end-to-end encryption). */
+  password?: string;
 }
 
 /** POST /transfer, then an Upload ready to run. */
