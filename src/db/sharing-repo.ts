@@ -1,7 +1,7 @@
 import type { DownloadClaim, SharingControls, SharingRepository } from '../domain/ports';
 import { affected, type Db, type RepoContext } from './context';
 
-/** Sharing controls, download claims and automatic reminders (docs/sharing.md). */
+/** Sharing controls and download claims (docs/sharing.md). */
 export class SharingRepo implements SharingRepository {
   constructor(
     private readonly db: Db,
@@ -68,14 +68,5 @@ export class SharingRepo implements SharingRepository {
       .groupBy(['c.recipient_id', 'c.file_id'])
       .execute();
     return found.map((r) => ({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) }));
-  }
-
-  async claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean> {
-    const r = await this.db
-      .insertInto('automatic_reminders')
-      .values({ target_type: targetType, target_id: targetId, days, sent: now })
-      .onConflict((oc) => oc.columns(['target_type', 'target_id', 'days']).doNothing())
-      .executeTakeFirst();
-    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 }

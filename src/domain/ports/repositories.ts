@@ -318,9 +318,8 @@ export interface UsageRepository {
 }
 
 /**
- * The sharing controls' records (docs/sharing.md): a transfer's download limit and link password hash, the
- * downloads each link claims, and the automatic reminders sent. Claims and reminders are rows in the database,
- * so every node and a cron purge see the same ones.
+ * The sharing controls' records (docs/sharing.md): a transfer's download limit and link password hash, and
+ * the downloads each link claims. Claims are rows in the database, so every node sees the same ones.
  */
 export interface SharingControls {
   downloadLimit: number | null;
@@ -352,11 +351,6 @@ export interface SharingRepository {
   release(id: number, now: number, done: boolean): Promise<boolean>;
   /** Completed downloads per recipient and file, for the owner's view. */
   doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]>;
-  /**
-   * Records that the automatic reminder of `days` before expiry went to the target; false when it already had
-   * (another node or a purge run sent it).
-   */
-  claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean>;
 }
 
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
