@@ -4,6 +4,17 @@ import fs from 'node:fs';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/temp-dir';
 import { openBrowser, startFerry, shot, rest, makeFile, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import type { Locator } from 'playwright-core';
+import { PNG } from 'pngjs';
+import jsQR from 'jsqr';
+
+/** What a QR code on the page holds: a screenshot of it, decoded as a phone would (jsQR). */
+async function qrText(code: Locator): Promise<string> {
+  const png = PNG.sync.read(await code.screenshot());
+  const found = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  assert.ok(found, 'a readable QR code');
+  return found!.data;
+}
 
 // Sharing controls in the browser (docs/sharing.md): the upload page sets a download limit, the recipient's
 // page says what is left and a spent link is a clear 410 page, the owner sees the counts and raises the limit.
@@ -109,6 +120,41 @@ test('link password: set on the upload page; the recipient\'s page asks first, s
   } finally {
     await recipient.close();
   }
+});
+
+test('QR codes: the upload-complete page, the transfer details and the guest invitation each show the link, decodable', async () => {
+  const file = makeFile(dir, 'qr.bin', 10_000);
+  const { page } = b;
+  await page.goto(`${ferry.url}/`);
+  await page.locator('#upload-title').waitFor();
+  await page.setInputFiles('#pick-files', [file.path]);
+  await page.fill('#upload-recipients', 'quinn@example.org');
+  await page.keyboard.press('Enter');
+  await page.fill('#upload-subject', 'QR');
+  await page.click('button.primary');
+  await page.locator('#summary-title').waitFor({ timeout: 60_000 });
+  const t = ((await rest(ferry.url, 'GET', '/transfer', 'alice')).json as any[]).find((x) => x.subject === 'QR');
+  const url = t.recipients[0].download_url;
+  const item = page.locator('ul.links li', { hasText: 'quinn@example.org' });
+  await item.locator('.qr button').click();
+  assert.is(await qrText(item.locator('figure.qr-code')), url);
+  await shot(page, 'qr-upload-complete');
+
+  await page.goto(`${ferry.url}/?s=transfers`);
+  await page.locator('table.transfers tbody tr', { hasText: 'QR' }).first().locator('button', { hasText: 'Details' }).click();
+  const li = page.locator(`#details-${t.id} .recipient-list li`, { hasText: 'quinn@example.org' });
+  await li.locator('.qr button').click();
+  assert.is(await qrText(li.locator('figure.qr-code')), url);
+
+  await page.goto(`${ferry.url}/?s=guests`);
+  await page.locator('#invite-title').waitFor();
+  await page.fill('#guest-email', 'gia@example.org');
+  await page.click('form.invite button.primary');
+  await page.locator('form.invite .ok').waitFor();
+  const g = ((await rest(ferry.url, 'GET', '/guest', 'alice')).json as any[]).find((x) => x.email === 'gia@example.org');
+  await page.locator('form.invite .upload-link .qr button').click();
+  assert.is(await qrText(page.locator('form.invite figure.qr-code')), g.upload_url);
+  await shot(page, 'qr-guest-invitation');
 });
 
 test.run();

@@ -19,4 +19,7 @@ export const sharingDe: Record<string, string> = {
   ui_link_password: "Link-Passwort",
   ui_link_password_hint: "Optional: Empfänger müssen es eingeben, bevor sie die Dateien sehen. Teilen Sie es ihnen auf anderem Weg als per E-Mail mit. Keine Ende-zu-Ende-Verschlüsselung.",
   ui_link_password_set: "Die Links verlangen ein Passwort.",
+  ui_qr: "QR-Code",
+  ui_qr_show: "Den Link als QR-Code zeigen",
+  ui_qr_of: "QR-Code von {url}",
 };

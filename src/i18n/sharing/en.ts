@@ -19,4 +19,7 @@ export const sharingEn: Record<string, string> = {
   ui_link_password: "Link password",
   ui_link_password_hint: "Optional: recipients must type it before they see the files. Tell it to them another way than the mail. Not end-to-end encryption.",
   ui_link_password_set: "The links ask for a password.",
+  ui_qr: "QR code",
+  ui_qr_show: "Show the link as a QR code",
+  ui_qr_of: "QR code of {url}",
 };

@@ -19,4 +19,7 @@ export const sharingFr: Record<string, string> = {
   ui_link_password: "Mot de passe du lien",
   ui_link_password_hint: "Facultatif : les destinataires doivent le saisir avant de voir les fichiers. Communiquez-le-leur autrement que par le courriel. Ce n’est pas un chiffrement de bout en bout.",
   ui_link_password_set: "Les liens demandent un mot de passe.",
+  ui_qr: "Code QR",
+  ui_qr_show: "Afficher le lien en code QR",
+  ui_qr_of: "Code QR de {url}",
 };

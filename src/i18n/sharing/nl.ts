@@ -19,4 +19,7 @@ export const sharingNl: Record<string, string> = {
   ui_link_password: "Linkwachtwoord",
   ui_link_password_hint: "Optioneel: ontvangers moeten het invoeren voordat ze de bestanden zien. Geef het hun op een andere manier dan per e-mail. Geen end-to-end-versleuteling.",
   ui_link_password_set: "De links vragen om een wachtwoord.",
+  ui_qr: "QR-code",
+  ui_qr_show: "De link als QR-code tonen",
+  ui_qr_of: "QR-code van {url}",
 };
