@@ -29,6 +29,7 @@ import { legacyUploadRoutes } from './http/routes/legacy-upload';
 import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
 import { SharingService } from './domain/sharing';
+import { AutomaticReminders } from './domain/automatic-reminders';
 import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
@@ -165,7 +166,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });
   const sharing = new SharingService({ repos, uow, clock });
-  const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock);
+  const reminders = new AutomaticReminders({ repos, uow, notifier, clock, marks: () => ({ transfer: cfg.get().transfer_automatic_reminder, guest: cfg.get().guest_automatic_reminder }) });
+  const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock, reminders);
 
   const services: Services = {
     purge,

@@ -306,8 +306,8 @@ ALTER TABLE file_pieces ALTER COLUMN crc32 DROP NOT NULL;
   },
   {
     // Sharing controls (docs/sharing.md): a transfer's download limit and link password (scrypt hash), kept
-    // beside the transfer; and each download a link claims of a file (done once its last byte went out), so a
-    // limit holds exactly across nodes.
+    // beside the transfer; each download a link claims of a file (done once its last byte went out), so a
+    // limit holds exactly across nodes; and each automatic reminder, claimed once per target and day-mark.
     version: 18,
     sql: `
 CREATE TABLE transfer_sharing (
@@ -324,6 +324,13 @@ CREATE TABLE download_claims (
   done INTEGER
 );
 CREATE INDEX download_claims_link ON download_claims(recipient_id, file_id);
+CREATE TABLE automatic_reminders (
+  target_type TEXT NOT NULL,
+  target_id INTEGER NOT NULL,
+  days INTEGER NOT NULL,
+  sent INTEGER NOT NULL,
+  PRIMARY KEY (target_type, target_id, days)
+);
 `,
   },
 ];

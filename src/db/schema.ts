@@ -214,6 +214,14 @@ export interface DownloadClaimsTable {
   done: number | null;
 }
 
+/** An automatic reminder sent: one row per Recipient or Guest and day-mark, claimed before the mail. */
+export interface AutomaticRemindersTable {
+  target_type: string;
+  target_id: number;
+  days: number;
+  sent: number;
+}
+
 export interface DB {
   users: UsersTable;
   user_emails: UserEmailsTable;
@@ -238,6 +246,7 @@ export interface DB {
   storage_samples: StorageSamplesTable;
   transfer_sharing: TransferSharingTable;
   download_claims: DownloadClaimsTable;
+  automatic_reminders: AutomaticRemindersTable;
 }
 
 /**
@@ -268,4 +277,5 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'storage_samples', orderBy: ['day'], identity: false },
   { name: 'transfer_sharing', orderBy: ['transfer_id'], identity: false },
   { name: 'download_claims', orderBy: ['id'], identity: true },
+  { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
 ];

@@ -1,5 +1,7 @@
 import type { DownloadClaim, SharingControls, SharingRepository } from '../domain/ports';
+import type { Transfer } from '../domain/model';
 import { affected, type Db, type RepoContext } from './context';
+import { toTransfer, type TransferRow } from './rows';
 
 /** Sharing controls and download claims (docs/sharing.md). */
 export class SharingRepo implements SharingRepository {
@@ -68,5 +70,38 @@ export class SharingRepo implements SharingRepository {
       .groupBy(['c.recipient_id', 'c.file_id'])
       .execute();
     return found.map((r) => ({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) }));
+  }
+
+  async remindableTransfers(now: number, until: number): Promise<Transfer[]> {
+    const found = await this.db.selectFrom('transfers').selectAll().where('status', '=', 'available').where('expires', '>', now).where('expires', '<=', until).orderBy('id').execute();
+    return found.map((r) => toTransfer(r as TransferRow));
+  }
+
+  async recipientsWithAll(transferId: number, fileIds: number[]): Promise<Set<number>> {
+    if (fileIds.length === 0) return new Set();
+    const found = await this.db
+      .selectFrom('recipient_downloads as d')
+      .innerJoin('recipients as r', 'r.id', 'd.recipient_id')
+      .select(['d.recipient_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('r.transfer_id', '=', transferId)
+      .where('d.file_id', 'in', fileIds)
+      .groupBy('d.recipient_id')
+      .execute();
+    return new Set(found.filter((r) => Number(r.n) >= fileIds.length).map((r) => Number(r.recipient_id)));
+  }
+
+  async claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean> {
+    const r = await this.db
+      .insertInto('automatic_reminders')
+      .values({ target_type: targetType, target_id: targetId, days, sent: now })
+      .onConflict((oc) => oc.columns(['target_type', 'target_id', 'days']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async remindersOf(targetType: 'Recipient' | 'Guest', targetIds: number[]): Promise<{ targetId: number; days: number; sent: number }[]> {
+    if (targetIds.length === 0) return [];
+    const found = await this.db.selectFrom('automatic_reminders').selectAll().where('target_type', '=', targetType).where('target_id', 'in', targetIds).orderBy('sent').execute();
+    return found.map((r) => ({ targetId: Number(r.target_id), days: Number(r.days), sent: Number(r.sent) }));
   }
 }

@@ -22,6 +22,7 @@ export const AUDIT_EVENTS = [
   'archive_download_ended',
   'download_limit_changed',
   'download_refused',
+  'transfer_automatic_reminder',
 ] as const;
 
 export function auditAuthor(a: Actor): AuditEntry['author'] {

@@ -318,8 +318,9 @@ export interface UsageRepository {
 }
 
 /**
- * The sharing controls' records (docs/sharing.md): a transfer's download limit and link password hash, and
- * the downloads each link claims. Claims are rows in the database, so every node sees the same ones.
+ * The sharing controls' records (docs/sharing.md): a transfer's download limit and link password hash, the
+ * downloads each link claims, and the automatic reminders sent. Claims and reminders are rows in the
+ * database, so every node and a cron purge see the same ones.
  */
 export interface SharingControls {
   downloadLimit: number | null;
@@ -351,6 +352,17 @@ export interface SharingRepository {
   release(id: number, now: number, done: boolean): Promise<boolean>;
   /** Completed downloads per recipient and file, for the owner's view. */
   doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]>;
+  /** Available transfers expiring after `now` and by `until`: those an automatic reminder may be due for. */
+  remindableTransfers(now: number, until: number): Promise<Transfer[]>;
+  /** The transfer's recipients that have received every one of these files whole. */
+  recipientsWithAll(transferId: number, fileIds: number[]): Promise<Set<number>>;
+  /**
+   * Records that the automatic reminder of `days` before expiry goes to the target; false when it already
+   * had (another node or a purge run took it). Inside the unit of work that queues the mail.
+   */
+  claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean>;
+  /** The automatic reminders sent to these targets, oldest first. */
+  remindersOf(targetType: 'Recipient' | 'Guest', targetIds: number[]): Promise<{ targetId: number; days: number; sent: number }[]>;
 }
 
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */

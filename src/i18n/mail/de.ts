@@ -54,6 +54,7 @@ export const mailDe: Table = {
   mail_event_archive_download_started: 'Herunterladen des Archivs begonnen',
   mail_event_archive_download_ended: 'Herunterladen des Archivs beendet',
   mail_event_download_limit_changed: 'Download-Limit geändert',
+  mail_event_transfer_automatic_reminder: 'automatische Erinnerung',
   mail_event_download_refused: 'Download abgelehnt (Limit erreicht)',
   mail_link_recipient: '(Download-Link)',
   mail_guest_created_subject: '{sender} lädt Sie ein, Dateien zu senden',

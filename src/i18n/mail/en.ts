@@ -54,6 +54,7 @@ export const mailEn: Table = {
   mail_event_archive_download_started: 'archive download started',
   mail_event_archive_download_ended: 'archive download finished',
   mail_event_download_limit_changed: 'download limit changed',
+  mail_event_transfer_automatic_reminder: 'automatic reminder',
   mail_event_download_refused: 'download refused (limit reached)',
   mail_link_recipient: '(download link)',
   mail_guest_created_subject: '{sender} invites you to send files',

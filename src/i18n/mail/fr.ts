@@ -54,6 +54,7 @@ export const mailFr: Table = {
   mail_event_archive_download_started: "téléchargement de l'archive commencé",
   mail_event_archive_download_ended: "téléchargement de l'archive terminé",
   mail_event_download_limit_changed: 'limite de téléchargements modifiée',
+  mail_event_transfer_automatic_reminder: 'rappel automatique',
   mail_event_download_refused: 'téléchargement refusé (limite atteinte)',
   mail_link_recipient: '(lien de téléchargement)',
   mail_guest_created_subject: '{sender} vous invite à envoyer des fichiers',

@@ -54,6 +54,7 @@ export const mailNl: Table = {
   mail_event_archive_download_started: 'downloaden van archief gestart',
   mail_event_archive_download_ended: 'downloaden van archief voltooid',
   mail_event_download_limit_changed: 'downloadlimiet gewijzigd',
+  mail_event_transfer_automatic_reminder: 'automatische herinnering',
   mail_event_download_refused: 'download geweigerd (limiet bereikt)',
   mail_link_recipient: '(downloadlink)',
   mail_guest_created_subject: '{sender} nodigt u uit bestanden te sturen',

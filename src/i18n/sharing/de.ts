@@ -22,4 +22,5 @@ export const sharingDe: Record<string, string> = {
   ui_qr: "QR-Code",
   ui_qr_show: "Den Link als QR-Code zeigen",
   ui_qr_of: "QR-Code von {url}",
+  audit_transfer_automatic_reminder: "{email} wurde vor dem Ablauf automatisch erinnert.",
 };

@@ -22,4 +22,5 @@ export const sharingEn: Record<string, string> = {
   ui_qr: "QR code",
   ui_qr_show: "Show the link as a QR code",
   ui_qr_of: "QR code of {url}",
+  audit_transfer_automatic_reminder: "{email} was reminded automatically before the expiry.",
 };

@@ -22,4 +22,5 @@ export const sharingFr: Record<string, string> = {
   ui_qr: "Code QR",
   ui_qr_show: "Afficher le lien en code QR",
   ui_qr_of: "Code QR de {url}",
+  audit_transfer_automatic_reminder: "{email} a reçu un rappel automatique avant l’expiration.",
 };

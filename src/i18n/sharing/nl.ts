@@ -22,4 +22,5 @@ export const sharingNl: Record<string, string> = {
   ui_qr: "QR-code",
   ui_qr_show: "De link als QR-code tonen",
   ui_qr_of: "QR-code van {url}",
+  audit_transfer_automatic_reminder: "{email} kreeg vóór de vervaldatum een automatische herinnering.",
 };
