@@ -4,7 +4,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import pg from 'pg';
-import { startBinary, BinaryServer } from '../helpers/binary';
+import { spawn } from 'node:child_process';
+import { startBinary, BinaryServer, BINARY } from '../helpers/binary';
+import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { tempDir, asUser, HEADER_SP } from '../helpers/server';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
@@ -13,13 +15,16 @@ import { until } from '../helpers/until';
 
 // Sharing controls on three `dist/ferry serve` nodes sharing one PostgreSQL and one S3 server, as behind a load
 // balancer without stickiness (docs/sharing.md): a download limit holds exactly when downloads of the same
-// link race on different nodes, and a download resumed with Range on another node does not count again.
+// link race on different nodes, and a download resumed with Range on another node does not count again; an
+// automatic reminder is sent once while the three nodes' purge passes and cron's `ferry purge` all pass over it.
 
 const MiB = 1024 * 1024;
 const alice = asUser('alice');
 let dir: string;
 let databaseUrl: string;
 let s3: S3Server;
+let sink: TestSink;
+let env: NodeJS.ProcessEnv;
 const nodes: BinaryServer[] = [];
 
 async function query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
@@ -40,20 +45,23 @@ async function call(node: BinaryServer, method: string, p: string, json?: unknow
     signal: AbortSignal.timeout(60_000),
   });
   const text = await r.text();
-  return { status: r.status, text, json: text && text.startsWith('{') ? JSON.parse(text) : undefined };
+  return { status: r.status, text, json: text && /^[[{]/.test(text) ? JSON.parse(text) : undefined };
 }
 
 test.before(async () => {
   dir = tempDir('ferry-3nodes-sharing-');
-  [databaseUrl, s3] = await Promise.all([freshPostgresDatabase('ferry_sharing'), startS3()]);
+  [databaseUrl, s3, sink] = await Promise.all([freshPostgresDatabase('ferry_sharing'), startS3(), startTestSink()]);
   const config = {
     ...HEADER_SP,
     base_url: 'http://localhost:8080',
     database_url: databaseUrl,
-    purge_interval_s: 0,
+    // Every node runs its purge pass (and so the automatic reminders) every 2 s.
+    purge_interval_s: 2,
+    transfer_automatic_reminder: [2],
+    mail: { transport: sink.url },
     storage: { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: 'ferry-sharing/', force_path_style: true },
   };
-  const env = { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
+  env = { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
   for (const name of ['node1', 'node2', 'node3']) {
     fs.mkdirSync(path.join(dir, name));
     nodes.push(await startBinary({ dir: path.join(dir, name), config, env, timeoutMs: 60_000 }));
@@ -63,6 +71,7 @@ test.before(async () => {
 test.after(async () => {
   for (const n of nodes) await n.stop();
   await s3?.stop();
+  await sink?.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
@@ -125,6 +134,44 @@ test('three nodes: racing downloads of one link on every node, one wins; a Range
   for (const n of nodes) assert.is((await fetch(url(n), { headers: { Accept: 'application/json' } })).status, 410);
   const owner = await call(n2, 'GET', `/transfer/${created.json.id}`);
   assert.equal(owner.json.download_counts.map((c: { downloads: number }) => c.downloads), [2]);
+});
+
+/** `ferry purge` as cron runs it, in a process of its own, with a node's config file. */
+function cronPurge(node: BinaryServer): Promise<number | null> {
+  return new Promise((resolve) => {
+    const p = spawn(BINARY, ['purge', '-c', node.configFile], { env: { ...process.env, ...env }, stdio: 'ignore' });
+    const timer = setTimeout(() => p.kill('SIGKILL'), 60_000);
+    p.on('close', (code) => {
+      clearTimeout(timer);
+      resolve(code);
+    });
+  });
+}
+
+test('three nodes and cron: an automatic reminder is sent once', async () => {
+  const [n1, n2, n3] = nodes;
+  const created = await call(n2, 'POST', '/transfer', {
+    files: [{ name: 'r.txt', size: 5 }], recipients: ['late@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+  });
+  assert.is(created.status, 201, created.text);
+  const fileId = created.json.files[0].id;
+  assert.is((await call(n1, 'PUT', `/file/${fileId}/chunk/0`, Buffer.from('hello'), { 'content-type': 'application/octet-stream' })).status, 200);
+  assert.is((await call(n3, 'PUT', `/file/${fileId}`, { complete: true })).status, 200);
+  assert.is((await call(n1, 'PUT', `/transfer/${created.json.id}`, { complete: true })).status, 200);
+  await until('the first mail', async () => (await sink.messages()).some((m) => addressOf(m.to) === 'late@example.org'), 20_000);
+  // Time passes: made available three days ago, its 2-day mark reached a minute ago.
+  const now = Math.floor(Date.now() / 1000);
+  await query('UPDATE transfers SET made_available = $1, expires = $2 WHERE id = $3', [now - 3 * 86400, now + 2 * 86400 - 60, created.json.id]);
+  // The nodes' own passes and three cron runs at once, twice over.
+  for (let round = 0; round < 2; round++) assert.equal(await Promise.all([cronPurge(n1), cronPurge(n2), cronPurge(n3)]), [0, 0, 0]);
+  const reminders = async () => (await sink.messages()).filter((m) => addressOf(m.to) === 'late@example.org' && /^Reminder/.test(m.subject ?? ''));
+  await until('the reminder', async () => (await reminders()).length >= 1, 20_000);
+  // Several more passes of every node (every 2 s) go by: still one.
+  await new Promise((r) => setTimeout(r, 6000));
+  assert.is((await reminders()).length, 1);
+  assert.is((await query("SELECT * FROM automatic_reminders WHERE target_type = 'Recipient'")).length, 1);
+  const log = await call(n3, 'GET', `/transfer/${created.json.id}/auditlog`);
+  assert.is(log.json.filter((e: { event: string }) => e.event === 'transfer_automatic_reminder').length, 1);
 });
 
 test.run();
