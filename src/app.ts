@@ -30,6 +30,8 @@ import { UploadSlots } from './domain/upload-slots';
 import { legacyUploadRoutes } from './http/routes/legacy-upload';
 import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
+import { SharingService } from './domain/sharing';
+import { AutomaticReminders } from './domain/automatic-reminders';
 import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
@@ -187,7 +189,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       (e) => log.error(`completing a file in the background: ${e.message}`),
     );
   }
-  const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock);
+  const sharing = new SharingService({ repos, uow, clock });
+  const reminders = new AutomaticReminders({ repos, uow, notifier, clock, marks: () => ({ transfer: cfg.get().transfer_automatic_reminder, guest: cfg.get().guest_automatic_reminder }) });
+  const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock, reminders);
 
   const services: Services = {
     purge,
@@ -201,6 +205,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     uploadSlots: new UploadSlots(() => cfg.get().max_concurrent_chunk_uploads),
     recipients,
     downloads,
+    sharing,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     chunkKeys: fileKeyChecker((id) => repos.transfers.fileUids(id)),
     settings: cfg,

@@ -17,6 +17,7 @@ import type { UploadProgress } from './domain/upload-progress';
 import type { UploadSlots } from './domain/upload-slots';
 import type { RecipientsService } from './domain/recipients';
 import type { DownloadsService } from './domain/downloads';
+import type { SharingService } from './domain/sharing';
 import type { GuestsService } from './domain/guests';
 import type { ChunkKeyChecker } from './domain/chunk-keys';
 
@@ -67,6 +68,8 @@ export interface Services {
   uploadSlots: UploadSlots;
   recipients: RecipientsService;
   downloads: DownloadsService;
+  /** Download limits, link passwords (docs/sharing.md). */
+  sharing: SharingService;
   /** Reads stored bytes of a File (downloads). */
   openFile: FileOpener;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */

@@ -7,6 +7,7 @@ interface SendFlags {
   message?: string;
   days?: string;
   link?: boolean;
+  downloadLimit?: string;
   guest?: string;
   from?: string;
   encrypt?: boolean;
@@ -52,6 +53,7 @@ export function sendCommand(program: Command, io: CliIO): void {
     .option('-m, --message <text>', 'message of the mail')
     .option('--days <n>', "days until the transfer expires (default: the server's)")
     .option('--link', 'make a download link instead of mailing recipients (printed at the end)')
+    .option('--download-limit <n>', 'how many times each file may be downloaded through each link (docs/sharing.md)')
     .option('--guest <email>', 'invite this person to upload files to you (no files)')
     .option('--from <email>', 'sender address (default: $FERRY_FROM, else the first address of your account; a FileSender server does not tell it, so there it is your user id when that is an address)')
     .option('--encrypt', 'encrypt end to end: the password comes from $FERRY_PASSWORD or --password-stdin, or one is generated and shown once')
@@ -64,6 +66,7 @@ export function sendCommand(program: Command, io: CliIO): void {
     .action(async (paths: string[], o: SendFlags) => {
       if (o.passwordStdin && !o.encrypt) throw new UsageError('--password-stdin goes with --encrypt');
       const days = positive(o.days, '--days', 3650);
+      const downloadLimit = positive(o.downloadLimit, '--download-limit', 1_000_000);
       const parallel = positive(o.parallel, '--parallel', 32) ?? 4;
       const retries = retriesOf(o.retries);
       const { resolveCredentials } = await import('../client/credentials');
@@ -92,7 +95,7 @@ export function sendCommand(program: Command, io: CliIO): void {
       };
       const stop = interruptNotice(io);
       try {
-        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, from: o.from, parallel, retries, json: !!o.json, encrypt, onGeneratedPassword }, io);
+        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, downloadLimit, from: o.from, parallel, retries, json: !!o.json, encrypt, onGeneratedPassword }, io);
         if (o.json) return io.out(JSON.stringify(r));
         const rate = r.seconds > 0 ? ` (${humanBytes(Math.round(r.bytes_sent / r.seconds))}/s)` : '';
         const size = humanBytes(r.files.reduce((n, f) => n + f.size, 0));

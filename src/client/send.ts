@@ -19,6 +19,8 @@ export interface SendOptions {
   message?: string;
   days?: number;
   link: boolean;
+  /** Downloads of each file allowed through each link (ferry's extension, docs/sharing.md); absent: none. */
+  downloadLimit?: number;
   /** The sender address; default the account's first (ferry) or the user id when it is an address (FileSender). */
   from?: string;
   parallel: number;
@@ -195,6 +197,7 @@ async function createTransfer(server: SendServer, files: SourceFile[], o: SendOp
     from,
     subject: o.subject ?? '',
     message: o.message ?? '',
+    ...(o.downloadLimit !== undefined ? { downloadLimit: o.downloadLimit } : {}),
   });
   const byCid = new Map(transfer.files.map((f) => [f.cid, f]));
   const byName = new Map(transfer.files.map((f) => [f.name, f]));

@@ -95,6 +95,9 @@ export interface Config {
   user_quota: number;
   /** Bytes all transfers not closed may hold together; 0 = no limit. Checked at POST /transfer. */
   host_quota: number;
+  /** docs/sharing.md, Automatic reminders: days before expiry at which recipients / unused invitations are reminded. */
+  transfer_automatic_reminder: number[];
+  guest_automatic_reminder: number[];
 }
 
 export type StorageConfig =
@@ -183,6 +186,8 @@ export function defaultConfig(): Config {
     metrics: null,
     user_quota: 0,
     host_quota: 0,
+    transfer_automatic_reminder: [],
+    guest_automatic_reminder: [],
   };
 }
 
@@ -199,5 +204,7 @@ export const RUNTIME_KEYS = [
   'disclose',
   'user_quota',
   'host_quota',
+  'transfer_automatic_reminder',
+  'guest_automatic_reminder',
 ] as const;
 export type RuntimeKey = (typeof RUNTIME_KEYS)[number];

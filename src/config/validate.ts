@@ -126,6 +126,9 @@ export const runtimeChecks: Record<string, Check> = {
   disclose: arrayOf(oneOf(DISCLOSABLE)),
   user_quota: int(0),
   host_quota: int(0),
+  // docs/sharing.md, Automatic reminders: days before expiry, each from 1 to 365.
+  transfer_automatic_reminder: arrayOf(int(1, 365)),
+  guest_automatic_reminder: arrayOf(int(1, 365)),
 };
 
 const schema = object({

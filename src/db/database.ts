@@ -26,6 +26,7 @@ import { TrackingErrorsRepo } from './tracking-errors-repo';
 import { PurgeRepo } from './purge-repo';
 import { UsageRepo } from './usage-repo';
 import { OverridesRepo } from './overrides-repo';
+import { SharingRepo } from './sharing-repo';
 
 /** The metadata database, whichever it is: repositories, units of work, cross-node locks. */
 export interface Database {
@@ -68,6 +69,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     purge: new PurgeRepo(db),
     overrides: new OverridesRepo(db),
     usage: new UsageRepo(db, ctx),
+    sharing: new SharingRepo(db, ctx),
   };
 }
 

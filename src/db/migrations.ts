@@ -305,6 +305,35 @@ ALTER TABLE file_pieces ALTER COLUMN crc32 DROP NOT NULL;
 `,
   },
   {
+    // Sharing controls (docs/sharing.md): a transfer's download limit and link password (scrypt hash), kept
+    // beside the transfer; each download a link claims of a file (done once its last byte went out), so a
+    // limit holds exactly across nodes; and each automatic reminder, claimed once per target and day-mark.
+    version: 18,
+    sql: `
+CREATE TABLE transfer_sharing (
+  transfer_id INTEGER PRIMARY KEY REFERENCES transfers(id) ON DELETE CASCADE,
+  download_limit INTEGER,
+  password_hash TEXT
+);
+CREATE TABLE download_claims (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  recipient_id INTEGER NOT NULL REFERENCES recipients(id) ON DELETE CASCADE,
+  file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+  claimed INTEGER NOT NULL,
+  active INTEGER NOT NULL DEFAULT 1,
+  done INTEGER
+);
+CREATE INDEX download_claims_link ON download_claims(recipient_id, file_id);
+CREATE TABLE automatic_reminders (
+  target_type TEXT NOT NULL,
+  target_id INTEGER NOT NULL,
+  days INTEGER NOT NULL,
+  sent INTEGER NOT NULL,
+  PRIMARY KEY (target_type, target_id, days)
+);
+`,
+  },
+  {
     // Completions that outlive their request (a file in many parts on S3): who asked (the actor, as JSON) and
     // which node works on it until when (a lease another node takes over once it lapses); a Transfer's completion
     // asked for while such files are still being assembled (docs/architecture.md, "Files larger than one

@@ -199,6 +199,32 @@ export interface StorageSamplesTable {
   taken: number;
 }
 
+/** A transfer's sharing controls (docs/sharing.md); no row: none. */
+export interface TransferSharingTable {
+  transfer_id: number;
+  download_limit: number | null;
+  password_hash: string | null;
+}
+
+/** A download of a file a link began (claimed) and, once its last byte went out, completed (done). */
+export interface DownloadClaimsTable {
+  id: Generated<number>;
+  recipient_id: number;
+  file_id: number;
+  claimed: number;
+  /** 1 while a response is sending on it; 0 once it ended short (a later Range request resumes it). */
+  active: Generated<number>;
+  done: number | null;
+}
+
+/** An automatic reminder sent: one row per Recipient or Guest and day-mark, claimed before the mail. */
+export interface AutomaticRemindersTable {
+  target_type: string;
+  target_id: number;
+  days: number;
+  sent: number;
+}
+
 export interface DB {
   users: UsersTable;
   user_emails: UserEmailsTable;
@@ -221,6 +247,9 @@ export interface DB {
   login_failures: LoginFailuresTable;
   locks: LocksTable;
   storage_samples: StorageSamplesTable;
+  transfer_sharing: TransferSharingTable;
+  download_claims: DownloadClaimsTable;
+  automatic_reminders: AutomaticRemindersTable;
 }
 
 /**
@@ -249,4 +278,7 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'login_failures', orderBy: ['id'], identity: true },
   { name: 'locks', orderBy: ['name'], identity: false },
   { name: 'storage_samples', orderBy: ['day'], identity: false },
+  { name: 'transfer_sharing', orderBy: ['transfer_id'], identity: false },
+  { name: 'download_claims', orderBy: ['id'], identity: true },
+  { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
 ];

@@ -20,6 +20,9 @@ export const AUDIT_EVENTS = [
   'download_ended',
   'archive_download_started',
   'archive_download_ended',
+  'download_limit_changed',
+  'download_refused',
+  'transfer_automatic_reminder',
 ] as const;
 
 export function auditAuthor(a: Actor): AuditEntry['author'] {

@@ -1,6 +1,9 @@
 import { Errors } from './errors';
 import type { FileRecord, Recipient, Transfer } from './model';
-import type { Clock, Notifier, Repositories, UnitOfWork } from './ports';
+import type { Clock, Notifier, Repositories, SharingControls, UnitOfWork } from './ports';
+import { CLAIM_IDLE_S, filesSpent, linkSpent, planClaims } from './download-limits';
+import { LINK_PASSWORD_MAX, proofMatches, unlockProof, verifyLinkPassword } from './link-password';
+import { LoginThrottle } from './login-throttle';
 
 export type { PositionalReader } from './ports';
 
@@ -8,6 +11,20 @@ export interface DownloadAccess {
   transfer: Transfer;
   recipient: Recipient;
   files: FileRecord[];
+  /** The transfer's download limit and link password (docs/sharing.md). */
+  controls: SharingControls;
+  /** Files this link may no longer download (its limit reached for them). */
+  spent: number[];
+}
+
+/**
+ * What a request shows to open a transfer whose links ask for a password: the password itself (a form, or
+ * the X-Ferry-Link-Password header of a command-line client), or the proof a browser keeps once it gave it.
+ */
+export interface LinkUnlock {
+  password?: string;
+  proof?: string;
+  ip: string;
 }
 
 export type DownloadKind = 'file' | 'archive';
@@ -30,10 +47,17 @@ export interface DownloadDeps {
  * owner is told (email_download_complete), once.
  */
 export class DownloadsService {
-  constructor(private readonly d: DownloadDeps) {}
+  private readonly throttle: LoginThrottle;
 
-  /** Resolves a token, or explains why it opens nothing: unknown 404, expired 410, closed 410. */
-  async access(token: unknown): Promise<DownloadAccess> {
+  constructor(private readonly d: DownloadDeps) {
+    this.throttle = new LoginThrottle(d.uow);
+  }
+
+  /**
+   * Resolves a token, or explains why it opens nothing: unknown 404, expired 410, closed 410; a link password
+   * not given or wrong 401 (tries throttled as logins are, in the database), a spent download limit 410.
+   */
+  async access(token: unknown, unlock?: LinkUnlock): Promise<DownloadAccess> {
     if (typeof token !== 'string' || token.length < 16 || token.length > 128) throw Errors.transferNotFound('token');
     const recipient = await this.d.repos.transfers.recipientByToken(token);
     const transfer = recipient ? await this.d.repos.transfers.find(recipient.transferId) : undefined;
@@ -42,7 +66,32 @@ export class DownloadsService {
     if (transfer.expires <= now || transfer.closedReason === 'expired') throw Errors.transferExpired();
     if (transfer.status === 'closed') throw Errors.transferClosed();
     if (transfer.status !== 'available') throw Errors.transferNotFound('token');
-    return { transfer, recipient, files: await this.d.repos.transfers.files(transfer.id) };
+    const [files, controls] = await Promise.all([this.d.repos.transfers.files(transfer.id), this.d.repos.sharing.controls(transfer.id)]);
+    if (controls.passwordHash !== null) await this.unlock(recipient, controls.passwordHash, unlock, now);
+    let spent: number[] = [];
+    if (controls.downloadLimit !== null) {
+      const ids = files.map((f) => f.id);
+      const claims = await this.d.repos.sharing.claims(recipient.id, ids, now - CLAIM_IDLE_S);
+      if (linkSpent(claims, ids, controls.downloadLimit)) throw Errors.downloadLimitReached('token');
+      spent = filesSpent(claims, ids, controls.downloadLimit);
+    }
+    return { transfer, recipient, files, controls, spent };
+  }
+
+  private async unlock(recipient: Recipient, stored: string, unlock: LinkUnlock | undefined, now: number): Promise<void> {
+    if (unlock?.password === undefined || unlock.password === '') {
+      if (proofMatches(stored, recipient.token, unlock?.proof)) return;
+      throw Errors.downloadPasswordRequired('password');
+    }
+    if (unlock.password.length > LINK_PASSWORD_MAX) throw Errors.downloadPasswordIncorrect('password');
+    const attempt = await this.throttle.attempt(`link:${recipient.id}`, unlock.ip, now);
+    if (!(await verifyLinkPassword(unlock.password, stored))) throw Errors.downloadPasswordIncorrect('password');
+    await attempt.succeeded();
+  }
+
+  /** The proof a browser keeps for the link once the right password was given (see link-password.ts). */
+  async proofFor(access: DownloadAccess): Promise<string | null> {
+    return access.controls.passwordHash === null ? null : unlockProof(access.controls.passwordHash, access.recipient.token);
   }
 
   /** The files named by files_ids (all of them when none are named); an id of another Transfer is not found. */
@@ -64,11 +113,47 @@ export class DownloadsService {
     await this.d.repos.transfers.touchRecipient(access.recipient.id, this.d.clock());
   }
 
-  async started(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader): Promise<void> {
+  /**
+   * A response is about to send bytes of these files: each file's download is claimed for the link first (or
+   * a claim of it resumed: `fromStart` false for a Range past byte 0), in the database, so the limit holds
+   * across nodes and racing downloads (docs/sharing.md, Download limits). Refused with download_limit_reached
+   * before any byte when a file has no download left. Returns the claims, for ended() and cut().
+   */
+  async started(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader, fromStart = true): Promise<number[]> {
+    const now = this.d.clock();
+    const r = access.recipient;
+    const outcome = await this.d.uow.run(async (tx): Promise<{ refused: true } | { refused: false; claims: number[] }> => {
+      await tx.sharing.holdLink(r.id);
+      // Read again inside the unit of work: an owner who raised the limit a moment ago is seen at once.
+      const { downloadLimit } = await tx.sharing.controls(access.transfer.id);
+      const ids = files.map((f) => f.id);
+      const plan = planClaims(await tx.sharing.claims(r.id, ids, now - CLAIM_IDLE_S), ids, downloadLimit, fromStart);
+      if (plan.refused.length) {
+        await tx.audit.record({ transferId: access.transfer.id, date: now, event: 'download_refused', author: this.author(access, who), target: { type: 'Transfer', id: String(access.transfer.id) } });
+        // Recorded, and the refusal thrown after the commit so that the record stays.
+        return { refused: true };
+      }
+      const claims: number[] = [];
+      for (const step of plan.steps) {
+        if ('resume' in step) {
+          await tx.sharing.resume(step.resume, now);
+          claims.push(step.resume);
+        } else claims.push(await tx.sharing.claim(r.id, step.fileId, now));
+      }
+      await tx.transfers.touchRecipient(r.id, now);
+      await this.record(tx, access, files, kind === 'archive' ? 'archive_download_started' : 'download_started', who, now);
+      return { refused: false, claims };
+    });
+    if (outcome.refused) throw Errors.downloadLimitReached('files_ids');
+    return outcome.claims;
+  }
+
+  /** A response ended before its last byte: its claims wait for the download to be resumed. */
+  async cut(claims: number[]): Promise<void> {
+    if (claims.length === 0) return;
     const now = this.d.clock();
     await this.d.uow.run(async (tx) => {
-      await tx.transfers.touchRecipient(access.recipient.id, now);
-      await this.record(tx, access, files, kind === 'archive' ? 'archive_download_started' : 'download_started', who, now);
+      for (const id of claims) await tx.sharing.release(id, now, false);
     });
   }
 
@@ -76,9 +161,11 @@ export class DownloadsService {
    * A response finished. `wholeFiles` are the files whose every byte has now been sent to this recipient (a
    * resumed download counts when its last range completes the file).
    */
-  async ended(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader, wholeFiles: FileRecord[]): Promise<void> {
+  async ended(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader, wholeFiles: FileRecord[], claims: number[] = []): Promise<void> {
     const now = this.d.clock();
     await this.d.uow.run(async (tx) => {
+      // The file's last byte went out: its download counts (a response that ended earlier leaves it open).
+      for (const id of claims) await tx.sharing.release(id, now, wholeFiles.length > 0);
       await this.record(tx, access, files, kind === 'archive' ? 'archive_download_ended' : 'download_ended', who, now);
       if (wholeFiles.length === 0) return;
       const all = (await tx.transfers.files(access.transfer.id)).map((f) => f.id);
@@ -90,8 +177,12 @@ export class DownloadsService {
     });
   }
 
+  private author(access: DownloadAccess, who: Downloader) {
+    return { type: 'Recipient' as const, id: String(access.recipient.id), ip: who.ip, email: access.recipient.email || null };
+  }
+
   private async record(repos: Repositories, access: DownloadAccess, files: FileRecord[], event: string, who: Downloader, now: number): Promise<void> {
-    const author = { type: 'Recipient' as const, id: String(access.recipient.id), ip: who.ip, email: access.recipient.email || null };
+    const author = this.author(access, who);
     if (event.startsWith('archive_')) {
       await repos.audit.record({ transferId: access.transfer.id, date: now, event, author, target: { type: 'Transfer', id: String(access.transfer.id) } });
       return;

@@ -54,6 +54,9 @@ export const Errors = {
   authRemoteUnknownApplication: entry('auth_remote_unknown_application', 401),
   authRemoteUserRejected: entry('auth_remote_user_rejected', 401),
   guestTokenInvalid: entry('guest_token_invalid', 401),
+  // The transfer's links ask for a password (docs/sharing.md, Link password): none given, or a wrong one
+  downloadPasswordRequired: entry('download_password_required', 401),
+  downloadPasswordIncorrect: entry('download_password_incorrect', 401),
   // 403: known, but not allowed
   restAccessForbidden: entry('rest_access_forbidden', 403),
   restAdminRequired: entry('rest_admin_required', 403),
@@ -87,6 +90,8 @@ export const Errors = {
   transferExpired: entry('transfer_expired', 410),
   transferClosed: entry('transfer_closed', 410),
   guestExpired: entry('guest_expired', 410),
+  // Every download the link's limit allows of the file(s) is taken (docs/sharing.md, Download limits)
+  downloadLimitReached: entry('download_limit_reached', 410),
   // 413, 416, 429
   storageChunkTooLarge: entry('storage_chunk_too_large', 413),
   requestBodyTooLarge: entry('request_body_too_large', 413),

@@ -14,12 +14,14 @@ export interface PurgeReport {
   orphan_files_deleted: number;
   bytes_freed: number;
   rows_deleted: Record<string, number>;
+  /** Automatic reminders sent by this pass (docs/sharing.md): to recipients, to guests. */
+  reminders_sent?: { recipients: number; guests: number };
 }
 
 /** One line for logs and the CLI. */
 export function formatReport(r: PurgeReport): string {
   const rows = Object.entries(r.rows_deleted).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
-  return `${r.dry_run ? 'purge (dry run, nothing changed): would remove' : 'purge:'} ${r.transfers_expired} transfer(s) expired, ${r.guests_expired} guest(s) expired, ${r.abandoned_transfers_deleted} abandoned transfer(s) deleted, ${r.closed_transfers_deleted} old closed transfer(s) deleted, ${r.orphan_files_deleted} orphan file(s) deleted, ${r.bytes_freed} bytes freed${rows ? `; old records: ${rows}` : ''}`;
+  return `${r.dry_run ? 'purge (dry run, nothing changed): would remove' : 'purge:'} ${r.transfers_expired} transfer(s) expired, ${r.guests_expired} guest(s) expired, ${r.abandoned_transfers_deleted} abandoned transfer(s) deleted, ${r.closed_transfers_deleted} old closed transfer(s) deleted, ${r.orphan_files_deleted} orphan file(s) deleted, ${r.bytes_freed} bytes freed${rows ? `; old records: ${rows}` : ''}${r.reminders_sent && r.reminders_sent.recipients + r.reminders_sent.guests > 0 ? `; automatic reminders: ${r.reminders_sent.recipients} to recipients, ${r.reminders_sent.guests} to guests` : ''}`;
 }
 
 /** A Transfer never made available is deleted, partial data and all, this long after creation. */
@@ -39,6 +41,8 @@ export class PurgeService {
     private readonly notifier: Notifier,
     private readonly lifetimeDays: () => number,
     private readonly clock: Clock,
+    /** Automatic reminders, sent by each pass that is not a dry run (docs/sharing.md). */
+    private readonly reminders?: { run(now: number): Promise<{ recipients: number; guests: number }> },
   ) {}
 
   async run(opts: { now?: number; dryRun?: boolean } = {}): Promise<PurgeReport> {
@@ -96,6 +100,7 @@ export class PurgeService {
     const liveTransfers = new Set([...live].map((k) => Number(k.slice(0, k.indexOf('/')))));
     if (!dry) for (const id of dirs) if (!liveTransfers.has(id)) await dropTransferData(this.repos, this.files, id);
     report.rows_deleted = dry ? await this.repos.purge.countOldRows(cutoff, now) : await this.repos.purge.deleteOldRows(cutoff, now);
+    if (this.reminders && !dry) report.reminders_sent = await this.reminders.run(now);
     return report;
   }
 

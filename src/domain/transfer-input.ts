@@ -1,4 +1,5 @@
 import type { EncryptedDraft } from './encryption-input';
+import type { SharingControls } from './ports';
 import { Errors } from './errors';
 import { parseOptions, TRANSFER_OPTIONS } from './options';
 import { isSafeRelativeName } from './file-names';
@@ -21,6 +22,8 @@ export interface TransferDraft {
   message: string | null;
   /** End-to-end encryption parameters (parseEncryption, checked with the same body); null for a plain transfer. */
   encryption?: EncryptedDraft | null;
+  /** Download limit and link password hash (docs/sharing.md); none when absent. */
+  sharing?: SharingControls | null;
 }
 
 // The local part: no controls (C0, DEL, C1), no bidi embeddings, overrides or isolates (which would show

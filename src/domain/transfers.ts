@@ -69,6 +69,7 @@ export class TransfersService {
         recipientRows,
       );
       await tx.transfers.setStatus(id, 'started', now);
+      if (draft.sharing && (draft.sharing.downloadLimit !== null || draft.sharing.passwordHash !== null)) await tx.sharing.setControls(id, draft.sharing);
       if (terms.remember) await tx.frequentRecipients.remember(terms.ownerId, terms.recipients, now);
       const view = await this.view((await tx.transfers.find(id))!, tx);
       view.cids = new Map(view.files.filter((f) => f.cid !== null).map((f) => [f.id, f.cid!]));

@@ -29,16 +29,20 @@ import { mailPl } from './mail/pl';
 import { mailCs } from './mail/cs';
 import { mailSv } from './mail/sv';
 import { LANGUAGE_NAMES } from './languages';
+import { sharingEn } from './sharing/en';
+import { sharingFr } from './sharing/fr';
+import { sharingDe } from './sharing/de';
+import { sharingNl } from './sharing/nl';
 
 /** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
 export type Table = Record<string, string>;
 // The web pages' texts (src/i18n/ui/) sit under each core table, so a core key always wins.
 // Mail texts (src/i18n/mail/) likewise.
 const TABLES: Record<string, Table> = {
-  en: { ...mailEn, ...uiEn, ...en },
-  fr: { ...mailFr, ...uiFr, ...fr },
-  de: { ...mailDe, ...uiDe, ...de },
-  nl: { ...mailNl, ...uiNl, ...nl },
+  en: { ...mailEn, ...uiEn, ...sharingEn, ...en },
+  fr: { ...mailFr, ...uiFr, ...sharingFr, ...fr },
+  de: { ...mailDe, ...uiDe, ...sharingDe, ...de },
+  nl: { ...mailNl, ...uiNl, ...sharingNl, ...nl },
   es: { ...mailEs, ...uiEs, ...es },
   it: { ...mailIt, ...uiIt, ...it },
   pt: { ...mailPt, ...uiPt, ...pt },

@@ -117,7 +117,7 @@ export const ENDPOINTS: Endpoint[] = [
 /** Routes every principal may call (their credential, if any, is a token in the URL); not part of the matrix. */
 export const PUBLIC_ROUTES = ['GET /info', 'GET /lang', 'GET /echo', 'POST /echo', 'PUT /echo', 'GET /echo/*rest', 'POST /echo/*rest', 'PUT /echo/*rest', 'GET /legacyuploadprogress/:key', 'GET /download',
   'GET /download.php', 'GET /transfer/fileids', 'GET /transfer/fileidsextended', 'GET /filesender-config.js.php',
-  'GET /download/files', 'GET /healthz', 'GET /readyz', 'GET /metrics'];
+  'GET /download/files', 'POST /download/unlock', 'GET /healthz', 'GET /readyz', 'GET /metrics'];
 
 /** An id nobody holds, for each kind of resource. */
 export const UNKNOWN: Target = { user: 'nobody-such', transfer: 987654321, file: 987654321, emptyFile: 987654321, recipient: 987654321, guest: 987654321, key: 'f'.repeat(32) };

@@ -14,7 +14,9 @@ const DESIGN_TABLE: Record<number, string[]> = {
     // End-to-end encryption: design.md §3 names transfer_must_be_encrypted (encryption_mandatory); the other two
     // are a disabled feature and an archive the server cannot build, both the client's request to change.
     'transfer_must_be_encrypted', 'encryption_not_enabled', 'encrypted_files_not_archivable'],
-  401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid'],
+  401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid',
+    // A link password (docs/sharing.md): not given, or wrong.
+    'download_password_required', 'download_password_incorrect'],
   403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden', 'rest_roundtrip_token_invalid',
     // Account management from the web (README, Administration): an admin acting on their own account, and a
     // wrong current password when changing one's own.
@@ -24,7 +26,9 @@ const DESIGN_TABLE: Record<number, string[]> = {
   409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed',
     // An admin adding an account whose id is taken (the web form never overwrites one).
     'user_exists'],
-  410: ['transfer_expired', 'transfer_closed', 'guest_expired'],
+  410: ['transfer_expired', 'transfer_closed', 'guest_expired',
+    // A link whose download limit is used up (docs/sharing.md, Download limits): gone for this link.
+    'download_limit_reached'],
   413: ['storage_chunk_too_large', 'request_body_too_large', 'transfer_user_quota_exceeded', 'transfer_host_quota_exceeded'],
   416: ['range_not_satisfiable'],
   429: ['rate_limit_exceeded'],

@@ -8,6 +8,8 @@ import { ActionButton } from './action';
 import { DeliveryState, undelivered, useDeliveryPolling } from './delivery';
 import { AuditLog, countDownloads } from './audit-log';
 import { isEmail } from '../../src/domain/transfer-input';
+import { DownloadLimitPanel } from './download-limit';
+import { QrButton } from './qr-code';
 
 /** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
 export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
@@ -67,6 +69,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
             <a href={r.download_url} class="sub" aria-label={t('ui_download_link_of', { name: r.email || t('ui_link_anyone') })}>
               {t('ui_download_link')}
             </a>
+            <QrButton text={r.download_url} label={t('ui_qr_of', { url: r.email || t('ui_link_anyone') })} />
             <span class="sub">{r.last_activity ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) }) : t('ui_no_activity')}</span>
             <DeliveryState delivery={r.delivery} />
             {/* Bounces are the delivery state's reason; the list is for a recipient whose mail left the queue. */}
@@ -135,6 +138,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
       <p class="sub">
         {t('expires')}: {formatDay(x.expires.raw, lang)} · {t('ui_downloads_count', { count: downloads })}
       </p>
+      <DownloadLimitPanel transfer={x} onChanged={changed} />
       <h2>{t('ui_audit_log')}</h2>
       <AuditLog entries={log.data} error={log.error} />
       <ActionButton run={() => api.get(`/transfer/${id}/auditlog/mail`)} done={t('ui_auditlog_mailed')}>

@@ -4,6 +4,7 @@ import { formatBytes, formatDay } from '../lib/format';
 import type { ApiTransfer } from '../lib/types';
 import type { ResumeRecord } from '../upload/resume-store';
 import { CopyButton } from './copy-button';
+import { QrButton } from './qr-code';
 import { DeliveryState, useDeliveryPolling } from './delivery';
 
 /** After completion: what was uploaded, to whom, the download links, and what became of each recipient's mail. */
@@ -47,6 +48,7 @@ export function UploadSummary({ record, transfer: completed, onAgain }: { record
               {l.url}
             </a>
             <CopyButton text={l.url} />
+            <QrButton text={l.url} />
             {l.email && <DeliveryState delivery={l.delivery} />}
           </li>
         ))}

@@ -9,6 +9,7 @@ import { ActionButton } from '../components/action';
 import { GUEST_OPTIONS, OptionBoxes, TRANSFER_OPTIONS } from '../components/options';
 import { ExpiryHint } from '../components/expiry-hint';
 import { CopyButton } from '../components/copy-button';
+import { QrButton } from '../components/qr-code';
 import { GUEST_OPTIONS_ON_BY_DEFAULT } from '../../src/domain/guest-input';
 
 const DAY = 86400;
@@ -130,6 +131,7 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
           <label for="guest-upload-link">{t('ui_guest_upload_link')}</label>
           <input id="guest-upload-link" class="mono" readOnly value={invited.url} onFocus={(e) => e.currentTarget.select()} />
           <CopyButton text={invited.url} label={t('ui_copy_upload_link')} />
+          <QrButton text={invited.url} />
         </div>
       )}
       <div class="actions">

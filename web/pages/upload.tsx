@@ -1,4 +1,6 @@
 import { useState } from 'preact/hooks';
+import { DownloadLimitField, downloadLimitOf } from '../components/download-limit';
+import { LinkPasswordField } from '../components/link-password';
 import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
@@ -36,6 +38,8 @@ export function UploadPage() {
   const [options, setOptions] = useState<string[]>((user?.transfer_preferences ?? []).filter((o) => o !== 'get_a_link'));
   const [link, setLink] = useState((user?.transfer_preferences ?? []).includes('get_a_link'));
   const [error, setError] = useState<string | null>(null);
+  const [downloadLimit, setDownloadLimit] = useState('');
+  const [linkPassword, setLinkPassword] = useState('');
   const [busy, setBusy] = useState(false);
   const [encrypt, setEncrypt] = useState(ENCRYPT_OFF);
   const encryptionOffered = info.encryption_enabled === true;
@@ -85,12 +89,15 @@ export function UploadPage() {
         subject,
         message,
         options: link ? [...options, 'get_a_link'] : options,
+        download_limit: downloadLimitOf(downloadLimit),
+        password: linkPassword || undefined,
       };
       if (fixedTo && guest?.to) body.recipients = [guest.to];
       const choice = encryptionOffered && (encrypt.on || mustEncrypt) ? encryptionChoice(encrypt, passwordRules(info)) : null;
       const encryption = choice ? { choice, iterations: info.encryption_password_hash_iterations ?? 600000, workerUrl: encryptWorkerUrl(app.api.base) } : undefined;
       runner.start(await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption));
       setEncrypt(ENCRYPT_OFF); // the password (typed or generated) is not kept past the start
+      setLinkPassword('');
     } catch (err) {
       setError(quotaRefusal(t, lang, err, guest !== null) ?? errorText(t, err));
     } finally {
@@ -156,6 +163,8 @@ export function UploadPage() {
           <input id="upload-expires" type="date" aria-describedby="upload-expires-hint" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
           <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
+        <DownloadLimitField value={downloadLimit} onChange={setDownloadLimit} />
+        <LinkPasswordField value={linkPassword} onChange={setLinkPassword} />
         {encryptionOffered && <EncryptSwitch value={encrypt} onChange={setEncrypt} mandatory={mustEncrypt} />}
         {!guest && (
           <details class="options">

@@ -28,6 +28,10 @@ export interface CreateTransfer {
   subject?: string;
   message?: string;
   options?: string[];
+  /** docs/sharing.md: downloads of each file allowed through each link. */
+  download_limit?: number;
+  /** docs/sharing.md: the link password (hashed by the server; not end-to-end encryption). */
+  password?: string;
 }
 
 /** POST /transfer, then an Upload ready to run. */

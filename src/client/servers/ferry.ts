@@ -60,6 +60,7 @@ export class FerryServer implements SendServer {
         from: t.from,
         subject: t.subject,
         message: t.message,
+        ...(t.downloadLimit !== undefined ? { download_limit: t.downloadLimit } : {}),
       },
       what: 'creating the transfer',
     });

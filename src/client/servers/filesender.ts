@@ -81,6 +81,7 @@ export class FileSenderServer implements SendServer {
   }
 
   async createTransfer(t: TransferRequest): Promise<ServerTransfer> {
+    if (t.downloadLimit !== undefined) throw new ClientError('creating the transfer: FileSender servers have no download limit (--download-limit is for ferry servers)', 1);
     const answer = await this.api.call<unknown>('POST', '/transfer', {
       json: {
         ...(t.encryption ?? {}),

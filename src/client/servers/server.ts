@@ -43,6 +43,8 @@ export interface TransferRequest {
   message: string;
   expires: number;
   encryption?: Record<string, unknown>;
+  /** ferry's extension (docs/sharing.md): downloads of each file allowed through each link. */
+  downloadLimit?: number;
 }
 
 export interface ServerFile {

@@ -335,6 +335,54 @@ export interface UsageRepository {
   storageSince(day: string): Promise<{ day: string; bytes: number }[]>;
 }
 
+/**
+ * The sharing controls' records (docs/sharing.md): a transfer's download limit and link password hash, the
+ * downloads each link claims, and the automatic reminders sent. Claims and reminders are rows in the
+ * database, so every node and a cron purge see the same ones.
+ */
+export interface SharingControls {
+  downloadLimit: number | null;
+  /** scrypt hash of the link password (src/domain/link-password.ts), or null. */
+  passwordHash: string | null;
+}
+
+/** A download of one file by one link: begun (claimed), sending now (active), completed (done). */
+export interface DownloadClaim {
+  id: number;
+  fileId: number;
+  claimed: number;
+  active: boolean;
+  done: number | null;
+}
+
+export interface SharingRepository {
+  controls(transferId: number): Promise<SharingControls>;
+  setControls(transferId: number, c: SharingControls): Promise<void>;
+  /** Inside a unit of work: holds the link until the unit of work ends, so two claims by one link queue. */
+  holdLink(recipientId: number): Promise<void>;
+  /** The link's claims of these files: every done one, and the unfinished ones claimed at or after `since`. */
+  claims(recipientId: number, fileIds: number[], since: number): Promise<DownloadClaim[]>;
+  /** A new claim, active. */
+  claim(recipientId: number, fileId: number, now: number): Promise<number>;
+  /** An unfinished claim sends again (a resumed download). */
+  resume(id: number, now: number): Promise<void>;
+  /** A response on the claim ended: done when it delivered the file's last byte; false if it was done already. */
+  release(id: number, now: number, done: boolean): Promise<boolean>;
+  /** Completed downloads per recipient and file, for the owner's view. */
+  doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]>;
+  /** Available transfers expiring after `now` and by `until`: those an automatic reminder may be due for. */
+  remindableTransfers(now: number, until: number): Promise<Transfer[]>;
+  /** The transfer's recipients that have received every one of these files whole. */
+  recipientsWithAll(transferId: number, fileIds: number[]): Promise<Set<number>>;
+  /**
+   * Records that the automatic reminder of `days` before expiry goes to the target; false when it already
+   * had (another node or a purge run took it). Inside the unit of work that queues the mail.
+   */
+  claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean>;
+  /** The automatic reminders sent to these targets, oldest first. */
+  remindersOf(targetType: 'Recipient' | 'Guest', targetIds: number[]): Promise<{ targetId: number; days: number; sent: number }[]>;
+}
+
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
 export interface Repositories {
   transfers: TransferRepository;
@@ -352,4 +400,5 @@ export interface Repositories {
   purge: PurgeRepository;
   overrides: OverrideRepository;
   usage: UsageRepository;
+  sharing: SharingRepository;
 }

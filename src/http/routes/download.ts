@@ -1,4 +1,5 @@
 import { Api } from '../api';
+import { linkUnlock, setUnlockCookie } from '../download/link-unlock';
 import { publicAccess } from '../access';
 import { Errors, ServiceError } from '../../domain/errors';
 import type { DownloadAccess, DownloadKind } from '../../domain/downloads';
@@ -14,6 +15,7 @@ import { archiveStem } from '../download/archive-name';
 import type { FerryContext } from '../state';
 import { presentDate } from '../presenters/date';
 import { requestLang } from '../request-lang';
+import { basePath } from '../web/layout';
 
 /**
  * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (docs/architecture.md, HTTP surface). One file: its bytes
@@ -32,6 +34,28 @@ export function downloadRoutes(api: Api): void {
     }
   };
   api.get('/download', publicAccess, handler);
+
+  // The link password form (docs/sharing.md, Link password): the right password keeps a proof in a cookie and
+  // goes back to the recipient's page; a wrong one shows the form again. Tries are throttled in the database.
+  api.post('/download/unlock', publicAccess, async (ctx) => {
+    const b = (ctx.request.body ?? {}) as Record<string, unknown>;
+    const token = typeof b.token === 'string' ? b.token : '';
+    const password = typeof b.password === 'string' ? b.password : '';
+    const wantsPage = ctx.accepts(['json', 'html']) === 'html';
+    try {
+      const svc = ctx.state.services.downloads;
+      const access = await svc.access(token, { password: password || undefined, ip: ctx.request.ip || '' });
+      const proof = await svc.proofFor(access);
+      if (proof) setUnlockCookie(ctx, token, proof, access.transfer.expires);
+      if (!wantsPage) return true;
+      ctx.status = 303;
+      ctx.redirect(`${basePath(ctx)}/?s=download&token=${encodeURIComponent(token)}`);
+      return undefined;
+    } catch (e) {
+      if (e instanceof ServiceError && wantsPage) return downloadErrorPage(ctx, e).value;
+      throw e;
+    }
+  });
   // FileSender's name for it, where filesender.py -d fetches each file ({site}/download.php?token=…&files_ids=…).
   api.get('/download.php', publicAccess, handler);
 
@@ -41,7 +65,7 @@ export function downloadRoutes(api: Api): void {
   // as for a download (available, unexpired), so the route is public like /download.
   api.get('/download/files', publicAccess, async (ctx) => {
     const svc = ctx.state.services.downloads;
-    const access = await svc.access(ctx.query.token);
+    const access = await svc.access(ctx.query.token, linkUnlock(ctx));
     await svc.viewed(access);
     return presentRecipientFiles(access, await requestLang(ctx));
   });
@@ -55,7 +79,9 @@ function presentRecipientFiles(access: DownloadAccess, lang: string) {
     message: transfer.message ?? '',
     from: transfer.userEmail,
     expires: presentDate(transfer.expires, lang),
-    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mime_type: f.mimeType ?? 'application/octet-stream', sha256: f.sha256 ?? null })),
+    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mime_type: f.mimeType ?? 'application/octet-stream', sha256: f.sha256 ?? null, downloads_left: !access.spent.includes(f.id) })),
+    // docs/sharing.md: each file may be downloaded this many times through this link (null: no limit).
+    download_limit: access.controls.downloadLimit,
   };
 }
 
@@ -71,7 +97,7 @@ function parseIds(ctx: FerryContext): number[] | null {
 
 async function download(ctx: FerryContext): Promise<undefined> {
   const svc = ctx.state.services.downloads;
-  const access = await svc.access(ctx.query.token);
+  const access = await svc.access(ctx.query.token, linkUnlock(ctx));
   const files = svc.select(access, parseIds(ctx));
   const format = ctx.query.archive_format;
   if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');
@@ -139,22 +165,31 @@ async function respond(
   const end = range.kind === 'partial' ? range.end : size - 1;
   ctx.status = range.kind === 'partial' ? 206 : 200;
   if (range.kind === 'partial') ctx.set('Content-Range', `bytes ${start}-${end}/${size}`);
-  if (ctx.method === 'HEAD' || size === 0) {
+  if (ctx.method === 'HEAD') {
     ctx.length = end - start + 1;
-    if (size === 0) ctx.body = Buffer.alloc(0);
     return;
   }
   const svc = ctx.state.services.downloads;
   const who = { ip: ctx.request.ip || null };
   const log = ctx.state.services.log;
-  await svc.started(access, files, kind, who);
-  ctx.res.once('finish', () => {
-    const throughEnd = end === size - 1;
-    svc.ended(access, files, kind, who, throughEnd ? files : []).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`));
+  // Claims each file's download for the link before any byte is sent: refused here when its limit is taken.
+  const claims = await svc.started(access, files, kind, who, start === 0);
+  const recordEnd = (whole: boolean) =>
+    svc.ended(access, files, kind, who, whole ? files : [], claims).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`));
+  if (size === 0) {
+    ctx.length = 0;
+    ctx.body = Buffer.alloc(0);
+    await recordEnd(true);
+    return;
+  }
+  const res = ctx.res;
+  res.once('finish', () => void recordEnd(end === size - 1));
+  // Cut before the end: the claims wait to be resumed by a Range request of the same link.
+  res.once('close', () => {
+    if (!res.writableFinished) svc.cut(claims).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: releasing its claims failed: ${e.message}`));
   });
   ctx.length = end - start + 1;
   ctx.respond = false;
-  const res = ctx.res;
   ctx.state.sendBody = () =>
     sendPieces(res, pieces(start, end)).catch((e: Error) => {
       // A short or vanished file aborts the response: never a truncated download that looks complete.

@@ -1,4 +1,5 @@
 import { Api, created } from '../api';
+import { linkUnlock } from '../download/link-unlock';
 import { admin, owner, publicAccess, users } from '../access';
 import { safeEntryNames } from '../../archive/layout';
 import { Errors } from '../../domain/errors';
@@ -7,6 +8,9 @@ import { senderFieldsIgnored, TransferView } from '../../domain/transfers';
 import { isEmail, parseTransferInput } from '../../domain/transfer-input';
 import { parseEncryption } from '../../domain/encryption-input';
 import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
+import { presentSharing } from '../presenters/sharing';
+import { parseSharingInput } from '../../domain/sharing';
+import { hashLinkPassword } from '../../domain/link-password';
 import { actorOf, bodyObject } from '../actor';
 import { loadTransfer } from './loaders';
 import { requestLang } from '../request-lang';
@@ -21,7 +25,8 @@ async function present(ctx: FerryContext, v: TransferView | Transfer, creating =
   const errors = await s.trackingErrors.forTargets('Recipient', ids);
   const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
   const delivery = await s.mailDelivery.deliveryFor('Recipient', ids);
-  return presentTransfer(withErrors, s.settings.get().base_url, await requestLang(ctx), s.transfers.extensionsLeft(view.transfer), creating, delivery);
+  const shown = presentTransfer(withErrors, s.settings.get().base_url, await requestLang(ctx), s.transfers.extensionsLeft(view.transfer), creating, delivery);
+  return { ...shown, ...presentSharing(await s.sharing.view(view.transfer)) };
 }
 
 async function presentAll(ctx: FerryContext, list: Transfer[]) {
@@ -48,6 +53,8 @@ export function transferRoutes(api: Api): void {
     const given = senderFieldsIgnored(actor) && body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object), from: undefined, options: undefined } : body;
     const draft = parseTransferInput(given, s.transferLimits(), s.clock());
     draft.encryption = parseEncryption(given as Record<string, unknown>, draft.files, s.encryptionPolicy());
+    const sharing = parseSharingInput(body);
+    draft.sharing = { downloadLimit: sharing.downloadLimit, passwordHash: sharing.password === null ? null : await hashLinkPassword(sharing.password) };
     const view = await s.transfers.create(actor, draft, await requestLang(ctx));
     return created(ctx, await present(ctx, view, true), `/transfer/${view.transfer.id}`);
   });
@@ -57,7 +64,7 @@ export function transferRoutes(api: Api): void {
   // Registered before /transfer/:id, which would take these names for ids.
   const recipientFiles = async (ctx: FerryContext) => {
     const downloads = ctx.state.services.downloads;
-    const access = await downloads.access(ctx.query.token);
+    const access = await downloads.access(ctx.query.token, linkUnlock(ctx));
     return { transfer: access.transfer, files: downloads.select(access, null) };
   };
   api.get('/transfer/fileids', publicAccess, async (ctx) => (await recipientFiles(ctx)).files.map((f) => f.id));
@@ -102,11 +109,13 @@ export function transferRoutes(api: Api): void {
     const s = ctx.state.services.transfers;
     const b = bodyObject(ctx);
     const known = ['complete', 'closed', 'extend_expiry_date', 'remind'];
-    const unknown = Object.keys(b).filter((k) => !known.includes(k));
+    // download_limit: ferry's extension (docs/sharing.md), a whole number or null, checked by the service.
+    const unknown = Object.keys(b).filter((k) => !known.includes(k) && k !== 'download_limit');
     if (unknown.length) throw Errors.restBadParameter(...unknown);
     for (const k of known) if (b[k] !== undefined && typeof b[k] !== 'boolean') throw Errors.restBadParameter(k);
     const actor = actorOf(ctx);
     let t = transferOf(ctx);
+    if (b.download_limit !== undefined) await ctx.state.services.sharing.setDownloadLimit(actor, t, b.download_limit);
     if (b.complete) t = await s.complete(actor, t);
     if (b.extend_expiry_date) t = await s.extend(actor, t);
     if (b.remind) await s.remind(actor, t);

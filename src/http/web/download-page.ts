@@ -1,4 +1,5 @@
 import { ServiceError } from '../../domain/errors';
+import { linkUnlock } from '../download/link-unlock';
 import type { DownloadAccess } from '../../domain/downloads';
 import type { FerryContext } from '../state';
 import { html, SafeHtml } from './html';
@@ -15,7 +16,7 @@ import { safeEntryNames } from '../../shared/entry-names';
 export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
   let access: DownloadAccess;
   try {
-    access = await ctx.state.services.downloads.access(ctx.query.token);
+    access = await ctx.state.services.downloads.access(ctx.query.token, linkUnlock(ctx));
   } catch (e) {
     if (e instanceof ServiceError) return downloadErrorPage(ctx, e);
     throw e;
@@ -39,10 +40,10 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 <table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
       (f) => html`<tr>
-<td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"></td>
+<td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"${access.spent.includes(f.id) ? html` disabled` : ''}></td>
 <td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? html`<div class="hash">SHA-256 ${f.sha256}</div>` : ''}</td>
 <td>${formatBytes(f.size, lang)}</td>
-<td><a href="${link(`&files_ids=${f.id}`)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a></td>
+<td>${access.spent.includes(f.id) ? html`<span class="spent">${t('ui_download_limit_file_spent')}</span>` : html`<a href="${link(`&files_ids=${f.id}`)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a>`}</td>
 </tr>`,
     )}</tbody></table>
 <p class="actions">
@@ -112,8 +113,9 @@ function localDay(unixSeconds: number, lang: string): SafeHtml {
 
 /** Unknown, expired or closed: a plain page that says which, and shows nothing of any Transfer. */
 export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
+  if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e);
   const t = pageT(ctx);
-  const key = e.id === 'transfer_expired' || e.id === 'transfer_closed' ? e.id : e.id === 'file_not_found' ? 'file_not_found' : 'transfer_not_found';
+  const key = e.id === 'transfer_expired' || e.id === 'transfer_closed' || e.id === 'download_limit_reached' ? e.id : e.id === 'file_not_found' ? 'file_not_found' : 'transfer_not_found';
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1></section>` });
@@ -131,5 +133,36 @@ function transferFacts(ctx: FerryContext, access: DownloadAccess): SafeHtml {
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
 <dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
 <dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count})</dd>
+${access.controls.downloadLimit !== null ? html`<dt>${t('ui_download_limit')}</dt><dd>${t('ui_download_limit_of', { limit: access.controls.downloadLimit })}</dd>` : ''}
 </dl>`;
+}
+
+const PASSWORD_ERRORS = new Set(['download_password_required', 'download_password_incorrect', 'rate_limit_exceeded']);
+
+/**
+ * A transfer whose links ask for a password (docs/sharing.md, Link password): this form comes before anything
+ * of the transfer is shown. It posts to /download/unlock, which keeps a proof in a cookie and comes back here.
+ * It says that this password is the sender's guard on the link, not end-to-end encryption.
+ */
+function linkPasswordPage(ctx: FerryContext, e: ServiceError): SafeHtml {
+  const t = pageT(ctx);
+  const token = typeof ctx.query.token === 'string' ? ctx.query.token : typeof (ctx.request.body as { token?: unknown } | undefined)?.token === 'string' ? String((ctx.request.body as { token: string }).token) : '';
+  ctx.status = e.status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.set('Referrer-Policy', 'no-referrer');
+  const problem = e.id === 'download_password_required' ? '' : html`<p class="error" role="alert">${t(e.id)}</p>`;
+  return layout(ctx, {
+    title: t('ui_link_password_title'),
+    body: html`<section class="card narrow link-password">
+<h1>${t('ui_link_password_title')}</h1>
+<p class="notice" role="note">${t('ui_link_password_notice')}</p>
+<form method="post" action="${basePath(ctx)}/download/unlock">
+<input type="hidden" name="token" value="${token}">
+<label for="link-password">${t('password')}</label>
+<input id="link-password" name="password" type="password" autocomplete="current-password" required autofocus>
+${problem}
+<p class="actions"><button type="submit" class="primary">${t('ui_link_password_open')}</button></p>
+</form>
+</section>`,
+  });
 }

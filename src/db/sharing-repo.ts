@@ -1,0 +1,107 @@
+import type { DownloadClaim, SharingControls, SharingRepository } from '../domain/ports';
+import type { Transfer } from '../domain/model';
+import { affected, type Db, type RepoContext } from './context';
+import { toTransfer, type TransferRow } from './rows';
+
+/** Sharing controls and download claims (docs/sharing.md). */
+export class SharingRepo implements SharingRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
+
+  async controls(transferId: number): Promise<SharingControls> {
+    const row = await this.db.selectFrom('transfer_sharing').selectAll().where('transfer_id', '=', transferId).executeTakeFirst();
+    return { downloadLimit: row?.download_limit == null ? null : Number(row.download_limit), passwordHash: row?.password_hash ?? null };
+  }
+
+  async setControls(transferId: number, c: SharingControls): Promise<void> {
+    await this.db
+      .insertInto('transfer_sharing')
+      .values({ transfer_id: transferId, download_limit: c.downloadLimit, password_hash: c.passwordHash })
+      .onConflict((oc) => oc.column('transfer_id').doUpdateSet({ download_limit: c.downloadLimit, password_hash: c.passwordHash }))
+      .execute();
+  }
+
+  async holdLink(recipientId: number): Promise<void> {
+    // SQLite's unit of work already holds the write lock; PostgreSQL holds the recipient's row.
+    if (this.ctx.dialect === 'postgres') await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
+  }
+
+  async claims(recipientId: number, fileIds: number[], since: number): Promise<DownloadClaim[]> {
+    if (fileIds.length === 0) return [];
+    const found = await this.db
+      .selectFrom('download_claims')
+      .selectAll()
+      .where('recipient_id', '=', recipientId)
+      .where('file_id', 'in', fileIds)
+      .where((eb) => eb.or([eb('done', 'is not', null), eb('claimed', '>=', since)]))
+      .orderBy('id')
+      .execute();
+    return found.map((r) => ({ id: Number(r.id), fileId: Number(r.file_id), claimed: Number(r.claimed), active: Number(r.active) === 1, done: r.done === null ? null : Number(r.done) }));
+  }
+
+  async claim(recipientId: number, fileId: number, now: number): Promise<number> {
+    const { id } = await this.db.insertInto('download_claims').values({ recipient_id: recipientId, file_id: fileId, claimed: now, active: 1 }).returning('id').executeTakeFirstOrThrow();
+    return Number(id);
+  }
+
+  async resume(id: number, now: number): Promise<void> {
+    await this.db.updateTable('download_claims').set({ claimed: now, active: 1 }).where('id', '=', id).where('done', 'is', null).execute();
+  }
+
+  async release(id: number, now: number, done: boolean): Promise<boolean> {
+    const r = await this.db
+      .updateTable('download_claims')
+      .set(done ? { done: now, active: 0 } : { active: 0 })
+      .where('id', '=', id)
+      .where('done', 'is', null)
+      .execute();
+    return affected(r) > 0;
+  }
+
+  async doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]> {
+    const found = await this.db
+      .selectFrom('download_claims as c')
+      .innerJoin('recipients as r', 'r.id', 'c.recipient_id')
+      .select(['c.recipient_id', 'c.file_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('r.transfer_id', '=', transferId)
+      .where('c.done', 'is not', null)
+      .groupBy(['c.recipient_id', 'c.file_id'])
+      .execute();
+    return found.map((r) => ({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) }));
+  }
+
+  async remindableTransfers(now: number, until: number): Promise<Transfer[]> {
+    const found = await this.db.selectFrom('transfers').selectAll().where('status', '=', 'available').where('expires', '>', now).where('expires', '<=', until).orderBy('id').execute();
+    return found.map((r) => toTransfer(r as TransferRow));
+  }
+
+  async recipientsWithAll(transferId: number, fileIds: number[]): Promise<Set<number>> {
+    if (fileIds.length === 0) return new Set();
+    const found = await this.db
+      .selectFrom('recipient_downloads as d')
+      .innerJoin('recipients as r', 'r.id', 'd.recipient_id')
+      .select(['d.recipient_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('r.transfer_id', '=', transferId)
+      .where('d.file_id', 'in', fileIds)
+      .groupBy('d.recipient_id')
+      .execute();
+    return new Set(found.filter((r) => Number(r.n) >= fileIds.length).map((r) => Number(r.recipient_id)));
+  }
+
+  async claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean> {
+    const r = await this.db
+      .insertInto('automatic_reminders')
+      .values({ target_type: targetType, target_id: targetId, days, sent: now })
+      .onConflict((oc) => oc.columns(['target_type', 'target_id', 'days']).doNothing())
+      .executeTakeFirst();
+    return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
+  }
+
+  async remindersOf(targetType: 'Recipient' | 'Guest', targetIds: number[]): Promise<{ targetId: number; days: number; sent: number }[]> {
+    if (targetIds.length === 0) return [];
+    const found = await this.db.selectFrom('automatic_reminders').selectAll().where('target_type', '=', targetType).where('target_id', 'in', targetIds).orderBy('sent').execute();
+    return found.map((r) => ({ targetId: Number(r.target_id), days: Number(r.days), sent: Number(r.sent) }));
+  }
+}

@@ -1,0 +1,194 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import http from 'node:http';
+import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
+import { until } from '../helpers/until';
+
+// Download limits (docs/sharing.md): per link and file, counted when the last byte goes out, exact under
+// racing downloads; a resumed (Range) download does not count again, a ZIP counts one per file; a spent link
+// answers 410; the owner sees the counts and may raise the limit.
+
+let s: TestServer;
+const alice = asUser('alice');
+const bob = asUser('bob');
+const MiB = 1024 * 1024;
+
+test.before(async () => {
+  s = await startTestServer({ ...HEADER_SP });
+});
+test.after(async () => {
+  await s.close();
+});
+
+async function available(files: { name: string; data: Buffer }[], limit: unknown, recipients = ['r@example.org']) {
+  const created = await s.request('POST', '/transfer', {
+    headers: alice,
+    json: { files: files.map((f) => ({ name: f.name, size: f.data.length })), recipients, from: 'alice@example.org', expires: inAWeek(), download_limit: limit },
+  });
+  assert.is(created.status, 201, created.text);
+  const t = created.json;
+  for (const [i, f] of t.files.entries()) {
+    await sendChunks(s.request, f.id, files[i].data, 5 * MiB, { headers: alice });
+    assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
+  }
+  const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
+  assert.is(done.status, 200, done.text);
+  return { t: done.json, tokens: done.json.recipients.map((r: { token: string }) => r.token) as string[] };
+}
+
+const get = (p: string, headers: Record<string, string> = {}) => fetch(`${s.url}${p}`, { headers, signal: AbortSignal.timeout(30_000) });
+const fileUrl = (token: string, id: number) => `/download?token=${token}&files_ids=${id}`;
+
+/** The end of a download is recorded as its last byte leaves, a moment after the client has it. */
+async function settled(id: number, total: number) {
+  await until(`${total} downloads counted`, async () => (await counts(id)).reduce((n, c) => n + c.downloads, 0) >= total, 10_000);
+}
+
+async function counts(id: number) {
+  const r = await s.request('GET', `/transfer/${id}`, { headers: alice });
+  return r.json.download_counts as { recipient_id: number; file_id: number; downloads: number }[];
+}
+
+test('the limit is taken on POST /transfer, shown to the owner, and bad values are refused naming the field', async () => {
+  const { t } = await available([{ name: 'a.bin', data: patternBytes('shown', 1000) }], 3);
+  assert.is(t.download_limit, 3);
+  assert.equal(t.download_counts, []);
+  const plain = await available([{ name: 'b.bin', data: patternBytes('plain', 10) }], undefined);
+  assert.is(plain.t.download_limit, null);
+  for (const bad of [0, -1, 1.5, '2', true, 10_000_000]) {
+    const r = await s.request('POST', '/transfer', {
+      headers: alice,
+      json: { files: [{ name: 'x', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), download_limit: bad },
+    });
+    assert.is(r.status, 400, `download_limit ${JSON.stringify(bad)}`);
+    assert.is(r.json.message, 'rest_bad_parameter');
+    assert.equal(r.json.details, ['download_limit']);
+  }
+});
+
+test('a Range resume does not count again; the next whole download is refused, and a spent link answers 410 with a page', async () => {
+  const data = patternBytes('resume', 300_000);
+  const { t, tokens } = await available([{ name: 'r.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  const first = await get(url, { Range: 'bytes=0-99999' });
+  assert.is(first.status, 206);
+  const head = Buffer.from(await first.arrayBuffer());
+  assert.equal(await counts(t.id), [], 'not counted before the last byte');
+  const rest = await get(url, { Range: 'bytes=100000-' });
+  assert.is(rest.status, 206);
+  const tail = Buffer.from(await rest.arrayBuffer());
+  assert.is(sha256(Buffer.concat([head, tail])), sha256(data));
+  await settled(t.id, 1);
+  assert.equal(await counts(t.id), [{ recipient_id: t.recipients[0].id, file_id: t.files[0].id, downloads: 1 }]);
+
+  const again = await get(url, { Accept: 'application/json' });
+  assert.is(again.status, 410);
+  assert.is((await again.json()).message, 'download_limit_reached');
+  const page = await get(`/?s=download&token=${tokens[0]}`, { Accept: 'text/html' });
+  assert.is(page.status, 410);
+  assert.match(await page.text(), /no downloads left/);
+  const files = await get(`/download/files?token=${tokens[0]}`);
+  assert.is(files.status, 410);
+});
+
+test('two downloads racing for the last one: exactly one gets bytes, the others a refusal before any byte', async () => {
+  const data = patternBytes('race', 8 * MiB);
+  const { t, tokens } = await available([{ name: 'big.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  // Plain requests whose bodies are not read: the winner's response is still being sent while the others ask.
+  const answers = await Promise.all(
+    Array.from({ length: 5 }, () => new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${s.url}${url}`, { headers: { Accept: 'application/json' } }, resolve).on('error', reject))),
+  );
+  const statuses = answers.map((a) => a.statusCode).sort();
+  assert.equal(statuses, [200, 410, 410, 410, 410]);
+  const bodies = await Promise.all(answers.map(async (a) => {
+    const parts: Buffer[] = [];
+    for await (const c of a) parts.push(c as Buffer);
+    return { status: a.statusCode, body: Buffer.concat(parts) };
+  }));
+  for (const b of bodies) {
+    if (b.status === 200) assert.is(sha256(b.body), sha256(data));
+    else assert.is(JSON.parse(b.body.toString()).message, 'download_limit_reached');
+  }
+  await settled(t.id, 1);
+  assert.equal((await counts(t.id)).map((c) => c.downloads), [1]);
+  const log = await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice });
+  assert.is(log.json.filter((e: { event: string }) => e.event === 'download_refused').length, 4, 'each refusal is in the audit log');
+});
+
+test('a download cut short can be started again from byte 0 by the same link; it counts once', async () => {
+  const data = patternBytes('cut', 8 * MiB);
+  const { t, tokens } = await available([{ name: 'cut.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  const ac = new AbortController();
+  const cut = await fetch(`${s.url}${url}`, { signal: ac.signal });
+  assert.is(cut.status, 200);
+  const reader = cut.body!.getReader();
+  await reader.read();
+  ac.abort();
+  await reader.cancel().catch(() => undefined);
+  // The server notices the closed socket and releases the claim; bounded wait for it.
+  let retry: Response | undefined;
+  for (let i = 0; i < 100; i++) {
+    retry = await get(url, { Accept: 'application/json' });
+    if (retry.status === 200) break;
+    await retry.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.is(retry!.status, 200);
+  assert.is(sha256(Buffer.from(await retry!.arrayBuffer())), sha256(data));
+  await settled(t.id, 1);
+  assert.equal((await counts(t.id)).map((c) => c.downloads), [1]);
+  assert.is((await get(url)).status, 410);
+});
+
+test('a ZIP counts one per file; a file spent refuses the archive that holds it; other links are their own', async () => {
+  const a = patternBytes('za', 20_000);
+  const b = patternBytes('zb', 30_000);
+  const { t, tokens } = await available([{ name: 'a.bin', data: a }, { name: 'b.bin', data: b }], 2, ['r1@example.org', 'r2@example.org']);
+  const [fa, fb] = t.files.map((f: { id: number }) => f.id);
+  const zip = await get(`/download?token=${tokens[0]}&archive_format=zip`);
+  assert.is(zip.status, 200);
+  await zip.arrayBuffer();
+  await settled(t.id, 2);
+  const byFile = async () => Object.fromEntries((await counts(t.id)).filter((c) => c.recipient_id === t.recipients[0].id).map((c) => [c.file_id, c.downloads]));
+  assert.equal(await byFile(), { [fa]: 1, [fb]: 1 });
+  assert.is((await (await get(fileUrl(tokens[0], fa))).arrayBuffer()).byteLength, a.length);
+  await settled(t.id, 3);
+  // a.bin is spent for this link (2 of 2), b.bin is not: the ZIP of both is refused, b.bin alone is not.
+  const refused = await get(`/download?token=${tokens[0]}&archive_format=zip`, { Accept: 'application/json' });
+  assert.is(refused.status, 410);
+  assert.equal((await refused.json()).details, ['files_ids']);
+  const listed = await (await get(`/download/files?token=${tokens[0]}`)).json();
+  assert.equal(listed.files.map((f: { downloads_left: boolean }) => f.downloads_left), [false, true]);
+  assert.is(listed.download_limit, 2);
+  const page = await (await get(`/?s=download&token=${tokens[0]}`)).text();
+  assert.match(page, /No downloads left/);
+  assert.is((await get(fileUrl(tokens[0], fb))).status, 200);
+  // The second recipient's link has its own downloads.
+  assert.is((await get(`/download?token=${tokens[1]}&archive_format=zip`)).status, 200);
+});
+
+test('the owner raises the limit and the spent link works again; others cannot; bad values are refused', async () => {
+  const data = patternBytes('raise', 5000);
+  const { t, tokens } = await available([{ name: 'x.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  await (await get(url)).arrayBuffer();
+  await settled(t.id, 1);
+  assert.is((await get(url)).status, 410);
+  assert.is((await s.request('PUT', `/transfer/${t.id}`, { headers: bob, json: { download_limit: 5 } })).status, 404);
+  const bad = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { download_limit: 0 } });
+  assert.is(bad.status, 400);
+  assert.equal(bad.json.details, ['download_limit']);
+  const raised = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { download_limit: 2 } });
+  assert.is(raised.status, 200, raised.text);
+  assert.is(raised.json.download_limit, 2);
+  assert.is((await get(url)).status, 200);
+  const log = await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice });
+  assert.ok(log.json.some((e: { event: string }) => e.event === 'download_limit_changed'));
+  const none = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { download_limit: null } });
+  assert.is(none.json.download_limit, null);
+});
+
+test.run();
