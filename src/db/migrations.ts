@@ -304,4 +304,18 @@ ALTER TABLE file_pieces_next RENAME TO file_pieces;
 ALTER TABLE file_pieces ALTER COLUMN crc32 DROP NOT NULL;
 `,
   },
+  {
+    // Identity providers (docs/architecture.md, "How to add … An identity provider"): which provider made a
+    // session, whether it made the person an admin (a group), what it may name the session by to end it (a
+    // logout it starts) and what its own logout needs back; and the display name a provider gives.
+    version: 16,
+    sql: `
+ALTER TABLE sessions ADD COLUMN provider TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE sessions ADD COLUMN provider_admin INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN provider_ref TEXT;
+ALTER TABLE sessions ADD COLUMN provider_data TEXT;
+CREATE INDEX sessions_provider_ref ON sessions(provider, provider_ref);
+ALTER TABLE users ADD COLUMN display_name TEXT;
+`,
+  },
 ];
