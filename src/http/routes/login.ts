@@ -143,7 +143,8 @@ export function loginRoutes(): Router<FerryState> {
       // A browser's form comes back to the form, which says what went wrong in the page's language.
       if (form && err instanceof ServiceError && (err.status === 401 || err.status === 503 || wait)) {
         const why = wait ? `wait=${wait}` : err.status === 503 ? 'unavailable=1' : 'failed=1';
-        const which = p === ctx.state.services.identity.firstPassword() ? '' : `&provider=${encodeURIComponent(p.id)}`;
+        // The page's first form is the one meant when none is named (and older pages' links keep their shape).
+        const which = p.type === 'local' && p === ctx.state.services.identity.firstPassword() ? '' : `&provider=${encodeURIComponent(p.id)}`;
         ctx.redirect(`${basePath(ctx)}/login?${why}${which}&return=${encodeURIComponent(safeReturnPath(b.return))}`);
         ctx.status = 303;
         return;
