@@ -35,6 +35,7 @@ test.before(async () => {
       alice: { email: 'alice@example.org', email_verified: true, name: 'Alice Example', groups: ['staff'] },
       boss: { email: 'boss@example.org', email_verified: true, name: 'The Boss', groups: ['staff', 'ferry-admins'] },
       nomail: { name: 'No Mail', groups: [] },
+      carl: { email: 'carl@example.org', email_verified: true, name: 'Carl' },
     },
   });
 });
@@ -61,6 +62,14 @@ test('login page: a button per redirect provider beside the local form', async (
   const page = await s.request('GET', '/login', { headers: { Accept: 'text/html' } });
   assert.match(page.text, /<a class="button primary login-button" data-provider="sso" href="\/login\/sso\?return=%2F">Sign in with Example SSO<\/a>/);
   assert.match(page.text, /action="\/login\/local"/);
+});
+
+test('/info names the login page as logon_url (two providers); `ferry admin add` makes an OIDC user an admin', async () => {
+  assert.is((await s.request('GET', '/info')).json.logon_url, `${s.url}/login`);
+  const { jar } = await signIn('carl');
+  assert.is((await s.request('GET', '/usage', { headers: { Cookie: session(jar) } })).status, 403);
+  await s.app.services.users.addAdmin('carl'); // what `ferry admin add carl` calls
+  assert.is((await s.request('GET', '/usage', { headers: { Cookie: session(jar) } })).status, 200);
 });
 
 test('login: code flow with PKCE, state and nonce; the person becomes a ferry user with their e-mail and name', async () => {
@@ -207,6 +216,7 @@ test('an unreachable provider: a clear page (503) and one log line, never a 500;
     const page = await res.text();
     assert.is(res.status, 503, page.slice(0, 300));
     assert.match(page, /data-reason="unavailable"/);
+    assert.match(page, /cannot be reached right now/);
     assert.is(lines.lines.filter((l) => l.includes('sign-in through down refused')).length, 1, lines.lines.join('\n'));
     assert.not.ok(lines.lines.join('\n').includes(SECRET));
     await t.app.services.accounts.addUser('admin2', ['admin2@example.org'], 'a long local password');
