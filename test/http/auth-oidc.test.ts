@@ -10,6 +10,8 @@ import { CookieJar, toCallback, visit } from '../helpers/oidc-flow';
 // and nonce; refused answers (state, replay, token faults, missing e-mail) as a page and one log line; admins
 // by a group claim; RP-initiated logout; an unreachable provider; and the API string for scripts.
 let s: TestServer;
+/** A ferry whose client secret is wrong: misconfigured. */
+let wrongSecret: TestServer;
 let op: OidcServer;
 const logged = capturingLogger();
 const SECRET = 'oidc-client-secret-value-1234';
@@ -27,8 +29,12 @@ test.before(async () => {
     },
     { log: logged.log },
   );
+  wrongSecret = await startTestServer(
+    { auth: { sp: { type: 'oidc', id: 'sso', issuer: `http://127.0.0.1:${port}`, client_id: 'ferry', client_secret: 'not-the-secret' } } },
+    { log: logged.log },
+  );
   op = await startOidcProvider(port, {
-    redirectUris: [`${s.url}/login/sso/callback`],
+    redirectUris: [`${s.url}/login/sso/callback`, `${wrongSecret.url}/login/sso/callback`],
     postLogoutRedirectUris: [`${s.url}/login`],
     clientSecret: SECRET,
     accounts: {
@@ -41,6 +47,7 @@ test.before(async () => {
 });
 test.after(async () => {
   await s.close();
+  await wrongSecret.close();
   await op.close();
 });
 
@@ -192,6 +199,20 @@ test('logout: ferry\'s session ends, then the provider\'s (RP-initiated logout w
     next = new URL(r.headers.get('location')!, next).href;
   }
   assert.is(next, `${s.url}/login`);
+});
+
+test('a misconfigured client (wrong secret): the provider refuses ferry; a page (503) and one log line, no secret logged', async () => {
+  const jar = new CookieJar();
+  const callback = await toCallback(jar, wrongSecret.url, 'sso', 'alice');
+  const before = logged.lines.length;
+  const res = await visit(jar, callback);
+  const page = await res.text();
+  assert.is(res.status, 503, page.slice(0, 300));
+  assert.match(page, /data-reason="unavailable"/);
+  const lines = logged.lines.slice(before).filter((l) => l.includes('sign-in through sso refused'));
+  assert.is(lines.length, 1, logged.lines.slice(before).join('\n'));
+  assert.match(lines[0], /invalid_client/);
+  assert.not.ok(logged.lines.join('\n').includes('not-the-secret'));
 });
 
 test('the API string from the profile works for a person who signed in through OIDC', async () => {

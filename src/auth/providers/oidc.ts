@@ -93,7 +93,10 @@ class OidcProvider implements IdentityProvider {
     try {
       tokens = await oc.authorizationCodeGrant(config, current, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true });
     } catch (e) {
-      throw new LoginFailed(unreachable(e) ? 'unavailable' : 'failed', `code exchange: ${describe(e)}`);
+      // A provider that cannot be reached, or that refuses ferry itself (a wrong client secret or id: the
+      // admin's to fix), is "unavailable"; an answer refused for this sign-in only is "failed".
+      const refusesClient = ['invalid_client', 'unauthorized_client'].includes(String((e as { error?: unknown }).error));
+      throw new LoginFailed(unreachable(e) || refusesClient ? 'unavailable' : 'failed', `code exchange: ${describe(e)}`);
     }
     const claims: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
     const sub = String(claims.sub ?? '');
