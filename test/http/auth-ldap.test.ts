@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, type TestServer } from '../helpers/server';
-import { capturingLogger, withSession } from '../helpers/session';
-import { signedPath } from '../helpers/signing';
+import { capturingLogger } from '../helpers/session';
+import { sendWithProfileIni } from '../helpers/api-string';
 import { startDirectory, type TestDirectory } from '../helpers/system/slapd';
 
 // LDAP against a real OpenLDAP (Debian's slapd, started here in a temp dir): both modes (search then bind with a
@@ -112,15 +112,11 @@ test('the login throttle applies to directory accounts', async () => {
   assert.ok(Number(sixth.headers.get('retry-after')) > 0);
 });
 
-test('the API string from the profile works for a directory user', async () => {
+test('the API string from the profile drives filesender.py for a directory user', async () => {
   const r = await signIn('alice', 'alice pw 1');
-  const sess = { cookie: r.headers.get('set-cookie')!.split(';')[0], csrf: r.json.csrf_token, setCookie: '' };
-  const ini = await s.request('GET', '/user/@me/filesender-python-client-configuration-file', { headers: withSession(sess) });
-  assert.is(ini.status, 200, ini.text);
-  const apikey = /apikey = (\S+)/.exec(ini.text)![1];
-  const me = await s.request('GET', signedPath({ method: 'GET', host: new URL(s.url).host, path: '/user', args: { remote_user: 'alice', timestamp: Math.floor(Date.now() / 1000) }, secret: apikey }));
-  assert.is(me.status, 200, me.text);
-  assert.is(me.json.id, 'alice');
+  const cookie = r.headers.get('set-cookie')!.split(';')[0];
+  const t = await sendWithProfileIni(s, cookie, 'alice@example.org');
+  assert.is((await s.request('GET', `/transfer/${t.id}`, { headers: { Cookie: cookie } })).json.status, 'available');
 });
 
 test('direct bind from a DN template, over StartTLS and over ldaps:// with the CA file', async () => {

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { freePort, startTestServer, type TestServer } from '../helpers/server';
 import { capturingLogger } from '../helpers/session';
-import { signedPath } from '../helpers/signing';
+import { sendWithProfileIni } from '../helpers/api-string';
 import { startOidcProvider, type OidcServer } from '../helpers/system/oidc';
 import { CookieJar, toCallback, visit } from '../helpers/oidc-flow';
 
@@ -215,17 +215,10 @@ test('a misconfigured client (wrong secret): the provider refuses ferry; a page 
   assert.not.ok(logged.lines.join('\n').includes('not-the-secret'));
 });
 
-test('the API string from the profile works for a person who signed in through OIDC', async () => {
+test('the API string from the profile drives filesender.py for a person who signed in through OIDC', async () => {
   const { jar } = await signIn('alice');
-  const csrf = (await s.request('GET', '/login', { headers: { Cookie: session(jar) } })).status; // already signed in: off to /
-  assert.is(csrf, 302);
-  const ini = await s.request('GET', '/user/@me/filesender-python-client-configuration-file', { headers: { Cookie: session(jar) } });
-  assert.is(ini.status, 200, ini.text);
-  const apikey = /apikey = (\S+)/.exec(ini.text)![1];
-  const p = signedPath({ method: 'GET', host: new URL(s.url).host, path: '/user', args: { remote_user: 'alice', timestamp: Math.floor(Date.now() / 1000) }, secret: apikey });
-  const me = await s.request('GET', p);
-  assert.is(me.status, 200, me.text);
-  assert.is(me.json.id, 'alice');
+  const t = await sendWithProfileIni(s, session(jar), 'alice@example.org');
+  assert.is((await s.request('GET', `/transfer/${t.id}`, { headers: { Cookie: session(jar) } })).json.status, 'available');
 });
 
 test('an unreachable provider: a clear page (503) and one log line, never a 500; local accounts still sign in', async () => {
