@@ -6,6 +6,7 @@ import { freePort, tempDir } from '../helpers/server';
 import { startOidcProvider, type OidcServer } from '../helpers/system/oidc';
 import { startDirectory, type TestDirectory } from '../helpers/system/slapd';
 import { makeFile, openBrowser, startFerry } from './harness';
+import { axe } from './fixtures';
 
 // Signing in through each identity provider in a real browser against dist/ferry, then sending a file: an
 // OpenID provider (oidc-provider, its own sign-in pages) and a directory (slapd) side by side on the login page.
@@ -51,6 +52,20 @@ async function send(page: Page, name: string): Promise<void> {
   await page.locator('#summary-title').waitFor({ timeout: 60_000 });
   assert.is(await page.locator('#summary-title').innerText(), 'Your files are uploaded');
 }
+
+test('the login page with two providers: a button and a titled form, no serious accessibility problem', async () => {
+  const b = await openBrowser();
+  try {
+    await b.page.goto(`${ferry.url}/login`);
+    await b.page.locator('a.login-button[data-provider="sso"]').waitFor();
+    assert.is(await b.page.locator('a.login-button').innerText(), 'Sign in with Example SSO');
+    assert.is(await b.page.locator('form.login-form h2').innerText(), 'Directory');
+    const serious = (await axe(b.page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    assert.equal(serious, []);
+  } finally {
+    await b.close();
+  }
+});
 
 test('OpenID Connect: the button, the provider\'s sign-in and consent, back signed in; a file is sent', async () => {
   const b = await openBrowser();
