@@ -55,6 +55,13 @@ export interface RedirectStart {
   flow: Record<string, string>;
 }
 
+/** What a logout the identity provider started ends, and how ferry answers it. */
+export interface RemoteLogout {
+  endSessions: string[];
+  location: string | null;
+  body?: { type: string; content: string };
+}
+
 /** The state a ferry session keeps for its provider. */
 export interface ProviderSession {
   ref: string | null;
@@ -98,9 +105,11 @@ export interface IdentityProvider {
   logoutUrl?(session: ProviderSession, afterLogout: string): Promise<string | null>;
   /**
    * A logout the identity provider starts, at /login/<id>/logout: the session references (`sessionRef`) whose
-   * ferry sessions end, and where the browser goes next (null: ferry's login page).
+   * ferry sessions end, and the answer: the browser sent on to `location` (null: ferry's login page), or,
+   * when `body` is given, that body with 200 (a back-channel request from the provider's server: OIDC's
+   * back-channel logout, SAML's SOAP binding).
    */
-  remoteLogout?(req: ProviderRequest): Promise<{ endSessions: string[]; location: string | null }>;
+  remoteLogout?(req: ProviderRequest): Promise<RemoteLogout>;
   /** Per-request sign-in (the header kind), evaluated where the spec's order puts the service provider. */
   readonly authenticator?: Authenticator;
   close?(): Promise<void>;

@@ -36,6 +36,7 @@ test.before(async () => {
   op = await startOidcProvider(port, {
     redirectUris: [`${s.url}/login/sso/callback`, `${wrongSecret.url}/login/sso/callback`],
     postLogoutRedirectUris: [`${s.url}/login`],
+    backchannelLogoutUri: `${s.url}/login/sso/logout`,
     clientSecret: SECRET,
     accounts: {
       alice: { email: 'alice@example.org', email_verified: true, name: 'Alice Example', groups: ['staff'] },
@@ -213,6 +214,27 @@ test('a misconfigured client (wrong secret): the provider refuses ferry; a page 
   assert.is(lines.length, 1, logged.lines.slice(before).join('\n'));
   assert.match(lines[0], /invalid_client/);
   assert.not.ok(logged.lines.join('\n').includes('not-the-secret'));
+});
+
+test('a logout the provider starts (back-channel): the ferry session of that sign-in ends, another stays', async () => {
+  const first = await signIn('alice');
+  const other = await signIn('alice'); // another browser, its own session at the provider
+  const cookie = session(first.jar);
+  assert.is((await s.request('GET', '/user', { headers: { Cookie: cookie } })).status, 200);
+  // The person signs out at the provider itself (not through ferry), and confirms.
+  const end = await visit(first.jar, `${op.issuer}/session/end?client_id=ferry`);
+  const page = await end.text();
+  assert.is(end.status, 200, page.slice(0, 300));
+  const action = new URL(/<form[^>]*action="([^"]+)"/.exec(page)![1], op.issuer).href;
+  const xsrf = /name="xsrf" value="([^"]+)"/.exec(page)![1];
+  await visit(first.jar, action, { form: { xsrf, logout: 'yes' } });
+  assert.is((await s.request('GET', '/user', { headers: { Cookie: cookie } })).status, 401);
+  assert.is((await s.request('GET', '/user', { headers: { Cookie: session(other.jar) } })).status, 200);
+  assert.ok(logged.lines.some((l) => /logout started by sso: 1 session\(s\) ended/.test(l)), logged.lines.join('\n'));
+  // A forged logout token (not signed by the provider) ends nothing.
+  const forged = await s.request('POST', '/login/sso/logout', { body: 'logout_token=eyJhbGciOiJub25lIn0.eyJzaWQiOiJ4In0.', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  assert.is(forged.status, 400);
+  assert.is((await s.request('GET', '/user', { headers: { Cookie: session(other.jar) } })).status, 200);
 });
 
 test('the API string from the profile drives filesender.py for a person who signed in through OIDC', async () => {

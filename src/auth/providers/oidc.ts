@@ -1,7 +1,7 @@
 import type { Configuration } from 'openid-client';
 import type { SpOidc } from '../../config/defaults';
 import { isEmail } from '../../domain/transfer-input';
-import { LoginFailed, type IdentityProvider, type ProviderKind, type ProviderRequest, type ProviderSession, type RedirectStart, type SignedInPerson } from '../identity-provider';
+import { LoginFailed, type IdentityProvider, type ProviderKind, type ProviderRequest, type ProviderSession, type RedirectStart, type RemoteLogout, type SignedInPerson } from '../identity-provider';
 import { providerUrl, type ProviderDeps } from './deps';
 
 type Client = typeof import('openid-client');
@@ -25,6 +25,7 @@ class OidcProvider implements IdentityProvider {
   readonly id: string;
   readonly label: string;
   private discovered: Promise<{ oc: Client; config: Configuration }> | null = null;
+  private keys: ReturnType<typeof import('jose')['createRemoteJWKSet']> | null = null;
 
   constructor(
     private readonly cfg: SpOidc,
@@ -125,6 +126,31 @@ class OidcProvider implements IdentityProvider {
     };
   }
 
+  /**
+   * Back-channel logout: the provider's server posts a logout token naming the session (`sid`) it ended; the
+   * ferry sessions that sign-in made end too. The token is checked like an ID token (signature by the
+   * provider's keys, issuer, audience, age) and must carry the back-channel event and no nonce.
+   */
+  async remoteLogout(req: ProviderRequest): Promise<RemoteLogout> {
+    const token = req.body.logout_token;
+    if (req.method !== 'POST' || typeof token !== 'string' || token.length > 16_384) throw new LoginFailed('failed', 'a back-channel logout without a logout_token');
+    const { config } = await this.client();
+    const meta = config.serverMetadata();
+    if (!meta.jwks_uri) throw new LoginFailed('unavailable', 'the provider publishes no jwks_uri');
+    const jose = await import('jose');
+    this.keys ??= jose.createRemoteJWKSet(new URL(meta.jwks_uri), { timeoutDuration: this.cfg.timeout_s * 1000 });
+    let claims: Record<string, unknown>;
+    try {
+      ({ payload: claims } = await jose.jwtVerify(token, this.keys, { issuer: meta.issuer, audience: this.cfg.client_id, clockTolerance: this.cfg.clock_tolerance_s, maxTokenAge: '10m' }));
+    } catch (e) {
+      throw new LoginFailed('failed', `logout token refused: ${describe(e)}`);
+    }
+    const events = claims.events as Record<string, unknown> | undefined;
+    if (typeof events !== 'object' || events === null || !(BACKCHANNEL_EVENT in events) || 'nonce' in claims) throw new LoginFailed('failed', 'the token is not a logout token');
+    if (typeof claims.sid !== 'string') throw new LoginFailed('failed', 'the logout token names no session (sid)');
+    return { endSessions: [claims.sid], location: null, body: { type: 'application/json', content: '{}' } };
+  }
+
   /** RP-initiated logout, when the provider has an end_session_endpoint. */
   async logoutUrl(session: ProviderSession, afterLogout: string): Promise<string | null> {
     const { oc, config } = await this.client();
@@ -134,6 +160,9 @@ class OidcProvider implements IdentityProvider {
     return oc.buildEndSessionUrl(config, params).href;
   }
 }
+
+/** The events claim that makes a JWT a back-channel logout token (OpenID Connect Back-Channel Logout 1.0). */
+const BACKCHANNEL_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
 
 /** A claim by name, or by a dotted path into nested objects ("realm_access.roles"). */
 function claimAt(claims: Record<string, unknown>, name: string): unknown {

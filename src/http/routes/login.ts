@@ -196,10 +196,15 @@ export function loginRoutes(): Router<FerryState> {
     if (!p?.remoteLogout) throw Errors.restEndpointNotFound(ctx.path);
     ctx.set('Cache-Control', 'no-store');
     try {
-      const { endSessions, location } = await p.remoteLogout(providerRequest(ctx));
+      const { endSessions, location, body } = await p.remoteLogout(providerRequest(ctx));
       const n = await s.accounts.endProviderSessions(p.id, endSessions);
       s.log.info(`logout started by ${p.id}: ${n} session(s) ended`);
-      ctx.redirect(location ?? `${basePath(ctx)}/login`);
+      if (body) {
+        ctx.type = body.type;
+        ctx.body = body.content;
+      } else {
+        ctx.redirect(location ?? `${basePath(ctx)}/login`);
+      }
     } catch (e) {
       failed(ctx, p, e);
     }

@@ -26,7 +26,10 @@ export interface OidcServer {
 /** The package ships no types; its one entry point used here is typed below. */
 const OIDC_PROVIDER = 'oidc-provider';
 
-export async function startOidcProvider(port: number, opts: { redirectUris: string[]; postLogoutRedirectUris: string[]; accounts: Record<string, TestAccount>; clientSecret?: string }): Promise<OidcServer> {
+export async function startOidcProvider(
+  port: number,
+  opts: { redirectUris: string[]; postLogoutRedirectUris: string[]; accounts: Record<string, TestAccount>; clientSecret?: string; backchannelLogoutUri?: string },
+): Promise<OidcServer> {
   const { default: Provider } = (await import(OIDC_PROVIDER)) as unknown as { default: new (issuer: string, config: Record<string, unknown>) => OidcProviderApp };
   const jose = await import('jose');
   const issuer = `http://127.0.0.1:${port}`;
@@ -44,6 +47,7 @@ export async function startOidcProvider(port: number, opts: { redirectUris: stri
         redirect_uris: opts.redirectUris,
         post_logout_redirect_uris: opts.postLogoutRedirectUris,
         token_endpoint_auth_method: 'client_secret_post',
+        ...(opts.backchannelLogoutUri ? { backchannel_logout_uri: opts.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),
       },
     ],
     async findAccount(_ctx: unknown, sub: string) {
@@ -56,7 +60,13 @@ export async function startOidcProvider(port: number, opts: { redirectUris: stri
     // The claims go into the ID token itself (as Entra ID and Keycloak put them), not only userinfo.
     conformIdTokenClaims: false,
     pkce: { required: () => true },
-    features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true } },
+    // The provider refuses to call special-use addresses (SSRF protection), and ferry listens on 127.0.0.1 here:
+    // its back-channel logout requests go out without that check on this test bench.
+    fetch: (url: string, options: Record<string, unknown>) => {
+      delete options.dispatcher;
+      return globalThis.fetch(url, options);
+    },
+    features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true }, backchannelLogout: { enabled: true } },
   });
   provider.use(async (ctx, next) => {
     await next();
