@@ -41,7 +41,14 @@ import { MailQueue } from './mail/queue';
 import { MailNotifier } from './mail/notifier';
 import { inboxTransport, redactTransportUrl, smtpTransport } from './mail/transport';
 import { mailRoute, type MailRoute } from './mail/route';
-import { HeaderServiceProvider } from './auth/header-sp';
+import { IdentityProviders } from './auth/identity-providers';
+import type { IdentityProvider, ProviderKind } from './auth/identity-provider';
+import type { ProviderDeps } from './auth/providers/deps';
+import { localKind } from './auth/providers/local';
+import { headerKind } from './auth/providers/header';
+import { oidcKind } from './auth/providers/oidc';
+import { ldapKind } from './auth/providers/ldap';
+import { providerConfigs, type SpConfig } from './config/provider-schemas';
 import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
 import { RemoteApplicationAuthenticator, RemoteUserAuthenticator } from './auth/remote';
@@ -132,9 +139,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   const guests = new GuestsService({ repos, uow, notifier, clock, ids });
 
-  // The spec's evaluation order: guest token, service provider, remote application, remote user.
+  const identity = await buildIdentityProviders(config, { accounts, users, clock, baseUrl: () => cfg.get().base_url, logLine: (l) => log.info(l) });
+  // The spec's evaluation order: guest token, service provider (the providers that vouch for each request,
+  // then the sessions the others' sign-ins made), remote application, remote user.
   const authenticators: Authenticator[] = [new GuestTokenAuthenticator((t) => repos.guests.findByToken(t), clock)];
-  authenticators.push(config.auth.sp.type === 'header' ? new HeaderServiceProvider(config.auth.sp, users) : new SessionServiceProvider(repos.sessions, users, clock));
+  authenticators.push(...identity.authenticators());
+  if (identity.signsIn) authenticators.push(new SessionServiceProvider(repos.sessions, users, clock, (id) => (identity.get(id)?.style ?? 'proxy') !== 'proxy'));
   // Uploads' digests and signed chunks' HMACs are computed beside the event loop.
   const hashThread = new HashThread();
   // Signed chunks are checked as stored on threads of normal priority: the client waits for the answer.
@@ -217,6 +227,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     clock,
     version: VERSION,
     authenticators,
+    identity,
     mailQueue,
     mailInbox,
     mailDelivery: repos.mailQueue,
@@ -290,6 +301,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mailQueue.stop();
       await assemblyJobs?.stop();
+      await identity.close();
       await digestJobs?.stop();
       await fileStore.close();
       await hashThread.close();
@@ -297,6 +309,23 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await db.close();
     },
   };
+}
+
+/**
+ * The kinds of identity provider ferry has (docs/architecture.md, "How to add … An identity provider"): a new
+ * kind is a module in src/auth/providers/, its config block in src/config/provider-schemas.ts, and a line here.
+ */
+const PROVIDER_KINDS: { [T in SpConfig['type']]: ProviderKind<Extract<SpConfig, { type: T }>, ProviderDeps> } = {
+  local: localKind,
+  header: headerKind,
+  oidc: oidcKind,
+  ldap: ldapKind,
+};
+
+async function buildIdentityProviders(config: Config, deps: ProviderDeps): Promise<IdentityProviders> {
+  const list: IdentityProvider[] = [];
+  for (const c of providerConfigs(config.auth.sp)) list.push(await (PROVIDER_KINDS[c.type] as ProviderKind<SpConfig, ProviderDeps>).create(c, deps));
+  return new IdentityProviders(list);
 }
 
 /**

@@ -157,8 +157,11 @@ export function consoleLogger(quiet = false): Logger {
 
 export const silentLogger: Logger = { info: () => {}, error: () => {} };
 
-/** Query arguments whose values are secrets or bearer tokens: they never reach a log line. */
-const SECRET_ARGS = /^(token|vid|key|signature|secret|password|callback_secret|roundtriptoken)$/i;
+/**
+ * Query arguments whose values are secrets or bearer tokens: they never reach a log line. An identity
+ * provider's answer carries an authorization code, its state, and SAML's messages; its logout an ID token.
+ */
+const SECRET_ARGS = /^(token|vid|key|signature|secret|password|callback_secret|roundtriptoken|code|state|id_token_hint|SAMLResponse|SAMLRequest|RelayState)$/i;
 
 export function redactQuery(rawQuery: string): string {
   if (!rawQuery) return '';

@@ -1,3 +1,4 @@
+import type { IdentityProviders } from './auth/identity-providers';
 import type { BodyPool } from './util/body-pool';
 import type { Settings } from './config/settings';
 import type { Logger } from './log';
@@ -42,6 +43,8 @@ export interface Services {
   version: string;
   /** Authenticators in the spec's evaluation order. */
   authenticators: Authenticator[];
+  /** The identity providers of auth.sp (login page, login routes, logout). */
+  identity: IdentityProviders;
   /** The outgoing mail queue; flush() delivers what is due now (tests, shutdown). */
   mailQueue: MailOutbox;
   /** The folder of the built-in inbox when mail is kept there instead of delivered (admins see a banner); else null. */

@@ -24,6 +24,8 @@ export type Principal =
       user: UserIdentity;
       via: AuthVia;
       isAdmin: boolean;
+      /** The identity provider (auth.sp[].id) that signed the person in, when via is sp. */
+      provider?: string;
       /** Name of the remote application acting for the user, when via is remote_application. */
       application?: string;
       /** Set for browser sessions: the token POST/PUT/DELETE must carry. */

@@ -4,8 +4,9 @@ import { SESSION_COOKIE, SESSION_TOUCH_S, SessionStore, sessionAlive, sessionId 
 import type { Clock } from '../domain/ports';
 
 /**
- * Service provider "local": the session cookie set by POST /login. An unknown, idle or too old session is
- * simply not detected (the request goes on as anonymous or to the signed modes), and a dead one is deleted.
+ * The session cookie an identity provider's sign-in set (POST /login, an OIDC callback, …). An unknown, idle or
+ * too old session is simply not detected (the request goes on as anonymous or to the signed modes), and a dead
+ * one is deleted; so is one whose provider the config no longer has (switched off, it opens nothing).
  */
 export class SessionServiceProvider implements Authenticator {
   readonly name = 'sp';
@@ -13,6 +14,7 @@ export class SessionServiceProvider implements Authenticator {
     private readonly sessions: SessionStore,
     private readonly users: UserDirectory,
     private readonly clock: Clock,
+    private readonly providerOn: (id: string) => boolean,
   ) {}
 
   async authenticate(req: AuthRequest): Promise<Principal | null> {
@@ -22,12 +24,12 @@ export class SessionServiceProvider implements Authenticator {
     const s = await this.sessions.get(id);
     if (!s) return null;
     const now = this.clock();
-    if (!sessionAlive(s, now)) {
+    if (!sessionAlive(s, now) || !this.providerOn(s.provider)) {
       await this.sessions.delete(id);
       return null;
     }
     if (s.lastSeen < now - SESSION_TOUCH_S) await this.sessions.touch(id, now);
     const seen = await this.users.seen(s.userId, []);
-    return { type: 'user', user: { id: s.userId, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin, csrfToken: s.csrfToken };
+    return { type: 'user', user: { id: s.userId, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin || s.providerAdmin, csrfToken: s.csrfToken, provider: s.provider };
   }
 }

@@ -34,7 +34,7 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
   }
   if (!baseUrlSet) app.services.settings.setBaseUrl(linkUrl(host, server.port, server.url));
   // Only once the address is ours: a start that fails on a taken port must not use up the one showing of the password.
-  if (config.auth.sp.type === 'local') {
+  if (app.services.identity.localAccounts) {
     const password = await app.services.accounts.ensureInitialAdmin();
     if (password) io.out(`created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`);
   }

@@ -1,15 +1,13 @@
 /** The configuration ferry runs with when no file says otherwise (docs/architecture.md, Configuration). */
-export interface SpLocal {
-  type: 'local';
-}
-export interface SpHeader {
-  type: 'header';
-  uid_header: string;
-  email_header: string;
-  trusted_proxies: string[];
-}
+import type { SpInput } from './provider-schemas';
+
+export type { SpConfig, SpHeader, SpInput, SpLdap, SpLocal, SpOidc } from './provider-schemas';
 export interface AuthConfig {
-  sp: SpLocal | SpHeader;
+  /**
+   * The identity providers people sign in with: one, or a list shown side by side on the login page
+   * (docs/single-sign-on.md). Each entry's keys and defaults: src/config/provider-schemas.ts.
+   */
+  sp: SpInput | SpInput[];
   remote_application_enabled: boolean;
   remote_user_enabled: boolean;
   signature_max_age_s: number;

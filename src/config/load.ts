@@ -52,6 +52,32 @@ function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
     if (env.FERRY_S3_SECRET_ACCESS_KEY) keys.secret_access_key = env.FERRY_S3_SECRET_ACCESS_KEY;
     out = { ...out, storage: { ...storage, ...keys } };
   }
+  const auth = out.auth as Record<string, unknown> | undefined;
+  if (auth && typeof auth === 'object' && auth.sp && typeof auth.sp === 'object') {
+    const list = Array.isArray(auth.sp) ? auth.sp : [auth.sp];
+    const withSecrets = list.map((e: unknown) => providerSecrets(e, env));
+    out = { ...out, auth: { ...auth, sp: Array.isArray(auth.sp) ? withSecrets : withSecrets[0] } };
+  }
   return out;
 }
 
+
+/**
+ * An OIDC client secret or an LDAP service account's password from the environment, so it need not sit in the
+ * file: FERRY_OIDC_<ID>_CLIENT_SECRET (the provider's id in capitals, "-" as "_") before FERRY_OIDC_CLIENT_SECRET,
+ * and FERRY_LDAP_<ID>_BIND_PASSWORD before FERRY_LDAP_BIND_PASSWORD.
+ */
+function providerSecrets(entry: unknown, env: NodeJS.ProcessEnv): unknown {
+  if (typeof entry !== 'object' || entry === null) return entry;
+  const e = entry as Record<string, unknown>;
+  const id = (typeof e.id === 'string' ? e.id : String(e.type)).toUpperCase().replace(/-/g, '_');
+  if (e.type === 'oidc') {
+    const secret = env[`FERRY_OIDC_${id}_CLIENT_SECRET`] || env.FERRY_OIDC_CLIENT_SECRET;
+    if (secret) return { ...e, client_secret: secret };
+  }
+  if (e.type === 'ldap') {
+    const password = env[`FERRY_LDAP_${id}_BIND_PASSWORD`] || env.FERRY_LDAP_BIND_PASSWORD;
+    if (password) return { ...e, bind_password: password };
+  }
+  return e;
+}

@@ -1,95 +1,13 @@
-import net from 'node:net';
 import path from 'node:path';
 import { Config, defaultConfig, MailSinkConfig } from './defaults';
+import { arrayOf, bool, type Check, int, ipOrCidr, nullable, object, oneOf, str } from './checks';
+import { providerConfigs, providerCrossChecks, spCheck } from './provider-schemas';
 
-/**
- * Validates a parsed config object against the schema of docs/architecture.md, Configuration and merges it over the defaults.
- * Every problem is collected (with the key's path) so an admin fixes the file in one go.
- */
-type Check = (value: unknown, path: string, problems: string[]) => void;
-
-const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
-
-function int(min: number, max = Number.MAX_SAFE_INTEGER): Check {
-  return (v, path, problems) => {
-    if (!isInt(v)) problems.push(`${path}: expected an integer, got ${describe(v)}`);
-    else if (v < min || v > max) problems.push(`${path}: must be between ${min} and ${max}, got ${v}`);
-  };
-}
-const bool: Check = (v, path, problems) => {
-  if (typeof v !== 'boolean') problems.push(`${path}: expected true or false, got ${describe(v)}`);
-};
-function str(pattern?: RegExp, hint?: string): Check {
-  return (v, path, problems) => {
-    if (typeof v !== 'string') problems.push(`${path}: expected a string, got ${describe(v)}`);
-    else if (pattern && !pattern.test(v)) problems.push(`${path}: ${hint ?? 'invalid value'}, got ${JSON.stringify(v)}`);
-  };
-}
-/** An IP address, or a CIDR range whose prefix fits its family (metrics.allow). */
-function ipOrCidr(v: unknown, path: string, problems: string[]): void {
-  const [addr, bits, extra] = typeof v === 'string' ? v.split('/') : [];
-  const family = typeof addr === 'string' ? net.isIP(addr) : 0;
-  const ok = family !== 0 && extra === undefined && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)));
-  if (!ok) problems.push(`${path}: an IP address or CIDR range such as "10.0.0.0/8", got ${describe(v)}`);
-}
-function oneOf(values: readonly unknown[]): Check {
-  return (v, path, problems) => {
-    if (!values.includes(v)) problems.push(`${path}: must be one of ${values.map((x) => JSON.stringify(x)).join(', ')}, got ${describe(v)}`);
-  };
-}
-function arrayOf(item: Check): Check {
-  return (v, path, problems) => {
-    if (!Array.isArray(v)) problems.push(`${path}: expected an array, got ${describe(v)}`);
-    else v.forEach((x, i) => item(x, `${path}[${i}]`, problems));
-  };
-}
-function nullable(inner: Check): Check {
-  return (v, path, problems) => {
-    if (v !== null) inner(v, path, problems);
-  };
-}
-function object(fields: Record<string, Check>, required: string[] = []): Check {
-  return (v, path, problems) => {
-    if (typeof v !== 'object' || v === null || Array.isArray(v)) {
-      problems.push(`${path || 'config'}: expected an object, got ${describe(v)}`);
-      return;
-    }
-    const rec = v as Record<string, unknown>;
-    for (const key of Object.keys(rec)) {
-      const sub = path ? `${path}.${key}` : key;
-      if (!(key in fields)) problems.push(`${sub}: unknown key`);
-      else fields[key](rec[key], sub, problems);
-    }
-    for (const key of required) if (!(key in rec)) problems.push(`${path ? `${path}.` : ''}${key}: required`);
-  };
-}
-function describe(v: unknown): string {
-  if (v === null) return 'null';
-  if (Array.isArray(v)) return 'an array';
-  if (typeof v === 'string') return JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v);
-  if (typeof v === 'object') return 'an object';
-  return `${typeof v} ${String(v)}`;
-}
+// Validates a parsed config object against the schema of docs/architecture.md, Configuration and merges it over
+// the defaults. Every problem is collected (with the key's path) so an admin fixes the file in one go.
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
 const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics', 'storage'].includes(k));
-
-const spCheck: Check = (v, path, problems) => {
-  const type = (v as { type?: unknown } | null)?.type;
-  if (type === 'header') {
-    object(
-      {
-        type: oneOf(['header']),
-        uid_header: str(/^[A-Za-z0-9-]+$/, 'a header name'),
-        email_header: str(/^[A-Za-z0-9-]+$/, 'a header name'),
-        trusted_proxies: arrayOf(str(/^[0-9a-fA-F.:]+$/, 'an IP address')),
-      },
-      ['type'],
-    )(v, path, problems);
-  } else {
-    object({ type: oneOf(['local', 'header']) }, ['type'])(v, path, problems);
-  }
-};
 
 const storageCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -196,6 +114,7 @@ export function crossChecks(c: Config): string[] {
   if (c.encryption_mandatory && !c.encryption_enabled) problems.push('encryption_mandatory: needs encryption_enabled');
   if (c.storage.type === 's3' && (!c.storage.access_key_id || !c.storage.secret_access_key))
     problems.push('storage: S3 credentials missing: set FERRY_S3_ACCESS_KEY_ID and FERRY_S3_SECRET_ACCESS_KEY, or storage.access_key_id and storage.secret_access_key');
+  problems.push(...providerCrossChecks(providerConfigs(c.auth.sp)));
   return problems;
 }
 

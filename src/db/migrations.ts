@@ -305,6 +305,20 @@ ALTER TABLE file_pieces ALTER COLUMN crc32 DROP NOT NULL;
 `,
   },
   {
+    // Identity providers (docs/architecture.md, "How to add … An identity provider"): which provider made a
+    // session, whether it made the person an admin (a group), what it may name the session by to end it (a
+    // logout it starts) and what its own logout needs back; and the display name a provider gives.
+    version: 16,
+    sql: `
+ALTER TABLE sessions ADD COLUMN provider TEXT NOT NULL DEFAULT 'local';
+ALTER TABLE sessions ADD COLUMN provider_admin INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE sessions ADD COLUMN provider_ref TEXT;
+ALTER TABLE sessions ADD COLUMN provider_data TEXT;
+CREATE INDEX sessions_provider_ref ON sessions(provider, provider_ref);
+ALTER TABLE users ADD COLUMN display_name TEXT;
+`,
+  },
+  {
     // Sharing controls (docs/sharing.md): a transfer's download limit and link password (scrypt hash), kept
     // beside the transfer; each download a link claims of a file (done once its last byte went out), so a
     // limit holds exactly across nodes; and each automatic reminder, claimed once per target and day-mark.

@@ -17,6 +17,8 @@ export interface UsersTable {
   last_activity: number | null;
   /** Bytes this user may hold in transfers not closed; null: the config's user_quota. */
   quota: number | null;
+  /** The name an identity provider gave at the last sign-in. */
+  display_name: string | null;
 }
 export interface UserEmailsTable {
   user_id: string;
@@ -35,6 +37,11 @@ export interface SessionsTable {
   csrf_token: string;
   created: number;
   last_seen: number;
+  /** The identity provider (auth.sp[].id) that made the session. */
+  provider: Generated<string>;
+  provider_admin: Generated<number>;
+  provider_ref: string | null;
+  provider_data: string | null;
 }
 export interface AdminsTable {
   user_id: string;

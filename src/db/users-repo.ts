@@ -119,6 +119,10 @@ export class UsersRepo implements UserRepository {
     return rows.length > 0;
   }
 
+  async setDisplayName(id: string, name: string | null): Promise<void> {
+    await this.db.updateTable('users').set({ display_name: name }).where('id', '=', id).where((eb) => eb.or([eb('display_name', 'is', null), eb('display_name', '!=', name)])).execute();
+  }
+
   async removeAdmin(id: string): Promise<boolean> {
     return affected(await this.db.deleteFrom('admins').where('user_id', '=', id).execute()) > 0;
   }

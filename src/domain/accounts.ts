@@ -1,5 +1,5 @@
-import { Errors } from './errors';
-import type { Clock, IdGenerator, PasswordHasher, Repositories, UnitOfWork } from './ports';
+import { Errors, ServiceError } from './errors';
+import type { Clock, IdGenerator, PasswordHasher, Repositories, Session, UnitOfWork } from './ports';
 import type { UsersService } from './users';
 import { LoginThrottle } from './login-throttle';
 import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
@@ -41,19 +41,57 @@ export class AccountsService {
     this.throttle = new LoginThrottle(d.uow);
   }
 
-  /** The edge has checked that both are given and of sane length. */
-  async login(userId: string, password: string, ip: string): Promise<LoginResult> {
-    const now = this.d.clock();
-    const attempt = await this.throttle.attempt(userId, ip, now);
+  /** The edge has checked that both are given and of sane length. A local account's sign-in and its session. */
+  async login(userId: string, password: string, ip: string, provider = 'local'): Promise<LoginResult> {
+    await this.verifyPassword(userId, password, ip);
+    return this.openSession({ userId, provider, providerAdmin: false, providerRef: null, providerData: null });
+  }
+
+  /** A local account's password, checked under the login throttle (401 when wrong, 429 when throttled). */
+  async verifyPassword(userId: string, password: string, ip: string): Promise<void> {
+    const attempt = await this.throttle.attempt(userId, ip, this.d.clock());
     const hash = await this.d.repos.localAccounts.passwordHash(userId);
     const ok = await this.d.passwords.verify(password, hash ?? DUMMY_HASH);
     if (!hash || !ok) throw Errors.restAuthenticationRequired('login');
     await attempt.succeeded();
+  }
+
+  /**
+   * Runs `check` (a directory's password check) under the login throttle, counted against `account`: it
+   * throws to refuse (counted as a failure), or resolves (the failures are forgotten). A ServiceError other
+   * than 401 (the directory is down: 503) is not a wrong password and is not counted.
+   */
+  async throttled<T>(account: string, ip: string, check: () => Promise<T>): Promise<T> {
+    const attempt = await this.throttle.attempt(account, ip, this.d.clock());
+    let result: T;
+    try {
+      result = await check();
+    } catch (e) {
+      if (e instanceof ServiceError && e.status === 503) await attempt.undecided();
+      throw e;
+    }
+    await attempt.succeeded();
+    return result;
+  }
+
+  /** A new browser session for a person an identity provider signed in. */
+  async openSession(s: { userId: string; provider: string; providerAdmin: boolean; providerRef: string | null; providerData: string | null }): Promise<LoginResult> {
+    const now = this.d.clock();
     // Logins are rare: a good moment to forget sessions that have ended.
     await this.d.repos.sessions.deleteStale(now - SESSION_IDLE_S, now - SESSION_MAX_S);
     const { token, csrfToken } = this.d.ids.sessionTokens();
-    await this.d.repos.sessions.create({ id: sessionId(token), userId, csrfToken, created: now, lastSeen: now });
-    return { token, csrfToken, userId };
+    await this.d.repos.sessions.create({ id: sessionId(token), csrfToken, created: now, lastSeen: now, ...s });
+    return { token, csrfToken, userId: s.userId };
+  }
+
+  /** The session of a browser's token (to end it, and its provider's session), when it exists. */
+  session(token: string | undefined): Promise<Session | undefined> {
+    return token && token.length <= 128 ? this.d.repos.sessions.get(sessionId(token)) : Promise.resolve(undefined);
+  }
+
+  /** Ends the sessions an identity provider names in a logout it starts. */
+  endProviderSessions(provider: string, refs: string[]): Promise<number> {
+    return this.d.repos.sessions.deleteByRef(provider, refs);
   }
 
   async logout(token: string | undefined): Promise<void> {

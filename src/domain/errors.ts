@@ -105,5 +105,6 @@ export const Errors = {
   internalError: entry('internal_error', 500),
   databaseUnavailable: entry('database_unavailable', 503),
   storageUnavailable: entry('storage_unavailable', 503),
+  loginProviderUnavailable: entry('login_provider_unavailable', 503),
   storageNotEnoughSpaceLeft: entry('storage_not_enough_space_left', 507),
 } as const satisfies Record<string, ErrorEntry>;

@@ -10,6 +10,8 @@ export const LOGIN_THROTTLE = { perAccount: 5, perIp: 20, windowS: 900 };
 /** An attempt let through the throttle: settled once the password is checked. */
 export interface LoginAttempt {
   succeeded(): Promise<void>;
+  /** Neither right nor wrong (the directory could not be asked): the attempt is not counted. */
+  undecided(): Promise<void>;
 }
 
 /**
@@ -26,7 +28,7 @@ export class LoginThrottle {
     const accountKey = `user:${account}`;
     const ipKey = `ip:${ip}`;
     const since = now - LOGIN_THROTTLE.windowS;
-    const ipFailure = await this.uow.run(async (tx) => {
+    const [accountFailure, ipFailure] = await this.uow.run(async (tx) => {
       await tx.loginFailures.hold([accountKey, ipKey]);
       const [a, b] = [await tx.loginFailures.window(accountKey, since), await tx.loginFailures.window(ipKey, since)];
       const wait = Math.max(
@@ -34,13 +36,17 @@ export class LoginThrottle {
         b.count >= LOGIN_THROTTLE.perIp ? (b.oldest ?? now) + LOGIN_THROTTLE.windowS - now : 0,
       );
       if (wait > 0) throw Errors.rateLimitExceeded(`retry_after=${Math.max(1, wait)}`);
-      await tx.loginFailures.add(accountKey, now);
-      return tx.loginFailures.add(ipKey, now);
+      return [await tx.loginFailures.add(accountKey, now), await tx.loginFailures.add(ipKey, now)];
     });
     return {
       succeeded: () =>
         this.uow.run(async (tx) => {
           await tx.loginFailures.clear(accountKey);
+          await tx.loginFailures.remove(ipFailure);
+        }),
+      undecided: () =>
+        this.uow.run(async (tx) => {
+          await tx.loginFailures.remove(accountFailure);
           await tx.loginFailures.remove(ipFailure);
         }),
     };

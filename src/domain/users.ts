@@ -27,6 +27,11 @@ export class UsersService implements UserDirectory {
     return this.configAdmins().includes(userId) || (await this.store.isDbAdmin(userId));
   }
 
+  /** The name an identity provider gave at sign-in. */
+  async setDisplayName(userId: string, name: string): Promise<void> {
+    await this.store.setDisplayName(userId, name.slice(0, 256));
+  }
+
   async lang(userId: string): Promise<string | null> {
     return (await this.store.record(userId))?.lang ?? null;
   }

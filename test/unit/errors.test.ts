@@ -33,7 +33,8 @@ const DESIGN_TABLE: Record<number, string[]> = {
   416: ['range_not_satisfiable'],
   429: ['rate_limit_exceeded'],
   500: ['internal_error'],
-  503: ['storage_unavailable', 'database_unavailable'],
+  // An identity provider (a directory, an OpenID provider) that cannot be reached: docs/single-sign-on.md.
+  503: ['storage_unavailable', 'database_unavailable', 'login_provider_unavailable'],
   507: ['storage_not_enough_space_left'],
 };
 const designStatus = new Map(Object.entries(DESIGN_TABLE).flatMap(([status, ids]) => ids.map((id) => [id, Number(status)] as const)));

@@ -153,6 +153,7 @@ export interface UserRepository {
   addAdmin(id: string, now: number): Promise<boolean>;
   removeAdmin(id: string): Promise<boolean>;
   listAdmins(): Promise<string[]>;
+  setDisplayName(id: string, name: string | null): Promise<void>;
 }
 
 /** Password hashes of the local service provider's accounts. */
@@ -166,7 +167,7 @@ export interface LocalAccountRepository {
   delete(userId: string): Promise<boolean>;
 }
 
-/** A browser session of the local service provider. */
+/** A browser session, made by an identity provider's sign-in. */
 export interface Session {
   /** SHA-256 (hex) of the cookie's token: a copy of the database opens no session. */
   id: string;
@@ -175,6 +176,14 @@ export interface Session {
   csrfToken: string;
   created: number;
   lastSeen: number;
+  /** The identity provider that made it (auth.sp[].id). */
+  provider: string;
+  /** The provider made the person an admin (a group or role claim). */
+  providerAdmin: boolean;
+  /** What the provider may name the session by in a logout it starts. */
+  providerRef: string | null;
+  /** What the provider's own logout needs back (the ID token hint). */
+  providerData: string | null;
 }
 
 export interface SessionRepository {
@@ -185,6 +194,8 @@ export interface SessionRepository {
   /** Every session of the user, but the one named `exceptId` when given (the one changing its password). */
   deleteOf(userId: string, exceptId?: string): Promise<void>;
   deleteStale(idleBefore: number, createdBefore: number): Promise<number>;
+  /** Ends the sessions a provider names (a logout it starts); returns how many. */
+  deleteByRef(provider: string, refs: string[]): Promise<number>;
 }
 
 /** A remote application (ferry remote-app add): its shared secret, and the previous one during a grace period. */

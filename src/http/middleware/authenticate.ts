@@ -20,12 +20,16 @@ export function authenticate(): Middleware<FerryState> {
     const req = authRequestOf(c);
     const principal = await resolvePrincipal(ctx.state.services.authenticators, req);
     ctx.state.principal = principal;
-    if (principal.type === 'user' && principal.via === 'sp' && UNSAFE.has(ctx.method)) {
+    // An identity provider's answer (SAML posts its assertion, a logout it starts) comes from its own site by
+    // design and proves itself; it does not act through the browser's session.
+    const fromProvider = /^\/login\/[^/]+\/(callback|logout)$/.test(ctx.path);
+    if (principal.type === 'user' && principal.via === 'sp' && UNSAFE.has(ctx.method) && !fromProvider) {
       if (isForeignOrigin(ctx.headers, ctx.state.services.settings.get().base_url)) {
         throw Errors.restSecurityTokenDidNotMatch('origin');
       }
       // Logging in again from a stale login page does not act through the current session: no token needed.
-      const isLogin = ctx.method === 'POST' && (ctx.path === '/login' || ctx.path === '/download/unlock'); // a link password is its own proof
+      // A password is its own proof: a login form's, or a link password's.
+      const isLogin = ctx.method === 'POST' && (ctx.path === '/login' || /^\/login\/[^/]+$/.test(ctx.path) || ctx.path === '/download/unlock');
       if (principal.csrfToken && !isLogin && !securityTokenMatches(ctx.get(SECURITY_TOKEN_HEADER), principal.csrfToken)) {
         throw Errors.restSecurityTokenDidNotMatch();
       }

@@ -19,6 +19,10 @@ export function miscRoutes(api: Api): void {
       if (key in config) info[key] = (config as unknown as Record<string, unknown>)[key];
     }
     info.version = ctx.state.services.version;
+    // Where a person signs in (FileSender's logon_url): the provider's own start when it is the only way in
+    // through ferry's pages and a redirect, else the login page listing them.
+    const signIn = ctx.state.services.identity.list.filter((p) => p.style !== 'proxy');
+    info.logon_url = `${config.base_url}/login${signIn.length === 1 && signIn[0].style === 'redirect' ? `/${signIn[0].id}` : ''}`;
     return info;
   });
 

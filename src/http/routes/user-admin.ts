@@ -97,7 +97,7 @@ export function userAdminRoutes(api: Api): void {
   api.put('/user/@me/password', users(), async (ctx) => {
     const s = ctx.state.services;
     const p = ctx.state.principal;
-    if (p.type !== 'user' || p.via !== 'sp' || s.settings.get().auth.sp.type !== 'local') throw Errors.restAccessForbidden();
+    if (p.type !== 'user' || p.via !== 'sp' || !p.provider || !s.identity.get(p.provider)?.localAccounts) throw Errors.restAccessForbidden();
     const b = bodyObject(ctx);
     onlyKeys(b, ['current_password', 'password']);
     if (typeof b.current_password !== 'string' || !b.current_password) throw Errors.restMissingParameter('current_password');

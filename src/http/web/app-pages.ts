@@ -4,6 +4,7 @@ import { html, SafeHtml } from './html';
 import { layout, pageT, basePath } from './layout';
 import type { PageRegistry } from './pages';
 import { safeReturnPath } from '../routes/login';
+import type { IdentityProvider, LoginFailure } from '../../auth/identity-provider';
 
 /**
  * ferry's own pages: server-rendered shells whose <main> names the view app.js mounts. The data each view
@@ -26,13 +27,13 @@ export function registerWebPages(pages: PageRegistry): void {
   // The password form is for a local account signed in with its session (PUT /user/@me/password).
   pages.register('profile', (ctx) => {
     const p = ctx.state.principal;
-    const local = ctx.state.services.settings.get().auth.sp.type === 'local' && p.type === 'user' && p.via === 'sp';
+    const local = p.type === 'user' && p.via === 'sp' && !!p.provider && !!ctx.state.services.identity.get(p.provider)?.localAccounts;
     return userPage(ctx, 'profile', 'ui_profile', local ? { 'local-account': '1' } : {});
   });
   pages.register('admin', (ctx) => {
     const p = ctx.state.principal;
     if (p.type === 'user' && !p.isAdmin) return refusal(ctx, 'rest_admin_required', 403);
-    const local = ctx.state.services.settings.get().auth.sp.type === 'local';
+    const local = ctx.state.services.identity.localAccounts;
     return userPage(ctx, 'admin', 'admin', { ...(ctx.state.services.mailInbox ? { 'mail-sink': '1' } : {}), ...(local ? { 'local-accounts': '1' } : {}) });
   });
 }
@@ -81,30 +82,61 @@ async function guestData(ctx: FerryContext): Promise<Record<string, string>> {
 }
 
 /**
- * The sign-in form. With the local service provider it posts to /login (app.js sends it as JSON with the
- * security header and comes back to the page asked for); with a header SP the proxy signs users in, so
- * reaching this means it did not.
+ * The login page: one entry per identity provider, in the config's order. A password provider gets a form
+ * posted to /login/<id> (app.js sends it as JSON with the security header and comes back to the page asked
+ * for); a redirect provider a button to /login/<id>; a proxy (the header kind) a line saying the proxy signs
+ * people in, since reaching this page means it did not.
  */
 export function loginPage(ctx: FerryContext): SafeHtml {
   const t = pageT(ctx);
-  const sp = ctx.state.services.settings.get().auth.sp;
-  if (sp.type !== 'local') {
-    return layout(ctx, { title: t('login'), body: html`<section class="card narrow"><h1>${t('login')}</h1><p>${t('ui_sp_not_signed_in')}</p></section>` });
-  }
-  const back = ctx.path === '/login' ? (typeof ctx.query.return === 'string' ? ctx.query.return : '') : ctx.originalUrl;
+  const base = basePath(ctx);
+  const providers = ctx.state.services.identity.list;
+  const back = safeReturnPath(ctx.path === '/login' ? (typeof ctx.query.return === 'string' ? ctx.query.return : '') : ctx.originalUrl);
   const wait = typeof ctx.query.wait === 'string' && /^\d{1,6}$/.test(ctx.query.wait) ? Number(ctx.query.wait) : 0;
-  const message = wait ? t('ui_login_throttled', { minutes: String(Math.max(1, Math.ceil(wait / 60))) }) : ctx.query.failed ? t('ui_login_failed') : '';
+  const about = typeof ctx.query.provider === 'string' ? ctx.query.provider : providers.find((p) => p.style === 'password')?.id;
+  const message = wait
+    ? t('ui_login_throttled', { minutes: String(Math.max(1, Math.ceil(wait / 60))) })
+    : ctx.query.unavailable
+      ? t('ui_login_unavailable')
+      : ctx.query.failed
+        ? t('ui_login_failed')
+        : '';
+  const several = providers.length > 1;
+  let firstForm = true;
+  const entries = providers.map((p) => {
+    if (p.style === 'proxy') return html`<p>${t('ui_sp_not_signed_in')}</p>`;
+    if (p.style === 'redirect') {
+      return html`<p><a class="button primary login-button" data-provider="${p.id}" href="${base}/login/${encodeURIComponent(p.id)}?return=${encodeURIComponent(back)}">${t('ui_sign_in_with', { provider: p.label })}</a></p>`;
+    }
+    const suffix = firstForm ? '' : `-${p.id}`;
+    firstForm = false;
+    const shown = p.id === about ? message : '';
+    return html`<form class="login-form" method="post" action="${base}/login/${encodeURIComponent(p.id)}" data-provider="${p.id}">
+${several ? html`<h2>${p.label}</h2>` : html``}<input type="hidden" name="return" value="${back}">
+<div class="field"><label for="login-user${suffix}">${t('user_id')}</label><input id="login-user${suffix}" name="user_id" autocomplete="username" required></div>
+<div class="field"><label for="login-password${suffix}">${t('password')}</label><input id="login-password${suffix}" name="password" type="password" autocomplete="current-password" required></div>
+<p class="error" role="alert"${shown ? '' : html` hidden`}>${shown}</p>
+<button type="submit" class="primary">${t('login')}</button>
+</form>`;
+  });
   const body = html`<section class="card narrow">
 <h1>${t('login')}</h1>
-<form class="login-form" method="post" action="${basePath(ctx)}/login">
-<input type="hidden" name="return" value="${safeReturnPath(back)}">
-<div class="field"><label for="login-user">${t('user_id')}</label><input id="login-user" name="user_id" autocomplete="username" required></div>
-<div class="field"><label for="login-password">${t('password')}</label><input id="login-password" name="password" type="password" autocomplete="current-password" required></div>
-<p class="error" role="alert"${message ? '' : html` hidden`}>${message}</p>
-<button type="submit" class="primary">${t('login')}</button>
-</form>
+${entries}
 </section>`;
   return layout(ctx, { title: t('login'), body, page: 'login' });
+}
+
+/** A redirect sign-in that did not work: what happened, in the person's language, and a way to try again. */
+export function loginFailurePage(ctx: FerryContext, p: IdentityProvider, reason: LoginFailure, status: number): void {
+  const t = pageT(ctx);
+  const body = html`<section class="card narrow login-failed" data-reason="${reason}">
+<h1>${t('ui_sign_in_failed_title')}</h1>
+<p>${t(`ui_sign_in_${reason}`, { provider: p.label })}</p>
+<p><a href="${basePath(ctx)}/login">${t('ui_sign_in_again')}</a></p>
+</section>`;
+  ctx.status = status;
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = layout(ctx, { title: t('ui_sign_in_failed_title'), body, scripts: [] }).value;
 }
 
 function refusal(ctx: FerryContext, key: string, status: number): SafeHtml {

@@ -297,4 +297,13 @@ export const uiDe: Table = {
   ui_user_quota_refused: "Diese Übertragung ({requested}) würde Ihr Kontingent überschreiten: noch {left} von {quota} frei. Schließen oder löschen Sie frühere Übertragungen oder bitten Sie einen Administrator um mehr Platz.",
   ui_host_quota_refused: "Der Dienst hat gerade keinen Platz für diese Übertragung ({requested}): noch {left} von seinem Kontingent von {quota} frei. Versuchen Sie eine kleinere Übertragung oder später.",
   ui_guest_quota_refused: "Diese Übertragung ({requested}) würde das Kontingent der Person überschreiten, die Sie eingeladen hat: noch {left} von {quota} frei. Bitten Sie sie, Platz zu schaffen.",
+  // Identity providers (docs/single-sign-on.md)
+  ui_login_unavailable: "Das Verzeichnis ist gerade nicht erreichbar. Bitte versuchen Sie es in einigen Minuten erneut.",
+  ui_sign_in_with: "Anmelden mit {provider}",
+  ui_sign_in_failed_title: "Die Anmeldung hat nicht funktioniert",
+  ui_sign_in_failed: "Die Antwort von {provider} konnte nicht angenommen werden (sie ist vielleicht abgelaufen oder wurde schon verwendet). Bitte melden Sie sich erneut an.",
+  ui_sign_in_denied: "{provider} hat Sie nicht angemeldet.",
+  ui_sign_in_no_email: "Ihr Konto bei {provider} hat keine E-Mail-Adresse, die ferry zum Senden von Dateien braucht. Bitte wenden Sie sich an Ihre Administration.",
+  ui_sign_in_unavailable: "{provider} ist gerade nicht erreichbar. Bitte versuchen Sie es in einigen Minuten erneut.",
+  ui_sign_in_again: "Zurück zur Anmeldung",
 };

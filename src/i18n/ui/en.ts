@@ -304,4 +304,13 @@ export const uiEn: Table = {
   ui_user_quota_refused: "This transfer ({requested}) would pass your quota: {left} left of {quota}. Close or delete earlier transfers, or ask an administrator for more space.",
   ui_host_quota_refused: "The service has no room for this transfer ({requested}) now: {left} left of its {quota} quota. Try a smaller transfer or later.",
   ui_guest_quota_refused: "This transfer ({requested}) would pass the quota of the person who invited you: {left} left of {quota}. Ask them to make room.",
+  // Identity providers (docs/single-sign-on.md)
+  ui_login_unavailable: "The directory cannot be reached right now. Please try again in a few minutes.",
+  ui_sign_in_with: "Sign in with {provider}",
+  ui_sign_in_failed_title: "Signing in did not work",
+  ui_sign_in_failed: "The answer from {provider} could not be accepted (it may have expired or been used already). Please sign in again.",
+  ui_sign_in_denied: "{provider} did not sign you in.",
+  ui_sign_in_no_email: "Your account at {provider} has no e-mail address, which ferry needs to send files. Please ask your administrator.",
+  ui_sign_in_unavailable: "{provider} cannot be reached right now. Please try again in a few minutes.",
+  ui_sign_in_again: "Back to sign-in",
 };

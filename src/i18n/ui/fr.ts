@@ -297,4 +297,13 @@ export const uiFr: Table = {
   ui_user_quota_refused: "Ce transfert ({requested}) dépasserait votre quota : il reste {left} sur {quota}. Clôturez ou supprimez des transferts précédents, ou demandez plus d’espace à un administrateur.",
   ui_host_quota_refused: "Le service n’a pas la place pour ce transfert ({requested}) pour l’instant : il reste {left} sur son quota de {quota}. Essayez un transfert plus petit ou plus tard.",
   ui_guest_quota_refused: "Ce transfert ({requested}) dépasserait le quota de la personne qui vous a invité : il reste {left} sur {quota}. Demandez-lui de faire de la place.",
+  // Identity providers (docs/single-sign-on.md)
+  ui_login_unavailable: "L'annuaire est injoignable pour le moment. Réessayez dans quelques minutes.",
+  ui_sign_in_with: "Se connecter avec {provider}",
+  ui_sign_in_failed_title: "La connexion a échoué",
+  ui_sign_in_failed: "La réponse de {provider} n'a pas pu être acceptée (elle a peut-être expiré ou déjà servi). Veuillez vous reconnecter.",
+  ui_sign_in_denied: "{provider} ne vous a pas connecté.",
+  ui_sign_in_no_email: "Votre compte {provider} n'a pas d'adresse e-mail, dont ferry a besoin pour envoyer des fichiers. Adressez-vous à votre administrateur.",
+  ui_sign_in_unavailable: "{provider} est injoignable pour le moment. Réessayez dans quelques minutes.",
+  ui_sign_in_again: "Retour à la connexion",
 };

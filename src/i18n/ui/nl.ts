@@ -297,4 +297,13 @@ export const uiNl: Table = {
   ui_user_quota_refused: "Deze overdracht ({requested}) zou uw quotum overschrijden: nog {left} van {quota} vrij. Sluit of verwijder eerdere overdrachten, of vraag een beheerder om meer ruimte.",
   ui_host_quota_refused: "De dienst heeft nu geen ruimte voor deze overdracht ({requested}): nog {left} van zijn quotum van {quota} vrij. Probeer een kleinere overdracht of later.",
   ui_guest_quota_refused: "Deze overdracht ({requested}) zou het quotum overschrijden van wie u heeft uitgenodigd: nog {left} van {quota} vrij. Vraag die persoon ruimte te maken.",
+  // Identity providers (docs/single-sign-on.md)
+  ui_login_unavailable: "De directory is nu niet bereikbaar. Probeer het over een paar minuten opnieuw.",
+  ui_sign_in_with: "Aanmelden met {provider}",
+  ui_sign_in_failed_title: "Aanmelden is niet gelukt",
+  ui_sign_in_failed: "Het antwoord van {provider} kon niet worden aanvaard (het is misschien verlopen of al gebruikt). Meld u opnieuw aan.",
+  ui_sign_in_denied: "{provider} heeft u niet aangemeld.",
+  ui_sign_in_no_email: "Uw account bij {provider} heeft geen e-mailadres, en dat heeft ferry nodig om bestanden te versturen. Vraag het uw beheerder.",
+  ui_sign_in_unavailable: "{provider} is nu niet bereikbaar. Probeer het over een paar minuten opnieuw.",
+  ui_sign_in_again: "Terug naar aanmelden",
 };

@@ -117,11 +117,27 @@ async function s3ServerPart(): Promise<FoundPart> {
   return { part: 's3 server', found: `Swift ${s.version} with s3api (${s.proxy}) and ${s.memcached}` };
 }
 
+export const SLAPD_INSTALL = 'apt-get install -y slapd ldap-utils';
+
+/** Debian's slapd (the LDAP tests start their own in a temp dir: test/helpers/system/slapd.ts) and openssl for its certificates. */
+export function slapdBinaries(): { slapd: string; slappasswd: string; slapadd: string } {
+  const bins = { slapd: '/usr/sbin/slapd', slappasswd: '/usr/sbin/slappasswd', slapadd: '/usr/sbin/slapadd' };
+  const needed = [...Object.values(bins), '/etc/ldap/schema/inetorgperson.schema', '/usr/bin/openssl'];
+  const missing = needed.filter((f) => !fs.existsSync(f));
+  if (missing.length) throw new MissingPart(`slapd (missing ${missing.join(', ')})`, `${SLAPD_INSTALL} openssl`);
+  return bins;
+}
+
+async function slapdPart(): Promise<FoundPart> {
+  return { part: 'slapd', found: slapdBinaries().slapd };
+}
+
 /** Every finder by the test group that needs it; the runner checks them before running the group. */
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
-  browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
+  browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() }), slapdPart],
   unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
-  'http-postgres': [postgresPart],
+  http: [slapdPart],
+  'http-postgres': [postgresPart, slapdPart],
   // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
   e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }), postgresPart, s3ServerPart],
   storage: [s3ServerPart],

@@ -1,0 +1,144 @@
+import type { Authenticator } from './principal';
+
+/**
+ * The seam every way of signing in goes through (docs/architecture.md, "How to add … An identity provider"). A
+ * provider vouches for a person; the HTTP layer (src/http/routes/login.ts) turns that into a ferry user and a
+ * session, shows the provider on the login page, and routes its requests:
+ *
+ *   GET  /login                      the login page: a form per password provider, a button per redirect provider
+ *   POST /login/<id>                 a password provider's form (POST /login: the first password provider)
+ *   GET  /login/<id>                 a redirect provider's start: off to the identity provider
+ *   GET|POST /login/<id>/callback    its answer (OIDC's redirect_uri, SAML's assertion consumer service)
+ *   GET|POST /login/<id>/logout      a logout the identity provider starts (front channel, SAML's SLO)
+ *   GET|POST /logout                 ferry's logout, then the provider's own when it has one (RP-initiated)
+ *
+ * Providers know nothing of Koa: they get plain requests and answer plain values, and say why a sign-in failed
+ * with a LoginFailed, which the HTTP layer shows as a page (and logs as one line) — never a 500.
+ */
+
+/** A person as a provider vouches for them, on the way to becoming a ferry user. */
+export interface SignedInPerson {
+  /** The ferry user id (the same person must get the same uid at every sign-in). */
+  uid: string;
+  /** Their e-mail addresses (at least one for a user who sends; recorded on the user). */
+  emails: string[];
+  displayName: string | null;
+  /** Admin through the provider (a group or role), besides the config's `admin` list and `ferry admin add`. */
+  admin: boolean;
+  /**
+   * What the identity provider may later name this sign-in by to end it (OIDC's `sid`, SAML's NameID and
+   * SessionIndex): a logout it starts ends every ferry session with this reference.
+   */
+  sessionRef?: string | null;
+  /** Kept with the session for the provider's own logout (the ID token, sent back as id_token_hint). Never logged. */
+  sessionData?: string | null;
+}
+
+/** A request at one of a provider's routes, as the HTTP layer hands it over. */
+export interface ProviderRequest {
+  method: 'GET' | 'POST';
+  /** The URL as received, on base_url's origin and path (what an OIDC callback is checked against). */
+  url: URL;
+  /** A POST's parsed form or JSON body; {} for GET. */
+  body: Record<string, unknown>;
+  /** The address the login throttle counts (the client's, behind a local reverse proxy). */
+  clientAddress: string;
+}
+
+/** Where a redirect provider sends the browser, and what it must find again at the callback. */
+export interface RedirectStart {
+  location: string;
+  /**
+   * Kept until the callback in a cookie of this browser only, HttpOnly, for 10 minutes, and handed to
+   * `callback` (state, nonce, PKCE verifier). A flow cookie binds the callback to the browser that started it.
+   */
+  flow: Record<string, string>;
+}
+
+/** What a logout the identity provider started ends, and how ferry answers it. */
+export interface RemoteLogout {
+  endSessions: string[];
+  location: string | null;
+  body?: { type: string; content: string };
+}
+
+/** The state a ferry session keeps for its provider. */
+export interface ProviderSession {
+  ref: string | null;
+  data: string | null;
+}
+
+/**
+ * How a provider signs people in:
+ * - `password`: a user name and password form on the login page, posted to /login/<id>;
+ * - `redirect`: a button on the login page; the browser goes to the identity provider and comes back to
+ *   /login/<id>/callback (GET or POST);
+ * - `proxy`: something in front of ferry signs people in (the header kind); ferry shows no form for it.
+ */
+export type LoginStyle = 'password' | 'redirect' | 'proxy';
+
+export interface IdentityProvider {
+  /** From the config (`auth.sp[].id`): names its routes and the sessions it made. */
+  readonly id: string;
+  /** Its kind (`auth.sp[].type`). */
+  readonly type: string;
+  /** The login page's button or form title. */
+  readonly label: string;
+  readonly style: LoginStyle;
+  /** Its users have local accounts (ferry user …): the profile's password form, the admin's accounts tab. */
+  readonly localAccounts: boolean;
+  /** `password` style: checks the credentials (throttled), or throws LoginFailed or a ServiceError (401, 429, 503). */
+  checkPassword?(userId: string, password: string, clientAddress: string): Promise<SignedInPerson>;
+  /** `redirect` style: where the browser goes to sign in. */
+  start?(req: ProviderRequest): Promise<RedirectStart>;
+  /**
+   * `redirect` style: the identity provider's answer at /login/<id>/callback, with the flow kept at `start`
+   * (null when the browser brought none: an IdP-initiated sign-in, which the provider may accept or refuse).
+   */
+  callback?(req: ProviderRequest, flow: Record<string, string> | null): Promise<SignedInPerson>;
+  /**
+   * The callback is a cross-site POST (SAML's HTTP-POST binding): the flow cookie is then SameSite=None, which
+   * browsers accept only over https (base_url https://).
+   */
+  readonly crossSiteCallback?: boolean;
+  /** Where the browser goes after ferry's logout to end the identity provider's session too, or null. */
+  logoutUrl?(session: ProviderSession, afterLogout: string): Promise<string | null>;
+  /**
+   * A logout the identity provider starts, at /login/<id>/logout: the session references (`sessionRef`) whose
+   * ferry sessions end, and the answer: the browser sent on to `location` (null: ferry's login page), or,
+   * when `body` is given, that body with 200 (a back-channel request from the provider's server: OIDC's
+   * back-channel logout, SAML's SOAP binding).
+   */
+  remoteLogout?(req: ProviderRequest): Promise<RemoteLogout>;
+  /** Per-request sign-in (the header kind), evaluated where the spec's order puts the service provider. */
+  readonly authenticator?: Authenticator;
+  close?(): Promise<void>;
+}
+
+/**
+ * Why a sign-in failed, for the page the person sees: `failed` (a tampered, replayed or stale answer, a bad
+ * token), `denied` (the person cancelled or the provider refused), `no_email` (the account has no usable
+ * e-mail address), `unavailable` (the provider cannot be reached or is misconfigured).
+ */
+export type LoginFailure = 'failed' | 'denied' | 'no_email' | 'unavailable';
+
+const STATUS: Record<LoginFailure, number> = { failed: 400, denied: 403, no_email: 403, unavailable: 503 };
+
+/** A sign-in that did not work: `detail` is the one log line (never a token, code or secret). */
+export class LoginFailed extends Error {
+  readonly status: number;
+  constructor(
+    readonly reason: LoginFailure,
+    readonly detail: string,
+  ) {
+    super(detail);
+    this.name = 'LoginFailed';
+    this.status = STATUS[reason];
+  }
+}
+
+/** What a provider's module gives the composition root: its kind and how to build it from its config. */
+export interface ProviderKind<C, D> {
+  readonly type: string;
+  create(config: C, deps: D): IdentityProvider | Promise<IdentityProvider>;
+}

@@ -1,0 +1,22 @@
+import type { SpLocal } from '../../config/defaults';
+import type { IdentityProvider, ProviderKind, SignedInPerson } from '../identity-provider';
+import type { ProviderDeps } from './deps';
+
+/** Local accounts (`ferry user add`): a user name and password form, checked under the login throttle. */
+export const localKind: ProviderKind<SpLocal, ProviderDeps> = {
+  type: 'local',
+  create(cfg, deps): IdentityProvider {
+    return {
+      id: cfg.id,
+      type: 'local',
+      label: cfg.label,
+      style: 'password',
+      localAccounts: true,
+      async checkPassword(userId, password, clientAddress): Promise<SignedInPerson> {
+        await deps.accounts.verifyPassword(userId, password, clientAddress);
+        // The account's e-mail addresses are those `ferry user add` recorded: none given here keeps them.
+        return { uid: userId, emails: [], displayName: null, admin: false };
+      },
+    };
+  },
+};
