@@ -33,6 +33,12 @@ import { sharingEn } from './sharing/en';
 import { sharingFr } from './sharing/fr';
 import { sharingDe } from './sharing/de';
 import { sharingNl } from './sharing/nl';
+import { sharingEs } from './sharing/es';
+import { sharingIt } from './sharing/it';
+import { sharingPt } from './sharing/pt';
+import { sharingPl } from './sharing/pl';
+import { sharingCs } from './sharing/cs';
+import { sharingSv } from './sharing/sv';
 
 /** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
 export type Table = Record<string, string>;
@@ -43,12 +49,12 @@ const TABLES: Record<string, Table> = {
   fr: { ...mailFr, ...uiFr, ...sharingFr, ...fr },
   de: { ...mailDe, ...uiDe, ...sharingDe, ...de },
   nl: { ...mailNl, ...uiNl, ...sharingNl, ...nl },
-  es: { ...mailEs, ...uiEs, ...es },
-  it: { ...mailIt, ...uiIt, ...it },
-  pt: { ...mailPt, ...uiPt, ...pt },
-  pl: { ...mailPl, ...uiPl, ...pl },
-  cs: { ...mailCs, ...uiCs, ...cs },
-  sv: { ...mailSv, ...uiSv, ...sv },
+  es: { ...mailEs, ...uiEs, ...sharingEs, ...es },
+  it: { ...mailIt, ...uiIt, ...sharingIt, ...it },
+  pt: { ...mailPt, ...uiPt, ...sharingPt, ...pt },
+  pl: { ...mailPl, ...uiPl, ...sharingPl, ...pl },
+  cs: { ...mailCs, ...uiCs, ...sharingCs, ...cs },
+  sv: { ...mailSv, ...uiSv, ...sharingSv, ...sv },
 };
 /** The shipped languages, in the pickers' order (src/i18n/languages.ts). */
 export const LANGS: string[] = LANGUAGE_NAMES.map(([code]) => code).filter((code) => code in TABLES);

@@ -24,9 +24,10 @@ const PRODUCT_NAMES = new Set(['app_name']);
  */
 const SAME_AS_ENGLISH: Record<string, string[]> = {
   fr: ['admin', 'message', 'ui_total', 'ui_pause', 'ui_date', 'ui_actions', 'ui_email', 'ui_quota', 'ui_quotas', 'mail_auditlog_date', 'ui_mail_date'],
-  de: ['status', 'ui_details', 'ui_admin_role', 'ui_make_admin'],
+  // German says "Downloads" too.
+  de: ['status', 'ui_details', 'ui_admin_role', 'ui_make_admin', 'ui_download_counts'],
   // Dutch says "download" too.
-  nl: ['status', 'ui_details', 'ui_email', 'ui_downloads_count_one', 'ui_downloads_count_other'],
+  nl: ['status', 'ui_details', 'ui_email', 'ui_downloads_count_one', 'ui_downloads_count_other', 'ui_download_counts'],
   es: ['ui_total'],
   // Italian says "file", "download" and "password" too; "file" does not change in the plural.
   it: ['password', 'ui_encrypt_password', 'ui_quota', 'file', 'ui_summary_files_one', 'ui_n_files_one', 'ui_downloads_count_one'],
