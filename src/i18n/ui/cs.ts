@@ -312,4 +312,12 @@ export const uiCs: Table = {
   ui_user_quota_refused: "Tato zásilka ({requested}) by překročila vaši kvótu: zbývá {left} z {quota}. Uzavřete nebo smažte starší zásilky, nebo požádejte správce o více místa.",
   ui_host_quota_refused: "Služba teď nemá na tuto zásilku ({requested}) místo: z její kvóty {quota} zbývá {left}. Zkuste menší zásilku nebo později.",
   ui_guest_quota_refused: "Tato zásilka ({requested}) by překročila kvótu toho, kdo vás pozval: zbývá {left} z {quota}. Požádejte o uvolnění místa.",
+  ui_login_unavailable: "Adresář je teď nedostupný. Zkuste to znovu za několik minut.",
+  ui_sign_in_with: "Přihlásit se přes {provider}",
+  ui_sign_in_failed_title: "Přihlášení se nepovedlo",
+  ui_sign_in_failed: "Odpověď od {provider} nelze přijmout (mohla vypršet nebo už byla použita). Přihlaste se prosím znovu.",
+  ui_sign_in_denied: "{provider}: přihlášení odmítnuto.",
+  ui_sign_in_no_email: "Váš účet u {provider} nemá e-mailovou adresu, kterou ferry potřebuje k odesílání souborů. Obraťte se na správce.",
+  ui_sign_in_unavailable: "{provider} je teď nedostupný. Zkuste to znovu za několik minut.",
+  ui_sign_in_again: "Zpět k přihlášení",
 };

@@ -303,4 +303,12 @@ export const uiEs: Table = {
   ui_user_quota_refused: "Esta transferencia ({requested}) superaría su cuota: quedan {left} de {quota}. Cierre o borre transferencias anteriores, o pida más espacio a un administrador.",
   ui_host_quota_refused: "El servicio no tiene sitio ahora para esta transferencia ({requested}): quedan {left} de su cuota de {quota}. Pruebe con una transferencia más pequeña o más tarde.",
   ui_guest_quota_refused: "Esta transferencia ({requested}) superaría la cuota de la persona que le invitó: quedan {left} de {quota}. Pídale que libere espacio.",
+  ui_login_unavailable: "No se puede contactar con el directorio en este momento. Vuelva a intentarlo dentro de unos minutos.",
+  ui_sign_in_with: "Iniciar sesión con {provider}",
+  ui_sign_in_failed_title: "No se ha podido iniciar sesión",
+  ui_sign_in_failed: "No se ha podido aceptar la respuesta de {provider} (puede que haya caducado o que ya se haya usado). Inicie sesión de nuevo.",
+  ui_sign_in_denied: "{provider} no ha iniciado su sesión.",
+  ui_sign_in_no_email: "Su cuenta en {provider} no tiene dirección de correo electrónico, y ferry la necesita para enviar archivos. Consulte a su administrador.",
+  ui_sign_in_unavailable: "No se puede contactar con {provider} en este momento. Vuelva a intentarlo dentro de unos minutos.",
+  ui_sign_in_again: "Volver al inicio de sesión",
 };

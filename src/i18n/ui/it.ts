@@ -303,4 +303,12 @@ export const uiIt: Table = {
   ui_user_quota_refused: "Questo trasferimento ({requested}) supererebbe la tua quota: restano {left} su {quota}. Chiudi o elimina trasferimenti precedenti, oppure chiedi più spazio a un amministratore.",
   ui_host_quota_refused: "Il servizio ora non ha spazio per questo trasferimento ({requested}): restano {left} della sua quota di {quota}. Prova con un trasferimento più piccolo o più tardi.",
   ui_guest_quota_refused: "Questo trasferimento ({requested}) supererebbe la quota della persona che ti ha invitato: restano {left} su {quota}. Chiedile di liberare spazio.",
+  ui_login_unavailable: "La directory non è raggiungibile in questo momento. Riprova tra qualche minuto.",
+  ui_sign_in_with: "Accedi con {provider}",
+  ui_sign_in_failed_title: "Accesso non riuscito",
+  ui_sign_in_failed: "La risposta di {provider} non è stata accettata (potrebbe essere scaduta o già usata). Accedi di nuovo.",
+  ui_sign_in_denied: "{provider} non ha concesso l'accesso.",
+  ui_sign_in_no_email: "Il tuo account su {provider} non ha un indirizzo e-mail, che serve a ferry per inviare file. Rivolgiti all'amministratore.",
+  ui_sign_in_unavailable: "{provider} non è raggiungibile in questo momento. Riprova tra qualche minuto.",
+  ui_sign_in_again: "Torna all'accesso",
 };

@@ -321,4 +321,12 @@ export const uiPl: Table = {
   ui_user_quota_refused: "Ta przesyłka ({requested}) przekroczyłaby Twój limit: zostało {left} z {quota}. Zamknij lub usuń wcześniejsze przesyłki albo poproś administratora o więcej miejsca.",
   ui_host_quota_refused: "Serwis nie ma teraz miejsca na tę przesyłkę ({requested}): zostało {left} z jego limitu {quota}. Spróbuj mniejszej przesyłki albo później.",
   ui_guest_quota_refused: "Ta przesyłka ({requested}) przekroczyłaby limit osoby, która Cię zaprosiła: zostało {left} z {quota}. Poproś ją o zwolnienie miejsca.",
+  ui_login_unavailable: "Katalog jest teraz nieosiągalny. Spróbuj ponownie za kilka minut.",
+  ui_sign_in_with: "Zaloguj się przez {provider}",
+  ui_sign_in_failed_title: "Logowanie nie powiodło się",
+  ui_sign_in_failed: "Nie można przyjąć odpowiedzi od {provider} (mogła wygasnąć lub zostać już użyta). Zaloguj się ponownie.",
+  ui_sign_in_denied: "{provider}: logowanie odrzucone.",
+  ui_sign_in_no_email: "Twoje konto w {provider} nie ma adresu e-mail, a ferry potrzebuje go do wysyłania plików. Zwróć się do administratora.",
+  ui_sign_in_unavailable: "{provider} jest teraz nieosiągalny. Spróbuj ponownie za kilka minut.",
+  ui_sign_in_again: "Wróć do logowania",
 };

@@ -303,4 +303,12 @@ export const uiPt: Table = {
   ui_user_quota_refused: "Esta transferência ({requested}) ultrapassaria a sua quota: restam {left} de {quota}. Feche ou apague transferências anteriores, ou peça mais espaço a um administrador.",
   ui_host_quota_refused: "O serviço não tem agora espaço para esta transferência ({requested}): restam {left} da sua quota de {quota}. Tente uma transferência mais pequena ou mais tarde.",
   ui_guest_quota_refused: "Esta transferência ({requested}) ultrapassaria a quota da pessoa que o convidou: restam {left} de {quota}. Peça-lhe que liberte espaço.",
+  ui_login_unavailable: "Não é possível contactar o diretório neste momento. Tente novamente dentro de alguns minutos.",
+  ui_sign_in_with: "Iniciar sessão com {provider}",
+  ui_sign_in_failed_title: "Não foi possível iniciar sessão",
+  ui_sign_in_failed: "A resposta de {provider} não pôde ser aceite (pode ter expirado ou já ter sido usada). Inicie sessão novamente.",
+  ui_sign_in_denied: "{provider} não iniciou a sua sessão.",
+  ui_sign_in_no_email: "A sua conta em {provider} não tem endereço de e-mail, de que o ferry precisa para enviar ficheiros. Contacte o seu administrador.",
+  ui_sign_in_unavailable: "Não é possível contactar {provider} neste momento. Tente novamente dentro de alguns minutos.",
+  ui_sign_in_again: "Voltar ao início de sessão",
 };

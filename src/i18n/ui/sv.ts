@@ -303,4 +303,12 @@ export const uiSv: Table = {
   ui_user_quota_refused: "Den här överföringen ({requested}) skulle överskrida din kvot: {left} kvar av {quota}. Stäng eller radera tidigare överföringar, eller be en administratör om mer utrymme.",
   ui_host_quota_refused: "Tjänsten har inte plats för den här överföringen ({requested}) just nu: {left} kvar av dess kvot på {quota}. Försök med en mindre överföring eller senare.",
   ui_guest_quota_refused: "Den här överföringen ({requested}) skulle överskrida kvoten för den som bjöd in dig: {left} kvar av {quota}. Be hen att frigöra utrymme.",
+  ui_login_unavailable: "Katalogen går inte att nå just nu. Försök igen om några minuter.",
+  ui_sign_in_with: "Logga in med {provider}",
+  ui_sign_in_failed_title: "Inloggningen misslyckades",
+  ui_sign_in_failed: "Svaret från {provider} kunde inte godtas (det kan ha gått ut eller redan ha använts). Logga in igen.",
+  ui_sign_in_denied: "{provider} loggade inte in dig.",
+  ui_sign_in_no_email: "Ditt konto hos {provider} saknar e-postadress, som ferry behöver för att skicka filer. Kontakta din administratör.",
+  ui_sign_in_unavailable: "{provider} går inte att nå just nu. Försök igen om några minuter.",
+  ui_sign_in_again: "Tillbaka till inloggningen",
 };
