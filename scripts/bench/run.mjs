@@ -8,8 +8,8 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tsImport } from 'tsx/esm/api';
 import { filesystemUploadRows } from './fs-uploads.mjs';
-import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
-import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
+import { BINARY, MiB, ROOT, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
+import { USER, completeTransfer, createTransfer, uploadFile, } from './clients.mjs';
 import { s3Rows } from './s3.mjs';
 import { reexecOnProjectNode } from '../project-node.mjs';
 

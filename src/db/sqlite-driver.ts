@@ -46,7 +46,7 @@ export class SqliteConnection implements DatabaseConnection {
     return this.retryBusy(() => this.run<R>(q.sql, q.parameters));
   }
 
-  // eslint-disable-next-line require-yield
+  // biome-ignore lint/correctness/useYield: Kysely's driver interface asks for it; ferry never streams.
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not used by ferry');
   }
@@ -123,7 +123,7 @@ class FerrySqliteDriver implements Driver {
   private readonly mutex: Mutex;
   private readonly connection: SqliteConnection;
 
-  constructor(db: Database.Database, shared: SqliteShared) {
+  constructor(_db: Database.Database, shared: SqliteShared) {
     this.connection = shared.connection;
     this.mutex = shared.mutex;
   }

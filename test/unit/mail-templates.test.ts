@@ -10,7 +10,7 @@ import { mailDe } from '../../src/i18n/mail/de';
 import { mailNl } from '../../src/i18n/mail/nl';
 import type { AuditEntry, FileRecord, Guest, Recipient, Transfer } from '../../src/domain/model';
 import { AUDIT_EVENTS } from '../../src/domain/audit-events';
-import { formatDay } from '../../src/http/web/format';
+import { formatDay } from '../../src/i18n/format';
 
 const NOW = 1_900_000_000;
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({
