@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// ferry's benchmarks, each beside a baseline measured in the same run (README: Performance).
+// ferry's benchmarks, each beside a baseline measured in the same run (docs/performance.md).
 // `npm run bench` for the full sizes, `npm run bench -- --quick` for CI-sized data. Needs dist/ferry.
 // Exits non-zero only when something crashed; budget misses are reported in the table.
 import { spawnSync } from 'node:child_process';

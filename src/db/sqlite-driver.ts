@@ -173,7 +173,7 @@ export class FerrySqliteDialect implements Dialect {
    * The read fast path: a SELECT answered at once from the cached statement when no unit of work holds the
    * connection (so it cannot see another one's uncommitted rows), else undefined and the caller goes through
    * Kysely's executor. Kysely's executor costs some 20 µs per statement in awaits and hand-overs; GET
-   * /transfer/{id} makes five statements (docs/architecture.md, Units of work; README, Performance).
+   * /transfer/{id} makes five statements (docs/architecture.md, Units of work; docs/performance.md).
    */
   readNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
     if (this.shared.mutex.held || this.db.inTransaction) return undefined;

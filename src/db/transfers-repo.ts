@@ -98,7 +98,7 @@ export class TransfersRepo implements TransferRepository {
 
   /**
    * Read-merge-write of the file's ranges; the row is held (PostgreSQL) or the write lock is (SQLite). Made by
-   * every chunk: its two statements are fixed SQL, without Kysely's builder and compiler (README, Performance).
+   * every chunk: its two statements are fixed SQL, without Kysely's builder and compiler (docs/performance.md).
    */
   async recordRange(fileId: number, start: number, end: number, piece?: StoredPiece): Promise<FileRecord | undefined> {
     const [row] = await runSql<{ ranges: string }>(this.db, this.ctx, this.ctx.dialect === 'postgres' ? `${OPEN_FILE_RANGES} FOR UPDATE OF f` : OPEN_FILE_RANGES, [fileId, 'closed']);

@@ -47,7 +47,7 @@ export const de: Table = {
   rest_method_not_allowed: 'Methode an diesem Endpunkt nicht erlaubt.',
   bad_request_body: 'Der Anfrageinhalt ist nicht lesbar.',
   internal_error: 'Ein interner Fehler ist aufgetreten.',
-  // Admin tools: users, quotas, storage and usage (issue 20)
+  // Admin tools: users, quotas, storage and usage
   transfer_user_quota_exceeded: "Diese Übertragung würde Ihr Kontingent überschreiten. Schließen oder löschen Sie frühere Übertragungen oder bitten Sie einen Administrator um mehr Platz.",
   transfer_host_quota_exceeded: "Der Dienst hat gerade keinen Platz für diese Übertragung (sein Gesamtkontingent ist erreicht). Versuchen Sie eine kleinere Übertragung oder später.",
   user_exists: "Ein Benutzer mit dieser Kennung existiert bereits.",

@@ -48,7 +48,7 @@ export const en: Table = {
   rest_method_not_allowed: 'Method not allowed on this endpoint.',
   bad_request_body: 'The request body could not be read.',
   internal_error: 'An internal error occurred.',
-  // Admin tools: users, quotas, storage and usage (issue 20)
+  // Admin tools: users, quotas, storage and usage
   transfer_user_quota_exceeded: "This transfer would pass your quota. Close or delete earlier transfers, or ask an administrator for more space.",
   transfer_host_quota_exceeded: "The service has no room for this transfer now (its total quota is reached). Try a smaller transfer or later.",
   user_exists: "A user with this id exists already.",

@@ -47,7 +47,7 @@ export const fr: Table = {
   rest_method_not_allowed: 'Méthode non autorisée sur ce point d’accès.',
   bad_request_body: 'Le corps de la requête est illisible.',
   internal_error: 'Une erreur interne est survenue.',
-  // Admin tools: users, quotas, storage and usage (issue 20)
+  // Admin tools: users, quotas, storage and usage
   transfer_user_quota_exceeded: "Ce transfert dépasserait votre quota. Clôturez ou supprimez des transferts précédents, ou demandez plus d’espace à un administrateur.",
   transfer_host_quota_exceeded: "Le service n’a pas la place pour ce transfert pour l’instant (son quota total est atteint). Essayez un transfert plus petit ou plus tard.",
   user_exists: "Un utilisateur de cet identifiant existe déjà.",

@@ -47,7 +47,7 @@ export const nl: Table = {
   rest_method_not_allowed: 'Methode niet toegestaan op dit eindpunt.',
   bad_request_body: 'De inhoud van het verzoek is onleesbaar.',
   internal_error: 'Er is een interne fout opgetreden.',
-  // Admin tools: users, quotas, storage and usage (issue 20)
+  // Admin tools: users, quotas, storage and usage
   transfer_user_quota_exceeded: "Deze overdracht zou uw quotum overschrijden. Sluit of verwijder eerdere overdrachten, of vraag een beheerder om meer ruimte.",
   transfer_host_quota_exceeded: "De dienst heeft nu geen ruimte voor deze overdracht (het totale quotum is bereikt). Probeer een kleinere overdracht of later.",
   user_exists: "Er bestaat al een gebruiker met deze id.",

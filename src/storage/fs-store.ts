@@ -23,7 +23,7 @@ const MAX_IDLE = 128;
  * on the disk, so a chunk is durable when its last write ends, and the disk works while the rest of the chunk
  * is still arriving. A flush after the chunk (fdatasync, even grouped across parallel chunks) left the bytes
  * idle in the page cache until the chunk's end and made every chunk wait for the whole of it: about 0.75x the
- * speed of not flushing, against 0.9x and better this way (README: Performance; docs/architecture.md).
+ * speed of not flushing, against 0.9x and better this way (docs/performance.md; docs/architecture.md).
  */
 const DURABLE_WRITES = fs.constants.O_RDWR | fs.constants.O_DSYNC;
 

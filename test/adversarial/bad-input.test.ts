@@ -4,7 +4,7 @@ import { startTestServer, HEADER_SP, TestServer, RequestOptions } from '../helpe
 import { inAWeek } from '../helpers/upload-client';
 import { alice, boss, buildWorld, dbHash, assertErrorShape, World } from './fixture';
 
-// Bad input on every endpoint (issue 10): each case must answer 4xx in the spec's error shape, the server
+// Bad input on every endpoint: each case must answer 4xx in the spec's error shape, the server
 // must keep answering, and no table may change.
 let s: TestServer;
 let w: World;

@@ -8,7 +8,7 @@ import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../help
 import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { walk } from '../adversarial/injection-fixture';
 
-// Folders (issue 16): a file name may carry the relative path it had in an uploaded folder, as FileSender 3's
+// Folders: a file name may carry the relative path it had in an uploaded folder, as FileSender 3's
 // clients and ferry's own page send it. The tree comes back in the archive download; a name whose path would
 // leave the folder it is unpacked into is refused; and whatever the names, the data stays under
 // data/files/<transfer id>/<file uid>.
@@ -24,7 +24,8 @@ const TREE = [
 ];
 
 test.before(async () => {
-  s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK });
+  // This test looks at data/files itself: the filesystem store whatever FERRY_TEST_STORAGE says.
+  s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK, storage: { type: 'fs' } });
 });
 test.after(() => s.close());
 

@@ -58,7 +58,8 @@ test('GET /readyz: 503 naming "database" while PostgreSQL is stopped, 200 again 
 });
 
 test('GET /readyz: 503 naming "store" while the files folder is gone, 200 again once it is back', async () => {
-  const s = await startTestServer();
+  // This test looks at data/files itself: the filesystem store whatever FERRY_TEST_STORAGE says.
+  const s = await startTestServer({ storage: { type: 'fs' } });
   try {
     assert.is((await ready(s)).status, 200);
     const files = path.join(s.app.config.data_dir, 'files');

@@ -16,7 +16,7 @@ const DESIGN_TABLE: Record<number, string[]> = {
     'transfer_must_be_encrypted', 'encryption_not_enabled', 'encrypted_files_not_archivable'],
   401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid'],
   403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden', 'rest_roundtrip_token_invalid',
-    // Account management from the web (README, Administration): an admin acting on their own account, and a
+    // Account management from the web (docs/web-pages.md, Administration): an admin acting on their own account, and a
     // wrong current password when changing one's own.
     'user_cannot_change_self', 'user_password_incorrect'],
   404: ['transfer_not_found', 'file_not_found', 'recipient_not_found', 'guest_not_found', 'user_not_found', 'rest_endpoint_not_found'],

@@ -7,7 +7,7 @@ import { postgresBinDir, POSTGRES_INSTALL } from './postgres';
  * The one place that finds the system parts the tests need beyond Node and node_modules: a browser for the page
  * tests, an S3-compatible server for the storage tests, and (as the suites grow) database servers. Each finder
  * returns what it found or throws MissingPart naming the exact command that installs it: a test that cannot find
- * its part fails with that command, it is never skipped (README, "Testing"). scripts/run-tests.mjs asks every
+ * its part fails with that command, it is never skipped (docs/development.md, "Testing"). scripts/run-tests.mjs asks every
  * finder before it runs a group, so a missing part is reported once, up front.
  */
 export class MissingPart extends Error {
