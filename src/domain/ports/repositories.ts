@@ -1,4 +1,5 @@
 import type { StoredPiece } from './file-store';
+import type { Page } from '../paging';
 import type { AuditEntry, FileRecord, Guest, MailDelivery, Recipient, TrackingError, Transfer, TransferStatus } from '../model';
 
 /**
@@ -16,6 +17,9 @@ export interface NewRecipient {
   lang: string | null;
 }
 
+/** Whose Transfers a list shows. */
+export type TransferOwner = { userId: string } | { guestId: number } | 'all';
+
 /** Transfers with their files and recipients. */
 export interface TransferRepository {
   /** Inserts the Transfer (status created) with its files and recipients; returns its id. */
@@ -26,6 +30,15 @@ export interface TransferRepository {
   listOfUser(userId: string): Promise<Transfer[]>;
   listOfGuest(guestId: number): Promise<Transfer[]>;
   listAll(): Promise<Transfer[]>;
+  /**
+   * One page of Transfers, newest first: a user's, a guest's or everyone's; `page` null: all of them. Read in one
+   * statement, whatever the page's size (docs/architecture.md, "Lists and pages").
+   */
+  listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]>;
+  /** The files (not deleted) of several Transfers at once, in upload order: one statement per 500 Transfers. */
+  filesOf(transferIds: number[]): Promise<FileRecord[]>;
+  /** The recipients (not deleted) of several Transfers at once, by id: one statement per 500 Transfers. */
+  recipientsOf(transferIds: number[]): Promise<Recipient[]>;
   setStatus(id: number, status: TransferStatus, now: number, reason?: string | null): Promise<void>;
   /** Moves created/started to uploading once; true when this call did it (the first chunk). */
   markUploading(id: number): Promise<boolean>;
