@@ -11,13 +11,15 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DatabaseUnavailableError } from './errors';
 
 /** How long a statement waits for another process's write lock before the request fails (503). */
 export const BUSY_WAIT_MS = 30_000;
 /** Prepared statements kept per SQL text; bounded, since a few statements are built for a list's length. */
 const STATEMENT_CACHE = 500;
 
-export class DatabaseBusyError extends Error {
+/** SQLite locked by another process for longer than BUSY_WAIT_MS: 503 database_unavailable (src/db/errors.ts). */
+export class DatabaseBusyError extends DatabaseUnavailableError {
   readonly code = 'FERRY_DB_BUSY';
 }
 

@@ -8,6 +8,7 @@ import { writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
 import { checkFileAddress, checkTransferId } from './file-address';
+import { fromFileSystem } from './errors';
 
 /** Where a file's bytes live under the store's root: <root>/<transfer id>/<uid> (also read by `ferry backup`). */
 export function storedFilePath(root: string, transferId: number, uid: string): string {
@@ -88,6 +89,8 @@ export class FsFileStore implements FileStore {
         written = await writeStreamAt(handle, data, offset, expected);
       }
       return written;
+    } catch (e) {
+      throw fromFileSystem(e);
     } finally {
       this.release(entry);
     }
@@ -113,6 +116,8 @@ export class FsFileStore implements FileStore {
     const entry = this.acquire(transferId, uid, size);
     try {
       await entry.handle;
+    } catch (e) {
+      throw fromFileSystem(e);
     } finally {
       this.release(entry);
       await this.evict(entry.key);
