@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { Errors, ServiceError } from '../../domain/errors';
+import { Errors, isError, retryAfterOf, ServiceError } from '../../domain/errors';
 import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
 import { isForeignOrigin } from '../../auth/origin';
 import { throttleAddress } from '../../auth/client-address';
@@ -61,7 +61,7 @@ export function loginRoutes(): Router<FerryState> {
         ctx.body = { user_id: result.userId, csrf_token: result.csrfToken };
       }
     } catch (e) {
-      const wait = e instanceof ServiceError && e.status === 429 ? String(e.details?.[0]?.split('=')[1] ?? 900) : null;
+      const wait = isError(e, Errors.rateLimitExceeded) ? String(retryAfterOf(e) ?? 900) : null;
       if (wait) ctx.set('Retry-After', wait);
       // A browser's form comes back to the form, which says what went wrong in the page's language.
       if (form && e instanceof ServiceError && (e.status === 401 || wait)) {
