@@ -53,7 +53,8 @@ export const de: Table = {
   user_exists: "Ein Benutzer mit dieser Kennung existiert bereits.",
   user_cannot_change_self: "Sie können weder Ihr eigenes Konto entfernen noch sich selbst die Administratorrechte entziehen: Das muss ein anderer Administrator tun.",
   user_password_incorrect: "Das aktuelle Passwort stimmt nicht.",
-  // The error catalogue (src/domain/errors.ts): a text for every id, so a page never shows a bare id.
+  // The error catalogue (src/domain/errors.ts): a text for every id that has none among the pages' texts
+  // (src/i18n/ui/), so a page never shows a bare id.
   rest_sanity_check_failed: "Die Größen oder Positionen der Anfrage passen nicht zueinander.",
   bad_email: "Eine E-Mail-Adresse ist ungültig.",
   bad_expire: "Das Ablaufdatum ist nicht erlaubt: Es muss in der Zukunft und innerhalb der Höchstdauer liegen.",
@@ -72,10 +73,8 @@ export const de: Table = {
   auth_remote_too_late: "Die signierte Anfrage ist zu alt oder ihre Uhr geht falsch: Senden Sie sie erneut.",
   auth_remote_unknown_application: "Diese Anwendung ist dem Dienst nicht bekannt.",
   auth_remote_user_rejected: "Dieser Benutzer darf nicht über signierte Anfragen handeln.",
-  guest_token_invalid: "Dieser Gastlink ist ungültig.",
   rest_security_token_did_not_match: "Die Seite ist veraltet oder die Anfrage kam von einer anderen Website: Laden Sie die Seite neu und versuchen Sie es erneut.",
   rest_roundtrip_token_invalid: "Das Rückfrage-Token der Übertragung stimmt nicht.",
-  file_not_found: "Diese Datei existiert nicht.",
   recipient_not_found: "Dieser Empfänger existiert nicht.",
   guest_not_found: "Dieser Gast existiert nicht.",
   user_not_found: "Dieser Benutzer existiert nicht.",
@@ -87,7 +86,6 @@ export const de: Table = {
   transfer_expiry_extension_count_exceeded: "Der Ablauf dieser Übertragung kann nicht mehr verlängert werden.",
   transfer_not_available: "Diese Übertragung ist noch nicht verfügbar: Ihr Hochladen ist nicht beendet.",
   guest_closed: "Diese Gasteinladung wurde geschlossen.",
-  guest_expired: "Diese Gasteinladung ist abgelaufen.",
   storage_chunk_too_large: "Ein Teil der Datei ist größer, als der Dienst auf einmal annimmt.",
   request_body_too_large: "Die Anfrage ist zu groß.",
   range_not_satisfiable: "Der angeforderte Teil der Datei liegt außerhalb der Datei.",

@@ -54,7 +54,8 @@ export const en: Table = {
   user_exists: "A user with this id exists already.",
   user_cannot_change_self: "You cannot remove your own account nor withdraw your own admin rights: another administrator must do it.",
   user_password_incorrect: "The current password is not right.",
-  // The error catalogue (src/domain/errors.ts): a text for every id, so a page never shows a bare id.
+  // The error catalogue (src/domain/errors.ts): a text for every id that has none among the pages' texts
+  // (src/i18n/ui/), so a page never shows a bare id.
   rest_sanity_check_failed: "The request's sizes or offsets do not agree with each other.",
   bad_email: "An e-mail address is not valid.",
   bad_expire: "The expiry date is not allowed: it must be in the future and within the maximum number of days.",
@@ -73,10 +74,8 @@ export const en: Table = {
   auth_remote_too_late: "The signed request is too old or its clock is off: send it again.",
   auth_remote_unknown_application: "This application is not known to the service.",
   auth_remote_user_rejected: "This user may not act through signed requests.",
-  guest_token_invalid: "This guest link is not valid.",
   rest_security_token_did_not_match: "The page is out of date or the request came from another site: reload the page and try again.",
   rest_roundtrip_token_invalid: "The transfer's round-trip token is not right.",
-  file_not_found: "This file does not exist.",
   recipient_not_found: "This recipient does not exist.",
   guest_not_found: "This guest does not exist.",
   user_not_found: "This user does not exist.",
@@ -88,7 +87,6 @@ export const en: Table = {
   transfer_expiry_extension_count_exceeded: "This transfer's expiry cannot be extended any more.",
   transfer_not_available: "This transfer is not available yet: its upload is not finished.",
   guest_closed: "This guest invitation has been closed.",
-  guest_expired: "This guest invitation has expired.",
   storage_chunk_too_large: "A part of the file is larger than the service accepts at once.",
   request_body_too_large: "The request is too large.",
   range_not_satisfiable: "The part of the file asked for lies outside the file.",

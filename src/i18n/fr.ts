@@ -53,7 +53,8 @@ export const fr: Table = {
   user_exists: "Un utilisateur de cet identifiant existe déjà.",
   user_cannot_change_self: "Vous ne pouvez ni supprimer votre propre compte ni retirer vos propres droits d’administrateur : un autre administrateur doit le faire.",
   user_password_incorrect: "Le mot de passe actuel est incorrect.",
-  // The error catalogue (src/domain/errors.ts): a text for every id, so a page never shows a bare id.
+  // The error catalogue (src/domain/errors.ts): a text for every id that has none among the pages' texts
+  // (src/i18n/ui/), so a page never shows a bare id.
   rest_sanity_check_failed: "Les tailles ou positions indiquées par la requête ne concordent pas.",
   bad_email: "Une adresse e-mail n'est pas valide.",
   bad_expire: "La date d'expiration n'est pas permise : elle doit être future et dans la durée maximale.",
@@ -72,10 +73,8 @@ export const fr: Table = {
   auth_remote_too_late: "La requête signée est trop ancienne ou son horloge est décalée : envoyez-la à nouveau.",
   auth_remote_unknown_application: "Cette application n'est pas connue du service.",
   auth_remote_user_rejected: "Cet utilisateur ne peut pas agir par requêtes signées.",
-  guest_token_invalid: "Ce lien d'invité n'est pas valide.",
   rest_security_token_did_not_match: "La page n'est plus à jour ou la requête vient d'un autre site : rechargez la page et réessayez.",
   rest_roundtrip_token_invalid: "Le jeton d'aller-retour du dépôt n'est pas correct.",
-  file_not_found: "Ce fichier n'existe pas.",
   recipient_not_found: "Ce destinataire n'existe pas.",
   guest_not_found: "Cet invité n'existe pas.",
   user_not_found: "Cet utilisateur n'existe pas.",
@@ -87,7 +86,6 @@ export const fr: Table = {
   transfer_expiry_extension_count_exceeded: "L'expiration de ce dépôt ne peut plus être prolongée.",
   transfer_not_available: "Ce dépôt n'est pas encore disponible : son envoi n'est pas terminé.",
   guest_closed: "Cette invitation d'invité a été close.",
-  guest_expired: "Cette invitation d'invité a expiré.",
   storage_chunk_too_large: "Une partie du fichier dépasse ce que le service accepte en une fois.",
   request_body_too_large: "La requête est trop volumineuse.",
   range_not_satisfiable: "La partie du fichier demandée se trouve hors du fichier.",

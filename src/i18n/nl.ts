@@ -53,7 +53,8 @@ export const nl: Table = {
   user_exists: "Er bestaat al een gebruiker met deze id.",
   user_cannot_change_self: "U kunt uw eigen account niet verwijderen en uw eigen beheerrechten niet intrekken: een andere beheerder moet dat doen.",
   user_password_incorrect: "Het huidige wachtwoord klopt niet.",
-  // The error catalogue (src/domain/errors.ts): a text for every id, so a page never shows a bare id.
+  // The error catalogue (src/domain/errors.ts): a text for every id that has none among the pages' texts
+  // (src/i18n/ui/), so a page never shows a bare id.
   rest_sanity_check_failed: "De groottes of posities in het verzoek kloppen niet met elkaar.",
   bad_email: "Een e-mailadres is ongeldig.",
   bad_expire: "De vervaldatum is niet toegestaan: die moet in de toekomst liggen en binnen het maximale aantal dagen.",
@@ -72,10 +73,8 @@ export const nl: Table = {
   auth_remote_too_late: "Het ondertekende verzoek is te oud of de klok loopt verkeerd: stuur het opnieuw.",
   auth_remote_unknown_application: "Deze toepassing is niet bekend bij de dienst.",
   auth_remote_user_rejected: "Deze gebruiker mag niet via ondertekende verzoeken handelen.",
-  guest_token_invalid: "Deze gastlink is ongeldig.",
   rest_security_token_did_not_match: "De pagina is verouderd of het verzoek kwam van een andere site: laad de pagina opnieuw en probeer het nog eens.",
   rest_roundtrip_token_invalid: "Het retourtoken van de transfer klopt niet.",
-  file_not_found: "Dit bestand bestaat niet.",
   recipient_not_found: "Deze ontvanger bestaat niet.",
   guest_not_found: "Deze gast bestaat niet.",
   user_not_found: "Deze gebruiker bestaat niet.",
@@ -87,7 +86,6 @@ export const nl: Table = {
   transfer_expiry_extension_count_exceeded: "De vervaldatum van deze transfer kan niet meer worden verlengd.",
   transfer_not_available: "Deze transfer is nog niet beschikbaar: het uploaden is niet klaar.",
   guest_closed: "Deze gastuitnodiging is gesloten.",
-  guest_expired: "Deze gastuitnodiging is verlopen.",
   storage_chunk_too_large: "Een deel van het bestand is groter dan de dienst in één keer aanneemt.",
   request_body_too_large: "Het verzoek is te groot.",
   range_not_satisfiable: "Het gevraagde deel van het bestand valt buiten het bestand.",

@@ -7,6 +7,14 @@ import { de } from '../../src/i18n/de';
 import { en } from '../../src/i18n/en';
 import { fr } from '../../src/i18n/fr';
 import { nl } from '../../src/i18n/nl';
+import { mailDe } from '../../src/i18n/mail/de';
+import { mailEn } from '../../src/i18n/mail/en';
+import { mailFr } from '../../src/i18n/mail/fr';
+import { mailNl } from '../../src/i18n/mail/nl';
+import { uiDe } from '../../src/i18n/ui/de';
+import { uiEn } from '../../src/i18n/ui/en';
+import { uiFr } from '../../src/i18n/ui/fr';
+import { uiNl } from '../../src/i18n/ui/nl';
 
 // The error catalogue is the one place a message id meets its HTTP status. Clients tell errors apart by
 // (status, id), so the catalogue must agree with the design's table of statuses, and no other code may
@@ -34,7 +42,14 @@ const DESIGN_TABLE: Record<number, string[]> = {
 };
 const entries = Object.entries(Errors);
 const byId = new Map(entries.map(([, e]) => [e.id, e]));
-const LANGS = { en, fr, de, nl } as Record<string, Record<string, string>>;
+// Each language's own texts (mail's and the pages' under the core's, as src/i18n/index.ts lays them), without
+// the fallback to English that a reader gets.
+const LANGS: Record<string, Record<string, string>> = {
+  en: { ...mailEn, ...uiEn, ...en },
+  fr: { ...mailFr, ...uiFr, ...fr },
+  de: { ...mailDe, ...uiDe, ...de },
+  nl: { ...mailNl, ...uiNl, ...nl },
+};
 
 test("an id the design names has the design's status in the catalogue", () => {
   let named = 0;
