@@ -5,7 +5,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isInboxFileName } from '../../src/mail/sink';
 import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../helpers/server';
-import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
+import { inAWeek, patternBytes, sha256 } from '../helpers/upload-client';
 import { walk } from '../adversarial/injection-fixture';
 import { availableTransfer } from '../helpers/factories';
 
