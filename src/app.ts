@@ -99,7 +99,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   settings = new Settings(config, repos.overrides);
   await settings.reload();
   const cfg = settings;
-  const users = new UsersService(repos.users, () => cfg.get().admin, clock, ids);
+  const users = new UsersService({ store: repos.users, configAdmins: () => cfg.get().admin, clock, ids });
   const accounts = new AccountsService({ repos, uow, users, clock, ids, passwords: scryptPasswords });
 
   // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs); with no
@@ -160,10 +160,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   const usage = new UsageService({ repos, files: fileStore, clock, limits: () => ({ userQuota: cfg.get().user_quota, hostQuota: cfg.get().host_quota }) });
   const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, usage, chunkSize: () => cfg.get().upload_chunk_size });
-  const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size, () => void digestJobs?.kick());
+  const uploads = new UploadsService({ repos, uow, files: fileStore, guests, clock, chunkLimit: () => cfg.get().upload_chunk_size, digestLater: () => void digestJobs?.kick() });
   const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });
-  const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock);
+  const purge = new PurgeService({ repos, uow, files: fileStore, guests, notifier, lifetimeDays: () => cfg.get().auditlog_lifetime_days, clock });
 
   const services: Services = {
     purge,

@@ -46,8 +46,8 @@ export function domainOnFakes(opts: { userQuota?: number; hostQuota?: number; ma
     limits: () => ({ maxDays: 20, maxSize: 1e12, maxFiles: 100, maxRecipients: opts.maxRecipients ?? 10, extensions: [7, 7] }),
     chunkSize: () => chunkSize,
   });
-  const uploads = new UploadsService(repos, uow, files, guests, clock, () => chunkSize);
-  const purge = new PurgeService(repos, uow, files, guests, notifier, () => opts.auditDays ?? 31, clock);
+  const uploads = new UploadsService({ repos, uow, files, guests, clock, chunkLimit: () => chunkSize });
+  const purge = new PurgeService({ repos, uow, files, guests, notifier, lifetimeDays: () => opts.auditDays ?? 31, clock });
   return { world, files, time, ids, mails, guests, usage, transfers, uploads, purge };
 }
 
