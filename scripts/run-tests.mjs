@@ -1,9 +1,11 @@
 #!/usr/bin/env node
-// Runs every test and prints one closing line `tests: N passed, M failed`, counted from uvu's own summaries.
-// Exit code 1 when anything failed. Nothing is skipped: the binary is built when it is missing or stale, and
-// a system part a group needs (test/helpers/system/parts.ts) that cannot be found fails that group with the
-// command that installs it.
-// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: unit http http-postgres adversarial adversarial-postgres storage e2e browser)
+// Runs the linter, then every test, and prints one closing line `tests: N passed, M failed`, counted from uvu's
+// own summaries (the lint counts as one). Exit code 1 when anything failed. Nothing is skipped: the binary is
+// built when it is missing or stale, and a system part a group needs (test/helpers/system/parts.ts) that cannot
+// be found is installed when this process may (root, apt-get present, FERRY_TEST_INSTALL not 0), and otherwise
+// fails that group with the command that installs it.
+// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: lint unit http http-postgres adversarial adversarial-postgres
+// storage e2e browser, all of them when none is named; and http-s3)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,13 +15,16 @@ import { reexecOnProjectNode } from './project-node.mjs';
 await reexecOnProjectNode();
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const ALL = ['unit', 'http', 'http-postgres', 'adversarial', 'adversarial-postgres', 'storage', 'e2e', 'browser'];
-// The HTTP suite runs twice: on SQLite, then on a real PostgreSQL the tests start (test/helpers/system/postgres.ts).
-// A file run alone follows FERRY_TEST_DB from the environment.
+const ALL = ['lint', 'unit', 'http', 'http-postgres', 'adversarial', 'adversarial-postgres', 'storage', 'e2e', 'browser'];
+// The HTTP suite runs twice: on SQLite and the filesystem, and on a real PostgreSQL the tests start
+// (test/helpers/system/postgres.ts). `http-s3`, named alone, runs it with file data on a real S3 server
+// (test/helpers/system/s3.ts); it is not among the groups `npm test` runs until every file passes there. A file
+// run alone follows FERRY_TEST_DB and FERRY_TEST_STORAGE from the environment.
 // Of the adversarial suite, the races the database decides run on PostgreSQL too.
 const VARIANTS = {
   'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } },
   'adversarial-postgres': { dir: 'adversarial', env: { FERRY_TEST_DB: 'postgres' }, only: ['signed-chunks.test.ts'] },
+  'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' } },
 };
 const args = process.argv.slice(2);
 const groups = args.length ? args : ALL;
@@ -41,9 +46,12 @@ if (needsBinary) {
 }
 
 const { tsImport } = await import('tsx/esm/api');
-const { partsOfGroup, MissingPart } = await tsImport('../test/helpers/system/parts.ts', import.meta.url);
+const { partsOfGroup, MissingPart, installMissingPart } = await tsImport('../test/helpers/system/parts.ts', import.meta.url);
 
-/** Finds every system part the group needs; prints what was found, or what is missing and how to install it. */
+/**
+ * Finds every system part the group needs; prints what was found, or installs what is missing when this process
+ * may (test/helpers/system/parts.ts, installMissingPart), or prints how to install it.
+ */
 async function partsReady(group) {
   let ok = true;
   for (const find of partsOfGroup[group] ?? []) {
@@ -52,14 +60,38 @@ async function partsReady(group) {
       console.log(`${group}: ${part} ${found}`);
     } catch (e) {
       if (!(e instanceof MissingPart)) throw e;
-      ok = false;
-      console.log(`${group}: FAILED, ${e.message}`);
+      const installed = installMissingPart(e, (line) => console.log(`${group}: ${line}`));
+      const again = installed ? await find().catch((e2) => e2) : e;
+      if (again instanceof Error) {
+        ok = false;
+        console.log(`${group}: FAILED, ${again.message}`);
+      } else {
+        console.log(`${group}: ${again.part} ${again.found}`);
+      }
     }
   }
   return ok;
 }
 
+/** The formatter, the linter and the import rules (`npm run lint`): one check, counted as one test. */
+function lint() {
+  const started = Date.now();
+  const r = spawnSync('npm', ['run', '-s', 'lint'], { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  if (r.status === 0) {
+    passed += 1;
+    console.log(`lint: clean (${seconds}s)`);
+  } else {
+    failed += 1;
+    console.log(`lint: FAILED (exit ${r.status}, ${seconds}s); \`npm run format\` fixes the format\n${`${r.stdout}${r.stderr}`.slice(-6000)}`);
+  }
+}
+
 for (const group of groups) {
+  if (group === 'lint') {
+    lint();
+    continue;
+  }
   const variant = VARIANTS[group] ?? { dir: group, env: {} };
   const dir = path.join(root, 'test', variant.dir);
   const isDir = fs.existsSync(dir) && fs.statSync(dir).isDirectory();
@@ -72,7 +104,7 @@ for (const group of groups) {
     continue;
   }
   for (const file of files) {
-    const rel = path.relative(root, file) + (variant.env.FERRY_TEST_DB ? ` [${variant.env.FERRY_TEST_DB}]` : '');
+    const rel = path.relative(root, file) + (Object.keys(variant.env).length ? ` [${Object.values(variant.env).join(', ')}]` : '');
     if (!fs.existsSync(file)) {
       failed += 1;
       console.log(`${rel}: no such test file or group (groups: ${ALL.join(' ')})`);

@@ -112,7 +112,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   settings = new Settings(config, repos.overrides);
   await settings.reload();
   const cfg = settings;
-  const users = new UsersService(repos.users, () => cfg.get().admin, clock, ids);
+  const users = new UsersService({ store: repos.users, configAdmins: () => cfg.get().admin, clock, ids });
   const accounts = new AccountsService({ repos, uow, users, clock, ids, passwords: scryptPasswords });
 
   // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs); with no
@@ -182,7 +182,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Completions that outlive their request (a file in many parts on S3) are finished by any node.
   let assemblyJobs: AssemblyJobs | null = null;
   const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, usage, chunkSize: () => cfg.get().upload_chunk_size, assembleLater: () => void assemblyJobs?.kick() });
-  const uploads = new UploadsService(repos, uow, fileStore, guests, clock, () => cfg.get().upload_chunk_size, () => void digestJobs?.kick(), () => void assemblyJobs?.kick());
+  const uploads = new UploadsService({ repos, uow, files: fileStore, guests, clock, chunkLimit: () => cfg.get().upload_chunk_size, digestLater: () => void digestJobs?.kick(), assembleLater: () => void assemblyJobs?.kick() });
   const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });
   if (hasMultipartUploads(fileStore)) {
@@ -201,7 +201,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   }
   const sharing = new SharingService({ repos, uow, clock });
   const reminders = new AutomaticReminders({ repos, uow, notifier, clock, marks: () => ({ transfer: cfg.get().transfer_automatic_reminder, guest: cfg.get().guest_automatic_reminder }) });
-  const purge = new PurgeService(repos, uow, fileStore, guests, notifier, () => cfg.get().auditlog_lifetime_days, clock, reminders);
+  const purge = new PurgeService({ repos, uow, files: fileStore, guests, notifier, lifetimeDays: () => cfg.get().auditlog_lifetime_days, clock, reminders });
 
   const services: Services = {
     purge,

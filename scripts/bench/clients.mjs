@@ -13,7 +13,7 @@ export function signedUrl(base, method, pathAndQuery, secret, body) {
   const args = [...u.searchParams.entries()].map(([k, v]) => `${k}=${v}`).sort().join('&');
   // The body goes through the HMAC as it is, not copied behind the head first.
   const hmac = crypto.createHmac('sha1', secret).update(`${method.toLowerCase()}&${u.host}${u.pathname}?${args}`);
-  if (body && body.length) hmac.update('&').update(body);
+  if (body?.length) hmac.update('&').update(body);
   u.searchParams.set('signature', hmac.digest('hex'));
   return u.toString();
 }

@@ -1,4 +1,4 @@
-// The filesystem upload rows: ferry beside bare sinks in the same run (README: Performance).
+// The filesystem upload rows: ferry beside bare sinks in the same run (docs/performance.md).
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, call, ferryCli, measure, startFerry, startProcess } from './lib.mjs';

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// ferry's benchmarks, each beside a baseline measured in the same run (README: Performance).
+// ferry's benchmarks, each beside a baseline measured in the same run (docs/performance.md).
 // `npm run bench` for the full sizes, `npm run bench -- --quick` for CI-sized data. Needs dist/ferry.
 // Exits non-zero only when something crashed; budget misses are reported in the table.
 import { spawnSync } from 'node:child_process';
@@ -8,10 +8,11 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tsImport } from 'tsx/esm/api';
 import { filesystemUploadRows } from './fs-uploads.mjs';
-import { BINARY, MiB, ROOT, call, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
-import { CHUNK, USER, completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus } from './clients.mjs';
+import { BINARY, MiB, ROOT, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
+import { USER, completeTransfer, createTransfer, uploadFile, } from './clients.mjs';
 import { s3Rows } from './s3.mjs';
 import { signedRows } from './signed.mjs';
+import { transferListRows } from './transfer-list.mjs';
 import { reexecOnProjectNode } from '../project-node.mjs';
 
 // The baselines run on the Node that ships in dist/ferry, whichever `node` started this script.
@@ -160,6 +161,9 @@ try {
   row(`GET /transfer/{id} on PostgreSQL, ${S.transfers} transfers copied by ferry db copy in ${copyS.toFixed(1)} s, 32 clients`, pgReads, null, { latency: true });
   await onPg.stop();
 
+  // 7c: the first page of a user's 5,000 transfers, on SQLite and on PostgreSQL (scripts/bench/transfer-list.mjs).
+  await transferListRows({ dir, row });
+
   // 8: start-up.
   const time = (cmd, args) => {
     const xs = [];
@@ -222,6 +226,12 @@ for (const { work, f, b, budget, each } of rows) {
     ratio = f.ms / b.ms;
     ok = ratio <= budget.max;
     budgetText = `<= ${budget.max}x`;
+  } else if (budget.of === 'ms') {
+    ferryFig = `${fmt(f.ms, 1)} ms (slowest ${fmt(f.max, 1)} ms)`;
+    baseFig = `${fmt(b.ms, 1)} ms`;
+    ratio = f.ms / b.ms;
+    ok = f.ms < budget.ms;
+    budgetText = `< ${budget.ms} ms`;
   } else if (budget.p99 || budget.latency) {
     const windowsText = f.windows.length > 1 ? ` (windows: p99 ${f.windows.map((w) => fmt(w.p99, 1)).join(', ')}; steal ${f.windows.map((w) => fmt(w.steal, 1)).join(', ')}%)` : '';
     ferryFig = `p50 ${fmt(f.p50, 1)} ms, p99 ${fmt(f.p99, 1)} ms, ${fmt(f.requests / f.wall)} req/s${windowsText}`;

@@ -35,7 +35,7 @@ export function randomSecret(): string {
   return crypto.randomBytes(32).toString('hex');
 }
 
-/** The domain's id/secret port: every value from node:crypto's CSPRNG, at the sizes README promises. */
+/** The domain's id/secret port: every value from node:crypto's CSPRNG, at the sizes docs/security.md promises. */
 export const cryptoIds: IdGenerator = {
   token: () => crypto.randomBytes(16).toString('hex'),
   guestToken: () => crypto.randomBytes(20).toString('hex'),

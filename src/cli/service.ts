@@ -4,7 +4,7 @@ import type { Command } from 'commander';
 import { CliIO, UsageError } from './io';
 import { loadConfig } from '../config/load';
 import { mailRoute } from '../mail/route';
-import { isSea } from '../db/native-addon';
+import { isSea } from '../util/sea';
 import { allUnits, stateDirectoryOf, type UnitFacts } from '../service/systemd-units';
 
 interface InstallFlags {

@@ -74,7 +74,7 @@ export function parseDownloadLink(link: string): { base: string; token: string; 
   const base = `${u.origin}${u.pathname.replace(/\/(download|download\.php)$/, '').replace(/\/+$/, '')}`;
   const raw = u.searchParams.get('files_ids');
   const ids = raw ? raw.split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 0) : null;
-  return { base, token, ids: ids && ids.length ? ids : null };
+  return { base, token, ids: ids?.length ? ids : null };
 }
 
 /**

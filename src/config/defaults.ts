@@ -20,7 +20,7 @@ export interface MailSinkConfig {
 }
 export interface MailConfig {
   from: string;
-  /** A nodemailer smtp(s):// URL; null: mail is kept in the built-in inbox, not delivered (README, Mail). */
+  /** A nodemailer smtp(s):// URL; null: mail is kept in the built-in inbox, not delivered (docs/configuration.md, Mail). */
   transport: string | null;
   sink: MailSinkConfig | null;
 }

@@ -67,7 +67,7 @@ const numberedCache = new Map<string, string>();
 /**
  * A fixed SELECT with `?` placeholders, bypassing Kysely's builder and compiler: for the few statements every
  * request makes, where building and compiling the query cost about as much as running it (measured on GET
- * /transfer/{id}: README, Performance). Parameters are bound as always.
+ * /transfer/{id}: docs/performance.md). Parameters are bound as always.
  */
 export async function selectSql<T>(db: Db, ctx: RepoContext, text: string, params: unknown[]): Promise<T[]> {
   if (ctx.readNow && !db.isTransaction) {

@@ -205,7 +205,7 @@ CREATE TABLE recipient_downloads (
 `,
   },
   {
-    // FileSender's round-trip token of each Transfer (issue 16: FileSender's own clients).
+    // FileSender's round-trip token of each Transfer (FileSender's own clients).
     version: 8,
     sql: `
 ALTER TABLE transfers ADD COLUMN roundtrip_token TEXT;
@@ -244,14 +244,14 @@ ALTER TABLE files ADD COLUMN aead TEXT;
 `,
   },
   {
-    // Each recipient's latest mail, for its delivery state on the transfer page and "Send again" (issue 20).
+    // Each recipient's latest mail, for its delivery state on the transfer page and "Send again".
     version: 11,
     sql: `
 CREATE INDEX mail_queue_target ON mail_queue(target_type, target_id, id);
 `,
   },
   {
-    // Admin tools (issue 20): a user's own quota, set by an admin (null: the config's user_quota), and one
+    // Admin tools: a user's own quota, set by an admin (null: the config's user_quota), and one
     // sample a day of the bytes stored, for the usage overview's storage-over-time chart.
     version: 12,
     sql: `
@@ -264,7 +264,7 @@ CREATE TABLE storage_samples (
 `,
   },
   {
-    // Object storage and several nodes (issue 18): each recorded chunk with its CRC-32 and where the store put
+    // Object storage and several nodes: each recorded chunk with its CRC-32 and where the store put
     // it, the file's multipart upload id (shared by every node), and the claim on its background SHA-256.
     version: 13,
     sql: `

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { seaAsset } from '../util/sea';
 
 /**
  * Inside the single executable `require()` only reaches built-in modules, so better-sqlite3's compiled addon
@@ -10,35 +11,6 @@ import path from 'node:path';
  * undefined and better-sqlite3 finds its addon in node_modules as usual.
  */
 export const ADDON_ASSET = 'better_sqlite3.node';
-
-interface SeaModule {
-  isSea(): boolean;
-  getAsset(key: string): ArrayBuffer;
-}
-
-function seaModule(): SeaModule | null {
-  try {
-    // node:sea is built in (Node 20.12+); the require is kept dynamic so esbuild leaves it to the runtime.
-    const sea = require('node:sea') as SeaModule;
-    return sea.isSea() ? sea : null;
-  } catch {
-    return null;
-  }
-}
-
-export function isSea(): boolean {
-  return seaModule() !== null;
-}
-
-export function seaAsset(key: string): Buffer | null {
-  const sea = seaModule();
-  if (!sea) return null;
-  try {
-    return Buffer.from(sea.getAsset(key));
-  } catch {
-    return null;
-  }
-}
 
 let loaded: unknown;
 

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import { PostgresDialect } from 'kysely';
 import { Errors } from '../domain/errors';
+import { fromPostgres } from './errors';
 import { migrations, Migration, sqlFor } from './migrations';
 
 /** Connections per process; a unit of work holds one for its duration, a lone statement for its own. */
@@ -31,17 +32,24 @@ function refuseNul(params: unknown): void {
   for (const p of params) if (typeof p === 'string' && p.includes('\0')) throw Errors.restBadParameter('NUL character');
 }
 
-/** Kysely's PostgreSQL dialect over the pool, with the NUL check on every statement. */
+/**
+ * Kysely's PostgreSQL dialect over the pool, with the NUL check on every statement, and the server's being away
+ * turned into the catalogue's error.
+ */
 export function postgresDialect(pool: pg.Pool): PostgresDialect {
   const checked = {
     connect: async () => {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((e) => {
+        throw fromPostgres(e);
+      });
       const marked = client as pg.PoolClient & { ferryChecked?: boolean };
       if (!marked.ferryChecked) {
         const query = client.query.bind(client) as (...a: unknown[]) => unknown;
         (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
           refuseNul(a[1]);
-          return query(...a);
+          const answer = query(...a);
+          // The server going away mid-statement is the catalogue's database_unavailable (src/db/errors.ts).
+          return answer instanceof Promise ? answer.catch((e) => Promise.reject(fromPostgres(e))) : answer;
         };
         marked.ferryChecked = true;
       }

@@ -72,6 +72,31 @@ export class SharingRepo implements SharingRepository {
     return found.map((r) => ({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) }));
   }
 
+  async viewsOf(transferIds: number[]): Promise<Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>> {
+    const out = new Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>();
+    for (const id of transferIds) out.set(id, { controls: { downloadLimit: null, passwordHash: null }, counts: [] });
+    // In slices, as every list of ids here, within the databases' limits on bound parameters.
+    for (let i = 0; i < transferIds.length; i += 500) {
+      const ids = transferIds.slice(i, i + 500);
+      const [controls, counts] = await Promise.all([
+        this.db.selectFrom('transfer_sharing').selectAll().where('transfer_id', 'in', ids).execute(),
+        this.db
+          .selectFrom('download_claims as c')
+          .innerJoin('recipients as r', 'r.id', 'c.recipient_id')
+          .select(['r.transfer_id', 'c.recipient_id', 'c.file_id', (eb) => eb.fn.countAll<number>().as('n')])
+          .where('r.transfer_id', 'in', ids)
+          .where('c.done', 'is not', null)
+          .groupBy(['r.transfer_id', 'c.recipient_id', 'c.file_id'])
+          .execute(),
+      ]);
+      for (const row of controls) {
+        out.get(Number(row.transfer_id))!.controls = { downloadLimit: row.download_limit == null ? null : Number(row.download_limit), passwordHash: row.password_hash ?? null };
+      }
+      for (const r of counts) out.get(Number(r.transfer_id))!.counts.push({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) });
+    }
+    return out;
+  }
+
   async remindableTransfers(now: number, until: number): Promise<Transfer[]> {
     const found = await this.db.selectFrom('transfers').selectAll().where('status', '=', 'available').where('expires', '>', now).where('expires', '<=', until).orderBy('id').execute();
     return found.map((r) => toTransfer(r as TransferRow));

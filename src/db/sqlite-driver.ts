@@ -11,13 +11,15 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { DatabaseUnavailableError } from './errors';
 
 /** How long a statement waits for another process's write lock before the request fails (503). */
 export const BUSY_WAIT_MS = 30_000;
 /** Prepared statements kept per SQL text; bounded, since a few statements are built for a list's length. */
 const STATEMENT_CACHE = 500;
 
-export class DatabaseBusyError extends Error {
+/** SQLite locked by another process for longer than BUSY_WAIT_MS: 503 database_unavailable (src/db/errors.ts). */
+export class DatabaseBusyError extends DatabaseUnavailableError {
   readonly code = 'FERRY_DB_BUSY';
 }
 
@@ -46,7 +48,7 @@ export class SqliteConnection implements DatabaseConnection {
     return this.retryBusy(() => this.run<R>(q.sql, q.parameters));
   }
 
-  // eslint-disable-next-line require-yield
+  // biome-ignore lint/correctness/useYield: Kysely's driver interface asks for it; ferry never streams.
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming queries are not used by ferry');
   }
@@ -123,7 +125,7 @@ class FerrySqliteDriver implements Driver {
   private readonly mutex: Mutex;
   private readonly connection: SqliteConnection;
 
-  constructor(db: Database.Database, shared: SqliteShared) {
+  constructor(_db: Database.Database, shared: SqliteShared) {
     this.connection = shared.connection;
     this.mutex = shared.mutex;
   }
@@ -173,7 +175,7 @@ export class FerrySqliteDialect implements Dialect {
    * The read fast path: a SELECT answered at once from the cached statement when no unit of work holds the
    * connection (so it cannot see another one's uncommitted rows), else undefined and the caller goes through
    * Kysely's executor. Kysely's executor costs some 20 µs per statement in awaits and hand-overs; GET
-   * /transfer/{id} makes five statements (docs/architecture.md, Units of work; README, Performance).
+   * /transfer/{id} makes five statements (docs/architecture.md, Units of work; docs/performance.md).
    */
   readNow(sql: string, parameters: readonly unknown[]): unknown[] | undefined {
     if (this.shared.mutex.held || this.db.inTransaction) return undefined;

@@ -1,7 +1,8 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
-import type { NewFile, NewRecipient, NewTransfer, StoredPiece, TransferRepository } from '../domain/ports';
+import type { Page } from '../domain/paging';
+import type { NewFile, NewRecipient, NewTransfer, StoredPiece, TransferOwner, TransferRepository } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../domain/ranges';
-import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql } from './context';
+import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
@@ -61,6 +62,33 @@ export class TransfersRepo implements TransferRepository {
     return rows.map((r) => toTransfer(r as TransferRow));
   }
 
+  async listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]> {
+    let q = this.db.selectFrom('transfers').selectAll();
+    if (owner !== 'all') q = 'userId' in owner ? q.where('user_id', '=', owner.userId) : q.where('guest_id', '=', owner.guestId);
+    q = q.orderBy('id', 'desc');
+    if (page) q = q.limit(page.limit).offset(page.offset);
+    return (await q.execute()).map((r) => toTransfer(r as TransferRow));
+  }
+
+  // Lists of ids make a new SQL text for each length: run through Kysely, not kept among the prepared statements.
+  async filesOf(transferIds: number[]): Promise<FileRecord[]> {
+    const out: FileRecord[] = [];
+    for (const part of slices([...new Set(transferIds)])) {
+      const found = await this.db.selectFrom('files').selectAll().where('transfer_id', 'in', part).where('deleted', 'is', null).orderBy('id').execute();
+      for (const r of found) out.push(toFile(r as FileRow));
+    }
+    return out;
+  }
+
+  async recipientsOf(transferIds: number[]): Promise<Recipient[]> {
+    const out: Recipient[] = [];
+    for (const part of slices([...new Set(transferIds)])) {
+      const found = await this.db.selectFrom('recipients').selectAll().where('transfer_id', 'in', part).where('deleted', 'is', null).orderBy('id').execute();
+      for (const r of found) out.push(toRecipient(r as RecipientRow));
+    }
+    return out;
+  }
+
   async setStatus(id: number, status: TransferStatus, now: number, reason: string | null = null): Promise<void> {
     const q = this.db.updateTable('transfers').where('id', '=', id);
     if (status === 'available') await q.set({ status, made_available: now }).execute();
@@ -98,7 +126,7 @@ export class TransfersRepo implements TransferRepository {
 
   /**
    * Read-merge-write of the file's ranges; the row is held (PostgreSQL) or the write lock is (SQLite). Made by
-   * every chunk: its two statements are fixed SQL, without Kysely's builder and compiler (README, Performance).
+   * every chunk: its two statements are fixed SQL, without Kysely's builder and compiler (docs/performance.md).
    */
   async recordRange(fileId: number, start: number, end: number, piece?: StoredPiece): Promise<FileRecord | undefined> {
     const [row] = await runSql<{ ranges: string }>(this.db, this.ctx, this.ctx.dialect === 'postgres' ? `${OPEN_FILE_RANGES} FOR UPDATE OF f` : OPEN_FILE_RANGES, [fileId, 'closed']);

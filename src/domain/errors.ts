@@ -108,3 +108,23 @@ export const Errors = {
   loginProviderUnavailable: entry('login_provider_unavailable', 503),
   storageNotEnoughSpaceLeft: entry('storage_not_enough_space_left', 507),
 } as const satisfies Record<string, ErrorEntry>;
+
+/** Whether err is the catalogue's error `entry` (`isError(e, Errors.transferExpired)`): ids compared in one place. */
+export function isError(err: unknown, entry: ErrorEntry): err is ServiceError {
+  return err instanceof ServiceError && err.id === entry.id;
+}
+
+/** The detail that tells a client when to try again (`retry_after=N`, seconds), as rate_limit_exceeded carries it. */
+export function retryAfter(seconds: number): string {
+  return `retry_after=${Math.max(1, Math.ceil(seconds))}`;
+}
+
+/** The seconds a refused request carries in its `retry_after=N` detail, or null when it carries none. */
+export function retryAfterOf(err: ServiceError): number | null {
+  for (const d of err.details ?? []) {
+    const m = /^retry_after=(\d+)$/.exec(d);
+    if (m) return Number(m[1]);
+  }
+  return null;
+}
+

@@ -146,7 +146,7 @@ export class GuestsService {
   async uploadPageOpened(guestId: number): Promise<void> {
     await this.d.uow.run(async (tx) => {
       const g = await tx.guests.lock(guestId);
-      if (!g || g.status !== 'available') return;
+      if (g?.status !== 'available') return;
       const now = this.d.clock();
       await tx.guests.touch(g.id, now);
       const sameVisit = g.lastActivity !== null && now - g.lastActivity < PAGE_VISIT_S;

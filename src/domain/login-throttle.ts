@@ -1,4 +1,4 @@
-import { Errors } from './errors';
+import { Errors, retryAfter } from './errors';
 import type { UnitOfWork } from './ports';
 
 /**
@@ -35,7 +35,7 @@ export class LoginThrottle {
         a.count >= LOGIN_THROTTLE.perAccount ? (a.oldest ?? now) + LOGIN_THROTTLE.windowS - now : 0,
         b.count >= LOGIN_THROTTLE.perIp ? (b.oldest ?? now) + LOGIN_THROTTLE.windowS - now : 0,
       );
-      if (wait > 0) throw Errors.rateLimitExceeded(`retry_after=${Math.max(1, wait)}`);
+      if (wait > 0) throw Errors.rateLimitExceeded(retryAfter(wait));
       return [await tx.loginFailures.add(accountKey, now), await tx.loginFailures.add(ipKey, now)];
     });
     return {

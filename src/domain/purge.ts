@@ -32,18 +32,41 @@ export const ABANDONED_AFTER_S = 7 * 86400;
  * Each step changes the database before the disk, so a pass stopped half-way leaves only what the next pass
  * (idempotent) finishes: closed Transfers' data and unreferenced files are found again by the orphan scan.
  */
+export interface PurgeDeps {
+  repos: Repositories;
+  uow: UnitOfWork;
+  files: FileStore;
+  guests: GuestsService;
+  notifier: Notifier;
+  /** auditlog_lifetime_days: how long a closed Transfer's records are kept. */
+  lifetimeDays: () => number;
+  clock: Clock;
+  /** Automatic reminders, sent by each pass that is not a dry run (docs/sharing.md). */
+  reminders?: { run(now: number): Promise<{ recipients: number; guests: number }> };
+}
+
 export class PurgeService {
-  constructor(
-    private readonly repos: Repositories,
-    private readonly uow: UnitOfWork,
-    private readonly files: FileStore,
-    private readonly guests: GuestsService,
-    private readonly notifier: Notifier,
-    private readonly lifetimeDays: () => number,
-    private readonly clock: Clock,
-    /** Automatic reminders, sent by each pass that is not a dry run (docs/sharing.md). */
-    private readonly reminders?: { run(now: number): Promise<{ recipients: number; guests: number }> },
-  ) {}
+  private readonly repos: Repositories;
+  private readonly uow: UnitOfWork;
+  private readonly files: FileStore;
+  private readonly guests: GuestsService;
+  private readonly notifier: Notifier;
+  private readonly lifetimeDays: () => number;
+  private readonly clock: Clock;
+  /** Automatic reminders, sent by each pass that is not a dry run (docs/sharing.md). */
+  private readonly reminders?: { run(now: number): Promise<{ recipients: number; guests: number }> };
+
+  // Services are built from one deps object each, as src/app.ts builds them all.
+  constructor(d: PurgeDeps) {
+    this.repos = d.repos;
+    this.uow = d.uow;
+    this.files = d.files;
+    this.guests = d.guests;
+    this.notifier = d.notifier;
+    this.lifetimeDays = d.lifetimeDays;
+    this.clock = d.clock;
+    this.reminders = d.reminders;
+  }
 
   async run(opts: { now?: number; dryRun?: boolean } = {}): Promise<PurgeReport> {
     const now = opts.now ?? this.clock();

@@ -42,6 +42,12 @@ export class SharingService {
     return { controls, counts };
   }
 
+  /** view() of a page of transfers, read together. */
+  async views(ts: Transfer[]): Promise<Map<number, SharingView>> {
+    if (ts.length === 0) return new Map();
+    return this.d.repos.sharing.viewsOf(ts.map((t) => t.id));
+  }
+
   /** The owner raises (or lowers, or removes: null) the limit; downloads already counted stay counted. */
   async setDownloadLimit(actor: Actor, t: Transfer, limit: unknown): Promise<void> {
     if (!isDownloadLimit(limit)) throw Errors.restBadParameter('download_limit');

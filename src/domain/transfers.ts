@@ -8,6 +8,7 @@ import type { GuestsService } from './guests';
 import { auditAuthor, fileTarget, recipientTarget, transferTarget } from './audit-events';
 import { senderTerms } from './transfer-policy';
 import type { UsageService } from './usage';
+import type { Page } from './paging';
 import { dropFileData, dropTransferData } from './stored-data';
 import { CHUNK_OVERHEAD, encryptedSize } from '../shared-crypto/format';
 
@@ -104,6 +105,30 @@ export class TransfersService {
     // Side by side: on PostgreSQL two round trips overlap (on SQLite both are answered at once anyway).
     const [files, recipients] = await Promise.all([repos.transfers.files(t.id), repos.transfers.recipients(t.id)]);
     return { transfer: t, files, recipients };
+  }
+
+  /**
+   * The views of many Transfers, built in batches: two statements per 500 Transfers (their files, their
+   * recipients), whatever the list's length, instead of two per Transfer (docs/architecture.md, "Lists and pages").
+   */
+  async views(list: Transfer[], repos: Repositories = this.d.repos): Promise<TransferView[]> {
+    const ids = list.map((t) => t.id);
+    const [files, recipients] = await Promise.all([repos.transfers.filesOf(ids), repos.transfers.recipientsOf(ids)]);
+    const byTransfer = new Map<number, TransferView>(list.map((t) => [t.id, { transfer: t, files: [], recipients: [] }]));
+    for (const f of files) byTransfer.get(f.transferId)?.files.push(f);
+    for (const r of recipients) byTransfer.get(r.transferId)?.recipients.push(r);
+    return list.map((t) => byTransfer.get(t.id) as TransferView);
+  }
+
+  /** One page of the actor's Transfers (a guest's: those sent under their token), newest first; null: all. */
+  pageFor(actor: Actor, page: Page | null): Promise<Transfer[]> {
+    const owner = actor.type === 'guest' && actor.guestId !== null ? { guestId: actor.guestId } : { userId: actor.id };
+    return this.d.repos.transfers.listPage(owner, page);
+  }
+
+  /** One page of every Transfer (the admin's list), newest first; null: all. */
+  pageAll(page: Page | null): Promise<Transfer[]> {
+    return this.d.repos.transfers.listPage('all', page);
   }
 
   listFor(actor: Actor): Promise<Transfer[]> {

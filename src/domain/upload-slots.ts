@@ -1,4 +1,4 @@
-import { Errors } from './errors';
+import { Errors, retryAfter } from './errors';
 
 /** Seconds a client refused for holding too many uploads is asked to wait: one chunk's time on a fair link. */
 export const UPLOAD_SLOT_RETRY_S = 1;
@@ -18,7 +18,7 @@ export class UploadSlots {
    */
   acquire(who: string): () => void {
     const n = this.held.get(who) ?? 0;
-    if (n >= this.limit()) throw Errors.rateLimitExceeded(`retry_after=${UPLOAD_SLOT_RETRY_S}`);
+    if (n >= this.limit()) throw Errors.rateLimitExceeded(retryAfter(UPLOAD_SLOT_RETRY_S));
     this.held.set(who, n + 1);
     let released = false;
     return () => {

@@ -68,24 +68,46 @@ export interface ChunkRequest {
  * bytes are durable, so a crash never marks unwritten bytes received and completion is checked exactly. All
  * the state of an upload is in the database: a node that dies loses nothing but the chunks it was receiving.
  */
+export interface UploadsDeps {
+  repos: Repositories;
+  uow: UnitOfWork;
+  files: FileStore;
+  guests: GuestsService;
+  clock: Clock;
+  /** The largest chunk accepted (upload_chunk_size). */
+  chunkLimit: () => number;
+  /** Called when a file was completed without its SHA-256 (the store cannot hash during uploads). */
+  digestLater?: () => void;
+  /** Called when a file's completion was left to the background (src/domain/assembly.ts). */
+  assembleLater?: () => void;
+}
+
 export class UploadsService {
   /** Completions under way, by File id. */
   private readonly completing = new Map<number, Promise<FileRecord>>();
   /** Chunks being written on this node, by File id: their plaintext ranges (docs/architecture.md, Signed chunks while they stream). */
   private readonly writing = new Map<number, { start: number; end: number; done: Promise<void> }[]>();
 
-  constructor(
-    private readonly repos: Repositories,
-    private readonly uow: UnitOfWork,
-    private readonly files: FileStore,
-    private readonly guests: GuestsService,
-    private readonly clock: Clock,
-    private readonly chunkLimit: () => number,
-    /** Called when a file was completed without its SHA-256 (the store cannot hash during uploads). */
-    private readonly digestLater: () => void = () => {},
-    /** Called when a file's completion was left to the background (src/domain/assembly.ts). */
-    private readonly assembleLater: () => void = () => {},
-  ) {}
+  private readonly repos: Repositories;
+  private readonly uow: UnitOfWork;
+  private readonly files: FileStore;
+  private readonly guests: GuestsService;
+  private readonly clock: Clock;
+  private readonly chunkLimit: () => number;
+  private readonly digestLater: () => void;
+  private readonly assembleLater: () => void;
+
+  // Services are built from one deps object each, as src/app.ts builds them all.
+  constructor(d: UploadsDeps) {
+    this.repos = d.repos;
+    this.uow = d.uow;
+    this.files = d.files;
+    this.guests = d.guests;
+    this.clock = d.clock;
+    this.chunkLimit = d.chunkLimit;
+    this.digestLater = d.digestLater ?? (() => {});
+    this.assembleLater = d.assembleLater ?? (() => {});
+  }
 
   async getFile(id: number): Promise<FileRecord> {
     const f = await this.repos.transfers.findFile(id);

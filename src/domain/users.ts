@@ -9,13 +9,27 @@ export interface UserDirectory {
 }
 
 /** Users as the authenticators and handlers see them: created on first sight, admin by config or DB. */
+export interface UsersDeps {
+  store: UserRepository;
+  /** The config's `admin` list. */
+  configAdmins: () => string[];
+  clock: Clock;
+  ids: IdGenerator;
+}
+
 export class UsersService implements UserDirectory {
-  constructor(
-    private readonly store: UserRepository,
-    private readonly configAdmins: () => string[],
-    private readonly clock: Clock,
-    private readonly ids: IdGenerator,
-  ) {}
+  private readonly store: UserRepository;
+  private readonly configAdmins: () => string[];
+  private readonly clock: Clock;
+  private readonly ids: IdGenerator;
+
+  // Services are built from one deps object each, as src/app.ts builds them all.
+  constructor(d: UsersDeps) {
+    this.store = d.store;
+    this.configAdmins = d.configAdmins;
+    this.clock = d.clock;
+    this.ids = d.ids;
+  }
 
   async seen(userId: string, emails: string[]): Promise<{ isAdmin: boolean; emails: string[] }> {
     const stored = await this.store.upsertSeen(userId, emails, this.clock());

@@ -10,7 +10,7 @@ export function smtpUrl(host: string, port: number): string {
 export type MailRoute = { kind: 'smtp'; url: string } | { kind: 'inbox'; dir: string };
 
 /**
- * The route of a config (README, Mail). With mail.sink set, the sink `serve` runs (so CLI commands' mail reaches
+ * The route of a config (docs/configuration.md, Mail). With mail.sink set, the sink `serve` runs (so CLI commands' mail reaches
  * it too), or its folder directly when its port is 0 (any free port, which only `serve` knows). Else
  * mail.transport; with none, the built-in inbox: messages are written into <data_dir>/mail-sink by the
  * process that sends them, so two instances or a CLI command never compete for a port.

@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import nodemailer from 'nodemailer';
-import type { Logger } from '../log';
 import type { OutgoingMessage } from '../domain/ports';
 import { spacedLine } from '../util/names';
 import { storeEml } from './sink';

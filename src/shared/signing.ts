@@ -22,6 +22,6 @@ const AMP = Buffer.from('&');
 /** The HMAC of a head and an optional body, fed in pieces so a big chunk is never copied. */
 export function signatureOf(secret: string, head: Buffer, body?: Uint8Array): Buffer {
   const h = crypto.createHmac('sha1', secret).update(head);
-  if (body && body.length) h.update(AMP).update(body);
+  if (body?.length) h.update(AMP).update(body);
   return h.digest();
 }

@@ -8,6 +8,7 @@ import { gapsOf, writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
 import { checkFileAddress, checkTransferId } from './file-address';
+import { fromFileSystem } from './errors';
 
 /** Where a file's bytes live under the store's root: <root>/<transfer id>/<uid> (also read by `ferry backup`). */
 export function storedFilePath(root: string, transferId: number, uid: string): string {
@@ -23,7 +24,7 @@ const MAX_IDLE = 128;
  * on the disk, so a chunk is durable when its last write ends, and the disk works while the rest of the chunk
  * is still arriving. A flush after the chunk (fdatasync, even grouped across parallel chunks) left the bytes
  * idle in the page cache until the chunk's end and made every chunk wait for the whole of it: about 0.75x the
- * speed of not flushing, against 0.9x and better this way (README: Performance; docs/architecture.md).
+ * speed of not flushing, against 0.9x and better this way (docs/performance.md; docs/architecture.md).
  */
 const DURABLE_WRITES = fs.constants.O_RDWR | fs.constants.O_DSYNC;
 
@@ -100,6 +101,8 @@ export class FsFileStore implements FileStore {
       if (readBack) await readBack.verifyStored!(entry.path, offset, written);
       else await signed?.verified();
       return written;
+    } catch (e) {
+      throw fromFileSystem(e);
     } finally {
       this.release(entry);
     }
@@ -125,6 +128,8 @@ export class FsFileStore implements FileStore {
     const entry = this.acquire(transferId, uid, size);
     try {
       await entry.handle;
+    } catch (e) {
+      throw fromFileSystem(e);
     } finally {
       this.release(entry);
       await this.evict(entry.key);

@@ -43,10 +43,9 @@ const GATHER_MAX = 64 * MiB;
 /** Part copies and streamed parts run this many at once at completion. */
 const COMPLETE_CONCURRENCY = 4;
 
-/** The store cannot be reached or failed on its side: 503 storage_unavailable, the client tries again later. */
-export class StorageDownError extends Error {
-  readonly code = 'FERRY_STORAGE_DOWN';
-}
+// The store cannot be reached or failed on its side: 503 storage_unavailable, the client tries again later.
+export { StorageDownError } from './errors';
+import { StorageDownError } from './errors';
 
 interface Upload {
   id: string;

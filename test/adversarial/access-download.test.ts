@@ -8,7 +8,7 @@ import { patternBytes, sendChunks } from '../helpers/upload-client';
 import { assertErrorShape, dbHash } from './fixture';
 import { ATTACKERS, AccessWorld, CHUNK, FILE_SIZE, startAccessWorld, Who } from './access-world';
 
-// Access (issue 10), the parts outside the REST resources: GET /download and the pages that show private data
+// Access, the parts outside the REST resources: GET /download and the pages that show private data
 // (the download page, the mail sink, the admin page), for every principal of access.test.ts, and the shape of
 // every token the API hands out.
 let w: AccessWorld;

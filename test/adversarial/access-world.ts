@@ -9,7 +9,7 @@ import { patternBytes, sendChunks } from '../helpers/upload-client';
 import { dbHash } from './fixture';
 import type { AppOptions } from '../../src/app';
 
-// The principals of issue 10 (access) and the world they attack: alice's resources, bob's, and their guests.
+// The principals of the access tests and the world they attack: alice's resources, bob's, and their guests.
 
 export type Who =
   | 'anonymous' | 'otherUser' | 'otherGuest' | 'ownersGuest' | 'recipientToken' | 'foreignChunkKey' | 'ownChunkKey' | 'expiredGuest' | 'remoteApp'

@@ -6,7 +6,7 @@ import { ATTACKERS, AccessWorld, FILE_SIZE, Init, multipart, startAccessWorld, s
 import { patternBytes } from '../helpers/upload-client';
 import { allowed, ENDPOINTS, Endpoint, expected, PUBLIC_ROUTES, UNKNOWN } from './access-endpoints';
 
-// Access (issue 10): every endpoint × every principal that is not the owner. Each refusal must carry the
+// Access: every endpoint × every principal that is not the owner. Each refusal must carry the
 // design's status and id, leave every table unchanged, and read exactly like the answer for an id nobody holds,
 // so another user's ids cannot be told from unknown ones. The allowed principals must then succeed, so the
 // table cannot pass by refusing everyone. Signatures are in signatures.test.ts, /download and pages in

@@ -61,7 +61,7 @@ test(`SIGKILL while files and the Transfer are completed, ${ATTEMPTS} attempts: 
       const transferOnly = n % 2 === 0;
       if (transferOnly) for (const f of a.transfer.files) assert.is((await request(s.url, 'PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
       t0 = Date.now();
-      const running = (transferOnly ? request(s.url, 'PUT', `/transfer/${a.transfer.id}`, { headers: alice, json: { complete: true } }).then((r) => r.status) : completeAll(s.url, a.transfer)).catch(() => 'cut');
+      const _running = (transferOnly ? request(s.url, 'PUT', `/transfer/${a.transfer.id}`, { headers: alice, json: { complete: true } }).then((r) => r.status) : completeAll(s.url, a.transfer)).catch(() => 'cut');
       await sleep(random() * (transferOnly ? transferTime : filesTime + transferTime));
       await s.kill9();
       s = await startBinary({ dir: s.dir });

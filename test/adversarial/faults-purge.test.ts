@@ -42,7 +42,7 @@ async function uploadAs(url: string, who: Record<string, string>, fileId: number
 test(`SIGKILL during ferry purge while serve runs and takes uploads, ${ROUNDS} rounds: a rerun finishes the job and touches nothing alive (seed ${SEED})`, async () => {
   const random = rng(SEED);
   // SMTP is down: the expiry mails stay queued, where they can be counted.
-  let s: BinaryServer = await startBinary({ config: { ...SP, upload_chunk_size: CHUNK, mail: { transport: `smtp://127.0.0.1:${await freePort()}` } } });
+  const s: BinaryServer = await startBinary({ config: { ...SP, upload_chunk_size: CHUNK, mail: { transport: `smtp://127.0.0.1:${await freePort()}` } } });
   let uploading = true;
   let uploader: Promise<unknown> = Promise.resolve();
   const purge = (args: string[] = []) => spawn(BINARY, ['purge', '--now', String(PURGE_AT), '-c', s.configFile, ...args], { stdio: 'ignore' });

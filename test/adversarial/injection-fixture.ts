@@ -3,7 +3,7 @@ import path from 'node:path';
 import * as assert from 'uvu/assert';
 
 /**
- * Hostile strings for the injection group of the adversarial suite (issue 10), and the checks that say where
+ * Hostile strings for the injection group of the adversarial suite, and the checks that say where
  * each one may end up: stored as given, but never as a path, a header line, a ZIP/tar path or live markup.
  */
 

@@ -7,7 +7,7 @@ import { inAWeek, sendChunks } from '../helpers/upload-client';
 import { alice, assertErrorShape } from './fixture';
 import { HOSTILE_TEXTS, ODD_ADDRESSES, UNSAFE, assertCleanMailHead } from './injection-fixture';
 
-// Injection through subjects, messages and e-mail addresses (issue 10): each goes through a whole Transfer
+// Injection through subjects, messages and e-mail addresses: each goes through a whole Transfer
 // or Guest and its mail into the real SMTP sink; the stored .eml must carry only ferry's own header lines,
 // the HTML part and every page must show the text escaped. A subject is one line: line breaks and other
 // control characters in it are refused, as POST /guest does; a message keeps its lines and is stored as given.

@@ -8,7 +8,7 @@ import { FREQUENT_RECIPIENTS_LIMIT } from '../../src/domain/transfers';
 import { alice, boss, assertErrorShape } from './fixture';
 import { isSafeRelativeName } from '../../src/domain/file-names';
 
-// SQL metacharacters in every string field, path segment and query parameter (issue 10): stored literally
+// SQL metacharacters in every string field, path segment and query parameter: stored literally
 // where the field is free text, refused in the error shape where it is not, never a 500, never another row,
 // and the schema intact afterwards. Then JSONP: hostile data comes back as data, hostile callbacks are refused.
 let s: TestServer;

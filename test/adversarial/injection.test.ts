@@ -9,7 +9,7 @@ import { zipEntries } from '../browser/zip-reader';
 import { alice, assertErrorShape } from './fixture';
 import { HOSTILE_NAMES, REFUSED_NAMES, UNSAFE, assertSafeEntryName, parseDisposition, tarEntries, walk } from './injection-fixture';
 
-// Injection through file names (issue 10): every hostile name is stored as given and comes back exactly from
+// Injection through file names: every hostile name is stored as given and comes back exactly from
 // the API, but reaches the disk, the download headers, the ZIP and tar entries and the pages only as data:
 // never a path, never a header line, never markup, never a bidi override that makes "gnp.exe" read "exe.png".
 let s: TestServer;

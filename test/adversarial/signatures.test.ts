@@ -7,7 +7,7 @@ import { signedPath } from '../helpers/signing';
 import { patternBytes } from '../helpers/upload-client';
 import { dbHash } from './fixture';
 
-// Signatures (issue 10), over real HTTP and the SQLite store of used signatures. Already covered elsewhere and
+// Signatures, over real HTTP and the SQLite store of used signatures. Already covered elsewhere and
 // not repeated here: a replayed signed POST of a remote application acting as a user and the ±window on GET
 // (test/http/auth-remote.test.ts); the exact window bounds, replays of PUT/DELETE, forged signatures not being
 // remembered and the store's sweep (test/unit/signature-auth.test.ts). Added here: the remote-user mode,

@@ -9,7 +9,7 @@ import { defaultConfig } from '../../src/config/defaults';
 import { alice, bob, dbHash, assertErrorShape } from './fixture';
 import { until } from '../helpers/until';
 
-// Slow and greedy clients (issue 10): idle and trickling connections cannot hold the server, each stage of a
+// Slow and greedy clients: idle and trickling connections cannot hold the server, each stage of a
 // request has a deadline, and one principal cannot take more than its share of concurrent uploads.
 const CHUNK = 64 * 1024;
 const SHORT = { headersMs: 1000, keepAliveMs: 400, idleMs: 1500, checkEveryMs: 100 };

@@ -33,7 +33,7 @@ async function checkPage(page: Page, name: string, ready: () => Promise<unknown>
 
 let ferry: BinaryServer;
 let user: BrowserSession;
-let problems: string[] = [];
+const problems: string[] = [];
 test.before(async () => {
   ferry = await startFerry({ ...HEADER_SP_CONFIG, admin: ['root'] });
   user = await openBrowser({ headers: asUserHeaders('root') });

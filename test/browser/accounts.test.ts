@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { openBrowser, startFerry, ferryCli, shot, makeFile, watchProgress, rest, HEADER_SP_CONFIG, asUserHeaders } from './harness';
 import { mailSink } from './fixtures';

@@ -7,7 +7,7 @@ import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { openBrowser, startFerry, ferryCli, shot, makeFile, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
 
-// Folders from the upload page (issue 16): a picked folder and a dropped one go up with their tree, as
+// Folders from the upload page: a picked folder and a dropped one go up with their tree, as
 // FileSender 3 sends them; and the profile page hands out the filesender.py.ini of FileSender's client.
 
 let ferry: BinaryServer;

@@ -1,10 +1,9 @@
 import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { addressOf, startScriptedSmtp, type ScriptedSmtp } from '../helpers/mail';
-import { openBrowser, startFerry, shot, makeFile, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import { openBrowser, startFerry, shot, makeFile, HEADER_SP_CONFIG, asUserHeaders, } from './harness';
 import { axe } from './fixtures';
 
 // Mail as the people using the pages see it: the admins' notice while mail is kept in the built-in inbox, the

@@ -12,7 +12,6 @@ import { chunkPuts } from '../helpers/request-log';
 import { until } from '../helpers/until';
 import { asUser } from '../helpers/server';
 import { startCuttingProxy } from '../helpers/cutting-proxy';
-import { inAWeek } from '../helpers/upload-client';
 
 const MiB = 1024 * 1024;
 const GiB = 1024 * MiB;

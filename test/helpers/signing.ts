@@ -11,7 +11,7 @@ export function signedPath(opts: {
 }): string {
   const args = Object.entries(opts.args).map(([k, v]) => `${k}=${v}`).sort();
   let toSign = Buffer.from(`${opts.method.toLowerCase()}&${opts.host}${opts.path}?${args.join('&')}`);
-  if (opts.body !== undefined && opts.body.length) toSign = Buffer.concat([toSign, Buffer.from('&'), Buffer.from(opts.body)]);
+  if (opts.body?.length) toSign = Buffer.concat([toSign, Buffer.from('&'), Buffer.from(opts.body)]);
   const signature = crypto.createHmac('sha1', opts.secret).update(toSign).digest('hex');
   const query = Object.entries(opts.args).map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(String(v))}`);
   return `${opts.path}?${[...query, `signature=${signature}`].join('&')}`;

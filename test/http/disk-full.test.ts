@@ -9,7 +9,8 @@ import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-cli
 const CHUNK = 256 * 1024;
 
 test('a full disk answers 507, loses nothing acknowledged, and the upload completes once space returns', async () => {
-  const s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK });
+  // This test looks at data/files itself: the filesystem store whatever FERRY_TEST_STORAGE says.
+  const s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK, storage: { type: 'fs' } });
   const files = path.join(s.dir, 'data', 'files');
   // A 4 MiB filesystem for the file data (we run as root here, as CI does), 3 MiB of it taken by a filler.
   const mount = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', files]);

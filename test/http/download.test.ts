@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { startTestServer, HEADER_SP, asUser, TestServer, tempDir } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
+import { availableTransfer } from '../helpers/factories';
 
 let s: TestServer;
 let sink: TestSink;
@@ -22,19 +23,8 @@ test.after(async () => {
   await sink.close();
 });
 
-async function available(files: { name: string; data: Buffer; mime?: string }[], options: string[] = [], subject?: string) {
-  const t = (await s.request('POST', '/transfer', {
-    headers: alice,
-    json: { files: files.map((f) => ({ name: f.name, size: f.data.length, mime_type: f.mime })), recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), options, subject },
-  })).json;
-  for (const [i, f] of t.files.entries()) {
-    await sendChunks(s.request, f.id, files[i].data, 5 * 1024 * 1024, { headers: alice });
-    assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
-  }
-  const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
-  assert.is(done.status, 200, done.text);
-  return { t: done.json, token: done.json.recipients[0].token as string };
-}
+const available = (files: { name: string; data: Buffer; mime?: string }[], options: string[] = [], subject?: string) =>
+  availableTransfer(s, files, { over: { options, subject } });
 
 const get = (p: string, headers: Record<string, string> = {}, method = 'GET') => fetch(`${s.url}${p}`, { method, headers });
 

@@ -5,10 +5,11 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { isInboxFileName } from '../../src/mail/sink';
 import { asUser, HEADER_SP, startTestServer, tempDir, TestServer } from '../helpers/server';
-import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
+import { inAWeek, patternBytes, sha256 } from '../helpers/upload-client';
 import { walk } from '../adversarial/injection-fixture';
+import { availableTransfer } from '../helpers/factories';
 
-// Folders (issue 16): a file name may carry the relative path it had in an uploaded folder, as FileSender 3's
+// Folders: a file name may carry the relative path it had in an uploaded folder, as FileSender 3's
 // clients and ferry's own page send it. The tree comes back in the archive download; a name whose path would
 // leave the folder it is unpacked into is refused; and whatever the names, the data stays under
 // data/files/<transfer id>/<file uid>.
@@ -24,24 +25,15 @@ const TREE = [
 ];
 
 test.before(async () => {
-  s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK });
+  // This test looks at data/files itself: the filesystem store whatever FERRY_TEST_STORAGE says.
+  s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK, storage: { type: 'fs' } });
 });
 test.after(() => s.close());
 
 const post = (files: { name: string; size: number }[], headers = alice) =>
   s.request('POST', '/transfer', { headers, json: { files, recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
 
-async function available(files: { name: string; data: Buffer }[]) {
-  const r = await post(files.map((f) => ({ name: f.name, size: f.data.length })));
-  assert.is(r.status, 201, r.text);
-  for (const [i, f] of r.json.files.entries()) {
-    await sendChunks(s.request, f.id, files[i].data, CHUNK, { headers: alice, parallel: 2 });
-    assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
-  }
-  const done = await s.request('PUT', `/transfer/${r.json.id}`, { headers: alice, json: { complete: true } });
-  assert.is(done.status, 200, done.text);
-  return { t: done.json, token: done.json.recipients[0].token as string };
-}
+const available = (files: { name: string; data: Buffer }[]) => availableTransfer(s, files, { chunk: CHUNK, parallel: 2 });
 
 /** Every file below dir, relative, with its SHA-256. */
 function tree(dir: string): Record<string, string> {

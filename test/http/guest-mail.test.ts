@@ -4,6 +4,7 @@ import type { ParsedMail } from 'mailparser';
 import { startTestServer, TestServer, HEADER_SP, asUser } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { GUEST_OPTIONS } from '../../src/domain/options';
+import { delivered as deliveredMail } from '../helpers/factories';
 
 // The mails of a Guest's life, delivered over real SMTP into the sink: invitation, receipt, reminder,
 // withdrawal, expiry — and the options that turn them on or off.
@@ -21,11 +22,7 @@ test.after(async () => {
 });
 
 /** Delivers everything queued (the queue sends in order, one at a time) and returns the mails received since `from`. */
-async function delivered(from: number): Promise<ParsedMail[]> {
-  await s.app.services.mailQueue.flush();
-  await s.app.services.mailQueue.flush();
-  return (await sink.messages()).slice(from);
-}
+const delivered = (from = 0): Promise<ParsedMail[]> => deliveredMail(s, sink, from);
 
 async function createGuest(user: string, body: Record<string, unknown>) {
   const r = await s.request('POST', '/guest', { headers: asUser(user), json: body });

@@ -5,6 +5,7 @@ import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/serve
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { signedPath, nowS } from '../helpers/signing';
 import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
+import { delivered as deliveredMail } from '../helpers/factories';
 
 // Each guest option's effect on what the guest does through its token, with the mail it causes (or not)
 // delivered through a real SMTP sink; plus the denials a guest token meets.
@@ -29,11 +30,7 @@ async function invite(options: string[] | Record<string, boolean> = [], transfer
 }
 
 /** Delivers all queued mail (the queue sends in order) and returns the sink's messages after the first `from`. */
-async function delivered(from = 0): Promise<ParsedMail[]> {
-  await s.app.services.mailQueue.flush();
-  await s.app.services.mailQueue.flush();
-  return (await sink.messages()).slice(from);
-}
+const delivered = (from = 0): Promise<ParsedMail[]> => deliveredMail(s, sink, from);
 const toAlice = (mails: ParsedMail[]) => mails.filter((m) => addressOf(m.to) === 'alice@example.org').map((m) => m.subject);
 
 async function createAsGuest(vid: string, size = 100_000) {

@@ -18,7 +18,8 @@ const alice = asUser('alice');
 
 test.before(async () => {
   sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, mail: { transport: sink.url }, auditlog_lifetime_days: 31 });
+  // This test looks at data/files itself: the filesystem store whatever FERRY_TEST_STORAGE says.
+  s = await startTestServer({ ...HEADER_SP, mail: { transport: sink.url }, auditlog_lifetime_days: 31, storage: { type: 'fs' } });
   cfg = path.join(s.dir, 'ferry.json');
   fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), mail: { transport: sink.url }, auditlog_lifetime_days: 31, database_url: s.app.config.database_url }));
 });

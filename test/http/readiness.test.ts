@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { freePort, startTestServer, TestServer } from '../helpers/server';
+import { freePort, HEADER_SP, startTestServer, TestServer } from '../helpers/server';
 import { postgresServer } from '../helpers/system/postgres';
 import { startTestSink } from '../helpers/mail';
 
@@ -39,7 +39,7 @@ test('GET /readyz: 200 while database, store and mail answer; /healthz stays 200
 
 test('GET /readyz: 503 naming "database" while PostgreSQL is stopped, 200 again once it is back', async () => {
   const pg = await postgresServer();
-  const s = await startTestServer({ database_url: await pg.createDatabase('ferry_ready') });
+  const s = await startTestServer({ ...HEADER_SP, database_url: await pg.createDatabase('ferry_ready') });
   try {
     assert.is((await ready(s)).status, 200);
     pg.stop();
@@ -48,6 +48,11 @@ test('GET /readyz: 503 naming "database" while PostgreSQL is stopped, 200 again 
       assertUnavailable(await ready(s), ['database']);
       assert.ok(Date.now() - started < 5000, 'answers within its bound');
       assert.is((await s.request('GET', '/healthz')).status, 200);
+      // A request that needs the database meanwhile gets the catalogue's 503, never a driver's code or a 500.
+      const r = await s.request('GET', '/transfer', { headers: { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' } });
+      assert.is(r.status, 503, r.text);
+      assert.is(r.json.message, 'database_unavailable');
+      assert.is(r.headers.get('retry-after'), '5');
     } finally {
       pg.start();
     }
@@ -58,7 +63,8 @@ test('GET /readyz: 503 naming "database" while PostgreSQL is stopped, 200 again 
 });
 
 test('GET /readyz: 503 naming "store" while the files folder is gone, 200 again once it is back', async () => {
-  const s = await startTestServer();
+  // This test looks at data/files itself: the filesystem store whatever FERRY_TEST_STORAGE says.
+  const s = await startTestServer({ storage: { type: 'fs' } });
   try {
     assert.is((await ready(s)).status, 200);
     const files = path.join(s.app.config.data_dir, 'files');

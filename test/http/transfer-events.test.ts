@@ -4,6 +4,7 @@ import type { ParsedMail } from 'mailparser';
 import { startTestServer, TestServer, HEADER_SP, asUser } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
+import { delivered as deliveredMail } from '../helpers/factories';
 
 // The spec's Events: every case that mails, delivered over real SMTP into the sink, and the options of
 // docs/architecture.md, Options that turn mails on or off.
@@ -27,11 +28,7 @@ async function mark(): Promise<number> {
   return sink.raw().length;
 }
 
-async function delivered(from: number): Promise<ParsedMail[]> {
-  await s.app.services.mailQueue.flush();
-  await s.app.services.mailQueue.flush();
-  return (await sink.messages()).slice(from);
-}
+const delivered = (from = 0): Promise<ParsedMail[]> => deliveredMail(s, sink, from);
 const summary = (mails: ParsedMail[]) => mails.map((m) => `${addressOf(m.to)}: ${m.subject}`).sort();
 
 async function create(over: Record<string, unknown> = {}) {

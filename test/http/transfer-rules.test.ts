@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql, sqlOne } from '../helpers/server';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
+import { createTransfer } from '../helpers/factories';
 
 // The good side of POST /transfer's rules (limits reached exactly, every accepted form), the status machine,
 // the lists, the audit log's content, frequent recipients and the recipient endpoints' own rules.
@@ -17,11 +18,8 @@ test.before(async () => {
 test.after(() => s.close());
 
 const body = (over: Record<string, unknown> = {}) => ({ files: [{ name: 'a', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() - 3 * DAY, ...over });
-async function create(over: Record<string, unknown> = {}, headers = alice) {
-  const r = await s.request('POST', '/transfer', { headers, json: body(over) });
-  assert.is(r.status, 201, r.text);
-  return r.json;
-}
+// This file's transfers end three days sooner than the factory's (its max_transfer_days_valid is 5).
+const create = (over: Record<string, unknown> = {}, headers = alice) => createTransfer(s, body(over), headers);
 
 test('limits reached exactly are accepted: files, recipients, total size, the last allowed day', async () => {
   const last = now() + 5 * DAY;

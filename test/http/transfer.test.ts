@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 import { patternBytes, sendChunks, inAWeek, sha256, shuffled } from '../helpers/upload-client';
+import { createTransfer } from '../helpers/factories';
 
 const CHUNK = 64 * 1024;
 let s: TestServer;
@@ -19,11 +20,7 @@ test.after(() => s.close());
 function body(over: Record<string, unknown> = {}) {
   return { files: [{ name: 'a.txt', size: 10 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), ...over };
 }
-async function create(over: Record<string, unknown> = {}, headers = alice) {
-  const r = await s.request('POST', '/transfer', { headers, json: body(over) });
-  assert.is(r.status, 201, r.text);
-  return r.json;
-}
+const create = (over: Record<string, unknown> = {}, headers = alice) => createTransfer(s, over, headers);
 function expectError(r: { status: number; json: any }, status: number, message: string, details?: string[]) {
   assert.is(r.status, status, JSON.stringify(r.json));
   assert.is(r.json.message, message);

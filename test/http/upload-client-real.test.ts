@@ -75,7 +75,7 @@ test("resume uses the server's ranges: chunks stored but never acknowledged to t
     base: s.url,
     headers: asUser('alice', 'alice@example.org'),
     fetch: (url, init) => {
-      if (/\/chunk\//.test(url)) sent += Number((init?.headers as Record<string, string>)['X-Service-Chunk-Size']);
+      if (/\/chunk\//.test(url)) sent += Number((init?.headers as Record<string, string> | undefined)?.['X-Service-Chunk-Size']);
       return fetch(url, init);
     },
   });

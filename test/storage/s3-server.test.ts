@@ -23,7 +23,7 @@ import {
 import { S3Server, s3Client, startS3 } from '../helpers/system/s3';
 
 /*
- * What the S3 adapter of issue 18 relies on, checked against a real S3-compatible server (Swift 2.30's s3api, from
+ * What the S3 adapter relies on, checked against a real S3-compatible server (Swift 2.30's s3api, from
  * Debian's packages; test/helpers/system/s3.ts). Where Swift differs from AWS S3, the tests do what a client must
  * do on both:
  *

@@ -2,80 +2,56 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { builtinModules } from 'node:module';
 
-// docs/architecture.md, "What each folder may import": the domain owns its ports and imports no adapter, no
-// framework and no driver. This reads every import of src/ and fails the run on a forbidden one.
+import { spawnSync } from 'node:child_process';
+import { tempDir } from '../helpers/temp-dir';
 
-const SRC = path.resolve(__dirname, '../../src');
+// docs/architecture.md, "What each folder may import": the rules live in .dependency-cruiser.cjs and `npm run lint`
+// applies them to src/ and web/. These tests show that the rules hold on the tree and refuse a wrong import.
 
-/** Every .ts file under dir, recursively. */
-function sources(dir: string): string[] {
-  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((d) => {
-    const p = path.join(dir, d.name);
-    if (d.isDirectory()) return sources(p);
-    return d.name.endsWith('.ts') ? [p] : [];
-  });
+const ROOT = path.resolve(__dirname, '../..');
+const SRC = path.join(ROOT, 'src');
+const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
+const DEPCRUISE = path.join(ROOT, 'node_modules/.bin/depcruise');
+
+/** The import-rule violations dependency-cruiser finds under `cwd` (one "error rule: from → to" line each). */
+function violations(cwd: string): string[] {
+  const r = spawnSync(DEPCRUISE, ['src', 'web', '--config', CONFIG, '--output-type', 'err'], { cwd, encoding: 'utf8' });
+  return `${r.stdout}${r.stderr}`.split('\n').filter((l) => /^\s*error /.test(l)).map((l) => l.trim());
 }
 
-/** The specifiers a file imports (static imports, re-exports, dynamic imports and require). */
-function imports(file: string): string[] {
-  const text = fs.readFileSync(file, 'utf8');
-  const found = new Set<string>();
-  for (const m of text.matchAll(/(?:^|\n)\s*(?:import|export)\b[^'"`;]*?from\s*['"]([^'"]+)['"]/g)) found.add(m[1]);
-  for (const m of text.matchAll(/(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g)) found.add(m[1]);
-  for (const m of text.matchAll(/\b(?:import|require)\(\s*['"]([^'"]+)['"]\s*\)/g)) found.add(m[1]);
-  return [...found];
-}
-
-/** The top folder of src/ a relative import lands in ('' for a file directly in src/). */
-function folderOf(from: string, spec: string): string {
-  const target = path.relative(SRC, path.resolve(path.dirname(from), spec));
-  if (target.includes(path.sep)) return target.split(path.sep)[0];
-  return fs.existsSync(path.join(SRC, target)) && fs.statSync(path.join(SRC, target)).isDirectory() ? target : '';
-}
-
-/** What each folder may import from src/ besides itself (the table of docs/architecture.md). */
-const MAY_IMPORT: Record<string, string[]> = {
-  domain: [],
-  db: ['domain', 'config'],
-  storage: ['domain', 'util', 'shared'],
-  mail: ['domain', 'config', 'i18n', 'util', 'shared', 'log.ts'],
-  auth: ['domain', 'config', 'util', 'shared'],
-};
-
-const builtins = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-
-/**
- * Besides itself, the domain may use the encryption format's arithmetic (src/shared-crypto: pure code, no I/O,
- * the same that the pages and the client run), so that sizes and offsets of ciphertext are computed in one place.
- */
-const DOMAIN_MAY_IMPORT = ['domain', 'shared-crypto'];
-
-test('the domain imports nothing but itself, the pure encryption format and Node built-ins: no adapter, no framework, no driver', () => {
-  const offenders: string[] = [];
-  for (const file of sources(path.join(SRC, 'domain'))) {
-    for (const spec of imports(file)) {
-      const ok = spec.startsWith('.') ? DOMAIN_MAY_IMPORT.includes(folderOf(file, spec)) : builtins.has(spec);
-      if (!ok) offenders.push(`${path.relative(SRC, file)} imports ${spec}`);
-    }
-  }
-  assert.equal(offenders, [], offenders.join('\n'));
+test('every import in src/ and web/ is one its folder may make', () => {
+  assert.equal(violations(ROOT), []);
 });
 
-test('adapters import only the domain and the shared helpers their row of the table allows', () => {
-  const offenders: string[] = [];
-  for (const [folder, allowed] of Object.entries(MAY_IMPORT)) {
-    if (folder === 'domain') continue;
-    for (const file of sources(path.join(SRC, folder))) {
-      for (const spec of imports(file).filter((s) => s.startsWith('.'))) {
-        const target = folderOf(file, spec);
-        const name = target === '' ? path.basename(path.resolve(path.dirname(file), spec)) + '.ts' : target;
-        if (target !== folder && !allowed.includes(name)) offenders.push(`${path.relative(SRC, file)} imports ${spec}`);
-      }
-    }
+test('the rules refuse the domain reaching an adapter or a package, the pages reaching the server, and a folder with no row', () => {
+  const dir = tempDir();
+  const put = (file: string, text: string) => {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  };
+  fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
+  fs.copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(dir, 'tsconfig.json'));
+  fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  put('src/db/repo.ts', 'export const repo = 1;\n');
+  put('src/http/route.ts', 'export const route = 1;\n');
+  put('src/domain/rules.ts', "import { repo } from '../db/repo';\nimport { sql } from 'kysely';\nexport const x = [repo, sql];\n");
+  put('src/domain/deeper/more.ts', "import { route } from '../../http/route';\nexport const y = route;\n");
+  put('src/newfolder/thing.ts', "import { x } from '../domain/rules';\nexport const z = x;\n");
+  put('web/lib/page.ts', "import { route } from '../../src/http/route';\nimport fs from 'node:fs';\nexport const p = [route, fs];\n");
+  put('web/pages/fine.ts', "import { x } from '../../src/domain/rules';\nexport const q = x;\n");
+  const found = violations(dir).join('\n');
+  for (const wrong of [
+    'src/domain/rules.ts → src/db/repo.ts',
+    'domain-uses-no-package: src/domain/rules.ts → ',
+    'src/domain/deeper/more.ts → src/http/route.ts',
+    'src/newfolder/thing.ts → src/domain/rules.ts',
+    'web/lib/page.ts → src/http/route.ts',
+    'web-uses-no-node: web/lib/page.ts → fs',
+  ]) {
+    assert.ok(found.includes(wrong), `${wrong} not refused in:\n${found}`);
   }
-  assert.equal(offenders, [], offenders.join('\n'));
+  assert.not.ok(found.includes('web/pages/fine.ts'), found);
 });
 
 test('the ports are where the domain says: one folder, every port async', () => {

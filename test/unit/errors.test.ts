@@ -2,33 +2,26 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Errors, ServiceError } from '../../src/domain/errors';
+import { Errors, isError, retryAfter, retryAfterOf, ServiceError } from '../../src/domain/errors';
+import { ownTable } from '../../src/i18n';
 
 // The error catalogue is the one place a message id meets its HTTP status. Clients tell errors apart by
 // (status, id), so the catalogue must agree with the design's table of statuses, and no other code may
 // pair an id with a status of its own.
 
-/** docs/architecture.md, Errors, status by message id: the statuses clients are promised. */
+/**
+ * The statuses the design promises clients for its ids (docs/architecture.md, Errors): a contract, so it is
+ * written out here. Every other check below is built from the catalogue itself, so an id added to it needs no
+ * change to this file, only a status of the design's and a text in every language.
+ */
 const DESIGN_TABLE: Record<number, string[]> = {
-  400: ['rest_missing_parameter', 'rest_bad_parameter', 'rest_sanity_check_failed', 'bad_request_body', 'bad_email', 'bad_expire', 'transfer_no_files', 'transfer_no_recipients', 'transfer_too_many_files', 'transfer_too_many_recipients', 'transfer_maximum_size_exceeded', 'bad_option_name', 'bad_lang_code', 'file_chunk_out_of_bounds',
-    // End-to-end encryption: design.md §3 names transfer_must_be_encrypted (encryption_mandatory); the other two
-    // are a disabled feature and an archive the server cannot build, both the client's request to change.
-    'transfer_must_be_encrypted', 'encryption_not_enabled', 'encrypted_files_not_archivable'],
-  401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid',
-    // A link password (docs/sharing.md): not given, or wrong.
-    'download_password_required', 'download_password_incorrect'],
-  403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden', 'rest_roundtrip_token_invalid',
-    // Account management from the web (README, Administration): an admin acting on their own account, and a
-    // wrong current password when changing one's own.
-    'user_cannot_change_self', 'user_password_incorrect'],
+  400: ['rest_missing_parameter', 'rest_bad_parameter', 'rest_sanity_check_failed', 'bad_request_body', 'bad_email', 'bad_expire', 'transfer_no_files', 'transfer_no_recipients', 'transfer_too_many_files', 'transfer_too_many_recipients', 'transfer_maximum_size_exceeded', 'bad_option_name', 'bad_lang_code', 'file_chunk_out_of_bounds'],
+  401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid'],
+  403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden'],
   404: ['transfer_not_found', 'file_not_found', 'recipient_not_found', 'guest_not_found', 'user_not_found', 'rest_endpoint_not_found'],
   405: ['rest_method_not_allowed', 'rest_jsonp_get_only'],
-  409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed',
-    // An admin adding an account whose id is taken (the web form never overwrites one).
-    'user_exists'],
-  410: ['transfer_expired', 'transfer_closed', 'guest_expired',
-    // A link whose download limit is used up (docs/sharing.md, Download limits): gone for this link.
-    'download_limit_reached'],
+  409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed'],
+  410: ['transfer_expired', 'transfer_closed', 'guest_expired'],
   413: ['storage_chunk_too_large', 'request_body_too_large', 'transfer_user_quota_exceeded', 'transfer_host_quota_exceeded'],
   416: ['range_not_satisfiable'],
   429: ['rate_limit_exceeded'],
@@ -37,15 +30,39 @@ const DESIGN_TABLE: Record<number, string[]> = {
   503: ['storage_unavailable', 'database_unavailable', 'login_provider_unavailable'],
   507: ['storage_not_enough_space_left'],
 };
-const designStatus = new Map(Object.entries(DESIGN_TABLE).flatMap(([status, ids]) => ids.map((id) => [id, Number(status)] as const)));
 const entries = Object.entries(Errors);
+const byId = new Map(entries.map(([, e]) => [e.id, e]));
+// Each language's own texts (mail's and the pages' under the core's, as src/i18n/index.ts lays them), without
+// the fallback to English that a reader gets.
+const LANGS: Record<string, Record<string, string>> = Object.fromEntries(['en', 'fr', 'de', 'nl'].map((l) => [l, ownTable(l)]));
 
-test('every catalogue entry has the status the design gives its id', () => {
+test("an id the design names has the design's status in the catalogue", () => {
+  let named = 0;
+  for (const [status, ids] of Object.entries(DESIGN_TABLE)) {
+    for (const id of ids.filter((x) => byId.has(x))) {
+      named++;
+      assert.is(byId.get(id)!.status, Number(status), id);
+    }
+  }
+  assert.ok(named >= 45, `only ${named} of the design's ids are in the catalogue`);
+});
+
+test("every catalogue entry has one of the design's statuses, and its class fits its kind", () => {
+  const statuses = new Set(Object.keys(DESIGN_TABLE).map(Number));
   assert.ok(entries.length >= 40, `only ${entries.length} entries`);
   for (const [name, e] of entries) {
-    assert.ok(designStatus.has(e.id), `${name}: ${e.id} is not in the design's table`);
-    assert.is(e.status, designStatus.get(e.id), `${name}: ${e.id}`);
+    assert.ok(statuses.has(e.status), `${name}: ${e.id} has status ${e.status}, which the design does not use`);
+    if (e.id.endsWith('_not_found')) assert.is(e.status, 404, e.id);
+    if (e.id.endsWith('_unavailable')) assert.is(e.status, 503, e.id);
   }
+});
+
+test('every catalogue id has a text for users in English, French, German and Dutch', () => {
+  const missing: string[] = [];
+  for (const [lang, table] of Object.entries(LANGS)) {
+    for (const [, e] of entries) if (typeof table[e.id] !== 'string' || table[e.id].trim() === '' || table[e.id] === e.id) missing.push(`${lang}: ${e.id}`);
+  }
+  assert.equal(missing, [], missing.join('\n'));
 });
 
 test('ids are unique, and each entry is named after its id', () => {
@@ -90,6 +107,16 @@ test('no code outside the catalogue pairs an id with a literal status', () => {
   }
   assert.equal(offenders, [], offenders.join('\n'));
   assert.ok(sites <= 2, `${sites} direct constructions: only the relay of a library's own status may build one`);
+});
+
+test('typed checks: isError names the entry, retry_after round-trips through the details', () => {
+  const e = Errors.rateLimitExceeded(retryAfter(41.2));
+  assert.ok(isError(e, Errors.rateLimitExceeded));
+  assert.not.ok(isError(e, Errors.transferExpired));
+  assert.not.ok(isError(new Error('rate_limit_exceeded'), Errors.rateLimitExceeded));
+  assert.equal(e.details, ['retry_after=42']);
+  assert.is(retryAfterOf(e), 42);
+  assert.is(retryAfterOf(Errors.rateLimitExceeded()), null);
 });
 
 test.run();

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { formatBytes, formatDateTime, formatDay, pluralKey } from '../../src/http/web/format';
+import { formatBytes, formatDateTime, formatDay, pluralKey } from '../../src/i18n/format';
 import { dateTimeFormat } from '../../src/i18n/intl-cache';
 
 // Every date, size and count a page, a mail or a `formatted` field shows goes through these functions, many

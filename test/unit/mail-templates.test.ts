@@ -8,7 +8,7 @@ import { mailEn } from '../../src/i18n/mail/en';
 import { LANGS, ownTable } from '../../src/i18n';
 import type { AuditEntry, FileRecord, Guest, Recipient, Transfer } from '../../src/domain/model';
 import { AUDIT_EVENTS } from '../../src/domain/audit-events';
-import { formatDay } from '../../src/http/web/format';
+import { formatDay } from '../../src/i18n/format';
 
 const NOW = 1_900_000_000;
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({

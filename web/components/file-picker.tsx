@@ -31,6 +31,7 @@ export function FilePicker({ files, onChange, compact, idPrefix = 'pick' }: Prop
   const total = files.reduce((n, f) => n + f.size, 0);
 
   return (
+    // biome-ignore lint/a11y/noStaticElementInteractions: dropping is a shortcut; the buttons inside pick the same files.
     <div
       class={`dropzone${over ? ' over' : ''}`}
       onDragOver={(e) => {

@@ -3,6 +3,7 @@ import { formatBytes } from '../lib/format';
 import { useResource } from '../lib/use-resource';
 import { ApiError } from '../lib/api';
 import type { Translate } from '../lib/i18n';
+import { Errors } from '../../src/domain/errors';
 
 /**
  * "You use 1.2 GB of your 5 GB quota": what counts is every transfer not closed (GET /user/@me/quota).
@@ -31,6 +32,6 @@ export function quotaRefusal(t: Translate, lang: string, e: unknown, guest: bool
   if (![n.quota, n.used, n.requested].every(Number.isFinite)) return null;
   const vars = { requested: formatBytes(n.requested, lang), left: formatBytes(Math.max(0, n.quota - n.used), lang), quota: formatBytes(n.quota, lang) };
   // A guest's transfer counts against the inviter's quota, not a quota of the guest's own.
-  if (e.id === 'transfer_host_quota_exceeded') return t('ui_host_quota_refused', vars);
+  if (e.id === Errors.transferHostQuotaExceeded.id) return t('ui_host_quota_refused', vars);
   return t(guest ? 'ui_guest_quota_refused' : 'ui_user_quota_refused', vars);
 }

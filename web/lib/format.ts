@@ -1,5 +1,5 @@
 /** Sizes, durations and dates as people read them; dates and sizes in the one format of each language. */
-import { formatBytes, formatDateTime, formatDay } from '../../src/http/web/format';
+import { formatBytes, formatDateTime, formatDay } from '../../src/i18n/format';
 import { numberFormat } from '../../src/i18n/intl-cache';
 
 export { formatBytes, formatDay };

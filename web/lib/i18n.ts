@@ -1,4 +1,4 @@
-import { pluralKey } from '../../src/http/web/format';
+import { pluralKey } from '../../src/i18n/format';
 
 /**
  * Translations from GET /lang, looked up with {name} placeholders; a missing key shows as itself. A text given

@@ -1,6 +1,6 @@
 /**
  * Where every random id, token and secret comes from (the auth adapter implements it with node:crypto). The
- * sizes are part of the contract: README's Security section promises them.
+ * sizes are part of the contract: docs/security.md promises them.
  */
 export interface IdGenerator {
   /** Download tokens and File uids (which double as chunk-upload keys): 128 bits, 32 hex characters. */

@@ -1,4 +1,5 @@
 import type { StoredPiece } from './file-store';
+import type { Page } from '../paging';
 import type { AuditEntry, FileRecord, Guest, MailDelivery, Recipient, TrackingError, Transfer, TransferStatus } from '../model';
 
 /**
@@ -16,6 +17,9 @@ export interface NewRecipient {
   lang: string | null;
 }
 
+/** Whose Transfers a list shows. */
+export type TransferOwner = { userId: string } | { guestId: number } | 'all';
+
 /** Transfers with their files and recipients. */
 export interface TransferRepository {
   /** Inserts the Transfer (status created) with its files and recipients; returns its id. */
@@ -26,6 +30,15 @@ export interface TransferRepository {
   listOfUser(userId: string): Promise<Transfer[]>;
   listOfGuest(guestId: number): Promise<Transfer[]>;
   listAll(): Promise<Transfer[]>;
+  /**
+   * One page of Transfers, newest first: a user's, a guest's or everyone's; `page` null: all of them. Read in one
+   * statement, whatever the page's size (docs/architecture.md, "Lists and pages").
+   */
+  listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]>;
+  /** The files (not deleted) of several Transfers at once, in upload order: one statement per 500 Transfers. */
+  filesOf(transferIds: number[]): Promise<FileRecord[]>;
+  /** The recipients (not deleted) of several Transfers at once, by id: one statement per 500 Transfers. */
+  recipientsOf(transferIds: number[]): Promise<Recipient[]>;
   setStatus(id: number, status: TransferStatus, now: number, reason?: string | null): Promise<void>;
   /** Moves created/started to uploading once; true when this call did it (the first chunk). */
   markUploading(id: number): Promise<boolean>;
@@ -381,6 +394,8 @@ export interface SharingRepository {
   release(id: number, now: number, done: boolean): Promise<boolean>;
   /** Completed downloads per recipient and file, for the owner's view. */
   doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]>;
+  /** controls() and doneCounts() of many transfers at once (a page of the owner's list), in two statements. */
+  viewsOf(transferIds: number[]): Promise<Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>>;
   /** Available transfers expiring after `now` and by `until`: those an automatic reminder may be due for. */
   remindableTransfers(now: number, until: number): Promise<Transfer[]>;
   /** The transfer's recipients that have received every one of these files whole. */

@@ -40,22 +40,22 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
     ctx.req.resume();
   }
   if (wantsErrorPage(ctx)) return renderErrorPage(ctx, e.id, e.status, uid);
-  if (e.status === 503) ctx.set('Retry-After', String(DATABASE_RETRY_AFTER_S));
+  if (e.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_S));
   ctx.status = e.status;
   ctx.type = 'application/json';
   ctx.body = { message: e.id, uid, details: e.details };
 }
 
-/** Maps errors from libraries (body parser, fs) to our ids; anything unknown becomes internal_error. */
+/**
+ * Maps the HTTP libraries' errors (body parser, Koa) to our ids; anything unknown becomes internal_error. The
+ * database and the file store throw the catalogue's errors themselves (src/db/errors.ts, src/storage/errors.ts).
+ */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   const e = err as { status?: number; statusCode?: number; type?: string; code?: string; name?: string; expose?: boolean };
   const status = e?.status ?? e?.statusCode;
-  if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return Errors.storageNotEnoughSpaceLeft();
-  if (e?.code === 'FERRY_STORAGE_DOWN') return Errors.storageUnavailable();
   // The client hung up mid-body (Node's 'aborted'): its mistake, not the server's.
   if (isClientAbort(err)) return Errors.badRequestBody('body ended early');
-  if (isDatabaseUnavailable(e?.code)) return Errors.databaseUnavailable();
   if (status === 413 || e?.type === 'entity.too.large') return Errors.requestBodyTooLarge();
   // A library's own 4xx for a body it refused keeps the library's status under our id (415: a content type
   // the body parser does not read). These are the only statuses not taken from the catalogue.
@@ -74,14 +74,5 @@ function isClientAbort(err: unknown): boolean {
 }
 
 /** Seconds a client is asked to wait after 503 database_unavailable or storage_unavailable. */
-const DATABASE_RETRY_AFTER_S = 5;
+const RETRY_AFTER_S = 5;
 
-/**
- * The database cannot answer now, through no fault of the request: SQLite locked by another process for longer
- * than the driver waits (FERRY_DB_BUSY), or PostgreSQL unreachable, shutting down or out of connections
- * (SQLSTATE classes 08 and 57P, and 53300).
- */
-function isDatabaseUnavailable(code: string | undefined): boolean {
-  if (!code) return false;
-  return code === 'FERRY_DB_BUSY' || code === 'ECONNREFUSED' || code.startsWith('08') || code.startsWith('57P') || code === '53300';
-}

@@ -29,9 +29,7 @@ export function jsonpMiddleware(log: Logger): Middleware<FerryState> {
         // Credentials a browser adds by itself (the session cookie, a proxy's login cookie) would let any site
         // read the user's data through a <script> tag: such requests get a plain JSON refusal, not a script.
         renderError(ctx, Errors.restAccessForbidden('callback'), log);
-        return;
-      }
-      if (ctx.response.is('json')) {
+      } else if (ctx.response.is('json')) {
         const text = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
         const json = text
           .replace(/\u2028/g, '\\u2028')

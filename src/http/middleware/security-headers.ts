@@ -18,7 +18,11 @@ export function securityHeaders(): Middleware<FerryState> {
   return async (ctx, next) => {
     ctx.set('X-Content-Type-Options', 'nosniff');
     ctx.set('X-Frame-Options', 'DENY');
-    ctx.set('Referrer-Policy', 'no-referrer');
+    // Nothing to other sites; our own origin to ourselves. Under no-referrer a browser sends `Origin: null` with a
+    // same-site form POST, and the login form sent before the page's script takes it over (a slow first load)
+    // was refused as coming from another site (src/auth/origin.ts). The download page, whose URL holds a token,
+    // sets no-referrer itself.
+    ctx.set('Referrer-Policy', 'same-origin');
     ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
     await next();
     if (ctx.response.is('html')) ctx.set('Content-Security-Policy', PAGE_CSP);

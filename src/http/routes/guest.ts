@@ -5,6 +5,7 @@ import type { Guest } from '../../domain/model';
 import { GuestCreator, parseGuestInput } from '../../domain/guest-input';
 import { presentGuest } from '../presenters/guest';
 import { requestLang } from '../request-lang';
+import { pageOf, parsePage } from '../../domain/paging';
 import type { FerryContext } from '../state';
 
 async function loadGuest(ctx: FerryContext) {
@@ -17,7 +18,8 @@ async function loadGuest(ctx: FerryContext) {
 
 const baseUrl = (ctx: FerryContext) => ctx.state.services.settings.get().base_url;
 const present = async (ctx: FerryContext, g: Guest) => presentGuest(g, baseUrl(ctx), await requestLang(ctx));
-const presentAll = (ctx: FerryContext, list: Guest[]) => Promise.all(list.map((g) => present(ctx, g)));
+/** The whole list, or the page `?limit=N&offset=M` asks for (docs/architecture.md, "Lists and pages"). */
+const presentAll = (ctx: FerryContext, list: Guest[]) => Promise.all(pageOf(list, parsePage(ctx.query)).map((g) => present(ctx, g)));
 
 function creatorOf(ctx: FerryContext): GuestCreator {
   const p = ctx.state.principal;

@@ -1,5 +1,5 @@
 import Router from '@koa/router';
-import { Errors, ServiceError } from '../../domain/errors';
+import { Errors, isError, retryAfterOf, ServiceError } from '../../domain/errors';
 import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
 import { isForeignOrigin } from '../../auth/origin';
 import { throttleAddress } from '../../auth/client-address';
@@ -138,7 +138,7 @@ export function loginRoutes(): Router<FerryState> {
       }
     } catch (e) {
       const err = e instanceof LoginFailed ? loginFailedAsError(ctx, p, e) : e;
-      const wait = err instanceof ServiceError && err.status === 429 ? String(err.details?.[0]?.split('=')[1] ?? 900) : null;
+      const wait = isError(err, Errors.rateLimitExceeded) ? String(retryAfterOf(err) ?? 900) : null;
       if (wait) ctx.set('Retry-After', wait);
       // A browser's form comes back to the form, which says what went wrong in the page's language.
       if (form && err instanceof ServiceError && (err.status === 401 || err.status === 503 || wait)) {

@@ -6,6 +6,7 @@ import { Errors } from '../../domain/errors';
 import type { Transfer } from '../../domain/model';
 import { senderFieldsIgnored, TransferView } from '../../domain/transfers';
 import { isEmail, parseTransferInput } from '../../domain/transfer-input';
+import { type Page, parsePage } from '../../domain/paging';
 import { parseEncryption } from '../../domain/encryption-input';
 import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
 import { presentSharing } from '../presenters/sharing';
@@ -21,28 +22,45 @@ const BEFORE_AVAILABLE = ['created', 'started', 'uploading'];
 async function present(ctx: FerryContext, v: TransferView | Transfer, creating = false) {
   const s = ctx.state.services;
   const view = 'transfer' in v ? v : await s.transfers.view(v);
-  const ids = view.recipients.map((r) => r.id);
-  const errors = await s.trackingErrors.forTargets('Recipient', ids);
-  const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
-  const delivery = await s.mailDelivery.deliveryFor('Recipient', ids);
-  const shown = presentTransfer(withErrors, s.settings.get().base_url, await requestLang(ctx), s.transfers.extensionsLeft(view.transfer), creating, delivery);
-  return { ...shown, ...presentSharing(await s.sharing.view(view.transfer)) };
+  return (await presentViews(ctx, [view], creating))[0];
 }
 
-async function presentAll(ctx: FerryContext, list: Transfer[]) {
-  const out = [];
-  for (const t of list) out.push(await present(ctx, t));
-  return out;
+/** Views presented together: their recipients' errors and mail states read at once for all of them. */
+async function presentViews(ctx: FerryContext, views: TransferView[], creating = false) {
+  const s = ctx.state.services;
+  const ids = views.flatMap((v) => v.recipients.map((r) => r.id));
+  const [errors, delivery, sharing] = await Promise.all([
+    s.trackingErrors.forTargets('Recipient', ids),
+    s.mailDelivery.deliveryFor('Recipient', ids),
+    s.sharing.views(views.map((v) => v.transfer)),
+  ]);
+  const baseUrl = s.settings.get().base_url;
+  const lang = await requestLang(ctx);
+  return views.map((view) => {
+    const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
+    const shown = presentTransfer(withErrors, baseUrl, lang, s.transfers.extensionsLeft(view.transfer), creating, delivery);
+    const shared = sharing.get(view.transfer.id);
+    return shared ? { ...shown, ...presentSharing(shared) } : shown;
+  });
+}
+
+/**
+ * A list of Transfers: the whole list (FileSender's answer), or the page `?limit=N&offset=M` asks for; views
+ * built in batches (docs/architecture.md, "Lists and pages").
+ */
+async function presentList(ctx: FerryContext, read: (page: Page | null) => Promise<Transfer[]>) {
+  const list = await read(parsePage(ctx.query));
+  return presentViews(ctx, await ctx.state.services.transfers.views(list));
 }
 
 const transferOf = (ctx: FerryContext) => ctx.state.resource as Transfer;
 
 /** Transfer endpoints of the spec. */
 export function transferRoutes(api: Api): void {
-  const list = async (ctx: FerryContext) => presentAll(ctx, await ctx.state.services.transfers.listFor(actorOf(ctx)));
+  const list = (ctx: FerryContext) => presentList(ctx, (page) => ctx.state.services.transfers.pageFor(actorOf(ctx), page));
   api.get('/transfer', users({ guests: true }), list);
   api.get('/transfer/@me', users({ guests: true }), list);
-  api.get('/transfer/@all', admin, async (ctx) => presentAll(ctx, await ctx.state.services.transfers.listAll()));
+  api.get('/transfer/@all', admin, (ctx) => presentList(ctx, (page) => ctx.state.services.transfers.pageAll(page)));
 
   api.post('/transfer', users({ guests: true }), async (ctx) => {
     const s = ctx.state.services;

@@ -2,6 +2,7 @@ import { Api, created } from '../api';
 import { admin, users } from '../access';
 import { Errors } from '../../domain/errors';
 import { bodyObject } from '../actor';
+import { pageOf, parsePage } from '../../domain/paging';
 import type { FerryContext } from '../state';
 import { SESSION_COOKIE } from '../../auth/sessions';
 import { throttleAddress } from '../../auth/client-address';
@@ -41,7 +42,8 @@ export function userAdminRoutes(api: Api): void {
     const s = ctx.state.services;
     const configAdmins = s.settings.get().admin;
     const quotaOf = await s.usage.perUser();
-    return (await s.accounts.listUsers()).map((u) => {
+    // The whole list, or the page `?limit=N&offset=M` asks for (docs/architecture.md, "Lists and pages").
+    return pageOf(await s.accounts.listUsers(), parsePage(ctx.query)).map((u) => {
       const q = quotaOf(u.id);
       return { id: u.id, emails: u.emails, local: u.local, admin: u.admin, admin_by_config: configAdmins.includes(u.id), quota: q.limit, quota_own: q.own, used: q.used };
     });

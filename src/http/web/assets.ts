@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import Router from '@koa/router';
-import { seaAsset } from '../../db/native-addon';
+import { seaAsset } from '../../util/sea';
 import type { FerryState } from '../state';
 
 /**

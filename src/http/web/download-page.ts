@@ -1,4 +1,4 @@
-import { ServiceError } from '../../domain/errors';
+import { Errors, isError, ServiceError } from '../../domain/errors';
 import { linkUnlock } from '../download/link-unlock';
 import type { DownloadAccess } from '../../domain/downloads';
 import type { FerryContext } from '../state';
@@ -115,7 +115,8 @@ function localDay(unixSeconds: number, lang: string): SafeHtml {
 export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e);
   const t = pageT(ctx);
-  const key = e.id === 'transfer_expired' || e.id === 'transfer_closed' || e.id === 'download_limit_reached' ? e.id : e.id === 'file_not_found' ? 'file_not_found' : 'transfer_not_found';
+  const shown = [Errors.transferExpired, Errors.transferClosed, Errors.downloadLimitReached, Errors.fileNotFound].find((entry) => isError(e, entry));
+  const key = (shown ?? Errors.transferNotFound).id;
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1></section>` });

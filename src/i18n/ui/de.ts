@@ -233,7 +233,7 @@ export const uiDe: Table = {
   ui_sent_again: 'Erneut in die Warteschlange gestellt.',
   ui_mail_not_reached_one: '{count} Empfänger noch nicht erreicht',
   ui_mail_not_reached_other: '{count} Empfänger noch nicht erreicht',
-  // Admin tools: users, quotas, storage and usage (issue 20)
+  // Admin tools: users, quotas, storage and usage
   ui_email: "E-Mail",
   ui_role: "Rolle",
   ui_quota: "Kontingent",

@@ -240,7 +240,7 @@ export const uiEn: Table = {
   ui_sent_again: 'Queued again.',
   ui_mail_not_reached_one: '{count} recipient not reached yet',
   ui_mail_not_reached_other: '{count} recipients not reached yet',
-  // Admin tools: users, quotas, storage and usage (issue 20)
+  // Admin tools: users, quotas, storage and usage
   ui_email: "E-mail",
   ui_role: "Role",
   ui_quota: "Quota",

@@ -233,7 +233,7 @@ export const uiFr: Table = {
   ui_sent_again: 'Remis en file d\'attente.',
   ui_mail_not_reached_one: '{count} destinataire pas encore atteint',
   ui_mail_not_reached_other: '{count} destinataires pas encore atteints',
-  // Admin tools: users, quotas, storage and usage (issue 20)
+  // Admin tools: users, quotas, storage and usage
   ui_email: "E-mail",
   ui_role: "Rôle",
   ui_quota: "Quota",

@@ -233,7 +233,7 @@ export const uiNl: Table = {
   ui_sent_again: 'Opnieuw in de wachtrij gezet.',
   ui_mail_not_reached_one: '{count} ontvanger nog niet bereikt',
   ui_mail_not_reached_other: '{count} ontvangers nog niet bereikt',
-  // Admin tools: users, quotas, storage and usage (issue 20)
+  // Admin tools: users, quotas, storage and usage
   ui_email: "E-mail",
   ui_role: "Rol",
   ui_quota: "Quotum",

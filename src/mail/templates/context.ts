@@ -19,7 +19,7 @@ export function footer(c: MailContext): string {
 
 /** Appends the sender's subject to a template subject, as recipients see "Alice sent you files: Q3 report". */
 export function withUserSubject(base: string, userSubject: string | null): string {
-  return userSubject && userSubject.trim() ? `${base}: ${userSubject.trim()}` : base;
+  return userSubject?.trim() ? `${base}: ${userSubject.trim()}` : base;
 }
 
 export function filesBlock(c: MailContext, files: FileRecord[]): MailParts['files'] {

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { postgresBinDir, POSTGRES_INSTALL } from './postgres';
@@ -6,7 +7,7 @@ import { postgresBinDir, POSTGRES_INSTALL } from './postgres';
  * The one place that finds the system parts the tests need beyond Node and node_modules: a browser for the page
  * tests, an S3-compatible server for the storage tests, and (as the suites grow) database servers. Each finder
  * returns what it found or throws MissingPart naming the exact command that installs it: a test that cannot find
- * its part fails with that command, it is never skipped (README, "Testing"). scripts/run-tests.mjs asks every
+ * its part fails with that command, it is never skipped (docs/development.md, "Testing"). scripts/run-tests.mjs asks every
  * finder before it runs a group, so a missing part is reported once, up front.
  */
 export class MissingPart extends Error {
@@ -16,6 +17,54 @@ export class MissingPart extends Error {
   ) {
     super(`${part} is not installed; install it with: ${install}`);
   }
+
+  /** Debian's packages that the install command names (none when it is not a plain `apt-get install -y …`). */
+  get packages(): string[] {
+    const m = /^apt-get install -y ([a-z0-9][a-z0-9.+\- ]*)/.exec(this.install);
+    return m ? m[1].trim().split(/\s+/) : [];
+  }
+}
+
+/**
+ * Whether this process may install Debian packages by itself: as root, with apt-get on the machine, and not told
+ * otherwise (FERRY_TEST_INSTALL=0). apt-get runs with -y and DEBIAN_FRONTEND=noninteractive, so it asks nothing.
+ */
+export function mayInstallPackages(): boolean {
+  if (process.env.FERRY_TEST_INSTALL === '0') return false;
+  if (process.getuid?.() !== 0) return false;
+  return fs.existsSync('/usr/bin/apt-get');
+}
+
+let aptUpdated = false;
+
+/**
+ * Installs the packages of a missing part when this process may (mayInstallPackages), telling `say` what it does
+ * and why. Debian starts daemons of its own on install (a PostgreSQL cluster, memcached on port 11211, Swift's
+ * servers); the tests start their own on free ports, so those are stopped again, as .ci/run does. Returns whether
+ * apt-get succeeded; the caller looks for the part again either way.
+ */
+export function installMissingPart(missing: MissingPart, say: (line: string) => void): boolean {
+  const packages = missing.packages;
+  if (packages.length === 0 || !mayInstallPackages()) return false;
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  const run = (args: string[]) =>
+    spawnSync('apt-get', args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 15 * 60 * 1000 });
+  say(`${missing.part} is missing: installing it (running as root with apt-get: apt-get install -y ${packages.join(' ')})`);
+  if (!aptUpdated) {
+    run(['update', '-qq']);
+    aptUpdated = true;
+  }
+  const r = run(['install', '-y', '-qq', ...packages]);
+  if (r.status !== 0) {
+    say(`apt-get install failed (exit ${r.status ?? r.signal}): ${`${r.stdout}${r.stderr}`.trim().split('\n').slice(-5).join(' / ')}`);
+    return false;
+  }
+  // Only the daemons of the packages just installed: a server the machine already ran is left alone.
+  const started = (u: string) => packages.some((p) => u === p || (p.startsWith('swift-') && u.startsWith('swift-')));
+  const daemons = fs.existsSync('/etc/init.d') ? fs.readdirSync('/etc/init.d').filter(started) : [];
+  for (const unit of daemons) spawnSync('service', [unit, 'stop'], { stdio: 'ignore', timeout: 60_000 });
+  say(`installed ${packages.join(' ')}`);
+  return true;
 }
 
 export interface FoundPart {
@@ -138,6 +187,7 @@ export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
   http: [slapdPart],
   'http-postgres': [postgresPart, slapdPart],
+  'http-s3': [s3ServerPart, slapdPart],
   // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
   e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }), postgresPart, s3ServerPart],
   storage: [s3ServerPart],

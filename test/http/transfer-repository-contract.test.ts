@@ -1,0 +1,198 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openDatabase } from '../../src/db/database';
+import type { Locks, Repositories, UnitOfWork } from '../../src/domain/ports';
+import { MemoryWorld } from '../fakes/memory-repositories';
+import { tempDir } from '../helpers/temp-dir';
+import { freshPostgresDatabase } from '../helpers/system/postgres';
+
+// The repository contract of what the domain's rules use (transfers, lists and pages, files and ranges,
+// recipients, guests, frequent recipients, audit, tracking errors, purge, usage, units of work, locks), run on
+// the in-memory fakes of test/fakes/ as on SQLite and a real PostgreSQL server: the domain tests that run on the
+// fakes (test/unit/domain-*.test.ts) hold on the databases too. The same cases, the same answers.
+
+interface World {
+  repos: Repositories;
+  uow: UnitOfWork;
+  locks: Locks;
+  close(): Promise<void>;
+}
+
+const T0 = 1_900_000_000;
+let serial = 0;
+const unique = (prefix: string) => `${prefix}${(++serial).toString(16)}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32);
+
+const worlds: Record<string, () => Promise<World>> = {
+  memory: async () => {
+    const w = new MemoryWorld();
+    return { repos: w.repos, uow: w.uow, locks: w.locks, close: async () => {} };
+  },
+  sqlite: () => openDatabase({ dataDir: tempDir('ferry-contract-'), url: null }),
+  postgres: async () => openDatabase({ dataDir: tempDir('ferry-contract-'), url: await freshPostgresDatabase('ferry_contract') }),
+};
+
+for (const [name, open] of Object.entries(worlds)) {
+  const it = suite<{ w: World }>(`the domain's repositories on ${name}`);
+  it.before(async (ctx) => {
+    ctx.w = await open();
+  });
+  it.after(async (ctx) => {
+    await ctx.w.close();
+  });
+
+  const newTransfer = (w: World, user = 'alice', { files = 1, recipients = 1, guestId = null as number | null, created = T0 } = {}) =>
+    w.repos.transfers.create(
+      { userId: user, userEmail: `${user}@x.org`, guestId, subject: 'S', message: null, options: ['get_a_link'], lang: null, created, expires: created + 86400, roundtripToken: unique('rt') },
+      Array.from({ length: files }, (_, i) => ({ uid: unique(user), name: `f${i}`, size: 100 + i, mimeType: null, cid: `c${i}` })),
+      Array.from({ length: recipients }, (_, i) => ({ email: `r${i}@${user}.org`, token: unique('tok'), lang: 'de' })),
+    );
+
+  it('a Transfer is read back as stored, with its files and recipients; ids grow', async ({ w }) => {
+    const id = await newTransfer(w, 'alice', { files: 2, recipients: 2 });
+    const t = (await w.repos.transfers.find(id))!;
+    assert.equal([t.userId, t.status, t.options, t.expires, t.guestId, t.madeAvailable], ['alice', 'created', ['get_a_link'], T0 + 86400, null, null]);
+    const files = await w.repos.transfers.files(id);
+    assert.equal(files.map((f) => [f.name, f.size, f.cid, f.received, f.ranges, f.complete]), [['f0', 100, 'c0', 0, [], false], ['f1', 101, 'c1', 0, [], false]]);
+    const rs = await w.repos.transfers.recipients(id);
+    assert.equal(rs.map((r) => [r.email, r.lang, r.errors]), [['r0@alice.org', 'de', []], ['r1@alice.org', 'de', []]]);
+    assert.equal((await w.repos.transfers.recipientByToken(rs[1].token))?.id, rs[1].id);
+    assert.ok((await newTransfer(w)) > id);
+    assert.is(await w.repos.transfers.find(999_999), undefined);
+  });
+
+  it('pages: newest first, by user, by guest or all; the batches give what one Transfer at a time gives, past 500 Transfers too', async ({ w }) => {
+    const mine: number[] = [];
+    for (let i = 0; i < 520; i++) mine.push(await newTransfer(w, 'pager', { files: 1 + (i % 3), recipients: 1 + (i % 2) }));
+    await newTransfer(w, 'other');
+    const all = await w.repos.transfers.listPage({ userId: 'pager' }, null);
+    assert.equal(all.map((t) => t.id), [...mine].reverse());
+    assert.equal((await w.repos.transfers.listPage({ userId: 'pager' }, { limit: 5, offset: 2 })).map((t) => t.id), all.slice(2, 7).map((t) => t.id));
+    assert.equal(await w.repos.transfers.listPage({ userId: 'pager' }, { limit: 5, offset: 600 }), []);
+    assert.ok((await w.repos.transfers.listPage('all', { limit: 1, offset: 0 }))[0].userId === 'other', 'everyone: newest first');
+    assert.equal(await w.repos.transfers.listOfUser('pager'), all);
+    const files = await w.repos.transfers.filesOf(mine);
+    const recipients = await w.repos.transfers.recipientsOf(mine);
+    for (const id of [mine[0], mine[250], mine[501], mine[519]]) {
+      assert.equal(files.filter((f) => f.transferId === id), await w.repos.transfers.files(id));
+      assert.equal(recipients.filter((r) => r.transferId === id), await w.repos.transfers.recipients(id));
+    }
+    assert.is(files.length, mine.reduce((n, _, i) => n + 1 + (i % 3), 0));
+    assert.equal(await w.repos.transfers.filesOf([]), []);
+    const g = await w.repos.guests.insert({ userId: 'pager', userEmail: 'pager@x.org', email: 'gp@x.org', token: unique('g'), subject: null, message: null, options: [], transferOptions: [], lang: null, created: T0, expires: null });
+    const byGuest = await newTransfer(w, 'pager', { guestId: g.id });
+    assert.equal((await w.repos.transfers.listPage({ guestId: g.id }, null)).map((t) => t.id), [byGuest]);
+  });
+
+  it('ranges merge in any order; a deleted File or a closed Transfer takes no more', async ({ w }) => {
+    const id = await newTransfer(w);
+    const [f] = await w.repos.transfers.files(id);
+    for (const [a, b] of [[50, 100], [0, 10], [10, 50], [20, 30]]) await w.uow.run((tx) => tx.transfers.recordRange(f.id, a, b));
+    const after = (await w.repos.transfers.findFile(f.id))!;
+    assert.equal([after.ranges, after.received], [[[0, 100]], 100]);
+    assert.ok(await w.repos.transfers.markUploading(id));
+    assert.not.ok(await w.repos.transfers.markUploading(id), 'only the first chunk moves it');
+    await w.repos.transfers.setStatus(id, 'closed', T0, 'owner');
+    assert.not.ok(await w.repos.transfers.completeFile(f.id, 1, 'x'));
+    assert.is(await w.uow.run((tx) => tx.transfers.recordRange(f.id, 0, 1)), undefined);
+    const other = await newTransfer(w, 'alice', { files: 2 });
+    const [g, h] = await w.repos.transfers.files(other);
+    await w.repos.transfers.deleteFile(g.id, T0);
+    assert.is(await w.uow.run((tx) => tx.transfers.recordRange(g.id, 0, 10)), undefined);
+    assert.is(await w.repos.transfers.findFile(g.id), undefined);
+    assert.equal((await w.uow.run((tx) => tx.transfers.recordRange(h.id, 0, 10)))?.ranges, [[0, 10]]);
+    assert.ok(await w.repos.transfers.completeFile(h.id, 7, null));
+    assert.equal([(await w.repos.transfers.findFile(h.id))?.complete, (await w.repos.transfers.findFile(h.id))?.crc32], [true, 7]);
+  });
+
+  it('a recipient has received everything once', async ({ w }) => {
+    const id = await newTransfer(w, 'alice', { files: 2 });
+    const [f, g] = await w.repos.transfers.files(id);
+    const [r] = await w.repos.transfers.recipients(id);
+    const all = [f.id, g.id];
+    assert.not.ok(await w.uow.run((tx) => tx.transfers.markReceived(r.id, [f.id], all, T0)));
+    assert.ok(await w.uow.run((tx) => tx.transfers.markReceived(r.id, [g.id], all, T0)));
+    assert.not.ok(await w.uow.run((tx) => tx.transfers.markReceived(r.id, all, all, T0)), 'once');
+  });
+
+  it('a unit of work commits all or nothing, and runs its after-commit hooks only when it commits', async ({ w }) => {
+    const id = await newTransfer(w);
+    let hooks = 0;
+    const failed = await w.uow
+      .run(async (tx) => {
+        await tx.transfers.setStatus(id, 'available', T0);
+        await tx.audit.record({ transferId: id, date: T0, event: 'transfer_available', author: { type: 'User', id: 'alice', ip: null }, target: { type: 'Transfer', id: String(id) } });
+        tx.afterCommit(() => hooks++);
+        throw new Error('boom');
+      })
+      .then(() => null, (e: Error) => e.message);
+    assert.is(failed, 'boom');
+    assert.is((await w.repos.transfers.find(id))!.status, 'created');
+    assert.equal(await w.repos.audit.forTransfer(id), []);
+    assert.is(hooks, 0);
+    await w.uow.run(async (tx) => {
+      await tx.transfers.setStatus(id, 'available', T0 + 1);
+      tx.afterCommit(() => hooks++);
+    });
+    assert.equal([(await w.repos.transfers.find(id))!.status, (await w.repos.transfers.find(id))!.madeAvailable], ['available', T0 + 1]);
+    assert.is(hooks, 1);
+  });
+
+  it('locks: one holder at a time, by name, free again once released', async ({ w }) => {
+    const first = await w.locks.tryLock('purge');
+    assert.ok(first);
+    assert.is(await w.locks.tryLock('purge'), null);
+    const other = await w.locks.tryLock('other');
+    assert.ok(other);
+    await other!();
+    await first!();
+    const again = await w.locks.tryLock('purge');
+    assert.ok(again);
+    await again!();
+  });
+
+  it('frequent recipients: most recent first, lower-cased; the filter is literal', async ({ w }) => {
+    await w.repos.frequentRecipients.remember('fr', ['a@x.org', 'b%@x.org'], T0);
+    await w.repos.frequentRecipients.remember('fr', ['C@x.org'], T0 + 1);
+    assert.equal(await w.repos.frequentRecipients.list('fr', null, 10), ['c@x.org', 'b%@x.org', 'a@x.org']);
+    assert.equal(await w.repos.frequentRecipients.list('fr', '%', 10), ['b%@x.org']);
+    assert.equal(await w.repos.frequentRecipients.list('fr', 'A@', 10), ['a@x.org']);
+  });
+
+  it('guests: found by token with their tracking errors, expired ones listed, closed once', async ({ w }) => {
+    const token = unique('g');
+    const g = await w.repos.guests.insert({ userId: 'gus', userEmail: 'gus@x.org', email: 'g@x.org', token, subject: null, message: null, options: [], transferOptions: [], lang: null, created: T0, expires: T0 + 10 });
+    assert.equal([g.status, g.transferCount, g.closed], ['available', 0, null]);
+    await w.repos.trackingErrors.add('Guest', g.id, { type: 'bounce', date: T0, details: '550' });
+    assert.equal((await w.repos.guests.findByToken(token))!.errors, [{ type: 'bounce', date: T0, details: '550' }]);
+    assert.ok((await w.repos.guests.listExpired(T0 + 10)).some((x) => x.id === g.id));
+    assert.equal((await w.repos.guests.listOpenOf('gus')).map((x) => x.id), [g.id]);
+    assert.ok(await w.repos.guests.close(g.id, T0));
+    assert.not.ok(await w.repos.guests.close(g.id, T0));
+    assert.equal(await w.repos.guests.listOpenOf('gus'), []);
+  });
+
+  it("purge: a Transfer's records go with it; expired and abandoned ones are found", async ({ w }) => {
+    const id = await newTransfer(w, 'gone', { created: T0 - 1_000_000 });
+    const [r] = await w.repos.transfers.recipients(id);
+    await w.repos.audit.record({ transferId: id, date: T0, event: 'transfer_started', author: { type: 'User', id: 'gone', ip: null }, target: { type: 'Transfer', id: String(id) } });
+    await w.repos.trackingErrors.add('Recipient', r.id, { type: 'bounce', date: T0, details: 'x' });
+    assert.ok((await w.repos.purge.expiredOpenTransfers(T0)).some((t) => t.id === id));
+    assert.ok((await w.repos.purge.abandonedTransfers(T0)).some((t) => t.id === id));
+    await w.repos.purge.deleteTransferRecords(id);
+    assert.is(await w.repos.transfers.find(id), undefined);
+    assert.equal(await w.repos.transfers.filesOf([id]), []);
+    assert.equal(await w.repos.audit.forTransfer(id), []);
+    assert.equal(await w.repos.trackingErrors.forTarget('Recipient', r.id), []);
+  });
+
+  it('usage: declared bytes of open transfers, per user; a closed one counts no more', async ({ w }) => {
+    const before = await w.repos.usage.openBytes('quser');
+    const id = await newTransfer(w, 'quser', { files: 2 });
+    assert.is(await w.repos.usage.openBytes('quser'), before + 201);
+    assert.is((await w.repos.usage.openBytesByUser()).get('quser'), before + 201);
+    await w.repos.transfers.setStatus(id, 'closed', T0);
+    assert.is(await w.repos.usage.openBytes('quser'), before);
+  });
+
+  it.run();
+}
