@@ -26,7 +26,8 @@ export interface ApiTrackingError {
 
 /** Extension: what became of the latest mail to a recipient (README, Mail). */
 export interface ApiDelivery {
-  state: 'queued' | 'deferred' | 'bounced' | 'sent';
+  /** `kept`: written to the built-in inbox only, no mail transport configured (not delivered). */
+  state: 'queued' | 'deferred' | 'bounced' | 'sent' | 'kept';
   date: ApiDate;
   reason: string | null;
   attempts: number;

@@ -21,7 +21,7 @@ async function present(ctx: FerryContext, v: TransferView | Transfer, creating =
   const errors = await s.trackingErrors.forTargets('Recipient', ids);
   const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
   const delivery = await s.mailDelivery.deliveryFor('Recipient', ids);
-  return presentTransfer(withErrors, s.settings.get().base_url, await requestLang(ctx), s.transfers.extensionsLeft(view.transfer), creating, delivery);
+  return presentTransfer(withErrors, s.settings.get().base_url, await requestLang(ctx), s.transfers.extensionsLeft(view.transfer), creating, delivery, s.mailInbox !== null);
 }
 
 async function presentAll(ctx: FerryContext, list: Transfer[]) {
@@ -87,7 +87,7 @@ export function transferRoutes(api: Api): void {
     const s = ctx.state.services;
     const r = await s.recipients.add(actorOf(ctx), transferOf(ctx), email);
     const delivery = (await s.mailDelivery.deliveryFor('Recipient', [r.id])).get(r.id);
-    return created(ctx, presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery), `/recipient/${r.id}`);
+    return created(ctx, presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery, s.mailInbox !== null), `/recipient/${r.id}`);
   });
 
   // The chunk-upload key may only complete a Transfer (spec: PUT /transfer access).

@@ -297,4 +297,7 @@ export const uiDe: Table = {
   ui_user_quota_refused: "Diese Übertragung ({requested}) würde Ihr Kontingent überschreiten: noch {left} von {quota} frei. Schließen oder löschen Sie frühere Übertragungen oder bitten Sie einen Administrator um mehr Platz.",
   ui_host_quota_refused: "Der Dienst hat gerade keinen Platz für diese Übertragung ({requested}): noch {left} von seinem Kontingent von {quota} frei. Versuchen Sie eine kleinere Übertragung oder später.",
   ui_guest_quota_refused: "Diese Übertragung ({requested}) würde das Kontingent der Person überschreiten, die Sie eingeladen hat: noch {left} von {quota} frei. Bitten Sie sie, Platz zu schaffen.",
+  ui_mail_all_kept: "Die E-Mail wurde im eingebauten Postfach aufbewahrt; nicht zugestellt (kein Mailserver eingerichtet). Senden Sie die Links unten selbst.",
+  ui_delivery_kept: "Im eingebauten Postfach aufbewahrt; nicht zugestellt (kein Mailserver eingerichtet)",
+  ui_summary_password_reminder: "Diese Dateien sind verschlüsselt. Geben Sie den Empfängern das Passwort getrennt (telefonisch oder persönlich), nie in derselben E-Mail wie den Link.",
 };

@@ -304,4 +304,7 @@ export const uiEn: Table = {
   ui_user_quota_refused: "This transfer ({requested}) would pass your quota: {left} left of {quota}. Close or delete earlier transfers, or ask an administrator for more space.",
   ui_host_quota_refused: "The service has no room for this transfer ({requested}) now: {left} left of its {quota} quota. Try a smaller transfer or later.",
   ui_guest_quota_refused: "This transfer ({requested}) would pass the quota of the person who invited you: {left} left of {quota}. Ask them to make room.",
+  ui_mail_all_kept: "The e-mail was kept in the built-in inbox; not delivered (no mail server is configured). Send the links below yourself.",
+  ui_delivery_kept: "Kept in the built-in inbox; not delivered (no mail server is configured)",
+  ui_summary_password_reminder: "These files are encrypted. Give the recipients the password separately (by phone or in person), never in the same e-mail as the link.",
 };

@@ -297,4 +297,7 @@ export const uiFr: Table = {
   ui_user_quota_refused: "Ce transfert ({requested}) dépasserait votre quota : il reste {left} sur {quota}. Clôturez ou supprimez des transferts précédents, ou demandez plus d’espace à un administrateur.",
   ui_host_quota_refused: "Le service n’a pas la place pour ce transfert ({requested}) pour l’instant : il reste {left} sur son quota de {quota}. Essayez un transfert plus petit ou plus tard.",
   ui_guest_quota_refused: "Ce transfert ({requested}) dépasserait le quota de la personne qui vous a invité : il reste {left} sur {quota}. Demandez-lui de faire de la place.",
+  ui_mail_all_kept: "L’e-mail a été conservé dans la boîte de réception intégrée ; il n’a pas été distribué (aucun serveur de messagerie n’est configuré). Envoyez vous-même les liens ci-dessous.",
+  ui_delivery_kept: "Conservé dans la boîte de réception intégrée ; non distribué (aucun serveur de messagerie n’est configuré)",
+  ui_summary_password_reminder: "Ces fichiers sont chiffrés. Donnez le mot de passe aux destinataires séparément (par téléphone ou de vive voix), jamais dans le même e-mail que le lien.",
 };

@@ -297,4 +297,7 @@ export const uiNl: Table = {
   ui_user_quota_refused: "Deze overdracht ({requested}) zou uw quotum overschrijden: nog {left} van {quota} vrij. Sluit of verwijder eerdere overdrachten, of vraag een beheerder om meer ruimte.",
   ui_host_quota_refused: "De dienst heeft nu geen ruimte voor deze overdracht ({requested}): nog {left} van zijn quotum van {quota} vrij. Probeer een kleinere overdracht of later.",
   ui_guest_quota_refused: "Deze overdracht ({requested}) zou het quotum overschrijden van wie u heeft uitgenodigd: nog {left} van {quota} vrij. Vraag die persoon ruimte te maken.",
+  ui_mail_all_kept: "De e-mail is in de ingebouwde inbox bewaard; niet bezorgd (er is geen mailserver ingesteld). Stuur de links hieronder zelf.",
+  ui_delivery_kept: "Bewaard in de ingebouwde inbox; niet bezorgd (er is geen mailserver ingesteld)",
+  ui_summary_password_reminder: "Deze bestanden zijn versleuteld. Geef de ontvangers het wachtwoord apart (telefonisch of persoonlijk), nooit in dezelfde e-mail als de link.",
 };
