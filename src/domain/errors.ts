@@ -86,6 +86,8 @@ export const Errors = {
   // 410: it existed and is gone
   transferExpired: entry('transfer_expired', 410),
   transferClosed: entry('transfer_closed', 410),
+  /** The link of a recipient the sender removed (the row is kept, marked deleted). */
+  recipientWithdrawn: entry('recipient_withdrawn', 410),
   guestExpired: entry('guest_expired', 410),
   // 413, 416, 429
   storageChunkTooLarge: entry('storage_chunk_too_large', 413),

@@ -39,6 +39,7 @@ export const de: Table = {
   transfer_not_found: 'Diese Übertragung existiert nicht.',
   transfer_expired: 'Diese Übertragung ist abgelaufen.',
   transfer_closed: 'Diese Übertragung wurde vom Absender geschlossen.',
+  recipient_withdrawn: "Der Absender hat diesen Link zurückgezogen: Er gibt keinen Zugang mehr zu den Dateien. Fragen Sie ihn, wenn Sie sie noch brauchen.",
   rest_authentication_required: 'Sie müssen sich anmelden.',
   rest_ownership_required: 'Diese Ressource gehört Ihnen nicht.',
   rest_admin_required: 'Nur ein Administrator darf das.',

@@ -40,6 +40,7 @@ export const en: Table = {
   transfer_not_found: 'This transfer does not exist.',
   transfer_expired: 'This transfer has expired.',
   transfer_closed: 'This transfer has been closed by its sender.',
+  recipient_withdrawn: "The sender withdrew this link: it no longer gives access to their files. Ask them if you still need them.",
   rest_authentication_required: 'You need to log in.',
   rest_ownership_required: 'You do not own this resource.',
   rest_admin_required: 'Only an administrator may do this.',

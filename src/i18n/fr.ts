@@ -39,6 +39,7 @@ export const fr: Table = {
   transfer_not_found: "Ce dépôt n'existe pas.",
   transfer_expired: 'Ce dépôt a expiré.',
   transfer_closed: 'Ce dépôt a été fermé par son expéditeur.',
+  recipient_withdrawn: "L’expéditeur a retiré ce lien : il ne donne plus accès à ses fichiers. Demandez-les-lui si vous en avez encore besoin.",
   rest_authentication_required: 'Vous devez vous connecter.',
   rest_ownership_required: "Vous n'êtes pas propriétaire de cette ressource.",
   rest_admin_required: 'Seul un administrateur peut faire cela.',

@@ -39,6 +39,7 @@ export const nl: Table = {
   transfer_not_found: 'Deze transfer bestaat niet.',
   transfer_expired: 'Deze transfer is verlopen.',
   transfer_closed: 'Deze transfer is door de afzender gesloten.',
+  recipient_withdrawn: "De afzender heeft deze link ingetrokken: hij geeft geen toegang meer tot de bestanden. Vraag de afzender erom als u ze nog nodig hebt.",
   rest_authentication_required: 'U moet inloggen.',
   rest_ownership_required: 'Deze bron is niet van u.',
   rest_admin_required: 'Alleen een beheerder mag dit doen.',

@@ -24,7 +24,9 @@ const DESIGN_TABLE: Record<number, string[]> = {
   409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed',
     // An admin adding an account whose id is taken (the web form never overwrites one).
     'user_exists'],
-  410: ['transfer_expired', 'transfer_closed', 'guest_expired'],
+  410: ['transfer_expired', 'transfer_closed', 'guest_expired',
+    // A recipient's link the sender withdrew: said as such on the download page, not as an unknown transfer.
+    'recipient_withdrawn'],
   413: ['storage_chunk_too_large', 'request_body_too_large', 'transfer_user_quota_exceeded', 'transfer_host_quota_exceeded'],
   416: ['range_not_satisfiable'],
   429: ['rate_limit_exceeded'],

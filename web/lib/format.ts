@@ -43,7 +43,12 @@ export function endOfDay(iso: string): number | null {
   return Number.isNaN(d.getTime()) ? null : Math.floor(d.getTime() / 1000);
 }
 
-/** Whole days from now until a moment (at least 0), for "12 days left". */
+/**
+ * Whole days from now until a moment, for "12 days left": whole days only (an invitation made today for 20
+ * days, ending at the end of its last day, has 20 left, as the form's "at most 20 days" says, not 21); 1
+ * while less than a day remains, 0 once it has passed.
+ */
 export function daysLeft(unixSeconds: number, now = Date.now() / 1000): number {
-  return Math.max(0, Math.ceil((unixSeconds - now) / 86400));
+  if (unixSeconds <= now) return 0;
+  return Math.max(1, Math.floor((unixSeconds - now) / 86400));
 }

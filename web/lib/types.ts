@@ -59,6 +59,10 @@ export interface ApiTransfer {
   files: ApiFile[];
   recipients: ApiRecipient[];
   status?: string;
+  /** Extension: when it was closed. */
+  closed?: ApiDate | null;
+  /** Extension: the guest who sent it, when a guest did. */
+  guest_id?: number | null;
 }
 
 export interface ApiGuest {

@@ -28,7 +28,10 @@ export function UploadPage() {
   const today = Math.floor(Date.now() / 1000);
   const maxDays = info.max_transfer_days_valid ?? 20;
   const [files, setFiles] = useState<PickedFile[]>([]);
-  const [recipients, setRecipients] = useState<string[]>([]);
+  // A guest sends to the inviter unless told otherwise (as FileSender does): the inviter is a ready recipient.
+  const fixedTo = guest?.options.includes('can_only_send_to_me') ? guest.to ?? t('ui_your_inviter') : null;
+  const firstRecipients = guest?.from && !fixedTo ? [guest.from] : [];
+  const [recipients, setRecipients] = useState<string[]>(firstRecipients);
   const [from, setFrom] = useState(emails[0] ?? '');
   const [subject, setSubject] = useState('');
   const [message, setMessage] = useState('');
@@ -40,7 +43,6 @@ export function UploadPage() {
   const [encrypt, setEncrypt] = useState(ENCRYPT_OFF);
   const encryptionOffered = info.encryption_enabled === true;
   const mustEncrypt = encryptionOffered && info.encryption_mandatory === true;
-  const fixedTo = guest?.options.includes('can_only_send_to_me') ? guest.to ?? t('ui_your_inviter') : null;
 
   const p = runner.progress;
   if (runner.upload && p?.phase === 'done') {
@@ -51,7 +53,7 @@ export function UploadPage() {
         onAgain={() => {
           runner.clear();
           setFiles([]);
-          setRecipients([]);
+          setRecipients(firstRecipients);
           setSubject('');
           setMessage('');
           setEncrypt(ENCRYPT_OFF);
@@ -100,7 +102,7 @@ export function UploadPage() {
 
   const check = (): string | null => {
     if (files.length === 0) return t('ui_need_files');
-    if (!link && !fixedTo && recipients.length === 0) return t('ui_need_recipients');
+    if (!link && !fixedTo && recipients.length === 0) return guest ? t('ui_need_recipients_guest') : t('ui_need_recipients');
     const total = files.reduce((n, f) => n + f.size, 0);
     if (info.max_transfer_size && total > info.max_transfer_size) return t('ui_too_big', { max: formatBytes(info.max_transfer_size, lang) });
     if (info.max_transfer_files && files.length > info.max_transfer_files) return t('ui_too_many_files', { max: info.max_transfer_files });

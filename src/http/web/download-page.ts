@@ -114,7 +114,7 @@ function localDay(unixSeconds: number, lang: string): SafeHtml {
 /** Unknown, expired or closed: a plain page that says which, and shows nothing of any Transfer. */
 export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   const t = pageT(ctx);
-  const key = e.id === 'transfer_expired' || e.id === 'transfer_closed' ? e.id : e.id === 'file_not_found' ? 'file_not_found' : 'transfer_not_found';
+  const key = e.id === 'transfer_expired' || e.id === 'transfer_closed' || e.id === 'recipient_withdrawn' ? e.id : e.id === 'file_not_found' ? 'file_not_found' : 'transfer_not_found';
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1></section>` });

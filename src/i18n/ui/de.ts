@@ -300,4 +300,8 @@ export const uiDe: Table = {
   ui_mail_all_kept: "Die E-Mail wurde im eingebauten Postfach aufbewahrt; nicht zugestellt (kein Mailserver eingerichtet). Senden Sie die Links unten selbst.",
   ui_delivery_kept: "Im eingebauten Postfach aufbewahrt; nicht zugestellt (kein Mailserver eingerichtet)",
   ui_summary_password_reminder: "Diese Dateien sind verschlüsselt. Geben Sie den Empfängern das Passwort getrennt (telefonisch oder persönlich), nie in derselben E-Mail wie den Link.",
+  ui_closed_on: "Geschlossen am {date}",
+  ui_sent_by_guest: "Gesendet von Ihrem Gast {email}",
+  ui_guest_files_go_to_inviter_and: "Ihre Dateien gehen an {email}, der Sie eingeladen hat, und an alle, die Sie unten hinzufügen.",
+  ui_need_recipients_guest: "Fügen Sie mindestens einen Empfänger hinzu.",
 };

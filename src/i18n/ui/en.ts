@@ -307,4 +307,8 @@ export const uiEn: Table = {
   ui_mail_all_kept: "The e-mail was kept in the built-in inbox; not delivered (no mail server is configured). Send the links below yourself.",
   ui_delivery_kept: "Kept in the built-in inbox; not delivered (no mail server is configured)",
   ui_summary_password_reminder: "These files are encrypted. Give the recipients the password separately (by phone or in person), never in the same e-mail as the link.",
+  ui_closed_on: "Closed on {date}",
+  ui_sent_by_guest: "Sent by your guest {email}",
+  ui_guest_files_go_to_inviter_and: "Your files go to {email}, who invited you, and to anyone else you add below.",
+  ui_need_recipients_guest: "Add at least one recipient.",
 };

@@ -300,4 +300,8 @@ export const uiFr: Table = {
   ui_mail_all_kept: "L’e-mail a été conservé dans la boîte de réception intégrée ; il n’a pas été distribué (aucun serveur de messagerie n’est configuré). Envoyez vous-même les liens ci-dessous.",
   ui_delivery_kept: "Conservé dans la boîte de réception intégrée ; non distribué (aucun serveur de messagerie n’est configuré)",
   ui_summary_password_reminder: "Ces fichiers sont chiffrés. Donnez le mot de passe aux destinataires séparément (par téléphone ou de vive voix), jamais dans le même e-mail que le lien.",
+  ui_closed_on: "Clôturé le {date}",
+  ui_sent_by_guest: "Envoyé par votre invité {email}",
+  ui_guest_files_go_to_inviter_and: "Vos fichiers vont à {email}, qui vous a invité, et à toute autre personne que vous ajoutez ci-dessous.",
+  ui_need_recipients_guest: "Ajoutez au moins un destinataire.",
 };

@@ -300,4 +300,8 @@ export const uiNl: Table = {
   ui_mail_all_kept: "De e-mail is in de ingebouwde inbox bewaard; niet bezorgd (er is geen mailserver ingesteld). Stuur de links hieronder zelf.",
   ui_delivery_kept: "Bewaard in de ingebouwde inbox; niet bezorgd (er is geen mailserver ingesteld)",
   ui_summary_password_reminder: "Deze bestanden zijn versleuteld. Geef de ontvangers het wachtwoord apart (telefonisch of persoonlijk), nooit in dezelfde e-mail als de link.",
+  ui_closed_on: "Gesloten op {date}",
+  ui_sent_by_guest: "Verstuurd door uw gast {email}",
+  ui_guest_files_go_to_inviter_and: "Uw bestanden gaan naar {email}, die u heeft uitgenodigd, en naar iedereen die u hieronder toevoegt.",
+  ui_need_recipients_guest: "Voeg ten minste één ontvanger toe.",
 };
