@@ -97,7 +97,9 @@ test('invite a guest without the invitation mail: the page gives the upload link
     assert.is(await guest.page.locator('.invitation-message .message').innerText(), 'The signed pages, all of them.');
     assert.is(await guest.page.locator('.files-go-to').innerText(), 'Your files go to alice@example.org.');
     const valid = (await guest.page.locator('.valid-until').innerText()).replace(/\u00a0/g, ' ');
-    const days = Math.ceil((g.expires.raw - Date.now() / 1000) / 86400);
+    // Calendar days from today, as the date field counts them ("at most 20 days from today").
+    const midnight = (ms: number) => new Date(new Date(ms).toDateString()).getTime();
+    const days = Math.round((midnight(g.expires.raw * 1000) - midnight(Date.now())) / 86400_000);
     assert.match(valid, new RegExp(`^This invitation is valid until \\d{1,2} [A-Z][a-z]{2} \\d{4} \\(${days} days? left\\)\\.$`));
     assert.is(await guest.page.locator('#upload-recipients').count(), 0, 'no recipient field');
     await shot(guest.page, 'guest-upload');

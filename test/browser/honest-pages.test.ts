@@ -122,4 +122,95 @@ test('an encrypted transfer: no link saves encrypted bytes under the real name; 
   }
 });
 
+test('a guest can finish: the inviter is a ready recipient, the days left agree with the form, and the owner sees that a guest sent it', async () => {
+  const g = await rest(ferry.url, 'POST', '/guest', 'alice', { recipient: 'gus@example.org', from: 'alice@example.org', subject: 'Scans, please' });
+  assert.is(g.status, 201, JSON.stringify(g.json));
+  const file = makeFile(dir, 'scan-1.pdf', 30_000);
+  const b = await openBrowser();
+  try {
+    const { page } = b;
+    await page.goto(g.json.upload_url);
+    await page.locator('.invitation').waitFor();
+    assert.equal(await page.locator('.chips li').allInnerTexts().then((l) => l.map((x) => x.split('\n')[0].trim())), ['alice@example.org']);
+    assert.is(await page.locator('.files-go-to').innerText(), 'Your files go to alice@example.org, who invited you, and to anyone else you add below.');
+    const valid = (await page.locator('.valid-until').innerText()).replace(/\u00a0/g, ' ');
+    assert.match(valid, /\(20 days left\)/);
+    assert.match(await page.locator('#upload-expires-hint').innerText(), 'at most 20 days');
+    await shot(page, 'honest-guest-page');
+    await page.setInputFiles('#pick-files', [file.path]);
+    await page.click('button.primary');
+    await watchProgress(page, 60_000);
+  } finally {
+    await b.close();
+  }
+  const owner = await openBrowser({ headers: asUserHeaders('alice') });
+  try {
+    await owner.page.goto(`${ferry.url}/?s=transfers`);
+    const row = owner.page.locator('table.transfers tbody tr', { hasText: 'scan-1.pdf' });
+    assert.is(await row.locator('.sent-by-guest').innerText(), 'Sent by your guest gus@example.org');
+  } finally {
+    await owner.close();
+  }
+});
+
+test('a withdrawn recipient reads that the sender withdrew the link; a closed transfer shows no download links and no expiry', async () => {
+  const t = await sendViaRest(ferry.url, 'alice', 'Withdrawn', { 'a.txt': 'aaa' }, ['keep@example.org', 'gone@example.org']);
+  const gone = t.recipients.find((r: any) => r.email === 'gone@example.org');
+  assert.is((await rest(ferry.url, 'DELETE', `/recipient/${gone.id}`, 'alice')).status, 200);
+  const b = await openBrowser({ headers: asUserHeaders('alice') });
+  try {
+    const { page } = b;
+    const res = await page.goto(`${ferry.url}/?s=download&token=${gone.token}`);
+    assert.is(res?.status(), 410);
+    assert.is(await page.locator('main h1').innerText(), 'The sender withdrew this link: it no longer gives access to their files. Ask them if you still need them.');
+    await page.goto(`${ferry.url}/?s=download&token=${gone.token}&lang=de`);
+    assert.match(await page.locator('main h1').innerText(), 'Der Absender hat diesen Link zurückgezogen');
+    await shot(page, 'honest-withdrawn-link');
+
+    assert.is((await rest(ferry.url, 'PUT', `/transfer/${t.id}`, 'alice', { closed: true })).status, 200);
+    await page.goto(`${ferry.url}/?s=transfers&lang=en`);
+    const row = page.locator('table.transfers tbody tr', { hasText: 'Withdrawn' }).first();
+    await row.locator('button', { hasText: 'Details' }).click();
+    const details = page.locator('.details');
+    await details.locator('.recipient-list li').first().waitFor();
+    assert.is(await details.locator('a', { hasText: 'Download link' }).count(), 0, 'no download link on a closed transfer');
+    const when = await details.locator('p.when').innerText();
+    assert.match(when, /^Closed on \d{1,2} [A-Z][a-z]{2} \d{4}/);
+    assert.not.match(when, 'Expires');
+  } finally {
+    await b.close();
+  }
+});
+
+test('the built-in inbox shows a mail as the recipient sees it: the HTML part in a sandboxed frame, no script, working links', async () => {
+  await sendViaRest(ferry.url, 'alice', 'Inbox view', { 'b.txt': 'bbb' }, ['ivy@example.org']);
+  const b = await openBrowser({ headers: asUserHeaders('root') });
+  try {
+    const { page } = b;
+    await page.goto(`${ferry.url}/?s=mail-sink`);
+    await page.locator('table.mail-list tbody tr', { hasText: 'Inbox view' }).first().locator('a').click();
+    const frameEl = page.locator('iframe.mail-frame');
+    await frameEl.waitFor();
+    assert.is(await frameEl.getAttribute('sandbox'), 'allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation');
+    const frame = page.frameLocator('iframe.mail-frame');
+    const link = frame.locator('a[href*="s=download"]').first();
+    await link.waitFor();
+    // The text part's address is a link too.
+    assert.ok((await page.locator('pre.mail-text a[href*="s=download"]').count()) >= 1, 'the plain text link is clickable');
+    // The frame runs no script and loads nothing remote: its own policy says so.
+    const src = await frameEl.getAttribute('src');
+    const head = await fetch(new URL(src!, ferry.url), { headers: asUserHeaders('root') });
+    assert.match(head.headers.get('content-security-policy') ?? '', /default-src 'none'/);
+    assert.match(head.headers.get('content-security-policy') ?? '', /sandbox/);
+    assert.not.match(head.headers.get('content-security-policy') ?? '', /script-src/);
+    await shot(page, 'honest-inbox-message');
+    await noSeriousAxe(page, 'inbox message');
+    await link.click();
+    await page.waitForURL(/s=download&token=/);
+    await page.locator('section.download h1', { hasText: 'Inbox view' }).waitFor();
+  } finally {
+    await b.close();
+  }
+});
+
 test.run();

@@ -44,11 +44,15 @@ export function endOfDay(iso: string): number | null {
 }
 
 /**
- * Whole days from now until a moment, for "12 days left": whole days only (an invitation made today for 20
- * days, ending at the end of its last day, has 20 left, as the form's "at most 20 days" says, not 21); 1
- * while less than a day remains, 0 once it has passed.
+ * Days from today until a moment's day, for "12 days left": counted in calendar days, as the date field's
+ * "at most 20 days from today" is, so an invitation made today for 20 days has 20 left (not 21 because it
+ * ends late in its last day); 1 on its last day, 0 once it has passed.
  */
 export function daysLeft(unixSeconds: number, now = Date.now() / 1000): number {
   if (unixSeconds <= now) return 0;
-  return Math.max(1, Math.floor((unixSeconds - now) / 86400));
+  const day = (s: number) => {
+    const d = new Date(s * 1000);
+    return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  };
+  return Math.max(1, Math.round((day(unixSeconds) - day(now)) / 86400_000));
 }

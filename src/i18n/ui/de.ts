@@ -304,4 +304,6 @@ export const uiDe: Table = {
   ui_sent_by_guest: "Gesendet von Ihrem Gast {email}",
   ui_guest_files_go_to_inviter_and: "Ihre Dateien gehen an {email}, der Sie eingeladen hat, und an alle, die Sie unten hinzufügen.",
   ui_need_recipients_guest: "Fügen Sie mindestens einen Empfänger hinzu.",
+  ui_mail_as_read: "So, wie der Empfänger sie liest",
+  ui_mail_text_part: "Reiner Text",
 };

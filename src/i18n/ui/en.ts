@@ -311,4 +311,6 @@ export const uiEn: Table = {
   ui_sent_by_guest: "Sent by your guest {email}",
   ui_guest_files_go_to_inviter_and: "Your files go to {email}, who invited you, and to anyone else you add below.",
   ui_need_recipients_guest: "Add at least one recipient.",
+  ui_mail_as_read: "As the recipient reads it",
+  ui_mail_text_part: "Plain text",
 };

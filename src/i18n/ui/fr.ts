@@ -304,4 +304,6 @@ export const uiFr: Table = {
   ui_sent_by_guest: "Envoyé par votre invité {email}",
   ui_guest_files_go_to_inviter_and: "Vos fichiers vont à {email}, qui vous a invité, et à toute autre personne que vous ajoutez ci-dessous.",
   ui_need_recipients_guest: "Ajoutez au moins un destinataire.",
+  ui_mail_as_read: "Tel que le destinataire le lit",
+  ui_mail_text_part: "Texte brut",
 };

@@ -304,4 +304,6 @@ export const uiNl: Table = {
   ui_sent_by_guest: "Verstuurd door uw gast {email}",
   ui_guest_files_go_to_inviter_and: "Uw bestanden gaan naar {email}, die u heeft uitgenodigd, en naar iedereen die u hieronder toevoegt.",
   ui_need_recipients_guest: "Voeg ten minste één ontvanger toe.",
+  ui_mail_as_read: "Zoals de ontvanger hem leest",
+  ui_mail_text_part: "Platte tekst",
 };
