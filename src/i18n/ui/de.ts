@@ -306,4 +306,5 @@ export const uiDe: Table = {
   ui_need_recipients_guest: "Fügen Sie mindestens einen Empfänger hinzu.",
   ui_mail_as_read: "So, wie der Empfänger sie liest",
   ui_mail_text_part: "Reiner Text",
+  ui_upload_offline: "Kein Netzwerk. Der Upload geht von selbst weiter, sobald es wieder da ist.",
 };

@@ -313,4 +313,5 @@ export const uiEn: Table = {
   ui_need_recipients_guest: "Add at least one recipient.",
   ui_mail_as_read: "As the recipient reads it",
   ui_mail_text_part: "Plain text",
+  ui_upload_offline: "No network. The upload continues by itself as soon as it is back.",
 };

@@ -306,4 +306,5 @@ export const uiFr: Table = {
   ui_need_recipients_guest: "Ajoutez au moins un destinataire.",
   ui_mail_as_read: "Tel que le destinataire le lit",
   ui_mail_text_part: "Texte brut",
+  ui_upload_offline: "Pas de réseau. L’envoi reprendra tout seul dès son retour.",
 };

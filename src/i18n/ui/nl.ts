@@ -306,4 +306,5 @@ export const uiNl: Table = {
   ui_need_recipients_guest: "Voeg ten minste één ontvanger toe.",
   ui_mail_as_read: "Zoals de ontvanger hem leest",
   ui_mail_text_part: "Platte tekst",
+  ui_upload_offline: "Geen netwerk. De upload gaat vanzelf verder zodra het terug is.",
 };
