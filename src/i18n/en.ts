@@ -52,7 +52,7 @@ export const en: Table = {
   bad_request_body: 'The request body could not be read.',
   internal_error: 'An internal error occurred.',
   // Admin tools: users, quotas, storage and usage (issue 20)
-  transfer_user_quota_exceeded: "This transfer would pass your quota. Close or delete earlier transfers, or ask an administrator for more space.",
+  transfer_user_quota_exceeded: "This transfer would exceed your quota. Close or delete earlier transfers, or ask an administrator for more space.",
   transfer_host_quota_exceeded: "The service has no room for this transfer now (its total quota is reached). Try a smaller transfer or later.",
   user_exists: "A user with this id exists already.",
   user_cannot_change_self: "You cannot remove your own account nor withdraw your own admin rights: another administrator must do it.",

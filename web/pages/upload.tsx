@@ -3,6 +3,7 @@ import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
 import { ExpiryHint } from '../components/expiry-hint';
+import { DaySelect } from '../components/day-select';
 import { QuotaUse, quotaRefusal } from '../components/quota-use';
 import { errorText } from '../lib/i18n';
 import { FilePicker } from '../components/file-picker';
@@ -118,7 +119,7 @@ export function UploadPage() {
       {guest && <GuestInvitation />}
       <form class="card upload-form" onSubmit={submit} aria-label={guest ? t('ui_guest_upload_title') : undefined} aria-labelledby={guest ? undefined : 'upload-title'} noValidate>
         {!guest && <h1 id="upload-title">{t('upload_page')}</h1>}
-        {!guest && <QuotaUse />}
+        {!guest && <QuotaUse picked={files.reduce((n, f) => n + f.size, 0)} />}
         <FilePicker files={files} onChange={setFiles} />
         {!guest && (
           <fieldset class="mode">
@@ -155,7 +156,7 @@ export function UploadPage() {
         </div>
         <div class="field">
           <label for="upload-expires">{t('expires')}</label>
-          <input id="upload-expires" type="date" aria-describedby="upload-expires-hint" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
+          <DaySelect id="upload-expires" describedBy="upload-expires-hint" value={expiry} fromDays={1} toDays={maxDays} onChange={setExpiry} />
           <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
         {encryptionOffered && <EncryptSwitch value={encrypt} onChange={setEncrypt} mandatory={mustEncrypt} />}

@@ -40,7 +40,7 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 <tbody>${files.map(
       (f) => html`<tr>
 <td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"></td>
-<td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? html`<div class="hash">SHA-256 ${f.sha256}</div>` : ''}</td>
+<td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? hashLine(t, f.sha256, visibleName(f.name)) : ''}</td>
 <td>${formatBytes(f.size, lang)}</td>
 <td><a href="${link(`&files_ids=${f.id}`)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a></td>
 </tr>`,
@@ -54,6 +54,14 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 </form>
 </section>`,
   });
+}
+
+/**
+ * A file's SHA-256, shortened (64 hex digits wrapped to six lines on a phone): its first and last digits,
+ * enough to compare by eye, the whole value in the title and for the copy button the page's script shows.
+ */
+function hashLine(t: (k: string, v?: Record<string, string | number>) => string, sha256: string, name: string): SafeHtml {
+  return html`<div class="hash">SHA-256 <code class="hash-value" title="${sha256}">${sha256.slice(0, 12)}…${sha256.slice(-8)}</code> <button type="button" class="copy-hash" data-hash="${sha256}" data-copied="${t('ui_copied')}" aria-label="${t('ui_copy_hash_of', { name })}" hidden>${t('ui_copy')}</button><span class="copied" role="status" aria-live="polite"></span></div>`;
 }
 
 /** The page's script shows these itself, in the page's language. */

@@ -9,8 +9,9 @@ import { numberFormat, pluralRules } from '../../i18n/intl-cache';
 // The date formats live with the translations, so that mails (src/mail) write dates as the pages do.
 export { formatDateTime, formatDay, pageLocale } from '../../i18n/dates';
 
-/** Decimal (SI) units, written the SI way everywhere: kB, MB, GB. */
+/** Decimal (SI) units, written the SI way: kB, MB, GB; in French with octets (o, ko, Mo, Go), as French readers write them. */
 const UNITS = ['B', 'kB', 'MB', 'GB', 'TB'];
+const UNITS_FR = ['o', 'ko', 'Mo', 'Go', 'To'];
 
 /** "12 B", "1.5 MB" ("1,5 MB" in French, German, Dutch): one decimal below 10, none above. */
 export function formatBytes(n: number, lang: string): string {
@@ -24,7 +25,8 @@ export function formatBytes(n: number, lang: string): string {
   }
   const d = digits();
   // A no-break space: a figure never sits on one line and its unit on the next.
-  return `${numberFormat(pageLocale(lang), { maximumFractionDigits: d, minimumFractionDigits: d }).format(v)}\u00a0${UNITS[i]}`;
+  const units = lang === 'fr' || lang.startsWith('fr-') ? UNITS_FR : UNITS;
+  return `${numberFormat(pageLocale(lang), { maximumFractionDigits: d, minimumFractionDigits: d }).format(v)}\u00a0${units[i]}`;
 }
 
 /**

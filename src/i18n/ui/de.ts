@@ -307,4 +307,6 @@ export const uiDe: Table = {
   ui_mail_as_read: "So, wie der Empfänger sie liest",
   ui_mail_text_part: "Reiner Text",
   ui_upload_offline: "Kein Netzwerk. Der Upload geht von selbst weiter, sobald es wieder da ist.",
+  ui_copy_hash_of: "SHA-256 von {name} kopieren",
+  ui_quota_picked_over: "Diese Dateien ({picked}) überschreiten, was von Ihrem Kontingent übrig ist ({left} von {quota}): Entfernen Sie einige oder schließen Sie zuerst frühere Übertragungen.",
 };

@@ -301,9 +301,9 @@ export const uiEn: Table = {
   ui_password_too_short: "The new password needs at least {min} characters.",
   ui_password_mismatch: "The two new passwords differ.",
   ui_password_changed: "Your password is changed. Your other sessions are signed out.",
-  ui_user_quota_refused: "This transfer ({requested}) would pass your quota: {left} left of {quota}. Close or delete earlier transfers, or ask an administrator for more space.",
+  ui_user_quota_refused: "This transfer ({requested}) would exceed your quota: {left} left of {quota}. Close or delete earlier transfers, or ask an administrator for more space.",
   ui_host_quota_refused: "The service has no room for this transfer ({requested}) now: {left} left of its {quota} quota. Try a smaller transfer or later.",
-  ui_guest_quota_refused: "This transfer ({requested}) would pass the quota of the person who invited you: {left} left of {quota}. Ask them to make room.",
+  ui_guest_quota_refused: "This transfer ({requested}) would exceed the quota of the person who invited you: {left} left of {quota}. Ask them to make room.",
   ui_mail_all_kept: "The e-mail was kept in the built-in inbox; not delivered (no mail server is configured). Send the links below yourself.",
   ui_delivery_kept: "Kept in the built-in inbox; not delivered (no mail server is configured)",
   ui_summary_password_reminder: "These files are encrypted. Give the recipients the password separately (by phone or in person), never in the same e-mail as the link.",
@@ -314,4 +314,6 @@ export const uiEn: Table = {
   ui_mail_as_read: "As the recipient reads it",
   ui_mail_text_part: "Plain text",
   ui_upload_offline: "No network. The upload continues by itself as soon as it is back.",
+  ui_copy_hash_of: "Copy the SHA-256 of {name}",
+  ui_quota_picked_over: "These files ({picked}) exceed what is left of your quota ({left} of {quota}): remove some, or close earlier transfers first.",
 };

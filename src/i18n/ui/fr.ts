@@ -307,4 +307,6 @@ export const uiFr: Table = {
   ui_mail_as_read: "Tel que le destinataire le lit",
   ui_mail_text_part: "Texte brut",
   ui_upload_offline: "Pas de réseau. L’envoi reprendra tout seul dès son retour.",
+  ui_copy_hash_of: "Copier le SHA-256 de {name}",
+  ui_quota_picked_over: "Ces fichiers ({picked}) dépassent ce qui reste de votre quota ({left} sur {quota}) : retirez-en, ou clôturez d’abord des transferts précédents.",
 };

@@ -307,4 +307,6 @@ export const uiNl: Table = {
   ui_mail_as_read: "Zoals de ontvanger hem leest",
   ui_mail_text_part: "Platte tekst",
   ui_upload_offline: "Geen netwerk. De upload gaat vanzelf verder zodra het terug is.",
+  ui_copy_hash_of: "SHA-256 van {name} kopiëren",
+  ui_quota_picked_over: "Deze bestanden ({picked}) overschrijden wat er van uw quotum over is ({left} van {quota}): verwijder er enkele, of sluit eerst eerdere transfers.",
 };
