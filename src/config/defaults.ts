@@ -193,5 +193,8 @@ export const RUNTIME_KEYS = [
   'disclose',
   'user_quota',
   'host_quota',
+  // The public address links are built from: an admin may set it from the web pages (null: the config's, or
+  // the address listened on). Settings.compose handles it apart from the others.
+  'base_url',
 ] as const;
 export type RuntimeKey = (typeof RUNTIME_KEYS)[number];

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { UsersAdmin, type AdminUser } from './admin-users';
 import { UsageOverview } from './admin-usage';
+import { PublicAddress } from './admin-address';
 import { useApp } from '../lib/context';
 import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
@@ -70,6 +71,7 @@ function Overview({ transfers, guests, error, localAccounts }: { transfers: ApiT
         <dt>{t('ui_users')}</dt>
         <dd>{users.size}</dd>
       </dl>
+      <PublicAddress />
       <UsageOverview />
     </>
   );

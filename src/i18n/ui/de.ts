@@ -309,4 +309,10 @@ export const uiDe: Table = {
   ui_upload_offline: "Kein Netzwerk. Der Upload geht von selbst weiter, sobald es wieder da ist.",
   ui_copy_hash_of: "SHA-256 von {name} kopieren",
   ui_quota_picked_over: "Diese Dateien ({picked}) überschreiten, was von Ihrem Kontingent übrig ist ({left} von {quota}): Entfernen Sie einige oder schließen Sie zuerst frühere Übertragungen.",
+  ui_public_address: "Öffentliche Adresse",
+  ui_public_address_banner: "Links in E-Mails nennen {url}, was nur dieser Rechner erreicht: Es ist keine öffentliche Adresse festgelegt.",
+  ui_public_address_set: "Öffentliche Adresse festlegen",
+  ui_public_address_hint: "Die Adresse, unter der man diesen Dienst erreicht; jeder Link in E-Mails und auf den Seiten beginnt damit. Leer lassen, um die der Konfiguration zu verwenden.",
+  ui_public_address_label: "Adresse (URL)",
+  ui_public_address_invalid: "Geben Sie eine Adresse ein, die mit http:// oder https:// beginnt, etwa https://files.example.org.",
 };

@@ -316,4 +316,10 @@ export const uiEn: Table = {
   ui_upload_offline: "No network. The upload continues by itself as soon as it is back.",
   ui_copy_hash_of: "Copy the SHA-256 of {name}",
   ui_quota_picked_over: "These files ({picked}) exceed what is left of your quota ({left} of {quota}): remove some, or close earlier transfers first.",
+  ui_public_address: "Public address",
+  ui_public_address_banner: "Links in mails name {url}, which only this machine reaches: no public address is set.",
+  ui_public_address_set: "Set the public address",
+  ui_public_address_hint: "The address people use to reach this service; every link in mails and on the pages starts with it. Leave it empty to use the one in the configuration.",
+  ui_public_address_label: "Address (URL)",
+  ui_public_address_invalid: "Enter an address starting with http:// or https://, such as https://files.example.org.",
 };

@@ -309,4 +309,10 @@ export const uiFr: Table = {
   ui_upload_offline: "Pas de réseau. L’envoi reprendra tout seul dès son retour.",
   ui_copy_hash_of: "Copier le SHA-256 de {name}",
   ui_quota_picked_over: "Ces fichiers ({picked}) dépassent ce qui reste de votre quota ({left} sur {quota}) : retirez-en, ou clôturez d’abord des transferts précédents.",
+  ui_public_address: "Adresse publique",
+  ui_public_address_banner: "Les liens des e-mails désignent {url}, que seule cette machine atteint : aucune adresse publique n’est définie.",
+  ui_public_address_set: "Définir l’adresse publique",
+  ui_public_address_hint: "L’adresse par laquelle on joint ce service ; chaque lien des e-mails et des pages commence par elle. Laissez vide pour utiliser celle de la configuration.",
+  ui_public_address_label: "Adresse (URL)",
+  ui_public_address_invalid: "Saisissez une adresse commençant par http:// ou https://, par exemple https://files.example.org.",
 };

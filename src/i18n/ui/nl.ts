@@ -309,4 +309,10 @@ export const uiNl: Table = {
   ui_upload_offline: "Geen netwerk. De upload gaat vanzelf verder zodra het terug is.",
   ui_copy_hash_of: "SHA-256 van {name} kopiëren",
   ui_quota_picked_over: "Deze bestanden ({picked}) overschrijden wat er van uw quotum over is ({left} van {quota}): verwijder er enkele, of sluit eerst eerdere transfers.",
+  ui_public_address: "Openbaar adres",
+  ui_public_address_banner: "Links in e-mails noemen {url}, dat alleen deze machine bereikt: er is geen openbaar adres ingesteld.",
+  ui_public_address_set: "Openbaar adres instellen",
+  ui_public_address_hint: "Het adres waarop men deze dienst bereikt; elke link in e-mails en op de pagina's begint ermee. Laat leeg om het adres uit de configuratie te gebruiken.",
+  ui_public_address_label: "Adres (URL)",
+  ui_public_address_invalid: "Voer een adres in dat begint met http:// of https://, zoals https://files.example.org.",
 };
