@@ -11,6 +11,7 @@ import { RecipientsInput } from '../components/recipients';
 import { UploadProgressView } from '../components/upload-progress';
 import { ResumeList } from '../components/resume-list';
 import { GuestInvitation } from '../components/guest-invitation';
+import { PlaceholderEmailPrompt } from '../components/email-form';
 import { UploadSummary } from '../components/upload-summary';
 import { TRANSFER_OPTIONS, OptionBoxes } from '../components/options';
 import type { PickedFile } from '../upload/picked';
@@ -117,6 +118,7 @@ export function UploadPage() {
     <>
       <ResumeList onResume={(u) => runner.start(u)} options={runner.options} />
       {guest && <GuestInvitation />}
+      {!guest && <PlaceholderEmailPrompt />}
       <form class="card upload-form" onSubmit={submit} aria-label={guest ? t('ui_guest_upload_title') : undefined} aria-labelledby={guest ? undefined : 'upload-title'} noValidate>
         {!guest && <h1 id="upload-title">{t('upload_page')}</h1>}
         {!guest && <QuotaUse picked={files.reduce((n, f) => n + f.size, 0)} />}

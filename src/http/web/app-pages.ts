@@ -17,7 +17,8 @@ export function registerWebPages(pages: PageRegistry): void {
       await ctx.state.services.guests.uploadPageOpened(p.guest.id); // email_upload_page_access
       return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: await guestData(ctx) });
     }
-    return userPage(ctx, 'upload', 'upload_page', p.type === 'user' ? { emails: p.user.emails.join(',') } : {});
+    const local = ctx.state.services.settings.get().auth.sp.type === 'local' && p.type === 'user' && p.via === 'sp';
+    return userPage(ctx, 'upload', 'upload_page', p.type === 'user' ? { emails: p.user.emails.join(','), ...(local ? { 'local-account': '1' } : {}) } : {});
   };
   pages.register('', upload);
   pages.register('upload', upload);

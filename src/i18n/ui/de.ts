@@ -315,4 +315,7 @@ export const uiDe: Table = {
   ui_public_address_hint: "Die Adresse, unter der man diesen Dienst erreicht; jeder Link in E-Mails und auf den Seiten beginnt damit. Leer lassen, um die der Konfiguration zu verwenden.",
   ui_public_address_label: "Adresse (URL)",
   ui_public_address_invalid: "Geben Sie eine Adresse ein, die mit http:// oder https:// beginnt, etwa https://files.example.org.",
+  ui_email_of: "E-Mail von {id}",
+  ui_email_prompt_title: "Ihre E-Mail-Adresse",
+  ui_email_prompt: "Die Adresse Ihres Kontos ist noch {email}, das Postfach von niemandem. Jede E-Mail, die Sie senden, kommt von ihr, und Antworten gehen dorthin: Geben Sie Ihre eigene ein.",
 };

@@ -322,4 +322,7 @@ export const uiEn: Table = {
   ui_public_address_hint: "The address people use to reach this service; every link in mails and on the pages starts with it. Leave it empty to use the one in the configuration.",
   ui_public_address_label: "Address (URL)",
   ui_public_address_invalid: "Enter an address starting with http:// or https://, such as https://files.example.org.",
+  ui_email_of: "E-mail of {id}",
+  ui_email_prompt_title: "Your e-mail address",
+  ui_email_prompt: "Your account's address is still {email}, which is nobody's mailbox. Every mail you send comes from it and replies go to it: enter your own.",
 };

@@ -315,4 +315,7 @@ export const uiFr: Table = {
   ui_public_address_hint: "L’adresse par laquelle on joint ce service ; chaque lien des e-mails et des pages commence par elle. Laissez vide pour utiliser celle de la configuration.",
   ui_public_address_label: "Adresse (URL)",
   ui_public_address_invalid: "Saisissez une adresse commençant par http:// ou https://, par exemple https://files.example.org.",
+  ui_email_of: "E-mail de {id}",
+  ui_email_prompt_title: "Votre adresse e-mail",
+  ui_email_prompt: "L’adresse de votre compte est encore {email}, qui n’est la boîte de personne. Chaque e-mail que vous envoyez vient d’elle et les réponses y vont : saisissez la vôtre.",
 };

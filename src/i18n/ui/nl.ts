@@ -315,4 +315,7 @@ export const uiNl: Table = {
   ui_public_address_hint: "Het adres waarop men deze dienst bereikt; elke link in e-mails en op de pagina's begint ermee. Laat leeg om het adres uit de configuratie te gebruiken.",
   ui_public_address_label: "Adres (URL)",
   ui_public_address_invalid: "Voer een adres in dat begint met http:// of https://, zoals https://files.example.org.",
+  ui_email_of: "E-mail van {id}",
+  ui_email_prompt_title: "Uw e-mailadres",
+  ui_email_prompt: "Het adres van uw account is nog {email}, de mailbox van niemand. Elke e-mail die u verstuurt komt ervan en antwoorden gaan ernaartoe: vul uw eigen adres in.",
 };
