@@ -118,11 +118,12 @@ test('invite a guest without the invitation mail: the page gives the upload link
     assert.equal(t.files.map((f: any) => f.size), [file.size]);
     assert.equal(t.recipients.map((r: any) => r.email), ['alice@example.org']);
 
-    // A guest who may send to anyone is told that, and gets the recipient field.
+    // A guest who may send to anyone is told that, and gets the recipient field with the inviter in it.
     const h = (await rest(ferry.url, 'GET', '/guest', 'alice')).json.find((x: any) => x.email === 'hana@example.org');
     await guest.page.goto(h.upload_url);
     await guest.page.locator('#upload-recipients').waitFor();
-    assert.is(await guest.page.locator('.files-go-to').innerText(), 'Your files go to the recipients you name below.');
+    assert.is(await guest.page.locator('.files-go-to').innerText(), 'Your files go to alice@example.org, who invited you, and to anyone else you add below.');
+    assert.equal(await guest.page.locator('.chips li > span').allInnerTexts(), ['alice@example.org']);
     assert.is(await guest.page.locator('.invitation-message').count(), 0, 'no empty message box');
   } finally {
     await owner.close();
