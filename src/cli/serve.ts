@@ -32,7 +32,15 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
     await log.close();
     throw listenError(e as NodeJS.ErrnoException, host, port);
   }
-  if (!baseUrlSet) app.services.settings.setBaseUrl(linkUrl(host, server.port, server.url));
+  if (!baseUrlSet) {
+    // Listening on every address with no public address set: links would name localhost, dead for everyone
+    // else. Said here and, until an admin sets the address (Administration), on the admins' pages.
+    const everyAddress = ['0.0.0.0', '::'].includes(host);
+    app.services.settings.setBaseUrl(linkUrl(host, server.port, server.url), everyAddress);
+    if (app.services.settings.publicAddressMissing()) {
+      io.out(`warning: listening on every address, but links in mails name ${app.services.settings.get().base_url}, which no other machine reaches: set base_url (the address people use) in the config, or in the web pages under Administration`);
+    }
+  }
   // Only once the address is ours: a start that fails on a taken port must not use up the one showing of the password.
   if (app.services.identity.localAccounts) {
     const password = await app.services.accounts.ensureInitialAdmin();

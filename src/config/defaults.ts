@@ -204,5 +204,8 @@ export const RUNTIME_KEYS = [
   'host_quota',
   'transfer_automatic_reminder',
   'guest_automatic_reminder',
+  // The public address links are built from: an admin may set it from the web pages (null: the config's, or
+  // the address listened on). Settings.compose handles it apart from the others.
+  'base_url',
 ] as const;
 export type RuntimeKey = (typeof RUNTIME_KEYS)[number];

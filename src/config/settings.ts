@@ -15,6 +15,12 @@ export interface OverrideStore {
  */
 export class Settings {
   private current: Config;
+  /** The address `serve` listens on, when the config file sets no base_url (setBaseUrl). */
+  private listenBase: string | null = null;
+  /** Links name an address other machines cannot reach (listening on every address, no base_url set). */
+  private listenBaseLocalOnly = false;
+  /** An admin's public address (PUT /config base_url), which wins over the others. */
+  private adminBase: string | null = null;
 
   constructor(
     private readonly base: Config,
@@ -25,16 +31,26 @@ export class Settings {
 
   /** Reads the stored overrides again (at start-up, then periodically so another node's PUT /config applies here too). */
   async reload(): Promise<void> {
-    const base_url = this.current.base_url;
-    this.current = { ...this.compose((await this.store?.load()) ?? {}), base_url };
+    const overrides = (await this.store?.load()) ?? {};
+    this.current = this.compose(overrides);
+    this.adminBase = adminBaseOf(overrides);
   }
 
   /**
    * Links (download_url, mails, /info) name the address `serve` actually listens on when the config leaves
    * base_url out, so `--port 9090` or port 0 gives working links rather than the default localhost:8080.
+   * `localOnly`: that address is this machine's own name for it (serve listens on every address), so mailed
+   * links reach nobody else; the admins are told until a public address is set.
    */
-  setBaseUrl(url: string): void {
-    this.current = { ...this.current, base_url: url.replace(/\/+$/, '') };
+  setBaseUrl(url: string, localOnly = false): void {
+    this.listenBase = url.replace(/\/+$/, '');
+    this.listenBaseLocalOnly = localOnly;
+    this.current = { ...this.current, base_url: this.adminBase ?? this.listenBase };
+  }
+
+  /** The links name an address only this machine reaches, and no one has set the public address. */
+  publicAddressMissing(): boolean {
+    return this.listenBaseLocalOnly && this.adminBase === null;
   }
 
   get(): Config {
@@ -64,15 +80,22 @@ export class Settings {
     const cross = crossChecks(next);
     if (cross.length) throw Errors.restBadParameter(...cross.map((c) => c.split(':')[0]));
     await this.store?.save(merged);
-    this.current = { ...next, base_url: this.current.base_url };
+    this.current = next;
+    this.adminBase = adminBaseOf(merged);
     return next;
   }
 
   private compose(overrides: Record<string, unknown>): Config {
     const next: Config = { ...this.base };
     for (const key of RUNTIME_KEYS) {
-      if (key in overrides) (next as unknown as Record<RuntimeKey, unknown>)[key] = overrides[key];
+      if (key !== 'base_url' && key in overrides) (next as unknown as Record<RuntimeKey, unknown>)[key] = overrides[key];
     }
+    // The public address: an admin's, else the listening address (no base_url in the file), else the file's.
+    next.base_url = adminBaseOf(overrides) ?? this.listenBase ?? this.base.base_url;
     return next;
   }
+}
+
+function adminBaseOf(overrides: Record<string, unknown>): string | null {
+  return typeof overrides.base_url === 'string' ? overrides.base_url.replace(/\/+$/, '') : null;
 }

@@ -47,15 +47,16 @@ export const runtimeChecks: Record<string, Check> = {
   // docs/sharing.md, Automatic reminders: days before expiry, each from 1 to 365.
   transfer_automatic_reminder: arrayOf(int(1, 365)),
   guest_automatic_reminder: arrayOf(int(1, 365)),
+  base_url: nullable(str(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'an http(s) URL without query')),
 };
 
 const schema = object({
-  base_url: str(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'an http(s) URL without query'),
   listen: object({ host: str(/^\S+$/, 'a host name or address'), port: int(0, 65535) }),
   data_dir: str(/\S/, 'a directory path'),
   upload_chunk_size: int(1024, 1 << 30),
   max_concurrent_chunk_uploads: int(1, 100000),
   ...runtimeChecks,
+  base_url: str(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'an http(s) URL without query'),
   chunk_upload_security: oneOf(['key', 'auth']),
   admin: arrayOf(str(/\S/, 'a user id')),
   auditlog_enabled: bool,

@@ -301,6 +301,11 @@ export class TransfersRepo implements TransferRepository {
     return row ? toRecipient(row as RecipientRow) : undefined;
   }
 
+  async recipientTokenWithdrawn(token: string): Promise<boolean> {
+    const row = await firstRow(this.db, this.ctx, this.db.selectFrom('recipients').select('id').where('token', '=', token).where('deleted', 'is not', null));
+    return row !== undefined;
+  }
+
   async addRecipient(transferId: number, r: NewRecipient, now: number): Promise<number> {
     const { id } = await this.db
       .insertInto('recipients')

@@ -34,6 +34,12 @@ export interface AccountDeps {
  * Credentials: local accounts and their sessions (service provider "local") and remote applications. Used by
  * the HTTP layer (login) and by the CLI, which works on the same database while serve runs.
  */
+/**
+ * The address the first account gets when `serve` creates it: a placeholder, not anyone's mailbox. Its
+ * owner is asked for a real one at sign-in (the pages), since every mail they send is from it.
+ */
+export const PLACEHOLDER_EMAIL = 'admin@localhost.localdomain';
+
 export class AccountsService {
   private readonly throttle: LoginThrottle;
 
@@ -106,6 +112,18 @@ export class AccountsService {
     await this.d.repos.users.upsertSeen(userId, emails, this.d.clock());
     await this.d.repos.users.setEmails(userId, emails);
     if (password !== null) await this.setPassword(userId, password);
+  }
+
+  /**
+   * The e-mail addresses of a local account (the first is the sender's address and Reply-To of its mail), set
+   * by its owner or an admin. Other accounts' addresses come from their identity provider at each sign-in,
+   * which would undo a change: refused.
+   */
+  async setEmails(userId: string, emails: string[]): Promise<void> {
+    if (emails.length === 0 || !emails.every(isEmail)) throw Errors.badEmail('email');
+    if (!(await this.d.repos.users.record(userId))) throw Errors.userNotFound();
+    if (!(await this.isLocal(userId))) throw Errors.restAccessForbidden();
+    await this.d.repos.users.setEmails(userId, emails);
   }
 
   /** A new password closes every session of the account. */
@@ -204,7 +222,7 @@ export class AccountsService {
     const password = this.d.ids.password();
     const hash = await this.d.passwords.hash(password);
     // Several processes may start at once on a new data dir: only the one whose insert lands prints a password.
-    await this.addUser('admin', ['admin@localhost.localdomain'], null);
+    await this.addUser('admin', [PLACEHOLDER_EMAIL], null);
     if (!(await this.d.repos.localAccounts.createFirst('admin', hash, this.d.clock()))) return null;
     await this.d.users.addAdmin('admin');
     return password;

@@ -60,6 +60,7 @@ export class DownloadsService {
   async access(token: unknown, unlock?: LinkUnlock): Promise<DownloadAccess> {
     if (typeof token !== 'string' || token.length < 16 || token.length > 128) throw Errors.transferNotFound('token');
     const recipient = await this.d.repos.transfers.recipientByToken(token);
+    if (!recipient && (await this.d.repos.transfers.recipientTokenWithdrawn(token))) throw Errors.recipientWithdrawn('token');
     const transfer = recipient ? await this.d.repos.transfers.find(recipient.transferId) : undefined;
     if (!recipient || !transfer) throw Errors.transferNotFound('token');
     const now = this.d.clock();

@@ -89,6 +89,8 @@ export const Errors = {
   // 410: it existed and is gone
   transferExpired: entry('transfer_expired', 410),
   transferClosed: entry('transfer_closed', 410),
+  /** The link of a recipient the sender removed (the row is kept, marked deleted). */
+  recipientWithdrawn: entry('recipient_withdrawn', 410),
   guestExpired: entry('guest_expired', 410),
   // Every download the link's limit allows of the file(s) is taken (docs/sharing.md, Download limits)
   downloadLimitReached: entry('download_limit_reached', 410),

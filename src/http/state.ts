@@ -20,6 +20,8 @@ export interface FerryState {
   lang?: string;
   /** Writes the response body itself, once every middleware has set its headers (downloads). */
   sendBody?: () => Promise<void>;
+  /** The handler set a Content-Security-Policy of its own for its HTML (security-headers.ts keeps it). */
+  ownCsp?: boolean;
 }
 
 export type FerryContext = RouterContext<FerryState>;

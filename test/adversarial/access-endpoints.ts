@@ -46,6 +46,9 @@ export const ENDPOINTS: Endpoint[] = [
   },
   { method: 'PUT', route: '/user/:id/admin', level: 'admin', path: (t) => `/user/${t.user}/admin`, init: json({ admin: true }) },
   { method: 'PUT', route: '/user/:id/quota', level: 'admin', path: (t) => `/user/${t.user}/quota`, init: json({ quota: 12345 }) },
+  // Only a local account's addresses may be changed; this world's users come from a header SP, which owns
+  // them: past the access check, the answer is 403 rest_access_forbidden (test/http/user-email.test.ts: 200).
+  { method: 'PUT', route: '/user/:id/email', level: 'admin', path: (t) => `/user/${t.user}/email`, init: json({ email: 'changed@example.org' }), okStatus: 403 },
   // Under the header service provider alice has no local account: an admin gets past the access check to the
   // service's answer (test/http/admin-users.test.ts removes and resets real local accounts).
   { method: 'DELETE', route: '/user/:id', level: 'admin', path: (t) => `/user/${t.user}`, okStatus: 404 },
@@ -57,6 +60,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'PUT', route: '/user/@me', level: 'users', path: () => '/user/@me', init: json({ lang: 'de' }) },
   { method: 'GET', route: '/user/@me/frequent_recipients', level: 'users', path: () => '/user/@me/frequent_recipients' },
   { method: 'GET', route: '/user/@me/quota', level: 'users', path: () => '/user/@me/quota' },
+  { method: 'PUT', route: '/user/@me/email', level: 'users', path: () => '/user/@me/email', init: json({ email: 'me@example.org' }), okStatus: 403 },
   // Only a local account signed in with its session changes its password (test/http/admin-users.test.ts):
   // under the header service provider the owner is refused too.
   {

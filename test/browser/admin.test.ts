@@ -140,7 +140,7 @@ test('quotas: the default quota set by the admin is shown on the upload page and
   await dave.page.click('button.primary');
   const error = dave.page.locator('form.upload-form .error');
   await error.waitFor();
-  assert.match((await error.textContent()) ?? '', /This transfer \(2\.0\sMB\) would pass your quota: 1\.0\sMB left of 1\.0\sMB/);
+  assert.match((await error.textContent()) ?? '', /This transfer \(2\.0\sMB\) would exceed your quota: 1\.0\sMB left of 1\.0\sMB/);
   await shot(dave.page, 'upload-quota-refused-desktop');
   await dave.page.setViewportSize({ width: 390, height: 844 });
   await shot(dave.page, 'upload-quota-refused-phone');

@@ -106,7 +106,18 @@ test('phone (390×844): the header takes at most 100 px on every page; the remov
       assert.ok(h <= 100, `${q || 'upload'}: the header is ${h}px high`);
       const current = (await b.page.locator('header.top nav a[aria-current="page"]').boundingBox())!;
       assert.ok(current.x >= 0 && current.x + current.width <= 390, `${q || 'upload'}: the current page's menu entry is in view`);
+      // Every entry whole and on screen, none cut ("Administratio") nor scrolled away (Profile).
+      const entries = await b.page.locator('header.top nav a').evaluateAll((links) =>
+        links.map((a) => {
+          const r = a.getBoundingClientRect();
+          const nav = a.closest('nav')!.getBoundingClientRect();
+          return { text: a.textContent ?? '', left: r.left, right: r.right, clipped: r.right > nav.right + 0.5 || r.left < nav.left - 0.5, whole: a.scrollWidth <= a.clientWidth + 1 };
+        }),
+      );
+      assert.equal(entries.map((e) => e.text), ['Send files', 'My transfers', 'Guests', 'Administration', 'Profile']);
+      for (const e of entries) assert.ok(e.left >= 0 && e.right <= 390 && !e.clipped && e.whole, `${q || 'upload'}: "${e.text}" spans ${e.left}–${e.right} px`);
     }
+    await shot(b.page, 'layout-phone-menu');
     await b.page.goto(`${ferry.url}/`);
     await b.page.setInputFiles('#pick-files', [
       { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('a') },

@@ -185,6 +185,9 @@ class MemoryTransfers implements TransferRepository {
     return true;
   }
   // Background completions (src/domain/assembly.ts): kept on the records as the database keeps them in columns.
+  async recipientTokenWithdrawn(token: string) {
+    return this.s.recipients.some((r) => r.token === token && r.deleted !== null);
+  }
   async requestAssembly(fileId: number, by: string) {
     const f = this.liveFile(fileId) as (FileRecord & Assembly) | undefined;
     if (!f || f.complete) return false;

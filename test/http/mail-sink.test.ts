@@ -85,7 +85,15 @@ test('?s=mail-sink: admins see the list and a message, escaped; others are refus
     // The HTML part is shown as escaped source, never as markup of the page.
     assert.match(one.text, '&lt;a href=&quot;');
     assert.match(one.text, '&amp;lt;b&amp;gt;bold&amp;lt;/b&amp;gt;');
-    assert.not.match(one.text, /<a href="http[^"]*s=upload/);
+    // The only links of the page's own are the text part's addresses, each written as itself; the HTML part
+    // shows in a sandboxed frame served under its own policy.
+    assert.not.match(one.text, /<a href="http[^"]*s=upload[^"]*">(?!http)/);
+    assert.match(one.text, /<iframe class="mail-frame"[^>]* sandbox="allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"/);
+    const part = await s.request('GET', `/?s=mail-sink&id=${id}&part=html`, { headers: asUser('boss') });
+    assert.match(part.headers.get('content-security-policy') ?? '', /^default-src 'none'; .*sandbox /);
+    assert.is(part.headers.get('x-frame-options'), 'SAMEORIGIN');
+    const stranger = await s.request('GET', `/?s=mail-sink&id=${id}&part=html`, { headers: asUser('alice') });
+    assert.is(stranger.status, 403);
     const other = await s.request('GET', '/?s=mail-sink', { headers: asUser('alice') });
     assert.is(other.status, 403);
     assert.not.match(other.text, 'g@example.org');

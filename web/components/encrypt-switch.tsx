@@ -50,7 +50,8 @@ export function EncryptSwitch({ value, onChange, mandatory }: { value: EncryptSt
   ];
   const on = value.on || mandatory;
   return (
-    <fieldset class="encrypt">
+    // Off, the switch alone: no border around an empty box.
+    <fieldset class={on ? 'encrypt' : 'encrypt off'}>
       <legend>
         <label>
           <input type="checkbox" id="upload-encrypt" checked={on} disabled={mandatory} onChange={(e) => onChange({ ...value, on: e.currentTarget.checked })} /> {t('ui_encrypt')}

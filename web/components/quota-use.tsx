@@ -9,16 +9,24 @@ import { Errors } from '../../src/domain/errors';
  * "You use 1.2 GB of your 5 GB quota": what counts is every transfer not closed (GET /user/@me/quota).
  * Nothing when there is no quota, unless `always` (the profile says so). `tick` reloads it (after a send).
  */
-export function QuotaUse({ always, tick = 0 }: { always?: boolean; tick?: number }) {
+export function QuotaUse({ always, tick = 0, picked = 0 }: { always?: boolean; tick?: number; picked?: number }) {
   const { api, t, lang, guest } = useApp();
   const q = useResource(() => (guest ? Promise.resolve(null) : api.get<{ quota: number; used: number }>('/user/@me/quota')), [tick]);
   if (!q.data) return null;
   if (q.data.quota <= 0) return always ? <p class="quota-use">{t('ui_quota_mine_none')}</p> : null;
   const left = Math.max(0, q.data.quota - q.data.used);
   return (
-    <p class="quota-use">
-      {t('ui_quota_mine', { used: formatBytes(q.data.used, lang), quota: formatBytes(q.data.quota, lang), left: formatBytes(left, lang) })}
-    </p>
+    <>
+      <p class="quota-use">
+        {t('ui_quota_mine', { used: formatBytes(q.data.used, lang), quota: formatBytes(q.data.quota, lang), left: formatBytes(left, lang) })}
+      </p>
+      {/* Said when the files are picked, not only when the server refuses them after "Send". */}
+      {picked > left && (
+        <p class="quota-over" role="alert">
+          {t('ui_quota_picked_over', { picked: formatBytes(picked, lang), left: formatBytes(left, lang), quota: formatBytes(q.data.quota, lang) })}
+        </p>
+      )}
+    </>
   );
 }
 

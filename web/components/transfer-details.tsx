@@ -66,10 +66,15 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
         {x.recipients.map((r) => (
           <li key={r.id}>
             <span class="name">{r.email || t('ui_link_anyone')}</span>
-            <a href={r.download_url} class="sub" aria-label={t('ui_download_link_of', { name: r.email || t('ui_link_anyone') })}>
-              {t('ui_download_link')}
-            </a>
-            <QrButton text={r.download_url} label={t('ui_qr_of', { url: r.email || t('ui_link_anyone') })} />
+            {/* A closed transfer's links lead nowhere: none is shown. */}
+            {!closed && (
+              <>
+                <a href={r.download_url} class="sub" aria-label={t('ui_download_link_of', { name: r.email || t('ui_link_anyone') })}>
+                  {t('ui_download_link')}
+                </a>
+                <QrButton text={r.download_url} label={t('ui_qr_of', { url: r.email || t('ui_link_anyone') })} />
+              </>
+            )}
             <span class="sub">{r.last_activity ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) }) : t('ui_no_activity')}</span>
             <DeliveryState delivery={r.delivery} />
             {/* Bounces are the delivery state's reason; the list is for a recipient whose mail left the queue. */}
@@ -135,8 +140,8 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
           </ActionButton>
         </div>
       )}
-      <p class="sub">
-        {t('expires')}: {formatDay(x.expires.raw, lang)} · {t('ui_downloads_count', { count: downloads })}
+      <p class="sub when">
+        {closed ? t('ui_closed_on', { date: formatDay(x.closed?.raw ?? x.expires.raw, lang) }) : `${t('expires')}: ${formatDay(x.expires.raw, lang)}`} · {t('ui_downloads_count', { count: downloads })}
       </p>
       <DownloadLimitPanel transfer={x} onChanged={changed} />
       <h2>{t('ui_audit_log')}</h2>

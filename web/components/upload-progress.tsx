@@ -13,18 +13,22 @@ interface Props {
 /** Total and per-file bars with speed and time left, the state in words, and pause/resume/cancel. */
 export function UploadProgressView({ upload, progress: p, onCancel }: Props) {
   const { t, lang } = useApp();
-  const [now, setNow] = useState(Date.now());
+  // While waiting, a tick redraws the countdown; the time is read at each drawing, never kept from an earlier
+  // wait (a stale one made "Trying again in 9 s" jump to 2 s).
+  const [, setTick] = useState(0);
   useEffect(() => {
     if (p.phase !== 'waiting') return;
-    const timer = setInterval(() => setNow(Date.now()), 1000);
+    const timer = setInterval(() => setTick((n) => n + 1), 250);
     return () => clearInterval(timer);
-  }, [p.phase]);
+  }, [p.phase, p.retryAt]);
+  const now = Date.now();
 
   const pct = p.total > 0 ? Math.floor((p.sent / p.total) * 100) : 100;
   let status: string;
   switch (p.phase) {
     case 'waiting':
-      status = t('ui_upload_waiting', { seconds: Math.max(0, Math.ceil(((p.retryAt ?? now) - now) / 1000)) });
+      // Offline: no countdown (each failed try would start a longer one); the browser's `online` event resumes.
+      status = navigator.onLine === false ? t('ui_upload_offline') : t('ui_upload_waiting', { seconds: Math.max(0, Math.ceil(((p.retryAt ?? now) - now) / 1000)) });
       break;
     case 'paused':
       status = t('ui_upload_paused');
@@ -73,7 +77,7 @@ export function UploadProgressView({ upload, progress: p, onCancel }: Props) {
             </>
           ))}
       </p>
-      <p class={`status phase-${p.phase}`} role="status" aria-live="polite">
+      <p class={`status phase-${p.phase}`} role="status" aria-live="polite" data-retry-at={p.phase === 'waiting' && p.retryAt !== null ? String(p.retryAt) : undefined}>
         {status}
       </p>
       <ul class="file-progress">

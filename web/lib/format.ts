@@ -43,7 +43,16 @@ export function endOfDay(iso: string): number | null {
   return Number.isNaN(d.getTime()) ? null : Math.floor(d.getTime() / 1000);
 }
 
-/** Whole days from now until a moment (at least 0), for "12 days left". */
+/**
+ * Days from today until a moment's day, for "12 days left": counted in calendar days, as the date field's
+ * "at most 20 days from today" is, so an invitation made today for 20 days has 20 left (not 21 because it
+ * ends late in its last day); 1 on its last day, 0 once it has passed.
+ */
 export function daysLeft(unixSeconds: number, now = Date.now() / 1000): number {
-  return Math.max(0, Math.ceil((unixSeconds - now) / 86400));
+  if (unixSeconds <= now) return 0;
+  const day = (s: number) => {
+    const d = new Date(s * 1000);
+    return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+  };
+  return Math.max(1, Math.round((day(unixSeconds) - day(now)) / 86400_000));
 }

@@ -26,7 +26,8 @@ export interface ApiTrackingError {
 
 /** Extension: what became of the latest mail to a recipient (README, Mail). */
 export interface ApiDelivery {
-  state: 'queued' | 'deferred' | 'bounced' | 'sent';
+  /** `kept`: written to the built-in inbox only, no mail transport configured (not delivered). */
+  state: 'queued' | 'deferred' | 'bounced' | 'sent' | 'kept';
   date: ApiDate;
   reason: string | null;
   attempts: number;
@@ -58,6 +59,10 @@ export interface ApiTransfer {
   files: ApiFile[];
   recipients: ApiRecipient[];
   status?: string;
+  /** Extension: when it was closed. */
+  closed?: ApiDate | null;
+  /** Extension: the guest who sent it, when a guest did. */
+  guest_id?: number | null;
 }
 
 export interface ApiGuest {

@@ -5,6 +5,7 @@ import { errorText } from '../lib/i18n';
 import { useResource } from '../lib/use-resource';
 import { ActionButton } from '../components/action';
 import { SecretDialog } from '../components/secret-dialog';
+import { EmailForm } from '../components/email-form';
 
 /** GET /user/@all */
 export interface AdminUser {
@@ -77,7 +78,10 @@ function UserRow({ u, self, localAccounts, reload, onPassword }: { u: AdminUser;
         {u.id}
         {self && <span class="hint"> ({t('ui_you')})</span>}
       </th>
-      <td data-label={t('ui_email')}>{u.emails.join(', ')}</td>
+      <td data-label={t('ui_email')}>
+        {/* A local account's addresses are the admin's to change; others come from the identity provider. */}
+        {localAccounts && u.local ? <EmailForm userId={u.id} emails={u.emails} idPrefix={`user-${u.id.replace(/[^A-Za-z0-9_-]/g, '_')}`} onSaved={reload} /> : u.emails.join(', ')}
+      </td>
       <td data-label={t('ui_role')} class="role">
         {u.admin ? (u.admin_by_config ? t('ui_admin_by_config') : t('ui_admin_role')) : t('ui_user_role')}
       </td>

@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
-import { UsersAdmin } from './admin-users';
+import { UsersAdmin, type AdminUser } from './admin-users';
 import { UsageOverview } from './admin-usage';
+import { PublicAddress } from './admin-address';
 import { useApp } from '../lib/context';
 import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
@@ -36,7 +37,7 @@ export function AdminPage() {
         ))}
         {mailSink && <a href={`${base}/?s=mail-sink`}>{t('ui_mail_sink')}</a>}
       </nav>
-      {tab === 'overview' && <Overview transfers={transfers.data} guests={guests.data} error={transfers.error ?? guests.error} />}
+      {tab === 'overview' && <Overview transfers={transfers.data} guests={guests.data} error={transfers.error ?? guests.error} localAccounts={localAccounts} />}
       {tab === 'transfers' && <TransferTable transfers={transfers.data} error={transfers.error} reload={transfers.reload} showOwner />}
       {tab === 'guests' && <GuestTable guests={guests.data} error={guests.error} reload={guests.reload} showOwner />}
       {tab === 'users' && (
@@ -49,12 +50,15 @@ export function AdminPage() {
   );
 }
 
-function Overview({ transfers, guests, error }: { transfers: ApiTransfer[] | null; guests: ApiGuest[] | null; error: unknown }) {
-  const { t } = useApp();
+function Overview({ transfers, guests, error, localAccounts }: { transfers: ApiTransfer[] | null; guests: ApiGuest[] | null; error: unknown; localAccounts: boolean }) {
+  const { api, t } = useApp();
+  // The users the Users tab lists (every account, not only those who have sent something).
+  const accounts = useResource(() => api.get<AdminUser[]>('/user/@all'));
   if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
   if (!transfers || !guests) return <p aria-busy="true">{t('ui_loading')}</p>;
   const live = transfers.filter((tr) => !['closed', 'expired'].includes(transferStatus(tr)));
-  const users = new Set([...transfers.map((tr) => tr.user_id), ...guests.map((g) => g.user_id)]);
+  const senders = new Set([...transfers.map((tr) => tr.user_id), ...guests.map((g) => g.user_id)]);
+  const users = accounts.data ? { size: accounts.data.filter((u) => !localAccounts || u.local).length } : senders;
   return (
     <>
       <dl class="facts overview">
@@ -67,6 +71,7 @@ function Overview({ transfers, guests, error }: { transfers: ApiTransfer[] | nul
         <dt>{t('ui_users')}</dt>
         <dd>{users.size}</dd>
       </dl>
+      <PublicAddress />
       <UsageOverview />
     </>
   );

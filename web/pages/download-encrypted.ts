@@ -57,7 +57,8 @@ export function enhanceEncryptedDownload(base: string): void {
       input.value = '';
       form.hidden = true;
       say('e2ee_unlocked');
-      for (const b of section.querySelectorAll<HTMLButtonElement>('button.e2ee-save')) b.hidden = false;
+      for (const b of section.querySelectorAll<HTMLButtonElement>('button.e2ee-save, button.e2ee-save-all')) b.hidden = false;
+      for (const s of section.querySelectorAll<HTMLElement>('.e2ee-file-status')) s.textContent = '';
     } catch (err) {
       // A failed tag on the first chunk is a wrong password; anything else (network, a damaged file) says so.
       if (err instanceof DecryptError && err.reason === 'wrong_password') say('e2ee_wrong_password');
@@ -68,30 +69,55 @@ export function enhanceEncryptedDownload(base: string): void {
     }
   });
 
+  /** Decrypts one row's file into `save` (a file the user picked, a folder's file, or the worker's download). */
+  const saveRow = async (row: HTMLElement, save: (name: string, job: EncryptedFileJob) => Promise<void>): Promise<boolean> => {
+    const rowStatus = row.querySelector<HTMLElement>('.e2ee-file-status')!;
+    if (!key) return false;
+    rowStatus.textContent = d.e2eeSaving ?? '';
+    try {
+      await save(row.dataset.saveName || 'file', jobOf(row, key));
+      rowStatus.textContent = d.e2eeSaved ?? '';
+      row.dataset.saved = 'true';
+      return true;
+    } catch (err) {
+      if ((err as Error).name === 'AbortError') rowStatus.textContent = '';
+      else rowStatus.textContent = failed(err);
+      return false;
+    }
+  };
+  const viaWorker = (name: string, job: EncryptedFileJob) => saveWithServiceWorker(base, name, job);
   for (const row of rows) {
     const button = row.querySelector<HTMLButtonElement>('button.e2ee-save');
-    const rowStatus = row.querySelector<HTMLElement>('.e2ee-file-status');
-    if (!button || !rowStatus) continue;
+    if (!button) continue;
     button.addEventListener('click', async () => {
-      if (!key) return;
       button.disabled = true;
-      rowStatus.textContent = d.e2eeSaving ?? '';
-      try {
-        const job = jobOf(row, key);
-        const name = row.dataset.saveName || 'file';
-        if (picker) await saveWithPicker(picker, name, job);
-        else await saveWithServiceWorker(base, name, job);
-        rowStatus.textContent = d.e2eeSaved ?? '';
-        row.dataset.saved = 'true';
-      } catch (err) {
-        if ((err as Error).name === 'AbortError') rowStatus.textContent = '';
-        else rowStatus.textContent = failed(err);
-      } finally {
-        button.disabled = false;
-      }
+      await saveRow(row, picker ? (name, job) => saveWithPicker(picker, name, job) : viaWorker);
+      button.disabled = false;
     });
   }
+  // "Decrypt and save all": one folder picked once (the picker's permission lasts one gesture, so not one
+  // dialog per file), or one download after the other through the service worker.
+  const all = section.querySelector<HTMLButtonElement>('button.e2ee-save-all');
+  const folderPicker = (window as unknown as { showDirectoryPicker?: FolderPicker }).showDirectoryPicker;
+  all?.addEventListener('click', async () => {
+    if (!key) return;
+    all.disabled = true;
+    try {
+      let save = viaWorker;
+      if (folderPicker) {
+        const folder = await folderPicker({ mode: 'readwrite' });
+        save = (name, job) => saveWithPicker(async () => folder.getFileHandle(name, { create: true }), name, job);
+      }
+      for (const row of rows) if (!(await saveRow(row, save))) break;
+    } catch (err) {
+      if ((err as Error).name !== 'AbortError') status.textContent = failed(err);
+    } finally {
+      all.disabled = false;
+    }
+  });
 }
+
+type FolderPicker = (o: { mode: 'readwrite' }) => Promise<{ getFileHandle(name: string, o: { create: true }): ReturnType<SaveFilePicker> }>;
 
 /** "e2ee_wrong_password" → the dataset's "e2eeWrongPassword". */
 function camel(key: string): string {

@@ -7,6 +7,19 @@ import { formatDay } from '../lib/format';
  */
 export function enhanceDownload(lang: string): void {
   for (const el of document.querySelectorAll<HTMLElement>('time[data-day]')) el.textContent = formatDay(Number(el.dataset.day), lang);
+  // The shortened SHA-256 of each file: a button copies the whole value.
+  for (const b of document.querySelectorAll<HTMLButtonElement>('button.copy-hash')) {
+    b.hidden = false;
+    b.addEventListener('click', async () => {
+      const said = b.nextElementSibling;
+      try {
+        await navigator.clipboard.writeText(b.dataset.hash ?? '');
+        if (said) said.textContent = b.dataset.copied ?? '';
+      } catch {
+        if (said) said.textContent = '';
+      }
+    });
+  }
   const form = document.querySelector<HTMLFormElement>('form.download-form');
   const button = form?.querySelector<HTMLButtonElement>('button.download-selected');
   if (!form || !button) return;

@@ -8,6 +8,7 @@ import { useResource } from '../lib/use-resource';
 import { ActionButton } from '../components/action';
 import { GUEST_OPTIONS, OptionBoxes, TRANSFER_OPTIONS } from '../components/options';
 import { ExpiryHint } from '../components/expiry-hint';
+import { DaySelect } from '../components/day-select';
 import { CopyButton } from '../components/copy-button';
 import { QrButton } from '../components/qr-code';
 import { GUEST_OPTIONS_ON_BY_DEFAULT } from '../../src/domain/guest-input';
@@ -98,16 +99,7 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       </div>
       <div class="field">
         <label for="guest-expires">{t('expires')}</label>
-        <input
-          id="guest-expires"
-          type="date"
-          aria-describedby="guest-expires-hint"
-          value={expiry}
-          min={isoDay(today + DAY)}
-          max={isoDay(today + maxDays * DAY)}
-          disabled={options.includes('does_not_expire')}
-          onInput={(e) => setExpiry(e.currentTarget.value)}
-        />
+        <DaySelect id="guest-expires" describedBy="guest-expires-hint" value={expiry} fromDays={1} toDays={maxDays} disabled={options.includes('does_not_expire')} onChange={setExpiry} />
         {options.includes('does_not_expire') ? (
           <p class="hint" id="guest-expires-hint">
             {t('option_does_not_expire')}

@@ -7,6 +7,7 @@ import { ActionButton } from '../components/action';
 import { CopyButton } from '../components/copy-button';
 import { concurrency, CONCURRENCY_KEY } from '../upload/use-upload';
 import { QuotaUse } from '../components/quota-use';
+import { EmailForm } from '../components/email-form';
 
 import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../src/domain/password-rules';
 import { LANGUAGE_NAMES } from '../../src/i18n/languages';
@@ -105,7 +106,15 @@ export function ProfilePage() {
           <dd>{me.id}</dd>
           <dt>{t('created')}</dt>
           <dd>{formatDate(me.created?.raw, lang)}</dd>
+          {!localAccount && (
+            <>
+              <dt>{t('ui_email')}</dt>
+              <dd>{(me.email ?? []).join(', ')}</dd>
+            </>
+          )}
         </dl>
+        {/* A local account's addresses are its own to set; an identity provider's come with each sign-in. */}
+        {localAccount && <EmailForm emails={me.email ?? []} idPrefix="profile" onSaved={() => location.reload()} />}
         <QuotaUse always />
         <form class="row" onSubmit={saveLang}>
           <label for="profile-lang">{t('ui_language')}</label>

@@ -63,6 +63,8 @@ export function TransferTable({ transfers, error, reload, showOwner }: { transfe
                 <td data-label={t('subject')}>
                   {tr.subject || t('ui_n_files', { count: tr.files.length })}
                   <span class="sub">{tr.files.map((f) => f.name).join(', ')}</span>
+                  {/* A guest's upload lands in the inviter's list: say whose it is (user_email is the guest's). */}
+                  {tr.guest_id ? <span class="sub sent-by-guest">{t('ui_sent_by_guest', { email: tr.user_email })}</span> : null}
                 </td>
                 <td class="nowrap" data-label={t('size')}>{formatBytes(size, lang)}</td>
                 <td data-label={t('recipients')}>
@@ -70,7 +72,7 @@ export function TransferTable({ transfers, error, reload, showOwner }: { transfe
                   <span class="sub">{t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}</span>
                   {notReached > 0 && <span class="sub delivery-bounced">{t('ui_mail_not_reached', { count: notReached })}</span>}
                 </td>
-                <td class="nowrap" data-label={t('expires')}>{formatDay(tr.expires.raw, lang)}</td>
+                <td class="nowrap" data-label={t('expires')}>{tr.status === 'closed' ? '–' : formatDay(tr.expires.raw, lang)}</td>
                 <td class="nowrap" data-label={t('status')}>{t(`status_${status}`)}</td>
                 <td class="row-actions">
                   <button type="button" aria-expanded={open === tr.id} aria-controls={`details-${tr.id}`} onClick={() => setOpen(open === tr.id ? null : tr.id)}>

@@ -5,6 +5,7 @@ import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, isoDay, formatBytes } from '../lib/format';
 import { ExpiryHint } from '../components/expiry-hint';
+import { DaySelect } from '../components/day-select';
 import { QuotaUse, quotaRefusal } from '../components/quota-use';
 import { errorText } from '../lib/i18n';
 import { FilePicker } from '../components/file-picker';
@@ -12,6 +13,7 @@ import { RecipientsInput } from '../components/recipients';
 import { UploadProgressView } from '../components/upload-progress';
 import { ResumeList } from '../components/resume-list';
 import { GuestInvitation } from '../components/guest-invitation';
+import { PlaceholderEmailPrompt } from '../components/email-form';
 import { UploadSummary } from '../components/upload-summary';
 import { TRANSFER_OPTIONS, OptionBoxes } from '../components/options';
 import type { PickedFile } from '../upload/picked';
@@ -30,7 +32,10 @@ export function UploadPage() {
   const today = Math.floor(Date.now() / 1000);
   const maxDays = info.max_transfer_days_valid ?? 20;
   const [files, setFiles] = useState<PickedFile[]>([]);
-  const [recipients, setRecipients] = useState<string[]>([]);
+  // A guest sends to the inviter unless told otherwise (as FileSender does): the inviter is a ready recipient.
+  const fixedTo = guest?.options.includes('can_only_send_to_me') ? guest.to ?? t('ui_your_inviter') : null;
+  const firstRecipients = guest?.from && !fixedTo ? [guest.from] : [];
+  const [recipients, setRecipients] = useState<string[]>(firstRecipients);
   const [from, setFrom] = useState(emails[0] ?? '');
   const [subject, setSubject] = useState('');
   const [message, setMessage] = useState('');
@@ -44,7 +49,6 @@ export function UploadPage() {
   const [encrypt, setEncrypt] = useState(ENCRYPT_OFF);
   const encryptionOffered = info.encryption_enabled === true;
   const mustEncrypt = encryptionOffered && info.encryption_mandatory === true;
-  const fixedTo = guest?.options.includes('can_only_send_to_me') ? guest.to ?? t('ui_your_inviter') : null;
 
   const p = runner.progress;
   if (runner.upload && p?.phase === 'done') {
@@ -55,7 +59,7 @@ export function UploadPage() {
         onAgain={() => {
           runner.clear();
           setFiles([]);
-          setRecipients([]);
+          setRecipients(firstRecipients);
           setSubject('');
           setMessage('');
           setEncrypt(ENCRYPT_OFF);
@@ -107,7 +111,7 @@ export function UploadPage() {
 
   const check = (): string | null => {
     if (files.length === 0) return t('ui_need_files');
-    if (!link && !fixedTo && recipients.length === 0) return t('ui_need_recipients');
+    if (!link && !fixedTo && recipients.length === 0) return guest ? t('ui_need_recipients_guest') : t('ui_need_recipients');
     const total = files.reduce((n, f) => n + f.size, 0);
     if (info.max_transfer_size && total > info.max_transfer_size) return t('ui_too_big', { max: formatBytes(info.max_transfer_size, lang) });
     if (info.max_transfer_files && files.length > info.max_transfer_files) return t('ui_too_many_files', { max: info.max_transfer_files });
@@ -121,9 +125,10 @@ export function UploadPage() {
     <>
       <ResumeList onResume={(u) => runner.start(u)} options={runner.options} />
       {guest && <GuestInvitation />}
+      {!guest && <PlaceholderEmailPrompt />}
       <form class="card upload-form" onSubmit={submit} aria-label={guest ? t('ui_guest_upload_title') : undefined} aria-labelledby={guest ? undefined : 'upload-title'} noValidate>
         {!guest && <h1 id="upload-title">{t('upload_page')}</h1>}
-        {!guest && <QuotaUse />}
+        {!guest && <QuotaUse picked={files.reduce((n, f) => n + f.size, 0)} />}
         <FilePicker files={files} onChange={setFiles} />
         {!guest && (
           <fieldset class="mode">
@@ -160,7 +165,7 @@ export function UploadPage() {
         </div>
         <div class="field">
           <label for="upload-expires">{t('expires')}</label>
-          <input id="upload-expires" type="date" aria-describedby="upload-expires-hint" value={expiry} min={isoDay(today + DAY)} max={isoDay(today + maxDays * DAY)} onInput={(e) => setExpiry(e.currentTarget.value)} />
+          <DaySelect id="upload-expires" describedBy="upload-expires-hint" value={expiry} fromDays={1} toDays={maxDays} onChange={setExpiry} />
           <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
         <DownloadLimitField value={downloadLimit} onChange={setDownloadLimit} />

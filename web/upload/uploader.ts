@@ -349,9 +349,18 @@ export class Upload {
     this.serverErrors = 0;
     this.backoff.reset();
     if (this.phase === 'waiting') {
-      this.phase = 'uploading';
+      this.backToUploading();
       this.emit();
     }
+  }
+
+  /**
+   * The end of a wait (network back, server up again): the rate and time left are measured anew. Measured
+   * across the outage they showed the stall for a whole window ("3 min left" when 12 s remained).
+   */
+  private backToUploading(): void {
+    this.phase = 'uploading';
+    this.speed.reset(this.progress().sent);
   }
 
   private failed(e: unknown): void {
@@ -395,6 +404,6 @@ export class Upload {
         this.sleepers.add(done);
       });
     }
-    if (this.phase === 'waiting') this.phase = 'uploading';
+    if (this.phase === 'waiting') this.backToUploading();
   }
 }

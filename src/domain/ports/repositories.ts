@@ -96,6 +96,8 @@ export interface TransferRepository {
   findRecipient(id: number): Promise<Recipient | undefined>;
   /** The recipient holding this download token, unless removed. */
   recipientByToken(token: string): Promise<Recipient | undefined>;
+  /** A token that was a recipient's before the sender removed them. */
+  recipientTokenWithdrawn(token: string): Promise<boolean>;
   addRecipient(transferId: number, r: NewRecipient, now: number): Promise<number>;
   deleteRecipient(id: number, now: number): Promise<void>;
   touchRecipient(recipientId: number, now: number): Promise<void>;

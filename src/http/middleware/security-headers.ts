@@ -25,7 +25,8 @@ export function securityHeaders(): Middleware<FerryState> {
     ctx.set('Referrer-Policy', 'same-origin');
     ctx.set('Cross-Origin-Opener-Policy', 'same-origin');
     await next();
-    if (ctx.response.is('html')) ctx.set('Content-Security-Policy', PAGE_CSP);
+    // A page that set its own, stricter policy keeps it (a mail's HTML part shown in a sandboxed frame).
+    if (ctx.response.is('html') && !ctx.state.ownCsp) ctx.set('Content-Security-Policy', PAGE_CSP);
     else if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
   };

@@ -74,15 +74,18 @@ export function downloadUrl(baseUrl: string, token: string): string {
 
 /**
  * A recipient's mail delivery (extension field `delivery`): the latest mail's state, with the server's
- * answer when it was deferred or bounced; null when none was queued (a link recipient) or purged.
+ * answer when it was deferred or bounced; null when none was queued (a link recipient) or purged. With no
+ * mail transport the mail "sent" went only to the built-in inbox (docs/architecture.md, Where mail goes):
+ * its state is `kept`, never `sent`, so nobody reads that a recipient was told.
  */
-export function presentDelivery(d: MailDelivery | null | undefined, lang: string) {
+export function presentDelivery(d: MailDelivery | null | undefined, lang: string, inbox = false) {
   if (!d) return null;
-  return { state: d.state, date: presentDate(d.date, lang), reason: d.reason, attempts: d.attempts, next_attempt: presentDate(d.nextAttempt, lang) };
+  const state = inbox && d.state === 'sent' ? 'kept' : d.state;
+  return { state, date: presentDate(d.date, lang), reason: d.reason, attempts: d.attempts, next_attempt: presentDate(d.nextAttempt, lang) };
 }
 
 /** The spec's Recipient object, plus `delivery` (presentDelivery). */
-export function presentRecipient(r: Recipient, baseUrl: string, lang: string, delivery?: MailDelivery | null) {
+export function presentRecipient(r: Recipient, baseUrl: string, lang: string, delivery?: MailDelivery | null, inbox = false) {
   return {
     id: r.id,
     transfer_id: r.transferId,
@@ -93,7 +96,7 @@ export function presentRecipient(r: Recipient, baseUrl: string, lang: string, de
     options: null,
     download_url: downloadUrl(baseUrl, r.token),
     errors: r.errors.map((e) => presentTrackingError(e, lang)),
-    delivery: presentDelivery(delivery, lang),
+    delivery: presentDelivery(delivery, lang, inbox),
   };
 }
 
@@ -101,7 +104,7 @@ export function presentRecipient(r: Recipient, baseUrl: string, lang: string, de
  * The spec's Transfer object (plus status, guest_id, closed as extensions, and FileSender's `roundtriptoken`,
  * which as in FileSender only the answer that created the Transfer carries; other answers give "").
  */
-export function presentTransfer(v: TransferView, baseUrl: string, lang: string, extensionsLeft: number, creating = false, delivery = new Map<number, MailDelivery>()) {
+export function presentTransfer(v: TransferView, baseUrl: string, lang: string, extensionsLeft: number, creating = false, delivery = new Map<number, MailDelivery>(), inbox = false) {
   const t = v.transfer;
   return {
     id: t.id,
@@ -114,7 +117,7 @@ export function presentTransfer(v: TransferView, baseUrl: string, lang: string, 
     expiry_date_extension: extensionsLeft,
     options: t.options,
     files: v.files.map((f) => presentFile(f, v.cids?.get(f.id))),
-    recipients: v.recipients.map((r) => presentRecipient(r, baseUrl, lang, delivery.get(r.id))),
+    recipients: v.recipients.map((r) => presentRecipient(r, baseUrl, lang, delivery.get(r.id), inbox)),
     status: t.status,
     guest_id: t.guestId,
     closed: presentDate(t.closed, lang),

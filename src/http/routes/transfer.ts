@@ -38,7 +38,7 @@ async function presentViews(ctx: FerryContext, views: TransferView[], creating =
   const lang = await requestLang(ctx);
   return views.map((view) => {
     const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
-    const shown = presentTransfer(withErrors, baseUrl, lang, s.transfers.extensionsLeft(view.transfer), creating, delivery);
+    const shown = presentTransfer(withErrors, baseUrl, lang, s.transfers.extensionsLeft(view.transfer), creating, delivery, s.mailInbox !== null);
     const shared = sharing.get(view.transfer.id);
     return shared ? { ...shown, ...presentSharing(shared) } : shown;
   });
@@ -112,7 +112,7 @@ export function transferRoutes(api: Api): void {
     const s = ctx.state.services;
     const r = await s.recipients.add(actorOf(ctx), transferOf(ctx), email);
     const delivery = (await s.mailDelivery.deliveryFor('Recipient', [r.id])).get(r.id);
-    return created(ctx, presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery), `/recipient/${r.id}`);
+    return created(ctx, presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery, s.mailInbox !== null), `/recipient/${r.id}`);
   });
 
   // The chunk-upload key may only complete a Transfer (spec: PUT /transfer access).

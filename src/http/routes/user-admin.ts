@@ -32,6 +32,15 @@ function quotaValue(v: unknown): number | null {
   return v;
 }
 
+/** `email` in a body: one address, several separated by commas, or a list. */
+function emailsOf(b: Record<string, unknown>): string[] {
+  onlyKeys(b, ['email']);
+  if (b.email === undefined) throw Errors.restMissingParameter('email');
+  const emails = typeof b.email === 'string' ? b.email.split(',').map((e) => e.trim()).filter(Boolean) : b.email;
+  if (!Array.isArray(emails) || !emails.every((e) => typeof e === 'string')) throw Errors.badEmail('email');
+  return emails as string[];
+}
+
 /**
  * Account management from the web (ferry's extension of the spec's User endpoints): what `ferry user …` and
  * `ferry admin …` do, through the same services, for admins; and one's own password and quota for every
@@ -86,6 +95,17 @@ export function userAdminRoutes(api: Api): void {
     onlyKeys(b, ['quota']);
     if (!('quota' in b)) throw Errors.restMissingParameter('quota');
     await ctx.state.services.usage.setQuota(String(ctx.params.id), quotaValue(b.quota));
+    return true;
+  });
+
+  // Body: email (one address or a list). A local account's addresses: its own owner's (below) or an admin's.
+  // @me first: /user/:id/email would take "@me" for an id.
+  api.put('/user/@me/email', users(), async (ctx) => {
+    await ctx.state.services.accounts.setEmails(actorId(ctx), emailsOf(bodyObject(ctx)));
+    return true;
+  });
+  api.put('/user/:id/email', admin, async (ctx) => {
+    await ctx.state.services.accounts.setEmails(String(ctx.params.id), emailsOf(bodyObject(ctx)));
     return true;
   });
 

@@ -18,7 +18,9 @@ export function registerWebPages(pages: PageRegistry): void {
       await ctx.state.services.guests.uploadPageOpened(p.guest.id); // email_upload_page_access
       return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: await guestData(ctx) });
     }
-    return userPage(ctx, 'upload', 'upload_page', p.type === 'user' ? { emails: p.user.emails.join(',') } : {});
+    // A local account (its provider keeps the addresses here): the page may ask for a real e-mail address.
+    const local = p.type === 'user' && p.via === 'sp' && !!p.provider && !!ctx.state.services.identity.get(p.provider)?.localAccounts;
+    return userPage(ctx, 'upload', 'upload_page', p.type === 'user' ? { emails: p.user.emails.join(','), ...(local ? { 'local-account': '1' } : {}) } : {});
   };
   pages.register('', upload);
   pages.register('upload', upload);

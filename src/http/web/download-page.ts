@@ -41,7 +41,7 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 <tbody>${files.map(
       (f) => html`<tr>
 <td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"${access.spent.includes(f.id) ? html` disabled` : ''}></td>
-<td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? html`<div class="hash">SHA-256 ${f.sha256}</div>` : ''}</td>
+<td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? hashLine(t, f.sha256, visibleName(f.name)) : ''}</td>
 <td>${formatBytes(f.size, lang)}</td>
 <td>${access.spent.includes(f.id) ? html`<span class="spent">${t('ui_download_limit_file_spent')}</span>` : html`<a href="${link(`&files_ids=${f.id}`)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a>`}</td>
 </tr>`,
@@ -57,6 +57,14 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
   });
 }
 
+/**
+ * A file's SHA-256, shortened (64 hex digits wrapped to six lines on a phone): its first and last digits,
+ * enough to compare by eye, the whole value in the title and for the copy button the page's script shows.
+ */
+function hashLine(t: (k: string, v?: Record<string, string | number>) => string, sha256: string, name: string): SafeHtml {
+  return html`<div class="hash">SHA-256 <code class="hash-value" title="${sha256}">${sha256.slice(0, 12)}…${sha256.slice(-8)}</code> <button type="button" class="copy-hash" data-hash="${sha256}" data-copied="${t('ui_copied')}" aria-label="${t('ui_copy_hash_of', { name })}" hidden>${t('ui_copy')}</button><span class="copied" role="status" aria-live="polite"></span></div>`;
+}
+
 /** The page's script shows these itself, in the page's language. */
 const E2EE_MESSAGES = ['e2ee_checking', 'e2ee_wrong_password', 'e2ee_unlocked', 'e2ee_saving', 'e2ee_saved', 'e2ee_failed', 'e2ee_unsupported'];
 
@@ -65,15 +73,15 @@ const E2EE_MESSAGES = ['e2ee_checking', 'e2ee_wrong_password', 'e2ee_unlocked', 
  * ciphertext). The page's script asks for the password (a form without a name for its field and hidden until
  * the script runs, so the password can never be submitted to the server), checks it on the first chunk, and
  * decrypts each file in the browser as it is saved. What the script needs besides the password is here as
- * data attributes: the salt and iteration count, each file's IV and AEAD. Each file's plain link still gives its
- * stored ciphertext, for a client that has the password (filesender.py -d … -e …).
+ * data attributes: the salt and iteration count, each file's IV and AEAD. No link on the page gives a file's
+ * stored bytes: saved under the file's name they would pass for the file and open as garbage. A client that
+ * has the password fetches them itself (`ferry get`, filesender.py -d … -e …).
  */
 function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess): SafeHtml {
   const t = pageT(ctx);
   const lang = pageLang(ctx);
   const { transfer, recipient, files } = access;
   const e = transfer.encryption!;
-  const link = (id: number) => `${basePath(ctx)}/download?token=${encodeURIComponent(recipient.token)}&files_ids=${id}`;
   // A browser saves one file at a time into a folder the user picks: the last part of the archive's safe name.
   const saveNames = safeEntryNames(files.map((f) => f.name)).map((n) => n.split('/').at(-1) ?? n);
   const messages = E2EE_MESSAGES.map((k) => html` data-${k.replace(/_/g, '-')}="${t(k)}"`);
@@ -91,14 +99,15 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 </fieldset>
 </form>
 <p class="e2ee-status" role="status" aria-live="polite"></p>
-<table class="files"><thead><tr><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
+<table class="files e2ee-files"><thead><tr><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
       (f, i) => html`<tr class="e2ee-file" data-file-id="${f.id}" data-size="${f.size}" data-fileiv="${f.iv ?? ''}" data-fileaead="${f.aead ?? ''}" data-save-name="${saveNames[i]}">
-<td>${visibleName(f.name)}<div class="e2ee-file-status" role="status"></div></td>
-<td>${formatBytes(f.size, lang)}</td>
-<td><button type="button" class="e2ee-save" hidden aria-label="${t('e2ee_save')}: ${visibleName(f.name)}">${t('e2ee_save')}</button> <a href="${link(f.id)}" download aria-label="${t('ui_download_named', { name: visibleName(f.name) })}">${t('download')}</a></td>
+<td class="name">${visibleName(f.name)}<div class="e2ee-file-status" role="status">${t('e2ee_locked')}</div></td>
+<td class="size">${formatBytes(f.size, lang)}</td>
+<td class="act"><button type="button" class="e2ee-save" hidden aria-label="${t('e2ee_save')}: ${visibleName(f.name)}">${t('e2ee_save')}</button></td>
 </tr>`,
     )}</tbody></table>
+<p class="actions"><button type="button" class="primary e2ee-save-all" hidden>${t('e2ee_save_all')}</button></p>
 </section>`,
   });
 }
@@ -115,7 +124,7 @@ function localDay(unixSeconds: number, lang: string): SafeHtml {
 export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e);
   const t = pageT(ctx);
-  const shown = [Errors.transferExpired, Errors.transferClosed, Errors.downloadLimitReached, Errors.fileNotFound].find((entry) => isError(e, entry));
+  const shown = [Errors.transferExpired, Errors.transferClosed, Errors.recipientWithdrawn, Errors.downloadLimitReached, Errors.fileNotFound].find((entry) => isError(e, entry));
   const key = (shown ?? Errors.transferNotFound).id;
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';

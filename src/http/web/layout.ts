@@ -80,6 +80,7 @@ ${scripts.map((s) => html`<script defer src="${assets.url(s, base)}"></script>\n
 <body>
 <a class="skip" href="#main">${t('ui_skip_to_content')}</a>
 ${header(ctx, t, base, lang)}
+${publicAddressNotice(ctx, t, base)}
 ${mailInboxNotice(ctx, t, base)}
 <main id="main" tabindex="-1"${data.map(([k, v]) => html` data-${k.replace(/[^a-z0-9-]/g, '')}="${v}"`)}>
 ${opts.body ?? ''}
@@ -123,6 +124,17 @@ function mailInboxNotice(ctx: FerryContext, t: (k: string, vars?: Record<string,
   if (p.type !== 'user' || !p.isAdmin || !ctx.state.services.mailInbox) return '';
   const [before, after = ''] = t('ui_mail_inbox_banner', { key: '\u0000' }).split('\u0000');
   return html`<aside class="site-notice" aria-label="${t('ui_mail_notice_label')}"><p>${before}<code>mail.transport</code>${after} <a href="${base}/?s=mail-sink">${t('ui_mail_inbox_open')}</a></p></aside>`;
+}
+
+/**
+ * Admins only, on every page: serve listens on every address but no public address is set, so every mailed
+ * link names localhost (dead for everyone else). Links to the setting in Administration.
+ */
+function publicAddressNotice(ctx: FerryContext, t: (k: string, vars?: Record<string, string>) => string, base: string): SafeHtml | string {
+  const p = ctx.state.principal;
+  const settings = ctx.state.services.settings;
+  if (p.type !== 'user' || !p.isAdmin || !settings.publicAddressMissing()) return '';
+  return html`<aside class="site-notice public-address-notice" aria-label="${t('ui_public_address')}"><p>${t('ui_public_address_banner', { url: settings.get().base_url })} <a href="${base}/?s=admin#public-address">${t('ui_public_address_set')}</a></p></aside>`;
 }
 
 /** A plain GET form, so the switch works with the keyboard and even before the script has loaded. */
