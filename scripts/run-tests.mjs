@@ -13,10 +13,15 @@ import { reexecOnProjectNode } from './project-node.mjs';
 await reexecOnProjectNode();
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const ALL = ['unit', 'http', 'http-postgres', 'adversarial', 'storage', 'e2e', 'browser'];
+const ALL = ['unit', 'http', 'http-postgres', 'adversarial', 'adversarial-postgres', 'storage', 'e2e', 'browser'];
 // The HTTP suite runs twice: on SQLite, then on a real PostgreSQL the tests start (test/helpers/system/postgres.ts).
 // A file run alone follows FERRY_TEST_DB from the environment.
-const VARIANTS = { 'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } } };
+// The adversarial files named hardening-*.test.ts (faults that depend on the database: full disks, batches of
+// statements, guests withdrawn in a unit of work) run on PostgreSQL too.
+const VARIANTS = {
+  'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } },
+  'adversarial-postgres': { dir: 'adversarial', env: { FERRY_TEST_DB: 'postgres' }, only: /^hardening-/ },
+};
 const args = process.argv.slice(2);
 const groups = args.length ? args : ALL;
 let passed = 0;
@@ -60,7 +65,7 @@ for (const group of groups) {
   const dir = path.join(root, 'test', variant.dir);
   const isDir = fs.existsSync(dir) && fs.statSync(dir).isDirectory();
   const files = isDir
-    ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts')).sort().map((f) => path.join(dir, f))
+    ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts') && (!variant.only || variant.only.test(f))).sort().map((f) => path.join(dir, f))
     : [path.resolve(group)];
   const groupName = isDir ? group : path.basename(path.dirname(path.resolve(group)));
   if (!(await partsReady(groupName))) {

@@ -122,6 +122,7 @@ export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() })],
   unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
   'http-postgres': [postgresPart],
+  'adversarial-postgres': [postgresPart],
   // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
   e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }), postgresPart, s3ServerPart],
   storage: [s3ServerPart],
