@@ -129,6 +129,7 @@ export class TransfersService {
       const cur = await this.current(tx, t);
       if (cur.status === 'available') return cur;
       this.assertOpen(cur);
+      if (cur.guestId !== null) await this.d.guests.assertStillInvited(cur.guestId, tx);
       const files = await tx.transfers.files(t.id);
       const incomplete = files.filter((f) => !f.complete);
       if (incomplete.length) throw Errors.transferFilesIncomplete(...incomplete.map((f) => `files[${f.id}]`));
