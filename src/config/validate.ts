@@ -159,7 +159,7 @@ const schema = object({
   encryption_enabled: bool,
   encryption_mandatory: bool,
   encryption_min_password_length: int(1, 1000),
-  log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')) }),
+  log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')), debug: bool }),
   metrics: nullable(object({ allow: arrayOf(ipOrCidr) })),
   database_url: nullable(str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL')),
   storage: storageCheck,

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { Errors, ServiceError } from '../../domain/errors';
+import { Errors, isOutOfSpace, ServiceError } from '../../domain/errors';
 import type { Logger } from '../../log';
 import type { Context } from 'koa';
 import type { FerryState } from '../state';
@@ -24,7 +24,9 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
   const uid = (ctx.state as Partial<FerryState>).requestId ?? requestId();
   const fields = { id: uid, method: ctx.method, path: ctx.path, status: e.status, error: e.id };
   if (e.status >= 500) {
-    const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    // One line with the uid; the stack only with log.debug on (docs/hardening.md, "Internal errors in the log").
+    const debug = (ctx.state as Partial<FerryState>).services?.settings.get().log.debug === true;
+    const detail = err instanceof Error ? (debug ? (err.stack ?? err.message) : oneLine(err)) : oneLine(String(err));
     log.error(`error uid=${uid} ${ctx.method} ${ctx.path} ${e.id}: ${detail}`, fields);
   } else {
     log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`, fields);
@@ -43,12 +45,18 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
   ctx.body = { message: e.id, uid, details: e.details };
 }
 
+/** An error as one line: its name, code and message, never its stack. */
+function oneLine(err: Error | string): string {
+  const text = typeof err === 'string' ? err : `${err.name}${(err as { code?: unknown }).code ? ` ${String((err as { code?: unknown }).code)}` : ''}: ${err.message}`;
+  return text.replace(/\s*\n\s*/g, ' | ').slice(0, 1000);
+}
+
 /** Maps errors from libraries (body parser, fs) to our ids; anything unknown becomes internal_error. */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
   const e = err as { status?: number; statusCode?: number; type?: string; code?: string; name?: string; expose?: boolean };
   const status = e?.status ?? e?.statusCode;
-  if (e?.code === 'ENOSPC' || e?.code === 'EDQUOT') return Errors.storageNotEnoughSpaceLeft();
+  if (isOutOfSpace(err)) return Errors.storageNotEnoughSpaceLeft();
   if (e?.code === 'FERRY_STORAGE_DOWN') return Errors.storageUnavailable();
   if (isDatabaseUnavailable(e?.code)) return Errors.databaseUnavailable();
   if (status === 413 || e?.type === 'entity.too.large') return Errors.requestBodyTooLarge();
