@@ -120,7 +120,7 @@ export const runtimeChecks: Record<string, Check> = {
   max_guest_days_valid: int(1, 36500),
   allow_transfer_expiry_date_extension: arrayOf(int(1, 36500)),
   max_transfer_size: int(1),
-  max_transfer_files: int(1, 100000),
+  max_transfer_files: int(1, 10000),
   max_transfer_recipients: int(1, 100000),
   disclose: arrayOf(oneOf(DISCLOSABLE)),
   user_quota: int(0),

@@ -1,7 +1,7 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
 import type { NewFile, NewRecipient, NewTransfer, StoredPiece, TransferRepository } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../domain/ranges';
-import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql } from './context';
+import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
@@ -24,10 +24,11 @@ export class TransfersRepo implements TransferRepository {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    if (files.length) {
+    // In slices: one statement for max_transfer_files rows of 9 values would pass SQLite's parameter limit.
+    for (const part of slices(files)) {
       await this.db
         .insertInto('files')
-        .values(files.map((f) => ({ transfer_id: id, uid: f.uid, name: f.name, size: f.size, mime_type: f.mimeType, cid: f.cid, created: t.created, iv: f.iv ?? null, aead: f.aead ?? null })))
+        .values(part.map((f) => ({ transfer_id: id, uid: f.uid, name: f.name, size: f.size, mime_type: f.mimeType, cid: f.cid, created: t.created, iv: f.iv ?? null, aead: f.aead ?? null })))
         .execute();
     }
     for (const r of recipients) await this.addRecipient(id, r, t.created);
@@ -229,10 +230,10 @@ export class TransfersRepo implements TransferRepository {
   async markReceived(recipientId: number, fileIds: number[], allFileIds: number[], now: number): Promise<boolean> {
     if (this.ctx.dialect === 'postgres') await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
     const had = await this.hasAll(recipientId, allFileIds);
-    if (fileIds.length) {
+    for (const part of slices(fileIds)) {
       await this.db
         .insertInto('recipient_downloads')
-        .values(fileIds.map((file_id) => ({ recipient_id: recipientId, file_id, date: now })))
+        .values(part.map((file_id) => ({ recipient_id: recipientId, file_id, date: now })))
         .onConflict((oc) => oc.columns(['recipient_id', 'file_id']).doNothing())
         .execute();
     }
@@ -241,12 +242,17 @@ export class TransfersRepo implements TransferRepository {
 
   private async hasAll(recipientId: number, fileIds: number[]): Promise<boolean> {
     if (fileIds.length === 0) return false;
-    const row = await this.db
-      .selectFrom('recipient_downloads')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('recipient_id', '=', recipientId)
-      .where('file_id', 'in', fileIds)
-      .executeTakeFirstOrThrow();
-    return Number(row.n) === fileIds.length;
+    const unique = [...new Set(fileIds)];
+    let n = 0;
+    for (const part of slices(unique)) {
+      const row = await this.db
+        .selectFrom('recipient_downloads')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('recipient_id', '=', recipientId)
+        .where('file_id', 'in', part)
+        .executeTakeFirstOrThrow();
+      n += Number(row.n);
+    }
+    return n === unique.length;
   }
 }
