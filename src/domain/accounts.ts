@@ -75,6 +75,7 @@ export class AccountsService {
     if (!(await this.d.repos.users.record(userId))) throw Errors.userNotFound();
     checkPassword(password);
     const hash = await this.d.passwords.hash(password);
+    await this.dropRemoteSecret(userId);
     await this.d.repos.localAccounts.setPassword(userId, hash, this.d.clock());
     await this.d.repos.sessions.deleteOf(userId);
   }
@@ -111,8 +112,18 @@ export class AccountsService {
     const attempt = await this.throttle.attempt(userId, ip, this.d.clock());
     if (!(await this.d.passwords.verify(current, hash))) throw Errors.userPasswordIncorrect('current_password');
     await attempt.succeeded();
+    await this.dropRemoteSecret(userId);
     await this.d.repos.localAccounts.setPassword(userId, await this.d.passwords.hash(next), this.d.clock());
     await this.d.repos.sessions.deleteOf(userId, keepSessionToken ? sessionId(keepSessionToken) : undefined);
+  }
+
+  /**
+   * A new password ends the remote-user secret too (a stolen secret must not outlive the change): the old one
+   * stops working at once, and a new one is made when the user next looks at their profile (GET /user). Done
+   * before the password changes, so a failure leaves no new password beside the old secret.
+   */
+  private async dropRemoteSecret(userId: string): Promise<void> {
+    await this.d.repos.users.setRemoteSecret(userId, null);
   }
 
   /** True when the user has a local account (a password to change). */
