@@ -31,6 +31,7 @@ import { DownloadsService } from './domain/downloads';
 import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
+import { verifyStoredFiles } from './domain/verify';
 import type { Services } from './services';
 import { UsersService } from './domain/users';
 import { MailQueue } from './mail/queue';
@@ -178,6 +179,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     recipients,
     downloads,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
+    verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
     chunkKeys: fileKeyChecker((id) => repos.transfers.fileUids(id)),
     settings: cfg,
     guestLimits,

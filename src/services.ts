@@ -18,6 +18,7 @@ import type { UploadSlots } from './domain/upload-slots';
 import type { RecipientsService } from './domain/recipients';
 import type { DownloadsService } from './domain/downloads';
 import type { GuestsService } from './domain/guests';
+import type { VerifyProgress, VerifyReport } from './domain/verify';
 import type { ChunkKeyChecker } from './domain/chunk-keys';
 
 /** Opens bytes [start, end] (inclusive) of a stored file for forward reads. */
@@ -69,6 +70,8 @@ export interface Services {
   downloads: DownloadsService;
   /** Reads stored bytes of a File (downloads). */
   openFile: FileOpener;
+  /** `ferry verify`: every stored file read and compared with its recorded SHA-256 (src/domain/verify.ts). */
+  verifyStoredFiles: (onProgress?: (p: VerifyProgress) => void) => Promise<VerifyReport>;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */
   chunkKeys: ChunkKeyChecker;
   /** The stored language preference of a user, when one is set. */

@@ -145,6 +145,16 @@ export class TransfersRepo implements TransferRepository {
     return found.map((r) => ({ fileId: r.id, uid: r.uid, upload: r.store_upload! }));
   }
 
+  async verifiableFiles(afterId: number, limit: number): Promise<FileRecord[]> {
+    const found = await selectSql<FileRow>(
+      this.db,
+      this.ctx,
+      'SELECT f.* FROM files f INNER JOIN transfers t ON t.id = f.transfer_id WHERE f.id > ? AND f.complete = 1 AND f.deleted IS NULL AND f.sha256 IS NOT NULL AND t.status <> ? ORDER BY f.id LIMIT ?',
+      [afterId, 'closed', limit],
+    );
+    return found.map(toFile);
+  }
+
   async completeFile(fileId: number, crc32: number, sha256: string | null): Promise<boolean> {
     const r = await this.db
       .updateTable('files')

@@ -18,6 +18,8 @@ export interface FerryState {
   lang?: string;
   /** Writes the response body itself, once every middleware has set its headers (downloads). */
   sendBody?: () => Promise<void>;
+  /** Set when a download was cut because the stored bytes did not match their SHA-256 (counted by the metrics). */
+  digestMismatch?: boolean;
 }
 
 export type FerryContext = RouterContext<FerryState>;

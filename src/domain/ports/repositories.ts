@@ -60,6 +60,8 @@ export interface TransferRepository {
    */
   claimDigest(now: number, until: number): Promise<FileRecord | undefined>;
   saveDigest(fileId: number, sha256: string): Promise<void>;
+  /** Complete Files with a SHA-256, not deleted, of Transfers not closed, with ids above `afterId`, by id. */
+  verifiableFiles(afterId: number, limit: number): Promise<FileRecord[]>;
   deleteFile(fileId: number, now: number): Promise<void>;
   recipients(transferId: number): Promise<Recipient[]>;
   findRecipient(id: number): Promise<Recipient | undefined>;

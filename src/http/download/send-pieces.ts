@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { PositionalReader } from '../../domain/downloads';
 import { ArchiveEntry, ArchiveLayout, slicesOf } from '../../archive/layout';
@@ -14,7 +15,22 @@ export type Piece = { kind: 'bytes'; data: Buffer } | { kind: 'file'; open: (sta
  * cost downloads a third of their speed. Stops when the client goes away. A file shorter than its record
  * rejects (the caller then cuts the connection: never a truncated download that looks complete).
  */
-export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> {
+/** The stored bytes sent do not match the file's recorded SHA-256: the answer is cut before its last bytes. */
+export class DigestMismatch extends Error {
+  constructor(expected: string, got: string) {
+    super(`stored bytes do not match the recorded SHA-256 (recorded ${expected}, read ${got})`);
+  }
+}
+
+/**
+ * With `sha256`, the bytes of the file pieces are hashed as they go and the last buffer is held back until the
+ * digest is known: when it differs from the recorded one, sendPieces rejects with DigestMismatch before the
+ * last bytes are written, so the client sees a failed download rather than a good-looking corrupt file.
+ */
+export async function sendPieces(res: Writable, pieces: Piece[], sha256?: string): Promise<void> {
+  const hash = sha256 ? crypto.createHash('sha256') : null;
+  let lastFile = -1;
+  pieces.forEach((p, i) => (lastFile = p.kind === 'file' ? i : lastFile));
   let gone = false;
   const closed = new Promise<void>((resolve) => res.once('close', () => ((gone = true), resolve())));
   const written = (chunk: Buffer) =>
@@ -22,7 +38,7 @@ export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> 
   const buffers = [Buffer.allocUnsafeSlow(MiB), Buffer.allocUnsafeSlow(MiB)];
   const pending: (Promise<void> | null)[] = [null, null];
   let turn = 0;
-  for (const piece of pieces) {
+  for (const [index, piece] of pieces.entries()) {
     if (gone) return;
     if (piece.kind === 'bytes') {
       if (piece.data.length) res.write(piece.data);
@@ -36,6 +52,13 @@ export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> 
         if (gone) return;
         const n = await reader.read(buffers[i], Math.min(MiB, piece.end - pos + 1), pos);
         if (n === 0) throw new Error(`stored file shorter than recorded: expected ${piece.end - piece.start + 1} bytes, read ${pos - piece.start}`);
+        if (hash) {
+          hash.update(buffers[i].subarray(0, n));
+          if (index === lastFile && pos + n > piece.end) {
+            const got = hash.digest('hex');
+            if (got !== sha256) throw new DigestMismatch(sha256!, got);
+          }
+        }
         pending[i] = written(buffers[i].subarray(0, n));
         pos += n;
       }
