@@ -304,4 +304,19 @@ ALTER TABLE file_pieces_next RENAME TO file_pieces;
 ALTER TABLE file_pieces ALTER COLUMN crc32 DROP NOT NULL;
 `,
   },
+  {
+    // Browsers that signed in to an account before (the SHA-256 of their device cookie): the login throttle
+    // lets the right password through from them while the account is locked by others' failures.
+    version: 15,
+    sql: `
+CREATE TABLE login_devices (
+  id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  last_used INTEGER NOT NULL,
+  PRIMARY KEY (id, user_id)
+);
+CREATE INDEX login_devices_last_used ON login_devices(last_used);
+`,
+  },
 ];

@@ -14,6 +14,8 @@ export interface LoginResult {
   token: string;
   csrfToken: string;
   userId: string;
+  /** The browser's device token (kept, or new), for the device cookie: this browser signed in to the account. */
+  deviceToken: string;
 }
 
 const USER_ID = /^[A-Za-z0-9._@+-]{1,128}$/;
@@ -42,18 +44,23 @@ export class AccountsService {
   }
 
   /** The edge has checked that both are given and of sane length. */
-  async login(userId: string, password: string, ip: string): Promise<LoginResult> {
+  /** `deviceToken`: the browser's device cookie, when it sent one (the login throttle, see ./login-throttle.ts). */
+  async login(userId: string, password: string, ip: string, deviceToken?: string): Promise<LoginResult> {
     const now = this.d.clock();
-    const attempt = await this.throttle.attempt(userId, ip, now);
+    const given = deviceToken && /^[0-9a-f]{64}$/.test(deviceToken) ? deviceToken : null;
+    const known = given !== null && (await this.d.repos.loginDevices.known(sessionId(given), userId));
+    const attempt = await this.throttle.attempt(userId, ip, now, known ? sessionId(given!) : null);
     const hash = await this.d.repos.localAccounts.passwordHash(userId);
     const ok = await this.d.passwords.verify(password, hash ?? DUMMY_HASH);
     if (!hash || !ok) throw Errors.restAuthenticationRequired('login');
     await attempt.succeeded();
+    const device = given ?? this.d.ids.secret();
+    await this.d.repos.loginDevices.remember(sessionId(device), userId, now);
     // Logins are rare: a good moment to forget sessions that have ended.
     await this.d.repos.sessions.deleteStale(now - SESSION_IDLE_S, now - SESSION_MAX_S);
     const { token, csrfToken } = this.d.ids.sessionTokens();
     await this.d.repos.sessions.create({ id: sessionId(token), userId, csrfToken, created: now, lastSeen: now });
-    return { token, csrfToken, userId };
+    return { token, csrfToken, userId, deviceToken: device };
   }
 
   async logout(token: string | undefined): Promise<void> {

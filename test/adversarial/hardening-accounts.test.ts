@@ -97,4 +97,36 @@ test('an e-mail domain label of 64 characters is refused, 63 is accepted', async
   assert.is(ok.status, 201, ok.text);
 });
 
+test('login throttle: wrong passwords from elsewhere lock the account, but not the browser its owner signed in with before', async () => {
+  await s.app.services.accounts.addUser('carol', ['carol@example.org'], PASSWORD);
+  await s.app.services.accounts.addUser('dave', ['dave@example.org'], PASSWORD);
+  const attempt = (user: string, password: string, from: string, device?: string) =>
+    s.request('POST', '/login', { json: { user_id: user, password }, headers: { 'X-Forwarded-For': from, ...(device ? { Cookie: device } : {}) } });
+  const deviceOf = (r: TestResponse) => /ferry_device=[0-9a-f]{64}/.exec(r.headers.get('set-cookie') ?? '')?.[0];
+  // carol signs in from her browser once: it gets a device cookie (HttpOnly, like the session's).
+  const first = await attempt('carol', PASSWORD, '198.51.100.7');
+  assert.is(first.status, 200, first.text);
+  const device = deviceOf(first);
+  assert.ok(device, first.headers.get('set-cookie') ?? '');
+  assert.match(first.headers.get('set-cookie')!, /ferry_device=[0-9a-f]{64}; path=\/; expires=[^;]+; samesite=lax; httponly/i);
+  const daves = deviceOf(await attempt('dave', PASSWORD, '198.51.100.8'));
+  // Someone else runs up the account's failures.
+  for (let i = 0; i < 5; i++) assert.is((await attempt('carol', `wrong ${i}`, '203.0.113.5')).status, 401);
+  const locked = await attempt('carol', PASSWORD, '203.0.113.5');
+  assert.equal([locked.status, locked.json?.message], [429, 'rate_limit_exceeded'], 'the right password from an unknown browser waits');
+  assert.ok(Number(locked.headers.get('retry-after')) > 0);
+  assertErrorShape(locked, 'locked');
+  // Not by address: carol's own address without her browser's cookie is an unknown browser too.
+  assert.is((await attempt('carol', PASSWORD, '198.51.100.7')).status, 429);
+  // Neither a made-up device cookie nor another account's opens it.
+  assert.is((await attempt('carol', PASSWORD, '203.0.113.5', `ferry_device=${'ab'.repeat(32)}`)).status, 429);
+  assert.is((await attempt('carol', PASSWORD, '203.0.113.5', daves)).status, 429);
+  // Her browser gets in.
+  const mine = await attempt('carol', PASSWORD, '198.51.100.7', device);
+  assert.is(mine.status, 200, mine.text);
+  // That browser is throttled by its own failures: five, then it waits too.
+  for (let i = 0; i < 5; i++) assert.is((await attempt('carol', `oops ${i}`, '198.51.100.7', device)).status, 401);
+  assert.is((await attempt('carol', PASSWORD, '198.51.100.7', device)).status, 429);
+});
+
 test.run();

@@ -212,6 +212,13 @@ export interface LoginFailureRepository {
   clear(key: string): Promise<void>;
 }
 
+/** Browsers that signed in to an account before, by the SHA-256 of their device cookie (the login throttle). */
+export interface LoginDeviceRepository {
+  known(deviceId: string, userId: string): Promise<boolean>;
+  /** Records that the device signed in to the user now (or again). */
+  remember(deviceId: string, userId: string, now: number): Promise<void>;
+}
+
 /** A rendered message, as stored in the queue and handed to the transport. */
 export interface OutgoingMessage {
   from: string;
@@ -331,6 +338,7 @@ export interface Repositories {
   remoteApps: RemoteAppRepository;
   signatures: SignatureRepository;
   loginFailures: LoginFailureRepository;
+  loginDevices: LoginDeviceRepository;
   mailQueue: MailQueueRepository;
   trackingErrors: TrackingErrorRepository;
   purge: PurgeRepository;

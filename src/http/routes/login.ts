@@ -16,9 +16,21 @@ export function safeReturnPath(v: unknown): string {
  * reverse proxy, so the cookie is marked Secure from base_url rather than from the connection ferry sees.
  */
 function setSessionCookie(ctx: FerryContext, value: string, maxAgeS: number): void {
+  setCookie(ctx, SESSION_COOKIE, value, maxAgeS);
+}
+
+/**
+ * This browser signed in before: a random token of its own (only its SHA-256 is stored, with the account),
+ * which lets the right password through the login throttle while others' failures lock the account
+ * (docs/hardening.md, "Login throttle"). 400 days, the longest browsers keep a cookie; kept at logout.
+ */
+const DEVICE_COOKIE = 'ferry_device';
+const DEVICE_MAX_S = 400 * 86400;
+
+function setCookie(ctx: FerryContext, name: string, value: string, maxAgeS: number): void {
   const secure = ctx.state.services.settings.get().base_url.startsWith('https:');
   if (secure) ctx.cookies.secure = true;
-  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, maxAge: maxAgeS * 1000, overwrite: true });
+  ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, maxAge: maxAgeS * 1000, overwrite: true });
 }
 
 /** The login body's fields: both present, of sane length (checked here, at the edge). */
@@ -49,10 +61,11 @@ export function loginRoutes(): Router<FerryState> {
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
       const { userId, password } = credentials(b);
-      const result = await s.accounts.login(userId, password, throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers));
+      const result = await s.accounts.login(userId, password, throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers), ctx.cookies.get(DEVICE_COOKIE));
       // The browser's previous session (another account, or this one from a stale page) ends with the new one.
       await s.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
       setSessionCookie(ctx, result.token, SESSION_MAX_S);
+      setCookie(ctx, DEVICE_COOKIE, result.deviceToken, DEVICE_MAX_S);
       ctx.set('Cache-Control', 'no-store');
       if (form) {
         ctx.redirect(back);
