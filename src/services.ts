@@ -70,6 +70,11 @@ export interface Services {
   downloads: DownloadsService;
   /** Reads stored bytes of a File (downloads). */
   openFile: FileOpener;
+  /**
+   * The SHA-256 of a File's first `size` stored bytes, computed off the event loop (the filesystem store's
+   * hashing threads); absent when the store cannot, and downloads then hash on the event loop as they send.
+   */
+  storedDigest?: (file: FileRecord, size: number) => Promise<string>;
   /** `ferry verify`: every stored file read and compared with its recorded SHA-256 (src/domain/verify.ts). */
   verifyStoredFiles: (onProgress?: (p: VerifyProgress) => void) => Promise<VerifyReport>;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */

@@ -22,13 +22,23 @@ export class DigestMismatch extends Error {
   }
 }
 
+/** A whole file's check: its recorded SHA-256, and the digest of its stored bytes when another thread takes it. */
+export interface WholeFileCheck {
+  sha256: string;
+  /** The stored bytes' digest, computed elsewhere meanwhile; without it the bytes are hashed here as they go. */
+  stored?: Promise<string>;
+}
+
 /**
- * With `sha256`, the bytes of the file pieces are hashed as they go and the last buffer is held back until the
- * digest is known: when it differs from the recorded one, sendPieces rejects with DigestMismatch before the
- * last bytes are written, so the client sees a failed download rather than a good-looking corrupt file.
+ * With `check`, the last buffer of the file pieces is held back until the digest of the bytes is known: when it
+ * differs from the recorded one, sendPieces rejects with DigestMismatch before the last bytes are written, so
+ * the client sees a failed download rather than a good-looking corrupt file.
  */
-export async function sendPieces(res: Writable, pieces: Piece[], sha256?: string): Promise<void> {
-  const hash = sha256 ? crypto.createHash('sha256') : null;
+export async function sendPieces(res: Writable, pieces: Piece[], check?: WholeFileCheck): Promise<void> {
+  const sha256 = check?.sha256;
+  // A digest taken elsewhere must not reject unobserved while the bytes are still being sent.
+  const stored = check?.stored?.then((d) => ({ d }), (e: unknown) => ({ e }));
+  const hash = check && !stored ? crypto.createHash('sha256') : null;
   let lastFile = -1;
   pieces.forEach((p, i) => (lastFile = p.kind === 'file' ? i : lastFile));
   let gone = false;
@@ -52,12 +62,15 @@ export async function sendPieces(res: Writable, pieces: Piece[], sha256?: string
         if (gone) return;
         const n = await reader.read(buffers[i], Math.min(MiB, piece.end - pos + 1), pos);
         if (n === 0) throw new Error(`stored file shorter than recorded: expected ${piece.end - piece.start + 1} bytes, read ${pos - piece.start}`);
-        if (hash) {
-          hash.update(buffers[i].subarray(0, n));
-          if (index === lastFile && pos + n > piece.end) {
-            const got = hash.digest('hex');
-            if (got !== sha256) throw new DigestMismatch(sha256!, got);
-          }
+        if (hash) hash.update(buffers[i].subarray(0, n));
+        if (check && index === lastFile && pos + n > piece.end) {
+          let got: string;
+          if (stored) {
+            const r = await stored;
+            if ('e' in r) throw r.e;
+            got = r.d;
+          } else got = hash!.digest('hex');
+          if (got !== sha256) throw new DigestMismatch(sha256!, got);
         }
         pending[i] = written(buffers[i].subarray(0, n));
         pos += n;

@@ -160,7 +160,9 @@ async function respond(
   ctx.length = end - start + 1;
   ctx.respond = false;
   const res = ctx.res;
-  const whole = range.kind === 'full' ? (sha256 ?? undefined) : undefined;
+  // The stored bytes' digest on the store's hashing threads when it has them, else here as they are sent.
+  const storedDigest = ctx.state.services.storedDigest;
+  const whole = range.kind === 'full' && sha256 ? { sha256, stored: storedDigest?.(files[0], size) } : undefined;
   ctx.state.sendBody = () =>
     sendPieces(res, pieces(start, end), whole).catch((e: Error) => {
       // A short, vanished or corrupted file aborts the response: never a truncated or altered download that
