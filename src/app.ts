@@ -180,7 +180,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     downloads,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
-    ...(hasUploadHashing(fileStore) ? { storedDigest: async (f, size) => (await fileStore.digest(f.transferId, f.uid, size)).sha256 } : {}),
+    ...(hasUploadHashing(fileStore)
+      ? { storedDigest: { ahead: (f, upTo) => fileStore.digestAhead(f.transferId, f.uid, upTo), digest: async (f, size) => (await fileStore.digest(f.transferId, f.uid, size)).sha256 } }
+      : {}),
     chunkKeys: fileKeyChecker((id) => repos.transfers.fileUids(id)),
     settings: cfg,
     guestLimits,

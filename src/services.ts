@@ -71,10 +71,12 @@ export interface Services {
   /** Reads stored bytes of a File (downloads). */
   openFile: FileOpener;
   /**
-   * The SHA-256 of a File's first `size` stored bytes, computed off the event loop (the filesystem store's
-   * hashing threads); absent when the store cannot, and downloads then hash on the event loop as they send.
+   * The SHA-256 of a File's stored bytes, computed off the event loop (the filesystem store's hashing threads)
+   * as a download sends them: `ahead` hands over bytes [0, upTo) once sent (so a download cut short costs no
+   * more hashing than it sent), `digest` answers for the first `size`. Absent when the store cannot: downloads
+   * then hash on the event loop as they send.
    */
-  storedDigest?: (file: FileRecord, size: number) => Promise<string>;
+  storedDigest?: { ahead(file: FileRecord, upTo: number): void; digest(file: FileRecord, size: number): Promise<string> };
   /** `ferry verify`: every stored file read and compared with its recorded SHA-256 (src/domain/verify.ts). */
   verifyStoredFiles: (onProgress?: (p: VerifyProgress) => void) => Promise<VerifyReport>;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */

@@ -25,8 +25,11 @@ export class DigestMismatch extends Error {
 /** A whole file's check: its recorded SHA-256, and the digest of its stored bytes when another thread takes it. */
 export interface WholeFileCheck {
   sha256: string;
-  /** The stored bytes' digest, computed elsewhere meanwhile; without it the bytes are hashed here as they go. */
-  stored?: Promise<string>;
+  /**
+   * The stored bytes' digest taken elsewhere: `ahead(upTo)` is told of every buffer sent, `digest()` asked
+   * before the last one. Without it the bytes are hashed here as they go.
+   */
+  stored?: { ahead(upTo: number): void; digest(): Promise<string> };
 }
 
 /**
@@ -36,8 +39,7 @@ export interface WholeFileCheck {
  */
 export async function sendPieces(res: Writable, pieces: Piece[], check?: WholeFileCheck): Promise<void> {
   const sha256 = check?.sha256;
-  // A digest taken elsewhere must not reject unobserved while the bytes are still being sent.
-  const stored = check?.stored?.then((d) => ({ d }), (e: unknown) => ({ e }));
+  const stored = check?.stored;
   const hash = check && !stored ? crypto.createHash('sha256') : null;
   let lastFile = -1;
   pieces.forEach((p, i) => (lastFile = p.kind === 'file' ? i : lastFile));
@@ -64,14 +66,11 @@ export async function sendPieces(res: Writable, pieces: Piece[], check?: WholeFi
         if (n === 0) throw new Error(`stored file shorter than recorded: expected ${piece.end - piece.start + 1} bytes, read ${pos - piece.start}`);
         if (hash) hash.update(buffers[i].subarray(0, n));
         if (check && index === lastFile && pos + n > piece.end) {
-          let got: string;
-          if (stored) {
-            const r = await stored;
-            if ('e' in r) throw r.e;
-            got = r.d;
-          } else got = hash!.digest('hex');
+          const got = stored ? await stored.digest() : hash!.digest('hex');
           if (got !== sha256) throw new DigestMismatch(sha256!, got);
         }
+        // The whole file is one piece from byte 0: what is sent so far is its prefix [0, pos + n).
+        if (stored) stored.ahead(pos + n);
         pending[i] = written(buffers[i].subarray(0, n));
         pos += n;
       }

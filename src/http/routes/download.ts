@@ -162,7 +162,9 @@ async function respond(
   const res = ctx.res;
   // The stored bytes' digest on the store's hashing threads when it has them, else here as they are sent.
   const storedDigest = ctx.state.services.storedDigest;
-  const whole = range.kind === 'full' && sha256 ? { sha256, stored: storedDigest?.(files[0], size) } : undefined;
+  const file = files[0];
+  const stored = storedDigest && { ahead: (upTo: number) => storedDigest.ahead(file, upTo), digest: () => storedDigest.digest(file, size) };
+  const whole = range.kind === 'full' && sha256 ? { sha256, ...(stored ? { stored } : {}) } : undefined;
   ctx.state.sendBody = () =>
     sendPieces(res, pieces(start, end), whole).catch((e: Error) => {
       // A short, vanished or corrupted file aborts the response: never a truncated or altered download that
