@@ -20,10 +20,11 @@ const ALL = ['lint', 'unit', 'http', 'http-postgres', 'adversarial', 'adversaria
 // (test/helpers/system/postgres.ts). `http-s3`, named alone, runs it with file data on a real S3 server
 // (test/helpers/system/s3.ts); it is not among the groups `npm test` runs until every file passes there. A file
 // run alone follows FERRY_TEST_DB and FERRY_TEST_STORAGE from the environment.
-// Of the adversarial suite, the races the database decides run on PostgreSQL too.
+// Of the adversarial suite, the races the database decides (signed-chunks) and the hardening-* files (full
+// disks, batches of statements, guests withdrawn in a unit of work) run on PostgreSQL too.
 const VARIANTS = {
   'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } },
-  'adversarial-postgres': { dir: 'adversarial', env: { FERRY_TEST_DB: 'postgres' }, only: ['signed-chunks.test.ts'] },
+  'adversarial-postgres': { dir: 'adversarial', env: { FERRY_TEST_DB: 'postgres' }, only: /^(signed-chunks|hardening-)/ },
   'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' } },
 };
 const args = process.argv.slice(2);
@@ -96,7 +97,7 @@ for (const group of groups) {
   const dir = path.join(root, 'test', variant.dir);
   const isDir = fs.existsSync(dir) && fs.statSync(dir).isDirectory();
   const files = isDir
-    ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts') && (!variant.only || variant.only.includes(f))).sort().map((f) => path.join(dir, f))
+    ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts') && (!variant.only || variant.only.test(f))).sort().map((f) => path.join(dir, f))
     : [path.resolve(group)];
   const groupName = isDir ? group : path.basename(path.dirname(path.resolve(group)));
   if (!(await partsReady(groupName))) {

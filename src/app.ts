@@ -35,6 +35,7 @@ import { AutomaticReminders } from './domain/automatic-reminders';
 import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
+import { verifyStoredFiles } from './domain/verify';
 import type { Services } from './services';
 import { UsersService } from './domain/users';
 import { MailQueue } from './mail/queue';
@@ -217,6 +218,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     downloads,
     sharing,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
+    verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
+    ...(hasUploadHashing(fileStore)
+      ? { storedDigest: { ahead: (f, upTo) => fileStore.digestAhead(f.transferId, f.uid, upTo), digest: async (f, size) => (await fileStore.digest(f.transferId, f.uid, size)).sha256 } }
+      : {}),
     chunkKeys: fileKeyChecker((id) => repos.transfers.fileUids(id)),
     settings: cfg,
     guestLimits,

@@ -20,6 +20,7 @@ import type { RecipientsService } from './domain/recipients';
 import type { DownloadsService } from './domain/downloads';
 import type { SharingService } from './domain/sharing';
 import type { GuestsService } from './domain/guests';
+import type { VerifyProgress, VerifyReport } from './domain/verify';
 import type { ChunkKeyChecker } from './domain/chunk-keys';
 
 /** Opens bytes [start, end] (inclusive) of a stored file for forward reads. */
@@ -75,6 +76,15 @@ export interface Services {
   sharing: SharingService;
   /** Reads stored bytes of a File (downloads). */
   openFile: FileOpener;
+  /**
+   * The SHA-256 of a File's stored bytes, computed off the event loop (the filesystem store's hashing threads)
+   * as a download sends them: `ahead` hands over bytes [0, upTo) once sent (so a download cut short costs no
+   * more hashing than it sent), `digest` answers for the first `size`. Absent when the store cannot: downloads
+   * then hash on the event loop as they send.
+   */
+  storedDigest?: { ahead(file: FileRecord, upTo: number): void; digest(file: FileRecord, size: number): Promise<string> };
+  /** `ferry verify`: every stored file read and compared with its recorded SHA-256 (src/domain/verify.ts). */
+  verifyStoredFiles: (onProgress?: (p: VerifyProgress) => void) => Promise<VerifyReport>;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */
   chunkKeys: ChunkKeyChecker;
   /** The stored language preference of a user, when one is set. */

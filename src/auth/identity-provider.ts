@@ -32,6 +32,11 @@ export interface SignedInPerson {
   sessionRef?: string | null;
   /** Kept with the session for the provider's own logout (the ID token, sent back as id_token_hint). Never logged. */
   sessionData?: string | null;
+  /**
+   * The browser's device token to keep (local accounts: the login throttle lets a browser that signed in before
+   * through on its own count; docs/hardening.md, "Login throttle").
+   */
+  device?: string;
 }
 
 /** A request at one of a provider's routes, as the HTTP layer hands it over. */
@@ -88,7 +93,7 @@ export interface IdentityProvider {
   /** Its users have local accounts (ferry user …): the profile's password form, the admin's accounts tab. */
   readonly localAccounts: boolean;
   /** `password` style: checks the credentials (throttled), or throws LoginFailed or a ServiceError (401, 429, 503). */
-  checkPassword?(userId: string, password: string, clientAddress: string): Promise<SignedInPerson>;
+  checkPassword?(userId: string, password: string, clientAddress: string, device?: string): Promise<SignedInPerson>;
   /** `redirect` style: where the browser goes to sign in. */
   start?(req: ProviderRequest): Promise<RedirectStart>;
   /**

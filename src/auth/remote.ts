@@ -137,9 +137,11 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     if (remoteUser !== null && (!remoteUser.trim() || remoteUser.length > 256)) throw Errors.authRemoteUserRejected();
     const release = given(await checkReplay(req, this.settings, ts, now, this.used, signature));
     if (remoteUser === null) return { type: 'application', application: name, isAdmin: app.isAdmin, ...release };
-    // Acting as a user means acting with that user's rights only: the application's admin flag does not carry over.
+    // Acting as a user means acting with that user's rights, but never more than the application's own: the
+    // application's admin flag does not carry over to a user, and a user's admin rights need an admin
+    // application (docs/hardening.md, "Remote applications and admin rights").
     const seen = await this.users.seen(remoteUser, []);
-    return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin, ...release };
+    return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin && app.isAdmin, ...release };
   }
 }
 

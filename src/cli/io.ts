@@ -28,3 +28,6 @@ export const processIO: CliIO = {
 
 /** A usage or input error: exit code 1 with a one-line message (docs/architecture.md, Command line). */
 export class UsageError extends Error {}
+
+/** A check that ran and found problems (`ferry verify`): exit code 1, the report already printed, one line on stderr. */
+export class CheckFailed extends Error {}

@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { CliIO, UsageError } from './io';
+import { CheckFailed, CliIO, UsageError } from './io';
 import { serveCommand } from './serve';
 import { versionCommand } from './version';
 import { configCommand } from './config-check';
@@ -8,6 +8,7 @@ import { adminCommand } from './admin';
 import { userCommand } from './user';
 import { remoteAppCommand } from './remote-app';
 import { purgeCommand } from './purge';
+import { verifyCommand } from './verify';
 import { dbCommand } from './db';
 import { loginCommand } from './login';
 import { sendCommand } from './send';
@@ -21,7 +22,7 @@ import { ServiceError } from '../domain/errors';
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand, backupCommand];
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, verifyCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand, backupCommand];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')
@@ -50,7 +51,7 @@ export async function runCli(argv: string[], io: CliIO, modules?: CommandModule[
       if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
       return 1; // commander already printed its one-line message
     }
-    if (e instanceof UsageError || e instanceof ConfigError) {
+    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckFailed) {
       io.err(`error: ${e.message}`);
       return 1;
     }

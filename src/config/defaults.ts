@@ -29,6 +29,8 @@ export interface LogConfig {
   format: 'text' | 'json';
   /** A file to append to (reopened on SIGHUP, for logrotate); null: standard output and error. */
   file: string | null;
+  /** Internal errors are logged with their stack trace (off: one line with the error's uid). */
+  debug: boolean;
 }
 export interface MetricsConfig {
   /** Peers (exact IP addresses or CIDR ranges) that may read GET /metrics. */
@@ -178,7 +180,7 @@ export function defaultConfig(): Config {
     encryption_enabled: true,
     encryption_mandatory: false,
     encryption_min_password_length: 12,
-    log: { format: 'text', file: null },
+    log: { format: 'text', file: null, debug: false },
     database_url: null,
     storage: { type: 'fs' },
     metrics: null,

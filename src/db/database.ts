@@ -21,6 +21,7 @@ import { SessionsRepo } from './sessions-repo';
 import { RemoteAppsRepo } from './remote-apps-repo';
 import { SignaturesRepo } from './signatures-repo';
 import { LoginFailuresRepo } from './login-failures-repo';
+import { LoginDevicesRepo } from './login-devices-repo';
 import { MailQueueRepo } from './mail-queue-repo';
 import { TrackingErrorsRepo } from './tracking-errors-repo';
 import { PurgeRepo } from './purge-repo';
@@ -64,6 +65,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     remoteApps: new RemoteAppsRepo(db),
     signatures: new SignaturesRepo(db, ctx),
     loginFailures: new LoginFailuresRepo(db, ctx),
+    loginDevices: new LoginDevicesRepo(db, ctx),
     mailQueue: new MailQueueRepo(db, ctx),
     trackingErrors: new TrackingErrorsRepo(db, ctx),
     purge: new PurgeRepo(db),

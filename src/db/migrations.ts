@@ -305,6 +305,21 @@ ALTER TABLE file_pieces ALTER COLUMN crc32 DROP NOT NULL;
 `,
   },
   {
+    // Browsers that signed in to an account before (the SHA-256 of their device cookie): the login throttle
+    // lets the right password through from them while the account is locked by others' failures.
+    version: 15,
+    sql: `
+CREATE TABLE login_devices (
+  id TEXT NOT NULL,
+  user_id TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  last_used INTEGER NOT NULL,
+  PRIMARY KEY (id, user_id)
+);
+CREATE INDEX login_devices_last_used ON login_devices(last_used);
+`,
+  },
+  {
     // Identity providers (docs/architecture.md, "How to add … An identity provider"): which provider made a
     // session, whether it made the person an admin (a group), what it may name the session by to end it (a
     // logout it starts) and what its own logout needs back; and the display name a provider gives.

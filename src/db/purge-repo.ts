@@ -86,6 +86,8 @@ export class PurgeRepo implements PurgeRepository {
       };
       // Old login failures count for nothing any more; not reported (the report's keys are an interface).
       await db.deleteFrom('login_failures').where('at', '<', now - LOGIN_FAILURES_KEPT_S).execute();
+      // A device cookie lives 400 days (browsers' limit); its record no longer than that after its last use.
+      await db.deleteFrom('login_devices').where('last_used', '<', now - 400 * 86400).execute();
       return out;
     });
   }

@@ -193,6 +193,12 @@ export interface LoginFailuresTable {
   key: string;
   at: number;
 }
+export interface LoginDevicesTable {
+  id: string;
+  user_id: string;
+  created: number;
+  last_used: number;
+}
 export interface LocksTable {
   name: string;
   holder: string;
@@ -252,6 +258,7 @@ export interface DB {
   config_overrides: ConfigOverridesTable;
   recipient_downloads: RecipientDownloadsTable;
   login_failures: LoginFailuresTable;
+  login_devices: LoginDevicesTable;
   locks: LocksTable;
   storage_samples: StorageSamplesTable;
   transfer_sharing: TransferSharingTable;
@@ -283,6 +290,7 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'config_overrides', orderBy: ['key'], identity: false },
   { name: 'recipient_downloads', orderBy: ['recipient_id', 'file_id'], identity: false },
   { name: 'login_failures', orderBy: ['id'], identity: true },
+  { name: 'login_devices', orderBy: ['id', 'user_id'], identity: false },
   { name: 'locks', orderBy: ['name'], identity: false },
   { name: 'storage_samples', orderBy: ['day'], identity: false },
   { name: 'transfer_sharing', orderBy: ['transfer_id'], identity: false },

@@ -25,10 +25,11 @@ export class TransfersRepo implements TransferRepository {
       })
       .returning('id')
       .executeTakeFirstOrThrow();
-    if (files.length) {
+    // In slices: one statement for max_transfer_files rows of 9 values would pass SQLite's parameter limit.
+    for (const part of slices(files)) {
       await this.db
         .insertInto('files')
-        .values(files.map((f) => ({ transfer_id: id, uid: f.uid, name: f.name, size: f.size, mime_type: f.mimeType, cid: f.cid, created: t.created, iv: f.iv ?? null, aead: f.aead ?? null })))
+        .values(part.map((f) => ({ transfer_id: id, uid: f.uid, name: f.name, size: f.size, mime_type: f.mimeType, cid: f.cid, created: t.created, iv: f.iv ?? null, aead: f.aead ?? null })))
         .execute();
     }
     for (const r of recipients) await this.addRecipient(id, r, t.created);
@@ -170,6 +171,16 @@ export class TransfersRepo implements TransferRepository {
   async storeUploads(transferId: number): Promise<{ fileId: number; uid: string; upload: string }[]> {
     const found = await rows(this.db, this.ctx, this.db.selectFrom('files').select(['id', 'uid', 'store_upload']).where('transfer_id', '=', transferId).where('store_upload', 'is not', null));
     return found.map((r) => ({ fileId: r.id, uid: r.uid, upload: r.store_upload! }));
+  }
+
+  async verifiableFiles(afterId: number, limit: number): Promise<FileRecord[]> {
+    const found = await selectSql<FileRow>(
+      this.db,
+      this.ctx,
+      'SELECT f.* FROM files f INNER JOIN transfers t ON t.id = f.transfer_id WHERE f.id > ? AND f.complete = 1 AND f.deleted IS NULL AND f.sha256 IS NOT NULL AND t.status <> ? ORDER BY f.id LIMIT ?',
+      [afterId, 'closed', limit],
+    );
+    return found.map(toFile);
   }
 
   async completeFile(fileId: number, crc32: number, sha256: string | null): Promise<boolean> {
@@ -327,10 +338,10 @@ export class TransfersRepo implements TransferRepository {
   async markReceived(recipientId: number, fileIds: number[], allFileIds: number[], now: number): Promise<boolean> {
     if (this.ctx.dialect === 'postgres') await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
     const had = await this.hasAll(recipientId, allFileIds);
-    if (fileIds.length) {
+    for (const part of slices(fileIds)) {
       await this.db
         .insertInto('recipient_downloads')
-        .values(fileIds.map((file_id) => ({ recipient_id: recipientId, file_id, date: now })))
+        .values(part.map((file_id) => ({ recipient_id: recipientId, file_id, date: now })))
         .onConflict((oc) => oc.columns(['recipient_id', 'file_id']).doNothing())
         .execute();
     }
@@ -339,12 +350,17 @@ export class TransfersRepo implements TransferRepository {
 
   private async hasAll(recipientId: number, fileIds: number[]): Promise<boolean> {
     if (fileIds.length === 0) return false;
-    const row = await this.db
-      .selectFrom('recipient_downloads')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .where('recipient_id', '=', recipientId)
-      .where('file_id', 'in', fileIds)
-      .executeTakeFirstOrThrow();
-    return Number(row.n) === fileIds.length;
+    const unique = [...new Set(fileIds)];
+    let n = 0;
+    for (const part of slices(unique)) {
+      const row = await this.db
+        .selectFrom('recipient_downloads')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('recipient_id', '=', recipientId)
+        .where('file_id', 'in', part)
+        .executeTakeFirstOrThrow();
+      n += Number(row.n);
+    }
+    return n === unique.length;
   }
 }

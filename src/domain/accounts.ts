@@ -47,19 +47,32 @@ export class AccountsService {
     this.throttle = new LoginThrottle(d.uow);
   }
 
-  /** The edge has checked that both are given and of sane length. A local account's sign-in and its session. */
-  async login(userId: string, password: string, ip: string, provider = 'local'): Promise<LoginResult> {
-    await this.verifyPassword(userId, password, ip);
-    return this.openSession({ userId, provider, providerAdmin: false, providerRef: null, providerData: null });
+  /**
+   * The edge has checked that both are given and of sane length. A local account's sign-in and its session.
+   * `deviceToken`: the browser's device cookie, when it sent one (the login throttle, see ./login-throttle.ts).
+   */
+  async login(userId: string, password: string, ip: string, provider = 'local', deviceToken?: string): Promise<LoginResult & { deviceToken: string }> {
+    const device = await this.verifyPassword(userId, password, ip, deviceToken);
+    return { ...(await this.openSession({ userId, provider, providerAdmin: false, providerRef: null, providerData: null })), deviceToken: device };
   }
 
-  /** A local account's password, checked under the login throttle (401 when wrong, 429 when throttled). */
-  async verifyPassword(userId: string, password: string, ip: string): Promise<void> {
-    const attempt = await this.throttle.attempt(userId, ip, this.d.clock());
+  /**
+   * A local account's password, checked under the login throttle (401 when wrong, 429 when throttled). A browser
+   * that signed in to the account before (`deviceToken`) is held by its own failures, not the account's. Returns
+   * the device token the browser keeps (the one it sent, or a new one).
+   */
+  async verifyPassword(userId: string, password: string, ip: string, deviceToken?: string): Promise<string> {
+    const now = this.d.clock();
+    const given = deviceToken && /^[0-9a-f]{64}$/.test(deviceToken) ? deviceToken : null;
+    const known = given !== null && (await this.d.repos.loginDevices.known(sessionId(given), userId));
+    const attempt = await this.throttle.attempt(userId, ip, now, known ? sessionId(given!) : null);
     const hash = await this.d.repos.localAccounts.passwordHash(userId);
     const ok = await this.d.passwords.verify(password, hash ?? DUMMY_HASH);
     if (!hash || !ok) throw Errors.restAuthenticationRequired('login');
     await attempt.succeeded();
+    const device = given ?? this.d.ids.secret();
+    await this.d.repos.loginDevices.remember(sessionId(device), userId, now);
+    return device;
   }
 
   /**
@@ -131,6 +144,7 @@ export class AccountsService {
     if (!(await this.d.repos.users.record(userId))) throw Errors.userNotFound();
     checkPassword(password);
     const hash = await this.d.passwords.hash(password);
+    await this.dropRemoteSecret(userId);
     await this.d.repos.localAccounts.setPassword(userId, hash, this.d.clock());
     await this.d.repos.sessions.deleteOf(userId);
   }
@@ -167,8 +181,18 @@ export class AccountsService {
     const attempt = await this.throttle.attempt(userId, ip, this.d.clock());
     if (!(await this.d.passwords.verify(current, hash))) throw Errors.userPasswordIncorrect('current_password');
     await attempt.succeeded();
+    await this.dropRemoteSecret(userId);
     await this.d.repos.localAccounts.setPassword(userId, await this.d.passwords.hash(next), this.d.clock());
     await this.d.repos.sessions.deleteOf(userId, keepSessionToken ? sessionId(keepSessionToken) : undefined);
+  }
+
+  /**
+   * A new password ends the remote-user secret too (a stolen secret must not outlive the change): the old one
+   * stops working at once, and a new one is made when the user next looks at their profile (GET /user). Done
+   * before the password changes, so a failure leaves no new password beside the old secret.
+   */
+  private async dropRemoteSecret(userId: string): Promise<void> {
+    await this.d.repos.users.setRemoteSecret(userId, null);
   }
 
   /** True when the user has a local account (a password to change). */

@@ -130,3 +130,11 @@ export function retryAfterOf(err: ServiceError): number | null {
   return null;
 }
 
+/**
+ * True for a full disk, under the file data (ENOSPC, EDQUOT) or under the database (SQLite's SQLITE_FULL,
+ * PostgreSQL's SQLSTATE 53100): answered 507 storage_not_enough_space_left.
+ */
+export function isOutOfSpace(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === '53100';
+}

@@ -154,6 +154,17 @@ export class GuestsService {
     });
   }
 
+  /**
+   * A Transfer a Guest created takes data and completes only while the Guest is still invited: once the owner
+   * withdrew it (409 guest_closed) or it expired (410 guest_expired), its unfinished Transfers stop, whoever
+   * sends (the chunk-upload key outlives the guest's token). Pass `tx` to hold the Guest's row.
+   */
+  async assertStillInvited(guestId: number, tx?: Tx): Promise<void> {
+    const g = tx ? await tx.guests.lock(guestId) : await this.d.repos.guests.find(guestId);
+    if (!g) throw Errors.guestClosed();
+    this.assertUsable(g);
+  }
+
   /** Refuses a Guest that is closed or past its expiry (for actions on its behalf). */
   assertUsable(guest: Guest): void {
     if (guest.status === 'closed') throw Errors.guestClosed();

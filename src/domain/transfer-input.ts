@@ -28,8 +28,9 @@ export interface TransferDraft {
 
 // The local part: no controls (C0, DEL, C1), no bidi embeddings, overrides or isolates (which would show
 // "moc.evil" as "live.com"), and dots only between characters, as RFC 5321 requires; SMTP servers refuse
-// ".x", "x." and "a..b", so accepting them only turned into a bounce later.
-const EMAIL = /^(?!\.)(?!.*\.\.)[^\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069@<>()[\]\\,;:"]{1,64}(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,62}[A-Za-z0-9])?)+$/;
+// ".x", "x." and "a..b", so accepting them only turned into a bounce later. A domain label is 1 to 63
+// characters (RFC 1035), starting and ending with a letter or digit.
+const EMAIL = /^(?!\.)(?!.*\.\.)[^\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069@<>()[\]\\,;:"]{1,64}(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const DAY = 86400;
 
 export function isEmail(v: unknown): v is string {

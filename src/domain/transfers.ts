@@ -1,4 +1,4 @@
-import { Errors, ServiceError } from './errors';
+import { Errors, isOutOfSpace, ServiceError } from './errors';
 import type { Actor, AuditEntry, FileRecord, Recipient, Transfer } from './model';
 import type { Clock, FileStore, IdGenerator, Notifier, Repositories, Tx, UnitOfWork } from './ports';
 import { hasMultipartUploads } from './ports';
@@ -157,6 +157,7 @@ export class TransfersService {
       const cur = await this.current(tx, t);
       if (cur.status === 'available') return cur;
       this.assertOpen(cur);
+      if (cur.guestId !== null) await this.d.guests.assertStillInvited(cur.guestId, tx);
       const files = await tx.transfers.files(t.id);
       const incomplete = files.filter((f) => !f.complete);
       if (incomplete.length && incomplete.every((f) => f.assembling)) {
@@ -205,10 +206,21 @@ export class TransfersService {
   /** Closes the Transfer: its files' data is deleted now, its records stay for the owner until purge. */
   async close(actor: Actor, t: Transfer, reason: string): Promise<Transfer> {
     if (t.status === 'closed') return t;
-    const after = await this.d.uow.run(async (tx) => {
+    const closeRecords = () => this.d.uow.run(async (tx) => {
       const cur = await this.current(tx, t);
       return cur.status === 'closed' ? cur : this.closeRecords(tx, actor, cur, reason);
     });
+    let after: Transfer;
+    try {
+      after = await closeRecords();
+    } catch (e) {
+      // A full disk: deleting is how space comes back, so the owner's deletion frees the Transfer's stored
+      // bytes first and records it then (docs/hardening.md, "A full disk"). A crash in between leaves a
+      // Transfer whose data is gone, which its owner was deleting anyway.
+      if (!isOutOfSpace(e) || reason !== 'deleted') throw e;
+      await this.d.files.deleteTransfer(t.id);
+      after = await closeRecords();
+    }
     await dropTransferData(this.d.repos, this.d.files, t.id);
     return after;
   }

@@ -8,7 +8,9 @@ export function actorOf(ctx: FerryContext): Actor {
   const ip = ctx.request.ip || null;
   switch (p.type) {
     case 'user':
-      return { type: 'user', id: p.user.id, emails: p.user.emails, ip, fromMustBeOwn: p.via === 'sp', guestId: null };
+      // `from` must be one of the user's own addresses, whether signed in or signing with the user's own secret;
+      // only a remote application, trusted by the admin, may set it (docs/hardening.md, "Sender addresses").
+      return { type: 'user', id: p.user.id, emails: p.user.emails, ip, fromMustBeOwn: p.via !== 'remote_application', guestId: null };
     case 'guest':
       return { type: 'guest', id: String(p.guest.id), emails: [p.guest.email], ip, fromMustBeOwn: false, guestId: p.guest.id };
     case 'application':

@@ -22,6 +22,8 @@ export interface FerryState {
   sendBody?: () => Promise<void>;
   /** The handler set a Content-Security-Policy of its own for its HTML (security-headers.ts keeps it). */
   ownCsp?: boolean;
+  /** Set when a download was cut because the stored bytes did not match their SHA-256 (counted by the metrics). */
+  digestMismatch?: boolean;
 }
 
 export type FerryContext = RouterContext<FerryState>;

@@ -13,7 +13,9 @@ import type { AppOptions } from '../../src/app';
 
 export type Who =
   | 'anonymous' | 'otherUser' | 'otherGuest' | 'ownersGuest' | 'recipientToken' | 'foreignChunkKey' | 'ownChunkKey' | 'expiredGuest' | 'remoteApp'
-  | 'owner' | 'admin' | 'adminApp';
+  | 'owner' | 'admin' | 'adminApp'
+  /** A remote application without --admin acting (remote_user) for the admin boss; the admin app for boss. */
+  | 'appAsAdmin' | 'adminAppAsAdmin';
 /**
  * Every principal that must be refused alice's resources. ownersGuest is a valid guest of alice's own: a guest
  * acts on the Transfers it created, never on its inviter's. ownChunkKey is the right chunk key of the target
@@ -118,6 +120,10 @@ export async function startAccessWorld(config: Record<string, unknown> = {}, opt
         return signed('portal', portal, method, path, init);
       case 'adminApp':
         return signed('ops', ops, method, path, init);
+      case 'appAsAdmin':
+        return signed('portal', portal, method, withArgs(path, 'remote_user=boss'), init);
+      case 'adminAppAsAdmin':
+        return signed('ops', ops, method, withArgs(path, 'remote_user=boss'), init);
       default:
         return plain(path, HEADERS_OF[who]);
     }

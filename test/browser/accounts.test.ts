@@ -34,6 +34,17 @@ test('log in with a local account (wrong password refused), see the header, log 
     assert.match((await b.page.locator('.who .user').textContent()) ?? '', 'alice@example.org');
     const token = await b.page.getAttribute('meta[name="ferry-security-token"]', 'content');
     assert.ok(token && token.length >= 20, 'the page carries the security token');
+    // "Send me the audit log" is a GET that sends mail: the page sends the session's security token with it.
+    const created = await b.page.evaluate(async (csrf) => {
+      const body = { files: [{ name: 'a.txt', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 };
+      const r = await fetch('/transfer', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Ferry-Security-Token': csrf! }, body: JSON.stringify(body) });
+      return r.status;
+    }, token);
+    assert.is(created, 201);
+    await b.page.goto(`${ferry.url}/?s=transfers`);
+    await b.page.locator('table.transfers tbody tr button', { hasText: 'Details' }).first().click();
+    await b.page.locator('button', { hasText: 'Send me the audit log by e-mail' }).click();
+    await b.page.getByText('The audit log is on its way to your mailbox.').waitFor();
     await b.page.click('a.logout');
     await b.page.locator('form.login-form').waitFor();
     await b.page.goto(`${ferry.url}/?s=transfers`);

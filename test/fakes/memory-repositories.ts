@@ -185,6 +185,9 @@ class MemoryTransfers implements TransferRepository {
     return true;
   }
   // Background completions (src/domain/assembly.ts): kept on the records as the database keeps them in columns.
+  async verifiableFiles(afterId: number, limit: number) {
+    return copy(this.s.files.filter((f) => f.id > afterId && f.complete && f.deleted === null && f.sha256 !== null && this.transfer(f.transferId)?.status !== 'closed').sort((a, b) => a.id - b.id).slice(0, limit));
+  }
   async recipientTokenWithdrawn(token: string) {
     return this.s.recipients.some((r) => r.token === token && r.deleted !== null);
   }
@@ -545,6 +548,7 @@ export class MemoryWorld {
       loginFailures: absent('loginFailures'),
       overrides: absent('overrides'),
       sharing: absent('sharing'),
+      loginDevices: absent('loginDevices'),
     };
     this.uow = {
       run: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {

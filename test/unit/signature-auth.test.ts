@@ -61,7 +61,7 @@ test.before.each(() => {
   userSecrets.set('alice', 'alice-secret');
 });
 
-test('remote application as itself, with its admin flag; with remote_user as that user with the user\'s rights only', async () => {
+test('remote application as itself, with its admin flag; with remote_user as that user with the user\'s rights, never more than its own', async () => {
   assert.equal(await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')), { type: 'application', application: 'portal', isAdmin: false });
   assert.equal(await appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', timestamp: now }, 'ops-secret')), { type: 'application', application: 'ops', isAdmin: true });
   const asUser = await appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', remote_user: 'carol', timestamp: now }, 'ops-secret')) as Principal & { type: 'user' };
@@ -70,7 +70,9 @@ test('remote application as itself, with its admin flag; with remote_user as tha
   assert.is(asUser.application, 'ops');
   assert.is(asUser.isAdmin, false, 'an admin application acting as a user does not lend the user its rights');
   const asBoss = await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', remote_user: 'boss', timestamp: now }, 'app-secret')) as Principal & { type: 'user' };
-  assert.is(asBoss.isAdmin, true);
+  assert.is(asBoss.isAdmin, false, 'a non-admin application acting for an admin gets no admin power');
+  const opsAsBoss = await appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', remote_user: 'boss', timestamp: now }, 'ops-secret')) as Principal & { type: 'user' };
+  assert.is(opsAsBoss.isAdmin, true, 'an admin application acting for an admin');
 });
 
 test('not detected without its argument; unknown application and empty remote_user refused', async () => {

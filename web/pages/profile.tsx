@@ -13,7 +13,7 @@ import { MIN_PASSWORD_LENGTH as MIN_PASSWORD } from '../../src/domain/password-r
 import { LANGUAGE_NAMES } from '../../src/i18n/languages';
 
 /** One's own password (local accounts): the current one, the new one twice; other sessions are signed out. */
-function PasswordChange() {
+function PasswordChange({ onChanged }: { onChanged: () => void }) {
   const { api, t } = useApp();
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -31,6 +31,7 @@ function PasswordChange() {
       setNext('');
       setAgain('');
       setNote({ ok: true, text: t('ui_password_changed') });
+      onChanged(); // the API secret was replaced with the password: show the new one
     } catch (err) {
       setNote({ ok: false, text: errorText(t, err) });
     } finally {
@@ -45,7 +46,7 @@ function PasswordChange() {
         <input id="pw-current" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
         <label for="pw-new">{t('ui_new_password')}</label>
         <input id="pw-new" type="password" autocomplete="new-password" required minLength={MIN_PASSWORD} aria-describedby="pw-rule" value={next} onInput={(e) => setNext(e.currentTarget.value)} />
-        <span id="pw-rule" class="hint">{t('ui_password_rule', { min: MIN_PASSWORD })}</span>
+        <span id="pw-rule" class="hint">{t('ui_password_rule', { min: MIN_PASSWORD })} {t('ui_password_changes_secret')}</span>
         <label for="pw-again">{t('ui_new_password_again')}</label>
         <input id="pw-again" type="password" autocomplete="new-password" required value={again} onInput={(e) => setAgain(e.currentTarget.value)} />
         <button type="submit" disabled={busy}>
@@ -133,7 +134,7 @@ export function ProfilePage() {
           </p>
         )}
       </section>
-      {localAccount && <PasswordChange />}
+      {localAccount && <PasswordChange onChanged={() => void api.get<ApiUser>('/user').then(setMe, () => {})} />}
       <section class="card" aria-labelledby="api-title">
         <h2 id="api-title">{t('ui_api_access')}</h2>
         {me.remote_config ? (

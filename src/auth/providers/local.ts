@@ -12,10 +12,10 @@ export const localKind: ProviderKind<SpLocal, ProviderDeps> = {
       label: cfg.label,
       style: 'password',
       localAccounts: true,
-      async checkPassword(userId, password, clientAddress): Promise<SignedInPerson> {
-        await deps.accounts.verifyPassword(userId, password, clientAddress);
+      async checkPassword(userId, password, clientAddress, device): Promise<SignedInPerson> {
+        const kept = await deps.accounts.verifyPassword(userId, password, clientAddress, device);
         // The account's e-mail addresses are those `ferry user add` recorded: none given here keeps them.
-        return { uid: userId, emails: [], displayName: null, admin: false };
+        return { uid: userId, emails: [], displayName: null, admin: false, device: kept };
       },
     };
   },

@@ -91,6 +91,8 @@ export interface TransferRepository {
   requestCompletion(transferId: number, by: string): Promise<void>;
   /** Transfers whose completion was asked for, not yet available nor closed, with who asked. */
   completionsDue(): Promise<{ transferId: number; by: string }[]>;
+  /** Complete Files with a SHA-256, not deleted, of Transfers not closed, with ids above `afterId`, by id. */
+  verifiableFiles(afterId: number, limit: number): Promise<FileRecord[]>;
   deleteFile(fileId: number, now: number): Promise<void>;
   recipients(transferId: number): Promise<Recipient[]>;
   findRecipient(id: number): Promise<Recipient | undefined>;
@@ -252,6 +254,13 @@ export interface LoginFailureRepository {
   window(key: string, since: number): Promise<{ count: number; oldest: number | null }>;
   remove(id: number): Promise<void>;
   clear(key: string): Promise<void>;
+}
+
+/** Browsers that signed in to an account before, by the SHA-256 of their device cookie (the login throttle). */
+export interface LoginDeviceRepository {
+  known(deviceId: string, userId: string): Promise<boolean>;
+  /** Records that the device signed in to the user now (or again). */
+  remember(deviceId: string, userId: string, now: number): Promise<void>;
 }
 
 /** A rendered message, as stored in the queue and handed to the transport. */
@@ -423,6 +432,7 @@ export interface Repositories {
   remoteApps: RemoteAppRepository;
   signatures: SignatureRepository;
   loginFailures: LoginFailureRepository;
+  loginDevices: LoginDeviceRepository;
   mailQueue: MailQueueRepository;
   trackingErrors: TrackingErrorRepository;
   purge: PurgeRepository;

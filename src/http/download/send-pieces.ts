@@ -1,3 +1,4 @@
+import crypto from 'node:crypto';
 import type { Writable } from 'node:stream';
 import type { PositionalReader } from '../../domain/downloads';
 import { ArchiveEntry, ArchiveLayout, slicesOf } from '../../archive/layout';
@@ -14,7 +15,34 @@ export type Piece = { kind: 'bytes'; data: Buffer } | { kind: 'file'; open: (sta
  * cost downloads a third of their speed. Stops when the client goes away. A file shorter than its record
  * rejects (the caller then cuts the connection: never a truncated download that looks complete).
  */
-export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> {
+/** The stored bytes sent do not match the file's recorded SHA-256: the answer is cut before its last bytes. */
+export class DigestMismatch extends Error {
+  constructor(expected: string, got: string) {
+    super(`stored bytes do not match the recorded SHA-256 (recorded ${expected}, read ${got})`);
+  }
+}
+
+/** A whole file's check: its recorded SHA-256, and the digest of its stored bytes when another thread takes it. */
+export interface WholeFileCheck {
+  sha256: string;
+  /**
+   * The stored bytes' digest taken elsewhere: `ahead(upTo)` is told of every buffer sent, `digest()` asked
+   * before the last one. Without it the bytes are hashed here as they go.
+   */
+  stored?: { ahead(upTo: number): void; digest(): Promise<string> };
+}
+
+/**
+ * With `check`, the last buffer of the file pieces is held back until the digest of the bytes is known: when it
+ * differs from the recorded one, sendPieces rejects with DigestMismatch before the last bytes are written, so
+ * the client sees a failed download rather than a good-looking corrupt file.
+ */
+export async function sendPieces(res: Writable, pieces: Piece[], check?: WholeFileCheck): Promise<void> {
+  const sha256 = check?.sha256;
+  const stored = check?.stored;
+  const hash = check && !stored ? crypto.createHash('sha256') : null;
+  let lastFile = -1;
+  pieces.forEach((p, i) => (lastFile = p.kind === 'file' ? i : lastFile));
   let gone = false;
   const closed = new Promise<void>((resolve) => res.once('close', () => ((gone = true), resolve())));
   const written = (chunk: Buffer) =>
@@ -22,7 +50,7 @@ export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> 
   const buffers = [Buffer.allocUnsafeSlow(MiB), Buffer.allocUnsafeSlow(MiB)];
   const pending: (Promise<void> | null)[] = [null, null];
   let turn = 0;
-  for (const piece of pieces) {
+  for (const [index, piece] of pieces.entries()) {
     if (gone) return;
     if (piece.kind === 'bytes') {
       if (piece.data.length) res.write(piece.data);
@@ -36,6 +64,13 @@ export async function sendPieces(res: Writable, pieces: Piece[]): Promise<void> 
         if (gone) return;
         const n = await reader.read(buffers[i], Math.min(MiB, piece.end - pos + 1), pos);
         if (n === 0) throw new Error(`stored file shorter than recorded: expected ${piece.end - piece.start + 1} bytes, read ${pos - piece.start}`);
+        if (hash) hash.update(buffers[i].subarray(0, n));
+        if (check && index === lastFile && pos + n > piece.end) {
+          const got = stored ? await stored.digest() : hash!.digest('hex');
+          if (got !== sha256) throw new DigestMismatch(sha256!, got);
+        }
+        // The whole file is one piece from byte 0: what is sent so far is its prefix [0, pos + n).
+        if (stored) stored.ahead(pos + n);
         pending[i] = written(buffers[i].subarray(0, n));
         pos += n;
       }

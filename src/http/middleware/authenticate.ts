@@ -52,6 +52,25 @@ export function authenticate(): Middleware<FerryState> {
 
 const isRefusal = (status: number) => status >= 400 && status < 500;
 
+/**
+ * A GET that acts (the spec's `GET /transfer/{id}/auditlog/mail` sends mail) is guarded like a change: with
+ * browser credentials it must come from this site's own pages, so a link or a top-level navigation from another
+ * site cannot make it act. A local session must carry its security token (the pages send it on every request);
+ * under the header service provider a foreign Origin, or a fetch the browser marks as from another site
+ * (`Sec-Fetch-Site`), is refused. Signed, guest-token and chunk-key requests carry their own proof.
+ */
+export const actingGet = (ctx: FerryContext, next: () => Promise<unknown>): Promise<unknown> => {
+  const p = ctx.state.principal;
+  if (p.type === 'user' && p.via === 'sp') {
+    const site = ctx.get('Sec-Fetch-Site');
+    if (isForeignOrigin(ctx.headers, ctx.state.services.settings.get().base_url) || (site !== '' && site !== 'same-origin' && site !== 'none')) {
+      throw Errors.restSecurityTokenDidNotMatch('origin');
+    }
+    if (p.csrfToken && !securityTokenMatches(ctx.get(SECURITY_TOKEN_HEADER), p.csrfToken)) throw Errors.restSecurityTokenDidNotMatch();
+  }
+  return next();
+};
+
 /** Constant-time comparison of the security token (hashing first makes the lengths equal). */
 export function securityTokenMatches(given: string, expected: string): boolean {
   if (!given) return false;

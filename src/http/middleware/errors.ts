@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { Errors, ServiceError } from '../../domain/errors';
+import { Errors, isOutOfSpace, ServiceError } from '../../domain/errors';
 import type { Logger } from '../../log';
 import type { Context } from 'koa';
 import type { FerryState } from '../state';
@@ -27,7 +27,9 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
     // One line, no stack: nothing went wrong here (a client gone away is no internal error).
     log.info(`aborted uid=${uid} ${ctx.method} ${ctx.path}: the client went away before its body was complete`, fields);
   } else if (e.status >= 500) {
-    const detail = err instanceof Error ? (err.stack ?? err.message) : String(err);
+    // One line with the uid; the stack only with log.debug on (docs/hardening.md, "Internal errors in the log").
+    const debug = (ctx.state as Partial<FerryState>).services?.settings.get().log.debug === true;
+    const detail = err instanceof Error ? (debug ? (err.stack ?? err.message) : oneLine(err)) : oneLine(String(err));
     log.error(`error uid=${uid} ${ctx.method} ${ctx.path} ${e.id}: ${detail}`, fields);
   } else {
     log.info(`refused uid=${uid} ${ctx.method} ${ctx.path} ${e.status} ${e.id}`, fields);
@@ -46,9 +48,16 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
   ctx.body = { message: e.id, uid, details: e.details };
 }
 
+/** An error as one line: its name, code and message, never its stack. */
+function oneLine(err: Error | string): string {
+  const text = typeof err === 'string' ? err : `${err.name}${(err as { code?: unknown }).code ? ` ${String((err as { code?: unknown }).code)}` : ''}: ${err.message}`;
+  return text.replace(/\s*\n\s*/g, ' | ').slice(0, 1000);
+}
+
 /**
  * Maps the HTTP libraries' errors (body parser, Koa) to our ids; anything unknown becomes internal_error. The
- * database and the file store throw the catalogue's errors themselves (src/db/errors.ts, src/storage/errors.ts).
+ * database and the file store throw the catalogue's errors themselves (src/db/errors.ts, src/storage/errors.ts);
+ * a full disk under the database (SQLITE_FULL, PostgreSQL's 53100) is recognised here too.
  */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
@@ -56,6 +65,7 @@ export function toServiceError(err: unknown): ServiceError {
   const status = e?.status ?? e?.statusCode;
   // The client hung up mid-body (Node's 'aborted'): its mistake, not the server's.
   if (isClientAbort(err)) return Errors.badRequestBody('body ended early');
+  if (isOutOfSpace(err)) return Errors.storageNotEnoughSpaceLeft();
   if (status === 413 || e?.type === 'entity.too.large') return Errors.requestBodyTooLarge();
   // A library's own 4xx for a body it refused keeps the library's status under our id (415: a content type
   // the body parser does not read). These are the only statuses not taken from the catalogue.

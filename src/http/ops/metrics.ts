@@ -57,7 +57,7 @@ export class Metrics {
     this.chunks = new client.Counter({ name: 'ferry_chunks_received_total', help: 'Chunks accepted and stored', registers });
     this.storageErrors = new client.Counter({
       name: 'ferry_storage_errors_total',
-      help: 'Requests that failed in the file store or the database (disk full, unavailable)',
+      help: 'Requests that failed in the file store or the database (disk full, unavailable, stored bytes not matching their SHA-256)',
       labelNames: ['kind'],
       registers,
     });
@@ -120,6 +120,7 @@ export class Metrics {
           if (CHUNK_ROUTES.has(route) && status < 300) this.chunkStored(ctx.request.length ?? 0);
           if (route.startsWith('/download') && status < 300) this.downloadedBytes.inc(Math.max(0, (socket?.bytesWritten ?? 0) - written0));
           const id = (ctx.body as { message?: unknown } | null | undefined)?.message;
+          if (ctx.state.digestMismatch) this.storageErrors.inc({ kind: 'digest_mismatch' });
           if (status === 507) this.storageErrors.inc({ kind: 'disk_full' });
           else if (status === 503 && (id === 'database_unavailable' || id === 'storage_unavailable')) this.storageErrors.inc({ kind: id });
         };

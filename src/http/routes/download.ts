@@ -5,7 +5,7 @@ import { Errors, ServiceError } from '../../domain/errors';
 import type { DownloadAccess, DownloadKind } from '../../domain/downloads';
 import type { FileRecord } from '../../domain/model';
 import { ArchiveLayout, safeEntryNames } from '../../archive/layout';
-import { archivePieces, Piece, sendPieces } from '../download/send-pieces';
+import { archivePieces, DigestMismatch, Piece, sendPieces } from '../download/send-pieces';
 import { zipLayout } from '../../archive/zip64';
 import { tarLayout } from '../../archive/tar';
 import { contentDisposition, parseEncryptedRange, parseRange, safeContentType, type RangeResult } from '../download/http-range';
@@ -119,14 +119,17 @@ function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord):
   const pieces = (start: number, end: number): Piece[] => [{ kind: 'file', open, start, end }];
   const enc = access.transfer.encryption;
   ctx.set('Content-Disposition', contentDisposition(file.name));
+  // A whole file is checked against its recorded SHA-256 as it goes (of an encrypted file: of the stored
+  // ciphertext); a range is not (docs/hardening.md, "Corrupted stored files").
+  const sha256 = file.sha256;
   if (!enc) {
     ctx.set('Content-Type', safeContentType(file.mimeType));
-    return respond(ctx, access, [file], 'file', file.size, etag, pieces);
+    return respond(ctx, access, [file], 'file', file.size, etag, pieces, parseRange, sha256);
   }
   // The stored ciphertext (IV ‖ ciphertext ‖ tag per chunk), for the recipient's client to decrypt.
   ctx.set('Content-Type', 'application/octet-stream');
   const stored = encryptedSize(file.size, enc.chunkSize);
-  return respond(ctx, access, [file], 'file', stored, etag, pieces, (header) => parseEncryptedRange(header, stored, (p) => storedOffset(p, enc.chunkSize)));
+  return respond(ctx, access, [file], 'file', stored, etag, pieces, (header) => parseEncryptedRange(header, stored, (p) => storedOffset(p, enc.chunkSize)), sha256);
 }
 
 function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): Promise<void> {
@@ -151,6 +154,8 @@ async function respond(
   etag: string,
   pieces: (start: number, end: number) => Piece[],
   rangeOf: (header: string | undefined, size: number) => RangeResult = parseRange,
+  /** The recorded SHA-256 of a single file's stored bytes, checked when the whole of it is sent. */
+  sha256: string | null = null,
 ): Promise<void> {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', etag);
@@ -190,10 +195,18 @@ async function respond(
   });
   ctx.length = end - start + 1;
   ctx.respond = false;
+  // The stored bytes' digest on the store's hashing threads when it has them, else here as they are sent.
+  const storedDigest = ctx.state.services.storedDigest;
+  const file = files[0];
+  const stored = storedDigest && { ahead: (upTo: number) => storedDigest.ahead(file, upTo), digest: () => storedDigest.digest(file, size) };
+  const whole = range.kind === 'full' && sha256 ? { sha256, ...(stored ? { stored } : {}) } : undefined;
   ctx.state.sendBody = () =>
-    sendPieces(res, pieces(start, end)).catch((e: Error) => {
-      // A short or vanished file aborts the response: never a truncated download that looks complete.
-      log.error(`download of transfer ${access.transfer.id} cut: ${e.message}`);
+    sendPieces(res, pieces(start, end), whole).catch((e: Error) => {
+      // A short, vanished or corrupted file aborts the response: never a truncated or altered download that
+      // looks complete.
+      if (e instanceof DigestMismatch) ctx.state.digestMismatch = true;
+      const what = files.length === 1 ? ` file ${files[0].id} (${files[0].uid})` : '';
+      log.error(`download of transfer ${access.transfer.id}${what} cut: ${e.message}`);
       res.destroy();
     });
 }

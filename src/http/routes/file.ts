@@ -7,6 +7,7 @@ import { actorOf, bodyObject } from '../actor';
 import { loadFile } from './loaders';
 import { uploadSlot } from '../upload-slot';
 import { roundtripToken } from '../roundtrip-token';
+import { invitedGuest } from '../invited-guest';
 import type { FerryContext } from '../state';
 import { CHUNK_OVERHEAD } from '../../shared-crypto/format';
 
@@ -35,7 +36,7 @@ export function fileRoutes(api: Api): void {
 
   api.get('/file/:id', own, (ctx) => presentFile(loaded(ctx).file));
 
-  api.put('/file/:id/chunk/:offset', ownOrKey, roundtripToken, uploadSlot, async (ctx) => {
+  api.put('/file/:id/chunk/:offset', ownOrKey, roundtripToken, invitedGuest, uploadSlot, async (ctx) => {
     const { file, transfer } = loaded(ctx);
     const offsetRaw = ctx.params.offset;
     if (!/^\d{1,16}$/.test(offsetRaw)) throw Errors.restBadParameter('offset');
@@ -63,7 +64,7 @@ export function fileRoutes(api: Api): void {
     return presentFile(after);
   });
 
-  api.put('/file/:id', ownOrKey, roundtripToken, async (ctx) => {
+  api.put('/file/:id', ownOrKey, roundtripToken, invitedGuest, async (ctx) => {
     const b = bodyObject(ctx);
     if (b.complete !== true) throw Errors.restBadParameter('complete');
     const { file, transfer } = loaded(ctx);

@@ -24,7 +24,7 @@ const presentAll = (ctx: FerryContext, list: Guest[]) => Promise.all(pageOf(list
 function creatorOf(ctx: FerryContext): GuestCreator {
   const p = ctx.state.principal;
   if (p.type !== 'user') throw Errors.restAccessForbidden();
-  return { userId: p.user.id, emails: p.user.emails, fromMustBeOwn: p.via === 'sp' };
+  return { userId: p.user.id, emails: p.user.emails, fromMustBeOwn: p.via !== 'remote_application' }; // as in actorOf
 }
 
 /** The spec's Guest endpoints. */

@@ -3,6 +3,7 @@ import type { Readable } from 'node:stream';
 import { Api, created } from '../api';
 import { owner, publicAccess } from '../access';
 import { roundtripToken } from '../roundtrip-token';
+import { invitedGuest } from '../invited-guest';
 import { Errors } from '../../domain/errors';
 import type { FileRecord, Transfer } from '../../domain/model';
 import { presentFile } from '../presenters/transfer';
@@ -48,7 +49,7 @@ function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Rec
 
 /** POST /file/{id}/whole and GET /legacyuploadprogress/{key}: uploads from clients that cannot send chunks. */
 export function legacyUploadRoutes(api: Api): void {
-  api.post('/file/:id/whole', owner(loadFile, { notFound: Errors.fileNotFound, chunkKey: true }), roundtripToken, uploadSlot, async (ctx) => {
+  api.post('/file/:id/whole', owner(loadFile, { notFound: Errors.fileNotFound, chunkKey: true }), roundtripToken, invitedGuest, uploadSlot, async (ctx) => {
     if (!ctx.is('multipart/form-data')) throw Errors.badRequestBody('content-type');
     const { file, transfer } = ctx.state.resource as { file: FileRecord; transfer: Transfer };
     const uploads = ctx.state.services.uploads;

@@ -24,9 +24,21 @@ const secureBase = (ctx: FerryContext) => ctx.state.services.settings.get().base
  * reverse proxy, so the cookie is marked Secure from base_url rather than from the connection ferry sees.
  */
 function setSessionCookie(ctx: FerryContext, value: string, maxAgeS: number): void {
+  setCookie(ctx, SESSION_COOKIE, value, maxAgeS);
+}
+
+/**
+ * This browser signed in before: a random token of its own (only its SHA-256 is stored, with the account),
+ * which lets the right password through the login throttle while others' failures lock the account
+ * (docs/hardening.md, "Login throttle"). 400 days, the longest browsers keep a cookie; kept at logout.
+ */
+const DEVICE_COOKIE = 'ferry_device';
+const DEVICE_MAX_S = 400 * 86400;
+
+function setCookie(ctx: FerryContext, name: string, value: string, maxAgeS: number): void {
   const secure = secureBase(ctx);
   if (secure) ctx.cookies.secure = true;
-  ctx.cookies.set(SESSION_COOKIE, value, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, maxAge: maxAgeS * 1000, overwrite: true });
+  ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, maxAge: maxAgeS * 1000, overwrite: true });
 }
 
 /**
@@ -128,8 +140,9 @@ export function loginRoutes(): Router<FerryState> {
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
       const { userId, password } = credentials(b);
-      const person = await p.checkPassword(userId, password, throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers));
+      const person = await p.checkPassword(userId, password, throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers), ctx.cookies.get(DEVICE_COOKIE));
       const result = await signIn(ctx, p, person);
+      if (person.device) setCookie(ctx, DEVICE_COOKIE, person.device, DEVICE_MAX_S);
       if (form) {
         ctx.redirect(back);
         ctx.status = 303;

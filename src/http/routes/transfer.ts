@@ -16,6 +16,7 @@ import { actorOf, bodyObject } from '../actor';
 import { loadTransfer } from './loaders';
 import { requestLang } from '../request-lang';
 import type { FerryContext } from '../state';
+import { actingGet } from '../middleware/authenticate';
 
 const BEFORE_AVAILABLE = ['created', 'started', 'uploading'];
 
@@ -100,7 +101,7 @@ export function transferRoutes(api: Api): void {
     const lang = await requestLang(ctx);
     return (await ctx.state.services.transfers.auditLog(transferOf(ctx))).map((e) => presentAuditEntry(e, lang));
   });
-  api.get('/transfer/:id/auditlog/mail', own, async (ctx) => {
+  api.get('/transfer/:id/auditlog/mail', own, actingGet, async (ctx) => {
     await ctx.state.services.transfers.mailAuditLog(actorOf(ctx), transferOf(ctx), await requestLang(ctx));
     return true;
   });

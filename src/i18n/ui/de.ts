@@ -294,6 +294,7 @@ export const uiDe: Table = {
   ui_password_too_short: "Das neue Passwort braucht mindestens {min} Zeichen.",
   ui_password_mismatch: "Die beiden neuen Passwörter stimmen nicht überein.",
   ui_password_changed: "Ihr Passwort ist geändert. Ihre anderen Sitzungen sind abgemeldet.",
+  ui_password_changes_secret: "Eine Änderung ersetzt auch Ihr API-Geheimnis: Skripte und Clients brauchen dann das neue, unten angezeigte.",
   ui_user_quota_refused: "Diese Übertragung ({requested}) würde Ihr Kontingent überschreiten: noch {left} von {quota} frei. Schließen oder löschen Sie frühere Übertragungen oder bitten Sie einen Administrator um mehr Platz.",
   ui_host_quota_refused: "Der Dienst hat gerade keinen Platz für diese Übertragung ({requested}): noch {left} von seinem Kontingent von {quota} frei. Versuchen Sie eine kleinere Übertragung oder später.",
   ui_guest_quota_refused: "Diese Übertragung ({requested}) würde das Kontingent der Person überschreiten, die Sie eingeladen hat: noch {left} von {quota} frei. Bitten Sie sie, Platz zu schaffen.",

@@ -302,6 +302,7 @@ export const uiEn: Table = {
   ui_password_mismatch: "The two new passwords differ.",
   ui_password_changed: "Your password is changed. Your other sessions are signed out.",
   ui_user_quota_refused: "This transfer ({requested}) would exceed your quota: {left} left of {quota}. Close or delete earlier transfers, or ask an administrator for more space.",
+  ui_password_changes_secret: "Changing it also replaces your API secret: scripts and clients must then use the new one shown below.",
   ui_host_quota_refused: "The service has no room for this transfer ({requested}) now: {left} left of its {quota} quota. Try a smaller transfer or later.",
   ui_guest_quota_refused: "This transfer ({requested}) would exceed the quota of the person who invited you: {left} left of {quota}. Ask them to make room.",
   // Identity providers (docs/single-sign-on.md)

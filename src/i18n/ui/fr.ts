@@ -294,6 +294,7 @@ export const uiFr: Table = {
   ui_password_too_short: "Le nouveau mot de passe doit compter au moins {min} caractères.",
   ui_password_mismatch: "Les deux nouveaux mots de passe diffèrent.",
   ui_password_changed: "Votre mot de passe est changé. Vos autres sessions sont déconnectées.",
+  ui_password_changes_secret: "Le changer remplace aussi votre secret d’API : vos scripts et clients devront alors utiliser le nouveau, affiché plus bas.",
   ui_user_quota_refused: "Ce transfert ({requested}) dépasserait votre quota : il reste {left} sur {quota}. Clôturez ou supprimez des transferts précédents, ou demandez plus d’espace à un administrateur.",
   ui_host_quota_refused: "Le service n’a pas la place pour ce transfert ({requested}) pour l’instant : il reste {left} sur son quota de {quota}. Essayez un transfert plus petit ou plus tard.",
   ui_guest_quota_refused: "Ce transfert ({requested}) dépasserait le quota de la personne qui vous a invité : il reste {left} sur {quota}. Demandez-lui de faire de la place.",

@@ -294,6 +294,7 @@ export const uiNl: Table = {
   ui_password_too_short: "Het nieuwe wachtwoord moet minstens {min} tekens hebben.",
   ui_password_mismatch: "De twee nieuwe wachtwoorden verschillen.",
   ui_password_changed: "Uw wachtwoord is gewijzigd. Uw andere sessies zijn afgemeld.",
+  ui_password_changes_secret: "Wijzigen vervangt ook uw API-geheim: scripts en clients moeten dan het nieuwe gebruiken dat hieronder staat.",
   ui_user_quota_refused: "Deze overdracht ({requested}) zou uw quotum overschrijden: nog {left} van {quota} vrij. Sluit of verwijder eerdere overdrachten, of vraag een beheerder om meer ruimte.",
   ui_host_quota_refused: "De dienst heeft nu geen ruimte voor deze overdracht ({requested}): nog {left} van zijn quotum van {quota} vrij. Probeer een kleinere overdracht of later.",
   ui_guest_quota_refused: "Deze overdracht ({requested}) zou het quotum overschrijden van wie u heeft uitgenodigd: nog {left} van {quota} vrij. Vraag die persoon ruimte te maken.",
