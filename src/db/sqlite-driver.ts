@@ -11,7 +11,7 @@ import {
   SqliteQueryCompiler,
 } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DatabaseUnavailableError } from './errors';
+import { DatabaseUnavailableError, fromSqlite } from './errors';
 
 /** How long a statement waits for another process's write lock before the request fails (503). */
 export const BUSY_WAIT_MS = 30_000;
@@ -80,10 +80,14 @@ export class SqliteConnection implements DatabaseConnection {
   }
 
   private run<R>(sql: string, parameters: readonly unknown[]): QueryResult<R> {
-    const stmt = this.prepare(sql);
-    if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
-    const r = stmt.run(parameters);
-    return { numAffectedRows: BigInt(r.changes), insertId: BigInt(r.lastInsertRowid), rows: [] };
+    try {
+      const stmt = this.prepare(sql);
+      if (stmt.reader) return { rows: stmt.all(parameters) as R[] };
+      const r = stmt.run(parameters);
+      return { numAffectedRows: BigInt(r.changes), insertId: BigInt(r.lastInsertRowid), rows: [] };
+    } catch (e) {
+      throw fromSqlite(e);
+    }
   }
 
   /**
@@ -142,7 +146,11 @@ class FerrySqliteDriver implements Driver {
   }
 
   async commitTransaction(): Promise<void> {
-    this.connection.db.exec('COMMIT');
+    try {
+      this.connection.db.exec('COMMIT');
+    } catch (e) {
+      throw fromSqlite(e);
+    }
   }
 
   async rollbackTransaction(): Promise<void> {

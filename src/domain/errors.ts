@@ -131,10 +131,10 @@ export function retryAfterOf(err: ServiceError): number | null {
 }
 
 /**
- * True for a full disk, under the file data (ENOSPC, EDQUOT) or under the database (SQLite's SQLITE_FULL,
- * PostgreSQL's SQLSTATE 53100): answered 507 storage_not_enough_space_left.
+ * True for a full disk, under the file data or under the database: the adapters turn ENOSPC, EDQUOT, SQLite's
+ * SQLITE_FULL and PostgreSQL's SQLSTATE 53100 into 507 storage_not_enough_space_left (src/db/errors.ts,
+ * src/storage/errors.ts).
  */
 export function isOutOfSpace(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
-  return code === 'ENOSPC' || code === 'EDQUOT' || code === 'SQLITE_FULL' || code === '53100';
+  return err instanceof ServiceError && err.id === Errors.storageNotEnoughSpaceLeft.id;
 }

@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { Errors, isOutOfSpace, ServiceError } from '../../domain/errors';
+import { Errors, ServiceError } from '../../domain/errors';
 import type { Logger } from '../../log';
 import type { Context } from 'koa';
 import type { FerryState } from '../state';
@@ -65,7 +65,6 @@ export function toServiceError(err: unknown): ServiceError {
   const status = e?.status ?? e?.statusCode;
   // The client hung up mid-body (Node's 'aborted'): its mistake, not the server's.
   if (isClientAbort(err)) return Errors.badRequestBody('body ended early');
-  if (isOutOfSpace(err)) return Errors.storageNotEnoughSpaceLeft();
   if (status === 413 || e?.type === 'entity.too.large') return Errors.requestBodyTooLarge();
   // A library's own 4xx for a body it refused keeps the library's status under our id (415: a content type
   // the body parser does not read). These are the only statuses not taken from the catalogue.
