@@ -2,7 +2,8 @@
 // the same run: signed against unsigned ferry; FileSender's own client, filesender.py, against ferry and against
 // a sink doing the same work for the same client; memory with many signed uploads at once, and with many
 // connections holding bodies whose signature is not checked yet.
-// Run alone: `node scripts/bench/signed.mjs [--quick]` (needs dist/ferry). filesender.py is FileSender's
+// Run alone: `node scripts/bench/signed.mjs [--quick]` (needs dist/ferry; SIGNED_ROWS=pairs,py,memory picks rows,
+// ROUNDS=n the pairs). filesender.py is FileSender's
 // scripts/client/filesender.py (3.8), not shipped with ferry: its rows run when FILESENDER_PY names it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,7 +20,8 @@ const medianRun = (xs) => [...xs].sort((a, b) => a.wall - b.wall)[Math.floor(xs.
  * `rounds` alternating pairs (the order flips every round: the shared machine's load drifts), each row with
  * its ratio per round. `row(work, ferry, baseline, budget, each)` as in run.mjs.
  */
-export async function signedRows({ quick, dir, source, row, rounds = 5 }) {
+export async function signedRows({ quick, dir, source, row, rounds = 5, only = null }) {
+  const want = (part) => !only || only.includes(part);
   const size = quick ? 128 * MiB : GiB;
   fs.mkdirSync(path.join(dir, 'ferry-signed'));
   const ferry = await startFerry(path.join(dir, 'ferry-signed'), { upload_chunk_size: 5 * MiB });
@@ -36,28 +38,38 @@ export async function signedRows({ quick, dir, source, row, rounds = 5 }) {
       await deleteTransfer(ferry.url, t);
     };
     // One pair not counted: the first side of a run meets code not yet optimised and a disk still busy.
-    for (let r = 0; r <= rounds; r++) {
+    for (let r = 0; want('pairs') && r <= rounds; r++) {
       const sides = [side(runs.signed, secret), side(runs.plain, null)];
       for (const s of r % 2 ? sides.reverse() : sides) await s();
     }
     runs.signed.shift();
     runs.plain.shift();
-    row(`upload ${size / MiB} MiB signed vs unsigned ferry, ${rounds} pairs`, medianRun(runs.signed), medianRun(runs.plain), { min: 0.85, of: 'speed' }, pairs(runs.signed, runs.plain));
+    if (want('pairs')) row(`upload ${size / MiB} MiB signed vs unsigned ferry, ${rounds} pairs`, medianRun(runs.signed), medianRun(runs.plain), { min: 0.85, of: 'speed' }, pairs(runs.signed, runs.plain));
 
-    await filesenderPyRows({ ferry, dir, size: quick ? 256 * MiB : GiB, rounds: quick ? 1 : rounds, row, quick });
+    if (want('py')) await filesenderPyRows({ ferry, dir, size: quick ? 256 * MiB : GiB, rounds: quick ? 1 : rounds, row, quick });
 
-    // Many signed uploads at once: each chunk's HMAC is computed as it streams, nothing held whole.
-    const many = quick ? 20 : 60;
-    const each = quick ? 10 * MiB : 20 * MiB;
-    const ts = [];
-    for (let i = 0; i < many; i++) ts.push(await createTransfer(ferry.url, [each]));
-    const burst = await measure(fp, () => Promise.all(ts.map((t) => uploadFile(ferry.url, t, 0, source, 1, secret))), { fresh: { keep: [[source, each]] } });
-    for (const t of ts) await deleteTransfer(ferry.url, t);
-    row(`${many} signed uploads of ${each / MiB} MiB at once`, burst, null, { rss: 300, bytes: many * each });
+    // Memory rows on a server of their own, fresh: what the rows above left in the heap is not theirs.
+    await ferry.stop();
+    if (!want('memory')) return;
+    fs.mkdirSync(path.join(dir, 'ferry-memory'));
+    const mem = await startFerry(path.join(dir, 'ferry-memory'), { upload_chunk_size: 5 * MiB });
+    try {
+      const memSecret = JSON.parse(ferryCli(['remote-app', 'add', 'bench', '--json', '-c', mem.config]).trim().split('\n').pop()).secret;
+      // Many signed uploads at once: each chunk's HMAC is computed as it streams, nothing held whole.
+      const many = quick ? 20 : 60;
+      const each = quick ? 10 * MiB : 20 * MiB;
+      const ts = [];
+      for (let i = 0; i < many; i++) ts.push(await createTransfer(mem.url, [each]));
+      const burst = await measure(mem.proc.pid, () => Promise.all(ts.map((t) => uploadFile(mem.url, t, 0, source, 1, memSecret))), { fresh: { keep: [[source, each]] } });
+      for (const t of ts) await deleteTransfer(mem.url, t);
+      row(`${many} signed uploads of ${each / MiB} MiB at once`, burst, null, { rss: 300, bytes: many * each });
 
-    // Connections holding signed-looking bodies: all but the last byte of a 5 MiB chunk sent, never finished.
-    const held = quick ? 50 : 200;
-    row(`${held} connections holding signed chunk bodies not yet verified (all but their last byte)`, await holdingBodies(ferry, secret, held), null, { rss: 300, held: true });
+      // Connections holding signed-looking bodies: all but the last byte of a 5 MiB chunk sent, never finished.
+      const held = quick ? 50 : 200;
+      row(`${held} connections holding signed chunk bodies not yet verified (all but their last byte)`, await holdingBodies(mem, memSecret, held), null, { rss: 300, held: true });
+    } finally {
+      await mem.stop();
+    }
   } finally {
     await ferry.stop();
   }
@@ -155,7 +167,7 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const source = path.join(dir, 'source.bin');
     makeFile(source, quick ? 128 * MiB : GiB);
-    await signedRows({ quick, dir, source, row: (work, f, b, budget, each = []) => rows.push({ work, f, b, budget, each }), rounds: Number(process.env.ROUNDS ?? (quick ? 2 : 5)) });
+    await signedRows({ quick, dir, source, row: (work, f, b, budget, each = []) => rows.push({ work, f, b, budget, each }), rounds: Number(process.env.ROUNDS ?? (quick ? 2 : 5)), only: process.env.SIGNED_ROWS?.split(',') ?? null });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -62,7 +62,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     users: new UsersRepo(db, ctx),
     localAccounts: new LocalAccountsRepo(db),
     sessions: new SessionsRepo(db, ctx),
-    remoteApps: new RemoteAppsRepo(db),
+    remoteApps: new RemoteAppsRepo(db, ctx),
     signatures: new SignaturesRepo(db, ctx),
     loginFailures: new LoginFailuresRepo(db, ctx),
     loginDevices: new LoginDevicesRepo(db, ctx),

@@ -1,14 +1,18 @@
 import type { Selectable } from 'kysely';
 import type { RemoteApp, RemoteAppRepository } from '../domain/ports';
-import { affected, Db } from './context';
+import { affected, runSql, type Db, type RepoContext } from './context';
 import type { RemoteAppsTable } from './schema';
 
 /** Remote applications: name, shared secret (HMAC needs it in clear), the previous secret during a grace period. */
 export class RemoteAppsRepo implements RemoteAppRepository {
-  constructor(private readonly db: Db) {}
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
 
   async get(name: string): Promise<RemoteApp | undefined> {
-    const r = await this.db.selectFrom('remote_apps').selectAll().where('name', '=', name).executeTakeFirst();
+    // Fixed SQL text: read for every signed request, each chunk of an upload (building the query cost more than running it).
+    const [r] = await runSql<Selectable<RemoteAppsTable>>(this.db, this.ctx, 'SELECT * FROM remote_apps WHERE name = ?', [name]);
     return r && toApp(r);
   }
 

@@ -1,5 +1,8 @@
 import type { SignatureRepository } from '../domain/ports';
-import type { Db, RepoContext } from './context';
+import { runSql, type Db, type RepoContext } from './context';
+
+const USE_SIGNATURE =
+  'INSERT INTO used_signatures (signature, expires) VALUES (?, ?) ON CONFLICT (signature) DO UPDATE SET expires = ? WHERE used_signatures.expires < ? RETURNING signature';
 
 /**
  * Expired signatures are swept at most this often (seconds): the sweep is a range delete under the write
@@ -24,12 +27,8 @@ export class SignaturesRepo implements SignatureRepository {
       sweep.last = now;
       await this.db.deleteFrom('used_signatures').where('expires', '<', now).execute();
     }
-    const rows = await this.db
-      .insertInto('used_signatures')
-      .values({ signature, expires })
-      .onConflict((oc) => oc.column('signature').doUpdateSet({ expires }).where('used_signatures.expires', '<', now))
-      .returning('signature')
-      .execute();
+    // Fixed SQL text, not built per call: one runs for every signed chunk (building it cost more than running it).
+    const rows = await runSql<{ signature: string }>(this.db, this.ctx, USE_SIGNATURE, [signature, expires, expires, now]);
     return rows.length > 0;
   }
 

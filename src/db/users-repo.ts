@@ -1,5 +1,5 @@
 import type { UserRecord, UserRepository } from '../domain/ports';
-import { affected, atomically, Db, firstRow, RepoContext, rows, selectSql } from './context';
+import { affected, atomically, Db, firstRow, RepoContext, rows, runSql, selectSql } from './context';
 
 /** How long a user's stored e-mails are taken as known without reading them again (another process may change them). */
 const SEEN_MS = 1000;
@@ -97,7 +97,8 @@ export class UsersRepo implements UserRepository {
   }
 
   async remoteSecret(id: string): Promise<string | null> {
-    const r = await firstRow(this.db, this.ctx, this.db.selectFrom('users').select('remote_secret').where('id', '=', id));
+    // Fixed SQL text: read for every request a user signs, each chunk of an upload.
+    const [r] = await runSql<{ remote_secret: string | null }>(this.db, this.ctx, 'SELECT remote_secret FROM users WHERE id = ?', [id]);
     return r?.remote_secret ?? null;
   }
 

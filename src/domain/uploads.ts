@@ -139,7 +139,8 @@ export class UploadsService {
   async writeChunk(actor: Actor, t: Transfer, f0: FileRecord, c: ChunkRequest): Promise<FileRecord> {
     this.checkChunk(t, f0, c);
     const span = t.encryption ? Math.min(t.encryption.chunkSize, f0.size - c.offset) : Math.min(this.chunkLimit(), f0.size - c.offset);
-    const end = c.offset + Math.max(c.size ?? span, span, 1);
+    // In plaintext offsets, as ranges are recorded (an encrypted chunk's body is 32 octets longer than its range).
+    const end = c.offset + Math.max(t.encryption ? span : (c.size ?? span), 1);
     // One writer at a time per byte on this node: a chunk overlapping one on its way waits (its socket unread),
     // then sees what that one recorded. Recorded bytes are never written again, so no write can land in a
     // file being completed or complete.

@@ -79,6 +79,7 @@ function hmacMatches({ secrets, heads, memory, offset, length, given }) {
   }
   return false;
 }
+let hmacBlock = null;
 // A signed chunk as written to its file, read back (from the page cache) in blocks: the index of the first head
 // whose HMAC under one of the secrets is the signature given, or -1.
 function hmacOfFile({ file, offset, length, secrets, heads, given }) {
@@ -88,7 +89,10 @@ function hmacOfFile({ file, offset, length, secrets, heads, given }) {
   if (length > 0) {
     for (const x of hmacs) x.h.update(AMP);
     const fd = fs.openSync(file, 'r');
-    const buf = Buffer.allocUnsafeSlow(Math.min(BLOCK * 4, length));
+    // One buffer for the thread's life: a new one per chunk is memory outside the heap that this thread, which
+    // allocates little else, would free only at some rare collection (60 signed uploads: +160 MiB RSS).
+    hmacBlock ??= Buffer.allocUnsafeSlow(BLOCK * 4);
+    const buf = hmacBlock;
     try {
       for (let pos = 0; pos < length; ) {
         const n = fs.readSync(fd, buf, 0, Math.min(buf.length, length - pos), offset + pos);
