@@ -144,8 +144,12 @@ export class UploadsService {
     // One writer at a time per byte on this node: a chunk overlapping one on its way waits (its socket unread),
     // then sees what that one recorded. Recorded bytes are never written again, so no write can land in a
     // file being completed or complete.
-    const { waited, release } = await this.exclusive(f0.id, c.offset, end);
+    const body = c.body;
+    // A client that goes away while its chunk waits is not waited for any longer.
+    const gone = Buffer.isBuffer(body) ? null : new Promise<void>((r) => (body.destroyed ? r() : body.once('close', () => r())));
+    const { waited, release } = await this.exclusive(f0.id, c.offset, end, gone);
     try {
+      if (waited && !Buffer.isBuffer(body) && body.destroyed) throw Errors.badRequestBody('body ended early');
       const f = waited ? await this.getFile(f0.id) : f0;
       if (waited) this.checkChunk(t, f, c);
       const guard: ChunkGuard = { keep: keptRanges(t, f, c.offset), ...(c.signed ? { signed: c.signed } : {}) };
@@ -156,13 +160,15 @@ export class UploadsService {
     }
   }
 
-  private async exclusive(fileId: number, start: number, end: number): Promise<{ waited: boolean; release: () => void }> {
+  private async exclusive(fileId: number, start: number, end: number, gone: Promise<void> | null): Promise<{ waited: boolean; release: () => void }> {
     let waited = false;
-    for (let round = 0; round < 10_000; round++) {
+    let left = false;
+    void gone?.then(() => (left = true));
+    for (let round = 0; round < 10_000 && !left; round++) {
       const busy = (this.writing.get(fileId) ?? []).filter((w) => w.start < end && w.end > start);
       if (busy.length === 0) break;
       waited = true;
-      await Promise.race(busy.map((w) => w.done));
+      await Promise.race([...busy.map((w) => w.done), ...(gone ? [gone] : [])]);
     }
     let done!: () => void;
     const entry = { start, end, done: new Promise<void>((r) => (done = r)) };

@@ -44,6 +44,8 @@ export class AbortedError extends Error {
 export function writeStreamAt(h: FileHandle, data: Readable, offset: number, expected: number, guard?: ChunkGuard): Promise<number> {
   const keep = guard?.keep ?? [];
   const signed = guard?.signed;
+  // A body whose client already went away (it waited for another chunk): its 'close' has passed.
+  if (data.destroyed && !data.readableEnded) return Promise.reject(new AbortedError());
   return new Promise((resolve, reject) => {
     let pos = offset;
     let queued: Buffer[] = [];
