@@ -165,11 +165,13 @@ test('encrypted files are never put into a server-made archive', async () => {
   const one = await fetch(`${s.url}/download?token=${token}&files_ids=${t.files[1].id}`);
   assert.is(one.status, 200);
   assert.is(Number(one.headers.get('content-length')), 300 + 32);
-  // The recipient's page offers no archive, says why, and links each file on its own.
+  // The recipient's page offers no archive, says the files are encrypted, and never offers an encrypted file's
+  // bytes as if they were the file: each waits for the password (decrypted in the browser as it is saved).
   const page = await (await fetch(`${s.url}/?s=download&token=${token}`)).text();
-  assert.match(page, /end-to-end encrypted/);
+  assert.match(page, /encrypted end to end/);
   assert.not.match(page, /archive_format/);
-  for (const f of t.files) assert.ok(page.includes(`files_ids=${f.id}"`), `link to file ${f.id}`);
+  for (const f of t.files) assert.not.ok(page.includes(`files_ids=${f.id}" download`), `no plain link to file ${f.id}`);
+  assert.is(page.split('Encrypted: enter the password above to save it.').length - 1, t.files.length, 'each file waits for the password');
 });
 
 test('chunks: whole and aligned only; a re-encrypted chunk (resume) is accepted again; sizes count ciphertext', async () => {
