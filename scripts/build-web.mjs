@@ -21,7 +21,11 @@ const result = await esbuild.build({
   absWorkingDir: root,
   // Workers are files of their own (a worker's script is loaded by URL): the download page's service worker
   // and the upload page's encrypting worker.
-  entryPoints: { app: 'web/main.tsx', 'download-sw': 'web/download-sw.ts', 'encrypt-worker': 'web/e2ee/encrypt-worker.ts' },
+  entryPoints: {
+    app: 'web/main.tsx',
+    'download-sw': 'web/download-sw.ts',
+    'encrypt-worker': 'web/e2ee/encrypt-worker.ts',
+  },
   bundle: true,
   outdir: out,
   format: 'iife',
@@ -44,7 +48,10 @@ await esbuild.build({
   logLevel: 'warning',
 });
 fs.writeFileSync(path.join(out, 'favicon.ico'), favicon());
-const files = fs.readdirSync(out).filter((f) => f !== 'manifest.json').sort();
+const files = fs
+  .readdirSync(out)
+  .filter((f) => f !== 'manifest.json')
+  .sort();
 fs.writeFileSync(path.join(out, 'manifest.json'), JSON.stringify({ files }, null, 1) + '\n');
 const sizes = files.map((f) => `${f} ${(fs.statSync(path.join(out, f)).size / 1024).toFixed(1)} KiB`).join(', ');
 console.log(`web assets: ${sizes} → ${path.relative(root, out) || out} (${Date.now() - started} ms)`);

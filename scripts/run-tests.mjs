@@ -15,7 +15,17 @@ import { reexecOnProjectNode } from './project-node.mjs';
 await reexecOnProjectNode();
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
-const ALL = ['lint', 'unit', 'http', 'http-postgres', 'adversarial', 'adversarial-postgres', 'storage', 'e2e', 'browser'];
+const ALL = [
+  'lint',
+  'unit',
+  'http',
+  'http-postgres',
+  'adversarial',
+  'adversarial-postgres',
+  'storage',
+  'e2e',
+  'browser',
+];
 // The HTTP suite runs twice: on SQLite and the filesystem, and on a real PostgreSQL the tests start
 // (test/helpers/system/postgres.ts). `http-s3`, named alone, runs it with file data on a real S3 server
 // (test/helpers/system/s3.ts); it is not among the groups `npm test` runs until every file passes there. A file
@@ -24,7 +34,11 @@ const ALL = ['lint', 'unit', 'http', 'http-postgres', 'adversarial', 'adversaria
 // disks, batches of statements, guests withdrawn in a unit of work) run on PostgreSQL too.
 const VARIANTS = {
   'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } },
-  'adversarial-postgres': { dir: 'adversarial', env: { FERRY_TEST_DB: 'postgres' }, only: /^(signed-chunks|hardening-)/ },
+  'adversarial-postgres': {
+    dir: 'adversarial',
+    env: { FERRY_TEST_DB: 'postgres' },
+    only: /^(signed-chunks|hardening-)/,
+  },
   'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' } },
 };
 const args = process.argv.slice(2);
@@ -34,20 +48,27 @@ let failed = 0;
 
 // Suites that start dist/ferry: e2e, browser, and a few adversarial ones that crash the process on purpose.
 // build.sh is a quick check when nothing changed, and rebuilds when any source did.
-const needsBinary = groups.some((g) => /^(e2e|browser|adversarial)\b/.test(g) || /test\/(e2e|browser|adversarial)\//.test(g));
+const needsBinary = groups.some(
+  (g) => /^(e2e|browser|adversarial)\b/.test(g) || /test\/(e2e|browser|adversarial)\//.test(g),
+);
 if (needsBinary) {
   const started = Date.now();
   const b = spawnSync(path.join(root, 'build.sh'), [], { cwd: root, encoding: 'utf8' });
   if (b.status !== 0) {
     failed += 1;
-    console.log(`build.sh failed (exit ${b.status}); the suites that run dist/ferry will fail too:\n${b.stdout}${b.stderr}`);
+    console.log(
+      `build.sh failed (exit ${b.status}); the suites that run dist/ferry will fail too:\n${b.stdout}${b.stderr}`,
+    );
   } else {
     console.log(`${b.stdout.trim().split('\n').pop()} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
   }
 }
 
 const { tsImport } = await import('tsx/esm/api');
-const { partsOfGroup, MissingPart, installMissingPart } = await tsImport('../test/helpers/system/parts.ts', import.meta.url);
+const { partsOfGroup, MissingPart, installMissingPart } = await tsImport(
+  '../test/helpers/system/parts.ts',
+  import.meta.url,
+);
 
 /**
  * Finds every system part the group needs; prints what was found, or installs what is missing when this process
@@ -77,14 +98,20 @@ async function partsReady(group) {
 /** The formatter, the linter and the import rules (`npm run lint`): one check, counted as one test. */
 function lint() {
   const started = Date.now();
-  const r = spawnSync('npm', ['run', '-s', 'lint'], { cwd: root, encoding: 'utf8', env: { ...process.env, FORCE_COLOR: '0' } });
+  const r = spawnSync('npm', ['run', '-s', 'lint'], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: '0' },
+  });
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   if (r.status === 0) {
     passed += 1;
     console.log(`lint: clean (${seconds}s)`);
   } else {
     failed += 1;
-    console.log(`lint: FAILED (exit ${r.status}, ${seconds}s); \`npm run format\` fixes the format\n${`${r.stdout}${r.stderr}`.slice(-6000)}`);
+    console.log(
+      `lint: FAILED (exit ${r.status}, ${seconds}s); \`npm run format\` fixes the format\n${`${r.stdout}${r.stderr}`.slice(-6000)}`,
+    );
   }
 }
 
@@ -97,7 +124,11 @@ for (const group of groups) {
   const dir = path.join(root, 'test', variant.dir);
   const isDir = fs.existsSync(dir) && fs.statSync(dir).isDirectory();
   const files = isDir
-    ? fs.readdirSync(dir).filter((f) => f.endsWith('.test.ts') && (!variant.only || variant.only.test(f))).sort().map((f) => path.join(dir, f))
+    ? fs
+        .readdirSync(dir)
+        .filter((f) => f.endsWith('.test.ts') && (!variant.only || variant.only.test(f)))
+        .sort()
+        .map((f) => path.join(dir, f))
     : [path.resolve(group)];
   const groupName = isDir ? group : path.basename(path.dirname(path.resolve(group)));
   if (!(await partsReady(groupName))) {
@@ -105,7 +136,9 @@ for (const group of groups) {
     continue;
   }
   for (const file of files) {
-    const rel = path.relative(root, file) + (Object.keys(variant.env).length ? ` [${Object.values(variant.env).join(', ')}]` : '');
+    const rel =
+      path.relative(root, file) +
+      (Object.keys(variant.env).length ? ` [${Object.values(variant.env).join(', ')}]` : '');
     if (!fs.existsSync(file)) {
       failed += 1;
       console.log(`${rel}: no such test file or group (groups: ${ALL.join(' ')})`);
@@ -132,7 +165,9 @@ for (const group of groups) {
     passed += ok;
     failed += total - ok;
     const bad = total - ok > 0 || r.status !== 0;
-    console.log(`${rel}: ${ok}/${total} passed${skipped ? `, ${skipped} SKIPPED (counted as failed)` : ''} (${((Date.now() - started) / 1000).toFixed(1)}s)`);
+    console.log(
+      `${rel}: ${ok}/${total} passed${skipped ? `, ${skipped} SKIPPED (counted as failed)` : ''} (${((Date.now() - started) / 1000).toFixed(1)}s)`,
+    );
     if (bad) {
       if (total - ok === 0) failed += 1;
       console.log(out.slice(-6000));

@@ -108,7 +108,11 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const clock = opts.clock ?? systemClock;
   const ids = cryptoIds;
   let settings: Settings | null = null;
-  const db = await openDatabase({ dataDir: config.data_dir, url: config.database_url, auditEnabled: () => settings?.get().auditlog_enabled ?? config.auditlog_enabled });
+  const db = await openDatabase({
+    dataDir: config.data_dir,
+    url: config.database_url,
+    auditEnabled: () => settings?.get().auditlog_enabled ?? config.auditlog_enabled,
+  });
   const { repos, uow } = db;
   settings = new Settings(config, repos.overrides);
   await settings.reload();
@@ -118,20 +122,31 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
 
   // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs); with no
   // transport at all, into the built-in inbox's folder.
-  const route: MailRoute = opts.mailTransportUrl !== undefined ? { kind: 'smtp', url: opts.mailTransportUrl } : mailRoute(config.mail, config.data_dir);
+  const route: MailRoute =
+    opts.mailTransportUrl !== undefined
+      ? { kind: 'smtp', url: opts.mailTransportUrl }
+      : mailRoute(config.mail, config.data_dir);
   // Where the mail is kept instead of delivered, for the admins' banner and viewer; null when it is delivered.
   const mailInbox = config.mail.sink?.dir ?? (route.kind === 'inbox' ? route.dir : null);
   // Built always (cheap), exposed only when config.metrics allows someone; a registry of this instance's own.
   // The sources are read at scrape time; hashThread and fileStore are assigned below, before any request.
   const metrics = new Metrics({
     transfersByStatus: async () => {
-      const rows = await db.query<{ status: string; n: number | string }>('SELECT status, COUNT(*) AS n FROM transfers GROUP BY status');
+      const rows = await db.query<{ status: string; n: number | string }>(
+        'SELECT status, COUNT(*) AS n FROM transfers GROUP BY status',
+      );
       return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
     },
-    mailQueueDepth: async () => Number((await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM mail_queue WHERE status = 'pending'`))[0]?.n ?? 0),
+    mailQueueDepth: async () =>
+      Number(
+        (await db.query<{ n: number | string }>(`SELECT COUNT(*) AS n FROM mail_queue WHERE status = 'pending'`))[0]
+          ?.n ?? 0,
+      ),
     hashingBacklog: () => hashThread.pending,
   });
-  const mailTransport = metrics.countedTransport(route.kind === 'smtp' ? smtpTransport(route.url) : inboxTransport(route.dir));
+  const mailTransport = metrics.countedTransport(
+    route.kind === 'smtp' ? smtpTransport(route.url) : inboxTransport(route.dir),
+  );
   const mailQueue = new MailQueue(repos.mailQueue, repos.trackingErrors, mailTransport, clock, log);
   const notifier = new MailNotifier(cfg, () => mailQueue.kick(), clock);
   const guestLimits = () => {
@@ -140,12 +155,26 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   const guests = new GuestsService({ repos, uow, notifier, clock, ids });
 
-  const identity = await buildIdentityProviders(config, { accounts, users, clock, baseUrl: () => cfg.get().base_url, logLine: (l) => log.info(l) });
+  const identity = await buildIdentityProviders(config, {
+    accounts,
+    users,
+    clock,
+    baseUrl: () => cfg.get().base_url,
+    logLine: (l) => log.info(l),
+  });
   // The spec's evaluation order: guest token, service provider (the providers that vouch for each request,
   // then the sessions the others' sign-ins made), remote application, remote user.
   const authenticators: Authenticator[] = [new GuestTokenAuthenticator((t) => repos.guests.findByToken(t), clock)];
   authenticators.push(...identity.authenticators());
-  if (identity.signsIn) authenticators.push(new SessionServiceProvider(repos.sessions, users, clock, (id) => (identity.get(id)?.style ?? 'proxy') !== 'proxy'));
+  if (identity.signsIn)
+    authenticators.push(
+      new SessionServiceProvider(
+        repos.sessions,
+        users,
+        clock,
+        (id) => (identity.get(id)?.style ?? 'proxy') !== 'proxy',
+      ),
+    );
   // Uploads' digests and signed chunks' HMACs are computed beside the event loop.
   const hashThread = new HashThread();
   // Signed chunks are checked as stored on threads of normal priority: the client waits for the answer.
@@ -157,14 +186,20 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     maxFuture: config.auth.signature_max_future_s,
     check: threadedSignatureCheck(hashThread, bodyPool),
     stored: ((file, offset, length, secrets, heads, given) =>
-      signedChunkThread.call<{ index: number }>({ op: 'hmacFile', file, offset, length, secrets, heads, given }).then((r) => r.index)) as StoredHmac,
+      signedChunkThread
+        .call<{ index: number }>({ op: 'hmacFile', file, offset, length, secrets, heads, given })
+        .then((r) => r.index)) as StoredHmac,
   };
-  if (config.auth.remote_application_enabled) authenticators.push(new RemoteApplicationAuthenticator(repos.remoteApps, repos.signatures, users, sig, clock));
-  if (config.auth.remote_user_enabled) authenticators.push(new RemoteUserAuthenticator(repos.users, repos.signatures, users, sig, clock));
+  if (config.auth.remote_application_enabled)
+    authenticators.push(new RemoteApplicationAuthenticator(repos.remoteApps, repos.signatures, users, sig, clock));
+  if (config.auth.remote_user_enabled)
+    authenticators.push(new RemoteUserAuthenticator(repos.users, repos.signatures, users, sig, clock));
 
   const fileStore = await buildFileStore(config, hashThread);
   // Stores that cannot hash during uploads get each completed file's SHA-256 in the background, on any node.
-  const digestJobs = hasUploadHashing(fileStore) ? null : new DigestJobs(repos, fileStore, clock, (e) => log.error(`SHA-256 of a completed file: ${e.message}`));
+  const digestJobs = hasUploadHashing(fileStore)
+    ? null
+    : new DigestJobs(repos, fileStore, clock, (e) => log.error(`SHA-256 of a completed file: ${e.message}`));
   const transferLimits = () => {
     const c = cfg.get();
     return {
@@ -177,14 +212,55 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   const encryptionPolicy = () => {
     const c = cfg.get();
-    return { enabled: c.encryption_enabled, mandatory: c.encryption_mandatory, defaultIterations: c.encryption_password_hash_iterations, chunkSize: c.upload_chunk_size };
+    return {
+      enabled: c.encryption_enabled,
+      mandatory: c.encryption_mandatory,
+      defaultIterations: c.encryption_password_hash_iterations,
+      chunkSize: c.upload_chunk_size,
+    };
   };
-  const usage = new UsageService({ repos, files: fileStore, clock, limits: () => ({ userQuota: cfg.get().user_quota, hostQuota: cfg.get().host_quota }) });
+  const usage = new UsageService({
+    repos,
+    files: fileStore,
+    clock,
+    limits: () => ({ userQuota: cfg.get().user_quota, hostQuota: cfg.get().host_quota }),
+  });
   // Completions that outlive their request (a file in many parts on S3) are finished by any node.
   let assemblyJobs: AssemblyJobs | null = null;
-  const transfers = new TransfersService({ repos, uow, files: fileStore, notifier, guests, clock, ids, limits: transferLimits, usage, chunkSize: () => cfg.get().upload_chunk_size, assembleLater: () => void assemblyJobs?.kick() });
-  const uploads = new UploadsService({ repos, uow, files: fileStore, guests, clock, chunkLimit: () => cfg.get().upload_chunk_size, digestLater: () => void digestJobs?.kick(), assembleLater: () => void assemblyJobs?.kick() });
-  const recipients = new RecipientsService({ repos, uow, files: fileStore, transfers, notifier, guests, clock, ids, maxRecipients: () => cfg.get().max_transfer_recipients });
+  const transfers = new TransfersService({
+    repos,
+    uow,
+    files: fileStore,
+    notifier,
+    guests,
+    clock,
+    ids,
+    limits: transferLimits,
+    usage,
+    chunkSize: () => cfg.get().upload_chunk_size,
+    assembleLater: () => void assemblyJobs?.kick(),
+  });
+  const uploads = new UploadsService({
+    repos,
+    uow,
+    files: fileStore,
+    guests,
+    clock,
+    chunkLimit: () => cfg.get().upload_chunk_size,
+    digestLater: () => void digestJobs?.kick(),
+    assembleLater: () => void assemblyJobs?.kick(),
+  });
+  const recipients = new RecipientsService({
+    repos,
+    uow,
+    files: fileStore,
+    transfers,
+    notifier,
+    guests,
+    clock,
+    ids,
+    maxRecipients: () => cfg.get().max_transfer_recipients,
+  });
   const downloads = new DownloadsService({ repos, uow, notifier, clock });
   if (hasMultipartUploads(fileStore)) {
     assemblyJobs = new AssemblyJobs(
@@ -201,8 +277,23 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     );
   }
   const sharing = new SharingService({ repos, uow, clock });
-  const reminders = new AutomaticReminders({ repos, uow, notifier, clock, marks: () => ({ transfer: cfg.get().transfer_automatic_reminder, guest: cfg.get().guest_automatic_reminder }) });
-  const purge = new PurgeService({ repos, uow, files: fileStore, guests, notifier, lifetimeDays: () => cfg.get().auditlog_lifetime_days, clock, reminders });
+  const reminders = new AutomaticReminders({
+    repos,
+    uow,
+    notifier,
+    clock,
+    marks: () => ({ transfer: cfg.get().transfer_automatic_reminder, guest: cfg.get().guest_automatic_reminder }),
+  });
+  const purge = new PurgeService({
+    repos,
+    uow,
+    files: fileStore,
+    guests,
+    notifier,
+    lifetimeDays: () => cfg.get().auditlog_lifetime_days,
+    clock,
+    reminders,
+  });
 
   const services: Services = {
     purge,
@@ -220,7 +311,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
     ...(hasUploadHashing(fileStore)
-      ? { storedDigest: { ahead: (f, upTo) => fileStore.digestAhead(f.transferId, f.uid, upTo), digest: async (f, size) => (await fileStore.digest(f.transferId, f.uid, size)).sha256 } }
+      ? {
+          storedDigest: {
+            ahead: (f, upTo) => fileStore.digestAhead(f.transferId, f.uid, upTo),
+            digest: async (f, size) => (await fileStore.digest(f.transferId, f.uid, size)).sha256,
+          },
+        }
       : {}),
     chunkKeys: fileKeyChecker((id) => repos.transfers.fileUids(id)),
     settings: cfg,
@@ -244,21 +340,37 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   registerWebPages(pages);
   pages.register('mail-sink', mailSinkPage);
   pages.register('download', downloadPage);
-  const routes: RouteModule[] = [userRoutes, configRoutes, guestRoutes, transferRoutes, fileRoutes, legacyUploadRoutes, recipientRoutes, frequentRecipientRoutes, downloadRoutes];
+  const routes: RouteModule[] = [
+    userRoutes,
+    configRoutes,
+    guestRoutes,
+    transferRoutes,
+    fileRoutes,
+    legacyUploadRoutes,
+    recipientRoutes,
+    frequentRecipientRoutes,
+    downloadRoutes,
+  ];
   const readinessChecks: ReadinessCheck[] = [
     // A read of a real table, not `SELECT 1`: on SQLite that would answer without touching the file.
     { name: 'database', check: async () => void (await db.query('SELECT id FROM transfers LIMIT 1')) },
     { name: 'store', check: () => fileStore.check() },
   ];
   // The SMTP server answers, or the built-in inbox's folder is writable.
-  if (mailTransport.verify) readinessChecks.push({ name: 'mail', check: () => mailTransport.verify!(), cacheMs: MAIL_CHECK_CACHE_MS });
+  if (mailTransport.verify)
+    readinessChecks.push({ name: 'mail', check: () => mailTransport.verify!(), cacheMs: MAIL_CHECK_CACHE_MS });
   routes.push(
     opsRoutes({
       metrics: config.metrics ? { registry: metrics, allowed: allowList(config.metrics.allow) } : null,
       readiness: new Readiness(readinessChecks),
     }),
   );
-  const http = buildHttpApp(services, { routes, pages, extraRouters: [assetRouter(), loginRouter(), loginRoutes()], observe: metrics.middleware() });
+  const http = buildHttpApp(services, {
+    routes,
+    pages,
+    extraRouters: [assetRouter(), loginRouter(), loginRoutes()],
+    observe: metrics.middleware(),
+  });
   const stoppers: (() => void | Promise<void>)[] = [];
 
   return {
@@ -270,19 +382,27 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     start() {
       log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);
       const st = config.storage;
-      log.info(`files: ${st.type === 's3' ? `S3 bucket ${st.bucket} at ${st.endpoint}${st.prefix ? `, prefix ${st.prefix}` : ''}` : path.join(config.data_dir, 'files')}`);
+      log.info(
+        `files: ${st.type === 's3' ? `S3 bucket ${st.bucket} at ${st.endpoint}${st.prefix ? `, prefix ${st.prefix}` : ''}` : path.join(config.data_dir, 'files')}`,
+      );
       log.info(
         route.kind === 'smtp'
           ? `mail: via ${redactTransportUrl(route.url)}`
           : `mail: kept in the built-in inbox ${route.dir}, not delivered (read it at ${cfg.get().base_url}/?s=mail-sink; set mail.transport to deliver it)`,
       );
       mailQueue.start();
-      if (config.purge_interval_s > 0) stoppers.push(startPurgeTimer(purge, db.locks, config, log, (o) => {
-        metrics.purgeOutcome(o);
-        // The storage-over-time chart gets a sample a day even when no admin looks.
-        usage.sampleStorage().catch((e: Error) => log.error(`storage sample: ${e.message}`));
-      }));
-      const reload = setInterval(() => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)), SETTINGS_RELOAD_MS);
+      if (config.purge_interval_s > 0)
+        stoppers.push(
+          startPurgeTimer(purge, db.locks, config, log, (o) => {
+            metrics.purgeOutcome(o);
+            // The storage-over-time chart gets a sample a day even when no admin looks.
+            usage.sampleStorage().catch((e: Error) => log.error(`storage sample: ${e.message}`));
+          }),
+        );
+      const reload = setInterval(
+        () => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)),
+        SETTINGS_RELOAD_MS,
+      );
       reload.unref();
       stoppers.push(() => clearInterval(reload));
       if (assemblyJobs) {
@@ -329,7 +449,8 @@ const PROVIDER_KINDS: { [T in SpConfig['type']]: ProviderKind<Extract<SpConfig, 
 
 async function buildIdentityProviders(config: Config, deps: ProviderDeps): Promise<IdentityProviders> {
   const list: IdentityProvider[] = [];
-  for (const c of providerConfigs(config.auth.sp)) list.push(await (PROVIDER_KINDS[c.type] as ProviderKind<SpConfig, ProviderDeps>).create(c, deps));
+  for (const c of providerConfigs(config.auth.sp))
+    list.push(await (PROVIDER_KINDS[c.type] as ProviderKind<SpConfig, ProviderDeps>).create(c, deps));
   return new IdentityProviders(list);
 }
 
@@ -342,13 +463,16 @@ async function buildFileStore(config: Config, hashThread: HashThread): Promise<F
   const s = config.storage;
   if (s.type === 'fs') return new FsFileStore(path.join(config.data_dir, 'files'), new WorkerHasher(hashThread));
   const { S3FileStore } = await import('./storage/s3-store');
-  return new S3FileStore({
-    endpoint: s.endpoint,
-    bucket: s.bucket,
-    region: s.region,
-    prefix: s.prefix,
-    forcePathStyle: s.force_path_style,
-    accessKeyId: s.access_key_id ?? '',
-    secretAccessKey: s.secret_access_key ?? '',
-  }, { maxParts: s.max_parts });
+  return new S3FileStore(
+    {
+      endpoint: s.endpoint,
+      bucket: s.bucket,
+      region: s.region,
+      prefix: s.prefix,
+      forcePathStyle: s.force_path_style,
+      accessKeyId: s.access_key_id ?? '',
+      secretAccessKey: s.secret_access_key ?? '',
+    },
+    { maxParts: s.max_parts },
+  );
 }

@@ -131,14 +131,16 @@ export function createLogger(opts: { format?: LogFormat; file?: string | null; q
   };
   const stamp = () => new Date().toISOString();
   const textLine = (msg: string) => `${stamp()} ${msg}\n`;
-  const jsonLine = (level: string, msg: string, fields?: Record<string, unknown>) => `${JSON.stringify({ time: stamp(), level, msg, ...(fields ?? {}) })}\n`;
+  const jsonLine = (level: string, msg: string, fields?: Record<string, unknown>) =>
+    `${JSON.stringify({ time: stamp(), level, msg, ...(fields ?? {}) })}\n`;
   return {
     info: (msg, fields) => info(json ? jsonLine('info', msg, fields) : textLine(msg)),
     error: (msg, fields) => {
       flush();
       sink.err(json ? jsonLine('error', msg, fields) : textLine(msg));
     },
-    request: (e) => info(json ? jsonLine('info', 'request', { ...e, ms: Math.round(e.ms * 10) / 10 }) : textLine(requestLine(e))),
+    request: (e) =>
+      info(json ? jsonLine('info', 'request', { ...e, ms: Math.round(e.ms * 10) / 10 }) : textLine(requestLine(e))),
     reopen: () => {
       flush();
       fileSink?.reopen();
@@ -161,7 +163,8 @@ export const silentLogger: Logger = { info: () => {}, error: () => {} };
  * Query arguments whose values are secrets or bearer tokens: they never reach a log line. An identity
  * provider's answer carries an authorization code, its state, and SAML's messages; its logout an ID token.
  */
-const SECRET_ARGS = /^(token|vid|key|signature|secret|password|callback_secret|roundtriptoken|code|state|id_token_hint|SAMLResponse|SAMLRequest|RelayState)$/i;
+const SECRET_ARGS =
+  /^(token|vid|key|signature|secret|password|callback_secret|roundtriptoken|code|state|id_token_hint|SAMLResponse|SAMLRequest|RelayState)$/i;
 
 export function redactQuery(rawQuery: string): string {
   if (!rawQuery) return '';

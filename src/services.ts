@@ -3,7 +3,14 @@ import type { BodyPool } from './util/body-pool';
 import type { Settings } from './config/settings';
 import type { Logger } from './log';
 import type { Authenticator } from './auth/principal';
-import type { Clock, Locks, MailDeliveryReader, MailOutbox, PositionalReader, TrackingErrorRepository } from './domain/ports';
+import type {
+  Clock,
+  Locks,
+  MailDeliveryReader,
+  MailOutbox,
+  PositionalReader,
+  TrackingErrorRepository,
+} from './domain/ports';
 import type { GuestLimits } from './domain/guest-input';
 import type { TransferLimits } from './domain/transfer-input';
 import type { EncryptionPolicy } from './domain/encryption-input';
@@ -82,7 +89,10 @@ export interface Services {
    * more hashing than it sent), `digest` answers for the first `size`. Absent when the store cannot: downloads
    * then hash on the event loop as they send.
    */
-  storedDigest?: { ahead(file: FileRecord, upTo: number): void; digest(file: FileRecord, size: number): Promise<string> };
+  storedDigest?: {
+    ahead(file: FileRecord, upTo: number): void;
+    digest(file: FileRecord, size: number): Promise<string>;
+  };
   /** `ferry verify`: every stored file read and compared with its recorded SHA-256 (src/domain/verify.ts). */
   verifyStoredFiles: (onProgress?: (p: VerifyProgress) => void) => Promise<VerifyReport>;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */

@@ -43,7 +43,9 @@ async function boot(): Promise<void> {
   const api = new Api({ base, securityToken: meta('ferry-security-token') || null, query: vid ? { vid } : {} });
   // Before anything is awaited: a language chosen while the translations load must still apply.
   enhanceLangSwitch(api, Boolean(meta('ferry-security-token')));
-  const table = await api.get<Record<string, string>>('/lang', { query: { lang } }).catch(() => ({}) as Record<string, string>);
+  const table = await api
+    .get<Record<string, string>>('/lang', { query: { lang } })
+    .catch(() => ({}) as Record<string, string>);
   const t = translator(table, lang);
   if (page === 'login') return enhanceLogin(api, t, base);
   const View = VIEWS[page];

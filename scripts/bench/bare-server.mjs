@@ -127,8 +127,14 @@ let nextId = 1;
 /** filesender.py's calls: the signed string is `<method>&<host><path>?<sorted k=v, decoded>[&<body>]`. */
 async function filesenderCall(req, res, url) {
   const p = url.pathname.slice('/rest.php'.length);
-  const args = [...url.searchParams.entries()].filter(([k]) => k !== 'signature').map(([k, v]) => `${k}=${v}`).sort().join('&');
-  const hmac = crypto.createHmac('sha1', fsSecret).update(`${req.method.toLowerCase()}&${req.headers.host}/rest.php${p}?${args}`);
+  const args = [...url.searchParams.entries()]
+    .filter(([k]) => k !== 'signature')
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join('&');
+  const hmac = crypto
+    .createHmac('sha1', fsSecret)
+    .update(`${req.method.toLowerCase()}&${req.headers.host}/rest.php${p}?${args}`);
   let first = true;
   const see = (c) => {
     if (first) hmac.update('&');
@@ -168,8 +174,15 @@ async function filesenderCall(req, res, url) {
   if (req.method === 'POST' && p === '/transfer') {
     const t = JSON.parse(body.toString());
     const id = nextId++;
-    const files = t.files.map((f) => ({ id: `f${id}x${nextId++}`, puid: crypto.randomBytes(16).toString('hex'), name: f.name, size: f.size }));
-    return json({ id, files, roundtriptoken: crypto.randomBytes(16).toString('hex') }, 201, { Location: `/rest.php/transfer/${id}` });
+    const files = t.files.map((f) => ({
+      id: `f${id}x${nextId++}`,
+      puid: crypto.randomBytes(16).toString('hex'),
+      name: f.name,
+      size: f.size,
+    }));
+    return json({ id, files, roundtriptoken: crypto.randomBytes(16).toString('hex') }, 201, {
+      Location: `/rest.php/transfer/${id}`,
+    });
   }
   const file = /^\/file\/(\w+)$/.exec(p);
   if (req.method === 'PUT' && file) {
@@ -201,7 +214,9 @@ const server = http.createServer(async (req, res) => {
   }
   if (fsSecret && url.pathname === '/filesender-config.js.php') {
     res.writeHead(200, { 'content-type': 'text/javascript' });
-    res.end('window.filesender = { config: { terasender_enabled: true, terasender_worker_count: 6, terasender_worker_start_must_complete_within_ms: 180000, terasender_worker_max_chunk_retries: 20, max_transfer_files: 30, max_transfer_days_valid: 20, upload_chunk_size: 5242880 } };\n');
+    res.end(
+      'window.filesender = { config: { terasender_enabled: true, terasender_worker_count: 6, terasender_worker_start_must_complete_within_ms: 180000, terasender_worker_max_chunk_retries: 20, max_transfer_files: 30, max_transfer_days_valid: 20, upload_chunk_size: 5242880 } };\n',
+    );
     return;
   }
   if (fsSecret && url.pathname.startsWith('/rest.php/')) return filesenderCall(req, res, url);
@@ -239,10 +254,14 @@ const server = http.createServer(async (req, res) => {
     return;
   }
   if (req.method === 'GET' && url.pathname === '/concat') {
-    const files = url.searchParams.get('ids').split(',').map((id) => path.join(dir, id));
+    const files = url.searchParams
+      .get('ids')
+      .split(',')
+      .map((id) => path.join(dir, id));
     res.writeHead(200, { 'content-length': files.reduce((n, f) => n + fs.statSync(f).size, 0) });
     for (const f of files) {
-      for await (const c of fs.createReadStream(f, { highWaterMark: 1024 * 1024 })) if (!res.write(c)) await new Promise((r) => res.once('drain', r));
+      for await (const c of fs.createReadStream(f, { highWaterMark: 1024 * 1024 }))
+        if (!res.write(c)) await new Promise((r) => res.once('drain', r));
     }
     res.end();
     return;

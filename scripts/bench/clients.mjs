@@ -10,7 +10,10 @@ export function signedUrl(base, method, pathAndQuery, secret, body) {
   u.searchParams.set('remote_application', 'bench');
   u.searchParams.set('remote_user', 'bench');
   u.searchParams.set('timestamp', String(Math.floor(Date.now() / 1000)));
-  const args = [...u.searchParams.entries()].map(([k, v]) => `${k}=${v}`).sort().join('&');
+  const args = [...u.searchParams.entries()]
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join('&');
   // The body goes through the HMAC as it is, not copied behind the head first.
   const hmac = crypto.createHmac('sha1', secret).update(`${method.toLowerCase()}&${u.host}${u.pathname}?${args}`);
   if (body?.length) hmac.update('&').update(body);
@@ -20,7 +23,14 @@ export function signedUrl(base, method, pathAndQuery, secret, body) {
 
 /** POST /transfer for the given sizes; returns the parsed Transfer. */
 export async function createTransfer(url, sizes, sign = null) {
-  const body = Buffer.from(JSON.stringify({ files: sizes.map((size, i) => ({ name: `f${i}.bin`, size })), recipients: ['r@example.org'], from: 'bench@example.org', expires: Math.floor(Date.now() / 1000) + 5 * 86400 }));
+  const body = Buffer.from(
+    JSON.stringify({
+      files: sizes.map((size, i) => ({ name: `f${i}.bin`, size })),
+      recipients: ['r@example.org'],
+      from: 'bench@example.org',
+      expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+    }),
+  );
   const target = sign ? signedUrl(url, 'POST', '/transfer', sign, body) : `${url}/transfer`;
   const r = await call(target, 'POST', { 'content-type': 'application/json', ...(sign ? {} : USER) }, body);
   if (r.status !== 201) throw new Error(`POST /transfer: ${r.status} ${r.body}`);
@@ -36,20 +46,40 @@ export async function uploadFile(url, transfer, index, source, inFlight, sign = 
     src.use(i * CHUNK, Math.min(CHUNK, f.size - i * CHUNK), async (body) => {
       const p = `/file/${f.id}/chunk/${i * CHUNK}`;
       const target = sign ? signedUrl(url, 'PUT', p, sign, body) : url + p;
-      const r = await call(target, 'PUT', { 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(f.size), 'X-Service-Chunk-Size': String(body.length), ...(sign ? {} : USER) }, body);
+      const r = await call(
+        target,
+        'PUT',
+        {
+          'content-type': 'application/octet-stream',
+          'X-Service-File-Size': String(f.size),
+          'X-Service-Chunk-Size': String(body.length),
+          ...(sign ? {} : USER),
+        },
+        body,
+      );
       if (r.status !== 200) throw new Error(`chunk ${i}: ${r.status} ${r.body}`);
     }),
   );
   await src.close();
   const doneBody = Buffer.from('{"complete":true}');
-  const done = await call(sign ? signedUrl(url, 'PUT', `/file/${f.id}`, sign, doneBody) : `${url}/file/${f.id}`, 'PUT', { 'content-type': 'application/json', ...(sign ? {} : USER) }, doneBody);
+  const done = await call(
+    sign ? signedUrl(url, 'PUT', `/file/${f.id}`, sign, doneBody) : `${url}/file/${f.id}`,
+    'PUT',
+    { 'content-type': 'application/json', ...(sign ? {} : USER) },
+    doneBody,
+  );
   if (done.status !== 200) throw new Error(`complete file: ${done.status} ${done.body}`);
 }
 
 export async function completeTransfer(url, transfer, sign = null) {
   const body = Buffer.from('{"complete":true}');
   const p = `/transfer/${transfer.id}`;
-  const r = await call(sign ? signedUrl(url, 'PUT', p, sign, body) : url + p, 'PUT', { 'content-type': 'application/json', ...(sign ? {} : USER) }, body);
+  const r = await call(
+    sign ? signedUrl(url, 'PUT', p, sign, body) : url + p,
+    'PUT',
+    { 'content-type': 'application/json', ...(sign ? {} : USER) },
+    body,
+  );
   if (r.status !== 200) throw new Error(`complete transfer: ${r.status} ${r.body}`);
   return JSON.parse(r.body);
 }
@@ -91,7 +121,12 @@ export async function uploadTus(url, source, size, inFlight) {
     const loc = new URL(created.headers.location, url).toString();
     for (let off = 0; off < len; off += CHUNK) {
       await src.use(start + off, Math.min(CHUNK, len - off), async (body) => {
-        const r = await call(loc, 'PATCH', { 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(off), 'Content-Type': 'application/offset+octet-stream' }, body);
+        const r = await call(
+          loc,
+          'PATCH',
+          { 'Tus-Resumable': '1.0.0', 'Upload-Offset': String(off), 'Content-Type': 'application/offset+octet-stream' },
+          body,
+        );
         if (r.status !== 204) throw new Error(`tus patch: ${r.status} ${r.body}`);
       });
     }

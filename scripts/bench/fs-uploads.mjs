@@ -2,7 +2,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { ROOT, call, ferryCli, measure, startFerry, startProcess } from './lib.mjs';
-import { completeTransfer, createTransfer, deleteTransfer, uploadBare, uploadFile, uploadTus, CHUNK, USER } from './clients.mjs';
+import {
+  completeTransfer,
+  createTransfer,
+  deleteTransfer,
+  uploadBare,
+  uploadFile,
+  uploadTus,
+  CHUNK,
+  USER,
+} from './clients.mjs';
 
 /** The middle run by wall time (a median that keeps the whole run). */
 const medianRun = (xs) => [...xs].sort((a, b) => a.wall - b.wall)[Math.floor(xs.length / 2)];
@@ -57,13 +66,25 @@ async function checkDurability(server, dataDir, durable) {
   const t = await createTransfer(server.url, [2 * CHUNK]);
   const f = t.files[0];
   const body = Buffer.alloc(CHUNK);
-  const r = await call(`${server.url}/file/${f.id}/chunk/0`, 'PUT', { 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(f.size), 'X-Service-Chunk-Size': String(CHUNK), ...USER }, body);
+  const r = await call(
+    `${server.url}/file/${f.id}/chunk/0`,
+    'PUT',
+    {
+      'content-type': 'application/octet-stream',
+      'X-Service-File-Size': String(f.size),
+      'X-Service-Chunk-Size': String(CHUNK),
+      ...USER,
+    },
+    body,
+  );
   if (r.status !== 200) throw new Error(`chunk: ${r.status} ${r.body}`);
   const flags = openFlagsUnder(server.proc.pid, dataDir);
   await deleteTransfer(server.url, t);
   const dsync = flags.map((f) => (f & fs.constants.O_DSYNC) === fs.constants.O_DSYNC);
   if (dsync.length === 0 || dsync.some((d) => d !== durable)) {
-    throw new Error(`expected the upload's descriptor ${durable ? 'with' : 'without'} O_DSYNC, found flags ${flags.map((f) => f.toString(8)).join(', ') || 'none'}`);
+    throw new Error(
+      `expected the upload's descriptor ${durable ? 'with' : 'without'} O_DSYNC, found flags ${flags.map((f) => f.toString(8)).join(', ') || 'none'}`,
+    );
   }
 }
 
@@ -94,7 +115,9 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
   try {
     await checkDurability(ferry, path.join(dir, 'ferry', 'data', 'files'), true);
     if (unsynced) await checkDurability(unsynced, path.join(dir, 'ferry-unsynced', 'data', 'files'), false);
-    const secret = JSON.parse(ferryCli(['remote-app', 'add', 'bench', '--json', '-c', ferry.config]).trim().split('\n').pop()).secret;
+    const secret = JSON.parse(
+      ferryCli(['remote-app', 'add', 'bench', '--json', '-c', ferry.config]).trim().split('\n').pop(),
+    ).secret;
     const runs = { ferry: [], unsynced: [], durable: [], digests: [], plain: [], bare: [], tus: [], signed: [] };
     const fp = ferry.proc.pid;
     // Each upload starts from an empty page cache but for its source file (read back: the budget's condition).
@@ -111,10 +134,14 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     };
     const ferryRun = async (server) => {
       const t = await createTransfer(server.url, [size]);
-      const upload = await measure(server.proc.pid, async () => {
-        await uploadFile(server.url, t, 0, source, 4);
-        return completeTransfer(server.url, t);
-      }, fresh);
+      const upload = await measure(
+        server.proc.pid,
+        async () => {
+          await uploadFile(server.url, t, 0, source, 4);
+          return completeTransfer(server.url, t);
+        },
+        fresh,
+      );
       return { t, upload };
     };
     let t;
@@ -153,7 +180,9 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
       ]);
       // The sinks did the same hashing: their digest is ferry's.
       const sha = completed.files[0].sha256;
-      for (const sink of [runs.durable, runs.digests]) if (sink[r].result.sha256 !== sha) throw new Error(`sink digest ${sink[r].result.sha256} is not ferry's ${sha}`);
+      for (const sink of [runs.durable, runs.digests])
+        if (sink[r].result.sha256 !== sha)
+          throw new Error(`sink digest ${sink[r].result.sha256} is not ferry's ${sha}`);
     }
     for (const side of ['ferry', 'unsynced', 'durable', 'digests']) runs[side].shift();
     // Then the other baselines, each paired with a ferry upload of its round.
@@ -178,16 +207,57 @@ export async function filesystemUploadRows({ ferry, bare, tus, tusDir, dir, sour
     const up = medianRun(runs.ferry);
     const upReps = runs.plain;
     const upOfReps = medianRun(upReps);
-    row(`upload ${MB} MiB vs bare sink doing the same work (O_DSYNC writes, SHA-256 + CRC-32 on a thread)`, up, medianRun(runs.durable), { min: 0.9, of: 'speed' }, pairs(runs.ferry, runs.durable));
+    row(
+      `upload ${MB} MiB vs bare sink doing the same work (O_DSYNC writes, SHA-256 + CRC-32 on a thread)`,
+      up,
+      medianRun(runs.durable),
+      { min: 0.9, of: 'speed' },
+      pairs(runs.ferry, runs.durable),
+    );
     if (unsynced) {
-      row(`cost of durability: ferry vs the same binary with its writes not waiting for the disk (libeatmydata), ${MB} MiB`, up, medianRun(runs.unsynced), { min: 0.85, of: 'speed' }, pairs(runs.ferry, runs.unsynced));
+      row(
+        `cost of durability: ferry vs the same binary with its writes not waiting for the disk (libeatmydata), ${MB} MiB`,
+        up,
+        medianRun(runs.unsynced),
+        { min: 0.85, of: 'speed' },
+        pairs(runs.ferry, runs.unsynced),
+      );
     } else {
-      row(`cost of durability: ferry vs the same binary with its writes not waiting for the disk (libeatmydata), ${MB} MiB`, null, null, { missing: 'apt-get install -y eatmydata' });
+      row(
+        `cost of durability: ferry vs the same binary with its writes not waiting for the disk (libeatmydata), ${MB} MiB`,
+        null,
+        null,
+        { missing: 'apt-get install -y eatmydata' },
+      );
     }
-    row(`the disk's price alone: the same-work sink with O_DSYNC vs without (${MB} MiB)`, medianRun(runs.durable), medianRun(runs.digests), { of: 'speed' }, pairs(runs.durable, runs.digests));
-    row(`upload ${MB} MiB vs bare sink writing only (no digests, no O_DSYNC)`, upOfReps, medianRun(runs.bare), { of: 'speed' }, pairs(upReps, runs.bare));
-    row(`upload ${MB} MiB vs @tus/server`, upOfReps, medianRun(runs.tus), { min: 1.6, of: 'speed' }, pairs(upReps, runs.tus));
-    row(`upload ${MB} MiB signed vs unsigned ferry`, medianRun(runs.signed), upOfReps, { min: 0.85, of: 'speed' }, pairs(runs.signed, upReps));
+    row(
+      `the disk's price alone: the same-work sink with O_DSYNC vs without (${MB} MiB)`,
+      medianRun(runs.durable),
+      medianRun(runs.digests),
+      { of: 'speed' },
+      pairs(runs.durable, runs.digests),
+    );
+    row(
+      `upload ${MB} MiB vs bare sink writing only (no digests, no O_DSYNC)`,
+      upOfReps,
+      medianRun(runs.bare),
+      { of: 'speed' },
+      pairs(upReps, runs.bare),
+    );
+    row(
+      `upload ${MB} MiB vs @tus/server`,
+      upOfReps,
+      medianRun(runs.tus),
+      { min: 1.6, of: 'speed' },
+      pairs(upReps, runs.tus),
+    );
+    row(
+      `upload ${MB} MiB signed vs unsigned ferry`,
+      medianRun(runs.signed),
+      upOfReps,
+      { min: 0.85, of: 'speed' },
+      pairs(runs.signed, upReps),
+    );
     return { transfer: t, completed, bareFile: `${bare.url}/file/download` };
   } finally {
     await Promise.all([durable.stop(), digests.stop(), unsynced?.stop()]);

@@ -9,7 +9,9 @@ import path from 'node:path';
 
 export const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 // FERRY_BENCH_BINARY measures another build (e.g. one made on another Node) against the same baselines.
-export const BINARY = process.env.FERRY_BENCH_BINARY ? path.resolve(process.env.FERRY_BENCH_BINARY) : path.join(ROOT, 'dist/ferry');
+export const BINARY = process.env.FERRY_BENCH_BINARY
+  ? path.resolve(process.env.FERRY_BENCH_BINARY)
+  : path.join(ROOT, 'dist/ferry');
 export const MiB = 1024 * 1024;
 export const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -84,7 +86,14 @@ export async function startFerry(dir, extra = {}, env = {}) {
       purge_interval_s: 0,
       max_transfer_size: 1024 ** 4,
       max_transfer_days_valid: 20,
-      auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1'] } },
+      auth: {
+        sp: {
+          type: 'header',
+          uid_header: 'X-Remote-User',
+          email_header: 'X-Remote-Email',
+          trusted_proxies: ['127.0.0.1'],
+        },
+      },
       ...extra,
     }),
   );
@@ -188,12 +197,29 @@ export async function call(url, method, headers = {}, body = null) {
 function callOnce(url, method, headers, body) {
   return new Promise((resolve, reject) => {
     const u = new URL(url);
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method, headers: body ? { 'content-length': body.length, ...headers } : headers, agent }, (res) => {
-      const chunks = [];
-      res.on('data', (c) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
-    });
-    req.on('error', (e) => reject(Object.assign(new Error(`${method} ${u.host}${u.pathname}: ${e.message}`), { code: e.code, reusedSocket: req.reusedSocket })));
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method,
+        headers: body ? { 'content-length': body.length, ...headers } : headers,
+        agent,
+      },
+      (res) => {
+        const chunks = [];
+        res.on('data', (c) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, body: Buffer.concat(chunks) }));
+      },
+    );
+    req.on('error', (e) =>
+      reject(
+        Object.assign(new Error(`${method} ${u.host}${u.pathname}: ${e.message}`), {
+          code: e.code,
+          reusedSocket: req.reusedSocket,
+        }),
+      ),
+    );
     req.end(body ?? undefined);
   });
 }
@@ -201,11 +227,13 @@ function callOnce(url, method, headers, body) {
 /** Downloads a URL, counting bytes without keeping them. */
 export function drain(url) {
   return new Promise((resolve, reject) => {
-    http.get(url, { agent }, (res) => {
-      let n = 0;
-      res.on('data', (c) => (n += c.length));
-      res.on('end', () => resolve({ status: res.statusCode, bytes: n }));
-    }).on('error', reject);
+    http
+      .get(url, { agent }, (res) => {
+        let n = 0;
+        res.on('data', (c) => (n += c.length));
+        res.on('end', () => resolve({ status: res.statusCode, bytes: n }));
+      })
+      .on('error', reject);
   });
 }
 
@@ -264,7 +292,9 @@ export async function wrkLatency(url, paths, headers, connections, seconds) {
   const lua = (v) => JSON.stringify(v); // a JSON string is a valid Lua string literal for these ASCII values
   fs.writeFileSync(
     script,
-    `${Object.entries(headers).map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`).join('\n')}
+    `${Object.entries(headers)
+      .map(([k, v]) => `wrk.headers[${lua(k)}] = ${lua(v)}`)
+      .join('\n')}
 local paths = { ${paths.map(lua).join(', ')} }
 local i = 0
 request = function()
@@ -280,7 +310,11 @@ end
   );
   try {
     const out = await new Promise((resolve, reject) => {
-      const p = spawn('wrk', ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '30s', '-s', script, url], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn(
+        'wrk',
+        ['-t', '1', '-c', String(connections), '-d', `${seconds}s`, '--timeout', '30s', '-s', script, url],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let text = '';
       p.stdout.on('data', (d) => (text += d));
       p.stderr.on('data', (d) => (text += d));
@@ -307,7 +341,12 @@ export async function nodeLatency(url, paths, headers, connections, count) {
     if (r.status !== 200) throw new Error(`GET ${paths[i % paths.length]}: ${r.status}`);
   });
   lat.sort((a, b) => a - b);
-  return { p50: lat[Math.floor(lat.length * 0.5)], p99: lat[Math.floor(lat.length * 0.99)], max: lat.at(-1), requests: count };
+  return {
+    p50: lat[Math.floor(lat.length * 0.5)],
+    p99: lat[Math.floor(lat.length * 0.99)],
+    max: lat.at(-1),
+    requests: count,
+  };
 }
 
 export function median(xs) {

@@ -8,8 +8,23 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tsImport } from 'tsx/esm/api';
 import { filesystemUploadRows } from './fs-uploads.mjs';
-import { BINARY, MiB, ROOT, drain, ferryCli, haveWrk, makeFile, measure, median, nodeLatency, startFerry, startProcess, tempDir, wrkLatency } from './lib.mjs';
-import { USER, completeTransfer, createTransfer, uploadFile, } from './clients.mjs';
+import {
+  BINARY,
+  MiB,
+  ROOT,
+  drain,
+  ferryCli,
+  haveWrk,
+  makeFile,
+  measure,
+  median,
+  nodeLatency,
+  startFerry,
+  startProcess,
+  tempDir,
+  wrkLatency,
+} from './lib.mjs';
+import { USER, completeTransfer, createTransfer, uploadFile } from './clients.mjs';
 import { s3Rows } from './s3.mjs';
 import { signedRows } from './signed.mjs';
 import { transferListRows } from './transfer-list.mjs';
@@ -20,8 +35,32 @@ await reexecOnProjectNode();
 
 const quick = process.argv.includes('--quick');
 const S = quick
-  ? { upload: 128 * MiB, part: 32 * MiB, many: 16, manySize: 8 * MiB, transfers: 5000, requests: 2000, seconds: 2, warm: 2, starts: 10, reps: 1, s3: 128 * MiB }
-  : { upload: 2048 * MiB, part: 512 * MiB, many: 64, manySize: 64 * MiB, transfers: 100_000, requests: 20_000, seconds: 5, warm: 10, starts: 20, reps: 3, s3: 1024 * MiB };
+  ? {
+      upload: 128 * MiB,
+      part: 32 * MiB,
+      many: 16,
+      manySize: 8 * MiB,
+      transfers: 5000,
+      requests: 2000,
+      seconds: 2,
+      warm: 2,
+      starts: 10,
+      reps: 1,
+      s3: 128 * MiB,
+    }
+  : {
+      upload: 2048 * MiB,
+      part: 512 * MiB,
+      many: 64,
+      manySize: 64 * MiB,
+      transfers: 100_000,
+      requests: 20_000,
+      seconds: 5,
+      warm: 10,
+      starts: 20,
+      reps: 3,
+      s3: 1024 * MiB,
+    };
 if (!fs.existsSync(BINARY)) {
   console.error('dist/ferry is missing: run ./build.sh first');
   process.exit(2);
@@ -92,7 +131,9 @@ try {
 
   // 6: many uploads at once.
   const many = await Promise.all(Array.from({ length: S.many }, () => createTransfer(ferry.url, [S.manySize])));
-  const burst = await measure(fp, () => Promise.all(many.map((m) => uploadFile(ferry.url, m, 0, source, 1))), { fresh: { keep: [[source, S.manySize]] } });
+  const burst = await measure(fp, () => Promise.all(many.map((m) => uploadFile(ferry.url, m, 0, source, 1))), {
+    fresh: { keep: [[source, S.manySize]] },
+  });
   row(`${S.many} uploads of ${S.manySize / MiB} MiB at once`, burst, null, { rss: 250, bytes: S.many * S.manySize });
 
   // 6a: signed uploads (scripts/bench/signed.mjs): signed vs unsigned in 5 pairs, filesender.py against ferry
@@ -106,24 +147,37 @@ try {
   await ferry.stop();
   const db = new Database(path.join(dir, 'ferry', 'data', 'ferry.db'));
   const now = Math.floor(Date.now() / 1000);
-  const ins = db.prepare(`INSERT INTO transfers (user_id, user_email, subject, options, status, created, expires) VALUES (?, ?, ?, '[]', 'available', ?, ?)`);
-  const insFile = db.prepare(`INSERT INTO files (transfer_id, uid, name, size, created, complete) VALUES (?, lower(hex(randomblob(16))), ?, 1000, ?, 1)`);
-  const insRec = db.prepare(`INSERT INTO recipients (transfer_id, email, token, created) VALUES (?, ?, lower(hex(randomblob(16))), ?)`);
+  const ins = db.prepare(
+    `INSERT INTO transfers (user_id, user_email, subject, options, status, created, expires) VALUES (?, ?, ?, '[]', 'available', ?, ?)`,
+  );
+  const insFile = db.prepare(
+    `INSERT INTO files (transfer_id, uid, name, size, created, complete) VALUES (?, lower(hex(randomblob(16))), ?, 1000, ?, 1)`,
+  );
+  const insRec = db.prepare(
+    `INSERT INTO recipients (transfer_id, email, token, created) VALUES (?, ?, lower(hex(randomblob(16))), ?)`,
+  );
   db.transaction(() => {
     for (let i = 0; i < S.transfers; i++) {
-      const id = Number(ins.run(i % 100 === 0 ? 'bench' : `user${i % 500}`, 'x@example.org', `t${i}`, now, now + 86400).lastInsertRowid);
+      const id = Number(
+        ins.run(i % 100 === 0 ? 'bench' : `user${i % 500}`, 'x@example.org', `t${i}`, now, now + 86400).lastInsertRowid,
+      );
       insFile.run(id, `file${i}.bin`, now);
       insRec.run(id, `r${i}@example.org`, now);
     }
   })();
-  const ids = db.prepare(`SELECT id FROM transfers WHERE user_id = 'bench'`).all().map((r) => r.id);
+  const ids = db
+    .prepare(`SELECT id FROM transfers WHERE user_id = 'bench'`)
+    .all()
+    .map((r) => r.id);
   db.close();
   const again = await startFerry(path.join(dir, 'ferry'));
   // Latency of a running server, not of its first seconds (code not yet optimised, DB pages not yet cached):
   // after a 2 s warm-up the first 5 s still had a p99 twice that of the next ones, after 10 s no longer.
   const paths = ids.map((id) => `/transfer/${id}`);
   const load = (warmUp) =>
-    wrk ? wrkLatency(again.url, paths, USER, 32, warmUp ? S.warm : S.seconds) : nodeLatency(again.url, paths, USER, 32, warmUp ? 2000 : S.requests);
+    wrk
+      ? wrkLatency(again.url, paths, USER, 32, warmUp ? S.warm : S.seconds)
+      : nodeLatency(again.url, paths, USER, 32, warmUp ? 2000 : S.requests);
   // One 5 s window's p99 follows the hypervisor (a bare node:http server burning the same CPU per request
   // measured p99 20-48 ms within a minute, as steal went from 0.4 to 4.6%): the row takes the median of
   // S.reps windows and shows each.
@@ -133,7 +187,12 @@ try {
   for (const w of windows) Object.assign(w, w.result);
   const reads = medianBy(windows, (w) => w.p99);
   reads.windows = windows;
-  row(`GET /transfer/{id}, ${S.transfers} transfers, 32 clients (${wrk ? 'wrk' : 'node:http client, wrk not installed'})`, reads, null, { p99: 20, rss: 250 });
+  row(
+    `GET /transfer/{id}, ${S.transfers} transfers, 32 clients (${wrk ? 'wrk' : 'node:http client, wrk not installed'})`,
+    reads,
+    null,
+    { p99: 20, rss: 250 },
+  );
   await again.stop();
 
   // 7a: the same database, read the way ferry reads it (src/db/sqlite-driver.ts: statements cached per SQL text,
@@ -151,14 +210,21 @@ try {
   const copyS = (Date.now() - copyStart) / 1000;
   const onPg = await startFerry(path.join(dir, 'ferry'), { database_url: pgUrl });
   const loadPg = (warmUp) =>
-    wrk ? wrkLatency(onPg.url, paths, USER, 32, warmUp ? S.warm : S.seconds) : nodeLatency(onPg.url, paths, USER, 32, warmUp ? 2000 : S.requests);
+    wrk
+      ? wrkLatency(onPg.url, paths, USER, 32, warmUp ? S.warm : S.seconds)
+      : nodeLatency(onPg.url, paths, USER, 32, warmUp ? 2000 : S.requests);
   await loadPg(true);
   const pgWindows = [];
   for (let r = 0; r < S.reps; r++) pgWindows.push(await measure(onPg.proc.pid, () => loadPg(false)));
   for (const w of pgWindows) Object.assign(w, w.result);
   const pgReads = medianBy(pgWindows, (w) => w.p99);
   pgReads.windows = pgWindows;
-  row(`GET /transfer/{id} on PostgreSQL, ${S.transfers} transfers copied by ferry db copy in ${copyS.toFixed(1)} s, 32 clients`, pgReads, null, { latency: true });
+  row(
+    `GET /transfer/{id} on PostgreSQL, ${S.transfers} transfers copied by ferry db copy in ${copyS.toFixed(1)} s, 32 clients`,
+    pgReads,
+    null,
+    { latency: true },
+  );
   await onPg.stop();
 
   // 7c: the first page of a user's 5,000 transfers, on SQLite and on PostgreSQL (scripts/bench/transfer-list.mjs).
@@ -178,7 +244,9 @@ try {
   const nv = time(process.execPath, ['-e', '0']);
   row('`ferry version` start-up vs `node -e 0`', { ms: fv }, { ms: nv }, { max: 1.5, of: 'time' });
 } catch (e) {
-  console.error(`benchmark failed: ${e.stack ?? e}\nferry's last log lines:\n${ferry.output().split('\n').slice(-30).join('\n')}`);
+  console.error(
+    `benchmark failed: ${e.stack ?? e}\nferry's last log lines:\n${ferry.output().split('\n').slice(-30).join('\n')}`,
+  );
   process.exitCode = 1;
 } finally {
   await Promise.all([ferry.stop(), bare.stop(), tus.stop()]);
@@ -189,7 +257,9 @@ if (process.exitCode) process.exit(process.exitCode);
 // The table: figures side by side with their baseline, and whether the budget holds.
 const fmt = (n, d = 0) => (n === undefined || Number.isNaN(n) ? '—' : n.toFixed(d));
 console.log(`\nferry benchmarks${quick ? ' (quick sizes)' : ''}, ${new Date().toISOString()}, ${process.version}\n`);
-console.log('| work | ferry | baseline | ratio | CPU % ferry / base | server CPU s/GiB ferry / base | peak RSS MiB ferry / base | steal % | budget | ok |');
+console.log(
+  '| work | ferry | baseline | ratio | CPU % ferry / base | server CPU s/GiB ferry / base | peak RSS MiB ferry / base | steal % | budget | ok |',
+);
 console.log('|---|---|---|---|---|---|---|---|---|---|');
 let misses = 0;
 for (const { work, f, b, budget, each } of rows) {
@@ -233,7 +303,10 @@ for (const { work, f, b, budget, each } of rows) {
     ok = f.ms < budget.ms;
     budgetText = `< ${budget.ms} ms`;
   } else if (budget.p99 || budget.latency) {
-    const windowsText = f.windows.length > 1 ? ` (windows: p99 ${f.windows.map((w) => fmt(w.p99, 1)).join(', ')}; steal ${f.windows.map((w) => fmt(w.steal, 1)).join(', ')}%)` : '';
+    const windowsText =
+      f.windows.length > 1
+        ? ` (windows: p99 ${f.windows.map((w) => fmt(w.p99, 1)).join(', ')}; steal ${f.windows.map((w) => fmt(w.steal, 1)).join(', ')}%)`
+        : '';
     ferryFig = `p50 ${fmt(f.p50, 1)} ms, p99 ${fmt(f.p99, 1)} ms, ${fmt(f.requests / f.wall)} req/s${windowsText}`;
     ok = budget.p99 ? f.p99 < budget.p99 : true;
     budgetText = budget.p99 ? `p99 < ${budget.p99} ms` : 'reported';
@@ -253,7 +326,9 @@ for (const { work, f, b, budget, each } of rows) {
   }
   if (!ok) misses++;
   const runsText = each.length > 1 ? ` (runs ${each.map((x) => x.toFixed(2)).join(', ')})` : '';
-  console.log(`| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x${runsText}` : '—'} | ${fmt(f?.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${perGiB} | ${fmt(f?.rss)} / ${b ? fmt(b.rss) : '—'} | ${fmt(f?.steal, 1)} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`);
+  console.log(
+    `| ${work} | ${ferryFig} | ${baseFig} | ${ratio ? `${ratio.toFixed(2)}x${runsText}` : '—'} | ${fmt(f?.cpu)} / ${b ? fmt(b.cpu) : '—'} | ${perGiB} | ${fmt(f?.rss)} / ${b ? fmt(b.rss) : '—'} | ${fmt(f?.steal, 1)} | ${budgetText} | ${ok ? 'yes' : 'NO'} |`,
+  );
 }
 console.log(`\n${rows.length - misses} of ${rows.length} rows within budget`);
 
@@ -276,7 +351,12 @@ async function sqliteReadsRow(file, ids) {
   for (let r = 0; r < 3; r++) xs.push([perRead(`${files} ORDER BY id`), perRead(files)]);
   db.close();
   const [ordered, plain] = medianBy(xs, ([a, b]) => a / b);
-  row('a cached SELECT with ORDER BY and a bound id (a transfer\'s files) vs the same without ORDER BY, per read', { ms: ordered }, { ms: plain }, { max: 1.5, of: 'time', unit: 'µs' });
+  row(
+    "a cached SELECT with ORDER BY and a bound id (a transfer's files) vs the same without ORDER BY, per read",
+    { ms: ordered },
+    { ms: plain },
+    { max: 1.5, of: 'time', unit: 'µs' },
+  );
 }
 
 function bytesOf(work) {

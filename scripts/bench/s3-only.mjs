@@ -21,6 +21,8 @@ await s3Rows({
   dir,
   row(work, f, b, budget, each = []) {
     const r = ratio(f, b, budget.of);
-    console.log(`${work}: ferry ${f.wall.toFixed(2)} s, baseline ${b.wall.toFixed(2)} s, ${r.toFixed(2)}× (budget ≥ ${budget.min}×)${each.length ? `; each: ${each.map((x) => x.toFixed(2)).join(', ')}` : ''}`);
+    console.log(
+      `${work}: ferry ${f.wall.toFixed(2)} s, baseline ${b.wall.toFixed(2)} s, ${r.toFixed(2)}× (budget ≥ ${budget.min}×)${each.length ? `; each: ${each.map((x) => x.toFixed(2)).join(', ')}` : ''}`,
+    );
   },
 });

@@ -27,11 +27,22 @@ async function uploadDirect(client, bucket, key, source, size) {
   try {
     await pool(Math.ceil(size / CHUNK), IN_FLIGHT, (i) =>
       src.use(i * CHUNK, Math.min(CHUNK, size - i * CHUNK), async (body) => {
-        const r = await client.send(new UploadPartCommand({ Bucket: bucket, Key: key, UploadId, PartNumber: i + 1, Body: body, ContentLength: body.length }));
+        const r = await client.send(
+          new UploadPartCommand({
+            Bucket: bucket,
+            Key: key,
+            UploadId,
+            PartNumber: i + 1,
+            Body: body,
+            ContentLength: body.length,
+          }),
+        );
         parts[i] = { PartNumber: i + 1, ETag: r.ETag };
       }),
     );
-    await client.send(new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }));
+    await client.send(
+      new CompleteMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId, MultipartUpload: { Parts: parts } }),
+    );
   } catch (e) {
     await client.send(new AbortMultipartUploadCommand({ Bucket: bucket, Key: key, UploadId })).catch(() => {});
     throw e;
@@ -75,7 +86,14 @@ export async function s3Rows({ size, reps, source, dir, row }) {
   const ferryDir = path.join(dir, 'ferry-s3');
   fs.mkdirSync(ferryDir);
   const ferry = await startFerry(ferryDir, {
-    storage: { type: 's3', endpoint: server.endpoint, bucket: server.bucket, region: server.region, prefix: 'ferry/', force_path_style: true },
+    storage: {
+      type: 's3',
+      endpoint: server.endpoint,
+      bucket: server.bucket,
+      region: server.region,
+      prefix: 'ferry/',
+      force_path_style: true,
+    },
   });
   const pid = ferry.proc.pid;
   // A second ferry whose part limit is lowered so that the same file is past it (at least four segments, as a
@@ -84,7 +102,15 @@ export async function s3Rows({ size, reps, source, dir, row }) {
   fs.mkdirSync(segDir);
   const maxParts = Math.max(2, Math.floor(size / CHUNK / 4));
   const ferrySeg = await startFerry(segDir, {
-    storage: { type: 's3', endpoint: server.endpoint, bucket: server.bucket, region: server.region, prefix: 'ferry-seg/', force_path_style: true, max_parts: maxParts },
+    storage: {
+      type: 's3',
+      endpoint: server.endpoint,
+      bucket: server.bucket,
+      region: server.region,
+      prefix: 'ferry-seg/',
+      force_path_style: true,
+      max_parts: maxParts,
+    },
   });
   const direct = (fn, opts) => measure(process.pid, fn, opts).then((m) => ({ ...m, cpu: NaN, rss: NaN }));
   const key = 'direct/big.bin';
@@ -97,15 +123,25 @@ export async function s3Rows({ size, reps, source, dir, row }) {
       t = await createTransfer(ferry.url, [size]);
       const fresh = { fresh: { keep: [[source, size]] } };
       up.push(
-        await measure(pid, async () => {
-          await uploadFile(ferry.url, t, 0, source, IN_FLIGHT);
-          return { bytes: size, transfer: await completeTransfer(ferry.url, t) };
-        }, fresh),
+        await measure(
+          pid,
+          async () => {
+            await uploadFile(ferry.url, t, 0, source, IN_FLIGHT);
+            return { bytes: size, transfer: await completeTransfer(ferry.url, t) };
+          },
+          fresh,
+        ),
       );
       base.push(await direct(() => uploadDirect(client, server.bucket, key, source, size), fresh));
     }
     const medianRun = (xs) => [...xs].sort((a, b) => a.wall - b.wall)[Math.floor(xs.length / 2)];
-    row(`upload ${size / MiB} MiB to S3 through ferry vs SDK multipart upload straight to S3`, medianRun(up), medianRun(base), { min: 0.8, of: 'speed' }, up.map((x, i) => base[i].wall / x.wall));
+    row(
+      `upload ${size / MiB} MiB to S3 through ferry vs SDK multipart upload straight to S3`,
+      medianRun(up),
+      medianRun(base),
+      { min: 0.8, of: 'speed' },
+      up.map((x, i) => base[i].wall / x.wall),
+    );
 
     // The same upload into segments; the clock stops once the Transfer is available (its files assembled).
     const seg = [];
@@ -116,20 +152,37 @@ export async function s3Rows({ size, reps, source, dir, row }) {
       ts = await createTransfer(ferrySeg.url, [size]);
       const fresh = { fresh: { keep: [[source, size]] } };
       seg.push(
-        await measure(ferrySeg.proc.pid, async () => {
-          await uploadFile(ferrySeg.url, ts, 0, source, IN_FLIGHT);
-          await completeTransfer(ferrySeg.url, ts);
-          return { bytes: size, transfer: await availableTransfer(ferrySeg.url, ts) };
-        }, fresh),
+        await measure(
+          ferrySeg.proc.pid,
+          async () => {
+            await uploadFile(ferrySeg.url, ts, 0, source, IN_FLIGHT);
+            await completeTransfer(ferrySeg.url, ts);
+            return { bytes: size, transfer: await availableTransfer(ferrySeg.url, ts) };
+          },
+          fresh,
+        ),
       );
       segBase.push(await direct(() => uploadDirect(client, server.bucket, key, source, size), fresh));
     }
-    row(`upload ${size / MiB} MiB to S3 past the part limit (${maxParts} parts per upload: segments), until available, vs SDK multipart upload straight to S3`, medianRun(seg), medianRun(segBase), { min: 0.8, of: 'speed' }, seg.map((x, i) => segBase[i].wall / x.wall));
+    row(
+      `upload ${size / MiB} MiB to S3 past the part limit (${maxParts} parts per upload: segments), until available, vs SDK multipart upload straight to S3`,
+      medianRun(seg),
+      medianRun(segBase),
+      { min: 0.8, of: 'speed' },
+      seg.map((x, i) => segBase[i].wall / x.wall),
+    );
     const segT = seg.at(-1).result.transfer;
-    const segDl = await measure(ferrySeg.proc.pid, () => drain(`${ferrySeg.url}/download?token=${segT.recipients[0].token}&files_ids=${segT.files[0].id}`));
+    const segDl = await measure(ferrySeg.proc.pid, () =>
+      drain(`${ferrySeg.url}/download?token=${segT.recipients[0].token}&files_ids=${segT.files[0].id}`),
+    );
     if (segDl.result.bytes !== size) throw new Error(`download across segments: ${segDl.result.bytes} bytes`);
     const segDirectDl = await direct(() => downloadDirect(client, server.bucket, key));
-    row(`download ${size / MiB} MiB from S3 across segment objects through ferry vs direct GET of one object`, segDl, segDirectDl, { min: 0.8, of: 'speed' });
+    row(
+      `download ${size / MiB} MiB from S3 across segment objects through ferry vs direct GET of one object`,
+      segDl,
+      segDirectDl,
+      { min: 0.8, of: 'speed' },
+    );
     await deleteTransfer(ferrySeg.url, segT);
 
     const transfer = up.at(-1).result.transfer;
@@ -137,11 +190,16 @@ export async function s3Rows({ size, reps, source, dir, row }) {
     const dl = await measure(pid, () => drain(fileUrl));
     if (dl.result.bytes !== size) throw new Error(`download from S3 through ferry: ${dl.result.bytes} bytes`);
     const directDl = await direct(() => downloadDirect(client, server.bucket, key));
-    row(`download ${size / MiB} MiB from S3 through ferry vs direct GET of the object`, dl, directDl, { min: 0.8, of: 'speed' });
+    row(`download ${size / MiB} MiB from S3 through ferry vs direct GET of the object`, dl, directDl, {
+      min: 0.8,
+      of: 'speed',
+    });
     await deleteTransfer(ferry.url, transfer);
     await client.send(new DeleteObjectCommand({ Bucket: server.bucket, Key: key }));
   } catch (e) {
-    throw new Error(`${e.stack ?? e}\nferry on S3, last log lines:\n${ferry.output().split('\n').slice(-30).join('\n')}\nS3 server:\n${server.logTail(20)}`);
+    throw new Error(
+      `${e.stack ?? e}\nferry on S3, last log lines:\n${ferry.output().split('\n').slice(-30).join('\n')}\nS3 server:\n${server.logTail(20)}`,
+    );
   } finally {
     client.destroy();
     await ferrySeg.stop();

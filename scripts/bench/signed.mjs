@@ -9,7 +9,19 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { MiB, ROOT, ferryCli, makeFile, measure, median, peakRssMiB, resetPeak, startFerry, startProcess, tempDir } from './lib.mjs';
+import {
+  MiB,
+  ROOT,
+  ferryCli,
+  makeFile,
+  measure,
+  median,
+  peakRssMiB,
+  resetPeak,
+  startFerry,
+  startProcess,
+  tempDir,
+} from './lib.mjs';
 import { createTransfer, deleteTransfer, uploadFile } from './clients.mjs';
 
 const GiB = 1024 * MiB;
@@ -26,7 +38,9 @@ export async function signedRows({ quick, dir, source, row, rounds = 5, only = n
   fs.mkdirSync(path.join(dir, 'ferry-signed'));
   const ferry = await startFerry(path.join(dir, 'ferry-signed'), { upload_chunk_size: 5 * MiB });
   try {
-    const secret = JSON.parse(ferryCli(['remote-app', 'add', 'bench', '--json', '-c', ferry.config]).trim().split('\n').pop()).secret;
+    const secret = JSON.parse(
+      ferryCli(['remote-app', 'add', 'bench', '--json', '-c', ferry.config]).trim().split('\n').pop(),
+    ).secret;
     const fresh = { fresh: { keep: [[source, size]] } };
     const fp = ferry.proc.pid;
     const runs = { signed: [], plain: [] };
@@ -44,9 +58,17 @@ export async function signedRows({ quick, dir, source, row, rounds = 5, only = n
     }
     runs.signed.shift();
     runs.plain.shift();
-    if (want('pairs')) row(`upload ${size / MiB} MiB signed vs unsigned ferry, ${rounds} pairs`, medianRun(runs.signed), medianRun(runs.plain), { min: 0.85, of: 'speed' }, pairs(runs.signed, runs.plain));
+    if (want('pairs'))
+      row(
+        `upload ${size / MiB} MiB signed vs unsigned ferry, ${rounds} pairs`,
+        medianRun(runs.signed),
+        medianRun(runs.plain),
+        { min: 0.85, of: 'speed' },
+        pairs(runs.signed, runs.plain),
+      );
 
-    if (want('py')) await filesenderPyRows({ ferry, dir, size: quick ? 256 * MiB : GiB, rounds: quick ? 1 : rounds, row, quick });
+    if (want('py'))
+      await filesenderPyRows({ ferry, dir, size: quick ? 256 * MiB : GiB, rounds: quick ? 1 : rounds, row, quick });
 
     // Memory rows on a server of their own, fresh: what the rows above left in the heap is not theirs.
     await ferry.stop();
@@ -54,19 +76,30 @@ export async function signedRows({ quick, dir, source, row, rounds = 5, only = n
     fs.mkdirSync(path.join(dir, 'ferry-memory'));
     const mem = await startFerry(path.join(dir, 'ferry-memory'), { upload_chunk_size: 5 * MiB });
     try {
-      const memSecret = JSON.parse(ferryCli(['remote-app', 'add', 'bench', '--json', '-c', mem.config]).trim().split('\n').pop()).secret;
+      const memSecret = JSON.parse(
+        ferryCli(['remote-app', 'add', 'bench', '--json', '-c', mem.config]).trim().split('\n').pop(),
+      ).secret;
       // Many signed uploads at once: each chunk's HMAC is computed as it streams, nothing held whole.
       const many = quick ? 20 : 60;
       const each = quick ? 10 * MiB : 20 * MiB;
       const ts = [];
       for (let i = 0; i < many; i++) ts.push(await createTransfer(mem.url, [each]));
-      const burst = await measure(mem.proc.pid, () => Promise.all(ts.map((t) => uploadFile(mem.url, t, 0, source, 1, memSecret))), { fresh: { keep: [[source, each]] } });
+      const burst = await measure(
+        mem.proc.pid,
+        () => Promise.all(ts.map((t) => uploadFile(mem.url, t, 0, source, 1, memSecret))),
+        { fresh: { keep: [[source, each]] } },
+      );
       for (const t of ts) await deleteTransfer(mem.url, t);
       row(`${many} signed uploads of ${each / MiB} MiB at once`, burst, null, { rss: 300, bytes: many * each });
 
       // Connections holding signed-looking bodies: all but the last byte of a 5 MiB chunk sent, never finished.
       const held = quick ? 50 : 200;
-      row(`${held} connections holding signed chunk bodies not yet verified (all but their last byte)`, await holdingBodies(mem, memSecret, held), null, { rss: 300, held: true });
+      row(
+        `${held} connections holding signed chunk bodies not yet verified (all but their last byte)`,
+        await holdingBodies(mem, memSecret, held),
+        null,
+        { rss: 300, held: true },
+      );
     } finally {
       await mem.stop();
     }
@@ -76,7 +109,7 @@ export async function signedRows({ quick, dir, source, row, rounds = 5, only = n
 }
 
 /** Opens `count` connections sending signed chunks with a wrong signature, all but the last byte; peak RSS while held. */
-async function holdingBodies(ferry, secret, count) {
+async function holdingBodies(ferry, _secret, count) {
   const files = [];
   for (let i = 0; i < 10; i++) files.push((await createTransfer(ferry.url, [5 * MiB])).files[0].id);
   const u = new URL(ferry.url);
@@ -91,7 +124,9 @@ async function holdingBodies(ferry, secret, count) {
     const p = `/file/${files[i % files.length]}/chunk/0?remote_application=bench&remote_user=bench&timestamp=${ts}&signature=${'0'.repeat(40)}`;
     const sock = net.connect(Number(u.port), u.hostname);
     sock.on('error', () => {});
-    sock.write(`PUT ${p} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`);
+    sock.write(
+      `PUT ${p} HTTP/1.1\r\nHost: ${u.host}\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`,
+    );
     sock.write(body.subarray(0, body.length - 1));
     socks.push(sock);
   }
@@ -119,10 +154,19 @@ async function filesenderPyRows({ ferry, dir, size, rounds, row }) {
   makeFile(file, size);
   fs.mkdirSync(path.join(dir, 'sink-fs'));
   const sinkSecret = 'a'.repeat(64);
-  const sink = await startProcess(process.execPath, [path.join(ROOT, 'scripts/bench/bare-server.mjs'), path.join(dir, 'sink-fs'), '--digest', '--sync', '--filesender', sinkSecret]);
+  const sink = await startProcess(process.execPath, [
+    path.join(ROOT, 'scripts/bench/bare-server.mjs'),
+    path.join(dir, 'sink-fs'),
+    '--digest',
+    '--sync',
+    '--filesender',
+    sinkSecret,
+  ]);
   try {
     // A user's own secret (remote-user mode), as filesender.py's users have: made by GET /user.
-    const cfg = await fetch(`${ferry.url}/user`, { headers: { 'X-Remote-User': 'pyuser', 'X-Remote-Email': 'pyuser@example.org' } }).then((r) => r.json());
+    const cfg = await fetch(`${ferry.url}/user`, {
+      headers: { 'X-Remote-User': 'pyuser', 'X-Remote-Email': 'pyuser@example.org' },
+    }).then((r) => r.json());
     const apikey = cfg.remote_config.split('|')[2];
     const fresh = { fresh: { keep: [[file, size]] } };
     const runs = { ferry: [], sink: [] };
@@ -138,7 +182,13 @@ async function filesenderPyRows({ ferry, dir, size, rounds, row }) {
     runs.sink.shift();
     for (const x of [...runs.ferry, ...runs.sink]) x.result = { bytes: size };
     const cpu = runs.ferry.map((x) => x.cpuS / (size / GiB));
-    row(`${work}, ${rounds} pairs (ferry's CPU s/GiB per run: ${cpu.map((c) => c.toFixed(2)).join(', ')})`, medianRun(runs.ferry), medianRun(runs.sink), { of: 'speed', cpuPerGiB: 3.5, cpuMedian: median(cpu) }, pairs(runs.ferry, runs.sink));
+    row(
+      `${work}, ${rounds} pairs (ferry's CPU s/GiB per run: ${cpu.map((c) => c.toFixed(2)).join(', ')})`,
+      medianRun(runs.ferry),
+      medianRun(runs.sink),
+      { of: 'speed', cpuPerGiB: 3.5, cpuMedian: median(cpu) },
+      pairs(runs.ferry, runs.sink),
+    );
   } finally {
     await sink.stop();
   }
@@ -148,13 +198,21 @@ async function filesenderPyRows({ ferry, dir, size, rounds, row }) {
 function runPy(client, dir, { base, user, apikey, file }) {
   const home = path.join(dir, 'py-home');
   fs.mkdirSync(path.join(home, '.filesender'), { recursive: true });
-  fs.writeFileSync(path.join(home, '.filesender', 'filesender.py.ini'), `[system]\nbase_url = ${base}\ndefault_transfer_days_valid = 10\n[user]\nusername = ${user}\napikey = ${apikey}\n`);
+  fs.writeFileSync(
+    path.join(home, '.filesender', 'filesender.py.ini'),
+    `[system]\nbase_url = ${base}\ndefault_transfer_days_valid = 10\n[user]\nusername = ${user}\napikey = ${apikey}\n`,
+  );
   return new Promise((resolve, reject) => {
-    const p = spawn('python3', [client, '-r', 'r@example.org', '-f', `${user}@example.org`, '--threads', '4', file], { env: { ...process.env, HOME: home }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const p = spawn('python3', [client, '-r', 'r@example.org', '-f', `${user}@example.org`, '--threads', '4', file], {
+      env: { ...process.env, HOME: home },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     p.stdout.on('data', (d) => (out += d));
     p.stderr.on('data', (d) => (out += d));
-    p.on('exit', (code) => (code === 0 ? resolve({}) : reject(new Error(`filesender.py exited ${code}: ${out.slice(-2000)}`))));
+    p.on('exit', (code) =>
+      code === 0 ? resolve({}) : reject(new Error(`filesender.py exited ${code}: ${out.slice(-2000)}`)),
+    );
   });
 }
 
@@ -167,7 +225,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
   try {
     const source = path.join(dir, 'source.bin');
     makeFile(source, quick ? 128 * MiB : GiB);
-    await signedRows({ quick, dir, source, row: (work, f, b, budget, each = []) => rows.push({ work, f, b, budget, each }), rounds: Number(process.env.ROUNDS ?? (quick ? 2 : 5)), only: process.env.SIGNED_ROWS?.split(',') ?? null });
+    await signedRows({
+      quick,
+      dir,
+      source,
+      row: (work, f, b, budget, each = []) => rows.push({ work, f, b, budget, each }),
+      rounds: Number(process.env.ROUNDS ?? (quick ? 2 : 5)),
+      only: process.env.SIGNED_ROWS?.split(',') ?? null,
+    });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -178,8 +243,14 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     }
     const mb = (x) => (x.result?.bytes ?? budget.bytes ?? 0) / MiB / x.wall;
     const parts = [`${work}:`];
-    if (budget.of === 'speed') parts.push(`${mb(f).toFixed(0)} vs ${mb(b).toFixed(0)} MB/s, ratio ${median(each).toFixed(2)} (runs ${each.map((x) => x.toFixed(2)).join(', ')}), min ${budget.min ?? '-'}`);
-    if (budget.of === 'speed') parts.push(`CPU s/GiB ${(f.cpuS / ((f.result?.bytes ?? 0) / GiB)).toFixed(2)} / ${(b.cpuS / ((b.result?.bytes ?? 0) / GiB)).toFixed(2)}`);
+    if (budget.of === 'speed')
+      parts.push(
+        `${mb(f).toFixed(0)} vs ${mb(b).toFixed(0)} MB/s, ratio ${median(each).toFixed(2)} (runs ${each.map((x) => x.toFixed(2)).join(', ')}), min ${budget.min ?? '-'}`,
+      );
+    if (budget.of === 'speed')
+      parts.push(
+        `CPU s/GiB ${(f.cpuS / ((f.result?.bytes ?? 0) / GiB)).toFixed(2)} / ${(b.cpuS / ((b.result?.bytes ?? 0) / GiB)).toFixed(2)}`,
+      );
     if (budget.bytes) parts.push(`${mb(f).toFixed(0)} MB/s, CPU s/GiB ${(f.cpuS / (budget.bytes / GiB)).toFixed(2)}`);
     parts.push(`peak RSS ${f.rss} MiB${b ? ` / ${b.rss}` : ''}${budget.rss ? ` (budget ${budget.rss})` : ''}`);
     console.log(parts.join(' '));

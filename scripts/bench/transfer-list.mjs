@@ -23,16 +23,26 @@ async function timeGets(base, urlPath) {
     if (r.status !== 200) throw new Error(`GET ${urlPath}: ${r.status} ${r.body.toString().slice(0, 200)}`);
     if (i >= WARM) xs.push(ms);
   }
-  return { ms: median(xs), max: Math.max(...xs), body: JSON.parse((await call(`${base}${urlPath}`, 'GET', USER)).body.toString()) };
+  return {
+    ms: median(xs),
+    max: Math.max(...xs),
+    body: JSON.parse((await call(`${base}${urlPath}`, 'GET', USER)).body.toString()),
+  };
 }
 
 /** The user "bench" with `count` transfers (one file, one recipient each), written straight into the database. */
 function seed(file, count) {
   const db = new Database(file);
   const now = Math.floor(Date.now() / 1000);
-  const ins = db.prepare(`INSERT INTO transfers (user_id, user_email, subject, options, status, created, expires) VALUES ('bench', 'bench@example.org', ?, '[]', 'available', ?, ?)`);
-  const insFile = db.prepare(`INSERT INTO files (transfer_id, uid, name, size, created, complete) VALUES (?, lower(hex(randomblob(16))), ?, 1000, ?, 1)`);
-  const insRec = db.prepare(`INSERT INTO recipients (transfer_id, email, token, created) VALUES (?, ?, lower(hex(randomblob(16))), ?)`);
+  const ins = db.prepare(
+    `INSERT INTO transfers (user_id, user_email, subject, options, status, created, expires) VALUES ('bench', 'bench@example.org', ?, '[]', 'available', ?, ?)`,
+  );
+  const insFile = db.prepare(
+    `INSERT INTO files (transfer_id, uid, name, size, created, complete) VALUES (?, lower(hex(randomblob(16))), ?, 1000, ?, 1)`,
+  );
+  const insRec = db.prepare(
+    `INSERT INTO recipients (transfer_id, email, token, created) VALUES (?, ?, lower(hex(randomblob(16))), ?)`,
+  );
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
       const id = Number(ins.run(`t${i}`, now, now + 86400).lastInsertRowid);
@@ -47,7 +57,12 @@ async function measureOn(ferry, label, count, row) {
   const page = await timeGets(ferry.url, `/transfer?limit=${PAGE}`);
   if (page.body.length !== PAGE) throw new Error(`first page: ${page.body.length} transfers`);
   const one = await timeGets(ferry.url, `/transfer/${page.body[0].id}`);
-  row(`first page (${PAGE}) of ${count} transfers, GET /transfer?limit=${PAGE}, vs GET /transfer/{id}, ${label}`, { ms: page.ms, max: page.max }, { ms: one.ms }, { ms: 50, of: 'ms' });
+  row(
+    `first page (${PAGE}) of ${count} transfers, GET /transfer?limit=${PAGE}, vs GET /transfer/{id}, ${label}`,
+    { ms: page.ms, max: page.max },
+    { ms: one.ms },
+    { ms: 50, of: 'ms' },
+  );
 }
 
 /** Both rows: SQLite, then the same database copied to PostgreSQL by `ferry db copy`. */
@@ -82,7 +97,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     await transferListRows({
       dir,
       row: (work, f, b, budget) =>
-        console.log(`${work}: ${f.ms.toFixed(1)} ms (slowest ${f.max.toFixed(1)} ms) vs ${b.ms.toFixed(1)} ms; budget < ${budget.ms} ms: ${f.ms < budget.ms ? 'yes' : 'NO'}`),
+        console.log(
+          `${work}: ${f.ms.toFixed(1)} ms (slowest ${f.max.toFixed(1)} ms) vs ${b.ms.toFixed(1)} ms; budget < ${budget.ms} ms: ${f.ms < budget.ms ? 'yes' : 'NO'}`,
+        ),
     });
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

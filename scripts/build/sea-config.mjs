@@ -12,7 +12,9 @@ const [cfgPath, main, app, output, addon, webDir] = process.argv.slice(2);
 const assets = { 'ferry.cjs': app, 'better_sqlite3.node': addon };
 if (fs.existsSync(webDir)) {
   const walk = (d) =>
-    fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
+    fs
+      .readdirSync(d, { withFileTypes: true })
+      .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]));
   for (const f of walk(webDir).sort()) assets[`web/${path.relative(webDir, f).split(path.sep).join('/')}`] = f;
 }
 // V8 starts a full collection whenever the old generation's slack falls below the young generation's size, and
@@ -26,7 +28,15 @@ if (fs.existsSync(webDir)) {
 // and a minute of GET /transfer took RSS from 195 to 225 MiB), and V8's mid-tier compiler Maglev is off (its
 // code and compile zones held ~20 MiB; the hot paths still reach TurboFan).
 const execArgv = ['--initial-old-space-size=256', '--no-memory-reducer', '--max-semi-space-size=16', '--no-maglev'];
-const config = { main, output, disableExperimentalSEAWarning: true, useCodeCache: false, useSnapshot: false, execArgv, assets };
+const config = {
+  main,
+  output,
+  disableExperimentalSEAWarning: true,
+  useCodeCache: false,
+  useSnapshot: false,
+  execArgv,
+  assets,
+};
 const text = JSON.stringify(config, null, 2) + '\n';
 if (!fs.existsSync(cfgPath) || fs.readFileSync(cfgPath, 'utf8') !== text) fs.writeFileSync(cfgPath, text);
 

@@ -53,10 +53,17 @@ export function tarLayout(entries: ArchiveEntry[]): ArchiveLayout {
     }
     // The ustar name is what a reader without pax support extracts: the last component only, so that cutting a
     // long path can never leave it starting with "/" or "../".
-    const last = e.name.slice(e.name.lastIndexOf('/') + 1).replace(/[^\x20-\x7e]/g, '_').slice(-99);
+    const last = e.name
+      .slice(e.name.lastIndexOf('/') + 1)
+      .replace(/[^\x20-\x7e]/g, '_')
+      .slice(-99);
     const shortName = plainName ? e.name : /^\.*$/.test(last) ? 'file' : last;
     parts.push(header(shortName, bigSize ? 0 : e.size, e.mtime, '0'));
-    segments.push({ kind: 'bytes', data: Buffer.concat(parts) }, { kind: 'file', entry: e }, { kind: 'bytes', data: pad(e.size) });
+    segments.push(
+      { kind: 'bytes', data: Buffer.concat(parts) },
+      { kind: 'file', entry: e },
+      { kind: 'bytes', data: pad(e.size) },
+    );
   }
   segments.push({ kind: 'bytes', data: Buffer.alloc(2 * BLOCK) });
   return layoutOf(segments);

@@ -50,7 +50,9 @@ export class StreamingSignature implements SignedBody {
     stored?: StoredHmac,
   ) {
     this.hmacs = [];
-    for (const secret of secrets) for (const h of heads) this.hmacs.push({ hmac: crypto.createHmac('sha1', secret).update(h.head), shape: h.shape });
+    for (const secret of secrets)
+      for (const h of heads)
+        this.hmacs.push({ hmac: crypto.createHmac('sha1', secret).update(h.head), shape: h.shape });
     if (stored) {
       this.verifyStored = (file, offset, length) => {
         this.verdict ??= this.checkStored(stored, file, offset, length);
@@ -65,7 +67,9 @@ export class StreamingSignature implements SignedBody {
     const heads = this.heads.map((h) => h.head.toString('latin1'));
     const given = this.signature.toLowerCase();
     // The hashing thread reads the bytes back; if it is gone, this thread does.
-    const index = await stored(file, offset, length, this.secrets, heads, given).catch(() => storedHmacHere(file, offset, length, this.secrets, heads, given));
+    const index = await stored(file, offset, length, this.secrets, heads, given).catch(() =>
+      storedHmacHere(file, offset, length, this.secrets, heads, given),
+    );
     if (index < 0) throw Errors.authRemoteSignatureCheckFailed();
     if (this.heads.length > 1) learnShape(this.credential, this.req, this.heads[index].shape);
     await this.then();
@@ -99,11 +103,27 @@ export class StreamingSignature implements SignedBody {
  * The HMAC of bytes [offset, offset + length) of a file, for each head under each secret: the index of the first
  * head that gives `given` (hex), or -1. The server's runs on its hashing thread.
  */
-export type StoredHmac = (file: string, offset: number, length: number, secrets: string[], heads: string[], given: string) => Promise<number>;
+export type StoredHmac = (
+  file: string,
+  offset: number,
+  length: number,
+  secrets: string[],
+  heads: string[],
+  given: string,
+) => Promise<number>;
 
 /** StoredHmac on this thread (tests, and when the hashing thread is gone). */
-export async function storedHmacHere(file: string, offset: number, length: number, secrets: string[], heads: string[], given: string): Promise<number> {
-  const hmacs = secrets.flatMap((secret) => heads.map((head, i) => ({ i, h: crypto.createHmac('sha1', secret).update(Buffer.from(head, 'latin1')) })));
+export async function storedHmacHere(
+  file: string,
+  offset: number,
+  length: number,
+  secrets: string[],
+  heads: string[],
+  given: string,
+): Promise<number> {
+  const hmacs = secrets.flatMap((secret) =>
+    heads.map((head, i) => ({ i, h: crypto.createHmac('sha1', secret).update(Buffer.from(head, 'latin1')) })),
+  );
   if (length > 0) {
     for (const x of hmacs) x.h.update(AMP);
     const fh = await fsp.open(file, 'r');
@@ -126,7 +146,15 @@ export async function storedHmacHere(file: string, offset: number, length: numbe
 }
 
 /** The ways to hash a body about to stream: the learned one when it is among them, else all of them. */
-export function streamingSignature(signature: string, secrets: string[], req: AuthRequest, baseUrl: string, credential: string, then: () => Promise<void>, stored?: StoredHmac): StreamingSignature {
+export function streamingSignature(
+  signature: string,
+  secrets: string[],
+  req: AuthRequest,
+  baseUrl: string,
+  credential: string,
+  then: () => Promise<void>,
+  stored?: StoredHmac,
+): StreamingSignature {
   const heads = signedHeadVariants(req, baseUrl);
   const hint = learned.get(learnedKey(credential, req));
   const one = hint === undefined ? undefined : heads.find((h) => h.shape === hint);

@@ -21,7 +21,10 @@ function isLoopback(ip: string): boolean {
 }
 
 function lastForwarded(v: string | string[] | undefined): string | undefined {
-  const all = (Array.isArray(v) ? v.join(',') : v ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+  const all = (Array.isArray(v) ? v.join(',') : (v ?? ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   return all[all.length - 1];
 }
 

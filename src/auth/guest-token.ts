@@ -20,7 +20,14 @@ export class GuestTokenAuthenticator implements Authenticator {
     if (g.status !== 'available') throw Errors.guestTokenInvalid();
     return {
       type: 'guest',
-      guest: { id: g.id, token: g.token, userId: g.userId, email: g.email, options: g.options, transferOptions: g.transferOptions },
+      guest: {
+        id: g.id,
+        token: g.token,
+        userId: g.userId,
+        email: g.email,
+        options: g.options,
+        transferOptions: g.transferOptions,
+      },
     };
   }
 }

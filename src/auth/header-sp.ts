@@ -32,7 +32,13 @@ export class HeaderServiceProvider implements Authenticator {
       .map((e) => e.trim())
       .filter(isEmail); // a malformed value never becomes a `from` address
     const seen = await this.users.seen(uid, emails);
-    return { type: 'user', user: { id: uid, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin, provider: this.cfg.id };
+    return {
+      type: 'user',
+      user: { id: uid, emails: seen.emails },
+      via: 'sp',
+      isAdmin: seen.isAdmin,
+      provider: this.cfg.id,
+    };
   }
 }
 

@@ -2,7 +2,12 @@ import crypto from 'node:crypto';
 import { promisify } from 'node:util';
 import type { IdGenerator, PasswordHasher } from '../domain/ports';
 
-const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
+const scrypt = promisify(crypto.scrypt) as (
+  pw: string,
+  salt: Buffer,
+  len: number,
+  opts: crypto.ScryptOptions,
+) => Promise<Buffer>;
 const N = 16384;
 const R = 8;
 const P = 1;
@@ -19,7 +24,11 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const [kind, n, r, p, salt, hash] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !hash) return false;
   const expected = Buffer.from(hash, 'base64');
-  const got = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const got = await scrypt(password, Buffer.from(salt, 'base64'), expected.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+  });
   return got.length === expected.length && crypto.timingSafeEqual(got, expected);
 }
 
@@ -41,5 +50,8 @@ export const cryptoIds: IdGenerator = {
   guestToken: () => crypto.randomBytes(20).toString('hex'),
   secret: randomSecret,
   password: randomPassword,
-  sessionTokens: () => ({ token: crypto.randomBytes(32).toString('base64url'), csrfToken: crypto.randomBytes(24).toString('base64url') }),
+  sessionTokens: () => ({
+    token: crypto.randomBytes(32).toString('base64url'),
+    csrfToken: crypto.randomBytes(24).toString('base64url'),
+  }),
 };

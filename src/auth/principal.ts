@@ -36,7 +36,13 @@ export type Principal =
       /** Set when the signed body is still to stream: the principal holds only once it is verified. */
       signedBody?: SignedBody;
     }
-  | { type: 'application'; application: string; isAdmin: boolean; releaseSignature?: () => Promise<void>; signedBody?: SignedBody }
+  | {
+      type: 'application';
+      application: string;
+      isAdmin: boolean;
+      releaseSignature?: () => Promise<void>;
+      signedBody?: SignedBody;
+    }
   | { type: 'guest'; guest: GuestIdentity };
 
 export const ANONYMOUS: Principal = { type: 'anonymous' };

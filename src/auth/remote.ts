@@ -6,7 +6,6 @@ import type { UserDirectory } from './header-sp';
 import type { RemoteApp } from '../domain/ports';
 import type { Clock } from '../domain/ports';
 
-
 export type { RemoteApp } from '../domain/ports';
 
 export interface RemoteAppLookup {
@@ -41,7 +40,13 @@ const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
 /**
  * The signature verdict: computed here, or on the hashing thread for a big body.
  */
-async function checkSignature(s: SignatureSettings, signature: string, secrets: string[], req: AuthRequest, credential: string): Promise<void> {
+async function checkSignature(
+  s: SignatureSettings,
+  signature: string,
+  secrets: string[],
+  req: AuthRequest,
+  credential: string,
+): Promise<void> {
   if (s.check && req.body.length >= SMALL_BODY) {
     if (!(await s.check(signature, secrets, req, s.baseUrl()))) throw Errors.authRemoteSignatureCheckFailed();
     return;
@@ -68,10 +73,18 @@ function pending<P extends Principal & { signedBody?: unknown; releaseSignature?
   credential: string,
   replay: () => Promise<(() => Promise<void>) | undefined>,
 ): P {
-  principal.signedBody = streamingSignature(signature, secrets, req, s.baseUrl(), credential, async () => {
-    const release = await replay();
-    if (release) principal.releaseSignature = release;
-  }, s.stored);
+  principal.signedBody = streamingSignature(
+    signature,
+    secrets,
+    req,
+    s.baseUrl(),
+    credential,
+    async () => {
+      const release = await replay();
+      if (release) principal.releaseSignature = release;
+    },
+    s.stored,
+  );
   return principal;
 }
 
@@ -93,10 +106,18 @@ function checkWindow(req: AuthRequest, s: SignatureSettings, now: number): numbe
  * completion refused because a chunk was missing, sent again in the same second once the chunk is in). While
  * the first is in progress, an identical one is still a replay; an accepted change is never accepted twice.
  */
-async function checkReplay(req: AuthRequest, s: SignatureSettings, ts: number, now: number, used: UsedSignatures, signature: string): Promise<(() => Promise<void>) | undefined> {
+async function checkReplay(
+  req: AuthRequest,
+  s: SignatureSettings,
+  ts: number,
+  now: number,
+  used: UsedSignatures,
+  signature: string,
+): Promise<(() => Promise<void>) | undefined> {
   if (!UNSAFE.has(req.method)) return undefined;
   const key = signature.toLowerCase();
-  if (!(await used.use(key, Math.max(ts, now) + s.maxAge + 1, now))) throw Errors.authRemoteSignatureCheckFailed('replay');
+  if (!(await used.use(key, Math.max(ts, now) + s.maxAge + 1, now)))
+    throw Errors.authRemoteSignatureCheckFailed('replay');
   return () => used.release(key);
 }
 
@@ -128,9 +149,24 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     if (req.bodyFollows) {
       if (remoteUser !== null && (!remoteUser.trim() || remoteUser.length > 256)) throw Errors.authRemoteUserRejected();
       const replay = () => checkReplay(req, this.settings, ts, now, this.used, signature);
-      if (remoteUser === null) return pending({ type: 'application', application: name, isAdmin: app.isAdmin } as Principal & { type: 'application' }, this.settings, signature, secrets, req, credential, replay);
+      if (remoteUser === null)
+        return pending(
+          { type: 'application', application: name, isAdmin: app.isAdmin } as Principal & { type: 'application' },
+          this.settings,
+          signature,
+          secrets,
+          req,
+          credential,
+          replay,
+        );
       const seen = await this.users.seen(remoteUser, []);
-      const p = { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin } as Principal & { type: 'user' };
+      const p = {
+        type: 'user',
+        user: { id: remoteUser, emails: seen.emails },
+        via: 'remote_application',
+        application: name,
+        isAdmin: seen.isAdmin,
+      } as Principal & { type: 'user' };
       return pending(p, this.settings, signature, secrets, req, credential, replay);
     }
     await checkSignature(this.settings, signature, secrets, req, credential);
@@ -141,7 +177,14 @@ export class RemoteApplicationAuthenticator implements Authenticator {
     // application's admin flag does not carry over to a user, and a user's admin rights need an admin
     // application (docs/hardening.md, "Remote applications and admin rights").
     const seen = await this.users.seen(remoteUser, []);
-    return { type: 'user', user: { id: remoteUser, emails: seen.emails }, via: 'remote_application', application: name, isAdmin: seen.isAdmin && app.isAdmin, ...release };
+    return {
+      type: 'user',
+      user: { id: remoteUser, emails: seen.emails },
+      via: 'remote_application',
+      application: name,
+      isAdmin: seen.isAdmin && app.isAdmin,
+      ...release,
+    };
   }
 }
 
@@ -169,12 +212,25 @@ export class RemoteUserAuthenticator implements Authenticator {
     const credential = `user:${userId}`;
     if (req.bodyFollows) {
       const seen = await this.users.seen(userId, []);
-      const p = { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin } as Principal & { type: 'user' };
-      return pending(p, this.settings, signature, [secret], req, credential, () => checkReplay(req, this.settings, ts, now, this.used, signature));
+      const p = {
+        type: 'user',
+        user: { id: userId, emails: seen.emails },
+        via: 'remote_user',
+        isAdmin: seen.isAdmin,
+      } as Principal & { type: 'user' };
+      return pending(p, this.settings, signature, [secret], req, credential, () =>
+        checkReplay(req, this.settings, ts, now, this.used, signature),
+      );
     }
     await checkSignature(this.settings, signature, [secret], req, credential);
     const release = given(await checkReplay(req, this.settings, ts, now, this.used, signature));
     const seen = await this.users.seen(userId, []);
-    return { type: 'user', user: { id: userId, emails: seen.emails }, via: 'remote_user', isAdmin: seen.isAdmin, ...release };
+    return {
+      type: 'user',
+      user: { id: userId, emails: seen.emails },
+      via: 'remote_user',
+      isAdmin: seen.isAdmin,
+      ...release,
+    };
   }
 }

@@ -30,6 +30,13 @@ export class SessionServiceProvider implements Authenticator {
     }
     if (s.lastSeen < now - SESSION_TOUCH_S) await this.sessions.touch(id, now);
     const seen = await this.users.seen(s.userId, []);
-    return { type: 'user', user: { id: s.userId, emails: seen.emails }, via: 'sp', isAdmin: seen.isAdmin || s.providerAdmin, csrfToken: s.csrfToken, provider: s.provider };
+    return {
+      type: 'user',
+      user: { id: s.userId, emails: seen.emails },
+      via: 'sp',
+      isAdmin: seen.isAdmin || s.providerAdmin,
+      csrfToken: s.csrfToken,
+      provider: s.provider,
+    };
   }
 }

@@ -96,7 +96,12 @@ function safeDecode(s: string): string {
  * through the HMAC in turn, stopping at the first match (which variant matched is no secret; each comparison
  * is constant-time). A 5 MiB signed chunk thus costs one HMAC pass in the usual case, not one per variant.
  */
-export function requestSignatureMatches(signature: string, secrets: string[], req: AuthRequest, baseUrl: string): boolean {
+export function requestSignatureMatches(
+  signature: string,
+  secrets: string[],
+  req: AuthRequest,
+  baseUrl: string,
+): boolean {
   return matchingShape(signature, secrets, req, baseUrl) !== null;
 }
 
@@ -113,7 +118,12 @@ export function matchingShape(signature: string, secrets: string[], req: AuthReq
 }
 
 /** Checks a request's signature against the secrets; may run elsewhere than the event loop. */
-export type SignatureCheck = (signature: string, secrets: string[], req: AuthRequest, baseUrl: string) => Promise<boolean>;
+export type SignatureCheck = (
+  signature: string,
+  secrets: string[],
+  req: AuthRequest,
+  baseUrl: string,
+) => Promise<boolean>;
 
 /** Bodies from this size are checked on the hashing thread: below it the hop costs more than the HMAC. */
 const THREAD_FROM = 256 * 1024;
@@ -130,7 +140,15 @@ export function threadedSignatureCheck(thread: HashThread, pool: BodyPool): Sign
       return requestSignatureMatches(signature, secrets, req, baseUrl);
     }
     const heads = signedHeads(req, baseUrl);
-    const msg = { op: 'hmac', secrets, heads, memory: body.buffer, offset: body.byteOffset, length: body.length, given: signature.toLowerCase() };
+    const msg = {
+      op: 'hmac',
+      secrets,
+      heads,
+      memory: body.buffer,
+      offset: body.byteOffset,
+      length: body.length,
+      given: signature.toLowerCase(),
+    };
     return (await thread.call<{ match: boolean }>(msg)).match;
   };
 }

@@ -29,7 +29,15 @@ export interface Manifest {
   ferry_version: string;
   schema_version: number;
   created: string;
-  counts: { transfers: number; available_transfers: number; files: number; users: number; files_copied: number; bytes_copied: number; partial_files_copied: number };
+  counts: {
+    transfers: number;
+    available_transfers: number;
+    files: number;
+    users: number;
+    files_copied: number;
+    bytes_copied: number;
+    partial_files_copied: number;
+  };
   /** Every file of a transfer that was available in the snapshot, copied whole (only with --files). */
   files: ManifestFile[];
   /** Files of transfers still being uploaded at snapshot time: copied as found, not checked on restore. */
@@ -59,7 +67,11 @@ interface FileRow {
  * hold a transfer without its bytes), so each of its files is copied whole and checked against the size and
  * SHA-256 the snapshot recorded. Uploads in progress are copied as found.
  */
-export async function backupSqlite(dataDir: string, dir: string, opts: { files?: boolean } = {}): Promise<BackupReport> {
+export async function backupSqlite(
+  dataDir: string,
+  dir: string,
+  opts: { files?: boolean } = {},
+): Promise<BackupReport> {
   const started = Date.now();
   const source = sqliteFile(dataDir);
   if (!fs.existsSync(source)) throw new BackupRefused(`no SQLite database at ${source}`);
@@ -111,10 +123,14 @@ export async function backupSqlite(dataDir: string, dir: string, opts: { files?:
         try {
           copied = await copyHashed(src, dst);
         } catch (e) {
-          throw new Error(`files/${rel} of available transfer ${r.transfer_id} could not be read (${(e as Error).message}); was it deleted during the backup?`);
+          throw new Error(
+            `files/${rel} of available transfer ${r.transfer_id} could not be read (${(e as Error).message}); was it deleted during the backup?`,
+          );
         }
-        if (copied.size !== expected) throw new Error(`files/${rel}: ${copied.size} bytes on disk, the snapshot says ${expected}`);
-        if (r.sha256 && copied.sha256 !== r.sha256) throw new Error(`files/${rel}: SHA-256 differs from the snapshot's`);
+        if (copied.size !== expected)
+          throw new Error(`files/${rel}: ${copied.size} bytes on disk, the snapshot says ${expected}`);
+        if (r.sha256 && copied.sha256 !== r.sha256)
+          throw new Error(`files/${rel}: SHA-256 differs from the snapshot's`);
         manifest.files.push({ path: `files/${rel}`, size: copied.size, sha256: r.sha256 });
         manifest.counts.files_copied++;
         manifest.counts.bytes_copied += copied.size;
@@ -143,7 +159,10 @@ export async function backupSqlite(dataDir: string, dir: string, opts: { files?:
 export async function restoreSqlite(dir: string, dataDir: string): Promise<Manifest> {
   const manifest = await readManifest(dir);
   const latest = Math.max(...migrations.map((m) => m.version));
-  if (manifest.schema_version > latest) throw new BackupRefused(`the backup's schema version ${manifest.schema_version} is newer than this ferry's (${latest}): restore it with ferry ${manifest.ferry_version} or later`);
+  if (manifest.schema_version > latest)
+    throw new BackupRefused(
+      `the backup's schema version ${manifest.schema_version} is newer than this ferry's (${latest}): restore it with ferry ${manifest.ferry_version} or later`,
+    );
   if (!fs.existsSync(path.join(dir, 'ferry.db'))) throw new BackupRefused(`no ferry.db in ${dir}`);
   await assertEmptyDir(dataDir, 'the data directory');
   const created = !fs.existsSync(dataDir);
@@ -154,14 +173,16 @@ export async function restoreSqlite(dir: string, dataDir: string): Promise<Manif
     const db = openSqliteFile(sqliteFile(dataDir), migrations, { readonly: true });
     try {
       const v = sqliteSchemaVersion(db);
-      if (v !== manifest.schema_version) throw new Error(`ferry.db has schema version ${v}, the manifest says ${manifest.schema_version}`);
+      if (v !== manifest.schema_version)
+        throw new Error(`ferry.db has schema version ${v}, the manifest says ${manifest.schema_version}`);
     } finally {
       db.close();
     }
     const checked = new Map(manifest.files.map((f) => [f.path, f]));
     const listed = new Set([...checked.keys(), ...manifest.partial_files]);
     for (const rel of listed) {
-      if (!/^files\/[1-9][0-9]*\/[0-9a-f]{32}$/.test(rel)) throw new Error(`manifest: unexpected path ${JSON.stringify(rel)}`);
+      if (!/^files\/[1-9][0-9]*\/[0-9a-f]{32}$/.test(rel))
+        throw new Error(`manifest: unexpected path ${JSON.stringify(rel)}`);
       const src = path.join(dir, rel);
       const dst = path.join(dataDir, rel);
       await fsp.mkdir(path.dirname(dst), { recursive: true, mode: 0o700 });
@@ -174,13 +195,17 @@ export async function restoreSqlite(dir: string, dataDir: string): Promise<Manif
         throw e.code === 'ENOENT' ? new BackupRefused(`${rel} is missing from the backup`) : e;
       });
       // A damaged backup is the input's fault, not ferry's: exit 1 with the file named.
-      if (got.size !== want.size) throw new BackupRefused(`${rel}: ${got.size} bytes, the manifest says ${want.size}; the backup is damaged`);
-      if (want.sha256 && got.sha256 !== want.sha256) throw new BackupRefused(`${rel}: SHA-256 differs from the manifest's; the backup is damaged`);
+      if (got.size !== want.size)
+        throw new BackupRefused(`${rel}: ${got.size} bytes, the manifest says ${want.size}; the backup is damaged`);
+      if (want.sha256 && got.sha256 !== want.sha256)
+        throw new BackupRefused(`${rel}: SHA-256 differs from the manifest's; the backup is damaged`);
     }
   } catch (e) {
     // Leave nothing half-restored behind.
     if (created) await fsp.rm(dataDir, { recursive: true, force: true });
-    else for (const name of await fsp.readdir(dataDir)) await fsp.rm(path.join(dataDir, name), { recursive: true, force: true });
+    else
+      for (const name of await fsp.readdir(dataDir))
+        await fsp.rm(path.join(dataDir, name), { recursive: true, force: true });
     throw e;
   }
   return manifest;
@@ -199,7 +224,12 @@ async function readManifest(dir: string): Promise<Manifest> {
   } catch {
     throw new BackupRefused(`${path.join(dir, MANIFEST)} is not valid JSON`);
   }
-  if (m?.format !== 1 || !Number.isInteger(m.schema_version) || !Array.isArray(m.files) || !Array.isArray(m.partial_files)) {
+  if (
+    m?.format !== 1 ||
+    !Number.isInteger(m.schema_version) ||
+    !Array.isArray(m.files) ||
+    !Array.isArray(m.partial_files)
+  ) {
     throw new BackupRefused(`${path.join(dir, MANIFEST)} is not a ferry backup manifest`);
   }
   return m;
@@ -235,6 +265,10 @@ async function copyHashed(src: string, dst: string): Promise<{ size: number; sha
       done(null, chunk);
     },
   });
-  await pipeline(fs.createReadStream(src, { highWaterMark: 1 << 20 }), tap, fs.createWriteStream(dst, { flags: 'wx', mode: 0o600 }));
+  await pipeline(
+    fs.createReadStream(src, { highWaterMark: 1 << 20 }),
+    tap,
+    fs.createWriteStream(dst, { flags: 'wx', mode: 0o600 }),
+  );
   return { size, sha256: hash.digest('hex') };
 }

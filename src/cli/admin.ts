@@ -28,7 +28,11 @@ export function adminCommand(program: Command, io: CliIO): void {
       withApp(o, async (app) => {
         await app.services.users.removeAdmin(id);
         const stillByConfig = app.services.settings.get().admin.includes(id);
-        io.out(stillByConfig ? `${id} removed from the database, but stays an admin through the config file` : `${id} is no longer an admin`);
+        io.out(
+          stillByConfig
+            ? `${id} removed from the database, but stays an admin through the config file`
+            : `${id} is no longer an admin`,
+        );
       }),
     );
   cmd
@@ -40,7 +44,9 @@ export function adminCommand(program: Command, io: CliIO): void {
       withApp(o, async (app) => {
         const { database, config } = await app.services.users.admins();
         if (o.json) io.out(JSON.stringify({ database, config }));
-        else for (const id of [...new Set([...config, ...database])].sort()) io.out(`${id}${config.includes(id) ? '\t(config)' : ''}`);
+        else
+          for (const id of [...new Set([...config, ...database])].sort())
+            io.out(`${id}${config.includes(id) ? '\t(config)' : ''}`);
       }),
     );
 }

@@ -11,7 +11,9 @@ import { redactDatabaseUrl } from '../config/database-url';
 export function backupCommand(program: Command, io: CliIO): void {
   program
     .command('backup')
-    .description('snapshot the metadata (and with --files the stored files) into a new directory; safe while serve runs')
+    .description(
+      'snapshot the metadata (and with --files the stored files) into a new directory; safe while serve runs',
+    )
     .argument('<dir>', 'a new or empty directory')
     .option('--files', 'also copy the stored files, after the metadata, and check them against it')
     .option('--json', 'print the manifest as JSON')
@@ -21,30 +23,43 @@ export function backupCommand(program: Command, io: CliIO): void {
       if (config.database_url) throw new UsageError(pgDumpGuidance(config.database_url, dir));
       // The file data is not under data_dir: copying nothing would pass for a backup of the files.
       if (o.files && config.storage.type === 's3') {
-        throw new UsageError(`the file data is in the S3 bucket ${config.storage.bucket} (prefix "${config.storage.prefix}"): back it up with the store's own tools (versioning, replication), and the metadata with ferry backup without --files`);
+        throw new UsageError(
+          `the file data is in the S3 bucket ${config.storage.bucket} (prefix "${config.storage.prefix}"): back it up with the store's own tools (versioning, replication), and the metadata with ferry backup without --files`,
+        );
       }
       const { backupSqlite, BackupRefused } = await import('../backup/backup');
-      const report = await refusedAsUsage(BackupRefused, () => backupSqlite(config.data_dir, path.resolve(dir), { files: o.files }));
+      const report = await refusedAsUsage(BackupRefused, () =>
+        backupSqlite(config.data_dir, path.resolve(dir), { files: o.files }),
+      );
       const m = report.manifest;
       if (o.json) return io.out(JSON.stringify(m));
       io.out(
         `backed up ${m.counts.transfers} transfers (${m.counts.available_transfers} available), ${m.counts.users} users` +
-          (o.files ? `, ${m.counts.files_copied} complete files and ${m.counts.partial_files_copied} partial uploads (${m.counts.bytes_copied} bytes)` : ' (metadata only; add --files for the stored files)') +
+          (o.files
+            ? `, ${m.counts.files_copied} complete files and ${m.counts.partial_files_copied} partial uploads (${m.counts.bytes_copied} bytes)`
+            : ' (metadata only; add --files for the stored files)') +
           ` into ${report.dir} in ${report.ms} ms`,
       );
     });
 
   program
     .command('restore')
-    .description('restore a backup into the empty data directory of the config, checking every file against the manifest')
+    .description(
+      'restore a backup into the empty data directory of the config, checking every file against the manifest',
+    )
     .argument('<dir>', 'a directory written by ferry backup')
     .option('-c, --config <file>', 'config file (default ./ferry.json, or $FERRY_CONFIG)')
     .action(async (dir: string, o: { config?: string }) => {
       const { config } = configFrom(o);
-      if (config.database_url) throw new UsageError(`this instance keeps its metadata in PostgreSQL (${redactDatabaseUrl(config.database_url)}): restore it with pg_restore, then copy the backup's files/ into ${path.join(config.data_dir, 'files')}`);
+      if (config.database_url)
+        throw new UsageError(
+          `this instance keeps its metadata in PostgreSQL (${redactDatabaseUrl(config.database_url)}): restore it with pg_restore, then copy the backup's files/ into ${path.join(config.data_dir, 'files')}`,
+        );
       const { restoreSqlite, BackupRefused } = await import('../backup/backup');
       const m = await refusedAsUsage(BackupRefused, () => restoreSqlite(path.resolve(dir), config.data_dir));
-      io.out(`restored the backup of ${m.created} (${m.counts.transfers} transfers, ${m.files.length} checked files) into ${config.data_dir}; start ferry serve on it`);
+      io.out(
+        `restored the backup of ${m.created} (${m.counts.transfers} transfers, ${m.files.length} checked files) into ${config.data_dir}; start ferry serve on it`,
+      );
     });
 }
 

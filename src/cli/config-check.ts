@@ -17,11 +17,21 @@ export function configCommand(program: Command, io: CliIO): void {
         const { config: c, source } = configFrom(opts);
         // The database password (in the file or FERRY_DATABASE_URL) is never printed.
         // Nor is an identity provider's client secret or bind password.
-        const hide = (e: object) => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, (k === 'client_secret' || k === 'bind_password') && v ? '(set)' : v]));
+        const hide = (e: object) =>
+          Object.fromEntries(
+            Object.entries(e).map(([k, v]) => [k, (k === 'client_secret' || k === 'bind_password') && v ? '(set)' : v]),
+          );
         const sp = Array.isArray(c.auth.sp) ? c.auth.sp.map(hide) : hide(c.auth.sp);
-        const shown = { ...c, database_url: c.database_url && redactDatabaseUrl(c.database_url), auth: { ...c.auth, sp } };
+        const shown = {
+          ...c,
+          database_url: c.database_url && redactDatabaseUrl(c.database_url),
+          auth: { ...c.auth, sp },
+        };
         if (opts.json) io.out(JSON.stringify(shown, null, 2));
-        else io.out(`config ok: ${source ?? 'built-in defaults'}; metadata in ${shown.database_url ?? `SQLite under ${c.data_dir}`}`);
+        else
+          io.out(
+            `config ok: ${source ?? 'built-in defaults'}; metadata in ${shown.database_url ?? `SQLite under ${c.data_dir}`}`,
+          );
       } catch (e) {
         if (e instanceof ConfigError) throw new UsageError(e.message);
         throw e;

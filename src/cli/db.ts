@@ -20,7 +20,10 @@ export function dbCommand(program: Command, io: CliIO): void {
     .action(async (o: { to: string; json?: boolean; config?: string }) => {
       if (!POSTGRES_URL.test(o.to)) throw new UsageError('--to: a postgres://user:password@host:port/database URL');
       const { config } = configFrom(o);
-      if (config.database_url) throw new UsageError(`this instance already keeps its metadata in ${redactDatabaseUrl(config.database_url)}; db copy reads the SQLite file of a data directory`);
+      if (config.database_url)
+        throw new UsageError(
+          `this instance already keeps its metadata in ${redactDatabaseUrl(config.database_url)}; db copy reads the SQLite file of a data directory`,
+        );
       const { copySqliteToPostgres, CopyRefused } = await import('../db/copy');
       let report;
       try {
@@ -36,6 +39,8 @@ export function dbCommand(program: Command, io: CliIO): void {
       }
       for (const [table, n] of Object.entries(report.tables)) io.out(`${table}\t${n}`);
       const total = Object.values(report.tables).reduce((a, b) => a + b, 0);
-      io.out(`copied ${total} rows into ${to}; the SQLite file is unchanged. To switch over, stop ferry, set database_url (or FERRY_DATABASE_URL) to this URL, and start it again.`);
+      io.out(
+        `copied ${total} rows into ${to}; the SQLite file is unchanged. To switch over, stop ferry, set database_url (or FERRY_DATABASE_URL) to this URL, and start it again.`,
+      );
     });
 }

@@ -27,9 +27,18 @@ export function getCommand(program: Command, io: CliIO): void {
             return null;
           }
         };
-        const r = await getFiles({ link, outDir: o.output, json: !!o.json, retries: retriesOf(o.retries), password, credentials }, io);
-        const decrypted = r.files.some((f) => f.verified.startsWith('aes-gcm')) ? ', decrypted (every chunk checked by its AES-GCM tag)' : '';
-        io.out(o.json ? JSON.stringify(r) : `${r.files.length} file${r.files.length === 1 ? '' : 's'} from ${r.from} in ${o.output}${decrypted}`);
+        const r = await getFiles(
+          { link, outDir: o.output, json: !!o.json, retries: retriesOf(o.retries), password, credentials },
+          io,
+        );
+        const decrypted = r.files.some((f) => f.verified.startsWith('aes-gcm'))
+          ? ', decrypted (every chunk checked by its AES-GCM tag)'
+          : '';
+        io.out(
+          o.json
+            ? JSON.stringify(r)
+            : `${r.files.length} file${r.files.length === 1 ? '' : 's'} from ${r.from} in ${o.output}${decrypted}`,
+        );
       } finally {
         stop();
       }

@@ -10,9 +10,17 @@ import { type CliIO, UsageError } from './io';
 export function loginCommand(program: Command, io: CliIO): void {
   program
     .command('login')
-    .description('keep the API access string of your profile page for ferry send (in ~/.config/ferry/client.json, mode 0600)')
-    .argument('[remote_config]', "the string from the profile page, <url>|<user>|<secret>; '-' or none: read it (or a FileSender filesender.py.ini's text) from standard input")
-    .option('--ini <file>', "FileSender's filesender.py.ini (from your profile page there, e.g. ~/.filesender/filesender.py.ini)")
+    .description(
+      'keep the API access string of your profile page for ferry send (in ~/.config/ferry/client.json, mode 0600)',
+    )
+    .argument(
+      '[remote_config]',
+      "the string from the profile page, <url>|<user>|<secret>; '-' or none: read it (or a FileSender filesender.py.ini's text) from standard input",
+    )
+    .option(
+      '--ini <file>',
+      "FileSender's filesender.py.ini (from your profile page there, e.g. ~/.filesender/filesender.py.ini)",
+    )
     .option('--no-check', 'save without asking the server whether the string works')
     .option('--json', 'print the result as JSON')
     .action(async (given: string | undefined, o: { check: boolean; json?: boolean; ini?: string }) => {
@@ -36,7 +44,11 @@ export function loginCommand(program: Command, io: CliIO): void {
         await checkLogin(creds, { retry: { retries: 2, baseDelayMs: 1000, maxDelayMs: 4000 } });
       }
       const file = saveCredentials(creds);
-      io.out(o.json ? JSON.stringify({ url: creds.url, user: creds.user, file }) : `logged in to ${creds.url} as ${creds.user} (kept in ${file})`);
+      io.out(
+        o.json
+          ? JSON.stringify({ url: creds.url, user: creds.user, file })
+          : `logged in to ${creds.url} as ${creds.user} (kept in ${file})`,
+      );
     });
 
   program

@@ -15,7 +15,8 @@ export interface MailSinkOpts {
 export async function startMailSink(opts: MailSinkOpts, io: CliIO): Promise<RunningSink> {
   const { config } = configFrom(opts);
   const port = opts.port !== undefined ? Number(opts.port) : (config.mail.sink?.port ?? 2525);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port: not a port number: ${opts.port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port: not a port number: ${opts.port}`);
   const { startSink } = await import('../mail/sink');
   const sink = await startSink({
     host: opts.host ?? config.mail.sink?.host ?? '127.0.0.1',

@@ -22,7 +22,23 @@ import { ServiceError } from '../domain/errors';
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, verifyCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand, backupCommand];
+export const commandModules: CommandModule[] = [
+  serveCommand,
+  versionCommand,
+  configCommand,
+  mailSinkCommand,
+  adminCommand,
+  userCommand,
+  remoteAppCommand,
+  purgeCommand,
+  verifyCommand,
+  loginCommand,
+  sendCommand,
+  getCommand,
+  serviceCommand,
+  dbCommand,
+  backupCommand,
+];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')
@@ -48,7 +64,8 @@ export async function runCli(argv: string[], io: CliIO, modules?: CommandModule[
     return 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
+        return 0;
       return 1; // commander already printed its one-line message
     }
     if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckFailed) {

@@ -16,11 +16,16 @@ export function purgeCommand(program: Command, io: CliIO): void {
     .action((o: { dryRun?: boolean; now?: string; json?: boolean; config?: string }) =>
       withApp(o, async (app) => {
         const now = o.now === undefined ? undefined : Number(o.now);
-        if (now !== undefined && (!Number.isSafeInteger(now) || now < 0)) throw new UsageError('--now: a UNIX time in seconds');
+        if (now !== undefined && (!Number.isSafeInteger(now) || now < 0))
+          throw new UsageError('--now: a UNIX time in seconds');
         // One purge at a time across processes and nodes: a lock in the database (advisory on PostgreSQL).
         const unlock = await app.services.locks.tryLock(PURGE_LOCK);
         if (!unlock) {
-          io.out(o.json ? JSON.stringify({ skipped: 'another purge is running' }) : 'purge: another purge is running; nothing done');
+          io.out(
+            o.json
+              ? JSON.stringify({ skipped: 'another purge is running' })
+              : 'purge: another purge is running; nothing done',
+          );
           return;
         }
         try {

@@ -11,14 +11,22 @@ const CONFIG = ['-c, --config <file>', 'config file (default ./ferry.json, or $F
 export function remoteAppCommand(program: Command, io: CliIO): void {
   const cmd = program.command('remote-app').description('manage remote applications');
   const printSecret = (o: { json?: boolean }, name: string, secret: string, admin: boolean) =>
-    io.out(o.json ? JSON.stringify({ name, secret, admin }) : `remote application ${name}${admin ? ' (admin)' : ''}, secret:\n${secret}`);
+    io.out(
+      o.json
+        ? JSON.stringify({ name, secret, admin })
+        : `remote application ${name}${admin ? ' (admin)' : ''}, secret:\n${secret}`,
+    );
   cmd
     .command('add <name>')
     .description('create a remote application and print its secret')
     .option('--admin', 'the application is an admin when it acts as itself')
     .option('--json', 'print {"name","secret","admin"}')
     .option(...CONFIG)
-    .action((name: string, o) => withApp(o, async (app) => printSecret(o, name, await app.services.accounts.addRemoteApp(name, !!o.admin), !!o.admin)));
+    .action((name: string, o) =>
+      withApp(o, async (app) =>
+        printSecret(o, name, await app.services.accounts.addRemoteApp(name, !!o.admin), !!o.admin),
+      ),
+    );
   cmd
     .command('rotate <name>')
     .description('give the application a new secret and print it')
@@ -40,8 +48,23 @@ export function remoteAppCommand(program: Command, io: CliIO): void {
     .action((o) =>
       withApp(o, async (app) => {
         const list = await app.services.accounts.listRemoteApps();
-        if (o.json) io.out(JSON.stringify(list.map((a) => ({ name: a.name, admin: a.admin, created: a.created, grace_until: a.graceUntil }))));
-        else for (const a of list) io.out([a.name, a.admin ? 'admin' : '', a.graceUntil ? `old secret valid until ${new Date(a.graceUntil * 1000).toISOString()}` : ''].filter(Boolean).join('\t'));
+        if (o.json)
+          io.out(
+            JSON.stringify(
+              list.map((a) => ({ name: a.name, admin: a.admin, created: a.created, grace_until: a.graceUntil })),
+            ),
+          );
+        else
+          for (const a of list)
+            io.out(
+              [
+                a.name,
+                a.admin ? 'admin' : '',
+                a.graceUntil ? `old secret valid until ${new Date(a.graceUntil * 1000).toISOString()}` : '',
+              ]
+                .filter(Boolean)
+                .join('\t'),
+            );
       }),
     );
   cmd

@@ -55,11 +55,21 @@ export function sendCommand(program: Command, io: CliIO): void {
     .option('--link', 'make a download link instead of mailing recipients (printed at the end)')
     .option('--download-limit <n>', 'how many times each file may be downloaded through each link (docs/sharing.md)')
     .option('--guest <email>', 'invite this person to upload files to you (no files)')
-    .option('--from <email>', 'sender address (default: $FERRY_FROM, else the first address of your account; a FileSender server does not tell it, so there it is your user id when that is an address)')
-    .option('--encrypt', 'encrypt end to end: the password comes from $FERRY_PASSWORD or --password-stdin, or one is generated and shown once')
+    .option(
+      '--from <email>',
+      'sender address (default: $FERRY_FROM, else the first address of your account; a FileSender server does not tell it, so there it is your user id when that is an address)',
+    )
+    .option(
+      '--encrypt',
+      'encrypt end to end: the password comes from $FERRY_PASSWORD or --password-stdin, or one is generated and shown once',
+    )
     .option('--password-stdin', 'with --encrypt: read the password from standard input')
     .option('--parallel <n>', 'chunks in flight', '4')
-    .option('--retries <n>', 'attempts after a failed request (network error, 5xx, 429), waiting 1 s, 2 s, 4 s… up to 30 s between', '8')
+    .option(
+      '--retries <n>',
+      'attempts after a failed request (network error, 5xx, 429), waiting 1 s, 2 s, 4 s… up to 30 s between',
+      '8',
+    )
     .option('--url <url>', 'server address (default: from ferry login or $FERRY_URL)')
     .option('--user <id>', 'user id (default: from ferry login or $FERRY_USER)')
     .option('--json', 'print the result as one JSON object, and no progress')
@@ -77,8 +87,16 @@ export function sendCommand(program: Command, io: CliIO): void {
         if (paths.length) throw new UsageError('--guest invites someone to upload to you; it takes no files');
         if (o.recipients?.length || o.link) throw new UsageError('--guest takes no -r or --link');
         const { inviteGuest } = await import('../client/guest');
-        const g = await inviteGuest(creds, { email: o.guest, subject: o.subject, message: o.message, days, from: o.from }, io);
-        io.out(o.json ? JSON.stringify(g) : `invited ${g.email} to upload files to you${g.expires ? ` until ${new Date(g.expires * 1000).toISOString().slice(0, 10)}` : ''}; the upload link was mailed to them${g.upload_url ? `: ${g.upload_url}` : ''}`);
+        const g = await inviteGuest(
+          creds,
+          { email: o.guest, subject: o.subject, message: o.message, days, from: o.from },
+          io,
+        );
+        io.out(
+          o.json
+            ? JSON.stringify(g)
+            : `invited ${g.email} to upload files to you${g.expires ? ` until ${new Date(g.expires * 1000).toISOString().slice(0, 10)}` : ''}; the upload link was mailed to them${g.upload_url ? `: ${g.upload_url}` : ''}`,
+        );
         return;
       }
       if (paths.length === 0) throw new UsageError('nothing to send: name files or folders (or use --guest <email>)');
@@ -91,16 +109,37 @@ export function sendCommand(program: Command, io: CliIO): void {
       // Shown once, on standard error (away from what a script captures), as soon as the transfer exists; with
       // --json it is the result's `password` instead.
       const onGeneratedPassword = (p: string) => {
-        if (!o.json) io.err(`generated password (give it to the recipients by another channel; it is not stored anywhere): ${p}`);
+        if (!o.json)
+          io.err(`generated password (give it to the recipients by another channel; it is not stored anywhere): ${p}`);
       };
       const stop = interruptNotice(io);
       try {
-        const r = await sendFiles(creds, { paths, recipients: splitAddresses(o.recipients ?? []), subject: o.subject, message: o.message, days, link: !!o.link, downloadLimit, from: o.from, parallel, retries, json: !!o.json, encrypt, onGeneratedPassword }, io);
+        const r = await sendFiles(
+          creds,
+          {
+            paths,
+            recipients: splitAddresses(o.recipients ?? []),
+            subject: o.subject,
+            message: o.message,
+            days,
+            link: !!o.link,
+            downloadLimit,
+            from: o.from,
+            parallel,
+            retries,
+            json: !!o.json,
+            encrypt,
+            onGeneratedPassword,
+          },
+          io,
+        );
         if (o.json) return io.out(JSON.stringify(r));
         const rate = r.seconds > 0 ? ` (${humanBytes(Math.round(r.bytes_sent / r.seconds))}/s)` : '';
         const size = humanBytes(r.files.reduce((n, f) => n + f.size, 0));
         const to = r.link ? 'as a link' : `to ${r.recipients.join(', ')}`;
-        io.out(`transfer ${r.transfer_id} sent ${to}: ${r.files.length} file${r.files.length === 1 ? '' : 's'}, ${size} in ${r.seconds.toFixed(1)} s${rate}${r.resumed ? ', resumed' : ''}${r.encrypted ? ', encrypted end to end' : ''}`);
+        io.out(
+          `transfer ${r.transfer_id} sent ${to}: ${r.files.length} file${r.files.length === 1 ? '' : 's'}, ${size} in ${r.seconds.toFixed(1)} s${rate}${r.resumed ? ', resumed' : ''}${r.encrypted ? ', encrypted end to end' : ''}`,
+        );
         if (r.link) io.out(`link: ${r.link}`);
       } finally {
         stop();

@@ -11,10 +11,17 @@ export interface ServeHandle {
 }
 
 /** Starts the app and its HTTP server; resolves once "listening on" has been printed. */
-export async function startServe(opts: { config?: string; port?: string; host?: string }, io: CliIO): Promise<ServeHandle> {
+export async function startServe(
+  opts: { config?: string; port?: string; host?: string },
+  io: CliIO,
+): Promise<ServeHandle> {
   const { config, baseUrlSet } = configFrom(opts);
   // Loaded on use, so that `ferry version` and `--help` start without the server's modules.
-  const [{ createApp }, { listen }, { startSink }] = await Promise.all([import('../app'), import('../http/server'), import('../mail/sink')]);
+  const [{ createApp }, { listen }, { startSink }] = await Promise.all([
+    import('../app'),
+    import('../http/server'),
+    import('../mail/sink'),
+  ]);
   const host = opts.host ?? config.listen.host;
   const port = opts.port !== undefined ? Number(opts.port) : config.listen.port;
   // With mail.sink set, every message goes to the built-in sink (air-gapped demos, tests).
@@ -38,13 +45,18 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
     const everyAddress = ['0.0.0.0', '::'].includes(host);
     app.services.settings.setBaseUrl(linkUrl(host, server.port, server.url), everyAddress);
     if (app.services.settings.publicAddressMissing()) {
-      io.out(`warning: listening on every address, but links in mails name ${app.services.settings.get().base_url}, which no other machine reaches: set base_url (the address people use) in the config, or in the web pages under Administration`);
+      io.out(
+        `warning: listening on every address, but links in mails name ${app.services.settings.get().base_url}, which no other machine reaches: set base_url (the address people use) in the config, or in the web pages under Administration`,
+      );
     }
   }
   // Only once the address is ours: a start that fails on a taken port must not use up the one showing of the password.
   if (app.services.identity.localAccounts) {
     const password = await app.services.accounts.ensureInitialAdmin();
-    if (password) io.out(`created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`);
+    if (password)
+      io.out(
+        `created the first account: user "admin", password ${password} (shown once; change it with: ferry user passwd admin --password-stdin)`,
+      );
   }
   app.start();
   io.out(`listening on ${server.url}`);
@@ -61,7 +73,11 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
       })()),
     reopenLog: () => {
       log.reopen();
-      log.info(config.log.file ? `SIGHUP: reopened ${config.log.file}` : 'SIGHUP: nothing to reopen (logging to standard output)');
+      log.info(
+        config.log.file
+          ? `SIGHUP: reopened ${config.log.file}`
+          : 'SIGHUP: nothing to reopen (logging to standard output)',
+      );
     },
   };
 }
@@ -70,8 +86,10 @@ export async function startServe(opts: { config?: string; port?: string; host?: 
 function listenError(e: NodeJS.ErrnoException, host: string, port: number): Error {
   const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   const how = 'choose another with --port N, or set "listen": {"host": …, "port": …} in the config';
-  if (e.code === 'EADDRINUSE') return new UsageError(`the address ${address} is already in use (another ferry or another server?): ${how}`);
-  if (e.code === 'EACCES') return new UsageError(`not allowed to listen on ${address} (ports below 1024 need privileges): ${how}`);
+  if (e.code === 'EADDRINUSE')
+    return new UsageError(`the address ${address} is already in use (another ferry or another server?): ${how}`);
+  if (e.code === 'EACCES')
+    return new UsageError(`not allowed to listen on ${address} (ports below 1024 need privileges): ${how}`);
   if (e.code === 'EADDRNOTAVAIL') return new UsageError(`the address ${address} is not one of this machine's: ${how}`);
   return e;
 }

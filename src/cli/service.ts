@@ -21,11 +21,18 @@ const USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 /** The facts the units are written from, each checked: a unit that cannot start is worse than an error now. */
 export function unitFacts(o: InstallFlags): UnitFacts {
   const config = path.resolve(o.config);
-  if (!fs.existsSync(config)) throw new UsageError(`${config} does not exist: write the config first (config.example.json lists every key), then install the service`);
+  if (!fs.existsSync(config))
+    throw new UsageError(
+      `${config} does not exist: write the config first (config.example.json lists every key), then install the service`,
+    );
   const { config: c } = loadConfig(config);
-  if (!path.isAbsolute(c.data_dir)) throw new UsageError(`data_dir in ${config} is relative (${c.data_dir}); a service needs an absolute path such as /var/lib/ferry`);
+  if (!path.isAbsolute(c.data_dir))
+    throw new UsageError(
+      `data_dir in ${config} is relative (${c.data_dir}); a service needs an absolute path such as /var/lib/ferry`,
+    );
   const binary = o.binary ? path.resolve(o.binary) : isSea() ? process.execPath : null;
-  if (!binary) throw new UsageError('--binary: the path of the ferry executable the service runs (e.g. /usr/local/bin/ferry)');
+  if (!binary)
+    throw new UsageError('--binary: the path of the ferry executable the service runs (e.g. /usr/local/bin/ferry)');
   if (!o.dynamicUser && !USER_NAME.test(o.user)) throw new UsageError(`--user: not a system user name: ${o.user}`);
   if (o.dynamicUser) {
     try {
@@ -39,7 +46,8 @@ export function unitFacts(o: InstallFlags): UnitFacts {
   if (logFile) writable.push(path.dirname(path.resolve(logFile)));
   const route = mailRoute(c.mail, c.data_dir);
   const sinkDir = c.mail.sink?.dir ?? (route.kind === 'inbox' ? route.dir : null);
-  if (sinkDir && path.isAbsolute(sinkDir) && path.relative(c.data_dir, sinkDir).startsWith('..')) writable.push(sinkDir);
+  if (sinkDir && path.isAbsolute(sinkDir) && path.relative(c.data_dir, sinkDir).startsWith('..'))
+    writable.push(sinkDir);
   return { binary, config, user: o.dynamicUser ? null : o.user, dataDir: c.data_dir, writable, port: c.listen.port };
 }
 
@@ -50,7 +58,7 @@ export function serviceCommand(program: Command, io: CliIO): void {
     .command('install')
     .description('write a hardened systemd unit for serve, and a timer for purge (or --print them)')
     .option('--user <name>', 'dedicated system user the service runs as', 'ferry')
-    .option('--dynamic-user', "let systemd make a throwaway user (data_dir must be below /var/lib)")
+    .option('--dynamic-user', 'let systemd make a throwaway user (data_dir must be below /var/lib)')
     .option('--config <file>', 'config file the service reads', '/etc/ferry/ferry.json')
     .option('--binary <path>', 'ferry executable the service runs (default: this one)')
     .option('--dir <dir>', 'where to write the units', '/etc/systemd/system')

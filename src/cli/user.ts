@@ -27,7 +27,11 @@ export function userCommand(program: Command, io: CliIO): void {
         .map((e: string) => e.trim())
         .filter(Boolean);
       await withApp(o, (app) => app.services.accounts.addUser(id, emails, password));
-      io.out(password === null ? `user ${id} saved (no password yet: ferry user passwd ${id} --password-stdin)` : `user ${id} saved`);
+      io.out(
+        password === null
+          ? `user ${id} saved (no password yet: ferry user passwd ${id} --password-stdin)`
+          : `user ${id} saved`,
+      );
     });
   cmd
     .command('passwd <user_id>')
@@ -48,12 +52,16 @@ export function userCommand(program: Command, io: CliIO): void {
       withApp(o, async (app) => {
         const list = await app.services.accounts.listUsers();
         if (o.json) io.out(JSON.stringify(list));
-        else for (const u of list) io.out([u.id, u.emails.join(','), u.local ? 'local' : '', u.admin ? 'admin' : ''].filter(Boolean).join('\t'));
+        else
+          for (const u of list)
+            io.out(
+              [u.id, u.emails.join(','), u.local ? 'local' : '', u.admin ? 'admin' : ''].filter(Boolean).join('\t'),
+            );
       }),
     );
   cmd
     .command('remove <user_id>')
-    .description("remove a local account (its transfers stay until they expire)")
+    .description('remove a local account (its transfers stay until they expire)')
     .option(...CONFIG)
     .action((id: string, o) =>
       withApp(o, async (app) => {

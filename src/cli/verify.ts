@@ -32,10 +32,16 @@ export function verifyCommand(program: Command, io: CliIO): void {
         const report = await app.services.verifyStoredFiles(progress);
         if (o.json) io.out(JSON.stringify(report));
         else {
-          for (const p of report.problems) io.out(`${p.problem}: transfer ${p.transferId} file ${p.fileId} (${p.uid}): ${p.detail}`);
-          io.out(`verify: ${report.files} files, ${gib(report.bytes)} GiB checked, ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`);
+          for (const p of report.problems)
+            io.out(`${p.problem}: transfer ${p.transferId} file ${p.fileId} (${p.uid}): ${p.detail}`);
+          io.out(
+            `verify: ${report.files} files, ${gib(report.bytes)} GiB checked, ${report.problems.length} problem${report.problems.length === 1 ? '' : 's'}`,
+          );
         }
-        if (report.problems.length) throw new CheckFailed(`${report.problems.length} stored file${report.problems.length === 1 ? '' : 's'} not as recorded`);
+        if (report.problems.length)
+          throw new CheckFailed(
+            `${report.problems.length} stored file${report.problems.length === 1 ? '' : 's'} not as recorded`,
+          );
       }),
     );
 }

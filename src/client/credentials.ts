@@ -20,12 +20,14 @@ export function parseRemoteConfig(text: string): Credentials {
   const s = text.trim();
   const first = s.indexOf('|');
   const last = s.lastIndexOf('|');
-  if (first < 0 || last === first) throw new ClientError('not a remote-user string: expected <url>|<user id>|<secret>, as the profile page shows it');
+  if (first < 0 || last === first)
+    throw new ClientError('not a remote-user string: expected <url>|<user id>|<secret>, as the profile page shows it');
   const url = normaliseUrl(s.slice(0, first));
   const user = s.slice(first + 1, last);
   const secret = s.slice(last + 1);
   if (!user) throw new ClientError('the remote-user string has no user id');
-  if (!/^[A-Za-z0-9]{16,256}$/.test(secret)) throw new ClientError('the remote-user string has no valid secret at its end');
+  if (!/^[A-Za-z0-9]{16,256}$/.test(secret))
+    throw new ClientError('the remote-user string has no valid secret at its end');
   return { url, user, secret };
 }
 
@@ -53,7 +55,7 @@ export function parseFileSenderIni(text: string): Credentials {
   const secret = values['user.apikey'];
   const lacking = [!url && '[system] base_url', !user && '[user] username', !secret && '[user] apikey'].filter(Boolean);
   if (lacking.length) throw new ClientError(`not a filesender.py.ini: it has no ${lacking.join(', ')}`);
-  if (!/^[A-Za-z0-9]{16,256}$/.test(secret)) throw new ClientError('the ini file\'s apikey is not an API secret');
+  if (!/^[A-Za-z0-9]{16,256}$/.test(secret)) throw new ClientError("the ini file's apikey is not an API secret");
   return { url: normaliseUrl(url), user, secret };
 }
 
@@ -155,11 +157,15 @@ export function resolveCredentials(flags: CredentialFlags, env: NodeJS.ProcessEn
   const user = pick('user', flags.user, 'FERRY_USER');
   const secret = pick('secret', undefined, 'FERRY_SECRET');
   if (!url && !user && !secret) {
-    throw new ClientError("not logged in: run ferry login '<API access string from your profile page>', or set FERRY_URL, FERRY_USER and FERRY_SECRET");
+    throw new ClientError(
+      "not logged in: run ferry login '<API access string from your profile page>', or set FERRY_URL, FERRY_USER and FERRY_SECRET",
+    );
   }
   if (!url || !user || !secret) {
     const lacking = [!url && 'server URL', !user && 'user', !secret && 'secret'].filter(Boolean).join(', ');
-    throw new ClientError(`no ${lacking} to sign in with: run ferry login '<remote-user string from your profile page>', or set FERRY_URL, FERRY_USER and FERRY_SECRET`);
+    throw new ClientError(
+      `no ${lacking} to sign in with: run ferry login '<remote-user string from your profile page>', or set FERRY_URL, FERRY_USER and FERRY_SECRET`,
+    );
   }
   return { url: normaliseUrl(url), user, secret };
 }

@@ -12,7 +12,16 @@ import { unusable } from './servers/common';
 import { fileSenderLinkFiles, fileSenderSource } from './servers/filesender-download';
 import { findServer } from './servers/open';
 import { createReporter, reportMode, type Reporter, type ReporterIO } from './progress';
-import { CHUNK_OVERHEAD, chunkCount, decryptChunk, DecryptError, deriveKey, encryptChunk, fileCrypto, type FileCrypto } from '../shared-crypto/format';
+import {
+  CHUNK_OVERHEAD,
+  chunkCount,
+  decryptChunk,
+  DecryptError,
+  deriveKey,
+  encryptChunk,
+  fileCrypto,
+  type FileCrypto,
+} from '../shared-crypto/format';
 import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, sleep } from './retry';
 
 export interface GetOptions {
@@ -70,10 +79,16 @@ export function parseDownloadLink(link: string): { base: string; token: string; 
     throw new ClientError(`not a download link: ${JSON.stringify(link)}`);
   }
   const token = u.searchParams.get('token');
-  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !token) throw new ClientError('not a download link: it should look like https://host/?s=download&token=…');
+  if ((u.protocol !== 'http:' && u.protocol !== 'https:') || !token)
+    throw new ClientError('not a download link: it should look like https://host/?s=download&token=…');
   const base = `${u.origin}${u.pathname.replace(/\/(download|download\.php)$/, '').replace(/\/+$/, '')}`;
   const raw = u.searchParams.get('files_ids');
-  const ids = raw ? raw.split(',').map(Number).filter((n) => Number.isSafeInteger(n) && n > 0) : null;
+  const ids = raw
+    ? raw
+        .split(',')
+        .map(Number)
+        .filter((n) => Number.isSafeInteger(n) && n > 0)
+    : null;
   return { base, token, ids: ids?.length ? ids : null };
 }
 
@@ -98,10 +113,18 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
       api = new FerryApi({ url: found.restUrl }, apiOptions);
       api.copyClock(probe);
       probe.close();
-      listing = await api.call<Listing>('GET', '/download/files', { args: { token }, what: 'reading the download link' });
-      if (!listing || !Array.isArray(listing.files)) throw unusable('reading the download link', 'GET /download/files', listing, 'has no list of files');
-      extended = await api.call<Extended[]>('GET', '/transfer/fileidsextended', { args: { token }, what: 'reading the encryption settings' });
-      if (!Array.isArray(extended)) throw unusable('reading the encryption settings', 'GET /transfer/fileidsextended', extended, 'is not a list');
+      listing = await api.call<Listing>('GET', '/download/files', {
+        args: { token },
+        what: 'reading the download link',
+      });
+      if (!listing || !Array.isArray(listing.files))
+        throw unusable('reading the download link', 'GET /download/files', listing, 'has no list of files');
+      extended = await api.call<Extended[]>('GET', '/transfer/fileidsextended', {
+        args: { token },
+        what: 'reading the encryption settings',
+      });
+      if (!Array.isArray(extended))
+        throw unusable('reading the encryption settings', 'GET /transfer/fileidsextended', extended, 'is not a list');
       source = ferrySource(api, token);
     } else {
       const creds = o.credentials?.();
@@ -112,7 +135,12 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
       }
       const files = await fileSenderLinkFiles(found, token, probe, signed);
       // FileSender keeps no checksum a recipient can read: a plain file is checked by its size.
-      listing = { transfer_id: files[0]?.transferid ?? 0, subject: '', from: new URL(found.siteUrl).host, files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, sha256: null })) };
+      listing = {
+        transfer_id: files[0]?.transferid ?? 0,
+        subject: '',
+        from: new URL(found.siteUrl).host,
+        files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, sha256: null })),
+      };
       extended = files;
       source = fileSenderSource(found.siteUrl, token, probe.agent);
     }
@@ -130,12 +158,23 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
     for (const { f, name, dest } of targets) {
       const ext = decrypting?.files.get(f.id);
       if (decrypting && !ext) throw new ClientError(`the server lists no encryption fields for ${name}`, 2);
-      const result = decrypting && ext ? await downloadEncrypted(api, source, f, ext, decrypting.key, dest, name, reporter) : await downloadOne(api, source, f, dest, name, reporter);
+      const result =
+        decrypting && ext
+          ? await downloadEncrypted(api, source, f, ext, decrypting.key, dest, name, reporter)
+          : await downloadOne(api, source, f, dest, name, reporter);
       reporter.fileDone(result, name, f.size);
       // The server's SHA-256 of an encrypted file is of the ciphertext it stored: the plaintext is checked by its
       // GCM tags, and the ciphertext (as fetched, or sealed again from what an earlier run kept) by that SHA-256.
       const verified = decrypting ? (f.sha256 ? 'aes-gcm+sha256' : 'aes-gcm') : f.sha256 ? 'sha256' : 'none';
-      results.push({ id: f.id, name: f.name, path: dest, size: f.size, sha256: decrypting ? null : f.sha256, result, verified });
+      results.push({
+        id: f.id,
+        name: f.name,
+        path: dest,
+        size: f.size,
+        sha256: decrypting ? null : f.sha256,
+        result,
+        verified,
+      });
     }
     reporter.finish();
     return { transfer_id: listing.transfer_id, subject: listing.subject, from: listing.from, files: results };
@@ -157,7 +196,8 @@ export async function getFiles(o: GetOptions, io: ReporterIO): Promise<GetResult
 export function destination(root: string, name: string): string {
   const dest = path.resolve(root, ...name.split('/'));
   const rel = path.relative(root, dest);
-  if (!rel || rel.startsWith('..') || path.isAbsolute(rel)) throw new ClientError(`refusing to write ${JSON.stringify(name)} outside ${root}`);
+  if (!rel || rel.startsWith('..') || path.isAbsolute(rel))
+    throw new ClientError(`refusing to write ${JSON.stringify(name)} outside ${root}`);
   let dir = root;
   for (const part of rel.split(path.sep).slice(0, -1)) {
     dir = path.join(dir, part);
@@ -168,7 +208,10 @@ export function destination(root: string, name: string): string {
       fs.mkdirSync(dir);
       continue;
     }
-    if (!st.isDirectory()) throw new ClientError(`refusing to write ${JSON.stringify(name)}: ${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}`);
+    if (!st.isDirectory())
+      throw new ClientError(
+        `refusing to write ${JSON.stringify(name)}: ${dir} is ${st.isSymbolicLink() ? 'a symbolic link' : 'not a folder'}`,
+      );
   }
   return dest;
 }
@@ -188,10 +231,22 @@ async function sha256Of(file: string, length: number): Promise<crypto.Hash> {
   return h;
 }
 
-async function downloadOne(api: FerryApi, source: DownloadSource, f: Listing['files'][number], dest: string, name: string, reporter: Reporter): Promise<'saved' | 'already there'> {
+async function downloadOne(
+  api: FerryApi,
+  source: DownloadSource,
+  f: Listing['files'][number],
+  dest: string,
+  name: string,
+  reporter: Reporter,
+): Promise<'saved' | 'already there'> {
   const existing = lstatOrNull(dest);
   if (existing) {
-    if (existing.isFile() && existing.size === f.size && f.sha256 && (await sha256Of(dest, f.size)).digest('hex') === f.sha256) {
+    if (
+      existing.isFile() &&
+      existing.size === f.size &&
+      f.sha256 &&
+      (await sha256Of(dest, f.size)).digest('hex') === f.sha256
+    ) {
       reporter.advance(f.size, name);
       return 'already there';
     }
@@ -214,7 +269,8 @@ async function downloadOne(api: FerryApi, source: DownloadSource, f: Listing['fi
         const res = await source.open(f.id, have > 0 ? { from: have, to: null } : null, f.size);
         api.noteDate(res.headers.date);
         if (res.statusCode === 206 || res.statusCode === 200) {
-          const start = res.statusCode === 206 ? Number(/^bytes (\d+)-/.exec(String(res.headers['content-range'] ?? ''))?.[1]) : 0;
+          const start =
+            res.statusCode === 206 ? Number(/^bytes (\d+)-/.exec(String(res.headers['content-range'] ?? ''))?.[1]) : 0;
           if (start !== have) {
             // The server sent from elsewhere than asked (200 for the whole file): start again from there.
             if (start !== 0) throw new ClientError(`the server answered a different range than asked for ${name}`, 2);
@@ -237,7 +293,8 @@ async function downloadOne(api: FerryApi, source: DownloadSource, f: Listing['fi
         ({ reason, retryAfter } = retryableAnswer(res, await readAll(res), name, source));
       } catch (e) {
         if (e instanceof ClientError) throw e;
-        if (!retryableNetworkError(e)) throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
+        if (!retryableNetworkError(e))
+          throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
         reason = describeNetworkError(e, api.url);
         // What reached the disk is what counts: hash it again from the file rather than trust what streamed.
         have = fs.fstatSync(fd).size;
@@ -249,9 +306,13 @@ async function downloadOne(api: FerryApi, source: DownloadSource, f: Listing['fi
     const got = hash.digest('hex');
     if (f.sha256 && got !== f.sha256) {
       fs.rmSync(part, { force: true });
-      throw new ClientError(`${name}: SHA-256 mismatch (expected ${f.sha256}, got ${got}); the partial file was removed, run the command again to download it anew`, 2);
+      throw new ClientError(
+        `${name}: SHA-256 mismatch (expected ${f.sha256}, got ${got}); the partial file was removed, run the command again to download it anew`,
+        2,
+      );
     }
-    if (!f.sha256) reporter.note(`${name}: the server keeps no SHA-256 of this file: its size was checked, not its bytes`);
+    if (!f.sha256)
+      reporter.note(`${name}: the server keeps no SHA-256 of this file: its size was checked, not its bytes`);
   } finally {
     fs.closeSync(fd);
   }
@@ -277,16 +338,29 @@ async function readAll(res: http.IncomingMessage): Promise<Buffer> {
  * An encrypted transfer's key, from the password and the parameters the server lists for the link; null for a
  * plain transfer. Refuses early, before any file is created, when the password is missing.
  */
-async function decryptionFor(ext: Extended[], password: GetOptions['password']): Promise<{ key: CryptoKey; files: Map<number, Extended> } | null> {
+async function decryptionFor(
+  ext: Extended[],
+  password: GetOptions['password'],
+): Promise<{ key: CryptoKey; files: Map<number, Extended> } | null> {
   const enc = ext.filter((e) => e.encrypted);
   if (enc.length === 0) return null;
   const first = enc[0];
-  if (first.key_salt == null || first.password_version == null || first.password_hash_iterations == null) throw new ClientError('the server lists incomplete encryption settings for this transfer', 2);
+  if (first.key_salt == null || first.password_version == null || first.password_hash_iterations == null)
+    throw new ClientError('the server lists incomplete encryption settings for this transfer', 2);
   const given = password ? await password() : null;
-  if (given === null) throw new ClientError('this transfer is encrypted end to end: give its password in FERRY_PASSWORD or with --password-stdin');
+  if (given === null)
+    throw new ClientError(
+      'this transfer is encrypted end to end: give its password in FERRY_PASSWORD or with --password-stdin',
+    );
   let key: CryptoKey;
   try {
-    key = await deriveKey({ password: given, passwordVersion: first.password_version, passwordEncoding: first.password_encoding ?? 'none', salt: first.key_salt, iterations: first.password_hash_iterations });
+    key = await deriveKey({
+      password: given,
+      passwordVersion: first.password_version,
+      passwordEncoding: first.password_encoding ?? 'none',
+      salt: first.key_salt,
+      iterations: first.password_hash_iterations,
+    });
   } catch (e) {
     if (e instanceof DecryptError) throw new ClientError(wrongPassword(e));
     throw e;
@@ -295,7 +369,9 @@ async function decryptionFor(ext: Extended[], password: GetOptions['password']):
 }
 
 function wrongPassword(e: DecryptError): string {
-  return e.reason === 'wrong_password' ? 'wrong password: it does not decrypt this transfer (nothing was saved)' : `cannot decrypt: ${e.reason.replace(/_/g, ' ')}`;
+  return e.reason === 'wrong_password'
+    ? 'wrong password: it does not decrypt this transfer (nothing was saved)'
+    : `cannot decrypt: ${e.reason.replace(/_/g, ' ')}`;
 }
 
 /**
@@ -321,10 +397,14 @@ async function downloadEncrypted(
     const aead = JSON.parse(atob(ext.fileaead ?? '')) as { chunksize?: unknown };
     fc = fileCrypto(ext.fileiv ?? '', ext.fileaead ?? '', Number(aead.chunksize));
   } catch (e) {
-    throw new ClientError(`${name}: ${e instanceof DecryptError ? wrongPassword(e) : 'the server lists a bad IV or AEAD for this file'}`, 2);
+    throw new ClientError(
+      `${name}: ${e instanceof DecryptError ? wrongPassword(e) : 'the server lists a bad IV or AEAD for this file'}`,
+      2,
+    );
   }
   const S = fc.chunkSize;
-  if (!(S > 0) || fc.chunkCount !== chunkCount(f.size, S)) throw new ClientError(`${name}: the file's AEAD does not match its size`, 2);
+  if (!(S > 0) || fc.chunkCount !== chunkCount(f.size, S))
+    throw new ClientError(`${name}: the file's AEAD does not match its size`, 2);
   const part = `${dest}.part`;
   const fd = fs.openSync(part, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o644);
   let ok = false;
@@ -357,10 +437,15 @@ async function downloadEncrypted(
         if (!(e instanceof DecryptError)) throw e;
         // No plaintext stays behind: not this run's, nor what an earlier run saved.
         fs.ftruncateSync(fd, 0);
-        if (index === firstInRun && e.reason === 'wrong_password') throw new ClientError(`${name}: ${wrongPassword(e)}`, 1);
-        throw new ClientError(`${name}: chunk ${index} failed its integrity check (${e.reason.replace(/_/g, ' ')}: altered on the server?); the partial file was removed`, 2);
+        if (index === firstInRun && e.reason === 'wrong_password')
+          throw new ClientError(`${name}: ${wrongPassword(e)}`, 1);
+        throw new ClientError(
+          `${name}: chunk ${index} failed its integrity check (${e.reason.replace(/_/g, ' ')}: altered on the server?); the partial file was removed`,
+          2,
+        );
       }
-      if (plain.length !== plainLength) throw new ClientError(`${name}: chunk ${index} decrypted to the wrong length`, 2);
+      if (plain.length !== plainLength)
+        throw new ClientError(`${name}: chunk ${index} decrypted to the wrong length`, 2);
       cipherHash?.update(stored);
       let off = 0;
       while (off < plain.length) off += fs.writeSync(fd, plain, off, plain.length - off, start + off);
@@ -369,7 +454,10 @@ async function downloadEncrypted(
     const got = cipherHash?.digest('hex');
     if (got !== undefined && got !== f.sha256) {
       fs.ftruncateSync(fd, 0);
-      throw new ClientError(`${name}: SHA-256 mismatch of the ciphertext (expected ${f.sha256}, got ${got}); the partial file was removed, run the command again to download it anew`, 2);
+      throw new ClientError(
+        `${name}: SHA-256 mismatch of the ciphertext (expected ${f.sha256}, got ${got}); the partial file was removed, run the command again to download it anew`,
+        2,
+      );
     }
     fs.fsyncSync(fd);
     ok = true;
@@ -386,7 +474,16 @@ function fail(): never {
 }
 
 /** One stored chunk with Range, retried on the network's and the server's passing failures. */
-async function fetchChunk(api: FerryApi, source: DownloadSource, fileId: number, start: number, length: number, name: string, reporter: Reporter, size: number): Promise<Uint8Array> {
+async function fetchChunk(
+  api: FerryApi,
+  source: DownloadSource,
+  fileId: number,
+  start: number,
+  length: number,
+  name: string,
+  reporter: Reporter,
+  size: number,
+): Promise<Uint8Array> {
   for (let attempt = 0; ; attempt++) {
     let reason: string;
     let retryAfter: number | null = null;
@@ -401,7 +498,8 @@ async function fetchChunk(api: FerryApi, source: DownloadSource, fileId: number,
       ({ reason, retryAfter } = retryableAnswer(res, body, name, source));
     } catch (e) {
       if (e instanceof ClientError) throw e;
-      if (!retryableNetworkError(e)) throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
+      if (!retryableNetworkError(e))
+        throw new ClientError(`downloading ${name}: ${describeNetworkError(e, api.url)}`, 2);
       reason = describeNetworkError(e, api.url);
     }
     await pauseBeforeRetry(api, reporter, name, attempt, reason, retryAfter);
@@ -409,15 +507,32 @@ async function fetchChunk(api: FerryApi, source: DownloadSource, fileId: number,
 }
 
 /** An error answer to a download: thrown when asking again cannot help, else why and how long the server asks to wait. */
-function retryableAnswer(res: http.IncomingMessage, body: Buffer, name: string, source: DownloadSource): { reason: string; retryAfter: number | null } {
+function retryableAnswer(
+  res: http.IncomingMessage,
+  body: Buffer,
+  name: string,
+  source: DownloadSource,
+): { reason: string; retryAfter: number | null } {
   const err = errorBody({ status: res.statusCode ?? 0, headers: res.headers, body });
-  if (!retryableStatus(res.statusCode ?? 0) || source.final?.(res.statusCode ?? 0)) throw new ApiError(res.statusCode ?? 0, err.id, err.details, `downloading ${name}`);
-  return { reason: `${res.statusCode} ${err.id}`, retryAfter: parseRetryAfter(res.headers['retry-after'] as string | undefined) };
+  if (!retryableStatus(res.statusCode ?? 0) || source.final?.(res.statusCode ?? 0))
+    throw new ApiError(res.statusCode ?? 0, err.id, err.details, `downloading ${name}`);
+  return {
+    reason: `${res.statusCode} ${err.id}`,
+    retryAfter: parseRetryAfter(res.headers['retry-after'] as string | undefined),
+  };
 }
 
 /** Gives up after the configured retries; else reports the retry and waits the backoff (or the server's Retry-After). */
-async function pauseBeforeRetry(api: FerryApi, reporter: Reporter, name: string, attempt: number, reason: string, retryAfter: number | null): Promise<void> {
-  if (attempt >= api.retry.retries) throw new ClientError(`downloading ${name}: ${reason} (after ${attempt + 1} attempts)`, 2);
+async function pauseBeforeRetry(
+  api: FerryApi,
+  reporter: Reporter,
+  name: string,
+  attempt: number,
+  reason: string,
+  retryAfter: number | null,
+): Promise<void> {
+  if (attempt >= api.retry.retries)
+    throw new ClientError(`downloading ${name}: ${reason} (after ${attempt + 1} attempts)`, 2);
   const delayMs = retryDelay(api.retry, attempt + 1, retryAfter);
   reporter.retry({ what: `downloading ${name}`, reason, attempt: attempt + 1, delayMs });
   await sleep(delayMs);

@@ -30,7 +30,11 @@ export interface PasswordChoice {
 }
 
 /** FERRY_PASSWORD, else standard input with --password-stdin (its last line end dropped), else null. */
-export async function givenPassword(env: NodeJS.ProcessEnv, fromStdin: boolean, readStdin: () => Promise<string>): Promise<string | null> {
+export async function givenPassword(
+  env: NodeJS.ProcessEnv,
+  fromStdin: boolean,
+  readStdin: () => Promise<string>,
+): Promise<string | null> {
   if (fromStdin) {
     const text = (await readStdin()).replace(/\r?\n$/, '');
     if (text === '') throw new ClientError('--password-stdin: standard input held no password');
@@ -42,7 +46,8 @@ export async function givenPassword(env: NodeJS.ProcessEnv, fromStdin: boolean, 
 
 /** A typed password (version 1, its UTF-8 bytes go into PBKDF2) or, when none was given, a generated one. */
 export function choosePassword(given: string | null): PasswordChoice {
-  if (given !== null) return { password: given, passwordVersion: PASSWORD_VERSION_TEXT, passwordEncoding: 'none', generated: false };
+  if (given !== null)
+    return { password: given, passwordVersion: PASSWORD_VERSION_TEXT, passwordEncoding: 'none', generated: false };
   const g = generatePassword();
   return { password: g.value, passwordVersion: g.version, passwordEncoding: g.encoding, generated: true };
 }
@@ -62,7 +67,10 @@ export function checkPasswordRules(choice: PasswordChoice, info: Record<string, 
     numbers: 'a digit',
     special: 'a character that is neither letter nor digit',
   };
-  if (problems.length) throw new ClientError(`the password is too weak for this server: it needs ${problems.map((p) => say[p]).join(', ')}`);
+  if (problems.length)
+    throw new ClientError(
+      `the password is too weak for this server: it needs ${problems.map((p) => say[p]).join(', ')}`,
+    );
 }
 
 export function iterationsFrom(info: Record<string, unknown>): number {
@@ -81,19 +89,29 @@ export function newFileSeal(size: number, chunkSize: number): FileSeal {
   return { iv, aead: btoa(aeadText(size, chunkSize, iv)) };
 }
 
-
 /** What the resume record keeps: the server's parameters and a key check value. No password, no key. */
 export interface RecordEncryption extends KeyRecord {
   files: FileSeal[];
 }
 
-export function keyFor(password: string, e: Pick<RecordEncryption, 'salt' | 'iterations' | 'passwordVersion' | 'passwordEncoding'>): Promise<CryptoKey> {
-  return deriveKey({ password, passwordVersion: e.passwordVersion, passwordEncoding: e.passwordEncoding, salt: e.salt, iterations: e.iterations });
+export function keyFor(
+  password: string,
+  e: Pick<RecordEncryption, 'salt' | 'iterations' | 'passwordVersion' | 'passwordEncoding'>,
+): Promise<CryptoKey> {
+  return deriveKey({
+    password,
+    passwordVersion: e.passwordVersion,
+    passwordEncoding: e.passwordEncoding,
+    salt: e.salt,
+    iterations: e.iterations,
+  });
 }
 
 /** The page's check value: chunk 2³²−1 of an all-zero file IV (no file uses it) sealed over nothing. */
 export async function keyCheck(key: CryptoKey): Promise<string> {
-  return toBase64(await encryptChunk(key, { fileIv: new Uint8Array(12), aad: new Uint8Array(0) }, 0xffff_ffff, new Uint8Array(0)));
+  return toBase64(
+    await encryptChunk(key, { fileIv: new Uint8Array(12), aad: new Uint8Array(0) }, 0xffff_ffff, new Uint8Array(0)),
+  );
 }
 
 /** Seals chunk `index` of a file; deterministic (IV = file IV ‖ index), so a resumed send sends the same bytes. */

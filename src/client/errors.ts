@@ -20,7 +20,10 @@ export class ApiError extends ClientError {
     readonly details: string[],
     what: string,
   ) {
-    super(`${what}: the server answered ${status} ${id}${details.length ? ` (${details.join(', ')})` : ''}`, status >= 500 && !namedFailure(status, id) ? 2 : 1);
+    super(
+      `${what}: the server answered ${status} ${id}${details.length ? ` (${details.join(', ')})` : ''}`,
+      status >= 500 && !namedFailure(status, id) ? 2 : 1,
+    );
   }
 }
 

@@ -20,7 +20,9 @@ export interface GuestResult {
 
 /** `ferry send --guest <email>`: invites someone to upload files for you; the server (ferry or FileSender) mails them the upload link. */
 export async function inviteGuest(creds: Credentials, o: GuestOptions, io: ReporterIO): Promise<GuestResult> {
-  const server = await openSendServer(creds, { onRetry: (n) => io.err(`retrying ${n.what} in ${Math.round(n.delayMs / 1000)} s: ${n.reason}`) });
+  const server = await openSendServer(creds, {
+    onRetry: (n) => io.err(`retrying ${n.what} in ${Math.round(n.delayMs / 1000)} s: ${n.reason}`),
+  });
   try {
     const s = server.settings();
     if (o.days !== undefined && s.maxGuestDays !== null && o.days > s.maxGuestDays) {

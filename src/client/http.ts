@@ -3,7 +3,15 @@ import https from 'node:https';
 import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
 import type { Credentials } from './credentials';
 import { ApiError, ClientError, namedFailure } from './errors';
-import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, RetryPolicy, sleep } from './retry';
+import {
+  DEFAULT_RETRY,
+  parseRetryAfter,
+  retryableNetworkError,
+  retryableStatus,
+  retryDelay,
+  RetryPolicy,
+  sleep,
+} from './retry';
 
 export interface RawResponse {
   status: number;
@@ -19,7 +27,13 @@ function networkError(code: string, message: string): Error {
 }
 
 /** One HTTP exchange, the whole answer read into memory (API answers are small). */
-export function exchange(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined, agent: http.Agent): Promise<RawResponse> {
+export function exchange(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  agent: http.Agent,
+): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = openRequest(url, method, headers, agent, (res) => {
       const parts: Buffer[] = [];
@@ -34,7 +48,13 @@ export function exchange(url: URL, method: string, headers: Record<string, strin
 }
 
 /** A request whose answer is streamed to the caller (downloads); the body, if any, is sent at once. */
-export function openRequest(url: URL, method: string, headers: Record<string, string>, agent: http.Agent, onResponse: (res: http.IncomingMessage) => void): http.ClientRequest {
+export function openRequest(
+  url: URL,
+  method: string,
+  headers: Record<string, string>,
+  agent: http.Agent,
+  onResponse: (res: http.IncomingMessage) => void,
+): http.ClientRequest {
   const mod = url.protocol === 'https:' ? https : http;
   const req = mod.request(url, { method, headers, agent }, (res) => {
     res.setTimeout?.(IDLE_MS);
@@ -128,7 +148,13 @@ export class FerryApi {
   }
 
   /** The full URL of a request; when signed: the arguments, remote_user and timestamp, sorted, then the signature. */
-  signedUrl(method: string, path: string, args: Record<string, string | number>, body: Buffer | undefined, aheadS = 0): URL {
+  signedUrl(
+    method: string,
+    path: string,
+    args: Record<string, string | number>,
+    body: Buffer | undefined,
+    aheadS = 0,
+  ): URL {
     const base = new URL(this.url);
     const all: Record<string, string> = { ...Object.fromEntries(Object.entries(args).map(([k, v]) => [k, String(v)])) };
     if (!this.creds) {
@@ -163,11 +189,19 @@ export class FerryApi {
         if (res.status >= 200 && res.status < 300) {
           const j = parseJson(res.body);
           // A proxy's or login page's HTML on 200 is not an answer of the REST interface: say so, naming both.
-          if (j === null && !(o.emptyOk && isEmptyJson(res.body))) throw new ClientError(`${o.what}: ${request} answered ${describeAnswer(res)}, which is not the JSON of a REST answer`, 2);
+          if (j === null && !(o.emptyOk && isEmptyJson(res.body)))
+            throw new ClientError(
+              `${o.what}: ${request} answered ${describeAnswer(res)}, which is not the JSON of a REST answer`,
+              2,
+            );
           return j as T;
         }
         const err = errorBody(res);
-        if (err.id === 'auth_remote_signature_check_failed' && this.signHost === undefined && new URL(this.url).port !== '') {
+        if (
+          err.id === 'auth_remote_signature_check_failed' &&
+          this.signHost === undefined &&
+          new URL(this.url).port !== ''
+        ) {
           // FileSender signs SERVER_NAME, which a stock fastcgi setup gives without the port: sign the host alone from now on.
           // Asked again at once, not counted as a retry: nothing failed but the choice of host.
           this.signHost = new URL(this.url).hostname;
@@ -184,12 +218,14 @@ export class FerryApi {
         } else {
           throw new ApiError(res.status, err.id, err.details, `${o.what} (${request})`);
         }
-        if (attempt >= (o.retries ?? this.retry.retries)) throw new ApiError(res.status, err.id, err.details, `${o.what} (${request}, after ${attempt + 1} attempts)`);
+        if (attempt >= (o.retries ?? this.retry.retries))
+          throw new ApiError(res.status, err.id, err.details, `${o.what} (${request}, after ${attempt + 1} attempts)`);
       } catch (e) {
         if (e instanceof ClientError) throw e;
         if (!retryableNetworkError(e)) throw new ClientError(`${o.what}: ${describeNetworkError(e, this.url)}`, 2);
         reason = describeNetworkError(e, this.url);
-        if (attempt >= (o.retries ?? this.retry.retries)) throw new ClientError(`${o.what}: ${reason} (after ${attempt + 1} attempts)`, 2);
+        if (attempt >= (o.retries ?? this.retry.retries))
+          throw new ClientError(`${o.what}: ${reason} (after ${attempt + 1} attempts)`, 2);
       }
       const delayMs = retryDelay(this.retry, attempt + 1, retryAfter);
       this.opts.onRetry?.({ what: o.what, reason, attempt: attempt + 1, delayMs });
@@ -216,7 +252,11 @@ function isEmptyJson(body: Buffer): boolean {
 /** An answer in a few words for a message: status, content type and the start of its body, control characters dropped. */
 export function describeAnswer(res: { status: number; headers: http.IncomingHttpHeaders; body: Buffer }): string {
   const type = String(res.headers['content-type'] ?? 'no content type').split(';')[0];
-  const text = res.body.subarray(0, 120).toString('utf8').replace(/[\x00-\x1f\x7f]+/g, ' ').trim();
+  const text = res.body
+    .subarray(0, 120)
+    .toString('utf8')
+    .replace(/[\x00-\x1f\x7f]+/g, ' ')
+    .trim();
   return `${res.status} (${type}${res.body.length ? `, ${res.body.length} bytes: ${JSON.stringify(text.length < res.body.length ? `${text}…` : text)}` : ', empty'})`;
 }
 
@@ -235,10 +275,16 @@ export function parseJson(body: Buffer): unknown {
  */
 export function errorBody(res: RawResponse): { id: string; details: string[] } {
   const j = parseJson(res.body) as { message?: unknown; details?: unknown } | null;
-  const id = j && typeof j === 'object' && typeof j.message === 'string' ? j.message : `HTTP ${res.status}${describeNonJson(res)}`;
+  const id =
+    j && typeof j === 'object' && typeof j.message === 'string'
+      ? j.message
+      : `HTTP ${res.status}${describeNonJson(res)}`;
   let details: string[] = [];
   if (j && typeof j === 'object' && Array.isArray(j.details)) details = j.details.map(String);
-  else if (j && typeof j === 'object' && j.details && typeof j.details === 'object') details = Object.entries(j.details as Record<string, unknown>).map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  else if (j && typeof j === 'object' && j.details && typeof j.details === 'object')
+    details = Object.entries(j.details as Record<string, unknown>).map(
+      ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
+    );
   return { id, details };
 }
 

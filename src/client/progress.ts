@@ -113,7 +113,9 @@ export function createReporter(io: ReporterIO, mode: ReportMode): Reporter {
       above(() => io.out(`${verb} ${name} (${humanBytes(size)})`));
     },
     retry(n) {
-      above(() => io.err(`retrying ${n.what} in ${Math.round(n.delayMs / 1000)} s (attempt ${n.attempt}): ${n.reason}`));
+      above(() =>
+        io.err(`retrying ${n.what} in ${Math.round(n.delayMs / 1000)} s (attempt ${n.attempt}): ${n.reason}`),
+      );
     },
     note(message) {
       above(() => io.err(message));

@@ -38,7 +38,11 @@ const KEEP_MS = 8 * 86400 * 1000;
  */
 export function resumeKey(parts: { url: string; user: string; files: SourceFile[]; terms: unknown }): string {
   const files = parts.files.map((f) => [f.path, f.name, f.size, Math.round(f.mtimeMs)]);
-  return crypto.createHash('sha256').update(JSON.stringify([parts.url, parts.user, files, parts.terms])).digest('hex').slice(0, 32);
+  return crypto
+    .createHash('sha256')
+    .update(JSON.stringify([parts.url, parts.user, files, parts.terms]))
+    .digest('hex')
+    .slice(0, 32);
 }
 
 export class ResumeStore {

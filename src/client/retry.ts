@@ -21,8 +21,20 @@ export function retryableStatus(status: number): boolean {
 export function retryableNetworkError(e: unknown): boolean {
   const code = (e as NodeJS.ErrnoException)?.code ?? '';
   return [
-    'ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENETDOWN',
-    'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET', 'ERR_STREAM_PREMATURE_CLOSE', 'IDLE_TIMEOUT', 'SHORT_BODY',
+    'ECONNREFUSED',
+    'ECONNRESET',
+    'ECONNABORTED',
+    'EPIPE',
+    'ETIMEDOUT',
+    'EHOSTUNREACH',
+    'ENETUNREACH',
+    'ENETDOWN',
+    'EAI_AGAIN',
+    'ENOTFOUND',
+    'UND_ERR_SOCKET',
+    'ERR_STREAM_PREMATURE_CLOSE',
+    'IDLE_TIMEOUT',
+    'SHORT_BODY',
   ].includes(code);
 }
 
@@ -31,7 +43,12 @@ export function retryableNetworkError(e: unknown): boolean {
  * so that four parallel chunks refused together do not come back together), never below the server's
  * Retry-After, never below a second.
  */
-export function retryDelay(policy: RetryPolicy, attempt: number, retryAfterS?: number | null, random = Math.random): number {
+export function retryDelay(
+  policy: RetryPolicy,
+  attempt: number,
+  retryAfterS?: number | null,
+  random = Math.random,
+): number {
   const step = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1));
   const jittered = step / 2 + (random() * step) / 2;
   return Math.max(1000, jittered, (retryAfterS ?? 0) * 1000);

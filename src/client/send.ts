@@ -2,7 +2,15 @@ import path from 'node:path';
 import { encryptionRequestFields } from '../shared-crypto/format';
 import type { Range } from '../shared/chunks';
 import { clientConfigDir, type Credentials } from './credentials';
-import { checkPasswordRules, keyCheck, keyFor, newFileSeal, sealerFor, type PasswordChoice, type RecordEncryption } from './encryption';
+import {
+  checkPasswordRules,
+  keyCheck,
+  keyFor,
+  newFileSeal,
+  sealerFor,
+  type PasswordChoice,
+  type RecordEncryption,
+} from './encryption';
 import { ApiError, ClientError } from './errors';
 import { createReporter, humanBytes, reportMode, type Reporter, type ReporterIO } from './progress';
 import { ResumeStore, resumeKey, type ResumeRecord } from './resume-store';
@@ -56,14 +64,27 @@ export interface SendResult {
 type Sealer = (s: NonNullable<UploadFile['seal']>, i: number, p: Uint8Array) => Promise<Buffer>;
 
 /** The server's limits, checked before anything is created: one message instead of a refusal halfway. */
-export function checkLimits(files: SourceFile[], s: ServerSettings, days: number | undefined, encrypted: boolean): void {
-  if (s.maxFiles !== null && files.length > s.maxFiles) throw new ClientError(`this server takes at most ${s.maxFiles} files in a transfer; these are ${files.length}`);
+export function checkLimits(
+  files: SourceFile[],
+  s: ServerSettings,
+  days: number | undefined,
+  encrypted: boolean,
+): void {
+  if (s.maxFiles !== null && files.length > s.maxFiles)
+    throw new ClientError(`this server takes at most ${s.maxFiles} files in a transfer; these are ${files.length}`);
   const total = files.reduce((n, f) => n + f.size, 0);
-  if (s.maxTransferSize !== null && total > s.maxTransferSize) throw new ClientError(`this server takes at most ${humanBytes(s.maxTransferSize)} in a transfer; these files are ${humanBytes(total)}`);
+  if (s.maxTransferSize !== null && total > s.maxTransferSize)
+    throw new ClientError(
+      `this server takes at most ${humanBytes(s.maxTransferSize)} in a transfer; these files are ${humanBytes(total)}`,
+    );
   const perFile = encrypted ? s.maxEncryptedFileSize : s.maxFileSize;
   const big = perFile !== null ? files.find((f) => f.size > perFile) : undefined;
-  if (big && perFile !== null) throw new ClientError(`this server takes files of at most ${humanBytes(perFile)}${encrypted ? ' encrypted' : ''}; ${big.name} is ${humanBytes(big.size)}`);
-  if (days !== undefined && s.maxDays !== null && days > s.maxDays) throw new ClientError(`--days: this server keeps transfers at most ${s.maxDays} days`);
+  if (big && perFile !== null)
+    throw new ClientError(
+      `this server takes files of at most ${humanBytes(perFile)}${encrypted ? ' encrypted' : ''}; ${big.name} is ${humanBytes(big.size)}`,
+    );
+  if (days !== undefined && s.maxDays !== null && days > s.maxDays)
+    throw new ClientError(`--days: this server keeps transfers at most ${s.maxDays} days`);
 }
 
 function expiryIn(server: SendServer, days: number | undefined, s: ServerSettings): number {
@@ -81,8 +102,10 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
   const started = Date.now();
   const { files, skipped } = collectSources(o.paths, o.cwd);
   if (files.length === 0) throw new ClientError('nothing to send: the folders given hold no files');
-  if (!o.link && o.recipients.length === 0) throw new ClientError('no recipients: give -r a@example.org[,b@example.org] or --link');
-  if (o.link && o.recipients.length > 0) throw new ClientError('--link makes a download link instead of mailing recipients: give -r or --link, not both');
+  if (!o.link && o.recipients.length === 0)
+    throw new ClientError('no recipients: give -r a@example.org[,b@example.org] or --link');
+  if (o.link && o.recipients.length > 0)
+    throw new ClientError('--link makes a download link instead of mailing recipients: give -r or --link, not both');
   const reporter = createReporter(io, reportMode(io, o.json));
   for (const s of skipped) reporter.note(`skipped ${s}`);
   const retry = o.retries === undefined ? undefined : { ...DEFAULT_RETRY, retries: o.retries };
@@ -92,12 +115,25 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
     const settings = server.settings();
     const chunkSize = settings.chunkSize;
     const enc = o.encrypt;
-    if (!enc && settings.encryption.mandatory) throw new ClientError('this server takes encrypted transfers only: send with --encrypt');
-    if (enc && !settings.encryption.enabled) throw new ClientError('this server does not offer end-to-end encryption: send without --encrypt');
-    if (enc && settings.encryption.unsupported) throw new ClientError(`this server encrypts in a way ferry does not: ${settings.encryption.unsupported}; send without --encrypt`);
+    if (!enc && settings.encryption.mandatory)
+      throw new ClientError('this server takes encrypted transfers only: send with --encrypt');
+    if (enc && !settings.encryption.enabled)
+      throw new ClientError('this server does not offer end-to-end encryption: send without --encrypt');
+    if (enc && settings.encryption.unsupported)
+      throw new ClientError(
+        `this server encrypts in a way ferry does not: ${settings.encryption.unsupported}; send without --encrypt`,
+      );
     checkLimits(files, settings, o.days, !!enc);
     const from = await server.senderAddress(o.from);
-    const terms = { recipients: o.recipients, subject: o.subject ?? '', message: o.message ?? '', days: o.days ?? null, link: o.link, from, encrypt: !!enc };
+    const terms = {
+      recipients: o.recipients,
+      subject: o.subject ?? '',
+      message: o.message ?? '',
+      days: o.days ?? null,
+      link: o.link,
+      from,
+      encrypt: !!enc,
+    };
     const store = new ResumeStore(path.join(clientConfigDir(o.env), 'uploads'));
     store.prune();
     const key = resumeKey({ url: creds.url, user: creds.user, files, terms });
@@ -109,7 +145,10 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       const k = e ? await keyFor(enc.password, e) : null;
       if (!e || !k || (await keyCheck(k)) !== e.keyCheck) {
         // A generated password is new on every run: the interrupted transfer's key is gone with it, so it starts anew.
-        if (!enc.generated) throw new ClientError('the password is not the one the interrupted send of these files began with: give that one again (or remove the record under ~/.config/ferry/uploads to start anew)');
+        if (!enc.generated)
+          throw new ClientError(
+            'the password is not the one the interrupted send of these files began with: give that one again (or remove the record under ~/.config/ferry/uploads to start anew)',
+          );
         reporter.note('the interrupted send of these files used another generated password: starting a new transfer');
         record = null;
       } else sealer = sealerFor(k);
@@ -137,11 +176,20 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
     const stats = { chunksSent: 0, bytesSent: 0 };
     for (let attempt = 0; ; attempt++) {
       const already = uploads.reduce((n, u) => n + (u.complete ? u.size : covered(u.ranges, u.size)), 0);
-      if (resumed) reporter.note(`resuming transfer ${transfer.id}: ${humanBytes(already)} of ${humanBytes(total)} already on the server`);
+      if (resumed)
+        reporter.note(
+          `resuming transfer ${transfer.id}: ${humanBytes(already)} of ${humanBytes(total)} already on the server`,
+        );
       reporter.start(total, already);
       const keep = keeper(server, store, key, current, uploads);
       try {
-        const s = await uploadFiles(server, uploads, { chunkSize, parallel: o.parallel, reporter, seal: sealer, ...keep });
+        const s = await uploadFiles(server, uploads, {
+          chunkSize,
+          parallel: o.parallel,
+          reporter,
+          seal: sealer,
+          ...keep,
+        });
         stats.chunksSent += s.chunksSent;
         stats.bytesSent += s.bytesSent;
         break;
@@ -149,8 +197,11 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
         // A run that stops on an error keeps every acknowledgement it had, for the next run.
         keep.flush?.();
         // FileSender refuses chunks for a transfer that is no longer uploading; its answers cannot say so before.
-        if (!(resumed && attempt === 0 && e instanceof ApiError && e.id === 'cannot_add_data_to_complete_transfer')) throw e;
-        reporter.note(`the server no longer takes data for transfer ${transfer.id} (${e.id}): starting over with a new transfer`);
+        if (!(resumed && attempt === 0 && e instanceof ApiError && e.id === 'cannot_add_data_to_complete_transfer'))
+          throw e;
+        reporter.note(
+          `the server no longer takes data for transfer ${transfer.id} (${e.id}): starting over with a new transfer`,
+        );
         await discard(server, transfer.id, reporter);
         store.remove(key);
         resumed = null;
@@ -160,7 +211,9 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
     if (!resumed?.done) transfer = await server.completeTransfer(transfer.id);
     store.remove(key);
     reporter.finish();
-    const link = o.link ? (transfer.recipients.find((r) => !r.email)?.download_url ?? transfer.recipients[0]?.download_url ?? null) : null;
+    const link = o.link
+      ? (transfer.recipients.find((r) => !r.email)?.download_url ?? transfer.recipients[0]?.download_url ?? null)
+      : null;
     return {
       transfer_id: transfer.id,
       status: transfer.status ?? 'available',
@@ -185,12 +238,25 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
 }
 
 /** POST /transfer for the files; the resume record of the new transfer, and the sealer of an encrypted one. */
-async function createTransfer(server: SendServer, files: SourceFile[], o: SendOptions, s: ServerSettings, from: string, enc: PasswordChoice | undefined) {
+async function createTransfer(
+  server: SendServer,
+  files: SourceFile[],
+  o: SendOptions,
+  s: ServerSettings,
+  from: string,
+  enc: PasswordChoice | undefined,
+) {
   const iterations = s.encryption.iterations;
   const seals = enc ? files.map((f) => newFileSeal(f.size, s.chunkSize)) : null;
   const transfer = await server.createTransfer({
     ...(enc ? { encryption: encryptionRequestFields(enc, iterations) } : {}),
-    files: files.map((f, i) => ({ name: f.name, size: f.size, mime_type: mimeTypeOf(f.name), cid: String(i), ...(seals ? seals[i] : {}) })),
+    files: files.map((f, i) => ({
+      name: f.name,
+      size: f.size,
+      mime_type: mimeTypeOf(f.name),
+      cid: String(i),
+      ...(seals ? seals[i] : {}),
+    })),
     recipients: o.recipients,
     link: o.link,
     expires: expiryIn(server, o.days, s),
@@ -203,15 +269,37 @@ async function createTransfer(server: SendServer, files: SourceFile[], o: SendOp
   const byName = new Map(transfer.files.map((f) => [f.name, f]));
   const uploads: UploadFile[] = files.map((src, i) => {
     const f = byCid.get(String(i)) ?? byName.get(src.name);
-    if (!f || f.size !== src.size) throw new ClientError(`creating the transfer: the answer to POST /transfer does not list ${src.name} (${src.size} bytes)`, 2);
-    return { fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges: [], complete: false, ...(seals ? { seal: seals[i] } : {}) };
+    if (!f || f.size !== src.size)
+      throw new ClientError(
+        `creating the transfer: the answer to POST /transfer does not list ${src.name} (${src.size} bytes)`,
+        2,
+      );
+    return {
+      fileId: f.id,
+      name: src.name,
+      path: src.path,
+      size: src.size,
+      mtimeMs: src.mtimeMs,
+      ranges: [],
+      complete: false,
+      ...(seals ? { seal: seals[i] } : {}),
+    };
   });
   let encryption: RecordEncryption | undefined;
   let sealer: Sealer | undefined;
   if (enc && seals) {
     // The key needs the salt the server made for this transfer, so it is derived only now.
-    if (typeof transfer.salt !== 'string' || transfer.salt === '') throw new ClientError('creating the transfer: the answer to POST /transfer has no salt for the encrypted transfer', 2);
-    const params = { salt: transfer.salt, iterations, passwordVersion: enc.passwordVersion, passwordEncoding: enc.passwordEncoding };
+    if (typeof transfer.salt !== 'string' || transfer.salt === '')
+      throw new ClientError(
+        'creating the transfer: the answer to POST /transfer has no salt for the encrypted transfer',
+        2,
+      );
+    const params = {
+      salt: transfer.salt,
+      iterations,
+      passwordVersion: enc.passwordVersion,
+      passwordEncoding: enc.passwordEncoding,
+    };
     const k = await keyFor(enc.password, params);
     encryption = { ...params, keyCheck: await keyCheck(k), files: seals };
     sealer = sealerFor(k);
@@ -226,7 +314,13 @@ async function createTransfer(server: SendServer, files: SourceFile[], o: SendOp
     created: Date.now(),
     files: uploads.map((u) => ({ name: u.name, size: u.size, fileId: u.fileId })),
     ...(encryption ? { encryption } : {}),
-    ...(server.tellsRanges ? {} : { stored: uploads.map(() => []), completed: [], ...(server.roundtripToken ? { roundtripToken: server.roundtripToken } : {}) }),
+    ...(server.tellsRanges
+      ? {}
+      : {
+          stored: uploads.map(() => []),
+          completed: [],
+          ...(server.roundtripToken ? { roundtripToken: server.roundtripToken } : {}),
+        }),
   };
   return { transfer, uploads, record, sealer };
 }
@@ -236,7 +330,17 @@ async function createTransfer(server: SendServer, files: SourceFile[], o: SendOp
  * acknowledged chunk (a few hundred bytes, next to a chunk of megabytes), so a killed run sends again only the
  * chunks that were in flight.
  */
-function keeper(server: SendServer, store: ResumeStore, key: string, record: ResumeRecord, uploads: UploadFile[]): { onStored?: (f: UploadFile, offset: number, length: number) => void; onCompleted?: (f: UploadFile) => void; flush?: () => void } {
+function keeper(
+  server: SendServer,
+  store: ResumeStore,
+  key: string,
+  record: ResumeRecord,
+  uploads: UploadFile[],
+): {
+  onStored?: (f: UploadFile, offset: number, length: number) => void;
+  onCompleted?: (f: UploadFile) => void;
+  flush?: () => void;
+} {
   if (server.tellsRanges) return {};
   const index = new Map(uploads.map((u, i) => [u, i]));
   const save = () => store.save(key, record);
@@ -272,7 +376,10 @@ export function addRange(list: Range[], r: Range): Range[] {
 }
 
 function covered(ranges: Range[], size: number): number {
-  return Math.min(size, ranges.reduce((n, [a, b]) => n + (b - a), 0));
+  return Math.min(
+    size,
+    ranges.reduce((n, [a, b]) => n + (b - a), 0),
+  );
 }
 
 /**
@@ -280,11 +387,24 @@ function covered(ranges: Range[], size: number): number {
  * server says, or as the record kept where it cannot); null when there is none to carry on, said and, where the
  * server still has it, removed.
  */
-async function resumeTransfer(server: SendServer, record: ResumeRecord | null, files: SourceFile[], reporter: Reporter): Promise<{ transfer: ServerTransfer; uploads: UploadFile[]; done: boolean } | null> {
-  if (!record || record.url !== server.api.url || record.user !== server.api.creds?.user || record.files.length !== files.length) return null;
+async function resumeTransfer(
+  server: SendServer,
+  record: ResumeRecord | null,
+  files: SourceFile[],
+  reporter: Reporter,
+): Promise<{ transfer: ServerTransfer; uploads: UploadFile[]; done: boolean } | null> {
+  if (
+    !record ||
+    record.url !== server.api.url ||
+    record.user !== server.api.creds?.user ||
+    record.files.length !== files.length
+  )
+    return null;
   const found = await server.unfinished(record.transferId);
   if ('why' in found) {
-    reporter.note(`the interrupted send of these files cannot be carried on: transfer ${record.transferId} ${found.state === 'gone' ? found.why : `cannot take more data (${found.why})`}; starting over`);
+    reporter.note(
+      `the interrupted send of these files cannot be carried on: transfer ${record.transferId} ${found.state === 'gone' ? found.why : `cannot take more data (${found.why})`}; starting over`,
+    );
     return null;
   }
   const t = found.transfer;
@@ -302,7 +422,16 @@ async function resumeTransfer(server: SendServer, record: ResumeRecord | null, f
     // Killed after the Transfer was completed (ferry says so): every file is in.
     const done = found.state === 'done' || f.complete === true || (record.completed ?? []).includes(f.id);
     const ranges = server.tellsRanges ? (f.ranges ?? []) : (record.stored?.[i] ?? []);
-    uploads.push({ fileId: f.id, name: src.name, path: src.path, size: src.size, mtimeMs: src.mtimeMs, ranges, complete: done, ...(seal ? { seal } : {}) });
+    uploads.push({
+      fileId: f.id,
+      name: src.name,
+      path: src.path,
+      size: src.size,
+      mtimeMs: src.mtimeMs,
+      ranges,
+      complete: done,
+      ...(seal ? { seal } : {}),
+    });
   }
   server.roundtripToken = record.roundtripToken;
   return { transfer: t, uploads, done: found.state === 'done' };

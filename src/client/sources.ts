@@ -37,7 +37,8 @@ export function collectSources(args: string[], cwd = process.cwd()): { files: So
   const byName = new Map<string, string>();
   for (const f of files) {
     const earlier = byName.get(f.name);
-    if (earlier !== undefined) throw new ClientError(`two files would have the same name ${JSON.stringify(f.name)}: ${earlier} and ${f.path}`);
+    if (earlier !== undefined)
+      throw new ClientError(`two files would have the same name ${JSON.stringify(f.name)}: ${earlier} and ${f.path}`);
     byName.set(f.name, f.path);
   }
   return { files, skipped };

@@ -95,7 +95,16 @@ export async function uploadFiles(
       body = await o.seal(c.file.seal, c.offset / o.chunkSize, plain);
     }
     await server.putChunk(
-      { fileId: c.file.fileId, offset: c.offset, length: c.length, fileSize: c.file.size, body, encrypted: !!c.file.seal, name: c.file.name, ahead: aheadFor(body.length) },
+      {
+        fileId: c.file.fileId,
+        offset: c.offset,
+        length: c.length,
+        fileSize: c.file.size,
+        body,
+        encrypted: !!c.file.seal,
+        name: c.file.name,
+        ahead: aheadFor(body.length),
+      },
       // A chunk whose answer was lost may be stored already: where the server tells its ranges, it is not sent again.
       async () => {
         const ranges = await server.storedRanges(c.file.fileId, c.file.name);
@@ -122,7 +131,11 @@ export async function uploadFiles(
         if (!(e instanceof ApiError && e.id === 'file_incomplete') || round >= 2) throw e;
       }
       const ranges = await server.storedRanges(f.fileId, f.name);
-      if (ranges === null) throw new ClientError(`completing ${f.name}: the server finds the file incomplete and cannot tell what it lacks; run the command again`, 2);
+      if (ranges === null)
+        throw new ClientError(
+          `completing ${f.name}: the server finds the file incomplete and cannot tell what it lacks; run the command again`,
+          2,
+        );
       for (const c of missingChunks(f.size, o.chunkSize, ranges)) await sendChunk({ file: f, ...c }, buffer);
       await close(f);
     }

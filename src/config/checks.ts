@@ -17,19 +17,24 @@ export const bool: Check = (v, path, problems) => {
 export function str(pattern?: RegExp, hint?: string): Check {
   return (v, path, problems) => {
     if (typeof v !== 'string') problems.push(`${path}: expected a string, got ${describe(v)}`);
-    else if (pattern && !pattern.test(v)) problems.push(`${path}: ${hint ?? 'invalid value'}, got ${JSON.stringify(v)}`);
+    else if (pattern && !pattern.test(v))
+      problems.push(`${path}: ${hint ?? 'invalid value'}, got ${JSON.stringify(v)}`);
   };
 }
 /** An IP address, or a CIDR range whose prefix fits its family (metrics.allow). */
 export function ipOrCidr(v: unknown, path: string, problems: string[]): void {
   const [addr, bits, extra] = typeof v === 'string' ? v.split('/') : [];
   const family = typeof addr === 'string' ? net.isIP(addr) : 0;
-  const ok = family !== 0 && extra === undefined && (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)));
+  const ok =
+    family !== 0 &&
+    extra === undefined &&
+    (bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128)));
   if (!ok) problems.push(`${path}: an IP address or CIDR range such as "10.0.0.0/8", got ${describe(v)}`);
 }
 export function oneOf(values: readonly unknown[]): Check {
   return (v, path, problems) => {
-    if (!values.includes(v)) problems.push(`${path}: must be one of ${values.map((x) => JSON.stringify(x)).join(', ')}, got ${describe(v)}`);
+    if (!values.includes(v))
+      problems.push(`${path}: must be one of ${values.map((x) => JSON.stringify(x)).join(', ')}, got ${describe(v)}`);
   };
 }
 export function arrayOf(item: Check): Check {
@@ -65,4 +70,3 @@ export function describe(v: unknown): string {
   if (typeof v === 'object') return 'an object';
   return `${typeof v} ${String(v)}`;
 }
-

@@ -18,7 +18,15 @@ export interface LoadedConfig {
  */
 export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const file = explicit ?? env.FERRY_CONFIG ?? (fs.existsSync('ferry.json') ? 'ferry.json' : null);
-  if (!file) return { config: validateConfig(withEnv({}, env), env.FERRY_DATABASE_URL ? 'defaults with FERRY_DATABASE_URL' : 'defaults'), source: null, baseUrlSet: false };
+  if (!file)
+    return {
+      config: validateConfig(
+        withEnv({}, env),
+        env.FERRY_DATABASE_URL ? 'defaults with FERRY_DATABASE_URL' : 'defaults',
+      ),
+      source: null,
+      baseUrlSet: false,
+    };
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
@@ -60,7 +68,6 @@ function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   }
   return out;
 }
-
 
 /**
  * An OIDC client secret or an LDAP service account's password from the environment, so it need not sit in the

@@ -72,10 +72,16 @@ export interface SpLdap extends Common {
 
 export type SpConfig = SpLocal | SpHeader | SpOidc | SpLdap;
 /** An entry as the file gives it: its type, and any of its kind's keys (the rest from the defaults). */
-export type SpInput = { [T in SpConfig['type']]: Partial<Extract<SpConfig, { type: T }>> & { type: T } }[SpConfig['type']];
+export type SpInput = {
+  [T in SpConfig['type']]: Partial<Extract<SpConfig, { type: T }>> & { type: T };
+}[SpConfig['type']];
 
 const ID = /^[a-z0-9][a-z0-9-]{0,31}$/;
-const common = { type: str(), id: str(ID, 'lower-case letters, digits and hyphens (at most 32)'), label: str(/^[^\n]{1,80}$/, 'a short label') };
+const common = {
+  type: str(),
+  id: str(ID, 'lower-case letters, digits and hyphens (at most 32)'),
+  label: str(/^[^\n]{1,80}$/, 'a short label'),
+};
 
 interface Kind {
   fields: Record<string, Check>;
@@ -92,7 +98,12 @@ const KINDS: Record<SpConfig['type'], Kind> = {
       trusted_proxies: arrayOf(str(/^[0-9a-fA-F.:]+$/, 'an IP address')),
     },
     required: [],
-    defaults: { label: 'Organisation', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] },
+    defaults: {
+      label: 'Organisation',
+      uid_header: 'X-Remote-User',
+      email_header: 'X-Remote-Email',
+      trusted_proxies: ['127.0.0.1', '::1'],
+    },
   },
   oidc: {
     fields: {
@@ -188,10 +199,14 @@ export function providerCrossChecks(list: SpConfig[]): string[] {
   const problems: string[] = [];
   for (const p of list) {
     if (p.type === 'ldap') {
-      if (!p.user_dn_template && !p.user_base) problems.push(`auth.sp (${p.id}): set user_dn_template (direct bind) or user_base (search then bind)`);
-      if (p.start_tls && p.url.startsWith('ldaps:')) problems.push(`auth.sp (${p.id}): start_tls is for ldap:// URLs; ldaps:// is already encrypted`);
+      if (!p.user_dn_template && !p.user_base)
+        problems.push(`auth.sp (${p.id}): set user_dn_template (direct bind) or user_base (search then bind)`);
+      if (p.start_tls && p.url.startsWith('ldaps:'))
+        problems.push(`auth.sp (${p.id}): start_tls is for ldap:// URLs; ldaps:// is already encrypted`);
       if (!p.user_dn_template && (p.bind_dn === null) !== (p.bind_password === null))
-        problems.push(`auth.sp (${p.id}): bind_dn and bind_password go together (FERRY_LDAP_BIND_PASSWORD may give the password)`);
+        problems.push(
+          `auth.sp (${p.id}): bind_dn and bind_password go together (FERRY_LDAP_BIND_PASSWORD may give the password)`,
+        );
     }
   }
   if (list.filter((p) => p.type === 'header').length > 1) problems.push('auth.sp: at most one "header" provider');
@@ -201,5 +216,7 @@ export function providerCrossChecks(list: SpConfig[]): string[] {
 
 /** `auth.sp` as a list, each entry completed with its kind's defaults (the config holds what the file says). */
 export function providerConfigs(sp: SpInput | SpInput[]): SpConfig[] {
-  return (Array.isArray(sp) ? sp : [sp]).map((e) => ({ ...KINDS[e.type].defaults, ...e, id: e.id ?? e.type }) as SpConfig);
+  return (Array.isArray(sp) ? sp : [sp]).map(
+    (e) => ({ ...KINDS[e.type].defaults, ...e, id: e.id ?? e.type }) as SpConfig,
+  );
 }

@@ -88,7 +88,8 @@ export class Settings {
   private compose(overrides: Record<string, unknown>): Config {
     const next: Config = { ...this.base };
     for (const key of RUNTIME_KEYS) {
-      if (key !== 'base_url' && key in overrides) (next as unknown as Record<RuntimeKey, unknown>)[key] = overrides[key];
+      if (key !== 'base_url' && key in overrides)
+        (next as unknown as Record<RuntimeKey, unknown>)[key] = overrides[key];
     }
     // The public address: an admin's, else the listening address (no base_url in the file), else the file's.
     next.base_url = adminBaseOf(overrides) ?? this.listenBase ?? this.base.base_url;

@@ -7,7 +7,9 @@ import { providerConfigs, providerCrossChecks, spCheck } from './provider-schema
 // the defaults. Every problem is collected (with the key's path) so an admin fixes the file in one go.
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter((k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics', 'storage'].includes(k));
+const DISCLOSABLE = Object.keys(defaultConfig()).filter(
+  (k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics', 'storage'].includes(k),
+);
 
 const storageCheck: Check = (v, path, problems) => {
   const type = (v as { type?: unknown } | null)?.type;
@@ -84,12 +86,17 @@ const schema = object({
   encryption_min_password_length: int(1, 1000),
   log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')), debug: bool }),
   metrics: nullable(object({ allow: arrayOf(ipOrCidr) })),
-  database_url: nullable(str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL')),
+  database_url: nullable(
+    str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL'),
+  ),
   storage: storageCheck,
 });
 
 export class ConfigError extends Error {
-  constructor(readonly problems: string[], readonly source: string) {
+  constructor(
+    readonly problems: string[],
+    readonly source: string,
+  ) {
     super(`${source}: ${problems.length} problem(s) in the configuration:\n  ${problems.join('\n  ')}`);
   }
 }
@@ -114,7 +121,9 @@ export function crossChecks(c: Config): string[] {
     problems.push('default_guest_days_valid: must not exceed max_guest_days_valid');
   if (c.encryption_mandatory && !c.encryption_enabled) problems.push('encryption_mandatory: needs encryption_enabled');
   if (c.storage.type === 's3' && (!c.storage.access_key_id || !c.storage.secret_access_key))
-    problems.push('storage: S3 credentials missing: set FERRY_S3_ACCESS_KEY_ID and FERRY_S3_SECRET_ACCESS_KEY, or storage.access_key_id and storage.secret_access_key');
+    problems.push(
+      'storage: S3 credentials missing: set FERRY_S3_ACCESS_KEY_ID and FERRY_S3_SECRET_ACCESS_KEY, or storage.access_key_id and storage.secret_access_key',
+    );
   problems.push(...providerCrossChecks(providerConfigs(c.auth.sp)));
   return problems;
 }
@@ -128,7 +137,11 @@ export function mergeConfig(raw: Partial<Config>): Config {
   const dataDir = raw.data_dir ?? d.data_dir;
   if (mail.sink) {
     const sink: Partial<MailSinkConfig> = mail.sink;
-    mail.sink = { host: sink.host ?? '127.0.0.1', port: sink.port ?? 2525, dir: sink.dir ?? path.join(dataDir, 'mail-sink') };
+    mail.sink = {
+      host: sink.host ?? '127.0.0.1',
+      port: sink.port ?? 2525,
+      dir: sink.dir ?? path.join(dataDir, 'mail-sink'),
+    };
   }
   return {
     ...d,

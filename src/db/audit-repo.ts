@@ -14,15 +14,29 @@ export class AuditRepo implements AuditRepository {
     await this.db
       .insertInto('audit_log')
       .values({
-        transfer_id: e.transferId, date: e.date, event: e.event, author_type: e.author.type, author_id: e.author.id,
-        author_ip: e.author.ip, author_email: e.author.email ?? null, target_type: e.target.type, target_id: e.target.id,
-        target_name: e.target.name ?? null, target_size: e.target.size ?? null, target_email: e.target.email ?? null,
+        transfer_id: e.transferId,
+        date: e.date,
+        event: e.event,
+        author_type: e.author.type,
+        author_id: e.author.id,
+        author_ip: e.author.ip,
+        author_email: e.author.email ?? null,
+        target_type: e.target.type,
+        target_id: e.target.id,
+        target_name: e.target.name ?? null,
+        target_size: e.target.size ?? null,
+        target_email: e.target.email ?? null,
       })
       .execute();
   }
 
   async forTransfer(transferId: number): Promise<AuditEntry[]> {
-    const rows = await this.db.selectFrom('audit_log').selectAll().where('transfer_id', '=', transferId).orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('transfer_id', '=', transferId)
+      .orderBy('id')
+      .execute();
     return rows.map((r) => ({
       transferId: r.transfer_id,
       date: r.date,

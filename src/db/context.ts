@@ -25,7 +25,9 @@ export interface RepoContext {
 export type Db = Kysely<DB>;
 
 /** Rows affected by an UPDATE or DELETE, on either database. */
-export function affected(r: { numUpdatedRows?: bigint; numDeletedRows?: bigint } | { numUpdatedRows?: bigint; numDeletedRows?: bigint }[]): number {
+export function affected(
+  r: { numUpdatedRows?: bigint; numDeletedRows?: bigint } | { numUpdatedRows?: bigint; numDeletedRows?: bigint }[],
+): number {
   const one = Array.isArray(r) ? r[0] : r;
   return Number(one?.numUpdatedRows ?? one?.numDeletedRows ?? 0n);
 }
@@ -49,7 +51,11 @@ export function atomically<T>(db: Db, fn: (db: Db) => Promise<T>): Promise<T> {
  * Runs a SELECT: on SQLite outside a unit of work through the read fast path when the connection is free, else
  * through Kysely. For the statements every request makes (the Transfer, its files and recipients, the user).
  */
-export async function rows<T>(db: Db, ctx: RepoContext, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<T[]> }): Promise<T[]> {
+export async function rows<T>(
+  db: Db,
+  ctx: RepoContext,
+  q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<T[]> },
+): Promise<T[]> {
   if (ctx.readNow && !db.isTransaction) {
     const c = q.compile();
     const got = ctx.readNow(c.sql, c.parameters);
@@ -58,7 +64,11 @@ export async function rows<T>(db: Db, ctx: RepoContext, q: { compile(): { sql: s
   return q.execute();
 }
 
-export async function firstRow<T>(db: Db, ctx: RepoContext, q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<T[]> }): Promise<T | undefined> {
+export async function firstRow<T>(
+  db: Db,
+  ctx: RepoContext,
+  q: { compile(): { sql: string; parameters: readonly unknown[] }; execute(): Promise<T[]> },
+): Promise<T | undefined> {
   return (await rows(db, ctx, q))[0];
 }
 

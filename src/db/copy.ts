@@ -40,10 +40,15 @@ export async function copySqliteToPostgres(dataDir: string, url: string): Promis
       const tables: Record<string, number> = {};
       await inTransaction(pool, async (client) => {
         for (const t of TABLES) {
-          const rows = snap.prepare(`SELECT * FROM ${t.name} ORDER BY ${t.orderBy.join(', ')}`).all() as Record<string, unknown>[];
+          const rows = snap.prepare(`SELECT * FROM ${t.name} ORDER BY ${t.orderBy.join(', ')}`).all() as Record<
+            string,
+            unknown
+          >[];
           for (let i = 0; i < rows.length; i += BATCH) await insertRows(client, t.name, rows.slice(i, i + BATCH));
           if (t.identity) {
-            await client.query(`SELECT setval(pg_get_serial_sequence('${t.name}', 'id'), COALESCE((SELECT MAX(id) FROM ${t.name}), 0) + 1, false)`);
+            await client.query(
+              `SELECT setval(pg_get_serial_sequence('${t.name}', 'id'), COALESCE((SELECT MAX(id) FROM ${t.name}), 0) + 1, false)`,
+            );
           }
           const copied = Number((await client.query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${t.name}`)).rows[0].n);
           if (copied !== rows.length) throw new Error(`${t.name}: ${rows.length} rows read, ${copied} written`);
@@ -63,7 +68,11 @@ export async function copySqliteToPostgres(dataDir: string, url: string): Promis
 /** SQLite's online backup of the live file into `to`: a consistent copy while other processes write (also `ferry backup`). */
 export async function snapshotSqlite(from: string, to: string): Promise<void> {
   const nativeBinding = loadNativeBinding(path.dirname(from));
-  const src = new BetterSqlite3(from, { readonly: true, fileMustExist: true, ...(nativeBinding ? { nativeBinding } : {}) } as BetterSqlite3.Options);
+  const src = new BetterSqlite3(from, {
+    readonly: true,
+    fileMustExist: true,
+    ...(nativeBinding ? { nativeBinding } : {}),
+  } as BetterSqlite3.Options);
   try {
     src.pragma('busy_timeout = 5000');
     await src.backup(to);
@@ -75,11 +84,18 @@ export async function snapshotSqlite(from: string, to: string): Promise<void> {
 
 /** The target must hold no table at all (a fresh `CREATE DATABASE`): nothing there is overwritten or merged. */
 async function assertEmpty(pool: import('pg').Pool): Promise<void> {
-  const r = await pool.query<{ n: string }>(`SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`);
-  if (Number(r.rows[0].n) > 0) throw new CopyRefused('the target database is not empty: copy into a new database (CREATE DATABASE …)');
+  const r = await pool.query<{ n: string }>(
+    `SELECT COUNT(*) AS n FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')`,
+  );
+  if (Number(r.rows[0].n) > 0)
+    throw new CopyRefused('the target database is not empty: copy into a new database (CREATE DATABASE …)');
 }
 
-async function insertRows(client: import('pg').PoolClient, table: string, rows: Record<string, unknown>[]): Promise<void> {
+async function insertRows(
+  client: import('pg').PoolClient,
+  table: string,
+  rows: Record<string, unknown>[],
+): Promise<void> {
   if (!rows.length) return;
   const cols = Object.keys(rows[0]);
   const params: unknown[] = [];

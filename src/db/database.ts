@@ -106,7 +106,9 @@ class KyselyUnitOfWork implements UnitOfWork {
     for (let attempt = 1; ; attempt++) {
       const hooks: (() => void)[] = [];
       try {
-        const result = await this.db.transaction().execute((trx) => fn({ ...repositories(trx, this.ctx), afterCommit: (h) => void hooks.push(h) }));
+        const result = await this.db
+          .transaction()
+          .execute((trx) => fn({ ...repositories(trx, this.ctx), afterCommit: (h) => void hooks.push(h) }));
         return { result, hooks };
       } catch (e) {
         if (attempt >= TX_ATTEMPTS || !RETRYABLE.has((e as { code?: string })?.code ?? '')) throw e;
@@ -128,7 +130,12 @@ function leaseLocks(db: Kysely<DB>): Locks {
       const rows = await db
         .insertInto('locks')
         .values({ name, holder: HOLDER, until: now() + LEASE_S })
-        .onConflict((oc) => oc.column('name').doUpdateSet({ holder: HOLDER, until: now() + LEASE_S }).where('locks.until', '<', now()))
+        .onConflict((oc) =>
+          oc
+            .column('name')
+            .doUpdateSet({ holder: HOLDER, until: now() + LEASE_S })
+            .where('locks.until', '<', now()),
+        )
         .returning('holder')
         .execute();
       if (rows.length === 0) {
@@ -139,9 +146,18 @@ function leaseLocks(db: Kysely<DB>): Locks {
         await db.deleteFrom('locks').where('name', '=', name).where('holder', '=', held.holder).execute();
         return this.tryLock(name);
       }
-      const renew = setInterval(() => {
-        void db.updateTable('locks').set({ until: now() + LEASE_S }).where('name', '=', name).where('holder', '=', HOLDER).execute().catch(() => {});
-      }, (LEASE_S / 4) * 1000);
+      const renew = setInterval(
+        () => {
+          void db
+            .updateTable('locks')
+            .set({ until: now() + LEASE_S })
+            .where('name', '=', name)
+            .where('holder', '=', HOLDER)
+            .execute()
+            .catch(() => {});
+        },
+        (LEASE_S / 4) * 1000,
+      );
       renew.unref();
       return async () => {
         clearInterval(renew);
@@ -170,7 +186,9 @@ function advisoryLocks(pool: pg.Pool): Locks {
     async tryLock(name) {
       const client = await pool.connect();
       try {
-        const r = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS ok`, [`ferry:${name}`]);
+        const r = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS ok`, [
+          `ferry:${name}`,
+        ]);
         if (!r.rows[0]?.ok) {
           client.release();
           return null;

@@ -31,7 +31,8 @@ export class FrequentRecipientsRepo implements FrequentRecipientRepository {
   async list(userId: string, contains: string | null, limit: number): Promise<string[]> {
     let q = this.db.selectFrom('frequent_recipients').select('email').where('user_id', '=', userId);
     // A literal substring test: LIKE would take % and _ in the filter as wildcards.
-    const find = this.ctx.dialect === 'postgres' ? sql`strpos(email, lower(${contains}))` : sql`instr(email, lower(${contains}))`;
+    const find =
+      this.ctx.dialect === 'postgres' ? sql`strpos(email, lower(${contains}))` : sql`instr(email, lower(${contains}))`;
     if (contains !== null) q = q.where(sql<boolean>`${find} > 0`);
     const rows = await q.orderBy('last_used', 'desc').orderBy('seq', 'desc').limit(limit).execute();
     return rows.map((r) => r.email);

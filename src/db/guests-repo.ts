@@ -17,9 +17,18 @@ export class GuestsRepo implements GuestRepository {
     const row = await this.db
       .insertInto('guests')
       .values({
-        user_id: g.userId, user_email: g.userEmail, email: g.email, token: g.token, subject: g.subject, message: g.message,
-        options: JSON.stringify(g.options), transfer_options: JSON.stringify(g.transferOptions), status: 'available',
-        lang: g.lang, created: g.created, expires: g.expires,
+        user_id: g.userId,
+        user_email: g.userEmail,
+        email: g.email,
+        token: g.token,
+        subject: g.subject,
+        message: g.message,
+        options: JSON.stringify(g.options),
+        transfer_options: JSON.stringify(g.transferOptions),
+        status: 'available',
+        lang: g.lang,
+        created: g.created,
+        expires: g.expires,
       })
       .returningAll()
       .executeTakeFirstOrThrow();
@@ -44,12 +53,23 @@ export class GuestsRepo implements GuestRepository {
   }
 
   async listOpenOf(userId: string): Promise<Guest[]> {
-    const rows = await this.db.selectFrom('guests').selectAll().where('user_id', '=', userId).where('status', '=', 'available').orderBy('id', 'desc').execute();
+    const rows = await this.db
+      .selectFrom('guests')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('status', '=', 'available')
+      .orderBy('id', 'desc')
+      .execute();
     return this.withErrors(rows);
   }
 
   async listOpen(): Promise<Guest[]> {
-    const rows = await this.db.selectFrom('guests').selectAll().where('status', '=', 'available').orderBy('id', 'desc').execute();
+    const rows = await this.db
+      .selectFrom('guests')
+      .selectAll()
+      .where('status', '=', 'available')
+      .orderBy('id', 'desc')
+      .execute();
     return this.withErrors(rows);
   }
 
@@ -66,12 +86,21 @@ export class GuestsRepo implements GuestRepository {
   }
 
   async close(id: number, now: number): Promise<boolean> {
-    const r = await this.db.updateTable('guests').set({ status: 'closed', closed: now }).where('id', '=', id).where('status', '=', 'available').executeTakeFirst();
+    const r = await this.db
+      .updateTable('guests')
+      .set({ status: 'closed', closed: now })
+      .where('id', '=', id)
+      .where('status', '=', 'available')
+      .executeTakeFirst();
     return Number(r.numUpdatedRows) > 0;
   }
 
   async incrementTransferCount(id: number): Promise<void> {
-    await this.db.updateTable('guests').set((eb) => ({ transfer_count: eb('transfer_count', '+', 1) })).where('id', '=', id).execute();
+    await this.db
+      .updateTable('guests')
+      .set((eb) => ({ transfer_count: eb('transfer_count', '+', 1) }))
+      .where('id', '=', id)
+      .execute();
   }
 
   async countTransfersUsed(guestId: number): Promise<number> {

@@ -7,7 +7,11 @@ export class LocalAccountsRepo implements LocalAccountRepository {
   constructor(private readonly db: Db) {}
 
   async passwordHash(userId: string): Promise<string | undefined> {
-    const r = await this.db.selectFrom('local_accounts').select('password_hash').where('user_id', '=', userId).executeTakeFirst();
+    const r = await this.db
+      .selectFrom('local_accounts')
+      .select('password_hash')
+      .where('user_id', '=', userId)
+      .executeTakeFirst();
     return r?.password_hash;
   }
 
@@ -27,11 +31,16 @@ export class LocalAccountsRepo implements LocalAccountRepository {
   }
 
   async userIds(): Promise<string[]> {
-    return (await this.db.selectFrom('local_accounts').select('user_id').orderBy('user_id').execute()).map((r) => r.user_id);
+    return (await this.db.selectFrom('local_accounts').select('user_id').orderBy('user_id').execute()).map(
+      (r) => r.user_id,
+    );
   }
 
   async count(): Promise<number> {
-    const r = await this.db.selectFrom('local_accounts').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('local_accounts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 

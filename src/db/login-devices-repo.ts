@@ -10,7 +10,13 @@ export class LoginDevicesRepo implements LoginDeviceRepository {
   ) {}
 
   async known(deviceId: string, userId: string): Promise<boolean> {
-    return (await firstRow(this.db, this.ctx, this.db.selectFrom('login_devices').select('id').where('id', '=', deviceId).where('user_id', '=', userId))) !== undefined;
+    return (
+      (await firstRow(
+        this.db,
+        this.ctx,
+        this.db.selectFrom('login_devices').select('id').where('id', '=', deviceId).where('user_id', '=', userId),
+      )) !== undefined
+    );
   }
 
   async remember(deviceId: string, userId: string, now: number): Promise<void> {

@@ -16,7 +16,11 @@ export class LoginFailuresRepo implements LoginFailureRepository {
   }
 
   async add(key: string, at: number): Promise<number> {
-    const { id } = await this.db.insertInto('login_failures').values({ key, at }).returning('id').executeTakeFirstOrThrow();
+    const { id } = await this.db
+      .insertInto('login_failures')
+      .values({ key, at })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     return id;
   }
 

@@ -11,10 +11,23 @@ export class MailQueueRepo implements MailQueueRepository {
     private readonly ctx: RepoContext,
   ) {}
 
-  async enqueue(msg: OutgoingMessage, now: number, target: { type: TrackingTarget; id: number } | null): Promise<number> {
+  async enqueue(
+    msg: OutgoingMessage,
+    now: number,
+    target: { type: TrackingTarget; id: number } | null,
+  ): Promise<number> {
     const { id } = await this.db
       .insertInto('mail_queue')
-      .values({ created: now, to_addr: msg.to, message: JSON.stringify(msg), status: 'pending', attempts: 0, next_attempt: now, target_type: target?.type ?? null, target_id: target?.id ?? null })
+      .values({
+        created: now,
+        to_addr: msg.to,
+        message: JSON.stringify(msg),
+        status: 'pending',
+        attempts: 0,
+        next_attempt: now,
+        target_type: target?.type ?? null,
+        target_id: target?.id ?? null,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     return id;
@@ -54,20 +67,36 @@ export class MailQueueRepo implements MailQueueRepository {
   }
 
   async nextDue(now: number): Promise<number | null> {
-    const row = await this.db.selectFrom('mail_queue').select((eb) => eb.fn.min('next_attempt').as('t')).where('status', '=', 'pending').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('mail_queue')
+      .select((eb) => eb.fn.min('next_attempt').as('t'))
+      .where('status', '=', 'pending')
+      .executeTakeFirst();
     return row?.t === null || row?.t === undefined ? null : Math.max(0, Number(row.t) - now);
   }
 
   async markSent(id: number, now: number): Promise<void> {
-    await this.db.updateTable('mail_queue').set((eb) => ({ status: 'sent', sent: now, attempts: eb('attempts', '+', 1), last_error: null })).where('id', '=', id).execute();
+    await this.db
+      .updateTable('mail_queue')
+      .set((eb) => ({ status: 'sent', sent: now, attempts: eb('attempts', '+', 1), last_error: null }))
+      .where('id', '=', id)
+      .execute();
   }
 
   async markRetry(id: number, next: number, error: string): Promise<void> {
-    await this.db.updateTable('mail_queue').set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt: next, last_error: error })).where('id', '=', id).execute();
+    await this.db
+      .updateTable('mail_queue')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt: next, last_error: error }))
+      .where('id', '=', id)
+      .execute();
   }
 
   async markFailed(id: number, error: string): Promise<void> {
-    await this.db.updateTable('mail_queue').set((eb) => ({ status: 'failed', attempts: eb('attempts', '+', 1), last_error: error })).where('id', '=', id).execute();
+    await this.db
+      .updateTable('mail_queue')
+      .set((eb) => ({ status: 'failed', attempts: eb('attempts', '+', 1), last_error: error }))
+      .where('id', '=', id)
+      .execute();
   }
 
   async requeueUndelivered(target: TrackingTarget, targetId: number, now: number): Promise<boolean> {
@@ -102,16 +131,36 @@ export class MailQueueRepo implements MailQueueRepository {
   }
 
   private latest(target: TrackingTarget, targetId: number) {
-    return this.db.selectFrom('mail_queue').select(DELIVERY_COLUMNS).where('target_type', '=', target).where('target_id', '=', targetId).orderBy('id', 'desc').limit(1).executeTakeFirst();
+    return this.db
+      .selectFrom('mail_queue')
+      .select(DELIVERY_COLUMNS)
+      .where('target_type', '=', target)
+      .where('target_id', '=', targetId)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
   }
 
   async counts(): Promise<Record<string, number>> {
-    const rows = await this.db.selectFrom('mail_queue').select((eb) => ['status', eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+    const rows = await this.db
+      .selectFrom('mail_queue')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
     return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
   }
 }
 
-const DELIVERY_COLUMNS = ['id', 'target_id', 'status', 'attempts', 'last_error', 'created', 'sent', 'next_attempt'] as const;
+const DELIVERY_COLUMNS = [
+  'id',
+  'target_id',
+  'status',
+  'attempts',
+  'last_error',
+  'created',
+  'sent',
+  'next_attempt',
+] as const;
 type DeliveryRow = Pick<Selectable<MailQueueTable>, (typeof DELIVERY_COLUMNS)[number]>;
 
 /**

@@ -13,7 +13,9 @@ const POOL_SIZE = 10;
  */
 const types = {
   getTypeParser: ((oid: number, format?: string) =>
-    oid === 20 ? (v: string) => Number(v) : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as typeof pg.types.getTypeParser,
+    oid === 20
+      ? (v: string) => Number(v)
+      : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as typeof pg.types.getTypeParser,
 };
 
 export function createPool(url: string): pg.Pool {

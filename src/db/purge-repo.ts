@@ -13,7 +13,13 @@ export class PurgeRepo implements PurgeRepository {
   constructor(private readonly db: Db) {}
 
   async expiredOpenTransfers(now: number): Promise<Transfer[]> {
-    const rows = await this.db.selectFrom('transfers').selectAll().where('status', '<>', 'closed').where('expires', '<=', now).orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('transfers')
+      .selectAll()
+      .where('status', '<>', 'closed')
+      .where('expires', '<=', now)
+      .orderBy('id')
+      .execute();
     return rows.map((r) => toTransfer(r as TransferRow));
   }
 
@@ -29,7 +35,13 @@ export class PurgeRepo implements PurgeRepository {
   }
 
   async closedBefore(closedBefore: number): Promise<Transfer[]> {
-    const rows = await this.db.selectFrom('transfers').selectAll().where('status', '=', 'closed').where('closed', '<', closedBefore).orderBy('id').execute();
+    const rows = await this.db
+      .selectFrom('transfers')
+      .selectAll()
+      .where('status', '=', 'closed')
+      .where('closed', '<', closedBefore)
+      .orderBy('id')
+      .execute();
     return rows.map((r) => toTransfer(r as TransferRow));
   }
 
@@ -71,8 +83,15 @@ export class PurgeRepo implements PurgeRepository {
   async deleteOldRows(cutoff: number, now: number): Promise<Record<string, number>> {
     return atomically(this.db, async (db) => {
       const out = {
-        sessions: affected(await db.deleteFrom('sessions').where((eb) => eb.or([eb('last_seen', '<', now - SESSION_IDLE_S), eb('created', '<', now - SESSION_MAX_S)])).execute()),
-        mail: affected(await db.deleteFrom('mail_queue').where('status', '<>', 'pending').where('created', '<', cutoff).execute()),
+        sessions: affected(
+          await db
+            .deleteFrom('sessions')
+            .where((eb) => eb.or([eb('last_seen', '<', now - SESSION_IDLE_S), eb('created', '<', now - SESSION_MAX_S)]))
+            .execute(),
+        ),
+        mail: affected(
+          await db.deleteFrom('mail_queue').where('status', '<>', 'pending').where('created', '<', cutoff).execute(),
+        ),
         tracking_errors: affected(await db.deleteFrom('tracking_errors').where('date', '<', cutoff).execute()),
         signatures: affected(await db.deleteFrom('used_signatures').where('expires', '<', now).execute()),
         guests: affected(
@@ -80,23 +99,38 @@ export class PurgeRepo implements PurgeRepository {
             .deleteFrom('guests')
             .where('status', '=', 'closed')
             .where('closed', '<', cutoff)
-            .where('id', 'not in', (eb) => eb.selectFrom('transfers').select('guest_id').where('guest_id', 'is not', null))
+            .where('id', 'not in', (eb) =>
+              eb.selectFrom('transfers').select('guest_id').where('guest_id', 'is not', null),
+            )
             .execute(),
         ),
       };
       // Old login failures count for nothing any more; not reported (the report's keys are an interface).
-      await db.deleteFrom('login_failures').where('at', '<', now - LOGIN_FAILURES_KEPT_S).execute();
+      await db
+        .deleteFrom('login_failures')
+        .where('at', '<', now - LOGIN_FAILURES_KEPT_S)
+        .execute();
       // A device cookie lives 400 days (browsers' limit); its record no longer than that after its last use.
-      await db.deleteFrom('login_devices').where('last_used', '<', now - 400 * 86400).execute();
+      await db
+        .deleteFrom('login_devices')
+        .where('last_used', '<', now - 400 * 86400)
+        .execute();
       return out;
     });
   }
 
   async countOldRows(cutoff: number, now: number): Promise<Record<string, number>> {
-    const count = async (q: { select: unknown }) => Number(((await (q as any).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()) as { n: number }).n);
+    const count = async (q: { select: unknown }) =>
+      Number(
+        ((await (q as any).select((eb: any) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()) as { n: number }).n,
+      );
     const db = this.db;
     return {
-      sessions: await count(db.selectFrom('sessions').where((eb) => eb.or([eb('last_seen', '<', now - SESSION_IDLE_S), eb('created', '<', now - SESSION_MAX_S)]))),
+      sessions: await count(
+        db
+          .selectFrom('sessions')
+          .where((eb) => eb.or([eb('last_seen', '<', now - SESSION_IDLE_S), eb('created', '<', now - SESSION_MAX_S)])),
+      ),
       mail: await count(db.selectFrom('mail_queue').where('status', '<>', 'pending').where('created', '<', cutoff)),
       tracking_errors: await count(db.selectFrom('tracking_errors').where('date', '<', cutoff)),
       signatures: await count(db.selectFrom('used_signatures').where('expires', '<', now)),
@@ -105,7 +139,9 @@ export class PurgeRepo implements PurgeRepository {
           .selectFrom('guests')
           .where('status', '=', 'closed')
           .where('closed', '<', cutoff)
-          .where('id', 'not in', (eb) => eb.selectFrom('transfers').select('guest_id').where('guest_id', 'is not', null)),
+          .where('id', 'not in', (eb) =>
+            eb.selectFrom('transfers').select('guest_id').where('guest_id', 'is not', null),
+          ),
       ),
     };
   }

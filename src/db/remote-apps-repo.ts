@@ -12,7 +12,12 @@ export class RemoteAppsRepo implements RemoteAppRepository {
 
   async get(name: string): Promise<RemoteApp | undefined> {
     // Fixed SQL text: read for every signed request, each chunk of an upload (building the query cost more than running it).
-    const [r] = await runSql<Selectable<RemoteAppsTable>>(this.db, this.ctx, 'SELECT * FROM remote_apps WHERE name = ?', [name]);
+    const [r] = await runSql<Selectable<RemoteAppsTable>>(
+      this.db,
+      this.ctx,
+      'SELECT * FROM remote_apps WHERE name = ?',
+      [name],
+    );
     return r && toApp(r);
   }
 
@@ -29,7 +34,11 @@ export class RemoteAppsRepo implements RemoteAppRepository {
   async rotate(name: string, secret: string, oldUntil: number | null): Promise<boolean> {
     const r = await this.db
       .updateTable('remote_apps')
-      .set((eb) => (oldUntil === null ? { old_secret: null, old_secret_until: null, secret } : { old_secret: eb.ref('secret'), old_secret_until: oldUntil, secret }))
+      .set((eb) =>
+        oldUntil === null
+          ? { old_secret: null, old_secret_until: null, secret }
+          : { old_secret: eb.ref('secret'), old_secret_until: oldUntil, secret },
+      )
       .where('name', '=', name)
       .execute();
     return affected(r) > 0;
@@ -45,5 +54,12 @@ export class RemoteAppsRepo implements RemoteAppRepository {
 }
 
 function toApp(r: Selectable<RemoteAppsTable>): RemoteApp {
-  return { name: r.name, secret: r.secret, oldSecret: r.old_secret, oldSecretUntil: r.old_secret_until, isAdmin: r.is_admin === 1, created: r.created };
+  return {
+    name: r.name,
+    secret: r.secret,
+    oldSecret: r.old_secret,
+    oldSecretUntil: r.old_secret_until,
+    isAdmin: r.is_admin === 1,
+    created: r.created,
+  };
 }

@@ -58,12 +58,19 @@ export class SessionsRepo implements SessionRepository {
 
   async deleteByRef(provider: string, refs: string[]): Promise<number> {
     if (refs.length === 0) return 0;
-    const r = await this.db.deleteFrom('sessions').where('provider', '=', provider).where('provider_ref', 'in', refs).execute();
+    const r = await this.db
+      .deleteFrom('sessions')
+      .where('provider', '=', provider)
+      .where('provider_ref', 'in', refs)
+      .execute();
     return affected(r);
   }
 
   async deleteStale(idleBefore: number, createdBefore: number): Promise<number> {
-    const r = await this.db.deleteFrom('sessions').where((eb) => eb.or([eb('last_seen', '<', idleBefore), eb('created', '<', createdBefore)])).execute();
+    const r = await this.db
+      .deleteFrom('sessions')
+      .where((eb) => eb.or([eb('last_seen', '<', idleBefore), eb('created', '<', createdBefore)]))
+      .execute();
     return affected(r);
   }
 }

@@ -11,21 +11,31 @@ export class SharingRepo implements SharingRepository {
   ) {}
 
   async controls(transferId: number): Promise<SharingControls> {
-    const row = await this.db.selectFrom('transfer_sharing').selectAll().where('transfer_id', '=', transferId).executeTakeFirst();
-    return { downloadLimit: row?.download_limit == null ? null : Number(row.download_limit), passwordHash: row?.password_hash ?? null };
+    const row = await this.db
+      .selectFrom('transfer_sharing')
+      .selectAll()
+      .where('transfer_id', '=', transferId)
+      .executeTakeFirst();
+    return {
+      downloadLimit: row?.download_limit == null ? null : Number(row.download_limit),
+      passwordHash: row?.password_hash ?? null,
+    };
   }
 
   async setControls(transferId: number, c: SharingControls): Promise<void> {
     await this.db
       .insertInto('transfer_sharing')
       .values({ transfer_id: transferId, download_limit: c.downloadLimit, password_hash: c.passwordHash })
-      .onConflict((oc) => oc.column('transfer_id').doUpdateSet({ download_limit: c.downloadLimit, password_hash: c.passwordHash }))
+      .onConflict((oc) =>
+        oc.column('transfer_id').doUpdateSet({ download_limit: c.downloadLimit, password_hash: c.passwordHash }),
+      )
       .execute();
   }
 
   async holdLink(recipientId: number): Promise<void> {
     // SQLite's unit of work already holds the write lock; PostgreSQL holds the recipient's row.
-    if (this.ctx.dialect === 'postgres') await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
+    if (this.ctx.dialect === 'postgres')
+      await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
   }
 
   async claims(recipientId: number, fileIds: number[], since: number): Promise<DownloadClaim[]> {
@@ -38,16 +48,31 @@ export class SharingRepo implements SharingRepository {
       .where((eb) => eb.or([eb('done', 'is not', null), eb('claimed', '>=', since)]))
       .orderBy('id')
       .execute();
-    return found.map((r) => ({ id: Number(r.id), fileId: Number(r.file_id), claimed: Number(r.claimed), active: Number(r.active) === 1, done: r.done === null ? null : Number(r.done) }));
+    return found.map((r) => ({
+      id: Number(r.id),
+      fileId: Number(r.file_id),
+      claimed: Number(r.claimed),
+      active: Number(r.active) === 1,
+      done: r.done === null ? null : Number(r.done),
+    }));
   }
 
   async claim(recipientId: number, fileId: number, now: number): Promise<number> {
-    const { id } = await this.db.insertInto('download_claims').values({ recipient_id: recipientId, file_id: fileId, claimed: now, active: 1 }).returning('id').executeTakeFirstOrThrow();
+    const { id } = await this.db
+      .insertInto('download_claims')
+      .values({ recipient_id: recipientId, file_id: fileId, claimed: now, active: 1 })
+      .returning('id')
+      .executeTakeFirstOrThrow();
     return Number(id);
   }
 
   async resume(id: number, now: number): Promise<void> {
-    await this.db.updateTable('download_claims').set({ claimed: now, active: 1 }).where('id', '=', id).where('done', 'is', null).execute();
+    await this.db
+      .updateTable('download_claims')
+      .set({ claimed: now, active: 1 })
+      .where('id', '=', id)
+      .where('done', 'is', null)
+      .execute();
   }
 
   async release(id: number, now: number, done: boolean): Promise<boolean> {
@@ -72,8 +97,15 @@ export class SharingRepo implements SharingRepository {
     return found.map((r) => ({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) }));
   }
 
-  async viewsOf(transferIds: number[]): Promise<Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>> {
-    const out = new Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>();
+  async viewsOf(
+    transferIds: number[],
+  ): Promise<
+    Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>
+  > {
+    const out = new Map<
+      number,
+      { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }
+    >();
     for (const id of transferIds) out.set(id, { controls: { downloadLimit: null, passwordHash: null }, counts: [] });
     // In slices, as every list of ids here, within the databases' limits on bound parameters.
     for (let i = 0; i < transferIds.length; i += 500) {
@@ -90,15 +122,28 @@ export class SharingRepo implements SharingRepository {
           .execute(),
       ]);
       for (const row of controls) {
-        out.get(Number(row.transfer_id))!.controls = { downloadLimit: row.download_limit == null ? null : Number(row.download_limit), passwordHash: row.password_hash ?? null };
+        out.get(Number(row.transfer_id))!.controls = {
+          downloadLimit: row.download_limit == null ? null : Number(row.download_limit),
+          passwordHash: row.password_hash ?? null,
+        };
       }
-      for (const r of counts) out.get(Number(r.transfer_id))!.counts.push({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) });
+      for (const r of counts)
+        out
+          .get(Number(r.transfer_id))!
+          .counts.push({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) });
     }
     return out;
   }
 
   async remindableTransfers(now: number, until: number): Promise<Transfer[]> {
-    const found = await this.db.selectFrom('transfers').selectAll().where('status', '=', 'available').where('expires', '>', now).where('expires', '<=', until).orderBy('id').execute();
+    const found = await this.db
+      .selectFrom('transfers')
+      .selectAll()
+      .where('status', '=', 'available')
+      .where('expires', '>', now)
+      .where('expires', '<=', until)
+      .orderBy('id')
+      .execute();
     return found.map((r) => toTransfer(r as TransferRow));
   }
 
@@ -115,7 +160,12 @@ export class SharingRepo implements SharingRepository {
     return new Set(found.filter((r) => Number(r.n) >= fileIds.length).map((r) => Number(r.recipient_id)));
   }
 
-  async claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean> {
+  async claimReminder(
+    targetType: 'Recipient' | 'Guest',
+    targetId: number,
+    days: number,
+    now: number,
+  ): Promise<boolean> {
     const r = await this.db
       .insertInto('automatic_reminders')
       .values({ target_type: targetType, target_id: targetId, days, sent: now })
@@ -124,9 +174,18 @@ export class SharingRepo implements SharingRepository {
     return Number(r.numInsertedOrUpdatedRows ?? 0n) > 0;
   }
 
-  async remindersOf(targetType: 'Recipient' | 'Guest', targetIds: number[]): Promise<{ targetId: number; days: number; sent: number }[]> {
+  async remindersOf(
+    targetType: 'Recipient' | 'Guest',
+    targetIds: number[],
+  ): Promise<{ targetId: number; days: number; sent: number }[]> {
     if (targetIds.length === 0) return [];
-    const found = await this.db.selectFrom('automatic_reminders').selectAll().where('target_type', '=', targetType).where('target_id', 'in', targetIds).orderBy('sent').execute();
+    const found = await this.db
+      .selectFrom('automatic_reminders')
+      .selectAll()
+      .where('target_type', '=', targetType)
+      .where('target_id', 'in', targetIds)
+      .orderBy('sent')
+      .execute();
     return found.map((r) => ({ targetId: Number(r.target_id), days: Number(r.days), sent: Number(r.sent) }));
   }
 }

@@ -28,7 +28,12 @@ export class SignaturesRepo implements SignatureRepository {
       await this.db.deleteFrom('used_signatures').where('expires', '<', now).execute();
     }
     // Fixed SQL text, not built per call: one runs for every signed chunk (building it cost more than running it).
-    const rows = await runSql<{ signature: string }>(this.db, this.ctx, USE_SIGNATURE, [signature, expires, expires, now]);
+    const rows = await runSql<{ signature: string }>(this.db, this.ctx, USE_SIGNATURE, [
+      signature,
+      expires,
+      expires,
+      now,
+    ]);
     return rows.length > 0;
   }
 
@@ -38,7 +43,10 @@ export class SignaturesRepo implements SignatureRepository {
   }
 
   async count(): Promise<number> {
-    const r = await this.db.selectFrom('used_signatures').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const r = await this.db
+      .selectFrom('used_signatures')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     return Number(r.n);
   }
 }

@@ -67,7 +67,8 @@ export class SqliteConnection implements DatabaseConnection {
         return fn();
       } catch (e) {
         if (!isBusy(e)) throw e;
-        if (Date.now() - started > BUSY_WAIT_MS) throw new DatabaseBusyError(`database is locked by another process for more than ${BUSY_WAIT_MS / 1000} s`);
+        if (Date.now() - started > BUSY_WAIT_MS)
+          throw new DatabaseBusyError(`database is locked by another process for more than ${BUSY_WAIT_MS / 1000} s`);
       }
       // 1, 2, 4 … 32 ms with jitter: short while another process commits a chunk's range, light when it takes longer.
       await sleep(Math.min(32, 2 ** Math.min(attempt, 5)) * (0.5 + Math.random()));

@@ -17,7 +17,11 @@ export function sqliteFile(dataDir: string): string {
  * migrating at start-up, then 0: from there on, waiting for another process's lock is done asynchronously by
  * the driver (src/db/sqlite-driver.ts), without blocking the event loop.
  */
-export function openSqlite(dataDir: string, list: Migration[] = migrations, opts: { readonly?: boolean } = {}): SqliteDb {
+export function openSqlite(
+  dataDir: string,
+  list: Migration[] = migrations,
+  opts: { readonly?: boolean } = {},
+): SqliteDb {
   // The database holds password hashes, remote secrets and download tokens: readable by ferry's user only
   // (SQLite gives its -wal and -shm files the same mode). An existing file keeps the mode its admin chose.
   const file = sqliteFile(dataDir);
@@ -28,9 +32,16 @@ export function openSqlite(dataDir: string, list: Migration[] = migrations, opts
   return openSqliteFile(file, list, opts);
 }
 
-export function openSqliteFile(file: string, list: Migration[] = migrations, opts: { readonly?: boolean } = {}): SqliteDb {
+export function openSqliteFile(
+  file: string,
+  list: Migration[] = migrations,
+  opts: { readonly?: boolean } = {},
+): SqliteDb {
   const nativeBinding = loadNativeBinding(path.dirname(file));
-  const options = { ...(nativeBinding ? { nativeBinding } : {}), ...(opts.readonly ? { readonly: true, fileMustExist: true } : {}) } as BetterSqlite3.Options;
+  const options = {
+    ...(nativeBinding ? { nativeBinding } : {}),
+    ...(opts.readonly ? { readonly: true, fileMustExist: true } : {}),
+  } as BetterSqlite3.Options;
   const db = new BetterSqlite3(file, options);
   db.pragma('busy_timeout = 5000');
   if (!opts.readonly) {

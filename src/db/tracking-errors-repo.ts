@@ -10,7 +10,10 @@ export class TrackingErrorsRepo implements TrackingErrorRepository {
   ) {}
 
   async add(target: TrackingTarget, targetId: number, error: TrackingError): Promise<void> {
-    await this.db.insertInto('tracking_errors').values({ target_type: target, target_id: targetId, type: error.type, date: error.date, details: error.details }).execute();
+    await this.db
+      .insertInto('tracking_errors')
+      .values({ target_type: target, target_id: targetId, type: error.type, date: error.date, details: error.details })
+      .execute();
   }
 
   async forTarget(target: TrackingTarget, targetId: number): Promise<TrackingError[]> {
@@ -20,11 +23,19 @@ export class TrackingErrorsRepo implements TrackingErrorRepository {
   async forTargets(target: TrackingTarget, ids: number[]): Promise<Map<number, TrackingError[]>> {
     const out = new Map<number, TrackingError[]>();
     for (const part of slices([...new Set(ids)])) {
-      const q = this.db.selectFrom('tracking_errors').select(['target_id', 'type', 'date', 'details']).where('target_type', '=', target);
+      const q = this.db
+        .selectFrom('tracking_errors')
+        .select(['target_id', 'type', 'date', 'details'])
+        .where('target_type', '=', target);
       // One target (a Transfer with one recipient, the commonest read) is a fixed statement.
       const rows =
         part.length === 1
-          ? await selectSql<{ target_id: number; type: string; date: number; details: string }>(this.db, this.ctx, 'SELECT target_id, type, date, details FROM tracking_errors WHERE target_type = ? AND target_id = ? ORDER BY id', [target, part[0]])
+          ? await selectSql<{ target_id: number; type: string; date: number; details: string }>(
+              this.db,
+              this.ctx,
+              'SELECT target_id, type, date, details FROM tracking_errors WHERE target_type = ? AND target_id = ? ORDER BY id',
+              [target, part[0]],
+            )
           : await select(this.db, this.ctx, q.where('target_id', 'in', part).orderBy('id'));
       for (const r of rows) {
         const list = out.get(r.target_id) ?? [];

@@ -1,12 +1,20 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
 import type { Page } from '../domain/paging';
-import type { NewFile, NewRecipient, NewTransfer, StoredPiece, TransferOwner, TransferRepository } from '../domain/ports';
+import type {
+  NewFile,
+  NewRecipient,
+  NewTransfer,
+  StoredPiece,
+  TransferOwner,
+  TransferRepository,
+} from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../domain/ranges';
 import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
-const OPEN_FILE_RANGES = 'SELECT f.ranges FROM files f INNER JOIN transfers t ON t.id = f.transfer_id WHERE f.id = ? AND f.deleted IS NULL AND f.complete = 0 AND t.status <> ?';
+const OPEN_FILE_RANGES =
+  'SELECT f.ranges FROM files f INNER JOIN transfers t ON t.id = f.transfer_id WHERE f.id = ? AND f.deleted IS NULL AND f.complete = 0 AND t.status <> ?';
 
 /** Transfers with their files and recipients. Multi-row changes run in the caller's unit of work. */
 export class TransfersRepo implements TransferRepository {
@@ -19,9 +27,18 @@ export class TransfersRepo implements TransferRepository {
     const { id } = await this.db
       .insertInto('transfers')
       .values({
-        user_id: t.userId, user_email: t.userEmail, guest_id: t.guestId, subject: t.subject, message: t.message,
-        options: JSON.stringify(t.options), status: 'created', lang: t.lang, created: t.created, expires: t.expires,
-        roundtrip_token: t.roundtripToken, encryption: t.encryption ? JSON.stringify(t.encryption) : null,
+        user_id: t.userId,
+        user_email: t.userEmail,
+        guest_id: t.guestId,
+        subject: t.subject,
+        message: t.message,
+        options: JSON.stringify(t.options),
+        status: 'created',
+        lang: t.lang,
+        created: t.created,
+        expires: t.expires,
+        roundtrip_token: t.roundtripToken,
+        encryption: t.encryption ? JSON.stringify(t.encryption) : null,
       })
       .returning('id')
       .executeTakeFirstOrThrow();
@@ -29,7 +46,19 @@ export class TransfersRepo implements TransferRepository {
     for (const part of slices(files)) {
       await this.db
         .insertInto('files')
-        .values(part.map((f) => ({ transfer_id: id, uid: f.uid, name: f.name, size: f.size, mime_type: f.mimeType, cid: f.cid, created: t.created, iv: f.iv ?? null, aead: f.aead ?? null })))
+        .values(
+          part.map((f) => ({
+            transfer_id: id,
+            uid: f.uid,
+            name: f.name,
+            size: f.size,
+            mime_type: f.mimeType,
+            cid: f.cid,
+            created: t.created,
+            iv: f.iv ?? null,
+            aead: f.aead ?? null,
+          })),
+        )
         .execute();
     }
     for (const r of recipients) await this.addRecipient(id, r, t.created);
@@ -49,12 +78,22 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async listOfUser(userId: string): Promise<Transfer[]> {
-    const rows = await this.db.selectFrom('transfers').selectAll().where('user_id', '=', userId).orderBy('id', 'desc').execute();
+    const rows = await this.db
+      .selectFrom('transfers')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .orderBy('id', 'desc')
+      .execute();
     return rows.map((r) => toTransfer(r as TransferRow));
   }
 
   async listOfGuest(guestId: number): Promise<Transfer[]> {
-    const rows = await this.db.selectFrom('transfers').selectAll().where('guest_id', '=', guestId).orderBy('id', 'desc').execute();
+    const rows = await this.db
+      .selectFrom('transfers')
+      .selectAll()
+      .where('guest_id', '=', guestId)
+      .orderBy('id', 'desc')
+      .execute();
     return rows.map((r) => toTransfer(r as TransferRow));
   }
 
@@ -65,7 +104,8 @@ export class TransfersRepo implements TransferRepository {
 
   async listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]> {
     let q = this.db.selectFrom('transfers').selectAll();
-    if (owner !== 'all') q = 'userId' in owner ? q.where('user_id', '=', owner.userId) : q.where('guest_id', '=', owner.guestId);
+    if (owner !== 'all')
+      q = 'userId' in owner ? q.where('user_id', '=', owner.userId) : q.where('guest_id', '=', owner.guestId);
     q = q.orderBy('id', 'desc');
     if (page) q = q.limit(page.limit).offset(page.offset);
     return (await q.execute()).map((r) => toTransfer(r as TransferRow));
@@ -75,7 +115,13 @@ export class TransfersRepo implements TransferRepository {
   async filesOf(transferIds: number[]): Promise<FileRecord[]> {
     const out: FileRecord[] = [];
     for (const part of slices([...new Set(transferIds)])) {
-      const found = await this.db.selectFrom('files').selectAll().where('transfer_id', 'in', part).where('deleted', 'is', null).orderBy('id').execute();
+      const found = await this.db
+        .selectFrom('files')
+        .selectAll()
+        .where('transfer_id', 'in', part)
+        .where('deleted', 'is', null)
+        .orderBy('id')
+        .execute();
       for (const r of found) out.push(toFile(r as FileRow));
     }
     return out;
@@ -84,7 +130,13 @@ export class TransfersRepo implements TransferRepository {
   async recipientsOf(transferIds: number[]): Promise<Recipient[]> {
     const out: Recipient[] = [];
     for (const part of slices([...new Set(transferIds)])) {
-      const found = await this.db.selectFrom('recipients').selectAll().where('transfer_id', 'in', part).where('deleted', 'is', null).orderBy('id').execute();
+      const found = await this.db
+        .selectFrom('recipients')
+        .selectAll()
+        .where('transfer_id', 'in', part)
+        .where('deleted', 'is', null)
+        .orderBy('id')
+        .execute();
       for (const r of found) out.push(toRecipient(r as RecipientRow));
     }
     return out;
@@ -98,7 +150,12 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async markUploading(id: number): Promise<boolean> {
-    const r = await this.db.updateTable('transfers').set({ status: 'uploading' }).where('id', '=', id).where('status', 'in', ['created', 'started']).execute();
+    const r = await this.db
+      .updateTable('transfers')
+      .set({ status: 'uploading' })
+      .where('id', '=', id)
+      .where('status', 'in', ['created', 'started'])
+      .execute();
     return affected(r) > 0;
   }
 
@@ -111,17 +168,28 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async files(transferId: number): Promise<FileRecord[]> {
-    const found = await selectSql<FileRow>(this.db, this.ctx, 'SELECT * FROM files WHERE transfer_id = ? AND deleted IS NULL ORDER BY id', [transferId]);
+    const found = await selectSql<FileRow>(
+      this.db,
+      this.ctx,
+      'SELECT * FROM files WHERE transfer_id = ? AND deleted IS NULL ORDER BY id',
+      [transferId],
+    );
     return found.map(toFile);
   }
 
   async findFile(id: number): Promise<FileRecord | undefined> {
-    const [row] = await selectSql<FileRow>(this.db, this.ctx, 'SELECT * FROM files WHERE id = ? AND deleted IS NULL', [id]);
+    const [row] = await selectSql<FileRow>(this.db, this.ctx, 'SELECT * FROM files WHERE id = ? AND deleted IS NULL', [
+      id,
+    ]);
     return row ? toFile(row) : undefined;
   }
 
   async fileUids(transferId: number): Promise<string[]> {
-    const found = await rows(this.db, this.ctx, this.db.selectFrom('files').select('uid').where('transfer_id', '=', transferId).where('deleted', 'is', null));
+    const found = await rows(
+      this.db,
+      this.ctx,
+      this.db.selectFrom('files').select('uid').where('transfer_id', '=', transferId).where('deleted', 'is', null),
+    );
     return found.map((r) => r.uid);
   }
 
@@ -130,25 +198,55 @@ export class TransfersRepo implements TransferRepository {
    * every chunk: its two statements are fixed SQL, without Kysely's builder and compiler (docs/performance.md).
    */
   async recordRange(fileId: number, start: number, end: number, piece?: StoredPiece): Promise<FileRecord | undefined> {
-    const [row] = await runSql<{ ranges: string }>(this.db, this.ctx, this.ctx.dialect === 'postgres' ? `${OPEN_FILE_RANGES} FOR UPDATE OF f` : OPEN_FILE_RANGES, [fileId, 'closed']);
+    const [row] = await runSql<{ ranges: string }>(
+      this.db,
+      this.ctx,
+      this.ctx.dialect === 'postgres' ? `${OPEN_FILE_RANGES} FOR UPDATE OF f` : OPEN_FILE_RANGES,
+      [fileId, 'closed'],
+    );
     if (!row) return undefined;
     if (piece) {
       // A chunk sent again replaces what it covers: pieces lying inside it are no longer needed.
-      await this.db.deleteFrom('file_pieces').where('file_id', '=', fileId).where('start_at', '>=', piece.start).where('end_at', '<=', piece.end).execute();
+      await this.db
+        .deleteFrom('file_pieces')
+        .where('file_id', '=', fileId)
+        .where('start_at', '>=', piece.start)
+        .where('end_at', '<=', piece.end)
+        .execute();
       await this.db
         .insertInto('file_pieces')
-        .values({ file_id: fileId, start_at: piece.start, end_at: piece.end, crc32: piece.crc32, receipt: piece.receipt })
+        .values({
+          file_id: fileId,
+          start_at: piece.start,
+          end_at: piece.end,
+          crc32: piece.crc32,
+          receipt: piece.receipt,
+        })
         .execute();
     }
     const ranges = addRange(JSON.parse(row.ranges) as Range[], start, end);
-    const [after] = await runSql<FileRow>(this.db, this.ctx, 'UPDATE files SET ranges = ?, received = ? WHERE id = ? RETURNING *', [JSON.stringify(ranges), coveredBytes(ranges), fileId]);
+    const [after] = await runSql<FileRow>(
+      this.db,
+      this.ctx,
+      'UPDATE files SET ranges = ?, received = ? WHERE id = ? RETURNING *',
+      [JSON.stringify(ranges), coveredBytes(ranges), fileId],
+    );
     if (!after) throw new Error(`file ${fileId} vanished inside its unit of work`);
     return toFile(after);
   }
 
   async pieces(fileId: number): Promise<StoredPiece[]> {
-    const found = await rows(this.db, this.ctx, this.db.selectFrom('file_pieces').selectAll().where('file_id', '=', fileId).orderBy('start_at').orderBy('end_at'));
-    return found.map((r) => ({ start: Number(r.start_at), end: Number(r.end_at), crc32: r.crc32 === null ? null : Number(r.crc32), receipt: r.receipt }));
+    const found = await rows(
+      this.db,
+      this.ctx,
+      this.db.selectFrom('file_pieces').selectAll().where('file_id', '=', fileId).orderBy('start_at').orderBy('end_at'),
+    );
+    return found.map((r) => ({
+      start: Number(r.start_at),
+      end: Number(r.end_at),
+      crc32: r.crc32 === null ? null : Number(r.crc32),
+      receipt: r.receipt,
+    }));
   }
 
   async lockStoreUpload(fileId: number): Promise<{ upload: string | null } | undefined> {
@@ -169,7 +267,15 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async storeUploads(transferId: number): Promise<{ fileId: number; uid: string; upload: string }[]> {
-    const found = await rows(this.db, this.ctx, this.db.selectFrom('files').select(['id', 'uid', 'store_upload']).where('transfer_id', '=', transferId).where('store_upload', 'is not', null));
+    const found = await rows(
+      this.db,
+      this.ctx,
+      this.db
+        .selectFrom('files')
+        .select(['id', 'uid', 'store_upload'])
+        .where('transfer_id', '=', transferId)
+        .where('store_upload', 'is not', null),
+    );
     return found.map((r) => ({ fileId: r.id, uid: r.uid, upload: r.store_upload! }));
   }
 
@@ -273,22 +379,43 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async renewAssembly(fileId: number, until: number): Promise<void> {
-    await this.db.updateTable('files').set({ assembly_claim: until }).where('id', '=', fileId).where('complete', '=', 0).execute();
+    await this.db
+      .updateTable('files')
+      .set({ assembly_claim: until })
+      .where('id', '=', fileId)
+      .where('complete', '=', 0)
+      .execute();
   }
 
   async releaseAssembly(fileId: number): Promise<void> {
-    await this.db.updateTable('files').set({ assembly_claim: null }).where('id', '=', fileId).where('complete', '=', 0).execute();
+    await this.db
+      .updateTable('files')
+      .set({ assembly_claim: null })
+      .where('id', '=', fileId)
+      .where('complete', '=', 0)
+      .execute();
   }
 
   async requestCompletion(transferId: number, by: string): Promise<void> {
-    await this.db.updateTable('transfers').set({ complete_by: by }).where('id', '=', transferId).where('complete_by', 'is', null).execute();
+    await this.db
+      .updateTable('transfers')
+      .set({ complete_by: by })
+      .where('id', '=', transferId)
+      .where('complete_by', 'is', null)
+      .execute();
   }
 
   async completionsDue(): Promise<{ transferId: number; by: string }[]> {
     const found = await rows(
       this.db,
       this.ctx,
-      this.db.selectFrom('transfers').select(['id', 'complete_by']).where('complete_by', 'is not', null).where('status', 'not in', ['available', 'closed']).orderBy('id').limit(100),
+      this.db
+        .selectFrom('transfers')
+        .select(['id', 'complete_by'])
+        .where('complete_by', 'is not', null)
+        .where('status', 'not in', ['available', 'closed'])
+        .orderBy('id')
+        .limit(100),
     );
     return found.map((r) => ({ transferId: r.id, by: r.complete_by! }));
   }
@@ -298,22 +425,40 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async recipients(transferId: number): Promise<Recipient[]> {
-    const found = await selectSql<RecipientRow>(this.db, this.ctx, 'SELECT * FROM recipients WHERE transfer_id = ? AND deleted IS NULL ORDER BY id', [transferId]);
+    const found = await selectSql<RecipientRow>(
+      this.db,
+      this.ctx,
+      'SELECT * FROM recipients WHERE transfer_id = ? AND deleted IS NULL ORDER BY id',
+      [transferId],
+    );
     return found.map(toRecipient);
   }
 
   async findRecipient(id: number): Promise<Recipient | undefined> {
-    const row = await this.db.selectFrom('recipients').selectAll().where('id', '=', id).where('deleted', 'is', null).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('recipients')
+      .selectAll()
+      .where('id', '=', id)
+      .where('deleted', 'is', null)
+      .executeTakeFirst();
     return row ? toRecipient(row as RecipientRow) : undefined;
   }
 
   async recipientByToken(token: string): Promise<Recipient | undefined> {
-    const row = await firstRow(this.db, this.ctx, this.db.selectFrom('recipients').selectAll().where('token', '=', token).where('deleted', 'is', null));
+    const row = await firstRow(
+      this.db,
+      this.ctx,
+      this.db.selectFrom('recipients').selectAll().where('token', '=', token).where('deleted', 'is', null),
+    );
     return row ? toRecipient(row as RecipientRow) : undefined;
   }
 
   async recipientTokenWithdrawn(token: string): Promise<boolean> {
-    const row = await firstRow(this.db, this.ctx, this.db.selectFrom('recipients').select('id').where('token', '=', token).where('deleted', 'is not', null));
+    const row = await firstRow(
+      this.db,
+      this.ctx,
+      this.db.selectFrom('recipients').select('id').where('token', '=', token).where('deleted', 'is not', null),
+    );
     return row !== undefined;
   }
 
@@ -336,7 +481,8 @@ export class TransfersRepo implements TransferRepository {
 
   /** Runs in the caller's unit of work; the recipient's row is held meanwhile, so two downloads ending at once notify once. */
   async markReceived(recipientId: number, fileIds: number[], allFileIds: number[], now: number): Promise<boolean> {
-    if (this.ctx.dialect === 'postgres') await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
+    if (this.ctx.dialect === 'postgres')
+      await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
     const had = await this.hasAll(recipientId, allFileIds);
     for (const part of slices(fileIds)) {
       await this.db

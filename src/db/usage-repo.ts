@@ -79,7 +79,12 @@ export class UsageRepo implements UsageRepository {
   }
 
   async storageSince(day: string): Promise<{ day: string; bytes: number }[]> {
-    const found = await this.db.selectFrom('storage_samples').select(['day', 'bytes']).where('day', '>=', day).orderBy('day').execute();
+    const found = await this.db
+      .selectFrom('storage_samples')
+      .select(['day', 'bytes'])
+      .where('day', '>=', day)
+      .orderBy('day')
+      .execute();
     return found.map((r) => ({ day: r.day, bytes: Number(r.bytes) }));
   }
 }

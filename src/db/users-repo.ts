@@ -32,7 +32,11 @@ export class UsersRepo implements UserRepository {
   }
 
   async emails(id: string): Promise<string[]> {
-    const found = await rows(this.db, this.ctx, this.db.selectFrom('user_emails').select('email').where('user_id', '=', id).orderBy('position'));
+    const found = await rows(
+      this.db,
+      this.ctx,
+      this.db.selectFrom('user_emails').select('email').where('user_id', '=', id).orderBy('position'),
+    );
     return found.map((r) => r.email);
   }
 
@@ -45,7 +49,12 @@ export class UsersRepo implements UserRepository {
     const wall = Date.now();
     const seen = this.ctx.seenUsers;
     const hit = seen.get(id);
-    if (hit && wall - hit.at < SEEN_MS && hit.lastActivity >= now - 60 && (!emails.length || sameList(hit.emails, uniqueLower(emails)))) {
+    if (
+      hit &&
+      wall - hit.at < SEEN_MS &&
+      hit.lastActivity >= now - 60 &&
+      (!emails.length || sameList(hit.emails, uniqueLower(emails)))
+    ) {
       return hit.emails;
     }
     const stored = await this.refreshSeen(id, emails, now);
@@ -65,8 +74,17 @@ export class UsersRepo implements UserRepository {
     return atomically(this.db, async (db) => {
       const repo = new UsersRepo(db, this.ctx);
       // Another node or process may create the same user at the same moment: the insert then does nothing.
-      await db.insertInto('users').values({ id, created: now, last_activity: now }).onConflict((oc) => oc.column('id').doNothing()).execute();
-      await db.updateTable('users').set({ last_activity: now }).where('id', '=', id).where((eb) => eb.or([eb('last_activity', 'is', null), eb('last_activity', '<', now - 60)])).execute();
+      await db
+        .insertInto('users')
+        .values({ id, created: now, last_activity: now })
+        .onConflict((oc) => oc.column('id').doNothing())
+        .execute();
+      await db
+        .updateTable('users')
+        .set({ last_activity: now })
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('last_activity', 'is', null), eb('last_activity', '<', now - 60)]))
+        .execute();
       if (emails.length) await repo.setEmails(id, emails);
       return repo.emails(id);
     });
@@ -98,7 +116,12 @@ export class UsersRepo implements UserRepository {
 
   async remoteSecret(id: string): Promise<string | null> {
     // Fixed SQL text: read for every request a user signs, each chunk of an upload.
-    const [r] = await runSql<{ remote_secret: string | null }>(this.db, this.ctx, 'SELECT remote_secret FROM users WHERE id = ?', [id]);
+    const [r] = await runSql<{ remote_secret: string | null }>(
+      this.db,
+      this.ctx,
+      'SELECT remote_secret FROM users WHERE id = ?',
+      [id],
+    );
     return r?.remote_secret ?? null;
   }
 
@@ -121,7 +144,12 @@ export class UsersRepo implements UserRepository {
   }
 
   async setDisplayName(id: string, name: string | null): Promise<void> {
-    await this.db.updateTable('users').set({ display_name: name }).where('id', '=', id).where((eb) => eb.or([eb('display_name', 'is', null), eb('display_name', '!=', name)])).execute();
+    await this.db
+      .updateTable('users')
+      .set({ display_name: name })
+      .where('id', '=', id)
+      .where((eb) => eb.or([eb('display_name', 'is', null), eb('display_name', '!=', name)]))
+      .execute();
   }
 
   async removeAdmin(id: string): Promise<boolean> {

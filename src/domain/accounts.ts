@@ -51,9 +51,18 @@ export class AccountsService {
    * The edge has checked that both are given and of sane length. A local account's sign-in and its session.
    * `deviceToken`: the browser's device cookie, when it sent one (the login throttle, see ./login-throttle.ts).
    */
-  async login(userId: string, password: string, ip: string, provider = 'local', deviceToken?: string): Promise<LoginResult & { deviceToken: string }> {
+  async login(
+    userId: string,
+    password: string,
+    ip: string,
+    provider = 'local',
+    deviceToken?: string,
+  ): Promise<LoginResult & { deviceToken: string }> {
     const device = await this.verifyPassword(userId, password, ip, deviceToken);
-    return { ...(await this.openSession({ userId, provider, providerAdmin: false, providerRef: null, providerData: null })), deviceToken: device };
+    return {
+      ...(await this.openSession({ userId, provider, providerAdmin: false, providerRef: null, providerData: null })),
+      deviceToken: device,
+    };
   }
 
   /**
@@ -94,7 +103,13 @@ export class AccountsService {
   }
 
   /** A new browser session for a person an identity provider signed in. */
-  async openSession(s: { userId: string; provider: string; providerAdmin: boolean; providerRef: string | null; providerData: string | null }): Promise<LoginResult> {
+  async openSession(s: {
+    userId: string;
+    provider: string;
+    providerAdmin: boolean;
+    providerRef: string | null;
+    providerData: string | null;
+  }): Promise<LoginResult> {
     const now = this.d.clock();
     // Logins are rare: a good moment to forget sessions that have ended.
     await this.d.repos.sessions.deleteStale(now - SESSION_IDLE_S, now - SESSION_MAX_S);
@@ -174,7 +189,13 @@ export class AccountsService {
    * The user changes their own password: the current one must be right (and is throttled like a login); the
    * other sessions end, the one asking (`keepSessionToken`) stays signed in.
    */
-  async changeOwnPassword(userId: string, current: string, next: string, keepSessionToken: string | undefined, ip: string): Promise<void> {
+  async changeOwnPassword(
+    userId: string,
+    current: string,
+    next: string,
+    keepSessionToken: string | undefined,
+    ip: string,
+  ): Promise<void> {
     const hash = await this.d.repos.localAccounts.passwordHash(userId);
     if (!hash) throw Errors.userNotFound();
     checkPassword(next);
@@ -204,7 +225,12 @@ export class AccountsService {
     const local = new Set(await this.d.repos.localAccounts.userIds());
     const out = [];
     for (const id of await this.d.repos.users.listIds()) {
-      out.push({ id, emails: await this.d.repos.users.emails(id), local: local.has(id), admin: await this.d.users.isAdmin(id) });
+      out.push({
+        id,
+        emails: await this.d.repos.users.emails(id),
+        local: local.has(id),
+        admin: await this.d.users.isAdmin(id),
+      });
     }
     return out;
   }
@@ -255,7 +281,8 @@ export class AccountsService {
   async addRemoteApp(name: string, isAdmin: boolean): Promise<string> {
     if (!APP_NAME.test(name)) throw Errors.restBadParameter('name');
     const secret = this.d.ids.secret();
-    if (!(await this.d.repos.remoteApps.add(name, secret, isAdmin, this.d.clock()))) throw Errors.restBadParameter(`${name} exists`);
+    if (!(await this.d.repos.remoteApps.add(name, secret, isAdmin, this.d.clock())))
+      throw Errors.restBadParameter(`${name} exists`);
     return secret;
   }
 
@@ -290,6 +317,7 @@ export class AccountsService {
 }
 
 function checkPassword(password: string): void {
-  if (password.length < MIN_PASSWORD_LENGTH) throw Errors.restBadParameter(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
+  if (password.length < MIN_PASSWORD_LENGTH)
+    throw Errors.restBadParameter(`password: at least ${MIN_PASSWORD_LENGTH} characters`);
   if (password.length > 1024) throw Errors.restBadParameter('password: at most 1024 characters');
 }

@@ -79,7 +79,9 @@ export class AssemblyJobs {
     }
     if (this.stopped) return;
     for (const due of await this.repos.transfers.completionsDue()) {
-      await this.work.completeTransfer(JSON.parse(due.by) as Actor, due.transferId).catch((e: Error) => this.onError(e));
+      await this.work
+        .completeTransfer(JSON.parse(due.by) as Actor, due.transferId)
+        .catch((e: Error) => this.onError(e));
     }
   }
 }

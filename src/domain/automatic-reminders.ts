@@ -31,7 +31,10 @@ export class AutomaticReminders {
 
   async run(now = this.d.clock()): Promise<{ recipients: number; guests: number }> {
     const marks = this.d.marks();
-    return { recipients: await this.transfers(now, [...new Set(marks.transfer)]), guests: await this.guests(now, [...new Set(marks.guest)]) };
+    return {
+      recipients: await this.transfers(now, [...new Set(marks.transfer)]),
+      guests: await this.guests(now, [...new Set(marks.guest)]),
+    };
   }
 
   private async transfers(now: number, marks: number[]): Promise<number> {
@@ -42,14 +45,20 @@ export class AutomaticReminders {
       const due = dueMarks(marks, t.expires, now, t.madeAvailable ?? t.created);
       if (due.length === 0) continue;
       const files = await repos.transfers.files(t.id);
-      const done = await repos.sharing.recipientsWithAll(t.id, files.map((f) => f.id));
+      const done = await repos.sharing.recipientsWithAll(
+        t.id,
+        files.map((f) => f.id),
+      );
       for (const r of await repos.transfers.recipients(t.id)) {
         if (!r.email || done.has(r.id)) continue;
         const mailed = await this.d.uow.run(async (tx) => {
           if (!(await claimAll(due, (d) => tx.sharing.claimReminder('Recipient', r.id, d, now)))) return false;
           await this.d.notifier.transferReminder(tx, t, files, [r]);
           await tx.audit.record({
-            transferId: t.id, date: now, event: 'transfer_automatic_reminder', author: { type: 'User', id: 'ferry', ip: null },
+            transferId: t.id,
+            date: now,
+            event: 'transfer_automatic_reminder',
+            author: { type: 'User', id: 'ferry', ip: null },
             target: { type: 'Recipient', id: String(r.id), email: r.email },
           });
           return true;

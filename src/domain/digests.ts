@@ -8,7 +8,12 @@ const MiB = 1024 * 1024;
 const CLAIM_S = 600;
 
 /** CRC-32 and SHA-256 of a stored file, read back through the store (1 MiB reads into one buffer). */
-export async function readDigests(files: FileStore, transferId: number, uid: string, size: number): Promise<{ crc32: number; sha256: string }> {
+export async function readDigests(
+  files: FileStore,
+  transferId: number,
+  uid: string,
+  size: number,
+): Promise<{ crc32: number; sha256: string }> {
   const hash = crypto.createHash('sha256');
   let crc = 0;
   if (size > 0) {
@@ -79,7 +84,12 @@ export class DigestJobs {
       if (!f) return;
       const t = await this.repos.transfers.find(f.transferId);
       if (!t) continue;
-      const { sha256 } = await readDigests(this.files, t.id, f.uid, t.encryption ? encryptedSize(f.size, t.encryption.chunkSize) : f.size);
+      const { sha256 } = await readDigests(
+        this.files,
+        t.id,
+        f.uid,
+        t.encryption ? encryptedSize(f.size, t.encryption.chunkSize) : f.size,
+      );
       await this.repos.transfers.saveDigest(f.id, sha256);
     }
   }

@@ -17,7 +17,12 @@ export type ClaimStep = { fileId: number; resume: number } | { fileId: number; c
  * with any unfinished claim; one from byte 0 takes up a claim no response is sending on (a retry after a cut);
  * otherwise a new claim, if the files's done and unfinished claims leave a slot. `refused`: files with none.
  */
-export function planClaims(claims: DownloadClaim[], fileIds: number[], limit: number | null, fromStart: boolean): { steps: ClaimStep[]; refused: number[] } {
+export function planClaims(
+  claims: DownloadClaim[],
+  fileIds: number[],
+  limit: number | null,
+  fromStart: boolean,
+): { steps: ClaimStep[]; refused: number[] } {
   const steps: ClaimStep[] = [];
   const refused: number[] = [];
   for (const fileId of fileIds) {

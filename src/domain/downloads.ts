@@ -60,14 +60,18 @@ export class DownloadsService {
   async access(token: unknown, unlock?: LinkUnlock): Promise<DownloadAccess> {
     if (typeof token !== 'string' || token.length < 16 || token.length > 128) throw Errors.transferNotFound('token');
     const recipient = await this.d.repos.transfers.recipientByToken(token);
-    if (!recipient && (await this.d.repos.transfers.recipientTokenWithdrawn(token))) throw Errors.recipientWithdrawn('token');
+    if (!recipient && (await this.d.repos.transfers.recipientTokenWithdrawn(token)))
+      throw Errors.recipientWithdrawn('token');
     const transfer = recipient ? await this.d.repos.transfers.find(recipient.transferId) : undefined;
     if (!recipient || !transfer) throw Errors.transferNotFound('token');
     const now = this.d.clock();
     if (transfer.expires <= now || transfer.closedReason === 'expired') throw Errors.transferExpired();
     if (transfer.status === 'closed') throw Errors.transferClosed();
     if (transfer.status !== 'available') throw Errors.transferNotFound('token');
-    const [files, controls] = await Promise.all([this.d.repos.transfers.files(transfer.id), this.d.repos.sharing.controls(transfer.id)]);
+    const [files, controls] = await Promise.all([
+      this.d.repos.transfers.files(transfer.id),
+      this.d.repos.sharing.controls(transfer.id),
+    ]);
     if (controls.passwordHash !== null) await this.unlock(recipient, controls.passwordHash, unlock, now);
     let spent: number[] = [];
     if (controls.downloadLimit !== null) {
@@ -79,7 +83,12 @@ export class DownloadsService {
     return { transfer, recipient, files, controls, spent };
   }
 
-  private async unlock(recipient: Recipient, stored: string, unlock: LinkUnlock | undefined, now: number): Promise<void> {
+  private async unlock(
+    recipient: Recipient,
+    stored: string,
+    unlock: LinkUnlock | undefined,
+    now: number,
+  ): Promise<void> {
     if (unlock?.password === undefined || unlock.password === '') {
       if (proofMatches(stored, recipient.token, unlock?.proof)) return;
       throw Errors.downloadPasswordRequired('password');
@@ -92,7 +101,9 @@ export class DownloadsService {
 
   /** The proof a browser keeps for the link once the right password was given (see link-password.ts). */
   async proofFor(access: DownloadAccess): Promise<string | null> {
-    return access.controls.passwordHash === null ? null : unlockProof(access.controls.passwordHash, access.recipient.token);
+    return access.controls.passwordHash === null
+      ? null
+      : unlockProof(access.controls.passwordHash, access.recipient.token);
   }
 
   /** The files named by files_ids (all of them when none are named); an id of another Transfer is not found. */
@@ -120,31 +131,52 @@ export class DownloadsService {
    * across nodes and racing downloads (docs/sharing.md, Download limits). Refused with download_limit_reached
    * before any byte when a file has no download left. Returns the claims, for ended() and cut().
    */
-  async started(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader, fromStart = true): Promise<number[]> {
+  async started(
+    access: DownloadAccess,
+    files: FileRecord[],
+    kind: DownloadKind,
+    who: Downloader,
+    fromStart = true,
+  ): Promise<number[]> {
     const now = this.d.clock();
     const r = access.recipient;
-    const outcome = await this.d.uow.run(async (tx): Promise<{ refused: true } | { refused: false; claims: number[] }> => {
-      await tx.sharing.holdLink(r.id);
-      // Read again inside the unit of work: an owner who raised the limit a moment ago is seen at once.
-      const { downloadLimit } = await tx.sharing.controls(access.transfer.id);
-      const ids = files.map((f) => f.id);
-      const plan = planClaims(await tx.sharing.claims(r.id, ids, now - CLAIM_IDLE_S), ids, downloadLimit, fromStart);
-      if (plan.refused.length) {
-        await tx.audit.record({ transferId: access.transfer.id, date: now, event: 'download_refused', author: this.author(access, who), target: { type: 'Transfer', id: String(access.transfer.id) } });
-        // Recorded, and the refusal thrown after the commit so that the record stays.
-        return { refused: true };
-      }
-      const claims: number[] = [];
-      for (const step of plan.steps) {
-        if ('resume' in step) {
-          await tx.sharing.resume(step.resume, now);
-          claims.push(step.resume);
-        } else claims.push(await tx.sharing.claim(r.id, step.fileId, now));
-      }
-      await tx.transfers.touchRecipient(r.id, now);
-      await this.record(tx, access, files, kind === 'archive' ? 'archive_download_started' : 'download_started', who, now);
-      return { refused: false, claims };
-    });
+    const outcome = await this.d.uow.run(
+      async (tx): Promise<{ refused: true } | { refused: false; claims: number[] }> => {
+        await tx.sharing.holdLink(r.id);
+        // Read again inside the unit of work: an owner who raised the limit a moment ago is seen at once.
+        const { downloadLimit } = await tx.sharing.controls(access.transfer.id);
+        const ids = files.map((f) => f.id);
+        const plan = planClaims(await tx.sharing.claims(r.id, ids, now - CLAIM_IDLE_S), ids, downloadLimit, fromStart);
+        if (plan.refused.length) {
+          await tx.audit.record({
+            transferId: access.transfer.id,
+            date: now,
+            event: 'download_refused',
+            author: this.author(access, who),
+            target: { type: 'Transfer', id: String(access.transfer.id) },
+          });
+          // Recorded, and the refusal thrown after the commit so that the record stays.
+          return { refused: true };
+        }
+        const claims: number[] = [];
+        for (const step of plan.steps) {
+          if ('resume' in step) {
+            await tx.sharing.resume(step.resume, now);
+            claims.push(step.resume);
+          } else claims.push(await tx.sharing.claim(r.id, step.fileId, now));
+        }
+        await tx.transfers.touchRecipient(r.id, now);
+        await this.record(
+          tx,
+          access,
+          files,
+          kind === 'archive' ? 'archive_download_started' : 'download_started',
+          who,
+          now,
+        );
+        return { refused: false, claims };
+      },
+    );
     if (outcome.refused) throw Errors.downloadLimitReached('files_ids');
     return outcome.claims;
   }
@@ -162,7 +194,14 @@ export class DownloadsService {
    * A response finished. `wholeFiles` are the files whose every byte has now been sent to this recipient (a
    * resumed download counts when its last range completes the file).
    */
-  async ended(access: DownloadAccess, files: FileRecord[], kind: DownloadKind, who: Downloader, wholeFiles: FileRecord[], claims: number[] = []): Promise<void> {
+  async ended(
+    access: DownloadAccess,
+    files: FileRecord[],
+    kind: DownloadKind,
+    who: Downloader,
+    wholeFiles: FileRecord[],
+    claims: number[] = [],
+  ): Promise<void> {
     const now = this.d.clock();
     await this.d.uow.run(async (tx) => {
       // The file's last byte went out: its download counts (a response that ended earlier leaves it open).
@@ -170,26 +209,63 @@ export class DownloadsService {
       await this.record(tx, access, files, kind === 'archive' ? 'archive_download_ended' : 'download_ended', who, now);
       if (wholeFiles.length === 0) return;
       const all = (await tx.transfers.files(access.transfer.id)).map((f) => f.id);
-      const completed = await tx.transfers.markReceived(access.recipient.id, wholeFiles.map((f) => f.id), all, now);
+      const completed = await tx.transfers.markReceived(
+        access.recipient.id,
+        wholeFiles.map((f) => f.id),
+        all,
+        now,
+      );
       const opts = access.transfer.options;
-      if (completed && (opts.includes('email_download_complete') || opts.includes('enable_recipient_email_download_complete'))) {
-        await this.d.notifier.downloadComplete(tx, access.transfer, access.recipient, await tx.transfers.files(access.transfer.id));
+      if (
+        completed &&
+        (opts.includes('email_download_complete') || opts.includes('enable_recipient_email_download_complete'))
+      ) {
+        await this.d.notifier.downloadComplete(
+          tx,
+          access.transfer,
+          access.recipient,
+          await tx.transfers.files(access.transfer.id),
+        );
       }
     });
   }
 
   private author(access: DownloadAccess, who: Downloader) {
-    return { type: 'Recipient' as const, id: String(access.recipient.id), ip: who.ip, email: access.recipient.email || null };
+    return {
+      type: 'Recipient' as const,
+      id: String(access.recipient.id),
+      ip: who.ip,
+      email: access.recipient.email || null,
+    };
   }
 
-  private async record(repos: Repositories, access: DownloadAccess, files: FileRecord[], event: string, who: Downloader, now: number): Promise<void> {
+  private async record(
+    repos: Repositories,
+    access: DownloadAccess,
+    files: FileRecord[],
+    event: string,
+    who: Downloader,
+    now: number,
+  ): Promise<void> {
     const author = this.author(access, who);
     if (event.startsWith('archive_')) {
-      await repos.audit.record({ transferId: access.transfer.id, date: now, event, author, target: { type: 'Transfer', id: String(access.transfer.id) } });
+      await repos.audit.record({
+        transferId: access.transfer.id,
+        date: now,
+        event,
+        author,
+        target: { type: 'Transfer', id: String(access.transfer.id) },
+      });
       return;
     }
     for (const f of files) {
-      await repos.audit.record({ transferId: access.transfer.id, date: now, event, author, target: { type: 'File', id: String(f.id), name: f.name, size: f.size } });
+      await repos.audit.record({
+        transferId: access.transfer.id,
+        date: now,
+        event,
+        author,
+        target: { type: 'File', id: String(f.id), name: f.name, size: f.size },
+      });
     }
   }
 }

@@ -1,7 +1,14 @@
 import crypto from 'node:crypto';
 import { Errors } from './errors';
 import type { TransferEncryption } from './model';
-import { aeadText, FILE_IV_OCTETS, KEY_VERSION_AES_GCM_PBKDF2, MAX_CHUNKS_PER_FILE, PASSWORD_VERSION_GENERATED, PASSWORD_VERSION_TEXT } from '../shared-crypto/format';
+import {
+  aeadText,
+  FILE_IV_OCTETS,
+  KEY_VERSION_AES_GCM_PBKDF2,
+  MAX_CHUNKS_PER_FILE,
+  PASSWORD_VERSION_GENERATED,
+  PASSWORD_VERSION_TEXT,
+} from '../shared-crypto/format';
 
 /** What the server's settings say about end-to-end encryption for a new transfer. */
 export interface EncryptionPolicy {
@@ -41,22 +48,44 @@ function base64Octets(v: unknown): number | null {
  * which must name this file's chunk count, the server's chunk size and the same IV, or the file could never
  * be decrypted). Returns null for a plain transfer; refuses one when encryption is mandatory.
  */
-export function parseEncryption(b: Record<string, unknown>, files: { size: number }[], policy: EncryptionPolicy): EncryptedDraft | null {
+export function parseEncryption(
+  b: Record<string, unknown>,
+  files: { size: number }[],
+  policy: EncryptionPolicy,
+): EncryptedDraft | null {
   if (!flag(b.encryption)) {
     if (policy.mandatory) throw Errors.transferMustBeEncrypted('encryption');
     return null;
   }
   if (!policy.enabled) throw Errors.encryptionNotEnabled('encryption');
-  const keyVersion = integer(b.encryption_key_version, 'encryption_key_version', KEY_VERSION_AES_GCM_PBKDF2, KEY_VERSION_AES_GCM_PBKDF2);
-  const passwordVersion = integer(b.encryption_password_version ?? PASSWORD_VERSION_TEXT, 'encryption_password_version', PASSWORD_VERSION_TEXT, PASSWORD_VERSION_GENERATED);
-  const encoding = b.encryption_password_encoding ?? (passwordVersion === PASSWORD_VERSION_GENERATED ? 'base64' : 'none');
-  if (encoding !== (passwordVersion === PASSWORD_VERSION_GENERATED ? 'base64' : 'none')) throw Errors.restBadParameter('encryption_password_encoding');
+  const keyVersion = integer(
+    b.encryption_key_version,
+    'encryption_key_version',
+    KEY_VERSION_AES_GCM_PBKDF2,
+    KEY_VERSION_AES_GCM_PBKDF2,
+  );
+  const passwordVersion = integer(
+    b.encryption_password_version ?? PASSWORD_VERSION_TEXT,
+    'encryption_password_version',
+    PASSWORD_VERSION_TEXT,
+    PASSWORD_VERSION_GENERATED,
+  );
+  const encoding =
+    b.encryption_password_encoding ?? (passwordVersion === PASSWORD_VERSION_GENERATED ? 'base64' : 'none');
+  if (encoding !== (passwordVersion === PASSWORD_VERSION_GENERATED ? 'base64' : 'none'))
+    throw Errors.restBadParameter('encryption_password_encoding');
   const hashIterations =
-    b.encryption_password_hash_iterations === undefined || b.encryption_password_hash_iterations === null || b.encryption_password_hash_iterations === ''
+    b.encryption_password_hash_iterations === undefined ||
+    b.encryption_password_hash_iterations === null ||
+    b.encryption_password_hash_iterations === ''
       ? policy.defaultIterations
       : integer(b.encryption_password_hash_iterations, 'encryption_password_hash_iterations', 1, 1_000_000_000);
   let clientEntropy: string | null = null;
-  if (b.encryption_client_entropy !== undefined && b.encryption_client_entropy !== null && b.encryption_client_entropy !== '') {
+  if (
+    b.encryption_client_entropy !== undefined &&
+    b.encryption_client_entropy !== null &&
+    b.encryption_client_entropy !== ''
+  ) {
     const n = base64Octets(b.encryption_client_entropy);
     if (n === null || n < 16 || n > 1024) throw Errors.restBadParameter('encryption_client_entropy');
     clientEntropy = b.encryption_client_entropy as string;
@@ -65,14 +94,28 @@ export function parseEncryption(b: Record<string, unknown>, files: { size: numbe
   const perFile = files.map((f, i) => {
     const { iv, aead } = given[i];
     if (base64Octets(iv) !== FILE_IV_OCTETS) throw Errors.restBadParameter(`files[${i}].iv`);
-    if (Math.ceil(f.size / policy.chunkSize) > MAX_CHUNKS_PER_FILE) throw Errors.transferMaximumSizeExceeded(`files[${i}].size`);
+    if (Math.ceil(f.size / policy.chunkSize) > MAX_CHUNKS_PER_FILE)
+      throw Errors.transferMaximumSizeExceeded(`files[${i}].size`);
     // The AEAD is authenticated with every chunk; one that disagrees with the file would make it undecryptable.
-    if (base64Octets(aead) === null || Buffer.from(aead as string, 'base64').toString('latin1') !== aeadText(f.size, policy.chunkSize, iv as string)) {
+    if (
+      base64Octets(aead) === null ||
+      Buffer.from(aead as string, 'base64').toString('latin1') !== aeadText(f.size, policy.chunkSize, iv as string)
+    ) {
       throw Errors.restBadParameter(`files[${i}].aead`);
     }
     return { iv: iv as string, aead: aead as string };
   });
-  return { transfer: { keyVersion, passwordVersion, passwordEncoding: encoding as string, hashIterations, clientEntropy, chunkSize: policy.chunkSize }, files: perFile };
+  return {
+    transfer: {
+      keyVersion,
+      passwordVersion,
+      passwordEncoding: encoding as string,
+      hashIterations,
+      clientEntropy,
+      chunkSize: policy.chunkSize,
+    },
+    files: perFile,
+  };
 }
 
 /** FileSender's salt: 32 random octets in base64, cut to 32 characters (used as text, never decoded). */

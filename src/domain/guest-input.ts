@@ -58,8 +58,19 @@ export function parseGuestInput(body: unknown, creator: GuestCreator, limits: Gu
  */
 function splitOptions(b: Record<string, unknown>) {
   const o = b.options;
-  const nested = typeof o === 'object' && o !== null && !Array.isArray(o) && Object.keys(o).length > 0 && Object.keys(o).every((k) => k === 'guest' || k === 'transfer');
-  if (!nested) return { options: o, optionsField: 'options', transferOptions: b.transfer_options, transferField: 'transfer_options' };
+  const nested =
+    typeof o === 'object' &&
+    o !== null &&
+    !Array.isArray(o) &&
+    Object.keys(o).length > 0 &&
+    Object.keys(o).every((k) => k === 'guest' || k === 'transfer');
+  if (!nested)
+    return {
+      options: o,
+      optionsField: 'options',
+      transferOptions: b.transfer_options,
+      transferField: 'transfer_options',
+    };
   const { guest, transfer } = o as { guest?: unknown; transfer?: unknown };
   if (transfer !== undefined && b.transfer_options !== undefined) throw Errors.restBadParameter('transfer_options');
   return {

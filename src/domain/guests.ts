@@ -39,7 +39,13 @@ export class GuestsService {
   create(creator: GuestCreator, draft: GuestDraft, lang: string | null): Promise<Guest> {
     const now = this.d.clock();
     return this.d.uow.run(async (tx) => {
-      const guest = await tx.guests.insert({ ...draft, userId: creator.userId, token: this.d.ids.guestToken(), lang, created: now });
+      const guest = await tx.guests.insert({
+        ...draft,
+        userId: creator.userId,
+        token: this.d.ids.guestToken(),
+        lang,
+        created: now,
+      });
       // The receipt says the invitation "was sent": without the invitation mail there is nothing to confirm (the
       // creator got the upload link in the answer instead).
       if (guest.options.includes('email_guest_created')) {
@@ -150,7 +156,8 @@ export class GuestsService {
       const now = this.d.clock();
       await tx.guests.touch(g.id, now);
       const sameVisit = g.lastActivity !== null && now - g.lastActivity < PAGE_VISIT_S;
-      if (g.options.includes('email_upload_page_access') && !sameVisit) await this.d.notifier.guestUploadPageAccess(tx, g);
+      if (g.options.includes('email_upload_page_access') && !sameVisit)
+        await this.d.notifier.guestUploadPageAccess(tx, g);
     });
   }
 

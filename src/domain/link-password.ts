@@ -6,7 +6,12 @@ import { promisify } from 'node:util';
  * server in constant time. It guards the links of a transfer; it is not end-to-end encryption, whose password
  * never reaches the server.
  */
-const scrypt = promisify(crypto.scrypt) as (pw: string, salt: Buffer, len: number, opts: crypto.ScryptOptions) => Promise<Buffer>;
+const scrypt = promisify(crypto.scrypt) as (
+  pw: string,
+  salt: Buffer,
+  len: number,
+  opts: crypto.ScryptOptions,
+) => Promise<Buffer>;
 const PARAMS = { N: 16384, r: 8, p: 1 };
 const KEY_LEN = 32;
 
@@ -22,7 +27,12 @@ export async function verifyLinkPassword(password: string, stored: string): Prom
   const [kind, n, r, p, salt, key] = stored.split('$');
   if (kind !== 'scrypt' || !salt || !key) return false;
   const want = Buffer.from(key, 'base64');
-  const got = await scrypt(password, Buffer.from(salt, 'base64'), want.length, { N: Number(n), r: Number(r), p: Number(p), maxmem: 64 * 1024 * 1024 });
+  const got = await scrypt(password, Buffer.from(salt, 'base64'), want.length, {
+    N: Number(n),
+    r: Number(r),
+    p: Number(p),
+    maxmem: 64 * 1024 * 1024,
+  });
   return crypto.timingSafeEqual(got, want);
 }
 

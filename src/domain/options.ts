@@ -31,7 +31,12 @@ export const GUEST_OPTIONS = [
  * FileSender's client sends the transfer option {"get_a_link": 0} on POST /guest too. A name set to true or 1
  * must be known. Returns the effective set in the canonical order of `known`.
  */
-export function parseOptions(v: unknown, field: string, known: readonly string[], onByDefault: readonly string[]): string[] {
+export function parseOptions(
+  v: unknown,
+  field: string,
+  known: readonly string[],
+  onByDefault: readonly string[],
+): string[] {
   const on = new Set(onByDefault);
   if (v === undefined || v === null) return known.filter((o) => on.has(o));
   if (Array.isArray(v)) {

@@ -20,7 +20,10 @@ export interface PurgeReport {
 
 /** One line for logs and the CLI. */
 export function formatReport(r: PurgeReport): string {
-  const rows = Object.entries(r.rows_deleted).filter(([, n]) => n > 0).map(([k, n]) => `${n} ${k}`).join(', ');
+  const rows = Object.entries(r.rows_deleted)
+    .filter(([, n]) => n > 0)
+    .map(([k, n]) => `${n} ${k}`)
+    .join(', ');
   return `${r.dry_run ? 'purge (dry run, nothing changed): would remove' : 'purge:'} ${r.transfers_expired} transfer(s) expired, ${r.guests_expired} guest(s) expired, ${r.abandoned_transfers_deleted} abandoned transfer(s) deleted, ${r.closed_transfers_deleted} old closed transfer(s) deleted, ${r.orphan_files_deleted} orphan file(s) deleted, ${r.bytes_freed} bytes freed${rows ? `; old records: ${rows}` : ''}${r.reminders_sent && r.reminders_sent.recipients + r.reminders_sent.guests > 0 ? `; automatic reminders: ${r.reminders_sent.recipients} to recipients, ${r.reminders_sent.guests} to guests` : ''}`;
 }
 
@@ -74,8 +77,15 @@ export class PurgeService {
     const cutoff = now - this.lifetimeDays() * 86400;
     const sizes = new Map((await this.files.list()).map((f) => [`${f.transferId}/${f.uid}`, f.size]));
     const report: PurgeReport = {
-      now, dry_run: dry, transfers_expired: 0, guests_expired: 0, abandoned_transfers_deleted: 0,
-      closed_transfers_deleted: 0, orphan_files_deleted: 0, bytes_freed: 0, rows_deleted: {},
+      now,
+      dry_run: dry,
+      transfers_expired: 0,
+      guests_expired: 0,
+      abandoned_transfers_deleted: 0,
+      closed_transfers_deleted: 0,
+      orphan_files_deleted: 0,
+      bytes_freed: 0,
+      rows_deleted: {},
     };
     const freed = (t: Transfer) => {
       for (const [k, size] of sizes) if (k.startsWith(`${t.id}/`)) report.bytes_freed += size;
@@ -114,7 +124,12 @@ export class PurgeService {
     const live = await this.repos.purge.liveFileKeys();
     for (const f of stored) {
       if (live.has(`${f.transferId}/${f.uid}`)) continue;
-      if (dry && report.transfers_expired + report.abandoned_transfers_deleted > 0 && (await this.coveredAbove(f.transferId, now))) continue;
+      if (
+        dry &&
+        report.transfers_expired + report.abandoned_transfers_deleted > 0 &&
+        (await this.coveredAbove(f.transferId, now))
+      )
+        continue;
       report.orphan_files_deleted++;
       report.bytes_freed += f.size;
       if (!dry) await this.files.deleteFile(f.transferId, f.uid);
@@ -122,7 +137,9 @@ export class PurgeService {
     // Directories of Transfers with no live File: a deletion killed after emptying one leaves it behind.
     const liveTransfers = new Set([...live].map((k) => Number(k.slice(0, k.indexOf('/')))));
     if (!dry) for (const id of dirs) if (!liveTransfers.has(id)) await dropTransferData(this.repos, this.files, id);
-    report.rows_deleted = dry ? await this.repos.purge.countOldRows(cutoff, now) : await this.repos.purge.deleteOldRows(cutoff, now);
+    report.rows_deleted = dry
+      ? await this.repos.purge.countOldRows(cutoff, now)
+      : await this.repos.purge.deleteOldRows(cutoff, now);
     if (this.reminders && !dry) report.reminders_sent = await this.reminders.run(now);
     return report;
   }
@@ -130,7 +147,10 @@ export class PurgeService {
   /** In a dry run, files of Transfers already counted above are not counted again as orphans. */
   private async coveredAbove(transferId: number, now: number): Promise<boolean> {
     const t = await this.repos.transfers.find(transferId);
-    return !!t && (t.expires <= now || (t.status !== 'available' && t.status !== 'closed' && t.created < now - ABANDONED_AFTER_S));
+    return (
+      !!t &&
+      (t.expires <= now || (t.status !== 'available' && t.status !== 'closed' && t.created < now - ABANDONED_AFTER_S))
+    );
   }
 
   private async expire(t: Transfer, now: number): Promise<void> {
@@ -143,10 +163,17 @@ export class PurgeService {
       const recipients = await tx.transfers.recipients(t.id);
       await tx.transfers.setStatus(t.id, 'closed', now, 'expired');
       const after = (await tx.transfers.find(t.id))!;
-      await tx.audit.record({ transferId: t.id, date: now, event: 'transfer_expired', author: { type: 'User', id: 'ferry', ip: null }, target: { type: 'Transfer', id: String(t.id) } });
+      await tx.audit.record({
+        transferId: t.id,
+        date: now,
+        event: 'transfer_expired',
+        author: { type: 'User', id: 'ferry', ip: null },
+        target: { type: 'Transfer', id: String(t.id) },
+      });
       if (t.status === 'available') {
         if (t.options.includes('email_me_on_expire')) await this.notifier.transferExpired(tx, after, files, recipients);
-        if (t.options.includes('email_report_on_closing')) await this.notifier.transferClosed(tx, after, files, recipients);
+        if (t.options.includes('email_report_on_closing'))
+          await this.notifier.transferClosed(tx, after, files, recipients);
       }
     });
     await dropTransferData(this.repos, this.files, t.id);

@@ -45,12 +45,20 @@ export class RecipientsService {
       const current = await tx.transfers.recipients(t.id);
       const existing = current.find((r) => r.email.toLowerCase() === email.toLowerCase());
       if (existing) return existing;
-      if (current.filter((r) => r.email).length >= this.d.maxRecipients()) throw Errors.transferTooManyRecipients('recipient');
+      if (current.filter((r) => r.email).length >= this.d.maxRecipients())
+        throw Errors.transferTooManyRecipients('recipient');
       const id = await tx.transfers.addRecipient(t.id, { email, token: this.d.ids.token(), lang: null }, now);
       if (actor.type !== 'guest') await tx.frequentRecipients.remember(t.userId, [email], now); // the owner's own choices only
       const r = (await tx.transfers.findRecipient(id))!;
-      await tx.audit.record({ transferId: t.id, date: now, event: 'recipient_added', author: auditAuthor(actor), target: recipientTarget(r) });
-      if (cur.status === 'available') await this.d.notifier.transferAvailable(tx, cur, await tx.transfers.files(t.id), [r]);
+      await tx.audit.record({
+        transferId: t.id,
+        date: now,
+        event: 'recipient_added',
+        author: auditAuthor(actor),
+        target: recipientTarget(r),
+      });
+      if (cur.status === 'available')
+        await this.d.notifier.transferAvailable(tx, cur, await tx.transfers.files(t.id), [r]);
       return r;
     });
   }
@@ -65,7 +73,13 @@ export class RecipientsService {
       if (!cur) throw Errors.transferNotFound();
       if (cur.status === 'closed') throw Errors.cannotAlterClosedTransfer();
       await tx.transfers.deleteRecipient(r.id, now);
-      await tx.audit.record({ transferId: t.id, date: now, event: 'recipient_removed', author: auditAuthor(actor), target: recipientTarget(r) });
+      await tx.audit.record({
+        transferId: t.id,
+        date: now,
+        event: 'recipient_removed',
+        author: auditAuthor(actor),
+        target: recipientTarget(r),
+      });
       if ((await tx.transfers.recipients(t.id)).length === 0) {
         await this.d.transfers.closeIn(tx, actor, cur, 'last_recipient');
         return true;

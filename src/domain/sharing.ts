@@ -17,7 +17,8 @@ export function parseSharingInput(body: unknown): SharingDraft {
   const limit = b.download_limit === undefined ? null : b.download_limit;
   if (!isDownloadLimit(limit)) throw Errors.restBadParameter('download_limit');
   const password = b.password === undefined || b.password === null || b.password === '' ? null : b.password;
-  if (password !== null && (typeof password !== 'string' || password.length > 1024)) throw Errors.restBadParameter('password');
+  if (password !== null && (typeof password !== 'string' || password.length > 1024))
+    throw Errors.restBadParameter('password');
   return { downloadLimit: limit, password };
 }
 
@@ -38,7 +39,10 @@ export class SharingService {
   constructor(private readonly d: SharingDeps) {}
 
   async view(t: Transfer): Promise<SharingView> {
-    const [controls, counts] = await Promise.all([this.d.repos.sharing.controls(t.id), this.d.repos.sharing.doneCounts(t.id)]);
+    const [controls, counts] = await Promise.all([
+      this.d.repos.sharing.controls(t.id),
+      this.d.repos.sharing.doneCounts(t.id),
+    ]);
     return { controls, counts };
   }
 
@@ -56,7 +60,13 @@ export class SharingService {
     await this.d.uow.run(async (tx) => {
       const c = await tx.sharing.controls(t.id);
       await tx.sharing.setControls(t.id, { ...c, downloadLimit: limit });
-      await tx.audit.record({ transferId: t.id, date: now, event: 'download_limit_changed', author: auditAuthor(actor), target: transferTarget(t) });
+      await tx.audit.record({
+        transferId: t.id,
+        date: now,
+        event: 'download_limit_changed',
+        author: auditAuthor(actor),
+        target: transferTarget(t),
+      });
     });
   }
 }

@@ -11,12 +11,23 @@ export async function dropTransferData(repos: Repositories, files: FileStore, tr
   await files.deleteTransfer(transferId);
 }
 
-export async function dropFileData(repos: Repositories, files: FileStore, transferId: number, fileId: number, uid: string): Promise<void> {
+export async function dropFileData(
+  repos: Repositories,
+  files: FileStore,
+  transferId: number,
+  fileId: number,
+  uid: string,
+): Promise<void> {
   await abortUploads(repos, files, transferId, fileId);
   await files.deleteFile(transferId, uid);
 }
 
-async function abortUploads(repos: Repositories, files: FileStore, transferId: number, fileId: number | null): Promise<void> {
+async function abortUploads(
+  repos: Repositories,
+  files: FileStore,
+  transferId: number,
+  fileId: number | null,
+): Promise<void> {
   if (!hasMultipartUploads(files)) return;
   for (const u of await repos.transfers.storeUploads(transferId)) {
     if (fileId !== null && u.fileId !== fileId) continue;

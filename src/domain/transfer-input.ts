@@ -30,7 +30,8 @@ export interface TransferDraft {
 // "moc.evil" as "live.com"), and dots only between characters, as RFC 5321 requires; SMTP servers refuse
 // ".x", "x." and "a..b", so accepting them only turned into a bounce later. A domain label is 1 to 63
 // characters (RFC 1035), starting and ending with a letter or digit.
-const EMAIL = /^(?!\.)(?!.*\.\.)[^\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069@<>()[\]\\,;:"]{1,64}(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
+const EMAIL =
+  /^(?!\.)(?!.*\.\.)[^\s\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069@<>()[\]\\,;:"]{1,64}(?<!\.)@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 const DAY = 86400;
 
 export function isEmail(v: unknown): v is string {
@@ -72,12 +73,24 @@ export function parseTransferInput(body: unknown, limits: TransferLimits, now: n
   const files = b.files.map((f: unknown, i: number) => {
     if (typeof f !== 'object' || f === null || Array.isArray(f)) throw Errors.restBadParameter(`files[${i}]`);
     const r = f as Record<string, unknown>;
-    if (typeof r.name !== 'string' || r.name.trim() === '' || r.name.length > 1024 || r.name.includes('\0') || !isSafeRelativeName(r.name)) {
+    if (
+      typeof r.name !== 'string' ||
+      r.name.trim() === '' ||
+      r.name.length > 1024 ||
+      r.name.includes('\0') ||
+      !isSafeRelativeName(r.name)
+    ) {
       throw Errors.restBadParameter(`files[${i}].name`);
     }
-    if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0) throw Errors.restBadParameter(`files[${i}].size`);
+    if (typeof r.size !== 'number' || !Number.isSafeInteger(r.size) || r.size < 0)
+      throw Errors.restBadParameter(`files[${i}].size`);
     total += r.size;
-    return { name: r.name, size: r.size, mimeType: optionalText(r.mime_type, `files[${i}].mime_type`, 255), cid: optionalText(r.cid, `files[${i}].cid`, 255) };
+    return {
+      name: r.name,
+      size: r.size,
+      mimeType: optionalText(r.mime_type, `files[${i}].mime_type`, 255),
+      cid: optionalText(r.cid, `files[${i}].cid`, 255),
+    };
   });
   if (total > limits.maxSize) throw Errors.transferMaximumSizeExceeded('files');
   parseAupChecked(b.aup_checked);
@@ -85,7 +98,12 @@ export function parseTransferInput(body: unknown, limits: TransferLimits, now: n
   const recipients = parseRecipients(b.recipients, limits.maxRecipients);
   if (b.expires === undefined || b.expires === null) throw Errors.badExpire('expires');
   const expires = typeof b.expires === 'string' && /^\d{1,12}$/.test(b.expires) ? Number(b.expires) : b.expires;
-  if (typeof expires !== 'number' || !Number.isSafeInteger(expires) || expires <= now || expires > latestExpiry(now, limits.maxDays)) {
+  if (
+    typeof expires !== 'number' ||
+    !Number.isSafeInteger(expires) ||
+    expires <= now ||
+    expires > latestExpiry(now, limits.maxDays)
+  ) {
     throw Errors.badExpire('expires');
   }
   const from = b.from === undefined || b.from === null ? null : b.from;

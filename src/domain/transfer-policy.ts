@@ -29,18 +29,37 @@ export function senderFieldsIgnored(actor: Actor): boolean {
  *   Guest's own options (can_only_send_to_me, valid_only_one_time…) are applied by GuestsService.
  * add_me_to_recipients then adds the sender once.
  */
-export async function senderTerms(tx: Tx, actor: Actor, draft: TransferDraft, guests: GuestsService): Promise<SenderTerms> {
+export async function senderTerms(
+  tx: Tx,
+  actor: Actor,
+  draft: TransferDraft,
+  guests: GuestsService,
+): Promise<SenderTerms> {
   let terms: SenderTerms;
   if (actor.type === 'guest' && actor.guestId !== null) {
     const g = await guests.transferTermsFor(tx, actor.guestId);
-    terms = { ownerId: g.ownerId, guestId: g.guestId, from: g.from, options: g.options, recipients: g.recipients ?? draft.recipients, remember: false };
+    terms = {
+      ownerId: g.ownerId,
+      guestId: g.guestId,
+      from: g.from,
+      options: g.options,
+      recipients: g.recipients ?? draft.recipients,
+      remember: false,
+    };
   } else {
     const from = draft.from;
     if (from === null) throw Errors.badEmail('from');
     if (actor.fromMustBeOwn && !actor.emails.some((e) => e.toLowerCase() === from.toLowerCase())) {
       throw Errors.badEmail('from');
     }
-    terms = { ownerId: actor.id, guestId: null, from, options: draft.options, recipients: draft.recipients, remember: true };
+    terms = {
+      ownerId: actor.id,
+      guestId: null,
+      from,
+      options: draft.options,
+      recipients: draft.recipients,
+      remember: true,
+    };
   }
   const me = terms.from.toLowerCase();
   if (terms.options.includes('add_me_to_recipients') && !terms.recipients.some((r) => r.toLowerCase() === me)) {

@@ -60,21 +60,47 @@ export class TransfersService {
       if (terms.recipients.length > this.d.limits().maxRecipients) throw Errors.transferTooManyRecipients('recipients');
       // A guest's transfer counts against the user who invited the guest (its owner).
       this.checkStoredSizes(draft);
-      await this.d.usage.checkNewTransfer(tx, terms.ownerId, draft.files.reduce((n, f) => n + f.size, 0));
+      await this.d.usage.checkNewTransfer(
+        tx,
+        terms.ownerId,
+        draft.files.reduce((n, f) => n + f.size, 0),
+      );
       const recipientRows = terms.recipients.map((email) => ({ email, token: this.d.ids.token(), lang: null }));
       if (getALink) recipientRows.push({ email: '', token: this.d.ids.token(), lang: null });
       const id = await tx.transfers.create(
-        { userId: terms.ownerId, userEmail: terms.from, guestId: terms.guestId, subject: draft.subject, message: draft.message, options: terms.options, lang, created: now, expires: draft.expires, roundtripToken: this.d.ids.token(),
-          encryption: draft.encryption ? { ...draft.encryption.transfer, salt: newSalt() } : null },
-        draft.files.map((f, i) => ({ ...f, uid: this.d.ids.token(), ...(draft.encryption ? draft.encryption.files[i] : {}) })),
+        {
+          userId: terms.ownerId,
+          userEmail: terms.from,
+          guestId: terms.guestId,
+          subject: draft.subject,
+          message: draft.message,
+          options: terms.options,
+          lang,
+          created: now,
+          expires: draft.expires,
+          roundtripToken: this.d.ids.token(),
+          encryption: draft.encryption ? { ...draft.encryption.transfer, salt: newSalt() } : null,
+        },
+        draft.files.map((f, i) => ({
+          ...f,
+          uid: this.d.ids.token(),
+          ...(draft.encryption ? draft.encryption.files[i] : {}),
+        })),
         recipientRows,
       );
       await tx.transfers.setStatus(id, 'started', now);
-      if (draft.sharing && (draft.sharing.downloadLimit !== null || draft.sharing.passwordHash !== null)) await tx.sharing.setControls(id, draft.sharing);
+      if (draft.sharing && (draft.sharing.downloadLimit !== null || draft.sharing.passwordHash !== null))
+        await tx.sharing.setControls(id, draft.sharing);
       if (terms.remember) await tx.frequentRecipients.remember(terms.ownerId, terms.recipients, now);
       const view = await this.view((await tx.transfers.find(id))!, tx);
       view.cids = new Map(view.files.filter((f) => f.cid !== null).map((f) => [f.id, f.cid!]));
-      await tx.audit.record({ transferId: id, date: now, event: 'transfer_started', author: auditAuthor(actor), target: transferTarget(view.transfer) });
+      await tx.audit.record({
+        transferId: id,
+        date: now,
+        event: 'transfer_started',
+        author: auditAuthor(actor),
+        target: transferTarget(view.transfer),
+      });
       return view;
     });
   }
@@ -114,7 +140,9 @@ export class TransfersService {
   async views(list: Transfer[], repos: Repositories = this.d.repos): Promise<TransferView[]> {
     const ids = list.map((t) => t.id);
     const [files, recipients] = await Promise.all([repos.transfers.filesOf(ids), repos.transfers.recipientsOf(ids)]);
-    const byTransfer = new Map<number, TransferView>(list.map((t) => [t.id, { transfer: t, files: [], recipients: [] }]));
+    const byTransfer = new Map<number, TransferView>(
+      list.map((t) => [t.id, { transfer: t, files: [], recipients: [] }]),
+    );
     for (const f of files) byTransfer.get(f.transferId)?.files.push(f);
     for (const r of recipients) byTransfer.get(r.transferId)?.recipients.push(r);
     return list.map((t) => byTransfer.get(t.id) as TransferView);
@@ -132,7 +160,9 @@ export class TransfersService {
   }
 
   listFor(actor: Actor): Promise<Transfer[]> {
-    return actor.type === 'guest' && actor.guestId !== null ? this.d.repos.transfers.listOfGuest(actor.guestId) : this.d.repos.transfers.listOfUser(actor.id);
+    return actor.type === 'guest' && actor.guestId !== null
+      ? this.d.repos.transfers.listOfGuest(actor.guestId)
+      : this.d.repos.transfers.listOfUser(actor.id);
   }
 
   listAll(): Promise<Transfer[]> {
@@ -173,11 +203,30 @@ export class TransfersService {
       const after = (await tx.transfers.find(t.id))!;
       const recipients = await tx.transfers.recipients(t.id);
       const author = auditAuthor(actor);
-      await tx.audit.record({ transferId: t.id, date: now, event: 'upload_ended', author, target: transferTarget(after) });
-      await tx.audit.record({ transferId: t.id, date: now, event: 'transfer_available', author, target: transferTarget(after) });
+      await tx.audit.record({
+        transferId: t.id,
+        date: now,
+        event: 'upload_ended',
+        author,
+        target: transferTarget(after),
+      });
+      await tx.audit.record({
+        transferId: t.id,
+        date: now,
+        event: 'transfer_available',
+        author,
+        target: transferTarget(after),
+      });
       if (!after.options.includes('get_a_link')) {
         await this.d.notifier.transferAvailable(tx, after, files, recipients);
-        if (recipients.some((r) => r.email)) await tx.audit.record({ transferId: t.id, date: now, event: 'transfer_sent', author, target: transferTarget(after) });
+        if (recipients.some((r) => r.email))
+          await tx.audit.record({
+            transferId: t.id,
+            date: now,
+            event: 'transfer_sent',
+            author,
+            target: transferTarget(after),
+          });
       }
       if (after.options.includes('email_upload_complete') || after.options.includes('email_me_copies')) {
         await this.d.notifier.uploadComplete(tx, after, files, recipients);
@@ -206,10 +255,11 @@ export class TransfersService {
   /** Closes the Transfer: its files' data is deleted now, its records stay for the owner until purge. */
   async close(actor: Actor, t: Transfer, reason: string): Promise<Transfer> {
     if (t.status === 'closed') return t;
-    const closeRecords = () => this.d.uow.run(async (tx) => {
-      const cur = await this.current(tx, t);
-      return cur.status === 'closed' ? cur : this.closeRecords(tx, actor, cur, reason);
-    });
+    const closeRecords = () =>
+      this.d.uow.run(async (tx) => {
+        const cur = await this.current(tx, t);
+        return cur.status === 'closed' ? cur : this.closeRecords(tx, actor, cur, reason);
+      });
     let after: Transfer;
     try {
       after = await closeRecords();
@@ -237,8 +287,15 @@ export class TransfersService {
     const after = (await tx.transfers.find(t.id))!;
     // DELETE /transfer is logged as a deletion; every other way to close (owner, last file/recipient) as a closing.
     const event = reason === 'deleted' ? 'transfer_deleted' : 'transfer_closed';
-    await tx.audit.record({ transferId: t.id, date: now, event, author: auditAuthor(actor), target: transferTarget(after) });
-    if (after.options.includes('email_report_on_closing')) await this.d.notifier.transferClosed(tx, after, files, recipients);
+    await tx.audit.record({
+      transferId: t.id,
+      date: now,
+      event,
+      author: auditAuthor(actor),
+      target: transferTarget(after),
+    });
+    if (after.options.includes('email_report_on_closing'))
+      await this.d.notifier.transferClosed(tx, after, files, recipients);
     return after;
   }
 
@@ -248,11 +305,18 @@ export class TransfersService {
       const cur = await this.current(tx, t);
       this.assertOpen(cur);
       const steps = this.d.limits().extensions;
-      if (cur.expiryExtensionsUsed >= steps.length) throw Errors.transferExpiryExtensionCountExceeded('extend_expiry_date');
+      if (cur.expiryExtensionsUsed >= steps.length)
+        throw Errors.transferExpiryExtensionCountExceeded('extend_expiry_date');
       const now = this.d.clock();
       await tx.transfers.extendExpiry(t.id, Math.max(cur.expires, now) + steps[cur.expiryExtensionsUsed] * 86400);
       const after = (await tx.transfers.find(t.id))!;
-      await tx.audit.record({ transferId: t.id, date: now, event: 'transfer_expiry_extended', author: auditAuthor(actor), target: transferTarget(after) });
+      await tx.audit.record({
+        transferId: t.id,
+        date: now,
+        event: 'transfer_expiry_extended',
+        author: auditAuthor(actor),
+        target: transferTarget(after),
+      });
       return after;
     });
   }
@@ -271,7 +335,13 @@ export class TransfersService {
       for (const r of recipients) if (!(await this.d.notifier.resendUndelivered(tx, r))) remind.push(r);
       if (remind.length) await this.d.notifier.transferReminder(tx, t, await tx.transfers.files(t.id), remind);
       const target = only ? recipientTarget(only) : transferTarget(t);
-      await tx.audit.record({ transferId: t.id, date: this.d.clock(), event: 'transfer_reminded', author: auditAuthor(actor), target });
+      await tx.audit.record({
+        transferId: t.id,
+        date: this.d.clock(),
+        event: 'transfer_reminded',
+        author: auditAuthor(actor),
+        target,
+      });
     });
   }
 
@@ -285,12 +355,19 @@ export class TransfersService {
       const cur = await this.current(tx, t);
       if (cur.status === 'closed') throw Errors.cannotAlterClosedTransfer();
       await tx.transfers.deleteFile(f.id, now);
-      await tx.audit.record({ transferId: t.id, date: now, event: 'file_deleted', author: auditAuthor(actor), target: fileTarget(f) });
+      await tx.audit.record({
+        transferId: t.id,
+        date: now,
+        event: 'file_deleted',
+        author: auditAuthor(actor),
+        target: fileTarget(f),
+      });
       if ((await tx.transfers.files(t.id)).length === 0) {
         await this.closeRecords(tx, actor, cur, 'last_file');
         return true;
       }
-      if (cur.status === 'available') await this.d.notifier.fileRemoved(tx, cur, f, await tx.transfers.recipients(t.id));
+      if (cur.status === 'available')
+        await this.d.notifier.fileRemoved(tx, cur, f, await tx.transfers.recipients(t.id));
       return false;
     });
     if (last) await dropTransferData(this.d.repos, this.d.files, t.id);

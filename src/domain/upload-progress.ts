@@ -22,7 +22,9 @@ export class UploadProgress {
   get(key: string, now: number): Progress {
     this.prune(now, false);
     const p = this.entries.get(key);
-    return p ? { error: p.error, done: p.done, start_time: p.start_time, bytes_processed: p.bytes_processed } : { error: 0, done: false, start_time: 0, bytes_processed: 0 };
+    return p
+      ? { error: p.error, done: p.done, start_time: p.start_time, bytes_processed: p.bytes_processed }
+      : { error: 0, done: false, start_time: 0, bytes_processed: 0 };
   }
 
   private prune(now: number, force: boolean): void {

@@ -2,7 +2,17 @@ import { Transform, type Readable } from 'node:stream';
 import { Errors } from './errors';
 import type { FileRecord, Transfer } from './model';
 import type { Actor } from './model';
-import type { ChunkGuard, Clock, FileStore, Repositories, SignedBody, StoredFile, StoredPiece, UnitOfWork, WrittenChunk } from './ports';
+import type {
+  ChunkGuard,
+  Clock,
+  FileStore,
+  Repositories,
+  SignedBody,
+  StoredFile,
+  StoredPiece,
+  UnitOfWork,
+  WrittenChunk,
+} from './ports';
 import { hasMultipartUploads, hasUploadHashing } from './ports';
 import { combinedCrc32 } from './pieces';
 import { readDigests } from './digests';
@@ -119,11 +129,14 @@ export class UploadsService {
   checkChunk(t: Transfer, f: FileRecord, c: Omit<ChunkRequest, 'body'>): void {
     this.assertWritable(t, f);
     if (!Number.isSafeInteger(c.offset) || c.offset < 0) throw Errors.restBadParameter('offset');
-    if (c.declaredFileSize !== null && c.declaredFileSize !== f.size) throw Errors.restSanityCheckFailed('X-Service-File-Size');
-    if (c.declaredOffset !== null && c.declaredOffset !== c.offset) throw Errors.restSanityCheckFailed('X-Service-Chunk-Offset');
+    if (c.declaredFileSize !== null && c.declaredFileSize !== f.size)
+      throw Errors.restSanityCheckFailed('X-Service-File-Size');
+    if (c.declaredOffset !== null && c.declaredOffset !== c.offset)
+      throw Errors.restSanityCheckFailed('X-Service-Chunk-Offset');
     if (t.encryption) return this.checkEncryptedChunk(t.encryption.chunkSize, f, c);
     if (c.size !== null && c.size > this.chunkLimit()) throw Errors.storageChunkTooLarge('X-Service-Chunk-Size');
-    if (c.offset + (c.size ?? 0) > f.size || (c.offset >= f.size && f.size > 0)) throw Errors.fileChunkOutOfBounds('offset');
+    if (c.offset + (c.size ?? 0) > f.size || (c.offset >= f.size && f.size > 0))
+      throw Errors.fileChunkOutOfBounds('offset');
   }
 
   /**
@@ -133,12 +146,15 @@ export class UploadsService {
   private checkEncryptedChunk(S: number, f: FileRecord, c: Omit<ChunkRequest, 'body'>): void {
     if (c.offset % S !== 0 || c.offset >= f.size) throw Errors.fileChunkOutOfBounds('offset');
     if (c.size !== null && c.size > S + CHUNK_OVERHEAD) throw Errors.storageChunkTooLarge('X-Service-Chunk-Size');
-    if (c.size !== null && c.size - CHUNK_OVERHEAD !== Math.min(S, f.size - c.offset)) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+    if (c.size !== null && c.size - CHUNK_OVERHEAD !== Math.min(S, f.size - c.offset))
+      throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
   }
 
   async writeChunk(actor: Actor, t: Transfer, f0: FileRecord, c: ChunkRequest): Promise<FileRecord> {
     this.checkChunk(t, f0, c);
-    const span = t.encryption ? Math.min(t.encryption.chunkSize, f0.size - c.offset) : Math.min(this.chunkLimit(), f0.size - c.offset);
+    const span = t.encryption
+      ? Math.min(t.encryption.chunkSize, f0.size - c.offset)
+      : Math.min(this.chunkLimit(), f0.size - c.offset);
     // In plaintext offsets, as ranges are recorded (an encrypted chunk's body is 32 octets longer than its range).
     const end = c.offset + Math.max(t.encryption ? span : (c.size ?? span), 1);
     // One writer at a time per byte on this node: a chunk overlapping one on its way waits (its socket unread),
@@ -146,7 +162,9 @@ export class UploadsService {
     // file being completed or complete.
     const body = c.body;
     // A client that goes away while its chunk waits is not waited for any longer.
-    const gone = Buffer.isBuffer(body) ? null : new Promise<void>((r) => (body.destroyed ? r() : body.once('close', () => r())));
+    const gone = Buffer.isBuffer(body)
+      ? null
+      : new Promise<void>((r) => (body.destroyed ? r() : body.once('close', () => r())));
     const { waited, release } = await this.exclusive(f0.id, c.offset, end, gone);
     try {
       if (waited && !Buffer.isBuffer(body) && body.destroyed) throw Errors.badRequestBody('body ended early');
@@ -160,7 +178,12 @@ export class UploadsService {
     }
   }
 
-  private async exclusive(fileId: number, start: number, end: number, gone: Promise<void> | null): Promise<{ waited: boolean; release: () => void }> {
+  private async exclusive(
+    fileId: number,
+    start: number,
+    end: number,
+    gone: Promise<void> | null,
+  ): Promise<{ waited: boolean; release: () => void }> {
     let waited = false;
     let left = false;
     void gone?.then(() => (left = true));
@@ -186,7 +209,13 @@ export class UploadsService {
     };
   }
 
-  private async writePlainChunk(actor: Actor, t: Transfer, f: FileRecord, c: ChunkRequest, guard: ChunkGuard): Promise<FileRecord> {
+  private async writePlainChunk(
+    actor: Actor,
+    t: Transfer,
+    f: FileRecord,
+    c: ChunkRequest,
+    guard: ChunkGuard,
+  ): Promise<FileRecord> {
     const limit = this.chunkLimit();
     const room = Math.min(limit, f.size - c.offset);
     let w: WrittenChunk;
@@ -207,7 +236,15 @@ export class UploadsService {
   }
 
   /** Where the file's bytes go in the store, and the upload its chunks share (begun once, by whichever node comes first). */
-  private async store(t: Transfer, f: FileRecord, offset: number, body: Readable | Buffer, expected: number, exact: boolean, guard?: ChunkGuard): Promise<WrittenChunk> {
+  private async store(
+    t: Transfer,
+    f: FileRecord,
+    offset: number,
+    body: Readable | Buffer,
+    expected: number,
+    exact: boolean,
+    guard?: ChunkGuard,
+  ): Promise<WrittenChunk> {
     const file = storedFileOf(t, f);
     return this.files.writeChunk(file, offset, body, expected, await this.uploadOf(t, f, file), exact, guard);
   }
@@ -229,7 +266,14 @@ export class UploadsService {
     });
   }
 
-  private async writeEncryptedChunk(actor: Actor, t: Transfer, S: number, f: FileRecord, c: ChunkRequest, guard: ChunkGuard): Promise<FileRecord> {
+  private async writeEncryptedChunk(
+    actor: Actor,
+    t: Transfer,
+    S: number,
+    f: FileRecord,
+    c: ChunkRequest,
+    guard: ChunkGuard,
+  ): Promise<FileRecord> {
     const plain = Math.min(S, f.size - c.offset);
     const at = storedOffset(c.offset, S);
     let w: WrittenChunk;
@@ -251,13 +295,23 @@ export class UploadsService {
    * POST /file/{id}/whole (legacy uploaders): the whole file in one stream, written from offset 0, then
    * completed like a chunked upload. `progress` is updated as bytes arrive.
    */
-  async writeWhole(actor: Actor, t: Transfer, f: FileRecord, body: Readable, progress: { bytes_processed: number; done: boolean; error: number } | null): Promise<FileRecord> {
+  async writeWhole(
+    actor: Actor,
+    t: Transfer,
+    f: FileRecord,
+    body: Readable,
+    progress: { bytes_processed: number; done: boolean; error: number } | null,
+  ): Promise<FileRecord> {
     this.assertWritable(t, f);
     // An encrypted file is IV ‖ ciphertext ‖ tag per chunk; only chunked uploads carry that.
     if (t.encryption) throw Errors.restBadParameter('encryption');
     // Counted on the way through (a 'data' listener would start the flow before the writer reads).
     const counted = progress
-      ? body.pipe(new Transform({ transform: (c: Buffer, _e, done) => ((progress.bytes_processed += c.length), done(null, c)) }))
+      ? body.pipe(
+          new Transform({
+            transform: (c: Buffer, _e, done) => ((progress.bytes_processed += c.length), done(null, c)),
+          }),
+        )
       : body;
     let w: WrittenChunk;
     try {
@@ -287,7 +341,8 @@ export class UploadsService {
   completeFile(actor: Actor, t: Transfer, f: FileRecord): Promise<FileRecord> {
     if (f.complete) return Promise.resolve(f);
     if (t.status === 'closed') return Promise.reject(Errors.cannotAlterClosedTransfer());
-    if (!isComplete(f.ranges, f.size)) return Promise.reject(Errors.fileIncomplete(`received ${f.received} of ${f.size}`));
+    if (!isComplete(f.ranges, f.size))
+      return Promise.reject(Errors.fileIncomplete(`received ${f.received} of ${f.size}`));
     let running = this.completing.get(f.id);
     if (!running) {
       running = this.completeOrQueue(actor, t, f).finally(() => this.completing.delete(f.id));
@@ -339,7 +394,8 @@ export class UploadsService {
     ]);
     // A store that hashed the file gives its CRC-32; otherwise the pieces' are combined. Pieces that do not tile
     // the file (a chunk sent again with another size; ranges recorded before pieces were): it is read.
-    const crc32 = hashed?.crc32 ?? combinedCrc32(pieces, file.size) ?? (await readDigests(store, t.id, f.uid, file.size)).crc32;
+    const crc32 =
+      hashed?.crc32 ?? combinedCrc32(pieces, file.size) ?? (await readDigests(store, t.id, f.uid, file.size)).crc32;
     const sha256 = hashed?.sha256 ?? null;
     // The File may have been deleted, or its Transfer closed, while its bytes were read.
     const done = await this.uow.run(async (tx) => {
@@ -347,7 +403,13 @@ export class UploadsService {
         if (!(await tx.transfers.findFile(f.id))) throw Errors.fileNotFound();
         throw Errors.cannotAlterClosedTransfer();
       }
-      await tx.audit.record({ transferId: t.id, date: this.clock(), event: 'file_uploaded', author: auditAuthor(actor), target: fileTarget(f) });
+      await tx.audit.record({
+        transferId: t.id,
+        date: this.clock(),
+        event: 'file_uploaded',
+        author: auditAuthor(actor),
+        target: fileTarget(f),
+      });
       return (await tx.transfers.findFile(f.id))!;
     });
     if (sha256 === null) this.digestLater();
@@ -360,7 +422,13 @@ export class UploadsService {
     if (t.status === 'uploading') return;
     await this.uow.run(async (tx) => {
       if (!(await tx.transfers.markUploading(t.id))) return;
-      await tx.audit.record({ transferId: t.id, date: this.clock(), event: 'upload_started', author: auditAuthor(actor), target: transferTarget(t) });
+      await tx.audit.record({
+        transferId: t.id,
+        date: this.clock(),
+        event: 'upload_started',
+        author: auditAuthor(actor),
+        target: transferTarget(t),
+      });
       if (t.guestId !== null) await this.guests.uploadStarted(tx, t.guestId, { ...t, status: 'uploading' });
     });
   }
@@ -369,7 +437,13 @@ export class UploadsService {
    * Records a written range. When the File was deleted or its Transfer closed while the bytes were on their
    * way, nothing is recorded and the data just written is removed again.
    */
-  private async record(t: Transfer, f: FileRecord, start: number, end: number, piece: StoredPiece | undefined): Promise<FileRecord> {
+  private async record(
+    t: Transfer,
+    f: FileRecord,
+    start: number,
+    end: number,
+    piece: StoredPiece | undefined,
+  ): Promise<FileRecord> {
     // A unit of work: the read-merge-write of the ranges must not interleave with another chunk's (PostgreSQL holds the row).
     const after = await this.uow.run((tx) => tx.transfers.recordRange(f.id, start, end, piece));
     if (after) {

@@ -39,9 +39,7 @@ export function dayOf(unixSeconds: number): string {
  * started side by side cannot both pass a quota that only one fits.
  */
 export class UsageService {
-  constructor(
-    private readonly d: { repos: Repositories; files: FileStore; clock: Clock; limits: () => QuotaLimits },
-  ) {}
+  constructor(private readonly d: { repos: Repositories; files: FileStore; clock: Clock; limits: () => QuotaLimits }) {}
 
   async quotaOf(userId: string, repos: Repositories = this.d.repos): Promise<QuotaUse> {
     const own = await repos.usage.quotaOf(userId);
@@ -63,11 +61,13 @@ export class UsageService {
     await repos.usage.holdQuota(keys);
     if (userLimit > 0) {
       const used = await repos.usage.openBytes(ownerId);
-      if (used + bytes > userLimit) throw Errors.transferUserQuotaExceeded(`quota=${userLimit}`, `used=${used}`, `requested=${bytes}`);
+      if (used + bytes > userLimit)
+        throw Errors.transferUserQuotaExceeded(`quota=${userLimit}`, `used=${used}`, `requested=${bytes}`);
     }
     if (hostLimit > 0) {
       const used = await repos.usage.openBytes(null);
-      if (used + bytes > hostLimit) throw Errors.transferHostQuotaExceeded(`quota=${hostLimit}`, `used=${used}`, `requested=${bytes}`);
+      if (used + bytes > hostLimit)
+        throw Errors.transferHostQuotaExceeded(`quota=${hostLimit}`, `used=${used}`, `requested=${bytes}`);
     }
   }
 
@@ -82,14 +82,30 @@ export class UsageService {
     const quotas = await this.d.repos.usage.quotas();
     const used = await this.d.repos.usage.openBytesByUser();
     const userQuota = this.d.limits().userQuota;
-    return (userId) => ({ limit: quotas.get(userId) ?? userQuota, own: quotas.has(userId), used: used.get(userId) ?? 0 });
+    return (userId) => ({
+      limit: quotas.get(userId) ?? userQuota,
+      own: quotas.has(userId),
+      used: used.get(userId) ?? 0,
+    });
   }
 
   /** The file store's bytes and, where it can tell, its volume's free and total bytes; records the day's sample. */
-  async storage(): Promise<{ used: number; free: number | null; total: number | null; hostQuota: number; hostUsed: number }> {
+  async storage(): Promise<{
+    used: number;
+    free: number | null;
+    total: number | null;
+    hostQuota: number;
+    hostUsed: number;
+  }> {
     const used = await this.sampleStorage();
     const space = await this.d.files.space();
-    return { used, free: space?.free ?? null, total: space?.total ?? null, hostQuota: this.d.limits().hostQuota, hostUsed: await this.d.repos.usage.openBytes(null) };
+    return {
+      used,
+      free: space?.free ?? null,
+      total: space?.total ?? null,
+      hostQuota: this.d.limits().hostQuota,
+      hostUsed: await this.d.repos.usage.openBytes(null),
+    };
   }
 
   /** Records today's storage sample (one row a day, the last one taken that day wins). Returns the bytes stored. */
@@ -121,7 +137,9 @@ export class UsageService {
       s.bytes += t.bytes;
       senders.set(t.userId, s);
     }
-    const topSenders = [...senders.values()].sort((a, b) => b.bytes - a.bytes || b.transfers - a.transfers || a.userId.localeCompare(b.userId)).slice(0, TOP_SENDERS);
+    const topSenders = [...senders.values()]
+      .sort((a, b) => b.bytes - a.bytes || b.transfers - a.transfers || a.userId.localeCompare(b.userId))
+      .slice(0, TOP_SENDERS);
     return { days: [...perDay.values()], topSenders, storage: await this.d.repos.usage.storageSince(dayOf(first)) };
   }
 }

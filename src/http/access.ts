@@ -79,7 +79,8 @@ export function owner<T>(load: (ctx: FerryContext) => Owned<T> | Promise<Owned<T
     check: async (ctx, next) => {
       const p = ctx.state.principal;
       const keyArg = typeof ctx.query.key === 'string' ? ctx.query.key : undefined;
-      const keyAllowed = opts.chunkKey && keyArg !== undefined && ctx.state.services.settings.get().chunk_upload_security === 'key';
+      const keyAllowed =
+        opts.chunkKey && keyArg !== undefined && ctx.state.services.settings.get().chunk_upload_security === 'key';
       if (p.type === 'anonymous' && !keyAllowed) throw authRequired();
       const owned = await load(ctx);
       if (!ownsResource(p, owned) && !(keyAllowed && (await chunkKeyMatches(ctx, owned, keyArg!, opts)))) {
@@ -99,7 +100,12 @@ export function ownsResource(p: Principal, owned: Owned<unknown>): boolean {
   return false;
 }
 
-async function chunkKeyMatches(ctx: FerryContext, owned: Owned<unknown>, key: string, opts: OwnerOptions): Promise<boolean> {
+async function chunkKeyMatches(
+  ctx: FerryContext,
+  owned: Owned<unknown>,
+  key: string,
+  opts: OwnerOptions,
+): Promise<boolean> {
   if (owned.transferId === undefined) return false;
   const keys = ctx.state.services.chunkKeys;
   if (!keys || !(await keys.matches(owned.transferId, key))) return false;

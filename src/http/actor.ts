@@ -10,16 +10,38 @@ export function actorOf(ctx: FerryContext): Actor {
     case 'user':
       // `from` must be one of the user's own addresses, whether signed in or signing with the user's own secret;
       // only a remote application, trusted by the admin, may set it (docs/hardening.md, "Sender addresses").
-      return { type: 'user', id: p.user.id, emails: p.user.emails, ip, fromMustBeOwn: p.via !== 'remote_application', guestId: null };
+      return {
+        type: 'user',
+        id: p.user.id,
+        emails: p.user.emails,
+        ip,
+        fromMustBeOwn: p.via !== 'remote_application',
+        guestId: null,
+      };
     case 'guest':
-      return { type: 'guest', id: String(p.guest.id), emails: [p.guest.email], ip, fromMustBeOwn: false, guestId: p.guest.id };
+      return {
+        type: 'guest',
+        id: String(p.guest.id),
+        emails: [p.guest.email],
+        ip,
+        fromMustBeOwn: false,
+        guestId: p.guest.id,
+      };
     case 'application':
       return { type: 'application', id: p.application, emails: [], ip, fromMustBeOwn: false, guestId: null };
     default: {
       // Let in by a chunk-upload key: it acts as the Transfer's uploader (the audit log names them, not the key).
       const t = transferOfResource(ctx.state.resource);
       if (!t || typeof ctx.query.key !== 'string') throw Errors.restAuthenticationRequired();
-      if (t.guestId !== null) return { type: 'guest', id: String(t.guestId), emails: [t.userEmail], ip, fromMustBeOwn: false, guestId: t.guestId };
+      if (t.guestId !== null)
+        return {
+          type: 'guest',
+          id: String(t.guestId),
+          emails: [t.userEmail],
+          ip,
+          fromMustBeOwn: false,
+          guestId: t.guestId,
+        };
       return { type: 'user', id: t.userId, emails: [t.userEmail], ip, fromMustBeOwn: true, guestId: null };
     }
   }
@@ -42,6 +64,7 @@ export function pathId(ctx: FerryContext, name = 'id'): number {
 /** The JSON body as an object (PUT/POST bodies); anything else is a bad request body. */
 export function bodyObject(ctx: FerryContext): Record<string, unknown> {
   const b = ctx.request.body;
-  if (b === undefined || b === null || (typeof b === 'object' && !Array.isArray(b))) return (b ?? {}) as Record<string, unknown>;
+  if (b === undefined || b === null || (typeof b === 'object' && !Array.isArray(b)))
+    return (b ?? {}) as Record<string, unknown>;
   throw Errors.badRequestBody();
 }

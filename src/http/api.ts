@@ -19,7 +19,6 @@ export function created(ctx: FerryContext, body: unknown, path: string): Reply {
   return new Reply(body, 201, { Location: `${base}${path}` });
 }
 
-
 /**
  * The REST router. Each route reads as a chain: access level, then validation steps, then the handler, e.g.
  * `api.get('/transfer/:id', owner(loadTransfer), handler)`. The access argument is mandatory, so no route
@@ -41,7 +40,12 @@ export class Api {
     return this.add('delete', path, access, chain);
   }
 
-  private add(method: 'get' | 'post' | 'put' | 'delete', path: string, access: AccessLevel, chain: (Step | Handler)[]): this {
+  private add(
+    method: 'get' | 'post' | 'put' | 'delete',
+    path: string,
+    access: AccessLevel,
+    chain: (Step | Handler)[],
+  ): this {
     const handler = chain[chain.length - 1] as Handler;
     const steps = chain.slice(0, -1) as Step[];
     const final: Step = async (ctx) => {
@@ -60,7 +64,12 @@ export class Api {
         ctx.body = JSON.stringify(ctx.body);
       }
     };
-    (this.router as unknown as Record<string, (p: string, ...m: Step[]) => void>)[method](path, access.check, ...steps, final);
+    (this.router as unknown as Record<string, (p: string, ...m: Step[]) => void>)[method](
+      path,
+      access.check,
+      ...steps,
+      final,
+    );
     return this;
   }
 }

@@ -13,7 +13,7 @@ export const roundtripToken: Step = (ctx, next) => {
   const given = ctx.query.roundtriptoken;
   if (given === undefined || given === '') return next();
   const expected = (ctx.state.resource as { transfer: Transfer }).transfer.roundtripToken;
-  if (typeof given !== 'string' || !expected || !securityTokenMatches(given, expected)) throw Errors.restRoundtripTokenInvalid();
+  if (typeof given !== 'string' || !expected || !securityTokenMatches(given, expected))
+    throw Errors.restRoundtripTokenInvalid();
   return next();
 };
-

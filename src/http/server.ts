@@ -27,13 +27,23 @@ export interface ServerTimeouts {
  * no overall deadline (chunks of a big upload over a slow link), but a body that stops flowing is cut after
  * 120 s of silence.
  */
-export const DEFAULT_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({ headersMs: 20_000, keepAliveMs: 5_000, idleMs: 120_000, checkEveryMs: 1_000 });
+export const DEFAULT_TIMEOUTS: Readonly<ServerTimeouts> = Object.freeze({
+  headersMs: 20_000,
+  keepAliveMs: 5_000,
+  idleMs: 120_000,
+  checkEveryMs: 1_000,
+});
 
 /**
  * Listens with timeouts that keep slow clients from holding sockets (DEFAULT_TIMEOUTS). Tests pass shorter
  * ones so that watching a connection being cut takes seconds.
  */
-export function listen(app: Koa<any>, host: string, port: number, timeouts: Partial<ServerTimeouts> = {}): Promise<RunningServer> {
+export function listen(
+  app: Koa<any>,
+  host: string,
+  port: number,
+  timeouts: Partial<ServerTimeouts> = {},
+): Promise<RunningServer> {
   const t = { ...DEFAULT_TIMEOUTS, ...timeouts };
   const handler = app.callback();
   let closing = false;

@@ -23,7 +23,9 @@ function month(lang: string): 'short' | 'long' {
 /** "5 Dec 2026" / "5. Dez. 2026" / "5 déc. 2026": the month in letters, so no order of numbers is ambiguous. */
 export function formatDay(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
   if (!unixSeconds) return '—';
-  return dateTimeFormat(pageLocale(lang), { day: 'numeric', month: month(lang), year: 'numeric', timeZone }).format(unixSeconds * 1000);
+  return dateTimeFormat(pageLocale(lang), { day: 'numeric', month: month(lang), year: 'numeric', timeZone }).format(
+    unixSeconds * 1000,
+  );
 }
 
 /** The same day format with the time on a 24-hour clock: "5 Dec 2026, 14:30". */

@@ -98,11 +98,20 @@ export function fromAcceptLanguage(header: string | undefined): string | null {
 
 /** The merged table: English, then the configured default, then the chosen language on top. */
 export function translations(lang: string, defaultLang = 'en'): Table {
-  return { ...TABLES.en, ...(TABLES[normaliseLang(defaultLang) ?? 'en'] ?? {}), ...(TABLES[normaliseLang(lang) ?? 'en'] ?? {}) };
+  return {
+    ...TABLES.en,
+    ...(TABLES[normaliseLang(defaultLang) ?? 'en'] ?? {}),
+    ...(TABLES[normaliseLang(lang) ?? 'en'] ?? {}),
+  };
 }
 
 /** Looks a key up and fills {name} placeholders; an unknown key comes back as itself so gaps are visible. */
-export function translate(lang: string, key: string, vars: Record<string, string | number> = {}, defaultLang = 'en'): string {
+export function translate(
+  lang: string,
+  key: string,
+  vars: Record<string, string | number> = {},
+  defaultLang = 'en',
+): string {
   const table = translations(lang, defaultLang);
   const text = table[key] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));

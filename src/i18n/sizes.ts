@@ -30,7 +30,13 @@ export function formatBytes(n: number, lang: string): string {
   }
   const d = digits();
   const locale = pageLocale(lang);
-  const parts = numberFormat(locale, { style: 'unit', unit: UNITS[i], unitDisplay: 'short', maximumFractionDigits: d, minimumFractionDigits: d }).formatToParts(v);
+  const parts = numberFormat(locale, {
+    style: 'unit',
+    unit: UNITS[i],
+    unitDisplay: 'short',
+    maximumFractionDigits: d,
+    minimumFractionDigits: d,
+  }).formatToParts(v);
   if (i === 0 && !byteSymbolOk(parts)) {
     return `${numberFormat(locale, { maximumFractionDigits: 0 }).format(v)}\u00a0B`;
   }

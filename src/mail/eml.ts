@@ -33,7 +33,12 @@ export function decodeWords(value: string): string {
       const bytes =
         enc.toUpperCase() === 'B'
           ? Buffer.from(data, 'base64')
-          : Buffer.from(data.replace(/_/g, ' ').replace(/=([0-9A-Fa-f]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1');
+          : Buffer.from(
+              data
+                .replace(/_/g, ' ')
+                .replace(/=([0-9A-Fa-f]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+              'latin1',
+            );
       return /utf-?8/i.test(charset) ? bytes.toString('utf8') : bytes.toString('latin1');
     });
 }
@@ -43,7 +48,10 @@ function decodeBody(body: string, encoding: string | undefined): string {
   if (enc === 'base64') return Buffer.from(body.replace(/\s+/g, ''), 'base64').toString('utf8');
   if (enc === 'quoted-printable') {
     const soft = body.replace(/=\r?\n/g, '');
-    return Buffer.from(soft.replace(/=([0-9A-Fa-f]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))), 'latin1').toString('utf8');
+    return Buffer.from(
+      soft.replace(/=([0-9A-Fa-f]{2})/g, (_x, h: string) => String.fromCharCode(parseInt(h, 16))),
+      'latin1',
+    ).toString('utf8');
   }
   return body;
 }
@@ -65,5 +73,9 @@ function findPart(want: RegExp, headers: Record<string, string>, body: string, d
 export function readEml(raw: string): EmlSummary {
   const [head, body] = splitHead(raw);
   const headers = parseHeaders(head);
-  return { headers, text: findPart(/^text\/plain/i, headers, body) ?? '', html: findPart(/^text\/html/i, headers, body) };
+  return {
+    headers,
+    text: findPart(/^text\/plain/i, headers, body) ?? '',
+    html: findPart(/^text\/html/i, headers, body),
+  };
 }

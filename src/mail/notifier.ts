@@ -64,14 +64,21 @@ export class MailNotifier implements Notifier {
   }
 
   async downloadComplete(tx: Tx, t: Transfer, r: Recipient, files: FileRecord[]): Promise<void> {
-    if (t.options.includes('email_download_complete')) await this.toOwner(tx, t, (c) => downloadCompleteOwnerMail(c, t, r, files));
+    if (t.options.includes('email_download_complete'))
+      await this.toOwner(tx, t, (c) => downloadCompleteOwnerMail(c, t, r, files));
     if (t.options.includes('enable_recipient_email_download_complete')) {
       await this.toRecipient(tx, t, r, (c) => downloadCompleteRecipientMail(c, t, files));
     }
   }
 
   async auditLog(tx: Tx, t: Transfer, entries: AuditEntry[], to: string, lang: string | null): Promise<void> {
-    await this.send(tx, to, this.context(lang, await userLang(tx, t.userId), t.lang), (c) => auditLogMail(c, t, entries), null);
+    await this.send(
+      tx,
+      to,
+      this.context(lang, await userLang(tx, t.userId), t.lang),
+      (c) => auditLogMail(c, t, entries),
+      null,
+    );
   }
 
   guestCreated(tx: Tx, g: Guest): Promise<void> {
@@ -106,7 +113,14 @@ export class MailNotifier implements Notifier {
     if (!r.email) return; // the link recipient of a get_a_link Transfer has no address
     // The recipient's language, else the guest's (for a guest's Transfer), else the Transfer's, else the default.
     const guestLang = t.guestId !== null ? ((await tx.guests.find(t.guestId))?.lang ?? null) : null;
-    await this.send(tx, r.email, this.context(r.lang, guestLang, t.lang), build, { type: 'Recipient', id: r.id }, t.userEmail);
+    await this.send(
+      tx,
+      r.email,
+      this.context(r.lang, guestLang, t.lang),
+      build,
+      { type: 'Recipient', id: r.id },
+      t.userEmail,
+    );
   }
 
   private async toOwner(tx: Tx, t: Transfer, build: (c: MailContext) => MailParts): Promise<void> {
@@ -117,7 +131,14 @@ export class MailNotifier implements Notifier {
   }
 
   private toGuest(tx: Tx, g: Guest, kind: Parameters<typeof guestMail>[2]): Promise<void> {
-    return this.send(tx, g.email, this.context(g.lang), (c) => guestMail(c, g, kind), { type: 'Guest', id: g.id }, g.userEmail);
+    return this.send(
+      tx,
+      g.email,
+      this.context(g.lang),
+      (c) => guestMail(c, g, kind),
+      { type: 'Guest', id: g.id },
+      g.userEmail,
+    );
   }
 
   private async toGuestCreator(tx: Tx, g: Guest, build: (c: MailContext) => MailParts): Promise<void> {

@@ -150,7 +150,11 @@ export class MailQueue implements MailOutbox {
     } else if (now - mail.created > GIVE_UP_AFTER_S) {
       await this.repo.markFailed(mail.id, failure.message);
       // The sender learns that this recipient never got the mail, as with a bounce.
-      await this.bounce(mail, now, `not delivered after ${mail.attempts + 1} attempts over ${Math.round((now - mail.created) / 3600)} h: ${failure.message}`);
+      await this.bounce(
+        mail,
+        now,
+        `not delivered after ${mail.attempts + 1} attempts over ${Math.round((now - mail.created) / 3600)} h: ${failure.message}`,
+      );
       this.log.error(`mail to=${mail.to} given up after ${mail.attempts + 1} attempts: ${failure.message}`);
     } else {
       await this.repo.markRetry(mail.id, now + retryDelay(mail.attempts), failure.message);

@@ -42,10 +42,15 @@ const plain = visibleText;
 export function renderMail(p: MailParts): RenderedMail {
   const text: string[] = [...p.paragraphs.map(plain)];
   if (p.message?.text) text.push(`${p.message.label}\n${plain(p.message.text)}`);
-  if (p.files?.items.length) text.push(`${p.files.label}:\n${p.files.items.map((f) => `- ${visibleName(f.name)} (${humanSize(f.size, p.lang)})`).join('\n')}`);
+  if (p.files?.items.length)
+    text.push(
+      `${p.files.label}:\n${p.files.items.map((f) => `- ${visibleName(f.name)} (${humanSize(f.size, p.lang)})`).join('\n')}`,
+    );
   if (p.table) {
     text.push(
-      p.table.rows.length ? [p.table.headers.join(' | '), ...p.table.rows.map((r) => r.map(visibleName).join(' | '))].join('\n') : '',
+      p.table.rows.length
+        ? [p.table.headers.join(' | '), ...p.table.rows.map((r) => r.map(visibleName).join(' | '))].join('\n')
+        : '',
     );
   }
   if (p.link) text.push(`${p.link.label}:\n${p.link.url}`);
@@ -61,5 +66,9 @@ ${p.table ? html`<table border="1" cellpadding="4" style="border-collapse: colla
 ${p.link ? html`<p><a href="${p.link.url}">${p.link.label}</a></p>\n` : ''}
 <p style="color: #777; font-size: 90%">${p.footer}</p>
 </body></html>`;
-  return { subject: headerSafe(p.subject, 250), text: `${text.filter((t) => t !== '').join('\n\n')}\n`, html: body.value };
+  return {
+    subject: headerSafe(p.subject, 250),
+    text: `${text.filter((t) => t !== '').join('\n\n')}\n`,
+    html: body.value,
+  };
 }

@@ -16,7 +16,10 @@ export type MailRoute = { kind: 'smtp'; url: string } | { kind: 'inbox'; dir: st
  * process that sends them, so two instances or a CLI command never compete for a port.
  */
 export function mailRoute(mail: { transport: string | null; sink: MailSinkConfig | null }, dataDir: string): MailRoute {
-  if (mail.sink) return mail.sink.port !== 0 ? { kind: 'smtp', url: smtpUrl(mail.sink.host, mail.sink.port) } : { kind: 'inbox', dir: mail.sink.dir };
+  if (mail.sink)
+    return mail.sink.port !== 0
+      ? { kind: 'smtp', url: smtpUrl(mail.sink.host, mail.sink.port) }
+      : { kind: 'inbox', dir: mail.sink.dir };
   if (mail.transport) return { kind: 'smtp', url: mail.transport };
   return { kind: 'inbox', dir: path.resolve(dataDir, 'mail-sink') };
 }

@@ -73,7 +73,9 @@ export async function startSink(opts: SinkOptions): Promise<RunningSink> {
     logger: false,
     onRcptTo(address, _session, callback) {
       if (opts.rejectRecipients?.test(address.address)) {
-        const err = new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`) as Error & { responseCode: number };
+        const err = new Error(`5.1.1 <${address.address}>: Recipient address rejected: User unknown`) as Error & {
+          responseCode: number;
+        };
         err.responseCode = 550;
         return callback(err);
       }
@@ -95,12 +97,14 @@ export async function startSink(opts: SinkOptions): Promise<RunningSink> {
       };
       out.on('error', fail);
       stream.on('data', () => {
-        if (stream.sizeExceeded) fail(Object.assign(new Error(`5.3.4 Message too big (limit ${maxSize} bytes)`), { responseCode: 552 }));
+        if (stream.sizeExceeded)
+          fail(Object.assign(new Error(`5.3.4 Message too big (limit ${maxSize} bytes)`), { responseCode: 552 }));
       });
       stream.pipe(out);
       stream.on('end', () => {
         const finish = () => {
-          if (stream.sizeExceeded && !failed) failed = Object.assign(new Error(`5.3.4 Message too big (limit ${maxSize} bytes)`), { responseCode: 552 });
+          if (stream.sizeExceeded && !failed)
+            failed = Object.assign(new Error(`5.3.4 Message too big (limit ${maxSize} bytes)`), { responseCode: 552 });
           if (failed) {
             const err = failed;
             // Removed once closed, so a file still being opened cannot reappear after the removal.
@@ -193,7 +197,11 @@ export function readSinkMessage(dir: string, id: string, maxBytes = Infinity): B
 }
 
 /** The newest `limit` messages with the first bytes of each (enough for the headers), for listings. */
-export function sinkMessageHeads(dir: string, limit: number, headBytes = 64 * 1024): { message: SinkMessage; head: Buffer }[] {
+export function sinkMessageHeads(
+  dir: string,
+  limit: number,
+  headBytes = 64 * 1024,
+): { message: SinkMessage; head: Buffer }[] {
   const out: { message: SinkMessage; head: Buffer }[] = [];
   for (const message of listSinkMessages(dir).slice(0, limit)) {
     try {

@@ -85,7 +85,8 @@ export function classifySmtpError(e: unknown): DeliveryError {
   const atRecipient = err.command === 'RCPT TO' || err.command === 'DATA';
   if (code >= 500 && code < 600 && atRecipient) return new DeliveryError(text, true);
   // nodemailer refusing the address itself before talking to the server: no retry will change that.
-  if (err.code === 'EENVELOPE' && err.command === 'API' && /recipient/i.test(err.message ?? '')) return new DeliveryError(text, true);
+  if (err.code === 'EENVELOPE' && err.command === 'API' && /recipient/i.test(err.message ?? ''))
+    return new DeliveryError(text, true);
   return new DeliveryError(text, false);
 }
 
@@ -117,7 +118,13 @@ function mailOptions(msg: OutgoingMessage) {
 
 export function smtpTransport(url: string): MailTransport {
   // Options given in the URL (?connectionTimeout=…, ?pool=false) override these.
-  const t = nodemailer.createTransport({ url, ...POOL, ...TIMEOUTS, disableFileAccess: true, disableUrlAccess: true } as never);
+  const t = nodemailer.createTransport({
+    url,
+    ...POOL,
+    ...TIMEOUTS,
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  } as never);
   return {
     async verify() {
       await t.verify();
@@ -141,7 +148,13 @@ export function smtpTransport(url: string): MailTransport {
  */
 export function inboxTransport(dir: string): MailTransport {
   // CRLF line ends, as the message would travel over SMTP and as the sink stores what it receives.
-  const t = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'windows', disableFileAccess: true, disableUrlAccess: true });
+  const t = nodemailer.createTransport({
+    streamTransport: true,
+    buffer: true,
+    newline: 'windows',
+    disableFileAccess: true,
+    disableUrlAccess: true,
+  });
   return {
     async verify() {
       await fs.promises.mkdir(dir, { recursive: true, mode: 0o700 });

@@ -74,7 +74,9 @@ function sandbox(f: UnitFacts): string[] {
 export function stateDirectoryOf(dataDir: string): string {
   const rel = path.posix.relative('/var/lib', dataDir);
   if (!rel || rel.startsWith('..') || path.posix.isAbsolute(rel)) {
-    throw new Error(`with a dynamic user the data_dir must be below /var/lib (it is ${dataDir}); set "data_dir": "/var/lib/ferry" or use --user`);
+    throw new Error(
+      `with a dynamic user the data_dir must be below /var/lib (it is ${dataDir}); set "data_dir": "/var/lib/ferry" or use --user`,
+    );
   }
   return rel;
 }

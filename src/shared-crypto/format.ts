@@ -80,7 +80,10 @@ export function generateClientEntropy(): string {
  * The Transfer-level fields of POST /transfer that announce an encrypted transfer, under FileSender's names:
  * the same for the upload page and the terminal client.
  */
-export function encryptionRequestFields(choice: { passwordVersion: number; passwordEncoding: string }, iterations: number) {
+export function encryptionRequestFields(
+  choice: { passwordVersion: number; passwordEncoding: string },
+  iterations: number,
+) {
   return {
     encryption: true,
     encryption_key_version: KEY_VERSION_AES_GCM_PBKDF2,
@@ -126,7 +129,13 @@ export interface KeyParams {
 export async function deriveKey(p: KeyParams): Promise<CryptoKey> {
   if (!Number.isSafeInteger(p.iterations) || p.iterations < 1) throw new Error('bad iteration count');
   const s = subtle();
-  const base = await s.importKey('raw', passwordBytes(p.password, p.passwordVersion, p.passwordEncoding), 'PBKDF2', false, ['deriveKey']);
+  const base = await s.importKey(
+    'raw',
+    passwordBytes(p.password, p.passwordVersion, p.passwordEncoding),
+    'PBKDF2',
+    false,
+    ['deriveKey'],
+  );
   return s.deriveKey(
     { name: 'PBKDF2', hash: 'SHA-256', iterations: p.iterations, salt: new TextEncoder().encode(p.salt) },
     base,
@@ -184,7 +193,8 @@ export function fileCrypto(fileiv: string, fileaead: string, chunkSize: number):
   } catch {
     throw new DecryptError('bad_aead');
   }
-  if (parsed.aeadversion !== 1 || parsed.chunksize !== chunkSize || parsed.iv !== fileiv) throw new DecryptError('bad_aead');
+  if (parsed.aeadversion !== 1 || parsed.chunksize !== chunkSize || parsed.iv !== fileiv)
+    throw new DecryptError('bad_aead');
   if (!Number.isSafeInteger(parsed.chunkcount) || (parsed.chunkcount as number) < 0) throw new DecryptError('bad_aead');
   return { fileIv, aad, chunkCount: parsed.chunkcount as number, chunkSize };
 }
@@ -203,9 +213,16 @@ export function chunkIv(fileIv: Uint8Array, index: number): Bytes {
  * Encrypts plaintext chunk `index` into IV ‖ ciphertext ‖ tag. Deterministic for the same key, file and
  * index, so a chunk re-encrypted after a resume is the same bytes the server may already hold.
  */
-export async function encryptChunk(key: CryptoKey, file: Pick<FileCrypto, 'fileIv' | 'aad'>, index: number, plain: Uint8Array): Promise<Bytes> {
+export async function encryptChunk(
+  key: CryptoKey,
+  file: Pick<FileCrypto, 'fileIv' | 'aad'>,
+  index: number,
+  plain: Uint8Array,
+): Promise<Bytes> {
   const iv = chunkIv(file.fileIv, index);
-  const sealed = new Uint8Array(await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: file.aad, tagLength: 128 }, key, plain as Bytes));
+  const sealed = new Uint8Array(
+    await subtle().encrypt({ name: 'AES-GCM', iv, additionalData: file.aad, tagLength: 128 }, key, plain as Bytes),
+  );
   const out = new Uint8Array(CHUNK_IV_OCTETS + sealed.length);
   out.set(iv);
   out.set(sealed, CHUNK_IV_OCTETS);
@@ -216,13 +233,22 @@ export async function encryptChunk(key: CryptoKey, file: Pick<FileCrypto, 'fileI
  * Decrypts stored chunk `index`. Its IV must be the file's IV and this index (a server cannot reorder or
  * swap chunks); a failed tag means the password is wrong (or the bytes were altered).
  */
-export async function decryptChunk(key: CryptoKey, file: Pick<FileCrypto, 'fileIv' | 'aad'>, index: number, stored: Uint8Array): Promise<Bytes> {
+export async function decryptChunk(
+  key: CryptoKey,
+  file: Pick<FileCrypto, 'fileIv' | 'aad'>,
+  index: number,
+  stored: Uint8Array,
+): Promise<Bytes> {
   if (stored.length < CHUNK_OVERHEAD) throw new DecryptError('bad_chunk_iv');
   const iv = stored.subarray(0, CHUNK_IV_OCTETS);
   const expected = chunkIv(file.fileIv, index);
   for (let i = 0; i < CHUNK_IV_OCTETS; i++) if (iv[i] !== expected[i]) throw new DecryptError('bad_chunk_iv');
   try {
-    const plain = await subtle().decrypt({ name: 'AES-GCM', iv: expected, additionalData: file.aad, tagLength: 128 }, key, stored.subarray(CHUNK_IV_OCTETS) as Bytes);
+    const plain = await subtle().decrypt(
+      { name: 'AES-GCM', iv: expected, additionalData: file.aad, tagLength: 128 },
+      key,
+      stored.subarray(CHUNK_IV_OCTETS) as Bytes,
+    );
     return new Uint8Array(plain);
   } catch {
     throw new DecryptError('wrong_password');

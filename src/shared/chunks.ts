@@ -20,5 +20,8 @@ export function missingChunks(size: number, chunkSize: number, have: Range[]): {
 }
 
 export function isRangeList(v: unknown): v is Range[] {
-  return Array.isArray(v) && v.every((r) => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isInteger(n) && n >= 0) && r[0] <= r[1]);
+  return (
+    Array.isArray(v) &&
+    v.every((r) => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isInteger(n) && n >= 0) && r[0] <= r[1])
+  );
 }

@@ -8,10 +8,7 @@ import { Errors, ServiceError } from '../domain/errors';
 export class StorageDownError extends ServiceError {
   /** Kept for logs and the tests that name it. */
   readonly code = 'FERRY_STORAGE_DOWN';
-  constructor(
-    message: string,
-    options?: { cause?: unknown },
-  ) {
+  constructor(message: string, options?: { cause?: unknown }) {
     super(Errors.storageUnavailable.id, Errors.storageUnavailable.status);
     this.name = 'StorageDownError';
     this.message = `${Errors.storageUnavailable.id}: ${message}`;

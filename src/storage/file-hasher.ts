@@ -39,7 +39,11 @@ export class InlineHasher implements FileHasher {
 
   advance(id: number, file: string, upTo: number): void {
     let s = this.states.get(id);
-    if (!s) this.states.set(id, (s = { file, pos: 0, target: 0, hash: crypto.createHash('sha256'), crc: 0, loop: null, error: null }));
+    if (!s)
+      this.states.set(
+        id,
+        (s = { file, pos: 0, target: 0, hash: crypto.createHash('sha256'), crc: 0, loop: null, error: null }),
+      );
     s.target = Math.max(s.target, upTo);
     this.run(s);
   }

@@ -77,7 +77,15 @@ export class FsFileStore implements FileStore {
     return storedFilePath(this.root, transferId, uid);
   }
 
-  async writeAt(transferId: number, uid: string, size: number, offset: number, data: Readable | Buffer, expected: number, guard?: ChunkGuard): Promise<number> {
+  async writeAt(
+    transferId: number,
+    uid: string,
+    size: number,
+    offset: number,
+    data: Readable | Buffer,
+    expected: number,
+    guard?: ChunkGuard,
+  ): Promise<number> {
     const entry = this.acquire(transferId, uid, size);
     const gaps = guard ? gapsOf(guard.keep, offset, offset + expected) : [[offset, offset + expected]];
     // Bytes on recorded ranges are never written (guard.keep): only a write outside them may touch hashed bytes.
@@ -92,7 +100,8 @@ export class FsFileStore implements FileStore {
       let written: number;
       if (Buffer.isBuffer(data)) {
         signed?.see(data);
-        for (const [a, b] of gapsOf(guard?.keep ?? [], offset, offset + data.length)) await writeAll(handle, data.subarray(a - offset, b - offset), a);
+        for (const [a, b] of gapsOf(guard?.keep ?? [], offset, offset + data.length))
+          await writeAll(handle, data.subarray(a - offset, b - offset), a);
         written = data.length;
       } else {
         written = await writeStreamAt(handle, data, offset, expected, readBack ? { keep: guard!.keep } : guard);
@@ -112,7 +121,15 @@ export class FsFileStore implements FileStore {
    * The port's write: writeAt (no receipt: the bytes are at their offset). No CRC-32: the hashing threads take
    * the file's beside its SHA-256 (UploadHashing), off the event loop.
    */
-  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, _upload?: string | null, _exact?: boolean, guard?: ChunkGuard): Promise<WrittenChunk> {
+  async writeChunk(
+    file: StoredFile,
+    offset: number,
+    data: Readable | Buffer,
+    expected: number,
+    _upload?: string | null,
+    _exact?: boolean,
+    guard?: ChunkGuard,
+  ): Promise<WrittenChunk> {
     const written = await this.writeAt(file.transferId, file.uid, file.size, offset, data, expected, guard);
     return { written, crc32: null, receipt: '' };
   }
@@ -214,7 +231,14 @@ export class FsFileStore implements FileStore {
     let entry = this.open.get(key);
     if (!entry) {
       const handle = this.openForWriting(transferId, uid, size);
-      const created: OpenFile = { key, path: this.pathOf(transferId, uid), handle, users: 0, timer: null, closing: false };
+      const created: OpenFile = {
+        key,
+        path: this.pathOf(transferId, uid),
+        handle,
+        users: 0,
+        timer: null,
+        closing: false,
+      };
       created.handle.catch(() => {
         if (this.open.get(key) === created) this.open.delete(key);
       });
@@ -272,11 +296,13 @@ export class FsFileStore implements FileStore {
     const dir = path.dirname(file);
     await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
     let created = true;
-    const h = await fsp.open(file, DURABLE_WRITES | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600).catch((e: NodeJS.ErrnoException) => {
-      if (e.code !== 'EEXIST') throw e;
-      created = false;
-      return fsp.open(file, DURABLE_WRITES);
-    });
+    const h = await fsp
+      .open(file, DURABLE_WRITES | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600)
+      .catch((e: NodeJS.ErrnoException) => {
+        if (e.code !== 'EEXIST') throw e;
+        created = false;
+        return fsp.open(file, DURABLE_WRITES);
+      });
     try {
       // The size set here reaches the disk with the first write (O_DSYNC carries what reading back needs).
       if ((await h.stat()).size !== size) await h.truncate(size);

@@ -41,7 +41,13 @@ export class AbortedError extends Error {
  * `expected` more bytes) before rejecting, so the client gets the error answer on an intact connection
  * instead of a reset. A body cut short by the client rejects with AbortedError.
  */
-export function writeStreamAt(h: FileHandle, data: Readable, offset: number, expected: number, guard?: ChunkGuard): Promise<number> {
+export function writeStreamAt(
+  h: FileHandle,
+  data: Readable,
+  offset: number,
+  expected: number,
+  guard?: ChunkGuard,
+): Promise<number> {
   const keep = guard?.keep ?? [];
   const signed = guard?.signed;
   // A body whose client already went away (it waited for another chunk): its 'close' has passed.
@@ -156,10 +162,17 @@ export async function writeAll(h: FileHandle, buf: Buffer, position: number): Pr
  * Writes `bufs` (`size` bytes) at `position`, except where a range of `keep` lies: recorded bytes are final
  * (docs/architecture.md, Signed chunks while they stream), so what falls on them is dropped.
  */
-async function writeOutside(h: FileHandle, bufs: Buffer[], position: number, size: number, keep: [number, number][]): Promise<void> {
+async function writeOutside(
+  h: FileHandle,
+  bufs: Buffer[],
+  position: number,
+  size: number,
+  keep: [number, number][],
+): Promise<void> {
   const end = position + size;
   if (!keep.some(([a, b]) => a < end && b > position)) return writevAll(h, bufs, position);
-  for (const [from, to] of gapsOf(keep, position, end)) await writevAll(h, sliceOf(bufs, from - position, to - position), from);
+  for (const [from, to] of gapsOf(keep, position, end))
+    await writevAll(h, sliceOf(bufs, from - position, to - position), from);
 }
 
 /** The parts of [a, b) that no range of `keep` covers. */

@@ -39,7 +39,8 @@ export async function drainBody(data: Readable | Buffer, expected: number, signe
  * short rejects with AbortedError.
  */
 export function collectBody(data: Readable | Buffer, expected: number): Promise<Buffer> {
-  if (Buffer.isBuffer(data)) return data.length > expected ? Promise.reject(new OverflowError()) : Promise.resolve(data);
+  if (Buffer.isBuffer(data))
+    return data.length > expected ? Promise.reject(new OverflowError()) : Promise.resolve(data);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let received = 0;
@@ -79,7 +80,12 @@ export function collectBody(data: Readable | Buffer, expected: number): Promise<
  * short, the request to the store is aborted (its Content-Length promised `expected` bytes) and failure()
  * tells why.
  */
-export function countedBody(data: Readable, expected: number, abort: AbortController, signed?: SignedBody): { stream: Readable; crc32(): number; failure(): Error | null } {
+export function countedBody(
+  data: Readable,
+  expected: number,
+  abort: AbortController,
+  signed?: SignedBody,
+): { stream: Readable; crc32(): number; failure(): Error | null } {
   let crc = 0;
   let failure: Error | null = null;
   // Listened to at once: the store may not start reading the body before the client has gone away.

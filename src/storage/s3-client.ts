@@ -29,7 +29,12 @@ export function makeS3Client(s: S3Settings): S3Client {
     maxAttempts: 3,
     // A store that does not answer is reported (503 storage_unavailable) rather than waited for; downloads
     // each hold a connection for as long as they stream, so the pool is larger than the SDK's 50.
-    requestHandler: { connectionTimeout: 5000, requestTimeout: 120_000, httpAgent: { maxSockets: 512, keepAlive: true }, httpsAgent: { maxSockets: 512, keepAlive: true } },
+    requestHandler: {
+      connectionTimeout: 5000,
+      requestTimeout: 120_000,
+      httpAgent: { maxSockets: 512, keepAlive: true },
+      httpsAgent: { maxSockets: 512, keepAlive: true },
+    },
   });
   addContentMd5OnDeleteObjects(client);
   return client;

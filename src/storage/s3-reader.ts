@@ -136,7 +136,10 @@ export class S3FileReader implements PositionalReader {
       }
       this.segment = j;
       // Each segment is a GET of its own: the next one's first bytes are on their way while this one is read.
-      this.next = (j + 1) * this.seg <= this.end ? { segment: j + 1, reader: this.segmentReader(j + 1, (j + 1) * this.seg) } : null;
+      this.next =
+        (j + 1) * this.seg <= this.end
+          ? { segment: j + 1, reader: this.segmentReader(j + 1, (j + 1) * this.seg) }
+          : null;
       this.next?.reader.prefetch();
     }
     return this.reader.read(buf, length, position - j * this.seg);

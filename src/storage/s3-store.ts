@@ -14,7 +14,16 @@ import {
   UploadPartCommand,
   UploadPartCopyCommand,
 } from '@aws-sdk/client-s3';
-import type { ChunkGuard, FileStore, MultipartUploads, PositionalReader, SignedBody, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
+import type {
+  ChunkGuard,
+  FileStore,
+  MultipartUploads,
+  PositionalReader,
+  SignedBody,
+  StoredFile,
+  StoredPiece,
+  WrittenChunk,
+} from '../domain/ports';
 import { AbortedError, gapsOf, OverflowError } from './positional-writer';
 import { collectBody, countedBody, drainBody } from './s3-body';
 import { S3FileReader } from './s3-reader';
@@ -174,14 +183,24 @@ export class S3FileStore implements FileStore, MultipartUploads {
 
   private async abortOne(key: string, id: string): Promise<void> {
     try {
-      await this.guard(this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: id })));
+      await this.guard(
+        this.client.send(new AbortMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: id })),
+      );
     } catch (e) {
       // Already aborted (NoSuchUpload) or completed (Swift: NoSuchKey): nothing left to abort.
       if (!isNotFound(e)) throw e;
     }
   }
 
-  async writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact = false, guard?: ChunkGuard): Promise<WrittenChunk> {
+  async writeChunk(
+    file: StoredFile,
+    offset: number,
+    data: Readable | Buffer,
+    expected: number,
+    upload: string | null,
+    exact = false,
+    guard?: ChunkGuard,
+  ): Promise<WrittenChunk> {
     const base = this.keyOf(file.transferId, file.uid);
     const u = parseUpload(upload);
     const signed = guard?.signed;
@@ -191,7 +210,8 @@ export class S3FileStore implements FileStore, MultipartUploads {
       await signed?.verified();
       return { written, crc32: null, receipt: '' };
     }
-    if ((exact || expected > GATHER_MAX) && !Buffer.isBuffer(data) && expected > 0) return this.streamChunk(file, base, offset, data, expected, u, signed);
+    if ((exact || expected > GATHER_MAX) && !Buffer.isBuffer(data) && expected > 0)
+      return this.streamChunk(file, base, offset, data, expected, u, signed);
     const body = await collectBody(data, expected);
     signed?.see(body);
     await signed?.verified();
@@ -205,7 +225,15 @@ export class S3FileStore implements FileStore, MultipartUploads {
    * is aborted and nothing is recorded. The SDK cannot send such a body twice, so a store that fails midway
    * fails the chunk (503), which the client sends again.
    */
-  private async streamChunk(file: StoredFile, base: string, offset: number, data: Readable, expected: number, u: AnyUpload | null, signed?: SignedBody): Promise<WrittenChunk> {
+  private async streamChunk(
+    file: StoredFile,
+    base: string,
+    offset: number,
+    data: Readable,
+    expected: number,
+    u: AnyUpload | null,
+    signed?: SignedBody,
+  ): Promise<WrittenChunk> {
     const abort = new AbortController();
     const counted = countedBody(data, expected, abort, signed);
     let receipt: string;
@@ -221,17 +249,41 @@ export class S3FileStore implements FileStore, MultipartUploads {
    * Sends a chunk's `length` bytes where they belong: the object itself (the whole file), its multipart upload's
    * part, or else an object staged beside it. Returns the chunk's receipt.
    */
-  private async putChunk(file: StoredFile, base: string, offset: number, length: number, body: Buffer | Readable, u: AnyUpload | null, abortSignal?: AbortSignal): Promise<string> {
+  private async putChunk(
+    file: StoredFile,
+    base: string,
+    offset: number,
+    length: number,
+    body: Buffer | Readable,
+    u: AnyUpload | null,
+    abortSignal?: AbortSignal,
+  ): Promise<string> {
     const options = abortSignal ? { abortSignal } : undefined;
     if (offset === 0 && length === file.size) {
-      await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base, Body: body, ContentLength: length }), options), abortSignal);
+      await this.guard(
+        this.client.send(
+          new PutObjectCommand({ Bucket: this.bucket, Key: base, Body: body, ContentLength: length }),
+          options,
+        ),
+        abortSignal,
+      );
       return 'w';
     }
     if (isSegmented(u)) {
       const at = segmentPartOf(u, file.size, offset, length);
       if (at) {
         const r = await this.guard(
-          this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: segmentKey(base, at.segment), UploadId: u.ids[at.segment], PartNumber: at.part, Body: body, ContentLength: length }), options),
+          this.client.send(
+            new UploadPartCommand({
+              Bucket: this.bucket,
+              Key: segmentKey(base, at.segment),
+              UploadId: u.ids[at.segment],
+              PartNumber: at.part,
+              Body: body,
+              ContentLength: length,
+            }),
+            options,
+          ),
           abortSignal,
         );
         return `q:${at.segment}:${at.part}:${r.ETag}`;
@@ -240,16 +292,41 @@ export class S3FileStore implements FileStore, MultipartUploads {
     }
     const part = u ? partNumberOf(u, file.size, offset, length) : null;
     if (u && part !== null) {
-      const r = await this.guard(this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: base, UploadId: u.id, PartNumber: part, Body: body, ContentLength: length }), options), abortSignal);
+      const r = await this.guard(
+        this.client.send(
+          new UploadPartCommand({
+            Bucket: this.bucket,
+            Key: base,
+            UploadId: u.id,
+            PartNumber: part,
+            Body: body,
+            ContentLength: length,
+          }),
+          options,
+        ),
+        abortSignal,
+      );
       return `p:${part}:${r.ETag}`;
     }
     return this.putStaged(base, offset, length, body, abortSignal);
   }
 
   /** A chunk that is no whole part: an object of its own beside the file's, folded in at completion. */
-  private async putStaged(base: string, offset: number, length: number, body: Buffer | Readable, abortSignal?: AbortSignal): Promise<string> {
+  private async putStaged(
+    base: string,
+    offset: number,
+    length: number,
+    body: Buffer | Readable,
+    abortSignal?: AbortSignal,
+  ): Promise<string> {
     const suffix = stagedSuffix(offset, offset + length);
-    await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: base + suffix, Body: body, ContentLength: length }), abortSignal ? { abortSignal } : undefined), abortSignal);
+    await this.guard(
+      this.client.send(
+        new PutObjectCommand({ Bucket: this.bucket, Key: base + suffix, Body: body, ContentLength: length }),
+        abortSignal ? { abortSignal } : undefined,
+      ),
+      abortSignal,
+    );
     return `s:${suffix}`;
   }
 
@@ -258,7 +335,12 @@ export class S3FileStore implements FileStore, MultipartUploads {
     const u = parseUpload(upload);
     const whole = pieces.find((p) => p.receipt === 'w' && p.start === 0 && p.end === file.size);
     if (file.size === 0 || whole) {
-      if (file.size === 0) await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: Buffer.alloc(0), ContentLength: 0 })));
+      if (file.size === 0)
+        await this.guard(
+          this.client.send(
+            new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: Buffer.alloc(0), ContentLength: 0 }),
+          ),
+        );
       if (upload) await this.abortUpload(file.transferId, file.uid, upload);
     } else if (isSegmented(u)) {
       await this.completeSegments(key, file.size, pieces, u);
@@ -266,7 +348,17 @@ export class S3FileStore implements FileStore, MultipartUploads {
       // (A completion run again after a crash finds the object there.)
       try {
         if (u) await this.completeMultipart(key, key, file.size, pieces, u);
-        else await this.guard(this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: this.stagedStream(key, pieces, 0, file.size), ContentLength: file.size })));
+        else
+          await this.guard(
+            this.client.send(
+              new PutObjectCommand({
+                Bucket: this.bucket,
+                Key: key,
+                Body: this.stagedStream(key, pieces, 0, file.size),
+                ContentLength: file.size,
+              }),
+            ),
+          );
       } catch (e) {
         // Another node completed the same file meanwhile (and removed the staged pieces this one was copying).
         if (!(await this.isStored(key, file.size))) throw e;
@@ -301,7 +393,13 @@ export class S3FileStore implements FileStore, MultipartUploads {
    * Completes the upload of object `target` (`size` bytes) from its parts and the staged pieces (objects named
    * after `base`, the file's key; piece positions are in the target's coordinates).
    */
-  private async completeMultipart(target: string, base: string, size: number, pieces: StoredPiece[], u: Upload): Promise<void> {
+  private async completeMultipart(
+    target: string,
+    base: string,
+    size: number,
+    pieces: StoredPiece[],
+    u: Upload,
+  ): Promise<void> {
     const key = target;
     const count = Math.ceil(size / u.part);
     const etags: string[] = new Array(count);
@@ -321,23 +419,43 @@ export class S3FileStore implements FileStore, MultipartUploads {
         const src = sources[0];
         const from = a - src.piece.start;
         const r = await this.guard(
-          this.client.send(new UploadPartCopyCommand({
-            Bucket: this.bucket,
-            Key: key,
-            UploadId: u.id,
-            PartNumber: k,
-            CopySource: `${this.bucket}/${encodeURIComponent(base + src.piece.receipt.slice(2)).replace(/%2F/g, '/')}`,
-            CopySourceRange: `bytes=${from}-${from + (b - a) - 1}`,
-          })),
+          this.client.send(
+            new UploadPartCopyCommand({
+              Bucket: this.bucket,
+              Key: key,
+              UploadId: u.id,
+              PartNumber: k,
+              CopySource: `${this.bucket}/${encodeURIComponent(base + src.piece.receipt.slice(2)).replace(/%2F/g, '/')}`,
+              CopySourceRange: `bytes=${from}-${from + (b - a) - 1}`,
+            }),
+          ),
         );
         etags[k - 1] = r.CopyPartResult!.ETag!;
       } else {
-        const r = await this.guard(this.client.send(new UploadPartCommand({ Bucket: this.bucket, Key: key, UploadId: u.id, PartNumber: k, Body: this.stagedStream(base, pieces, a, b), ContentLength: b - a })));
+        const r = await this.guard(
+          this.client.send(
+            new UploadPartCommand({
+              Bucket: this.bucket,
+              Key: key,
+              UploadId: u.id,
+              PartNumber: k,
+              Body: this.stagedStream(base, pieces, a, b),
+              ContentLength: b - a,
+            }),
+          ),
+        );
         etags[k - 1] = r.ETag!;
       }
     });
     await this.guard(
-      this.client.send(new CompleteMultipartUploadCommand({ Bucket: this.bucket, Key: key, UploadId: u.id, MultipartUpload: { Parts: etags.map((ETag, i) => ({ PartNumber: i + 1, ETag })) } })),
+      this.client.send(
+        new CompleteMultipartUploadCommand({
+          Bucket: this.bucket,
+          Key: key,
+          UploadId: u.id,
+          MultipartUpload: { Parts: etags.map((ETag, i) => ({ PartNumber: i + 1, ETag })) },
+        }),
+      ),
     );
   }
 
@@ -349,7 +467,15 @@ export class S3FileStore implements FileStore, MultipartUploads {
       (async function* () {
         for (const s of sources) {
           const from = s.from - s.piece.start;
-          const r = await self.guard(self.client.send(new GetObjectCommand({ Bucket: self.bucket, Key: key + s.piece.receipt.slice(2), Range: `bytes=${from}-${from + (s.to - s.from) - 1}` })));
+          const r = await self.guard(
+            self.client.send(
+              new GetObjectCommand({
+                Bucket: self.bucket,
+                Key: key + s.piece.receipt.slice(2),
+                Range: `bytes=${from}-${from + (s.to - s.from) - 1}`,
+              }),
+            ),
+          );
           yield* r.Body as Readable;
         }
       })(),
@@ -361,7 +487,9 @@ export class S3FileStore implements FileStore, MultipartUploads {
     const key = this.keyOf(transferId, uid);
     return new S3FileReader(start, end, {
       get: async (k, from, to) => {
-        const r = await this.guard(this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: k, Range: `bytes=${from}-${to}` })));
+        const r = await this.guard(
+          this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: k, Range: `bytes=${from}-${to}` })),
+        );
         return r.Body as Readable;
       },
       key,
@@ -369,7 +497,9 @@ export class S3FileStore implements FileStore, MultipartUploads {
       // A file kept in segments has no object of its own: the first segment's size is every segment's but the last.
       segmentSize: async () => {
         try {
-          const h = await this.guard(this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: segmentKey(key, 0) })));
+          const h = await this.guard(
+            this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: segmentKey(key, 0) })),
+          );
           return h.ContentLength ?? null;
         } catch (e) {
           if (isNotFound(e)) return null;
@@ -443,7 +573,9 @@ export class S3FileStore implements FileStore, MultipartUploads {
     const out: { key: string; size: number }[] = [];
     let token: string | undefined;
     for (let page = 0; page < 1_000_000; page++) {
-      const r = await this.guard(this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token })));
+      const r = await this.guard(
+        this.client.send(new ListObjectsV2Command({ Bucket: this.bucket, Prefix: prefix, ContinuationToken: token })),
+      );
       for (const o of r.Contents ?? []) if (o.Key) out.push({ key: o.Key, size: o.Size ?? 0 });
       if (!r.IsTruncated || !r.NextContinuationToken) break;
       token = r.NextContinuationToken;
@@ -454,9 +586,17 @@ export class S3FileStore implements FileStore, MultipartUploads {
   private async deleteKeys(keys: string[]): Promise<void> {
     for (let i = 0; i < keys.length; i += 1000) {
       const batch = keys.slice(i, i + 1000);
-      const r = await this.guard(this.client.send(new DeleteObjectsCommand({ Bucket: this.bucket, Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true } })));
+      const r = await this.guard(
+        this.client.send(
+          new DeleteObjectsCommand({
+            Bucket: this.bucket,
+            Delete: { Objects: batch.map((Key) => ({ Key })), Quiet: true },
+          }),
+        ),
+      );
       const failed = (r.Errors ?? []).filter((e) => e.Code !== 'NoSuchKey');
-      if (failed.length) throw new Error(`deleting ${failed.length} object(s) failed: ${failed[0].Code} ${failed[0].Message ?? ''}`);
+      if (failed.length)
+        throw new Error(`deleting ${failed.length} object(s) failed: ${failed[0].Code} ${failed[0].Message ?? ''}`);
     }
   }
 
@@ -468,10 +608,14 @@ export class S3FileStore implements FileStore, MultipartUploads {
       const status = (e as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
       if (e instanceof OverflowError || e instanceof AbortedError) throw e;
       if (abortSignal?.aborted) throw e;
-      if (status === undefined || status >= 500) throw new StorageDownError(`object store: ${(e as Error).message}`, { cause: e });
+      if (status === undefined || status >= 500)
+        throw new StorageDownError(`object store: ${(e as Error).message}`, { cause: e });
       if ((e as Error).name === 'InvalidArgument' && /part/i.test((e as Error).message)) {
         // Swift's s3api allows 1,000 parts per upload unless raised: say what to change, not just "invalid".
-        throw new Error(`the object store refused a multipart part (${(e as Error).message}): ferry counts on 10,000 parts per upload (Swift's s3api: raise max_upload_part_num and max_manifest_segments)`, { cause: e });
+        throw new Error(
+          `the object store refused a multipart part (${(e as Error).message}): ferry counts on 10,000 parts per upload (Swift's s3api: raise max_upload_part_num and max_manifest_segments)`,
+          { cause: e },
+        );
       }
       throw e;
     }
@@ -490,7 +634,12 @@ function segmentKey(key: string, j: number): string {
 }
 
 /** Which segment, and which part of its upload, a chunk is; null when it is not a whole part (then it is staged). */
-function segmentPartOf(u: SegmentedUpload, size: number, offset: number, length: number): { segment: number; part: number } | null {
+function segmentPartOf(
+  u: SegmentedUpload,
+  size: number,
+  offset: number,
+  length: number,
+): { segment: number; part: number } | null {
   if (length === 0) return null;
   const segment = Math.floor(offset / u.seg);
   const local = offset - segment * u.seg;
@@ -505,7 +654,8 @@ function segmentPartOf(u: SegmentedUpload, size: number, offset: number, length:
  * and the staged pieces that overlap it, moved into the segment's coordinates; none otherwise.
  */
 function segmentPiece(p: StoredPiece, j: number, a: number, b: number): StoredPiece[] {
-  if (p.receipt.startsWith(`q:${j}:`)) return [{ ...p, start: p.start - a, end: p.end - a, receipt: `p:${p.receipt.slice(`q:${j}:`.length)}` }];
+  if (p.receipt.startsWith(`q:${j}:`))
+    return [{ ...p, start: p.start - a, end: p.end - a, receipt: `p:${p.receipt.slice(`q:${j}:`.length)}` }];
   if (p.receipt.startsWith('s:') && p.start < b && p.end > a) return [{ ...p, start: p.start - a, end: p.end - a }];
   return [];
 }
@@ -536,7 +686,12 @@ function stagedCover(pieces: StoredPiece[], a: number, b: number): { piece: Stor
 
 function isNotFound(e: unknown): boolean {
   const x = e as { name?: string; $metadata?: { httpStatusCode?: number } };
-  return x?.$metadata?.httpStatusCode === 404 || x?.name === 'NoSuchUpload' || x?.name === 'NoSuchKey' || x?.name === 'NotFound';
+  return (
+    x?.$metadata?.httpStatusCode === 404 ||
+    x?.name === 'NoSuchUpload' ||
+    x?.name === 'NoSuchKey' ||
+    x?.name === 'NotFound'
+  );
 }
 
 async function inParallel<T>(items: T[], width: number, fn: (item: T) => Promise<void>): Promise<void> {

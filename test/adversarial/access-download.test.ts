@@ -25,18 +25,36 @@ test.before(async () => {
   sinkDir = w.s.app.services.settings.get().mail.sink!.dir;
   fs.mkdirSync(sinkDir, { recursive: true });
   // A stored mail carries tokens: only admins may read the sink.
-  fs.writeFileSync(path.join(sinkDir, '1700000000000-0123456789ab.eml'), 'From: a@example.org\r\nTo: g@example.org\r\nSubject: sink secret subject\r\n\r\nvid=secret\r\n');
+  fs.writeFileSync(
+    path.join(sinkDir, '1700000000000-0123456789ab.eml'),
+    'From: a@example.org\r\nTo: g@example.org\r\nSubject: sink secret subject\r\n\r\nvid=secret\r\n',
+  );
   const name = 'only-for-recipients.txt';
   const subject = 'available secret subject';
   const t = await w.s.request('POST', '/transfer', {
     headers: asUser('alice'),
-    json: { files: [{ name, size: FILE_SIZE }], recipients: ['r@example.org', 'removed@example.org'], from: 'alice@example.org', expires: w.time.clock() + 7 * 86400, subject },
+    json: {
+      files: [{ name, size: FILE_SIZE }],
+      recipients: ['r@example.org', 'removed@example.org'],
+      from: 'alice@example.org',
+      expires: w.time.clock() + 7 * 86400,
+      subject,
+    },
   });
   assert.is(t.status, 201, t.text);
   const file = t.json.files[0];
-  for (const c of await sendChunks(w.s.request, file.id, patternBytes('d', FILE_SIZE), CHUNK, { headers: asUser('alice') })) assert.is(c.status, 200);
-  assert.is((await w.s.request('PUT', `/file/${file.id}`, { headers: asUser('alice'), json: { complete: true } })).status, 200);
-  const done = await w.s.request('PUT', `/transfer/${t.json.id}`, { headers: asUser('alice'), json: { complete: true } });
+  for (const c of await sendChunks(w.s.request, file.id, patternBytes('d', FILE_SIZE), CHUNK, {
+    headers: asUser('alice'),
+  }))
+    assert.is(c.status, 200);
+  assert.is(
+    (await w.s.request('PUT', `/file/${file.id}`, { headers: asUser('alice'), json: { complete: true } })).status,
+    200,
+  );
+  const done = await w.s.request('PUT', `/transfer/${t.json.id}`, {
+    headers: asUser('alice'),
+    json: { complete: true },
+  });
   assert.is(done.status, 200, done.text);
   avail = { token: done.json.recipients[0].token, fileId: file.id, fileUid: file.uid, name, subject };
   const removed = done.json.recipients[1];
@@ -45,12 +63,15 @@ test.before(async () => {
   guestToken = (await w.s.request('GET', `/guest/${w.alice.guest}`, { headers: asUser('alice') })).json.token;
 });
 test.after(async () => {
-  console.log(`  access download/pages: ${JSON.stringify(counts)} = ${Object.values(counts).reduce((a, b) => a + b)} cases`);
+  console.log(
+    `  access download/pages: ${JSON.stringify(counts)} = ${Object.values(counts).reduce((a, b) => a + b)} cases`,
+  );
   await w.s.close();
 });
 
 const withoutUid = (r: TestResponse) => (r.json?.uid ? r.text.replace(r.json.uid, '<uid>') : r.text);
-const leaks = (r: TestResponse) => [avail.name, avail.subject, 'sink secret subject', 'secret subject'].filter((s) => r.text.includes(s));
+const leaks = (r: TestResponse) =>
+  [avail.name, avail.subject, 'sink secret subject', 'secret subject'].filter((s) => r.text.includes(s));
 
 /** What each principal may present as a download token, none of which is one. */
 const wrongTokens = () => ({
@@ -73,7 +94,8 @@ test('/download: no principal opens a Transfer without its token; every wrong to
       // A removed recipient's own link says it was withdrawn (its holder knew the Transfer), and nothing more.
       const withdrawn = kind === 'the token of a removed recipient';
       const want = who === 'expiredGuest' ? [410, 'guest_expired'] : [404, 'transfer_not_found'];
-      if (withdrawn && r.json?.message === 'recipient_withdrawn') assert.equal([r.status, r.json?.message], [410, 'recipient_withdrawn'], `${label}: ${r.text}`);
+      if (withdrawn && r.json?.message === 'recipient_withdrawn')
+        assert.equal([r.status, r.json?.message], [410, 'recipient_withdrawn'], `${label}: ${r.text}`);
       else assert.equal([r.status, r.json?.message], want, `${label}: ${r.text}`);
       assertErrorShape(r, label);
       counts.download++;
@@ -87,7 +109,7 @@ test('/download: no principal opens a Transfer without its token; every wrong to
   assert.is(await dbHash(w.s, ['used_signatures']), before, 'refused downloads changed the database');
 });
 
-test('/download: the token opens its own Files only; another Transfer\'s File id answers like an unknown one', async () => {
+test("/download: the token opens its own Files only; another Transfer's File id answers like an unknown one", async () => {
   const ask = (ids: string) => w.as('anonymous', 'GET', `/download?token=${avail.token}&files_ids=${ids}`);
   const unknown = await ask('987654321');
   for (const ids of [String(w.alice.file), String(w.alice.emptyFile), `${avail.fileId},${w.alice.file}`]) {
@@ -107,7 +129,8 @@ test('the download page: no principal sees a Transfer without its token; its rec
     for (const [kind, token] of Object.entries(wrongTokens())) {
       const r = await w.as(who, 'GET', `/?s=download${token ? `&token=${token}` : ''}`, { headers: HTML });
       const label = `${who} download page with ${kind}`;
-      const statuses = who === 'expiredGuest' ? [410] : kind === 'the token of a removed recipient' ? [404, 410] : [404];
+      const statuses =
+        who === 'expiredGuest' ? [410] : kind === 'the token of a removed recipient' ? [404, 410] : [404];
       assert.ok(statuses.includes(r.status), `${label}: ${r.status} ${r.text.slice(0, 200)}`);
       assert.match(r.headers.get('content-type') ?? '', /text\/html/, label);
       assert.equal(leaks(r), [], label);
@@ -121,7 +144,13 @@ test('the download page: no principal sees a Transfer without its token; its rec
 });
 
 test('the mail sink and admin pages: admins only; nobody else sees a stored message', async () => {
-  const want: Record<string, number> = { anonymous: 200, recipientToken: 200, foreignChunkKey: 200, ownChunkKey: 200, expiredGuest: 410 };
+  const want: Record<string, number> = {
+    anonymous: 200,
+    recipientToken: 200,
+    foreignChunkKey: 200,
+    ownChunkKey: 200,
+    expiredGuest: 410,
+  };
   for (const who of ATTACKERS) {
     const sink = await w.as(who, 'GET', '/?s=mail-sink', { headers: HTML });
     // Anonymous callers get the sign-in page, signed-in ones a refusal.
@@ -155,10 +184,22 @@ function bits(token: string): number {
 test('every token and secret the API hands out has at least 128 random bits, and no two are alike', async () => {
   const many = await w.s.request('POST', '/transfer', {
     headers: asUser('alice'),
-    json: { files: Array.from({ length: 10 }, (_, i) => ({ name: `f${i}`, size: 1 })), recipients: Array.from({ length: 20 }, (_, i) => `t${i}@example.org`), from: 'alice@example.org', expires: w.time.clock() + 86400 },
+    json: {
+      files: Array.from({ length: 10 }, (_, i) => ({ name: `f${i}`, size: 1 })),
+      recipients: Array.from({ length: 20 }, (_, i) => `t${i}@example.org`),
+      from: 'alice@example.org',
+      expires: w.time.clock() + 86400,
+    },
   });
   assert.is(many.status, 201, many.text);
-  const guests = await Promise.all([1, 2, 3].map((i) => w.s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: `tg${i}@example.org`, from: 'alice@example.org' } })));
+  const guests = await Promise.all(
+    [1, 2, 3].map((i) =>
+      w.s.request('POST', '/guest', {
+        headers: asUser('alice'),
+        json: { recipient: `tg${i}@example.org`, from: 'alice@example.org' },
+      }),
+    ),
+  );
   const remoteConfig = (await w.s.request('GET', '/user', { headers: asUser('alice') })).json.remote_config as string;
   const local = await startTestServer();
   await local.app.services.accounts.addUser('carol', ['carol@example.org'], 'a long password');

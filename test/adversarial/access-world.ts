@@ -12,16 +12,37 @@ import type { AppOptions } from '../../src/app';
 // The principals of the access tests and the world they attack: alice's resources, bob's, and their guests.
 
 export type Who =
-  | 'anonymous' | 'otherUser' | 'otherGuest' | 'ownersGuest' | 'recipientToken' | 'foreignChunkKey' | 'ownChunkKey' | 'expiredGuest' | 'remoteApp'
-  | 'owner' | 'admin' | 'adminApp'
+  | 'anonymous'
+  | 'otherUser'
+  | 'otherGuest'
+  | 'ownersGuest'
+  | 'recipientToken'
+  | 'foreignChunkKey'
+  | 'ownChunkKey'
+  | 'expiredGuest'
+  | 'remoteApp'
+  | 'owner'
+  | 'admin'
+  | 'adminApp'
   /** A remote application without --admin acting (remote_user) for the admin boss; the admin app for boss. */
-  | 'appAsAdmin' | 'adminAppAsAdmin';
+  | 'appAsAdmin'
+  | 'adminAppAsAdmin';
 /**
  * Every principal that must be refused alice's resources. ownersGuest is a valid guest of alice's own: a guest
  * acts on the Transfers it created, never on its inviter's. ownChunkKey is the right chunk key of the target
  * Transfer: it opens the few upload steps the spec names and nothing else.
  */
-export const ATTACKERS: Who[] = ['anonymous', 'otherUser', 'otherGuest', 'ownersGuest', 'recipientToken', 'foreignChunkKey', 'ownChunkKey', 'expiredGuest', 'remoteApp'];
+export const ATTACKERS: Who[] = [
+  'anonymous',
+  'otherUser',
+  'otherGuest',
+  'ownersGuest',
+  'recipientToken',
+  'foreignChunkKey',
+  'ownChunkKey',
+  'expiredGuest',
+  'remoteApp',
+];
 
 /** Ids of one Transfer's worth of resources, and its owner. */
 export interface Target {
@@ -80,9 +101,15 @@ const HEADERS_OF: Partial<Record<Who, Record<string, string>>> = {
 
 const withArgs = (path: string, args: string) => `${path}${path.includes('?') ? '&' : '?'}${args}`;
 
-export async function startAccessWorld(config: Record<string, unknown> = {}, opts: AppOptions = {}): Promise<AccessWorld> {
+export async function startAccessWorld(
+  config: Record<string, unknown> = {},
+  opts: AppOptions = {},
+): Promise<AccessWorld> {
   const time = movableClock();
-  const s = await startTestServer({ ...HEADER_SP, admin: ['boss'], upload_chunk_size: CHUNK, ...config }, { clock: time.clock, ...opts });
+  const s = await startTestServer(
+    { ...HEADER_SP, admin: ['boss'], upload_chunk_size: CHUNK, ...config },
+    { clock: time.clock, ...opts },
+  );
   const host = new URL(s.url).host;
   const portal = await s.app.services.accounts.addRemoteApp('portal', false);
   const ops = await s.app.services.accounts.addRemoteApp('ops', true);
@@ -99,7 +126,8 @@ export async function startAccessWorld(config: Record<string, unknown> = {}, opt
   };
 
   const as = (who: Who, method: string, path: string, init: Init = {}): Promise<TestResponse> => {
-    const plain = (p: string, extra: Record<string, string> = {}) => s.request(method, p, { ...init, headers: { ...extra, ...init.headers } });
+    const plain = (p: string, extra: Record<string, string> = {}) =>
+      s.request(method, p, { ...init, headers: { ...extra, ...init.headers } });
     switch (who) {
       case 'anonymous':
         return plain(path);
@@ -132,28 +160,65 @@ export async function startAccessWorld(config: Record<string, unknown> = {}, opt
   const createTransfer = async (user: string, recipients: string[]) => {
     const r = await s.request('POST', '/transfer', {
       headers: asUser(user),
-      json: { files: [{ name: `${user}-a.txt`, size: FILE_SIZE }, { name: `${user}-b.txt`, size: FILE_SIZE }], recipients, from: `${user}@example.org`, expires: time.clock() + 7 * 86400, subject: `${user}'s secret subject` },
+      json: {
+        files: [
+          { name: `${user}-a.txt`, size: FILE_SIZE },
+          { name: `${user}-b.txt`, size: FILE_SIZE },
+        ],
+        recipients,
+        from: `${user}@example.org`,
+        expires: time.clock() + 7 * 86400,
+        subject: `${user}'s secret subject`,
+      },
     });
     assert.is(r.status, 201, r.text);
-    for (const c of await sendChunks(s.request, r.json.files[0].id, patternBytes(user, FILE_SIZE), CHUNK, { headers: asUser(user) })) assert.is(c.status, 200, c.text);
+    for (const c of await sendChunks(s.request, r.json.files[0].id, patternBytes(user, FILE_SIZE), CHUNK, {
+      headers: asUser(user),
+    }))
+      assert.is(c.status, 200, c.text);
     return r.json;
   };
   const createGuest = async (user: string, expires?: number) => {
-    const g = await s.request('POST', '/guest', { headers: asUser(user), json: { recipient: `guest-of-${user}@example.org`, from: `${user}@example.org`, options: [], ...(expires ? { expires } : {}) } });
+    const g = await s.request('POST', '/guest', {
+      headers: asUser(user),
+      json: {
+        recipient: `guest-of-${user}@example.org`,
+        from: `${user}@example.org`,
+        options: [],
+        ...(expires ? { expires } : {}),
+      },
+    });
     assert.is(g.status, 201, g.text);
     return g.json;
   };
   const fresh = async (): Promise<Target> => {
     const t = await createTransfer('alice', ['r1@example.org', 'r2@example.org']);
     const g = await createGuest('alice');
-    return { user: 'alice', transfer: t.id, file: t.files[0].id, emptyFile: t.files[1].id, recipient: t.recipients[0].id, guest: g.id, key: t.files[1].uid };
+    return {
+      user: 'alice',
+      transfer: t.id,
+      file: t.files[0].id,
+      emptyFile: t.files[1].id,
+      recipient: t.recipients[0].id,
+      guest: g.id,
+      key: t.files[1].uid,
+    };
   };
 
-  for (const u of ['alice', 'bob', 'boss']) assert.is((await s.request('GET', '/user', { headers: asUser(u) })).status, 200); // first sight records the user
+  for (const u of ['alice', 'bob', 'boss'])
+    assert.is((await s.request('GET', '/user', { headers: asUser(u) })).status, 200); // first sight records the user
   // bob is one of the recipients of alice's Transfer: being a recipient must not make him an owner.
   const t = await createTransfer('alice', ['bob@example.org', 'r2@example.org']);
   const g = await createGuest('alice');
-  const alice: Target = { user: 'alice', transfer: t.id, file: t.files[0].id, emptyFile: t.files[1].id, recipient: t.recipients[0].id, guest: g.id, key: t.files[1].uid };
+  const alice: Target = {
+    user: 'alice',
+    transfer: t.id,
+    file: t.files[0].id,
+    emptyFile: t.files[1].id,
+    recipient: t.recipients[0].id,
+    guest: g.id,
+    key: t.files[1].uid,
+  };
   cred.recipientToken = t.recipients[0].token;
   cred.ownersGuestToken = g.token;
   cred.ownChunkKey = alice.key;
@@ -164,7 +229,8 @@ export async function startAccessWorld(config: Record<string, unknown> = {}, opt
   cred.expiredGuestToken = (await createGuest('alice', time.clock() + 60)).token;
   time.advance(120);
   // Activity is recorded to the minute: seen again now, a refused request later finds nothing to update.
-  for (const u of ['alice', 'bob', 'boss']) assert.is((await s.request('GET', '/user', { headers: asUser(u) })).status, 200);
+  for (const u of ['alice', 'bob', 'boss'])
+    assert.is((await s.request('GET', '/user', { headers: asUser(u) })).status, 200);
   for (const [k, v] of Object.entries(cred)) assert.ok(typeof v === 'string' && v.length >= 32, k);
 
   const settle = async () => {
@@ -203,7 +269,9 @@ export function storeHash(s: TestServer): string {
 export function multipart(data: Buffer): { body: Buffer; headers: Record<string, string> } {
   const b = 'ferryaccessboundary';
   const body = Buffer.concat([
-    Buffer.from(`--${b}\r\nContent-Disposition: form-data; name="file"; filename="x.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`),
+    Buffer.from(
+      `--${b}\r\nContent-Disposition: form-data; name="file"; filename="x.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`,
+    ),
     data,
     Buffer.from(`\r\n--${b}--\r\n`),
   ]);

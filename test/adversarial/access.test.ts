@@ -29,11 +29,15 @@ const withoutUid = (r: TestResponse) => (r.json?.uid ? r.text.replace(r.json.uid
 const skipFor = (who: Who) => (who === 'remoteApp' ? ['used_signatures'] : []);
 
 test('the table covers every route the server registers', () => {
-  const routers = (w.s.app.http.middleware as unknown as { router?: { stack: { methods: string[]; path: string }[] } }[])
+  const routers = (
+    w.s.app.http.middleware as unknown as { router?: { stack: { methods: string[]; path: string }[] } }[]
+  )
     .map((m) => m.router)
     .filter((r) => r?.stack.some((l) => l.path === '/transfer/:id'));
   assert.is(routers.length, 1, 'the REST router');
-  const registered = routers[0]!.stack.flatMap((l) => l.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${l.path}`));
+  const registered = routers[0]!.stack.flatMap((l) =>
+    l.methods.filter((m) => m !== 'HEAD').map((m) => `${m} ${l.path}`),
+  );
   const covered = new Set([...ENDPOINTS.map((e) => `${e.method} ${e.route}`), ...PUBLIC_ROUTES]);
   const missing = registered.filter((r) => !covered.has(r));
   assert.equal(missing, [], 'routes without a row in access-endpoints.ts');
@@ -80,7 +84,8 @@ test('under /rest.php/ every endpoint answers another user exactly as without th
     const prefixed = await w.as('otherUser', e.method, `/rest.php${e.path(w.alice)}`, e.init?.(w.alice));
     assert.is(prefixed.status, direct.status, `/rest.php ${e.method} ${e.route}`);
     assert.is(withoutUid(prefixed), withoutUid(direct), `/rest.php ${e.method} ${e.route}`);
-    if (prefixed.status >= 400) assert.is(await dbHash(w.s), before, `/rest.php ${e.method} ${e.route} changed the database`);
+    if (prefixed.status >= 400)
+      assert.is(await dbHash(w.s), before, `/rest.php ${e.method} ${e.route} changed the database`);
     counts.restPhp++;
   }
 });
@@ -100,7 +105,12 @@ test('a chunk key alone carries an upload to the end (chunk, whole file, complet
   const t = await w.fresh();
   const key = (path: string, method: string, init?: Init) => w.as('anonymous', method, `${path}?key=${t.key}`, init);
   const steps: [string, string, Init | undefined, number][] = [
-    ['PUT', `/file/${t.emptyFile}/chunk/0`, { body: patternBytes('k', FILE_SIZE), headers: { 'content-type': 'application/octet-stream' } }, 200],
+    [
+      'PUT',
+      `/file/${t.emptyFile}/chunk/0`,
+      { body: patternBytes('k', FILE_SIZE), headers: { 'content-type': 'application/octet-stream' } },
+      200,
+    ],
     ['PUT', `/file/${t.file}`, { json: { complete: true } }, 200],
     ['PUT', `/file/${t.emptyFile}`, { json: { complete: true } }, 200],
     ['PUT', `/transfer/${t.transfer}`, { json: { complete: true } }, 200],
@@ -112,7 +122,12 @@ test('a chunk key alone carries an upload to the end (chunk, whole file, complet
     counts.allowed++;
   }
   const other = await w.fresh();
-  const whole = await w.as('anonymous', 'POST', `/file/${other.emptyFile}/whole?key=${other.key}`, multipart(patternBytes('k', FILE_SIZE)));
+  const whole = await w.as(
+    'anonymous',
+    'POST',
+    `/file/${other.emptyFile}/whole?key=${other.key}`,
+    multipart(patternBytes('k', FILE_SIZE)),
+  );
   assert.is(whole.status, 201, whole.text);
   const del = await w.as('anonymous', 'DELETE', `/transfer/${other.transfer}?key=${other.key}`);
   assert.is(del.status, 200, del.text);

@@ -4,7 +4,17 @@ import fs from 'node:fs';
 import { startBinary, BinaryServer } from '../helpers/binary';
 import { freePort, request } from '../helpers/server';
 import { startTestSink, addressOf } from '../helpers/mail';
-import { alice, createTransfer, download, fileOnDisk, openChecked, rng, sleep, SP, uploadWhole } from './faults-fixture';
+import {
+  alice,
+  createTransfer,
+  download,
+  fileOnDisk,
+  openChecked,
+  rng,
+  sleep,
+  SP,
+  uploadWhole,
+} from './faults-fixture';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 
 const CHUNK = 1024 * 1024;
@@ -23,7 +33,9 @@ const addressOfRecipient = (attempt: number, i: number) => `r${attempt}-${i}@exa
 
 /** Completes every File then the Transfer, as an uploading client does; resolves to the last answer's status. */
 async function completeAll(url: string, t: any): Promise<number> {
-  const files = await Promise.all(t.files.map((f: any) => request(url, 'PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })));
+  const files = await Promise.all(
+    t.files.map((f: any) => request(url, 'PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })),
+  );
   for (const r of files) if (r.status !== 200) return r.status;
   return (await request(url, 'PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).status;
 }
@@ -41,16 +53,32 @@ test(`SIGKILL while files and the Transfer are completed, ${ATTEMPTS} attempts: 
     const upload = async (n: number): Promise<Attempt> => {
       const datas = Array.from({ length: FILES }, (_, i) => patternBytes(`${n}/${i}`, FILE_SIZE - i * 1000));
       const recipients = Array.from({ length: RECIPIENTS }, (_, i) => addressOfRecipient(n, i));
-      const transfer = await createTransfer(s.url, datas.map((d, i) => ({ name: `f${i}`, size: d.length })), recipients);
+      const transfer = await createTransfer(
+        s.url,
+        datas.map((d, i) => ({ name: `f${i}`, size: d.length })),
+        recipients,
+      );
       for (const [i, d] of datas.entries()) await uploadWhole(s.url, transfer.files[i].id, d, CHUNK);
       return { transfer, datas };
     };
     const calibration = await upload(0);
     let t0 = Date.now();
-    for (const f of calibration.transfer.files) assert.is((await request(s.url, 'PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
+    for (const f of calibration.transfer.files)
+      assert.is(
+        (await request(s.url, 'PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status,
+        200,
+      );
     const filesTime = Date.now() - t0;
     t0 = Date.now();
-    assert.is((await request(s.url, 'PUT', `/transfer/${calibration.transfer.id}`, { headers: alice, json: { complete: true } })).status, 200);
+    assert.is(
+      (
+        await request(s.url, 'PUT', `/transfer/${calibration.transfer.id}`, {
+          headers: alice,
+          json: { complete: true },
+        })
+      ).status,
+      200,
+    );
     const transferTime = Date.now() - t0;
     attempts.push(calibration);
 
@@ -59,9 +87,20 @@ test(`SIGKILL while files and the Transfer are completed, ${ATTEMPTS} attempts: 
       attempts.push(a);
       // Half the kills land anywhere in the sequence, half inside PUT /transfer itself (files already complete).
       const transferOnly = n % 2 === 0;
-      if (transferOnly) for (const f of a.transfer.files) assert.is((await request(s.url, 'PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
+      if (transferOnly)
+        for (const f of a.transfer.files)
+          assert.is(
+            (await request(s.url, 'PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status,
+            200,
+          );
       t0 = Date.now();
-      const _running = (transferOnly ? request(s.url, 'PUT', `/transfer/${a.transfer.id}`, { headers: alice, json: { complete: true } }).then((r) => r.status) : completeAll(s.url, a.transfer)).catch(() => 'cut');
+      const _running = (
+        transferOnly
+          ? request(s.url, 'PUT', `/transfer/${a.transfer.id}`, { headers: alice, json: { complete: true } }).then(
+              (r) => r.status,
+            )
+          : completeAll(s.url, a.transfer)
+      ).catch(() => 'cut');
       await sleep(random() * (transferOnly ? transferTime : filesTime + transferTime));
       await s.kill9();
       s = await startBinary({ dir: s.dir });
@@ -74,13 +113,17 @@ test(`SIGKILL while files and the Transfer are completed, ${ATTEMPTS} attempts: 
     await s.stop();
     const db = openChecked(s.dir);
     db.prepare(`UPDATE mail_queue SET next_attempt = 0 WHERE status = 'pending'`).run();
-    assert.equal(db.prepare(`SELECT status, COUNT(*) AS n FROM mail_queue GROUP BY status`).all(), [{ status: 'pending', n: RECIPIENTS * attempts.length }]);
+    assert.equal(db.prepare(`SELECT status, COUNT(*) AS n FROM mail_queue GROUP BY status`).all(), [
+      { status: 'pending', n: RECIPIENTS * attempts.length },
+    ]);
     db.close();
     s = await startBinary({ dir: s.dir, config: { ...config, mail: { transport: sink.url } } });
     const mails = await sink.waitFor(RECIPIENTS * attempts.length, 60_000);
     await sleep(300); // a second copy would arrive right behind
     const to = (await sink.messages()).map((m) => addressOf(m.to)).sort();
-    const expected = attempts.flatMap((_a, n) => Array.from({ length: RECIPIENTS }, (_, i) => addressOfRecipient(n, i))).sort();
+    const expected = attempts
+      .flatMap((_a, n) => Array.from({ length: RECIPIENTS }, (_, i) => addressOfRecipient(n, i)))
+      .sort();
     assert.is(mails.length, expected.length);
     assert.equal(to, expected, 'every recipient of every Transfer got exactly one mail');
   } finally {
@@ -100,7 +143,9 @@ async function checkConsistent(s: BinaryServer, a: Attempt, n: number): Promise<
   const queued = () => {
     const db = openChecked(s.dir);
     const rows = db
-      .prepare(`SELECT to_addr FROM mail_queue WHERE target_type = 'Recipient' AND target_id IN (SELECT id FROM recipients WHERE transfer_id = ?) ORDER BY to_addr`)
+      .prepare(
+        `SELECT to_addr FROM mail_queue WHERE target_type = 'Recipient' AND target_id IN (SELECT id FROM recipients WHERE transfer_id = ?) ORDER BY to_addr`,
+      )
       .all(a.transfer.id) as { to_addr: string }[];
     db.close();
     return rows.map((r) => r.to_addr);

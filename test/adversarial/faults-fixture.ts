@@ -34,16 +34,36 @@ export function fileOnDisk(dir: string, transferId: number, uid: string): string
   return path.join(dir, 'data', 'files', String(transferId), uid);
 }
 
-export async function createTransfer(url: string, files: { name: string; size: number }[], recipients: string[], options: string[] = [], expires = Math.floor(Date.now() / 1000) + 7 * 86400) {
-  const r = await request(url, 'POST', '/transfer', { headers: alice, json: { files, recipients, from: 'alice@example.org', expires, options } });
+export async function createTransfer(
+  url: string,
+  files: { name: string; size: number }[],
+  recipients: string[],
+  options: string[] = [],
+  expires = Math.floor(Date.now() / 1000) + 7 * 86400,
+) {
+  const r = await request(url, 'POST', '/transfer', {
+    headers: alice,
+    json: { files, recipients, from: 'alice@example.org', expires, options },
+  });
   assert.is(r.status, 201, r.text);
   return r.json;
 }
 
-export function putChunk(url: string, fileId: number, data: Buffer, offset: number, size: number): Promise<TestResponse> {
+export function putChunk(
+  url: string,
+  fileId: number,
+  data: Buffer,
+  offset: number,
+  size: number,
+): Promise<TestResponse> {
   return request(url, 'PUT', `/file/${fileId}/chunk/${offset}`, {
     body: data.subarray(offset, offset + size),
-    headers: { ...alice, 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(data.length), 'X-Service-Chunk-Size': String(size) },
+    headers: {
+      ...alice,
+      'content-type': 'application/octet-stream',
+      'X-Service-File-Size': String(data.length),
+      'X-Service-Chunk-Size': String(size),
+    },
   });
 }
 
@@ -61,7 +81,9 @@ export async function uploadWhole(url: string, fileId: number, data: Buffer, chu
 
 /** Bytes fetched through the public download link, as a recipient would get them. */
 export async function download(url: string, token: string, fileId: number): Promise<Buffer> {
-  const res = await fetch(`${url}/download?token=${token}&files_ids=${fileId}`, { signal: AbortSignal.timeout(30_000) });
+  const res = await fetch(`${url}/download?token=${token}&files_ids=${fileId}`, {
+    signal: AbortSignal.timeout(30_000),
+  });
   assert.is(res.status, 200, `download of file ${fileId}`);
   return Buffer.from(await res.arrayBuffer());
 }

@@ -36,7 +36,16 @@ async function deferringServer(port: number): Promise<SMTPServer> {
 test('SMTP down for an hour, the server restarted meanwhile: every mail goes out once when it is back; only a real 5xx is a bounce', async () => {
   const dir = tempDir();
   const port = await freePort();
-  const cfg = validateConfig({ ...HEADER_SP, data_dir: path.join(dir, 'data'), purge_interval_s: 0, mail: { transport: `smtp://127.0.0.1:${port}` }, database_url: await testDatabaseUrl() }, 'test');
+  const cfg = validateConfig(
+    {
+      ...HEADER_SP,
+      data_dir: path.join(dir, 'data'),
+      purge_interval_s: 0,
+      mail: { transport: `smtp://127.0.0.1:${port}` },
+      database_url: await testDatabaseUrl(),
+    },
+    'test',
+  );
   let now = 1_900_000_000;
   let app: FerryApp | null = null;
   let http: RunningServer | null = null;
@@ -58,11 +67,18 @@ test('SMTP down for an hour, the server restarted meanwhile: every mail goes out
     let { app: a, url } = await start();
     const addresses = [...Array.from({ length: GUESTS }, (_, i) => `guest${i}@example.org`), 'nobody@bounce.example'];
     for (const recipient of addresses) {
-      const r = await request(url, 'POST', '/guest', { headers: asUser('alice'), json: { recipient, from: 'alice@example.org' } });
+      const r = await request(url, 'POST', '/guest', {
+        headers: asUser('alice'),
+        json: { recipient, from: 'alice@example.org' },
+      });
       assert.is(r.status, 201, r.text);
     }
-    const rows = () => a.db.query<{ to_addr: string; status: string; attempts: number }>(`SELECT to_addr, status, attempts FROM mail_queue ORDER BY id`);
-    const bounces = async () => (await a.db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tracking_errors WHERE type = 'bounce'`))[0];
+    const rows = () =>
+      a.db.query<{ to_addr: string; status: string; attempts: number }>(
+        `SELECT to_addr, status, attempts FROM mail_queue ORDER BY id`,
+      );
+    const bounces = async () =>
+      (await a.db.query<{ n: number }>(`SELECT COUNT(*) AS n FROM tracking_errors WHERE type = 'bounce'`))[0];
     const passTime = async (seconds: number) => {
       for (let t = 0; t < seconds; t += STEP_S) {
         now += STEP_S;
@@ -95,7 +111,9 @@ test('SMTP down for an hour, the server restarted meanwhile: every mail goes out
       addresses.map((to) => [to, to.endsWith('@bounce.example') ? 'failed' : 'sent']),
     );
     assert.is((await bounces()).n, 1);
-    const guest = (await request(url, 'GET', '/guest', { headers: asUser('alice') })).json.find((g: any) => g.email === 'nobody@bounce.example');
+    const guest = (await request(url, 'GET', '/guest', { headers: asUser('alice') })).json.find(
+      (g: any) => g.email === 'nobody@bounce.example',
+    );
     assert.is(guest.errors.length, 1);
     assert.is(guest.errors[0].type, 'bounce');
   } finally {

@@ -26,7 +26,11 @@ test(`SIGKILL while chunks are written, ${ROUNDS} rounds: the DB opens, nothing 
   const datas = [patternBytes('a', 6 * 1024 * 1024), patternBytes('b', 13 * CHUNK + 17), patternBytes('c', CHUNK)];
   let s: BinaryServer = await startBinary({ config: { ...SP, upload_chunk_size: CHUNK } });
   try {
-    const t = await createTransfer(s.url, datas.map((d, i) => ({ name: `f${i}.bin`, size: d.length })), ['r@example.org']);
+    const t = await createTransfer(
+      s.url,
+      datas.map((d, i) => ({ name: `f${i}.bin`, size: d.length })),
+      ['r@example.org'],
+    );
     const files: { id: number; uid: string }[] = t.files;
     const acknowledged: Chunk[] = [];
     const recorded = async () => {
@@ -53,7 +57,7 @@ test(`SIGKILL while chunks are written, ${ROUNDS} rounds: the DB opens, nothing 
           const r = await putChunk(s.url, files[c.file].id, datas[c.file], c.offset, c.size).catch(() => null);
           if (!r) return; // the server is gone
           if (r.status !== 200) refused.push(`${r.status} ${r.text}`);
-          else (acknowledged.push(c), acks++);
+          else acknowledged.push(c), acks++;
         }
       };
       const sending = Promise.all(Array.from({ length: IN_FLIGHT }, worker));
@@ -69,19 +73,32 @@ test(`SIGKILL while chunks are written, ${ROUNDS} rounds: the DB opens, nothing 
       s = await startBinary({ dir: s.dir });
       const after = await recorded();
       for (const c of acknowledged) {
-        assert.ok(after[c.file].some(([a, b]) => a <= c.offset && c.offset + c.size <= b), `round ${round}: acknowledged chunk ${c.file}@${c.offset} lost`);
+        assert.ok(
+          after[c.file].some(([a, b]) => a <= c.offset && c.offset + c.size <= b),
+          `round ${round}: acknowledged chunk ${c.file}@${c.offset} lost`,
+        );
       }
       // Recorded means written: every byte a range claims is on disk and right, acknowledged or not.
       files.forEach((f, i) => {
         if (after[i].length === 0) return; // no chunk of it arrived yet
         const disk = fs.readFileSync(fileOnDisk(s.dir, t.id, f.uid));
-        for (const [a, b] of after[i]) assert.ok(disk.subarray(a, b).equals(datas[i].subarray(a, b)), `round ${round}: file ${i} bytes ${a}-${b}`);
+        for (const [a, b] of after[i])
+          assert.ok(disk.subarray(a, b).equals(datas[i].subarray(a, b)), `round ${round}: file ${i} bytes ${a}-${b}`);
       });
       // An incomplete File cannot be completed, nor its Transfer made available.
-      const incomplete = files.findIndex((_f, i) => !(after[i].length === 1 && after[i][0][0] === 0 && after[i][0][1] === datas[i].length));
+      const incomplete = files.findIndex(
+        (_f, i) => !(after[i].length === 1 && after[i][0][0] === 0 && after[i][0][1] === datas[i].length),
+      );
       if (incomplete >= 0) {
-        assert.is((await request(s.url, 'PUT', `/file/${files[incomplete].id}`, { headers: alice, json: { complete: true } })).status, 409);
-        assert.is((await request(s.url, 'PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).status, 409);
+        assert.is(
+          (await request(s.url, 'PUT', `/file/${files[incomplete].id}`, { headers: alice, json: { complete: true } }))
+            .status,
+          409,
+        );
+        assert.is(
+          (await request(s.url, 'PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).status,
+          409,
+        );
       }
     }
 
@@ -94,7 +111,10 @@ test(`SIGKILL while chunks are written, ${ROUNDS} rounds: the DB opens, nothing 
         const r = await putChunk(s.url, files[i].id, d, offset, size);
         assert.is(r.status, 200, r.text);
       }
-      assert.is((await request(s.url, 'PUT', `/file/${files[i].id}`, { headers: alice, json: { complete: true } })).status, 200);
+      assert.is(
+        (await request(s.url, 'PUT', `/file/${files[i].id}`, { headers: alice, json: { complete: true } })).status,
+        200,
+      );
     }
     const done = await request(s.url, 'PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
     assert.is(done.status, 200, done.text);
@@ -105,9 +125,15 @@ test(`SIGKILL while chunks are written, ${ROUNDS} rounds: the DB opens, nothing 
     }
     // The CRC-32 is not in the REST answer but goes into every ZIP download.
     const db = openChecked(s.dir);
-    const crcs = db.prepare('SELECT crc32 FROM files WHERE transfer_id = ? ORDER BY id').all(t.id).map((r: any) => r.crc32);
+    const crcs = db
+      .prepare('SELECT crc32 FROM files WHERE transfer_id = ? ORDER BY id')
+      .all(t.id)
+      .map((r: any) => r.crc32);
     db.close();
-    assert.equal(crcs, datas.map((d) => (zlib as unknown as { crc32(b: Buffer): number }).crc32(d)));
+    assert.equal(
+      crcs,
+      datas.map((d) => (zlib as unknown as { crc32(b: Buffer): number }).crc32(d)),
+    );
   } finally {
     await s.stop();
     fs.rmSync(s.dir, { recursive: true, force: true });

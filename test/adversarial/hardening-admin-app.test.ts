@@ -36,7 +36,11 @@ test('a non-admin application acting for an admin is refused every admin route, 
 test("acting for an admin, a non-admin application does not own other users' resources either", async () => {
   for (const e of ENDPOINTS.filter((x) => x.level === 'owner' && x.method === 'GET')) {
     const r = await w.as('appAsAdmin', e.method, e.path(w.alice));
-    assert.equal([r.status, r.json?.message], [404, e.notFound], `portal as boss: ${e.method} ${e.route}: ${r.text.slice(0, 200)}`);
+    assert.equal(
+      [r.status, r.json?.message],
+      [404, e.notFound],
+      `portal as boss: ${e.method} ${e.route}: ${r.text.slice(0, 200)}`,
+    );
   }
   // boss's own things stay reachable through it: the user's own rights.
   const me = await w.as('appAsAdmin', 'GET', '/user/@me');

@@ -19,25 +19,48 @@ const alice = asUser('alice');
 
 /** An available Transfer of two files (one to corrupt, one to leave alone), with a recipient's token. */
 async function sent(s: TestServer) {
-  const t = await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'bad.bin', size: SIZE }, { name: 'good.bin', size: SIZE }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+  const t = await s.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: [
+        { name: 'bad.bin', size: SIZE },
+        { name: 'good.bin', size: SIZE },
+      ],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.is(t.status, 201, t.text);
   const data = [patternBytes('bad', SIZE), patternBytes('good', SIZE)];
   for (const [i, f] of t.json.files.entries()) {
-    for (const r of await sendChunks(s.request, f.id, data[i], CHUNK, { headers: alice })) assert.is(r.status, 200, r.text);
+    for (const r of await sendChunks(s.request, f.id, data[i], CHUNK, { headers: alice }))
+      assert.is(r.status, 200, r.text);
     assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
   }
   const done = await s.request('PUT', `/transfer/${t.json.id}`, { headers: alice, json: { complete: true } });
   assert.is(done.status, 200, done.text);
   // The digest may be computed after completion (S3): wait until both are recorded.
   for (let i = 0; i < 200; i++) {
-    const files = await Promise.all(t.json.files.map((f: { id: number }) => s.request('GET', `/file/${f.id}`, { headers: alice })));
+    const files = await Promise.all(
+      t.json.files.map((f: { id: number }) => s.request('GET', `/file/${f.id}`, { headers: alice })),
+    );
     if (files.every((f) => f.json.sha256)) {
-      assert.equal(files.map((f) => f.json.sha256), data.map(sha256));
+      assert.equal(
+        files.map((f) => f.json.sha256),
+        data.map(sha256),
+      );
       break;
     }
     await new Promise((r) => setTimeout(r, 25));
   }
-  return { id: t.json.id as number, bad: t.json.files[0], good: t.json.files[1], token: done.json.recipients[0].token as string, data };
+  return {
+    id: t.json.id as number,
+    bad: t.json.files[0],
+    good: t.json.files[1],
+    token: done.json.recipients[0].token as string,
+    data,
+  };
 }
 
 /** The download as a client sees it: the whole body, or the error that ended it. */
@@ -54,16 +77,32 @@ async function download(s: TestServer, token: string, fileId: number, headers: R
 
 async function verify(s: TestServer) {
   const cfg = path.join(s.dir, 'verify.json');
-  fs.writeFileSync(cfg, JSON.stringify({ data_dir: s.app.config.data_dir, mail: { transport: null }, purge_interval_s: 0, database_url: s.app.config.database_url, storage: s.app.config.storage }));
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      data_dir: s.app.config.data_dir,
+      mail: { transport: null },
+      purge_interval_s: 0,
+      database_url: s.app.config.database_url,
+      storage: s.app.config.storage,
+    }),
+  );
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(['verify', '-c', cfg], { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => '' });
+  const code = await runCli(['verify', '-c', cfg], {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    readStdin: async () => '',
+  });
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
 test('filesystem: a corrupted file is cut off, logged and counted; ranges still served; `ferry verify` finds it', async () => {
   const logged = capturingLogger();
-  const s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK, metrics: { allow: ['127.0.0.1'] } }, { log: logged.log });
+  const s = await startTestServer(
+    { ...HEADER_SP, upload_chunk_size: CHUNK, metrics: { allow: ['127.0.0.1'] } },
+    { log: logged.log },
+  );
   try {
     const t = await sent(s);
     assert.is((await verify(s)).code, 0, 'all intact');
@@ -81,7 +120,10 @@ test('filesystem: a corrupted file is cut off, logged and counted; ranges still 
     assert.is(range.status, 206);
     assert.ok(range.body.equals(t.data[0].subarray(0, 100)), 'a range is not checked');
 
-    assert.ok(logged.lines.some((l) => l.includes(`file ${t.bad.id}`) && l.includes('do not match the recorded SHA-256')), logged.lines.join('\n'));
+    assert.ok(
+      logged.lines.some((l) => l.includes(`file ${t.bad.id}`) && l.includes('do not match the recorded SHA-256')),
+      logged.lines.join('\n'),
+    );
     const metrics = await s.request('GET', '/metrics');
     assert.match(metrics.text, /ferry_storage_errors_total\{kind="digest_mismatch"\} 1\b/);
 
@@ -99,17 +141,28 @@ test('filesystem: a corrupted file is cut off, logged and counted; ranges still 
   }
 });
 
-test('S3: an object changed behind ferry\'s back is cut off on download, and `ferry verify` finds it', async () => {
+test("S3: an object changed behind ferry's back is cut off on download, and `ferry verify` finds it", async () => {
   const s3 = await startS3();
   const prefix = `corrupt${Date.now().toString(36)}/`;
-  const storage = { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix, force_path_style: true, access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey };
+  const storage = {
+    type: 's3',
+    endpoint: s3.endpoint,
+    bucket: s3.bucket,
+    region: s3.region,
+    prefix,
+    force_path_style: true,
+    access_key_id: s3.accessKeyId,
+    secret_access_key: s3.secretAccessKey,
+  };
   const s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK, storage });
   try {
     const t = await sent(s);
     assert.is((await verify(s)).code, 0, 'all intact');
     const client = s3Client(s3);
     const Key = `${prefix}${t.id}/${t.bad.uid}`;
-    const body = Buffer.from(await (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key }))).Body!.transformToByteArray());
+    const body = Buffer.from(
+      await (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key }))).Body!.transformToByteArray(),
+    );
     assert.is(body.length, SIZE);
     body[SIZE - 3] ^= 0x01;
     await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: body }));

@@ -21,11 +21,28 @@ test('on a full disk: POST /transfer answers 507 in the spec shape, DELETE /tran
   assert.is(mount.status, 0, `mounting a small tmpfs needs root: ${mount.stderr}`);
   let s: TestServer | undefined;
   try {
-    s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK, data_dir: path.join(root, 'data'), database_url: null });
-    const create = () => s!.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'big', size: 1024 * 1024 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+    s = await startTestServer({
+      ...HEADER_SP,
+      upload_chunk_size: CHUNK,
+      data_dir: path.join(root, 'data'),
+      database_url: null,
+    });
+    const create = () =>
+      s!.request('POST', '/transfer', {
+        headers: alice,
+        json: {
+          files: [{ name: 'big', size: 1024 * 1024 }],
+          recipients: ['r@example.org'],
+          from: 'alice@example.org',
+          expires: inAWeek(),
+        },
+      });
     const t = await create();
     assert.is(t.status, 201, t.text);
-    for (const r of await sendChunks(s.request, t.json.files[0].id, patternBytes('full', 1024 * 1024), CHUNK, { headers: alice })) assert.is(r.status, 200, r.text);
+    for (const r of await sendChunks(s.request, t.json.files[0].id, patternBytes('full', 1024 * 1024), CHUNK, {
+      headers: alice,
+    }))
+      assert.is(r.status, 200, r.text);
     // Every byte left is taken (a filler grown until the disk refuses).
     const fd = fs.openSync(path.join(root, 'filler'), 'w');
     try {
@@ -39,7 +56,10 @@ test('on a full disk: POST /transfer answers 507 in the spec shape, DELETE /tran
     let refused = 0;
     for (let i = 0; i < 20; i++) {
       const r = await create();
-      assert.ok(r.status === 201 || r.status === 507, `POST /transfer on a full disk: ${r.status} ${r.text.slice(0, 200)}`);
+      assert.ok(
+        r.status === 201 || r.status === 507,
+        `POST /transfer on a full disk: ${r.status} ${r.text.slice(0, 200)}`,
+      );
       if (r.status === 507) {
         assert.is(r.json.message, 'storage_not_enough_space_left');
         assertErrorShape(r, 'POST /transfer on a full disk');
@@ -51,7 +71,10 @@ test('on a full disk: POST /transfer answers 507 in the spec shape, DELETE /tran
     const del = await s.request('DELETE', `/transfer/${t.json.id}`, { headers: alice });
     assert.is(del.status, 200, `DELETE /transfer on a full disk: ${del.text}`);
     assert.is((await s.request('GET', `/transfer/${t.json.id}`, { headers: alice })).json.status, 'closed');
-    assert.not.ok(fs.existsSync(path.join(root, 'data', 'files', String(t.json.id), t.json.files[0].uid)), 'its data is gone');
+    assert.not.ok(
+      fs.existsSync(path.join(root, 'data', 'files', String(t.json.id), t.json.files[0].uid)),
+      'its data is gone',
+    );
     const again = await create();
     assert.is(again.status, 201, `with the space back: ${again.text}`);
   } finally {

@@ -22,7 +22,12 @@ test.after(async () => {
 });
 
 const files = (n: number) => Array.from({ length: n }, (_, i) => ({ name: `f${i}`, size: 0 }));
-const draft = (n: number) => ({ files: files(n), recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() });
+const draft = (n: number) => ({
+  files: files(n),
+  recipients: ['r@example.org'],
+  from: 'alice@example.org',
+  expires: inAWeek(),
+});
 
 test('max_transfer_files is bounded by what one JSON body can carry: 10,000', () => {
   assert.throws(() => validateConfig({ max_transfer_files: MAX + 1 }, 'test'), /max_transfer_files/);
@@ -49,7 +54,12 @@ test('a Transfer of max_transfer_files files: created, shown, completed, downloa
   await Promise.all(Array.from({ length: 8 }, worker));
   const dir = path.join(s.app.config.data_dir, 'files', String(t.json.id));
   for (const f of t.json.files.slice(100)) fs.writeFileSync(path.join(dir, f.uid), '', { mode: 0o600 });
-  await sql(s, 'UPDATE files SET complete = 1, crc32 = 0, sha256 = ? WHERE transfer_id = ? AND complete = 0', EMPTY_SHA256, t.json.id);
+  await sql(
+    s,
+    'UPDATE files SET complete = 1, crc32 = 0, sha256 = ? WHERE transfer_id = ? AND complete = 0',
+    EMPTY_SHA256,
+    t.json.id,
+  );
   const done = await s.request('PUT', `/transfer/${t.json.id}`, { headers: alice, json: { complete: true } });
   assert.is(done.status, 200, done.text.slice(0, 300));
   const token = done.json.recipients[0].token;

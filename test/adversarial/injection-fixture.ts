@@ -74,7 +74,12 @@ export const HOSTILE_TEXTS: [label: string, text: string][] = [
 ];
 
 /** Addresses the e-mail rules accept although each is odd; they must reach mail headers as one plain address. */
-export const ODD_ADDRESSES = ["o'brien&{x}@example.org", '/etc/passwd@example.org', "x'or'1'='1@example.org", '%2e%2e%2f=?q?@example.org'];
+export const ODD_ADDRESSES = [
+  "o'brien&{x}@example.org",
+  '/etc/passwd@example.org',
+  "x'or'1'='1@example.org",
+  '%2e%2e%2f=?q?@example.org',
+];
 
 /** Characters no header, path or plain-text rendering may carry from a user's string. */
 // eslint-disable-next-line no-control-regex
@@ -83,10 +88,17 @@ export const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u206
 /** An archive entry name that extracts inside the target directory on Unix and Windows. */
 export function assertSafeEntryName(n: string, label: string): void {
   assert.ok(n.length > 0, `${label}: empty name`);
-  assert.not.ok(n.startsWith('/') || n.includes('\\') || /^[A-Za-z]:/.test(n), `${label}: absolute or backslash: ${JSON.stringify(n)}`);
-  assert.not.ok(n.split('/').some((seg) => seg === '..' || seg === '.' || seg === ''), `${label}: dot segment: ${JSON.stringify(n)}`);
+  assert.not.ok(
+    n.startsWith('/') || n.includes('\\') || /^[A-Za-z]:/.test(n),
+    `${label}: absolute or backslash: ${JSON.stringify(n)}`,
+  );
+  assert.not.ok(
+    n.split('/').some((seg) => seg === '..' || seg === '.' || seg === ''),
+    `${label}: dot segment: ${JSON.stringify(n)}`,
+  );
   assert.not.ok(UNSAFE.test(n), `${label}: control or bidi character: ${JSON.stringify(n)}`);
-  for (const seg of n.split('/')) assert.ok(Buffer.byteLength(seg) <= 255, `${label}: segment of ${Buffer.byteLength(seg)} bytes`);
+  for (const seg of n.split('/'))
+    assert.ok(Buffer.byteLength(seg) <= 255, `${label}: segment of ${Buffer.byteLength(seg)} bytes`);
 }
 
 /** Every regular file under dir (relative paths), bounded so a runaway tree cannot hang the test. */
@@ -119,7 +131,11 @@ export function tarEntries(tar: Buffer): TarEntry[] {
   for (let p = 0; p + 512 <= tar.length; ) {
     const h = tar.subarray(p, p + 512);
     if (h.every((b) => b === 0)) break;
-    const field = (o: number, n: number) => h.subarray(o, o + n).toString('utf8').replace(/\0.*$/s, '');
+    const field = (o: number, n: number) =>
+      h
+        .subarray(o, o + n)
+        .toString('utf8')
+        .replace(/\0.*$/s, '');
     const size = parseInt(field(124, 12), 8);
     const type = field(156, 1);
     const data = tar.subarray(p + 512, p + 512 + size);
@@ -137,8 +153,21 @@ export function tarEntries(tar: Buffer): TarEntry[] {
 
 /** Header names a ferry mail may carry; an injected line would add one outside this list. */
 const MAIL_HEADERS = new Set([
-  'content-type', 'from', 'to', 'reply-to', 'subject', 'message-id', 'date', 'mime-version', 'content-language',
-  'auto-submitted', 'content-transfer-encoding', 'received', 'x-ferry-message', 'return-path', 'delivered-to',
+  'content-type',
+  'from',
+  'to',
+  'reply-to',
+  'subject',
+  'message-id',
+  'date',
+  'mime-version',
+  'content-language',
+  'auto-submitted',
+  'content-transfer-encoding',
+  'received',
+  'x-ferry-message',
+  'return-path',
+  'delivered-to',
 ]);
 
 /** The head of a stored .eml: every line is a known header or a folded continuation, all plain ASCII. */
@@ -147,7 +176,10 @@ export function assertCleanMailHead(raw: string, label: string): Record<string, 
   const fields: Record<string, string> = {};
   let last = '';
   for (const line of head.split(/\r?\n/)) {
-    assert.ok(/^[\x20-\x7e\t]*$/.test(line), `${label}: non-ASCII or control byte in header line ${JSON.stringify(line)}`);
+    assert.ok(
+      /^[\x20-\x7e\t]*$/.test(line),
+      `${label}: non-ASCII or control byte in header line ${JSON.stringify(line)}`,
+    );
     if (/^[ \t]/.test(line)) {
       fields[last] += line;
       continue;

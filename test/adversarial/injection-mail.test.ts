@@ -19,7 +19,11 @@ const sent: { subject: string | null; message: string; to: string[]; token: stri
 
 test.before(async () => {
   sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, admin: ['boss'], mail: { transport: sink.url, sink: { dir: sink.dir, port: sink.port } } });
+  s = await startTestServer({
+    ...HEADER_SP,
+    admin: ['boss'],
+    mail: { transport: sink.url, sink: { dir: sink.dir, port: sink.port } },
+  });
 });
 test.after(async () => {
   await s.close();
@@ -32,13 +36,23 @@ const oneLine = (text: string) => text.replace(new RegExp(`${UNSAFE.source}+`, '
 async function sendTransfer(subject: string | null, message: string, to: string[]) {
   const r = await s.request('POST', '/transfer', {
     headers: alice,
-    json: { files: [{ name: 'f.txt', size: 2 }], recipients: to, from: 'alice@example.org', expires: inAWeek(), subject, message },
+    json: {
+      files: [{ name: 'f.txt', size: 2 }],
+      recipients: to,
+      from: 'alice@example.org',
+      expires: inAWeek(),
+      subject,
+      message,
+    },
   });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.subject, subject);
   assert.is(r.json.message, message);
   await sendChunks(s.request, r.json.files[0].id, Buffer.from('ok'), 1024, { headers: alice });
-  assert.is((await s.request('PUT', `/file/${r.json.files[0].id}`, { headers: alice, json: { complete: true } })).status, 200);
+  assert.is(
+    (await s.request('PUT', `/file/${r.json.files[0].id}`, { headers: alice, json: { complete: true } })).status,
+    200,
+  );
   const done = await s.request('PUT', `/transfer/${r.json.id}`, { headers: alice, json: { complete: true } });
   assert.is(done.status, 200, done.text);
   sent.push({ subject, message, to, token: done.json.recipients[0].token, id: r.json.id });
@@ -65,13 +79,21 @@ function assertSafeMail(raw: string, mail: ParsedMail, label: string): void {
   assert.not.match(htmlPart, '<script>alert', label);
   assert.not.match(htmlPart, '<html>body', label);
   assert.not.ok(/[\u202a-\u202e\u2066-\u2069]/.test(htmlPart), `${label}: bidi override in the HTML part`);
-  for (const line of (mail.text ?? '').split('\n')) assert.not.ok(UNSAFE.test(line.replace(/\r$|\t/g, '')), `${label}: ${JSON.stringify(line)}`);
+  for (const line of (mail.text ?? '').split('\n'))
+    assert.not.ok(UNSAFE.test(line.replace(/\r$|\t/g, '')), `${label}: ${JSON.stringify(line)}`);
 }
 
 test('subjects: one-line hostile ones stored exactly, multi-line ones refused with 400 naming the subject', async () => {
   for (const [label, text] of HOSTILE_TEXTS) {
     const r = await s.request('POST', '/transfer', {
-      headers: alice, json: { files: [{ name: 'a', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), subject: text },
+      headers: alice,
+      json: {
+        files: [{ name: 'a', size: 1 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+        subject: text,
+      },
     });
     if (ONE_LINE.test(text)) {
       assert.is(r.status, 201, `${label}: ${r.text}`);
@@ -85,7 +107,7 @@ test('subjects: one-line hostile ones stored exactly, multi-line ones refused wi
   }
 });
 
-test('hostile subjects and messages through complete: mail headers are ferry\'s alone, HTML escaped, To as given', async () => {
+test("hostile subjects and messages through complete: mail headers are ferry's alone, HTML escaped, To as given", async () => {
   for (const [i, [label, text]] of HOSTILE_TEXTS.entries()) {
     const to = [`t${i}@example.org`, ...(i < ODD_ADDRESSES.length ? [ODD_ADDRESSES[i]] : [])];
     await sendTransfer(ONE_LINE.test(text) ? text : label, text, to);
@@ -97,7 +119,12 @@ test('hostile subjects and messages through complete: mail headers are ferry\'s 
       assertSafeMail(m.raw, m.mail, address);
       assert.is(m.mail.subject, `alice@example.org sent you files: ${oneLine(t.subject!)}`, address);
       assert.is(m.mail.to && 'value' in m.mail.to ? m.mail.to.value.length : 0, 1, `${address}: one address`);
-      assert.match(m.mail.text ?? '', t.message.replace(new RegExp(UNSAFE.source.replace('\\u0000-\\u001f', '\\u0000-\\u0008\\u000b-\\u001f'), 'g'), '').replace(/\r/g, ''));
+      assert.match(
+        m.mail.text ?? '',
+        t.message
+          .replace(new RegExp(UNSAFE.source.replace('\\u0000-\\u001f', '\\u0000-\\u0008\\u000b-\\u001f'), 'g'), '')
+          .replace(/\r/g, ''),
+      );
     }
   }
 });
@@ -120,7 +147,10 @@ test('the download page shows each subject and message escaped, as one text', as
 test('guests: hostile subject, message and odd addresses reach the invitation only as data; the upload page escapes them', async () => {
   for (const [i, address] of ODD_ADDRESSES.entries()) {
     const [label, text] = HOSTILE_TEXTS[i + 2];
-    const g = await s.request('POST', '/guest', { headers: alice, json: { recipient: address, from: 'alice@example.org', subject: text, message: text } });
+    const g = await s.request('POST', '/guest', {
+      headers: alice,
+      json: { recipient: address, from: 'alice@example.org', subject: text, message: text },
+    });
     assert.is(g.status, 201, `${label}: ${g.text}`);
     assert.equal([g.json.email, g.json.subject, g.json.message], [address, text, text], label);
     const mails = await mailsTo(address, 2);
@@ -131,19 +161,33 @@ test('guests: hostile subject, message and odd addresses reach the invitation on
     assert.is(page.status, 200);
     assert.match(page.text, `data-guest-email="${address.replace(/&/g, '&amp;').replace(/'/g, '&#39;')}"`);
   }
-  const refused = await s.request('POST', '/guest', { headers: alice, json: { recipient: 'g@example.org', subject: HOSTILE_TEXTS[0][1] } });
+  const refused = await s.request('POST', '/guest', {
+    headers: alice,
+    json: { recipient: 'g@example.org', subject: HOSTILE_TEXTS[0][1] },
+  });
   assert.is(refused.status, 400);
   assert.equal(refused.json.details, ['subject']);
 });
 
 test('addresses that would be a second header, a display name, a bidi disguise or an SMTP syntax error are refused', async () => {
   const refused = [
-    'a@example.org\r\nBcc: evil@example.org', '"Evil" <e@example.org>', 'a@example.org, b@example.org', '<script>@example.org',
-    'moc.live\u202E@example.org', 'a\u0085b@example.org', 'a@example.org\u0085', '../../etc@example.org', '.a@example.org', 'a.@example.org',
+    'a@example.org\r\nBcc: evil@example.org',
+    '"Evil" <e@example.org>',
+    'a@example.org, b@example.org',
+    '<script>@example.org',
+    'moc.live\u202E@example.org',
+    'a\u0085b@example.org',
+    'a@example.org\u0085',
+    '../../etc@example.org',
+    '.a@example.org',
+    'a.@example.org',
     "' OR 1=1 --@example.org",
   ];
   for (const address of refused) {
-    const r = await s.request('POST', `/transfer/${sent[0].id}/recipient`, { headers: alice, json: { recipient: address } });
+    const r = await s.request('POST', `/transfer/${sent[0].id}/recipient`, {
+      headers: alice,
+      json: { recipient: address },
+    });
     assert.is(r.status, 400, `${JSON.stringify(address)}: ${r.text}`);
     assert.is(r.json.message, 'bad_email');
   }

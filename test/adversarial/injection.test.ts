@@ -7,7 +7,15 @@ import { startTestSink, TestSink } from '../helpers/mail';
 import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { zipEntries } from '../browser/zip-reader';
 import { alice, assertErrorShape } from './fixture';
-import { HOSTILE_NAMES, REFUSED_NAMES, UNSAFE, assertSafeEntryName, parseDisposition, tarEntries, walk } from './injection-fixture';
+import {
+  HOSTILE_NAMES,
+  REFUSED_NAMES,
+  UNSAFE,
+  assertSafeEntryName,
+  parseDisposition,
+  tarEntries,
+  walk,
+} from './injection-fixture';
 
 // Injection through file names: every hostile name is stored as given and comes back exactly from
 // the API, but reaches the disk, the download headers, the ZIP and tar entries and the pages only as data:
@@ -26,13 +34,18 @@ test.before(async () => {
     headers: alice,
     json: {
       files: HOSTILE_NAMES.map(([, name], i) => ({ name, size: datas[i].length, cid: name.slice(0, 200) })),
-      recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), subject: 'names', options: ['email_upload_complete'],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+      subject: 'names',
+      options: ['email_upload_complete'],
     },
   });
   assert.is(created.status, 201, created.text);
   t = created.json;
   for (const [i, f] of t.files.entries()) {
-    for (const r of await sendChunks(s.request, f.id, datas[i], 1024 * 1024, { headers: alice })) assert.is(r.status, 200, r.text);
+    for (const r of await sendChunks(s.request, f.id, datas[i], 1024 * 1024, { headers: alice }))
+      assert.is(r.status, 200, r.text);
     assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
   }
   const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
@@ -50,10 +63,19 @@ function visibleBase(name: string): string {
 }
 
 test('every hostile name round-trips exactly through POST, GET /transfer/{id}, GET /file/{id} and the cid', async () => {
-  assert.equal(t.files.map((f: any) => f.name), HOSTILE_NAMES.map(([, n]) => n));
-  assert.equal(t.files.map((f: any) => f.cid), HOSTILE_NAMES.map(([, n]) => n.slice(0, 200)));
+  assert.equal(
+    t.files.map((f: any) => f.name),
+    HOSTILE_NAMES.map(([, n]) => n),
+  );
+  assert.equal(
+    t.files.map((f: any) => f.cid),
+    HOSTILE_NAMES.map(([, n]) => n.slice(0, 200)),
+  );
   const got = await s.request('GET', `/transfer/${t.id}`, { headers: alice });
-  assert.equal(got.json.files.map((f: any) => f.name), HOSTILE_NAMES.map(([, n]) => n));
+  assert.equal(
+    got.json.files.map((f: any) => f.name),
+    HOSTILE_NAMES.map(([, n]) => n),
+  );
   for (const [i, f] of got.json.files.entries()) {
     const one = await s.request('GET', `/file/${f.id}`, { headers: alice });
     assert.is(one.json.name, HOSTILE_NAMES[i][1], HOSTILE_NAMES[i][0]);
@@ -64,7 +86,13 @@ test('refused names (NUL, 10 kB, blank, lone surrogate, paths that leave their f
   const before = (await s.request('GET', '/transfer', { headers: alice })).json.length;
   for (const [label, name, message, details] of REFUSED_NAMES) {
     const r = await s.request('POST', '/transfer', {
-      headers: alice, json: { files: [{ name, size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+      headers: alice,
+      json: {
+        files: [{ name, size: 1 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+      },
     });
     assert.is(r.status, 400, `${label}: ${r.text}`);
     assertErrorShape(r, label);
@@ -74,18 +102,39 @@ test('refused names (NUL, 10 kB, blank, lone surrogate, paths that leave their f
   assert.is((await s.request('GET', '/transfer', { headers: alice })).json.length, before);
 });
 
-test('legacy whole-file upload: the part\'s own file name and a hostile progress key are only data', async () => {
-  const w = (await s.request('POST', '/transfer', {
-    headers: alice, json: { files: [{ name: 'legacy/w.bin', size: 5 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
-  })).json;
+test("legacy whole-file upload: the part's own file name and a hostile progress key are only data", async () => {
+  const w = (
+    await s.request('POST', '/transfer', {
+      headers: alice,
+      json: {
+        files: [{ name: 'legacy/w.bin', size: 5 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+      },
+    })
+  ).json;
   const key = "../../progress' OR 1=1 --";
   const boundary = 'xXx';
-  const body = Buffer.from([
-    `--${boundary}`, 'Content-Disposition: form-data; name="PHP_SESSION_UPLOAD_PROGRESS"', '', key,
-    `--${boundary}`, `Content-Disposition: form-data; name="file"; filename="../../../../tmp/ferry-evil\\x"; filename*=UTF-8''..%2F..%2Fevil`,
-    'Content-Type: text/html', '', 'hello', `--${boundary}--`, '',
-  ].join('\r\n'));
-  const r = await s.request('POST', `/file/${w.files[0].id}/whole`, { headers: { ...alice, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+  const body = Buffer.from(
+    [
+      `--${boundary}`,
+      'Content-Disposition: form-data; name="PHP_SESSION_UPLOAD_PROGRESS"',
+      '',
+      key,
+      `--${boundary}`,
+      `Content-Disposition: form-data; name="file"; filename="../../../../tmp/ferry-evil\\x"; filename*=UTF-8''..%2F..%2Fevil`,
+      'Content-Type: text/html',
+      '',
+      'hello',
+      `--${boundary}--`,
+      '',
+    ].join('\r\n'),
+  );
+  const r = await s.request('POST', `/file/${w.files[0].id}/whole`, {
+    headers: { ...alice, 'content-type': `multipart/form-data; boundary=${boundary}` },
+    body,
+  });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.name, 'legacy/w.bin');
   const p = await s.request('GET', `/legacyuploadprogress/${encodeURIComponent(key)}`);
@@ -102,7 +151,8 @@ test('nothing is written outside data_dir/files/<transfer id>/<file uid>', async
   }
   assert.is(files.filter((f) => f.startsWith('data/files/')).length, expected.size);
   assert.not.ok(fs.existsSync('/tmp/ferry-evil'));
-  for (const [i, f] of t.files.entries()) assert.is(sha256(fs.readFileSync(path.join(s.dir, 'data/files', String(t.id), f.uid))), sha256(datas[i]));
+  for (const [i, f] of t.files.entries())
+    assert.is(sha256(fs.readFileSync(path.join(s.dir, 'data/files', String(t.id), f.uid))), sha256(datas[i]));
 });
 
 test('single-file downloads: RFC 6266/5987 Content-Disposition of the visible base name, no injected header, right bytes', async () => {
@@ -179,7 +229,8 @@ test('mails naming the files: headers untouched by names, HTML escaped, text wit
     assert.match(String(m.html), '&lt;script&gt;alert(1)&lt;/script&gt;.html');
     assert.not.ok(/[\u202a-\u202e\u2066-\u2069]/.test(String(m.html)), `${label}: no bidi override in the HTML part`);
     const text = m.text ?? '';
-    for (const line of text.split('\n')) assert.not.ok(UNSAFE.test(line.replace(/\r$|\t/g, '')), `${label}: ${JSON.stringify(line)}`);
+    for (const line of text.split('\n'))
+      assert.not.ok(UNSAFE.test(line.replace(/\r$|\t/g, '')), `${label}: ${JSON.stringify(line)}`);
     assert.match(text, 'photognp.exe');
   }
 });

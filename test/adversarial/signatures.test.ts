@@ -36,17 +36,32 @@ test.after(async () => {
   await s.close();
 });
 
-const transferBody = (name: string) => JSON.stringify({ files: [{ name, size: 10 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: now + 7 * 86400 });
+const transferBody = (name: string) =>
+  JSON.stringify({
+    files: [{ name, size: 10 }],
+    recipients: ['r@example.org'],
+    from: 'alice@example.org',
+    expires: now + 7 * 86400,
+  });
 /** A request signed with alice's own secret (remote-user mode). */
 const asAlice = (method: string, p: string, body?: string | Buffer, ts = now, h = host) =>
   signedPath({ method, host: h, path: p, args: { remote_user: 'alice', timestamp: ts }, secret, body });
 const myTransfers = async () => (await s.request('GET', asAlice('GET', '/transfer/@me'))).json.length as number;
 
 /** `skip`: tables a refused request may rightly change (the sweep of expired signatures runs on a signed POST). */
-async function expectReplayRefused(label: string, send: () => Promise<{ status: number; json: any }>, details: string[] | null = ['replay'], skip: string[] = []) {
+async function expectReplayRefused(
+  label: string,
+  send: () => Promise<{ status: number; json: any }>,
+  details: string[] | null = ['replay'],
+  skip: string[] = [],
+) {
   const before = await dbHash(s, skip);
   const r = await send();
-  assert.equal([r.status, r.json?.message, r.json?.details], [401, 'auth_remote_signature_check_failed', details], label);
+  assert.equal(
+    [r.status, r.json?.message, r.json?.details],
+    [401, 'auth_remote_signature_check_failed', details],
+    label,
+  );
   assert.is(await dbHash(s, skip), before, `${label} changed the database`);
   cases++;
 }
@@ -81,20 +96,32 @@ test('a replay changed in ways that keep its signature valid is still a replay',
     'signature argument repeated': `${p}&${sig}`,
     'signature given first, then a junk one': `${pathPart}?${[sig, ...args.filter((a) => a !== sig), 'signature=00'].join('&')}`,
   };
-  for (const [label, v] of Object.entries(variants)) await expectReplayRefused(label, () => s.request('POST', v, { body, headers: JSONH }));
+  for (const [label, v] of Object.entries(variants))
+    await expectReplayRefused(label, () => s.request('POST', v, { body, headers: JSONH }));
   // Signed for the Host without its port, which the server accepts too: the same signature either way.
   const portless = asAlice('POST', '/transfer', body, now, host.replace(/:\d+$/, ''));
   assert.is((await s.request('POST', portless, { body, headers: JSONH })).status, 201);
   await expectReplayRefused('Host without port', () => s.request('POST', portless, { body, headers: JSONH }));
   // Under /rest.php the path differs from the one signed: refused before any replay check.
-  await expectReplayRefused('through /rest.php', () => s.request('POST', `/rest.php${p}`, { body, headers: JSONH }), null);
+  await expectReplayRefused(
+    'through /rest.php',
+    () => s.request('POST', `/rest.php${p}`, { body, headers: JSONH }),
+    null,
+  );
   assert.is(await myTransfers(), count + 1, 'only the portless original was added');
 });
 
 test('the same signed POST sent eight times at once: exactly one is taken', async () => {
   now += 1;
   const body = transferBody('c.txt');
-  const p = signedPath({ method: 'POST', host, path: '/transfer', args: { remote_application: 'portal', remote_user: 'alice', timestamp: now }, secret: portal, body });
+  const p = signedPath({
+    method: 'POST',
+    host,
+    path: '/transfer',
+    args: { remote_application: 'portal', remote_user: 'alice', timestamp: now },
+    secret: portal,
+    body,
+  });
   const before = await myTransfers();
   const answers = await Promise.all(Array.from({ length: 8 }, () => s.request('POST', p, { body, headers: JSONH })));
   assert.equal(answers.map((a) => a.status).sort(), [201, 401, 401, 401, 401, 401, 401, 401]);
@@ -109,7 +136,12 @@ test('a future-dated POST stays spent until its own window has passed, across th
   const p = asAlice('POST', '/transfer', body, now + 3600, host.replace(/:\d+$/, ''));
   assert.is((await s.request('POST', p, { body, headers: JSONH })).status, 201);
   now += 120; // past the once-a-minute sweep of expired signatures
-  await expectReplayRefused('after the sweep', () => s.request('POST', p, { body, headers: JSONH }), ['replay'], ['used_signatures']);
+  await expectReplayRefused(
+    'after the sweep',
+    () => s.request('POST', p, { body, headers: JSONH }),
+    ['replay'],
+    ['used_signatures'],
+  );
   // A restart on the same data: used signatures live in the database, not in memory.
   await s.server.close(1000);
   await s.app.close();
@@ -131,7 +163,9 @@ test('timestamps ahead: up to signature_max_future_s accepted, one second more r
   const short = await startTestServer({ ...CONFIG, auth: { ...CONFIG.auth, signature_max_future_s: 60 } }, { clock });
   try {
     const shortApp = await short.app.services.accounts.addRemoteApp('portal', false);
-    const shortSecret = ((await short.request('GET', '/user', { headers: asUser('alice') })).json.remote_config as string).split('|')[2];
+    const shortSecret = (
+      (await short.request('GET', '/user', { headers: asUser('alice') })).json.remote_config as string
+    ).split('|')[2];
     const servers = [
       { srv: s, max: 86400, app: portal, user: secret },
       { srv: short, max: 60, app: shortApp, user: shortSecret },
@@ -140,8 +174,14 @@ test('timestamps ahead: up to signature_max_future_s accepted, one second more r
       const h = new URL(srv.url).host;
       for (const mode of ['remote_user', 'remote_application'] as const) {
         const at = (ts: number) => {
-          const args: Record<string, string | number> = mode === 'remote_user' ? { remote_user: 'alice', timestamp: ts } : { remote_application: 'portal', timestamp: ts };
-          return srv.request('GET', signedPath({ method: 'GET', host: h, path: '/echo', args, secret: mode === 'remote_user' ? user : app }));
+          const args: Record<string, string | number> =
+            mode === 'remote_user'
+              ? { remote_user: 'alice', timestamp: ts }
+              : { remote_application: 'portal', timestamp: ts };
+          return srv.request(
+            'GET',
+            signedPath({ method: 'GET', host: h, path: '/echo', args, secret: mode === 'remote_user' ? user : app }),
+          );
         };
         const label = `${mode}, max ${max} s`;
         assert.is((await at(now + max)).status, 200, `${label}: exactly max ahead`);
@@ -152,7 +192,14 @@ test('timestamps ahead: up to signature_max_future_s accepted, one second more r
     }
     // A POST dated as far ahead as allowed is spent for its whole window.
     const body = transferBody('e.txt');
-    const p = signedPath({ method: 'POST', host: new URL(short.url).host, path: '/transfer', args: { remote_user: 'alice', timestamp: now + 60 }, secret: shortSecret, body });
+    const p = signedPath({
+      method: 'POST',
+      host: new URL(short.url).host,
+      path: '/transfer',
+      args: { remote_user: 'alice', timestamp: now + 60 },
+      secret: shortSecret,
+      body,
+    });
     assert.is((await short.request('POST', p, { body, headers: JSONH })).status, 201);
     now += 60 + 15;
     const replay = await short.request('POST', p, { body, headers: JSONH });
@@ -169,7 +216,12 @@ test('a refused signed change is not spent: the identical request sent again in 
   const at = new URL(s.url).host;
   const sign = (method: string, p: string, b?: string | Buffer) => asAlice(method, p, b, now, at);
   // CHUNK is 1024 here: a file of two chunks, the second not sent yet.
-  const body = JSON.stringify({ files: [{ name: 'two.bin', size: 2048 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: now + 7 * 86400 });
+  const body = JSON.stringify({
+    files: [{ name: 'two.bin', size: 2048 }],
+    recipients: ['r@example.org'],
+    from: 'alice@example.org',
+    expires: now + 7 * 86400,
+  });
   const created = await s.request('POST', sign('POST', '/transfer', body), { body, headers: JSONH });
   assert.is(created.status, 201, created.text);
   const f = created.json.files[0];
@@ -189,7 +241,11 @@ test('a refused signed change is not spent: the identical request sent again in 
   // Accepted once: from now on it is a replay.
   await expectReplayRefused('the accepted completion', () => s.request('PUT', p, { body: complete, headers: JSONH }));
   // The same for a POST refused 400: sent again unchanged it is refused again (not a replay), nothing added.
-  const bad = JSON.stringify({ files: [{ name: '../x', size: 1 }], recipients: ['r@example.org'], expires: now + 86400 });
+  const bad = JSON.stringify({
+    files: [{ name: '../x', size: 1 }],
+    recipients: ['r@example.org'],
+    expires: now + 86400,
+  });
   const badPath = sign('POST', '/transfer', bad);
   for (let i = 0; i < 2; i++) {
     const r = await s.request('POST', badPath, { body: bad, headers: JSONH });

@@ -19,7 +19,6 @@ import { dbHash } from './fixture';
 const MiB = 1024 * 1024;
 const CHUNK = 5 * MiB; // S3's smallest part: files of two chunks go through a multipart upload there
 const alice = asUser('alice');
-const JSONH = { 'content-type': 'application/json' };
 
 interface Store {
   name: 'fs' | 's3';
@@ -40,11 +39,27 @@ test.before(async () => {
     let storage: Record<string, unknown> | undefined;
     if (name === 's3') {
       const s3 = await startS3();
-      storage = { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: `sc-${crypto.randomBytes(4).toString('hex')}/`, force_path_style: true, access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey };
+      storage = {
+        type: 's3',
+        endpoint: s3.endpoint,
+        bucket: s3.bucket,
+        region: s3.region,
+        prefix: `sc-${crypto.randomBytes(4).toString('hex')}/`,
+        force_path_style: true,
+        access_key_id: s3.accessKeyId,
+        secret_access_key: s3.secretAccessKey,
+      };
     }
     const config = { ...HEADER_SP, upload_chunk_size: CHUNK, ...(storage ? { storage } : { storage: { type: 'fs' } }) };
     const a = await startTestServer(config, { log: capturing(lines) });
-    const b = await startTestServer({ ...config, data_dir: path.join(a.dir, 'data'), ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}) }, { log: capturing(lines) });
+    const b = await startTestServer(
+      {
+        ...config,
+        data_dir: path.join(a.dir, 'data'),
+        ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}),
+      },
+      { log: capturing(lines) },
+    );
     const cfg = (await a.request('GET', '/user', { headers: alice })).json.remote_config as string;
     stores.push({ name, a, b, secret: cfg.split('|')[2], lines });
   }
@@ -61,12 +76,28 @@ const hostOf = (n: TestServer) => new URL(n.url).host;
 
 /** A chunk PUT signed with alice's secret (remote-user mode), or with a wrong one. */
 function chunkPath(n: TestServer, secret: string, fileId: number, offset: number, body: Buffer, ts = now()): string {
-  return signedPath({ method: 'PUT', host: hostOf(n), path: `/file/${fileId}/chunk/${offset}`, args: { remote_user: 'alice', timestamp: ts }, secret, body });
+  return signedPath({
+    method: 'PUT',
+    host: hostOf(n),
+    path: `/file/${fileId}/chunk/${offset}`,
+    args: { remote_user: 'alice', timestamp: ts },
+    secret,
+    body,
+  });
 }
-const forged = (n: TestServer, fileId: number, offset: number, body: Buffer) => chunkPath(n, 'f'.repeat(64), fileId, offset, body);
+const forged = (n: TestServer, fileId: number, offset: number, body: Buffer) =>
+  chunkPath(n, 'f'.repeat(64), fileId, offset, body);
 
 async function createTransfer(n: TestServer, size: number): Promise<{ id: number; fileId: number }> {
-  const r = await n.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'f.bin', size }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+  const r = await n.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: [{ name: 'f.bin', size }],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.is(r.status, 201, r.text);
   return { id: r.json.id, fileId: r.json.files[0].id };
 }
@@ -96,7 +127,13 @@ async function recordedSha256(n: TestServer, fileId: number): Promise<string> {
 }
 
 function rawPut(conn: RawConn, n: TestServer, p: string, length: number, headers: Record<string, string> = {}): void {
-  const lines = [`PUT ${p} HTTP/1.1`, `Host: ${hostOf(n)}`, 'Content-Type: application/octet-stream', `Content-Length: ${length}`, ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`)];
+  const lines = [
+    `PUT ${p} HTTP/1.1`,
+    `Host: ${hostOf(n)}`,
+    'Content-Type: application/octet-stream',
+    `Content-Length: ${length}`,
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
   conn.write(`${lines.join('\r\n')}\r\n\r\n`);
 }
 
@@ -136,7 +173,8 @@ for (const which of ['fs', 's3'] as const) {
     const t = await createTransfer(a, data.length);
     const first = data.subarray(0, CHUNK);
     // (On S3 the file's multipart upload may be begun for the chunk: an upload id, no data.)
-    const fileRow = async () => (await sql(a, 'SELECT ranges, received, complete, sha256, crc32 FROM files WHERE id = ?', t.fileId))[0];
+    const fileRow = async () =>
+      (await sql(a, 'SELECT ranges, received, complete, sha256, crc32 FROM files WHERE id = ?', t.fileId))[0];
     const before = [await dbHash(a, ['used_signatures', 'files']), JSON.stringify(await fileRow())];
     const conn = await rawConnect(port(a));
     try {
@@ -145,13 +183,17 @@ for (const which of ['fs', 's3'] as const) {
       await new Promise((r) => setTimeout(r, 200));
       assert.is(conn.received(), '', 'no answer while the body is still arriving');
       conn.write(first.subarray(CHUNK / 2));
-      const text = await conn.waitFor(/\r\n\r\n\{[^]*\}/, 15_000);
+      const text = await conn.waitFor(/\r\n\r\n\{[\s\S]*\}/, 15_000);
       assert.is(statusOf(text), 401, text.slice(0, 300));
       assert.match(text, /auth_remote_signature_check_failed/);
     } finally {
       conn.sock.destroy();
     }
-    assert.equal([await dbHash(a, ['used_signatures', 'files']), JSON.stringify(await fileRow())], before, 'nothing recorded');
+    assert.equal(
+      [await dbHash(a, ['used_signatures', 'files']), JSON.stringify(await fileRow())],
+      before,
+      'nothing recorded',
+    );
     // The same chunk rightly signed is taken, on the other node.
     const ok = await b.request('PUT', chunkPath(b, secret, t.fileId, 0, first), { body: first });
     assert.equal([ok.status, ok.json.received], [200, CHUNK], ok.text);
@@ -160,7 +202,7 @@ for (const which of ['fs', 's3'] as const) {
     const late = await rawConnect(port(a));
     try {
       rawPut(late, a, chunkPath(a, secret, t.fileId, CHUNK, data.subarray(CHUNK), now() + 3600 * 48), 1000);
-      const text = await late.waitFor(/\r\n\r\n\{[^]*\}/, 5000);
+      const text = await late.waitFor(/\r\n\r\n\{[\s\S]*\}/, 5000);
       assert.is(statusOf(text), 401, text.slice(0, 300));
       assert.match(text, /auth_remote_too_late/);
     } finally {
@@ -180,7 +222,8 @@ for (const which of ['fs', 's3'] as const) {
       await new Promise((r) => setTimeout(r, 100));
       conn.sock.destroy();
       const deadline = Date.now() + 5000;
-      while (!lines.slice(start).some((l) => /^PUT \/file/.test(l)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      while (!lines.slice(start).some((l) => /^PUT \/file/.test(l)) && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
       const mine = lines.slice(start);
       assert.ok(!mine.some((l) => l.startsWith('ERROR') || / 500 /.test(l) || /\n\s+at /.test(l)), mine.join('\n'));
     }
@@ -198,7 +241,10 @@ for (const which of ['fs', 's3'] as const) {
       const late = patternBytes(`late-${which}-${round}`, size);
       const [writer, completer] = round % 2 ? [a, b] : [b, a];
       const t = await createTransfer(a, size);
-      const up = await completer.request('PUT', `/file/${t.fileId}/chunk/0`, { body: data, headers: { ...alice, 'content-type': 'application/octet-stream' } });
+      const up = await completer.request('PUT', `/file/${t.fileId}/chunk/0`, {
+        body: data,
+        headers: { ...alice, 'content-type': 'application/octet-stream' },
+      });
       assert.is(up.status, 200, up.text);
       const signed = round % 4 >= 2;
       const conn = await rawConnect(port(writer));
@@ -213,21 +259,28 @@ for (const which of ['fs', 's3'] as const) {
           conn.write(late.subarray(size / 2));
         } else {
           const rest = new Promise<void>((r) =>
-            setTimeout(() => {
-              conn.write(late.subarray(size / 2));
-              r();
-            }, (round * 7) % 40),
+            setTimeout(
+              () => {
+                conn.write(late.subarray(size / 2));
+                r();
+              },
+              (round * 7) % 40,
+            ),
           );
           token = await completeAll(completer, t);
           await rest;
         }
-        const text = await conn.waitFor(/\r\n\r\n\{[^]*\}|\r\n\r\n[^{]/, 15_000);
+        const text = await conn.waitFor(/\r\n\r\n\{[\s\S]*\}|\r\n\r\n[^{]/, 15_000);
         answers.push(statusOf(text));
         // 200 when it was in before the completion began (its bytes, on recorded ones, dropped), else 409.
         assert.ok([200, 409].includes(statusOf(text)), `round ${round}: ${text.slice(0, 300)}`);
         const bytes = await served(writer, token, t.fileId);
         assert.is(sha256(bytes), sha256(data), `round ${round}: the bytes served are the completed file's`);
-        assert.is(await recordedSha256(writer, t.fileId), sha256(data), `round ${round}: the recorded SHA-256 describes them`);
+        assert.is(
+          await recordedSha256(writer, t.fileId),
+          sha256(data),
+          `round ${round}: the recorded SHA-256 describes them`,
+        );
       } finally {
         conn.sock.destroy();
       }
@@ -244,9 +297,16 @@ test('two sends of the same chunk at once with different bytes: the bytes served
       const one = patternBytes(`one-${name}-${round}`, size);
       const two = patternBytes(`two-${name}-${round}`, size);
       const t = await createTransfer(a, size);
-      const put = (body: Buffer) => a.request('PUT', `/file/${t.fileId}/chunk/0`, { body, headers: { ...alice, 'content-type': 'application/octet-stream' } });
+      const put = (body: Buffer) =>
+        a.request('PUT', `/file/${t.fileId}/chunk/0`, {
+          body,
+          headers: { ...alice, 'content-type': 'application/octet-stream' },
+        });
       const answers = await Promise.all([put(one), put(two)]);
-      assert.equal(answers.map((r) => r.status), [200, 200]);
+      assert.equal(
+        answers.map((r) => r.status),
+        [200, 200],
+      );
       const token = await completeAll(a, t);
       const got = sha256(await served(a, token, t.fileId));
       assert.ok(got === sha256(one) || got === sha256(two), `${name} round ${round}: a mix was served`);

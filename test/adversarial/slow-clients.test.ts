@@ -36,29 +36,43 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 async function newFile(s: TestServer, user = alice, size = 4 * CHUNK): Promise<{ id: number; uid: string }> {
   const r = await s.request('POST', '/transfer', {
     headers: user,
-    json: { files: [{ name: 'big.bin', size }], recipients: ['r@example.org'], from: user['X-Remote-Email'], expires: inAWeek() },
+    json: {
+      files: [{ name: 'big.bin', size }],
+      recipients: ['r@example.org'],
+      from: user['X-Remote-Email'],
+      expires: inAWeek(),
+    },
   });
   assert.is(r.status, 201, r.text);
   return r.json.files[0];
 }
 
 function chunkHead(fileId: number, offset: number, length: number, user = alice, query = ''): string {
-  const who = Object.entries(user).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+  const who = Object.entries(user)
+    .map(([k, v]) => `${k}: ${v}\r\n`)
+    .join('');
   return `PUT /file/${fileId}/chunk/${offset}${query} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/octet-stream\r\nContent-Length: ${length}\r\n${who}\r\n`;
 }
 
 const slotsOf = (s: TestServer, who: string) => s.app.services.uploadSlots.inUse(who);
 
 test('production timeouts stay 20 s for headers, 5 s for idle keep-alive, 120 s of silence, no overall deadline; the upload cap leaves room for 64 uploads at once', () => {
-  assert.equal({ ...DEFAULT_TIMEOUTS }, { headersMs: 20_000, keepAliveMs: 5_000, idleMs: 120_000, checkEveryMs: 1_000 });
+  assert.equal(
+    { ...DEFAULT_TIMEOUTS },
+    { headersMs: 20_000, keepAliveMs: 5_000, idleMs: 120_000, checkEveryMs: 1_000 },
+  );
   const srv = plain.server.server;
-  assert.equal([srv.headersTimeout, srv.keepAliveTimeout, srv.timeout, srv.requestTimeout], [20_000, 5_000, 120_000, 0]);
+  assert.equal(
+    [srv.headersTimeout, srv.keepAliveTimeout, srv.timeout, srv.requestTimeout],
+    [20_000, 5_000, 120_000, 0],
+  );
   assert.ok(defaultConfig().max_concurrent_chunk_uploads >= 64, 'the benchmark sends 64 uploads at once from one user');
 });
 
 test('500 idle connections, half of them trickling a request line byte by byte, and /info still answers under 100 ms', async () => {
   const conns: RawConn[] = [];
-  for (let batch = 0; batch < 5; batch++) conns.push(...(await Promise.all(Array.from({ length: 100 }, () => rawConnect(plain.server.port)))));
+  for (let batch = 0; batch < 5; batch++)
+    conns.push(...(await Promise.all(Array.from({ length: 100 }, () => rawConnect(plain.server.port)))));
   const slow = conns.filter((_, i) => i % 2 === 0);
   const line = 'GET /info HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ' + 'a'.repeat(200);
   let sent = 0;
@@ -88,11 +102,16 @@ test('500 idle connections, half of them trickling a request line byte by byte, 
       rounds.push({ median: times[10], max: times[times.length - 1], parallel: performance.now() - t0 });
     }
     for (const r of rounds) {
-      console.log(`  /info with ${held} idle connections open: median ${r.median.toFixed(1)} ms, max ${r.max.toFixed(1)} ms; 10 at once ${r.parallel.toFixed(1)} ms`);
+      console.log(
+        `  /info with ${held} idle connections open: median ${r.median.toFixed(1)} ms, max ${r.max.toFixed(1)} ms; 10 at once ${r.parallel.toFixed(1)} ms`,
+      );
     }
     const best = Math.min(...rounds.map((r) => r.max));
     assert.ok(best < 100, `max ${best} ms`);
-    assert.ok(conns.every((c) => !c.sock.destroyed), 'still well inside the 20 s headers deadline');
+    assert.ok(
+      conns.every((c) => !c.sock.destroyed),
+      'still well inside the 20 s headers deadline',
+    );
   } finally {
     clearInterval(trickle);
     for (const c of conns) c.sock.destroy();
@@ -101,8 +120,14 @@ test('500 idle connections, half of them trickling a request line byte by byte, 
 
 test('64 chunks in flight from one user (the benchmark burst) are never refused', async () => {
   const f = await newFile(plain, alice, 64 * 1024);
-  const rs = await sendChunks(plain.request, f.id, patternBytes('burst', 64 * 1024), 1024, { parallel: 64, headers: alice });
-  assert.equal(rs.map((r) => r.status).filter((s) => s !== 200), []);
+  const rs = await sendChunks(plain.request, f.id, patternBytes('burst', 64 * 1024), 1024, {
+    parallel: 64,
+    headers: alice,
+  });
+  assert.equal(
+    rs.map((r) => r.status).filter((s) => s !== 200),
+    [],
+  );
 });
 
 test('slowloris: headers trickled byte by byte are cut at the headers deadline with 408, and so is a connection that never speaks', async () => {
@@ -111,7 +136,10 @@ test('slowloris: headers trickled byte by byte are cut at the headers deadline w
   let i = 0;
   const drip = setInterval(() => trickler.write(head[i++ % head.length]), 50);
   try {
-    for (const [c, what] of [[trickler, 'trickled headers'], [silent, 'silent connection']] as const) {
+    for (const [c, what] of [
+      [trickler, 'trickled headers'],
+      [silent, 'silent connection'],
+    ] as const) {
       const ms = await within(c.closed, SHORT.headersMs + SLACK_MS, what);
       assert.ok(ms >= SHORT.headersMs - 50, `${what} cut after ${ms} ms, before the deadline`);
       assert.match(c.received(), /^HTTP\/1\.1 408 /, what);
@@ -144,7 +172,10 @@ test('a chunk body that stops flowing is cut after the idle timeout: nothing is 
   await until('slot released', () => slotsOf(short, 'user:alice') === 0, 3000);
   const file = await short.request('GET', `/file/${f.id}`, { headers: alice });
   assert.equal([file.json.received, file.json.ranges], [0, []]);
-  const again = await sendChunks(short.request, f.id, patternBytes('full', 4 * CHUNK), CHUNK, { headers: alice, order: [0] });
+  const again = await sendChunks(short.request, f.id, patternBytes('full', 4 * CHUNK), CHUNK, {
+    headers: alice,
+    order: [0],
+  });
   assert.is(again[0].status, 200, again[0].text);
   assert.is(again[0].json.received, CHUNK);
 });
@@ -181,19 +212,32 @@ test(`cap of ${CAP} uploads per user: one more answers 429 with Retry-After befo
   const before = await dbHash(capped, ['used_signatures']);
   await assertRefusedBeforeBody(capped, f.id);
   // Through fetch, body and all: the same answer, and the next request of the same client works at once.
-  const r = await capped.request('PUT', `/file/${f.id}/chunk/${3 * CHUNK}`, { headers: { ...alice, 'content-type': 'application/octet-stream' }, body: patternBytes('x', CHUNK) });
+  const r = await capped.request('PUT', `/file/${f.id}/chunk/${3 * CHUNK}`, {
+    headers: { ...alice, 'content-type': 'application/octet-stream' },
+    body: patternBytes('x', CHUNK),
+  });
   assert.is(r.status, 429, r.text);
   assertErrorShape(r, '429');
   assert.is(r.json.message, 'rate_limit_exceeded');
   assert.is(r.headers.get('retry-after'), '1');
   assert.is((await capped.request('GET', '/info')).status, 200);
   // A chunk key acts as the Transfer's owner, so it shares alice's slots.
-  const keyed = await capped.request('PUT', `/file/${f.id}/chunk/${3 * CHUNK}?key=${f.uid}`, { headers: { 'content-type': 'application/octet-stream' }, body: patternBytes('k', CHUNK) });
+  const keyed = await capped.request('PUT', `/file/${f.id}/chunk/${3 * CHUNK}?key=${f.uid}`, {
+    headers: { 'content-type': 'application/octet-stream' },
+    body: patternBytes('k', CHUNK),
+  });
   assert.is(keyed.status, 429, keyed.text);
   // So does a remote application acting for alice (its signed body is read first: the signature covers it).
   const body = patternBytes('s', CHUNK);
   const args = { remote_application: 'portal', remote_user: 'alice', timestamp: nowS() };
-  const signed = signedPath({ method: 'PUT', host: new URL(capped.url).host, path: `/file/${f.id}/chunk/${3 * CHUNK}`, args, secret, body });
+  const signed = signedPath({
+    method: 'PUT',
+    host: new URL(capped.url).host,
+    path: `/file/${f.id}/chunk/${3 * CHUNK}`,
+    args,
+    secret,
+    body,
+  });
   const viaApp = await capped.request('PUT', signed, { headers: { 'content-type': 'application/octet-stream' }, body });
   assert.equal([viaApp.status, viaApp.json?.message], [429, 'rate_limit_exceeded'], viaApp.text);
   assert.is(await dbHash(capped, ['used_signatures']), before, 'refused uploads change nothing');
@@ -223,16 +267,25 @@ test('no slot leaks: uploads that fail before or in the middle of their body, an
   const early = await Promise.all(
     Array.from({ length: 2 * CAP }, (_, i) =>
       capped.request('PUT', `/file/${f.id}/chunk/${i % 2 ? 10 * CHUNK : 0}`, {
-        headers: { ...carol, 'content-type': 'application/octet-stream', ...(i % 2 ? {} : { 'X-Service-Chunk-Size': '5' }) },
+        headers: {
+          ...carol,
+          'content-type': 'application/octet-stream',
+          ...(i % 2 ? {} : { 'X-Service-Chunk-Size': '5' }),
+        },
         body: patternBytes('e', 100),
       }),
     ),
   );
-  assert.ok(early.every((r) => r.status === 400 || r.status === 429), early.map((r) => r.status).join());
+  assert.ok(
+    early.every((r) => r.status === 400 || r.status === 429),
+    early.map((r) => r.status).join(),
+  );
   // A failure in the middle of the body: a chunked body longer than the room left in the file.
   const mid = await Promise.all(Array.from({ length: CAP }, () => rawConnect(capped.server.port)));
   for (const c of mid) {
-    const who = Object.entries(carol).map(([k, v]) => `${k}: ${v}\r\n`).join('');
+    const who = Object.entries(carol)
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('');
     c.write(`PUT /file/${f.id}/chunk/${CHUNK} HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n${who}\r\n`);
     c.write(`${(CHUNK + 1).toString(16)}\r\n`);
     c.write(patternBytes('long', CHUNK + 1));
@@ -250,8 +303,14 @@ test('no slot leaks: uploads that fail before or in the middle of their body, an
   const file = await capped.request('GET', `/file/${f.id}`, { headers: carol });
   assert.equal([file.json.received, file.json.ranges], [0, []]);
   // And carol can upload her whole file with CAP chunks in flight.
-  const ok = await sendChunks(capped.request, f.id, patternBytes('carol', 2 * CHUNK), CHUNK, { headers: carol, parallel: 2 });
-  assert.equal(ok.map((r) => r.status), [200, 200]);
+  const ok = await sendChunks(capped.request, f.id, patternBytes('carol', 2 * CHUNK), CHUNK, {
+    headers: carol,
+    parallel: 2,
+  });
+  assert.equal(
+    ok.map((r) => r.status),
+    [200, 200],
+  );
 });
 
 test.run();

@@ -2,7 +2,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import type { BinaryServer } from '../helpers/binary';
-import { openBrowser, startFerry, ferryCli, shot, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  ferryCli,
+  shot,
+  rest,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+  BrowserSession,
+} from './harness';
 import { axe, sendViaRest } from './fixtures';
 
 // Every page checked by axe-core inside the page, at a desktop and a phone size, with a screenshot of each
@@ -44,15 +53,32 @@ test.after(async () => {
 });
 
 test("a signed-in user's pages: upload, transfers, guests, admin, profile", async () => {
-  const t = await sendViaRest(ferry.url, 'root', 'Site photos', { 'a.jpg': 'x'.repeat(5000), 'b.jpg': 'y'.repeat(7000), 'notes.txt': 'hello' }, ['anna@example.org']);
-  await rest(ferry.url, 'POST', '/guest', 'root', { recipient: 'gus@example.org', from: 'root@example.org', subject: 'Scans please', expires: Math.floor(Date.now() / 1000) + 5 * 86400 });
+  const t = await sendViaRest(
+    ferry.url,
+    'root',
+    'Site photos',
+    { 'a.jpg': 'x'.repeat(5000), 'b.jpg': 'y'.repeat(7000), 'notes.txt': 'hello' },
+    ['anna@example.org'],
+  );
+  await rest(ferry.url, 'POST', '/guest', 'root', {
+    recipient: 'gus@example.org',
+    from: 'root@example.org',
+    subject: 'Scans please',
+    expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+  });
   const { page } = user;
   await page.goto(`${ferry.url}/`);
-  await page.setInputFiles('#pick-files', { name: 'report.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(1234) });
+  await page.setInputFiles('#pick-files', {
+    name: 'report.pdf',
+    mimeType: 'application/pdf',
+    buffer: Buffer.alloc(1234),
+  });
   problems.push(...(await checkPage(page, 'page-upload', () => page.locator('#upload-title').waitFor())));
   await page.goto(`${ferry.url}/?s=transfers`);
   await page.locator('table.transfers button', { hasText: 'Details' }).first().click();
-  problems.push(...(await checkPage(page, 'page-transfers', () => page.locator(`#details-${t.id} table.audit`).waitFor())));
+  problems.push(
+    ...(await checkPage(page, 'page-transfers', () => page.locator(`#details-${t.id} table.audit`).waitFor())),
+  );
   await page.goto(`${ferry.url}/?s=guests`);
   problems.push(...(await checkPage(page, 'page-guests', () => page.locator('table.guests').waitFor())));
   await page.goto(`${ferry.url}/?s=admin`);
@@ -61,13 +87,17 @@ test("a signed-in user's pages: upload, transfers, guests, admin, profile", asyn
   await page.click('nav.tabs button:has-text("All transfers")');
   problems.push(...(await checkPage(page, 'page-admin-transfers', () => page.locator('table.transfers').waitFor())));
   await page.click('nav.tabs button:has-text("Users")');
-  problems.push(...(await checkPage(page, 'page-admin-users', () => page.locator('table.users tr[data-user="root"]').waitFor())));
+  problems.push(
+    ...(await checkPage(page, 'page-admin-users', () => page.locator('table.users tr[data-user="root"]').waitFor())),
+  );
   await page.goto(`${ferry.url}/?s=profile`);
   problems.push(...(await checkPage(page, 'page-profile', () => page.locator('#remote-config').waitFor())));
   // No mail.transport here: the admin's notice is on every page above, and the built-in inbox holds the mail.
   assert.ok(await page.locator('aside.site-notice').isVisible(), 'the admin sees the built-in inbox notice');
   await page.goto(`${ferry.url}/?s=mail-sink`);
-  problems.push(...(await checkPage(page, 'page-mail-inbox', () => page.locator('table.mail-list td').first().waitFor())));
+  problems.push(
+    ...(await checkPage(page, 'page-mail-inbox', () => page.locator('table.mail-list td').first().waitFor())),
+  );
   await page.locator('table.mail-list a').first().click();
   problems.push(...(await checkPage(page, 'page-mail-message', () => page.locator('pre.mail-text').waitFor())));
   // Signed in through the organisation (header service provider): no password of ferry's to change.
@@ -75,7 +105,13 @@ test("a signed-in user's pages: upload, transfers, guests, admin, profile", asyn
 });
 
 test("a recipient's download page and a guest's upload page", async () => {
-  const t = await sendViaRest(ferry.url, 'root', 'For the recipient', { 'plan.pdf': 'p'.repeat(3000), 'annex.csv': 'a,b\n' }, ['rita@example.org']);
+  const t = await sendViaRest(
+    ferry.url,
+    'root',
+    'For the recipient',
+    { 'plan.pdf': 'p'.repeat(3000), 'annex.csv': 'a,b\n' },
+    ['rita@example.org'],
+  );
   const g = await rest(ferry.url, 'POST', '/guest', 'root', {
     recipient: 'gwen@example.org',
     from: 'root@example.org',
@@ -88,9 +124,13 @@ test("a recipient's download page and a guest's upload page", async () => {
   const anon = await openBrowser();
   try {
     await anon.page.goto(t.recipients[0].download_url);
-    problems.push(...(await checkPage(anon.page, 'page-download', () => anon.page.locator('form.download-form').waitFor())));
+    problems.push(
+      ...(await checkPage(anon.page, 'page-download', () => anon.page.locator('form.download-form').waitFor())),
+    );
     await anon.page.goto(g.json.upload_url);
-    problems.push(...(await checkPage(anon.page, 'page-guest-upload', () => anon.page.locator('#upload-title').waitFor())));
+    problems.push(
+      ...(await checkPage(anon.page, 'page-guest-upload', () => anon.page.locator('#upload-title').waitFor())),
+    );
   } finally {
     await anon.close();
   }
@@ -100,7 +140,13 @@ test('the login page (local accounts)', async () => {
   const local = await startFerry({});
   const b = await openBrowser();
   try {
-    assert.is(ferryCli(['user', 'add', 'alice', '--email', 'alice@example.org', '--password-stdin', '-c', local.configFile], 'correct horse battery\n').code, 0);
+    assert.is(
+      ferryCli(
+        ['user', 'add', 'alice', '--email', 'alice@example.org', '--password-stdin', '-c', local.configFile],
+        'correct horse battery\n',
+      ).code,
+      0,
+    );
     await b.page.goto(`${local.url}/`);
     problems.push(...(await checkPage(b.page, 'page-login', () => b.page.locator('form.login-form').waitFor())));
     // The admin's views of local accounts: the Users tab with its add form, the one-time password dialog,
@@ -112,11 +158,17 @@ test('the login page (local accounts)', async () => {
     await b.page.locator('#upload-title').waitFor();
     await b.page.goto(`${local.url}/?s=admin`);
     await b.page.click('nav.tabs button:has-text("Users")');
-    problems.push(...(await checkPage(b.page, 'page-admin-users-local', () => b.page.locator('form.add-user').waitFor())));
+    problems.push(
+      ...(await checkPage(b.page, 'page-admin-users-local', () => b.page.locator('form.add-user').waitFor())),
+    );
     await b.page.fill('#new-user-id', 'bert');
     await b.page.fill('#new-user-email', 'bert@example.org');
     await b.page.click('form.add-user button[type=submit]');
-    problems.push(...(await checkPage(b.page, 'page-admin-password-dialog', () => b.page.locator('dialog.secret #secret-value').waitFor())));
+    problems.push(
+      ...(await checkPage(b.page, 'page-admin-password-dialog', () =>
+        b.page.locator('dialog.secret #secret-value').waitFor(),
+      )),
+    );
     await b.page.goto(`${local.url}/?s=profile`);
     problems.push(...(await checkPage(b.page, 'page-profile-local', () => b.page.locator('#pw-current').waitFor())));
   } finally {

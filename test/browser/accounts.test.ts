@@ -2,7 +2,17 @@ import fs from 'node:fs';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../helpers/server';
-import { openBrowser, startFerry, ferryCli, shot, makeFile, watchProgress, rest, HEADER_SP_CONFIG, asUserHeaders } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  ferryCli,
+  shot,
+  makeFile,
+  watchProgress,
+  rest,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+} from './harness';
 import { mailSink } from './fixtures';
 
 // Signing in with a local account, and a guest invited from the web page who then uploads.
@@ -17,7 +27,10 @@ test('log in with a local account (wrong password refused), see the header, log 
   const ferry = await startFerry({});
   const b = await openBrowser();
   try {
-    const add = ferryCli(['user', 'add', 'alice', '--email', 'alice@example.org', '--password-stdin', '-c', ferry.configFile], 'correct horse battery\n');
+    const add = ferryCli(
+      ['user', 'add', 'alice', '--email', 'alice@example.org', '--password-stdin', '-c', ferry.configFile],
+      'correct horse battery\n',
+    );
     assert.is(add.code, 0, `ferry user add: ${add.stderr}`);
     await b.page.goto(`${ferry.url}/?s=transfers`);
     await b.page.locator('form.login-form').waitFor();
@@ -36,8 +49,17 @@ test('log in with a local account (wrong password refused), see the header, log 
     assert.ok(token && token.length >= 20, 'the page carries the security token');
     // "Send me the audit log" is a GET that sends mail: the page sends the session's security token with it.
     const created = await b.page.evaluate(async (csrf) => {
-      const body = { files: [{ name: 'a.txt', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 };
-      const r = await fetch('/transfer', { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Ferry-Security-Token': csrf! }, body: JSON.stringify(body) });
+      const body = {
+        files: [{ name: 'a.txt', size: 1 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: Math.floor(Date.now() / 1000) + 86400,
+      };
+      const r = await fetch('/transfer', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'X-Ferry-Security-Token': csrf! },
+        body: JSON.stringify(body),
+      });
       return r.status;
     }, token);
     assert.is(created, 201);
@@ -68,7 +90,10 @@ test('invite a guest without the invitation mail: the page gives the upload link
     await owner.page.fill('#guest-subject', 'Please send the scans');
     await owner.page.fill('#guest-message', 'The signed pages, all of them.');
     await owner.page.click('details.options summary');
-    assert.ok(await owner.page.isChecked('#gopt-email_guest_created'), '"Send the invitation e-mail" starts ticked, as the server would have it');
+    assert.ok(
+      await owner.page.isChecked('#gopt-email_guest_created'),
+      '"Send the invitation e-mail" starts ticked, as the server would have it',
+    );
     await owner.page.uncheck('#gopt-email_guest_created');
     await owner.page.check('#gopt-can_only_send_to_me');
     await owner.page.click('form.invite button.primary');
@@ -96,8 +121,14 @@ test('invite a guest without the invitation mail: the page gives the upload link
       await new Promise((r) => setTimeout(r, 100));
       mails = await sink.mails();
     }
-    assert.ok(mails.some((m) => m.to.includes('hana@example.org')), 'the ticked invitation was mailed');
-    assert.not.ok(mails.some((m) => m.to.includes('gus@example.org')), 'the unticked one was not');
+    assert.ok(
+      mails.some((m) => m.to.includes('hana@example.org')),
+      'the ticked invitation was mailed',
+    );
+    assert.not.ok(
+      mails.some((m) => m.to.includes('gus@example.org')),
+      'the unticked one was not',
+    );
 
     const file = makeFile(dir, 'scan.pdf', 7 * 1024 * 1024 + 5);
     await guest.page.goto(g.upload_url);
@@ -110,7 +141,10 @@ test('invite a guest without the invitation mail: the page gives the upload link
     // Calendar days from today, as the date field counts them ("at most 20 days from today").
     const midnight = (ms: number) => new Date(new Date(ms).toDateString()).getTime();
     const days = Math.round((midnight(g.expires.raw * 1000) - midnight(Date.now())) / 86400_000);
-    assert.match(valid, new RegExp(`^This invitation is valid until \\d{1,2} [A-Z][a-z]{2} \\d{4} \\(${days} days? left\\)\\.$`));
+    assert.match(
+      valid,
+      new RegExp(`^This invitation is valid until \\d{1,2} [A-Z][a-z]{2} \\d{4} \\(${days} days? left\\)\\.$`),
+    );
     assert.is(await guest.page.locator('#upload-recipients').count(), 0, 'no recipient field');
     await shot(guest.page, 'guest-upload');
     await guest.page.setInputFiles('#pick-files', [file.path]);
@@ -118,21 +152,36 @@ test('invite a guest without the invitation mail: the page gives the upload link
     await guest.page.click('button.primary');
     await watchProgress(guest.page, 120_000);
     // The guest's summary follows the mail too (the guest may read its own transfer): queued, then kept in the inbox.
-    await guest.page.locator('.links li', { hasText: 'alice@example.org' }).locator('.delivery-kept').waitFor({ timeout: 20_000 });
-    assert.is(await guest.page.locator('.summary .mail-status').innerText(), 'The e-mail was kept in the built-in inbox; not delivered (no mail server is configured). Send the links below yourself.');
+    await guest.page
+      .locator('.links li', { hasText: 'alice@example.org' })
+      .locator('.delivery-kept')
+      .waitFor({ timeout: 20_000 });
+    assert.is(
+      await guest.page.locator('.summary .mail-status').innerText(),
+      'The e-mail was kept in the built-in inbox; not delivered (no mail server is configured). Send the links below yourself.',
+    );
     await shot(guest.page, 'guest-upload-done');
     const transfers = await rest(ferry.url, 'GET', '/transfer', 'alice');
     const t = (transfers.json as any[]).find((x) => x.subject === 'Scans');
     assert.ok(t, "the guest's transfer belongs to the inviting user");
     assert.is(t.user_email, 'gus@example.org');
-    assert.equal(t.files.map((f: any) => f.size), [file.size]);
-    assert.equal(t.recipients.map((r: any) => r.email), ['alice@example.org']);
+    assert.equal(
+      t.files.map((f: any) => f.size),
+      [file.size],
+    );
+    assert.equal(
+      t.recipients.map((r: any) => r.email),
+      ['alice@example.org'],
+    );
 
     // A guest who may send to anyone is told that, and gets the recipient field with the inviter in it.
     const h = (await rest(ferry.url, 'GET', '/guest', 'alice')).json.find((x: any) => x.email === 'hana@example.org');
     await guest.page.goto(h.upload_url);
     await guest.page.locator('#upload-recipients').waitFor();
-    assert.is(await guest.page.locator('.files-go-to').innerText(), 'Your files go to alice@example.org, who invited you, and to anyone else you add below.');
+    assert.is(
+      await guest.page.locator('.files-go-to').innerText(),
+      'Your files go to alice@example.org, who invited you, and to anyone else you add below.',
+    );
     assert.equal(await guest.page.locator('.chips li > span').allInnerTexts(), ['alice@example.org']);
     assert.is(await guest.page.locator('.invitation-message').count(), 0, 'no empty message box');
   } finally {

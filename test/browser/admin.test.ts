@@ -17,8 +17,14 @@ const opened: BrowserSession[] = [];
 test.before(async () => {
   dir = tempDir('ferry-browser-admin-');
   ferry = await startFerry({});
-  for (const [id, pw] of [['root', 'root password 1'], ['alice', 'alice password']]) {
-    const r = ferryCli(['user', 'add', id, '--email', `${id}@example.org`, '--password-stdin', '-c', ferry.configFile], `${pw}\n`);
+  for (const [id, pw] of [
+    ['root', 'root password 1'],
+    ['alice', 'alice password'],
+  ]) {
+    const r = ferryCli(
+      ['user', 'add', id, '--email', `${id}@example.org`, '--password-stdin', '-c', ferry.configFile],
+      `${pw}\n`,
+    );
     assert.is(r.code, 0, r.stderr);
   }
   assert.is(ferryCli(['admin', 'add', 'root', '-c', ferry.configFile]).code, 0);
@@ -64,7 +70,10 @@ async function takePassword(page: Page, shotName?: string): Promise<string> {
   if (shotName) await shot(page, shotName);
   await page.click('dialog.secret button:has-text("Close")');
   await page.locator('dialog.secret').waitFor({ state: 'detached' });
-  assert.not.ok((await page.content()).includes(password), 'the password is gone from the page once the dialog is closed');
+  assert.not.ok(
+    (await page.content()).includes(password),
+    'the password is gone from the page once the dialog is closed',
+  );
   return password;
 }
 
@@ -140,7 +149,10 @@ test('quotas: the default quota set by the admin is shown on the upload page and
   await dave.page.click('button.primary');
   const error = dave.page.locator('form.upload-form .error');
   await error.waitFor();
-  assert.match((await error.textContent()) ?? '', /This transfer \(2\.0\sMB\) would exceed your quota: 1\.0\sMB left of 1\.0\sMB/);
+  assert.match(
+    (await error.textContent()) ?? '',
+    /This transfer \(2\.0\sMB\) would exceed your quota: 1\.0\sMB left of 1\.0\sMB/,
+  );
   await shot(dave.page, 'upload-quota-refused-desktop');
   await dave.page.setViewportSize({ width: 390, height: 844 });
   await shot(dave.page, 'upload-quota-refused-phone');

@@ -54,7 +54,13 @@ test('the placeholder address is asked for at sign-in; a user changes theirs in 
     assert.is(await page.locator('#profile-email').inputValue(), 'ops@example.org, it@example.org');
 
     // An admin sets a user's address in the users table.
-    assert.is(ferryCli(['user', 'add', 'dave', '--email', 'dave@old.example', '--password-stdin', '-c', ferry.configFile], 'dave password 1\n').code, 0);
+    assert.is(
+      ferryCli(
+        ['user', 'add', 'dave', '--email', 'dave@old.example', '--password-stdin', '-c', ferry.configFile],
+        'dave password 1\n',
+      ).code,
+      0,
+    );
     await page.goto(`${ferry.url}/?s=admin`);
     await page.click('nav.tabs button:has-text("Users")');
     const field = page.locator('tr[data-user="dave"] form.email-form input');

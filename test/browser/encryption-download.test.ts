@@ -6,7 +6,15 @@ import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { savedSha256 } from './fixtures';
 import { openBrowser, startFerry, makeFile, rest, sha256, HEADER_SP_CONFIG, BrowserSession } from './harness';
-import { aeadText, deriveKey, encryptChunk, encryptedSize, fileCrypto, generateClientEntropy, generateFileIv } from '../../src/shared-crypto/format';
+import {
+  aeadText,
+  deriveKey,
+  encryptChunk,
+  encryptedSize,
+  fileCrypto,
+  generateClientEntropy,
+  generateFileIv,
+} from '../../src/shared-crypto/format';
 
 // The download page of an end-to-end encrypted transfer in Chromium, against the server: a transfer encrypted
 // the way FileSender's clients do it (here by the format code in Node) is decrypted in a fresh browser with
@@ -24,7 +32,12 @@ let token: string;
 
 test.before(async () => {
   dir = tempDir('ferry-browser-e2ee-');
-  ferry = await startFerry({ ...HEADER_SP_CONFIG, upload_chunk_size: CHUNK, encryption_password_hash_iterations: 10000, mail: { transport: null } });
+  ferry = await startFerry({
+    ...HEADER_SP_CONFIG,
+    upload_chunk_size: CHUNK,
+    encryption_password_hash_iterations: 10000,
+    mail: { transport: null },
+  });
   files = [
     { name: 'scan.bin', ...makeFile(dir, 'scan.bin', BIG) },
     { name: 'chunk-and-one.bin', ...makeFile(dir, 'chunk-and-one.bin', CHUNK + 1) },
@@ -56,7 +69,13 @@ async function sendEncrypted(): Promise<string> {
   });
   assert.is(created.status, 201, JSON.stringify(created.json));
   const t = created.json;
-  const key = await deriveKey({ password: PASSWORD, passwordVersion: 1, passwordEncoding: 'none', salt: t.salt, iterations: 10000 });
+  const key = await deriveKey({
+    password: PASSWORD,
+    passwordVersion: 1,
+    passwordEncoding: 'none',
+    salt: t.salt,
+    iterations: 10000,
+  });
   for (const [i, f] of (t.files as any[]).entries()) {
     const fc = fileCrypto(ivs[i], aeads[i], CHUNK);
     const fd = fs.openSync(files[i].path, 'r');
@@ -64,7 +83,11 @@ async function sendEncrypted(): Promise<string> {
     for (let offset = 0, index = 0; offset < f.size; offset += CHUNK, index++) {
       const n = fs.readSync(fd, buf, 0, Math.min(CHUNK, f.size - offset), offset);
       const body = await encryptChunk(key, fc, index, buf.subarray(0, n));
-      const res = await fetch(`${ferry.url}/file/${f.id}/chunk/${offset}?key=${f.uid}`, { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body });
+      const res = await fetch(`${ferry.url}/file/${f.id}/chunk/${offset}?key=${f.uid}`, {
+        method: 'PUT',
+        headers: { 'Content-Type': 'application/octet-stream' },
+        body,
+      });
       assert.is(res.status, 200, `chunk ${index} of ${f.name}`);
     }
     fs.closeSync(fd);
@@ -96,7 +119,9 @@ async function openDownloadPage(b: BrowserSession): Promise<void> {
 async function unlock(b: BrowserSession, password: string): Promise<string> {
   await b.page.fill('#e2ee-password', password);
   await b.page.click('form.e2ee-unlock button[type=submit]');
-  await b.page.waitForFunction(() => !/…$/.test(document.querySelector('.e2ee-status')?.textContent ?? '…'), null, { timeout: 30_000 });
+  await b.page.waitForFunction(() => !/…$/.test(document.querySelector('.e2ee-status')?.textContent ?? '…'), null, {
+    timeout: 30_000,
+  });
   return (await b.page.locator('.e2ee-status').textContent()) ?? '';
 }
 
@@ -177,10 +202,15 @@ test('without the File System Access API, the service worker streams the decrypt
     assert.match(await unlock(b, PASSWORD), /Password correct/);
     for (const f of [files[1], files[2], files[0]]) {
       const row = b.page.locator(`tr.e2ee-file[data-save-name="${f.name}"]`);
-      const [download] = await Promise.all([b.page.waitForEvent('download', { timeout: 120_000 }), row.locator('button.e2ee-save').click()]);
+      const [download] = await Promise.all([
+        b.page.waitForEvent('download', { timeout: 120_000 }),
+        row.locator('button.e2ee-save').click(),
+      ]);
       assert.is(download.suggestedFilename(), f.name);
       const saved = await download.path().catch(async (e) => {
-        throw new Error(`${e.message}; failure: ${await download.failure()}; row: ${await row.locator('.e2ee-file-status').textContent()}; errors: ${b.errors.join(' | ')}`);
+        throw new Error(
+          `${e.message}; failure: ${await download.failure()}; row: ${await row.locator('.e2ee-file-status').textContent()}; errors: ${b.errors.join(' | ')}`,
+        );
       });
       assert.ok(saved, 'the download finished');
       assert.is(sha256(saved!), f.sha256, f.name);

@@ -6,7 +6,17 @@ import type { Page, Route } from 'playwright-core';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { savedSha256 } from './fixtures';
-import { openBrowser, startFerry, makeFile, rest, sha256, watchProgress, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  makeFile,
+  rest,
+  sha256,
+  watchProgress,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+  BrowserSession,
+} from './harness';
 import { encryptedSize } from '../../src/shared-crypto/format';
 
 // The upload page's "Encrypt" switch in Chromium, against the server: files encrypted in the page's worker
@@ -22,7 +32,12 @@ let dir: string;
 
 test.before(async () => {
   dir = tempDir('ferry-browser-e2ee-up-');
-  ferry = await startFerry({ ...HEADER_SP_CONFIG, upload_chunk_size: CHUNK, encryption_password_hash_iterations: 10000, mail: { transport: null } });
+  ferry = await startFerry({
+    ...HEADER_SP_CONFIG,
+    upload_chunk_size: CHUNK,
+    encryption_password_hash_iterations: 10000,
+    mail: { transport: null },
+  });
 });
 test.after(async () => {
   await ferry?.stop();
@@ -50,7 +65,8 @@ async function transferBySubject(subject: string): Promise<any> {
 function assertCiphertextStored(files: { size: number; sha256: string }[]) {
   const stored: string[] = [];
   const walk = (d: string) => {
-    for (const e of fs.readdirSync(d, { withFileTypes: true })) (e.isDirectory() ? walk : (p: string) => stored.push(p))(path.join(d, e.name));
+    for (const e of fs.readdirSync(d, { withFileTypes: true }))
+      (e.isDirectory() ? walk : (p: string) => stored.push(p))(path.join(d, e.name));
   };
   walk(path.join(ferry.dir, 'data', 'files'));
   for (const f of files) {
@@ -75,7 +91,11 @@ async function decryptInFreshBrowser(token: string, password: string, files: { n
     for (const f of files) {
       const row = b.page.locator(`tr.e2ee-file[data-save-name="${f.name}"]`);
       await row.locator('button.e2ee-save').click();
-      await b.page.waitForFunction((n) => document.querySelector(`tr.e2ee-file[data-save-name="${n}"]`)?.getAttribute('data-saved') === 'true', f.name, { timeout: 120_000 });
+      await b.page.waitForFunction(
+        (n) => document.querySelector(`tr.e2ee-file[data-save-name="${n}"]`)?.getAttribute('data-saved') === 'true',
+        f.name,
+        { timeout: 120_000 },
+      );
       assert.is(await savedSha256(b, f.name), f.sha256, f.name);
     }
   } finally {
@@ -87,7 +107,8 @@ async function decryptInFreshBrowser(token: string, password: string, files: { n
 function watchInFlight(b: BrowserSession): { max: number } {
   const seen = { max: 0 };
   let now = 0;
-  const isChunk = (r: { method(): string; url(): string }) => r.method() === 'PUT' && /\/file\/\d+\/chunk\/\d+/.test(r.url());
+  const isChunk = (r: { method(): string; url(): string }) =>
+    r.method() === 'PUT' && /\/file\/\d+\/chunk\/\d+/.test(r.url());
   b.context.on('request', (r) => {
     if (isChunk(r)) seen.max = Math.max(seen.max, ++now);
   });
@@ -110,10 +131,17 @@ test('typed password: rules shown as typed; three files encrypted 4 chunks at a 
   const bodies: string[] = [];
   b.context.on('request', (r) => bodies.push(`${r.url()} ${r.postData() ?? ''}`.slice(0, 4000)));
   try {
-    await fillForm(b.page, files.map((f) => f.path), 'Encrypted contract');
+    await fillForm(
+      b.page,
+      files.map((f) => f.path),
+      'Encrypted contract',
+    );
     const pw = b.page.locator('input.encrypt-password');
     await pw.fill('short');
-    assert.equal(await b.page.locator('.password-rules li.unmet').evaluateAll((l) => l.map((x) => x.getAttribute('data-rule'))), ['min_length', 'mixed_case', 'numbers', 'special']);
+    assert.equal(
+      await b.page.locator('.password-rules li.unmet').evaluateAll((l) => l.map((x) => x.getAttribute('data-rule'))),
+      ['min_length', 'mixed_case', 'numbers', 'special'],
+    );
     await b.page.click('button.primary');
     await b.page.locator('.error', { hasText: 'does not meet the rules' }).waitFor();
     await pw.fill(PASSWORD);
@@ -122,8 +150,13 @@ test('typed password: rules shown as typed; three files encrypted 4 chunks at a 
     await watchProgress(b.page, 180_000);
     assert.ok(inFlight.max >= 2 && inFlight.max <= 4, `${inFlight.max} chunks in flight at most`);
     // The password went nowhere: no request carried it, no storage holds it.
-    assert.not.ok(bodies.some((x) => x.includes(PASSWORD)), 'a request carried the password');
-    const stored = await b.page.evaluate(() => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }));
+    assert.not.ok(
+      bodies.some((x) => x.includes(PASSWORD)),
+      'a request carried the password',
+    );
+    const stored = await b.page.evaluate(
+      () => JSON.stringify({ ...localStorage }) + JSON.stringify({ ...sessionStorage }),
+    );
     assert.not.ok(stored.includes(PASSWORD));
   } finally {
     await b.close();
@@ -140,7 +173,11 @@ test('generated password: shown once with a copy button (version 2), and it decr
   const b = await openBrowser({ headers: asUserHeaders('alice') });
   let generated = '';
   try {
-    await fillForm(b.page, files.map((f) => f.path), 'Generated password');
+    await fillForm(
+      b.page,
+      files.map((f) => f.path),
+      'Generated password',
+    );
     await b.page.check('input[name=encrypt-mode][value=generated]');
     generated = (await b.page.locator('code.encrypt-generated').textContent()) ?? '';
     assert.match(generated, /^[A-Za-z0-9+/]{43}=$/);
@@ -174,7 +211,11 @@ test('a reload mid-upload resumes: the password is asked again (a wrong one refu
     await fillForm(b.page, [big.path], 'Encrypted resume');
     await b.page.locator('input.encrypt-password').fill(PASSWORD);
     await b.page.click('button.primary');
-    await b.page.waitForFunction(() => Number(document.querySelector('#progress-total')?.getAttribute('value')) >= 30, null, { timeout: 60_000 });
+    await b.page.waitForFunction(
+      () => Number(document.querySelector('#progress-total')?.getAttribute('value')) >= 30,
+      null,
+      { timeout: 60_000 },
+    );
     await b.page.reload();
     await slow(b.page);
     const item = b.page.locator('.resume-item');

@@ -66,7 +66,10 @@ test('first steps on the embedded defaults: log in with the printed password, se
 
       // 2. Send a file: the upload page, with the admins' notice that mail stays in the built-in inbox.
       await page.locator('#upload-title').waitFor();
-      assert.match(await page.locator('aside.site-notice').innerText(), 'Mail is kept in the built-in inbox, not delivered');
+      assert.match(
+        await page.locator('aside.site-notice').innerText(),
+        'Mail is kept in the built-in inbox, not delivered',
+      );
       fs.mkdirSync(path.join(dir, size.name));
       const file = makeFile(path.join(dir, size.name), 'holiday-photos.zip', 300_000);
       await page.setInputFiles('#pick-files', [file.path]);
@@ -79,8 +82,14 @@ test('first steps on the embedded defaults: log in with the printed password, se
       await page.locator('#summary-title').waitFor({ timeout: 60_000 });
       assert.is(await page.locator('#summary-title').innerText(), 'Your files are uploaded');
       // The built-in inbox takes the mail at once: "queued" turns into "kept in the built-in inbox", never "sent".
-      await page.locator('.links li', { hasText: 'friend@example.org' }).locator('.delivery-kept').waitFor({ timeout: 20_000 });
-      assert.is(await page.locator('.summary .mail-status').innerText(), 'The e-mail was kept in the built-in inbox; not delivered (no mail server is configured). Send the links below yourself.');
+      await page
+        .locator('.links li', { hasText: 'friend@example.org' })
+        .locator('.delivery-kept')
+        .waitFor({ timeout: 20_000 });
+      assert.is(
+        await page.locator('.summary .mail-status').innerText(),
+        'The e-mail was kept in the built-in inbox; not delivered (no mail server is configured). Send the links below yourself.',
+      );
       await page.locator('#summary-title').evaluate((h) => h.blur());
       await picture(page, `${size.name}-3-uploaded`);
       await noSeriousAxe(page, `summary, ${size.name}`);

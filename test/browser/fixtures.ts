@@ -8,7 +8,14 @@ import type { Page } from 'playwright-core';
 import { rest, type BrowserSession } from './harness';
 
 /** A complete Transfer made through the REST API (header SP), as any client would; returns the Transfer. */
-export async function sendViaRest(url: string, user: string, subject: string, files: Record<string, string>, recipients: string[], options: string[] = []) {
+export async function sendViaRest(
+  url: string,
+  user: string,
+  subject: string,
+  files: Record<string, string>,
+  recipients: string[],
+  options: string[] = [],
+) {
   const created = await rest(url, 'POST', '/transfer', user, {
     from: `${user}@example.org`,
     recipients,
@@ -20,7 +27,11 @@ export async function sendViaRest(url: string, user: string, subject: string, fi
   assert.is(created.status, 201, `POST /transfer: ${JSON.stringify(created.json)}`);
   for (const f of created.json.files) {
     const body = files[f.name];
-    const res = await fetch(`${url}/file/${f.id}/chunk/0?key=${f.uid}`, { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body });
+    const res = await fetch(`${url}/file/${f.id}/chunk/0?key=${f.uid}`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body,
+    });
     assert.is(res.status, 200, `chunk of ${f.name}`);
     assert.is((await rest(url, 'PUT', `/file/${f.id}?key=${f.uid}`, user, { complete: true })).status, 200);
   }
@@ -30,7 +41,10 @@ export async function sendViaRest(url: string, user: string, subject: string, fi
 }
 
 /** Mail kept by the built-in sink, in a folder of its own: the config part and a reader of what arrived. */
-export async function mailSink(dir: string): Promise<{ config: { transport: null; sink: { host: string; port: number; dir: string } }; mails(): Promise<{ to: string; subject: string; text: string }[]> }> {
+export async function mailSink(dir: string): Promise<{
+  config: { transport: null; sink: { host: string; port: number; dir: string } };
+  mails(): Promise<{ to: string; subject: string; text: string }[]>;
+}> {
   const sinkDir = path.join(dir, 'mail-sink');
   return {
     config: { transport: null, sink: { host: '127.0.0.1', port: await freePort(), dir: sinkDir } },
@@ -40,7 +54,10 @@ export async function mailSink(dir: string): Promise<{ config: { transport: null
       return Promise.all(
         files.map(async (f) => {
           const m = await simpleParser(fs.readFileSync(path.join(sinkDir, f)));
-          const to = [m.to ?? []].flat().flatMap((a) => a.value.map((v) => v.address ?? '')).join(',');
+          const to = [m.to ?? []]
+            .flat()
+            .flatMap((a) => a.value.map((v) => v.address ?? ''))
+            .join(',');
           return { to, subject: m.subject ?? '', text: `${m.text ?? ''}\n${typeof m.html === 'string' ? m.html : ''}` };
         }),
       );
@@ -51,7 +68,10 @@ export async function mailSink(dir: string): Promise<{ config: { transport: null
 /** SHA-256 of a file in the page's private file system, read back in 8 MiB slices. */
 export async function savedSha256(b: BrowserSession, name: string): Promise<string> {
   const hash = crypto.createHash('sha256');
-  const size = await b.page.evaluate(async (n) => (await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile()).size, name);
+  const size = await b.page.evaluate(
+    async (n) => (await (await (await navigator.storage.getDirectory()).getFileHandle(n)).getFile()).size,
+    name,
+  );
   for (let at = 0; at < size; at += 8 << 20) {
     const part = await b.page.evaluate(
       async ([n, from]) => {
@@ -84,7 +104,11 @@ export async function axe(page: Page): Promise<Violation[]> {
   return page.evaluate(async () => {
     const w = window as unknown as { axe: { run(ctx: Document, opts: object): Promise<{ violations: any[] }> } };
     const r = await w.axe.run(document, { resultTypes: ['violations'] });
-    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')) }));
+    return r.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')),
+    }));
   });
 }
-

@@ -5,7 +5,17 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
-import { openBrowser, startFerry, ferryCli, shot, makeFile, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  ferryCli,
+  shot,
+  makeFile,
+  rest,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+  BrowserSession,
+} from './harness';
 
 // Folders from the upload page: a picked folder and a dropped one go up with their tree, as
 // FileSender 3 sends them; and the profile page hands out the filesender.py.ini of FileSender's client.
@@ -90,7 +100,11 @@ test('a dropped folder is walked and sent with its tree, beside a dropped file',
   assert.equal(shown.sort(), ['loose.txt', 'scans/2026/p2.txt', 'scans/p1.txt']);
   const t = await send(b.page, 'Dropped folder');
   assert.ok(t, 'transfer listed');
-  assert.equal(t.files.map((f: any) => `${f.name}:${f.size}`).sort(), ['loose.txt:5', 'scans/2026/p2.txt:8', 'scans/p1.txt:8']);
+  assert.equal(t.files.map((f: any) => `${f.name}:${f.size}`).sort(), [
+    'loose.txt:5',
+    'scans/2026/p2.txt:8',
+    'scans/p1.txt:8',
+  ]);
   await shot(b.page, 'upload-dropped-folder');
 });
 
@@ -100,7 +114,10 @@ test('the profile page offers filesender.py.ini: the download holds the user, th
   const local = await startFerry({});
   const browser = await openBrowser();
   try {
-    const add = ferryCli(['user', 'add', 'carol@example.org', '--email', 'carol@example.org', '--password-stdin', '-c', local.configFile], 'carol password 1\n');
+    const add = ferryCli(
+      ['user', 'add', 'carol@example.org', '--email', 'carol@example.org', '--password-stdin', '-c', local.configFile],
+      'carol password 1\n',
+    );
     assert.is(add.code, 0, add.stderr);
     const { page } = browser;
     await page.goto(`${local.url}/?s=profile`);
@@ -109,7 +126,10 @@ test('the profile page offers filesender.py.ini: the download holds the user, th
     await page.click('form.login-form button[type=submit]');
     await page.locator('#api-title').waitFor();
     const remoteConfig = await page.inputValue('#remote-config');
-    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('link', { name: 'Download filesender.py.ini' }).click()]);
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('link', { name: 'Download filesender.py.ini' }).click(),
+    ]);
     assert.is(download.suggestedFilename(), 'filesender.py.ini');
     const saved = path.join(dir, 'filesender.py.ini');
     await download.saveAs(saved);
@@ -118,7 +138,11 @@ test('the profile page offers filesender.py.ini: the download holds the user, th
     assert.match(text, /^username = carol@example\.org$/m);
     assert.match(text, new RegExp(`^apikey = ${remoteConfig.split('|')[2]}$`, 'm'));
     await shot(page, 'profile-filesender-ini');
-    assert.equal(browser.errors.filter((e) => !/status of 40[14]/.test(e)), [], 'no script errors');
+    assert.equal(
+      browser.errors.filter((e) => !/status of 40[14]/.test(e)),
+      [],
+      'no script errors',
+    );
   } finally {
     await browser.close();
     await local.stop();

@@ -15,7 +15,14 @@ import { chromiumExecutable } from '../helpers/system/parts';
 export const ARTIFACTS = path.resolve(__dirname, '../artifacts');
 const ROOT = path.resolve(__dirname, '../..');
 
-export const LAUNCH_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--headless'];
+export const LAUNCH_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--headless',
+];
 
 export async function startFerry(given: Record<string, unknown> = {}): Promise<BinaryServer> {
   // Links in mails and the API string are built from base_url, so it must name the real port.
@@ -56,7 +63,12 @@ export async function startFerry(given: Record<string, unknown> = {}): Promise<B
 /** Runs a ferry command (the binary, or the source with FERRY_TEST_FROM_SOURCE=1). */
 export function ferryCli(args: string[], input?: string): RunResult {
   if (process.env.FERRY_TEST_FROM_SOURCE !== '1') return runFerry(args, { input });
-  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), ...args], { cwd: ROOT, input, encoding: 'utf8', timeout: 60_000 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), ...args], {
+    cwd: ROOT,
+    input,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   return { code: r.status, stdout: r.stdout ?? '', stderr: r.stderr ?? '' };
 }
 
@@ -70,7 +82,9 @@ export interface BrowserSession {
 }
 
 /** A browser with its own profile folder; pass the same folder again to model a browser restart. */
-export async function openBrowser(opts: { headers?: Record<string, string>; userDataDir?: string; width?: number } = {}): Promise<BrowserSession> {
+export async function openBrowser(
+  opts: { headers?: Record<string, string>; userDataDir?: string; width?: number } = {},
+): Promise<BrowserSession> {
   const userDataDir = opts.userDataDir ?? tempDir('ferry-chromium-');
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: await chromiumExecutable(),
@@ -114,11 +128,18 @@ export function makeFile(dir: string, name: string, size: number): { path: strin
 }
 
 export function sha256(buf: Buffer | string): string {
-  return crypto.createHash('sha256').update(typeof buf === 'string' ? fs.readFileSync(buf) : buf).digest('hex');
+  return crypto
+    .createHash('sha256')
+    .update(typeof buf === 'string' ? fs.readFileSync(buf) : buf)
+    .digest('hex');
 }
 
 /** Samples a progress bar's value until the upload summary shows (bounded); returns the values seen. */
-export async function watchProgress(page: Page, timeoutMs = 240_000, onValue?: (v: number) => unknown): Promise<number[]> {
+export async function watchProgress(
+  page: Page,
+  timeoutMs = 240_000,
+  onValue?: (v: number) => unknown,
+): Promise<number[]> {
   const seen: number[] = [];
   const until = Date.now() + timeoutMs;
   while (Date.now() < until) {
@@ -133,14 +154,29 @@ export async function watchProgress(page: Page, timeoutMs = 240_000, onValue?: (
     }
     await page.waitForTimeout(100);
   }
-  throw new Error(`upload did not finish within ${timeoutMs} ms (progress seen: ${seen.join(',')}; status: ${await page.locator('.status').textContent().catch(() => '?')})`);
+  throw new Error(
+    `upload did not finish within ${timeoutMs} ms (progress seen: ${seen.join(',')}; status: ${await page
+      .locator('.status')
+      .textContent()
+      .catch(() => '?')})`,
+  );
 }
 
 /** REST calls as a header-SP user, the way a trusted proxy would send them. */
-export async function rest(url: string, method: string, p: string, user: string, json?: unknown): Promise<{ status: number; json: any; body: Buffer; headers: Headers }> {
+export async function rest(
+  url: string,
+  method: string,
+  p: string,
+  user: string,
+  json?: unknown,
+): Promise<{ status: number; json: any; body: Buffer; headers: Headers }> {
   const res = await fetch(url + p, {
     method,
-    headers: { 'X-Remote-User': user, 'X-Remote-Email': `${user}@example.org`, ...(json !== undefined ? { 'Content-Type': 'application/json' } : {}) },
+    headers: {
+      'X-Remote-User': user,
+      'X-Remote-Email': `${user}@example.org`,
+      ...(json !== undefined ? { 'Content-Type': 'application/json' } : {}),
+    },
     body: json !== undefined ? JSON.stringify(json) : undefined,
     signal: AbortSignal.timeout(120_000),
   });
@@ -155,7 +191,14 @@ export async function rest(url: string, method: string, p: string, user: string,
 }
 
 export const HEADER_SP_CONFIG = {
-  auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } },
+  auth: {
+    sp: {
+      type: 'header',
+      uid_header: 'X-Remote-User',
+      email_header: 'X-Remote-Email',
+      trusted_proxies: ['127.0.0.1', '::1'],
+    },
+  },
 };
 
 export function asUserHeaders(id: string): Record<string, string> {

@@ -5,7 +5,16 @@ import type { Page } from 'playwright-core';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { axe, savedSha256, sendViaRest } from './fixtures';
-import { openBrowser, startFerry, shot, makeFile, rest, HEADER_SP_CONFIG, asUserHeaders, watchProgress } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  shot,
+  makeFile,
+  rest,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+  watchProgress,
+} from './harness';
 
 // What a new user meets on a fresh server, said as it is: mail that only reached the built-in inbox is not
 // called sent; an encrypted file is never offered as if it were the file; a withdrawn link says so; a closed
@@ -56,17 +65,29 @@ test('mail kept in the built-in inbox is never called sent: a user (not an admin
     const row = page.locator('.links li', { hasText: 'zoe@example.com' });
     await row.locator('.delivery-kept').waitFor({ timeout: 20_000 });
     assert.is(await row.locator('.delivery').innerText(), KEPT);
-    assert.match(await page.locator('.summary .mail-status').innerText(), /^The e-mail was kept in the built-in inbox; not delivered \(no mail server is configured\)/);
+    assert.match(
+      await page.locator('.summary .mail-status').innerText(),
+      /^The e-mail was kept in the built-in inbox; not delivered \(no mail server is configured\)/,
+    );
     assert.not.match(await page.locator('.summary').innerText(), /has been sent|Mail sent/);
     await shot(page, 'honest-mail-kept-summary');
     await page.goto(`${ferry.url}/?s=transfers`);
-    await page.locator('table.transfers tbody tr', { hasText: 'Plan' }).locator('button', { hasText: 'Details' }).click();
+    await page
+      .locator('table.transfers tbody tr', { hasText: 'Plan' })
+      .locator('button', { hasText: 'Details' })
+      .click();
     const rec = page.locator('.details .recipient-list li', { hasText: 'zoe@example.com' });
     await rec.locator('.delivery-kept').waitFor();
     assert.is(await rec.locator('.delivery').innerText(), KEPT);
     await page.goto(`${ferry.url}/?s=transfers&lang=fr`);
     await page.locator('table.transfers tbody tr', { hasText: 'Plan' }).locator('button').first().click();
-    assert.match(await page.locator('.details .recipient-list li', { hasText: 'zoe@example.com' }).locator('.delivery').innerText(), 'Conservé dans la boîte de réception intégrée');
+    assert.match(
+      await page
+        .locator('.details .recipient-list li', { hasText: 'zoe@example.com' })
+        .locator('.delivery')
+        .innerText(),
+      'Conservé dans la boîte de réception intégrée',
+    );
   } finally {
     await b.close();
   }
@@ -77,9 +98,20 @@ test('an encrypted transfer: no link saves encrypted bytes under the real name; 
   const sender = await openBrowser({ headers: asUserHeaders('alice') });
   let token = '';
   try {
-    await upload(sender.page, files.map((f) => f.path), 'rita@example.org', 'Encrypted design', true);
-    assert.match(await sender.page.locator('.summary .password-reminder').innerText(), 'Give the recipients the password separately');
-    token = /token=([\w-]+)/.exec((await sender.page.locator('.links a.download-link').first().getAttribute('href')) ?? '')![1];
+    await upload(
+      sender.page,
+      files.map((f) => f.path),
+      'rita@example.org',
+      'Encrypted design',
+      true,
+    );
+    assert.match(
+      await sender.page.locator('.summary .password-reminder').innerText(),
+      'Give the recipients the password separately',
+    );
+    token = /token=([\w-]+)/.exec(
+      (await sender.page.locator('.links a.download-link').first().getAttribute('href')) ?? '',
+    )![1];
   } finally {
     await sender.close();
   }
@@ -97,9 +129,15 @@ test('an encrypted transfer: no link saves encrypted bytes under the real name; 
       assert.equal(await page.locator('a[href*="/download?"]').count(), 0, 'no plain download link');
       for (const f of ['design-3MB.bin', 'notes.txt']) {
         const row = page.locator(`tr.e2ee-file[data-save-name="${f}"]`);
-        assert.is(await row.locator('.e2ee-file-status').innerText(), 'Encrypted: enter the password above to save it.');
+        assert.is(
+          await row.locator('.e2ee-file-status').innerText(),
+          'Encrypted: enter the password above to save it.',
+        );
         // The name has room: not squeezed into a narrow column.
-        const w = await row.locator('td').first().evaluate((td) => td.getBoundingClientRect().width);
+        const w = await row
+          .locator('td')
+          .first()
+          .evaluate((td) => td.getBoundingClientRect().width);
         assert.ok(w > width * 0.4, `the name's column is ${w}px wide at ${width}px`);
       }
       const text = await page.locator('section.download').innerText();
@@ -113,7 +151,11 @@ test('an encrypted transfer: no link saves encrypted bytes under the real name; 
     await page.click('button.e2ee-save-all');
     for (const f of files) {
       const name = f.path.split('/').pop()!;
-      await page.waitForFunction((n) => document.querySelector(`tr.e2ee-file[data-save-name="${n}"]`)?.getAttribute('data-saved') === 'true', name, { timeout: 60_000 });
+      await page.waitForFunction(
+        (n) => document.querySelector(`tr.e2ee-file[data-save-name="${n}"]`)?.getAttribute('data-saved') === 'true',
+        name,
+        { timeout: 60_000 },
+      );
       assert.is(await savedSha256(b, name), f.sha256, name);
     }
     assert.equal(b.errors, []);
@@ -123,7 +165,11 @@ test('an encrypted transfer: no link saves encrypted bytes under the real name; 
 });
 
 test('a guest can finish: the inviter is a ready recipient, the days left agree with the form, and the owner sees that a guest sent it', async () => {
-  const g = await rest(ferry.url, 'POST', '/guest', 'alice', { recipient: 'gus@example.org', from: 'alice@example.org', subject: 'Scans, please' });
+  const g = await rest(ferry.url, 'POST', '/guest', 'alice', {
+    recipient: 'gus@example.org',
+    from: 'alice@example.org',
+    subject: 'Scans, please',
+  });
   assert.is(g.status, 201, JSON.stringify(g.json));
   const file = makeFile(dir, 'scan-1.pdf', 30_000);
   const b = await openBrowser();
@@ -132,7 +178,10 @@ test('a guest can finish: the inviter is a ready recipient, the days left agree 
     await page.goto(g.json.upload_url);
     await page.locator('.invitation').waitFor();
     assert.equal(await page.locator('.chips li > span').allInnerTexts(), ['alice@example.org']);
-    assert.is(await page.locator('.files-go-to').innerText(), 'Your files go to alice@example.org, who invited you, and to anyone else you add below.');
+    assert.is(
+      await page.locator('.files-go-to').innerText(),
+      'Your files go to alice@example.org, who invited you, and to anyone else you add below.',
+    );
     const valid = (await page.locator('.valid-until').innerText()).replace(/\u00a0/g, ' ');
     assert.match(valid, /\(20 days left\)/);
     assert.match(await page.locator('#upload-expires-hint').innerText(), 'at most 20 days');
@@ -154,7 +203,10 @@ test('a guest can finish: the inviter is a ready recipient, the days left agree 
 });
 
 test('a withdrawn recipient reads that the sender withdrew the link; a closed transfer shows no download links and no expiry', async () => {
-  const t = await sendViaRest(ferry.url, 'alice', 'Withdrawn', { 'a.txt': 'aaa' }, ['keep@example.org', 'gone@example.org']);
+  const t = await sendViaRest(ferry.url, 'alice', 'Withdrawn', { 'a.txt': 'aaa' }, [
+    'keep@example.org',
+    'gone@example.org',
+  ]);
   const gone = t.recipients.find((r: any) => r.email === 'gone@example.org');
   assert.is((await rest(ferry.url, 'DELETE', `/recipient/${gone.id}`, 'alice')).status, 200);
   const b = await openBrowser({ headers: asUserHeaders('alice') });
@@ -162,7 +214,10 @@ test('a withdrawn recipient reads that the sender withdrew the link; a closed tr
     const { page } = b;
     const res = await page.goto(`${ferry.url}/?s=download&token=${gone.token}`);
     assert.is(res?.status(), 410);
-    assert.is(await page.locator('main h1').innerText(), 'The sender withdrew this link: it no longer gives access to their files. Ask them if you still need them.');
+    assert.is(
+      await page.locator('main h1').innerText(),
+      'The sender withdrew this link: it no longer gives access to their files. Ask them if you still need them.',
+    );
     await page.goto(`${ferry.url}/?s=download&token=${gone.token}&lang=de`);
     assert.match(await page.locator('main h1').innerText(), 'Der Absender hat diesen Link zurückgezogen');
     await shot(page, 'honest-withdrawn-link');
@@ -173,7 +228,11 @@ test('a withdrawn recipient reads that the sender withdrew the link; a closed tr
     await row.locator('button', { hasText: 'Details' }).click();
     const details = page.locator('.details');
     await details.locator('.recipient-list li').first().waitFor();
-    assert.is(await details.locator('a', { hasText: 'Download link' }).count(), 0, 'no download link on a closed transfer');
+    assert.is(
+      await details.locator('a', { hasText: 'Download link' }).count(),
+      0,
+      'no download link on a closed transfer',
+    );
     const when = await details.locator('p.when').innerText();
     assert.match(when, /^Closed on \d{1,2} [A-Z][a-z]{2} \d{4}/);
     assert.not.match(when, 'Expires');
@@ -191,12 +250,18 @@ test('the built-in inbox shows a mail as the recipient sees it: the HTML part in
     await page.locator('table.mail-list tbody tr', { hasText: 'Inbox view' }).first().locator('a').click();
     const frameEl = page.locator('iframe.mail-frame');
     await frameEl.waitFor();
-    assert.is(await frameEl.getAttribute('sandbox'), 'allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation');
+    assert.is(
+      await frameEl.getAttribute('sandbox'),
+      'allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation',
+    );
     const frame = page.frameLocator('iframe.mail-frame');
     const link = frame.locator('a[href*="s=download"]').first();
     await link.waitFor();
     // The text part's address is a link too.
-    assert.ok((await page.locator('pre.mail-text a[href*="s=download"]').count()) >= 1, 'the plain text link is clickable');
+    assert.ok(
+      (await page.locator('pre.mail-text a[href*="s=download"]').count()) >= 1,
+      'the plain text link is clickable',
+    );
     // The frame runs no script and loads nothing remote: its own policy says so.
     const src = await frameEl.getAttribute('src');
     const head = await fetch(new URL(src!, ferry.url), { headers: asUserHeaders('root') });

@@ -24,7 +24,8 @@ test.after(async () => {
 /** "45 s", "3 min", "1 h 05 min" → seconds. */
 function parseEta(text: string): number {
   let s = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)\s*(h|min|s)\b/g)) s += Number(n) * { h: 3600, min: 60, s: 1 }[unit as 'h'];
+  for (const [, n, unit] of text.matchAll(/(\d+)\s*(h|min|s)\b/g))
+    s += Number(n) * { h: 3600, min: 60, s: 1 }[unit as 'h'];
   return s;
 }
 
@@ -45,7 +46,13 @@ test('after 10 s offline and a server down for 8 s: no dishonest time left, and 
     const { page } = b;
     const cdp = await b.context.newCDPSession(page);
     await cdp.send('Network.enable');
-    const link = (offline: boolean) => cdp.send('Network.emulateNetworkConditions', { offline, latency: 20, downloadThroughput: -1, uploadThroughput: LINK });
+    const link = (offline: boolean) =>
+      cdp.send('Network.emulateNetworkConditions', {
+        offline,
+        latency: 20,
+        downloadThroughput: -1,
+        uploadThroughput: LINK,
+      });
     await link(false);
     await page.goto(`${ferry.url}/`);
     await page.locator('#upload-title').waitFor();
@@ -88,23 +95,50 @@ test('after 10 s offline and a server down for 8 s: no dishonest time left, and 
           };
         })
         .catch(() => null);
-      if (s) samples.push({ at: Date.now(), eta: s.eta === null ? null : parseEta(s.eta), text: s.text, status: s.status, retryAt: s.retryAt === null ? null : Number(s.retryAt) });
-      if (cut && !back && s && /No network/.test(s.status) && !samples.slice(0, -1).some((x) => /No network/.test(x.status))) await shot(page, 'interruptions-offline');
+      if (s)
+        samples.push({
+          at: Date.now(),
+          eta: s.eta === null ? null : parseEta(s.eta),
+          text: s.text,
+          status: s.status,
+          retryAt: s.retryAt === null ? null : Number(s.retryAt),
+        });
+      if (
+        cut &&
+        !back &&
+        s &&
+        /No network/.test(s.status) &&
+        !samples.slice(0, -1).some((x) => /No network/.test(x.status))
+      )
+        await shot(page, 'interruptions-offline');
       await page.waitForTimeout(250);
     }
     await watchProgress(page, 120_000);
-    assert.ok(cut && back && blocked && unblocked, `both interruptions happened before the end (cut ${cut - started}, back ${back - started}, blocked ${blocked - started} ms)`);
+    assert.ok(
+      cut && back && blocked && unblocked,
+      `both interruptions happened before the end (cut ${cut - started}, back ${back - started}, blocked ${blocked - started} ms)`,
+    );
     // Offline: said so, without a countdown that restarts with every failed try.
     const offline = samples.filter((s) => s.at > cut + 1_000 && s.at < back);
-    assert.ok(offline.length > 10 && offline.every((s) => s.status === 'No network. The upload continues by itself as soon as it is back.'), `offline said: ${[...new Set(offline.map((s) => s.status))].join(' | ')}`);
+    assert.ok(
+      offline.length > 10 &&
+        offline.every((s) => s.status === 'No network. The upload continues by itself as soon as it is back.'),
+      `offline said: ${[...new Set(offline.map((s) => s.status))].join(' | ')}`,
+    );
     // Every time left shown after each outage is what the link really needs for what is left (the emulated
     // link runs at 1 MB/s): not a rate measured across the stall.
     const after = samples.filter((s) => s.at > back && s.eta !== null);
-    assert.ok(after.filter((s) => s.at < blocked).length > 0 && after.filter((s) => s.at > unblocked).length > 0, 'a time left is shown again after each outage');
+    assert.ok(
+      after.filter((s) => s.at < blocked).length > 0 && after.filter((s) => s.at > unblocked).length > 0,
+      'a time left is shown again after each outage',
+    );
     for (const s of after) {
       const [sent, total] = [...s.text.matchAll(/([\d.]+)\s*MB/g)].map((m) => Number(m[1]) * 1e6);
       const real = (total - sent) / LINK;
-      assert.ok(Math.abs(s.eta! - real) <= Math.max(8, real * 0.3), `"${s.text}" ${((s.at - back) / 1000).toFixed(1)} s after the link came back; the link needs ${real.toFixed(0)} s`);
+      assert.ok(
+        Math.abs(s.eta! - real) <= Math.max(8, real * 0.3),
+        `"${s.text}" ${((s.at - back) / 1000).toFixed(1)} s after the link came back; the link needs ${real.toFixed(0)} s`,
+      );
     }
     // The server down: within one wait the seconds only go down, and they match the wait's end.
     const waits = samples.filter((s) => s.retryAt !== null && s.at > blocked && s.at < unblocked + 2_000);
@@ -119,7 +153,10 @@ test('after 10 s offline and a server down for 8 s: no dishonest time left, and 
       const [a, c] = [waits[i - 1], waits[i]].map((s) => Number(/in (\d+) s/.exec(s.status)?.[1]));
       assert.ok(c <= a, `the countdown went from ${a} to ${c} s`);
     }
-    assert.equal(b.errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|ERR_FAILED|Failed to load resource/.test(e)), []);
+    assert.equal(
+      b.errors.filter((e) => !/ERR_INTERNET_DISCONNECTED|ERR_FAILED|Failed to load resource/.test(e)),
+      [],
+    );
   } finally {
     await b.close();
   }

@@ -73,12 +73,20 @@ const OVERFLOWS = `(() => {
 async function sendIn(lang: string, recipient: string): Promise<{ downloadUrl: string }> {
   const headers = { ...asUserHeaders('alice'), 'Content-Type': 'application/json', 'Accept-Language': lang };
   const call = async (method: string, p: string, body: unknown) => {
-    const res = await fetch(ferry.url + p, { method, headers, body: JSON.stringify(body), signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(ferry.url + p, {
+      method,
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(60_000),
+    });
     const json: any = await res.json().catch(() => null);
     assert.ok(res.ok, `${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
     return json;
   };
-  const files = { 'Sprawozdanie-finansowe-za-rok-2026-wersja-ostateczna.xlsx': 'x'.repeat(1_234_567), 'b.pdf': 'y'.repeat(2000) };
+  const files = {
+    'Sprawozdanie-finansowe-za-rok-2026-wersja-ostateczna.xlsx': 'x'.repeat(1_234_567),
+    'b.pdf': 'y'.repeat(2000),
+  };
   const created = await call('POST', '/transfer', {
     from: 'alice@example.org',
     recipients: [recipient],
@@ -88,7 +96,11 @@ async function sendIn(lang: string, recipient: string): Promise<{ downloadUrl: s
     files: Object.entries(files).map(([name, content]) => ({ name, size: content.length })),
   });
   for (const f of created.files) {
-    const res = await fetch(`${ferry.url}/file/${f.id}/chunk/0?key=${f.uid}`, { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: files[f.name as keyof typeof files] });
+    const res = await fetch(`${ferry.url}/file/${f.id}/chunk/0?key=${f.uid}`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: files[f.name as keyof typeof files],
+    });
     assert.is(res.status, 200);
     await call('PUT', `/file/${f.id}?key=${f.uid}`, { complete: true });
   }
@@ -103,7 +115,12 @@ async function mailTo(to: string): Promise<{ subject: string; html: string; lang
     for (const f of fs.existsSync(sinkDir) ? fs.readdirSync(sinkDir).filter((n) => n.endsWith('.eml')) : []) {
       const m = await simpleParser(fs.readFileSync(path.join(sinkDir, f)));
       const rcpt = [m.to ?? []].flat().flatMap((a) => a.value.map((v) => v.address));
-      if (rcpt.includes(to) && typeof m.html === 'string') return { subject: m.subject ?? '', html: m.html, lang: m.headers.get('content-language') as string | undefined };
+      if (rcpt.includes(to) && typeof m.html === 'string')
+        return {
+          subject: m.subject ?? '',
+          html: m.html,
+          lang: m.headers.get('content-language') as string | undefined,
+        };
     }
     await new Promise((r) => setTimeout(r, 100));
   }
@@ -124,7 +141,11 @@ for (const lang of LANGS) {
       assert.is(await page.getAttribute('html', 'lang'), lang);
       assert.is((await page.locator('#upload-title').innerText()).trim(), table.upload_page);
       await page.setInputFiles('#pick-files', [
-        { name: 'Sprawozdanie-finansowe-za-rok-2026-wersja-ostateczna.xlsx', mimeType: 'application/octet-stream', buffer: Buffer.alloc(1_234_567) },
+        {
+          name: 'Sprawozdanie-finansowe-za-rok-2026-wersja-ostateczna.xlsx',
+          mimeType: 'application/octet-stream',
+          buffer: Buffer.alloc(1_234_567),
+        },
         { name: 'zdjęcie z wizyty.jpg', mimeType: 'image/jpeg', buffer: Buffer.alloc(56_789) },
       ]);
       await page.fill('#upload-recipients', 'first.recipient.with.a.long.address@example.org');
@@ -142,7 +163,10 @@ for (const lang of LANGS) {
       await reader.page.goto(`${downloadUrl}&lang=${lang}`);
       await reader.page.locator('table.files').waitFor();
       assert.is(await reader.page.getAttribute('html', 'lang'), lang);
-      assert.ok(await reader.page.getByRole('link', { name: table.download_all, exact: true }).isVisible(), `${lang}: "${table.download_all}"`);
+      assert.ok(
+        await reader.page.getByRole('link', { name: table.download_all, exact: true }).isVisible(),
+        `${lang}: "${table.download_all}"`,
+      );
       const download = await overflows(reader.page);
       await shot(reader.page, `languages-${lang}-download`);
       assert.equal(download, [], `${lang}: download page`);
@@ -157,12 +181,18 @@ for (const lang of LANGS) {
 
       const mail = await mailTo(recipient);
       assert.is(mail.lang, lang);
-      assert.is(mail.subject, `${table.mail_transfer_available_subject.replace('{sender}', 'alice@example.org')}: Quarterly figures`);
+      assert.is(
+        mail.subject,
+        `${table.mail_transfer_available_subject.replace('{sender}', 'alice@example.org')}: Quarterly figures`,
+      );
       // A blank page first: the download page's Content-Security-Policy must not apply to the mail's inline styles.
       await reader.page.goto('about:blank');
       await reader.page.setContent(mail.html);
       assert.is(await reader.page.getAttribute('html', 'lang'), lang);
-      assert.ok(await reader.page.getByRole('link', { name: table.mail_download_link, exact: true }).isVisible(), `${lang}: "${table.mail_download_link}"`);
+      assert.ok(
+        await reader.page.getByRole('link', { name: table.mail_download_link, exact: true }).isVisible(),
+        `${lang}: "${table.mail_download_link}"`,
+      );
       const inMail = await overflows(reader.page);
       await shot(reader.page, `languages-${lang}-mail`);
       assert.equal(inMail, [], `${lang}: the mail`);

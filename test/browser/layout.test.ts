@@ -26,17 +26,29 @@ test.after(async () => {
 
 type Box = { x: number; y: number; width: number; height: number };
 const boxes = (page: Page, selector: string): Promise<Box[]> =>
-  page.locator(selector).evaluateAll((els) => els.map((e) => {
-    const r = e.getBoundingClientRect();
-    return { x: r.x, y: r.y, width: r.width, height: r.height };
-  }));
+  page.locator(selector).evaluateAll((els) =>
+    els.map((e) => {
+      const r = e.getBoundingClientRect();
+      return { x: r.x, y: r.y, width: r.width, height: r.height };
+    }),
+  );
 
 test('admin "All transfers" at 1280 px: the table fits its card, every button whole', async () => {
   const long = 'a.very.long.user.name.from.the.finance.department';
-  await sendViaRest(ferry.url, long, 'Quarterly figures for the board meeting, the auditors and the annual report, final version', {
-    'Quarterly-figures-2026-final-version-for-the-board-and-the-auditors.xlsx': 'x'.repeat(3000),
-    'annex-with-a-long-name-too.pdf': 'y'.repeat(2000),
-  }, ['first.recipient.with.a.long.address@example.org', 'second.recipient.with.a.long.address@example.org', 'third@example.org']);
+  await sendViaRest(
+    ferry.url,
+    long,
+    'Quarterly figures for the board meeting, the auditors and the annual report, final version',
+    {
+      'Quarterly-figures-2026-final-version-for-the-board-and-the-auditors.xlsx': 'x'.repeat(3000),
+      'annex-with-a-long-name-too.pdf': 'y'.repeat(2000),
+    },
+    [
+      'first.recipient.with.a.long.address@example.org',
+      'second.recipient.with.a.long.address@example.org',
+      'third@example.org',
+    ],
+  );
   await sendViaRest(ferry.url, 'bob', 'Short', { 'a.txt': 'a' }, ['c@example.org']);
   const b = await openBrowser({ headers: asUserHeaders('root') });
   try {
@@ -48,14 +60,27 @@ test('admin "All transfers" at 1280 px: the table fits its card, every button wh
       const wrap = document.querySelector('.table-wrap')!;
       const card = wrap.closest('.card')!.getBoundingClientRect();
       const buttons = [...wrap.querySelectorAll('button')].map((x) => x.getBoundingClientRect());
-      return { over: wrap.scrollWidth - wrap.clientWidth, cardRight: card.right, rightmost: Math.max(...buttons.map((r) => r.right)), leftmost: Math.min(...buttons.map((r) => r.left)) };
+      return {
+        over: wrap.scrollWidth - wrap.clientWidth,
+        cardRight: card.right,
+        rightmost: Math.max(...buttons.map((r) => r.right)),
+        leftmost: Math.min(...buttons.map((r) => r.left)),
+      };
     });
     assert.ok(fit.over <= 0, `the table scrolls sideways by ${fit.over}px`);
-    assert.ok(fit.rightmost <= fit.cardRight && fit.rightmost <= 1280, `a button ends at ${fit.rightmost}px, the card at ${fit.cardRight}px`);
+    assert.ok(
+      fit.rightmost <= fit.cardRight && fit.rightmost <= 1280,
+      `a button ends at ${fit.rightmost}px, the card at ${fit.cardRight}px`,
+    );
     // With a row's details open, still nothing is cut.
-    await b.page.locator('table.transfers tr', { hasText: 'Quarterly figures' }).locator('td.row-actions button').click();
+    await b.page
+      .locator('table.transfers tr', { hasText: 'Quarterly figures' })
+      .locator('td.row-actions button')
+      .click();
     await b.page.locator('.details table.audit').waitFor();
-    const over = await b.page.evaluate(() => Math.max(...[...document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth)));
+    const over = await b.page.evaluate(() =>
+      Math.max(...[...document.querySelectorAll('.table-wrap')].map((w) => w.scrollWidth - w.clientWidth)),
+    );
     assert.ok(over <= 0, `with details open a table scrolls sideways by ${over}px`);
     await shot(b.page, 'layout-admin-transfers-1280');
   } finally {
@@ -64,8 +89,17 @@ test('admin "All transfers" at 1280 px: the table fits its card, every button wh
 });
 
 test("the guest table's buttons sit in line: the same height in a row, the same column in every row", async () => {
-  for (const [email, subject] of [['gus@example.org', 'Scans, please'], ['a.guest.with.a.rather.long.address@example.org', ''], ['ida@example.org', 'Photos of the site visit on Monday']]) {
-    const r = await rest(ferry.url, 'POST', '/guest', 'alice', { recipient: email, from: 'alice@example.org', subject: subject || undefined, expires: Math.floor(Date.now() / 1000) + 5 * 86400 });
+  for (const [email, subject] of [
+    ['gus@example.org', 'Scans, please'],
+    ['a.guest.with.a.rather.long.address@example.org', ''],
+    ['ida@example.org', 'Photos of the site visit on Monday'],
+  ]) {
+    const r = await rest(ferry.url, 'POST', '/guest', 'alice', {
+      recipient: email,
+      from: 'alice@example.org',
+      subject: subject || undefined,
+      expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+    });
     assert.is(r.status, 201);
   }
   const b = await openBrowser({ headers: asUserHeaders('alice') });
@@ -83,11 +117,18 @@ test("the guest table's buttons sit in line: the same height in a row, the same 
         const [d] = await boxes(b.page, `table.guests tbody tr:nth-child(${i + 1}) button:has-text("Delete")`);
         const rowBox = (await row.boundingBox())!;
         assert.ok(Math.abs(r.y - d.y) <= 1, `row ${i}: Remind at y=${r.y}, Delete at y=${d.y}`);
-        assert.ok(Math.abs(r.y + r.height / 2 - (rowBox.y + rowBox.height / 2)) <= 2, `row ${i}: the buttons are centred in their row`);
+        assert.ok(
+          Math.abs(r.y + r.height / 2 - (rowBox.y + rowBox.height / 2)) <= 2,
+          `row ${i}: the buttons are centred in their row`,
+        );
         remind.push(r);
         del.push(d);
       }
-      for (const list of [remind, del]) assert.ok(Math.max(...list.map((x) => x.x)) - Math.min(...list.map((x) => x.x)) <= 1, `one column at ${width}px: ${list.map((x) => x.x).join(', ')}`);
+      for (const list of [remind, del])
+        assert.ok(
+          Math.max(...list.map((x) => x.x)) - Math.min(...list.map((x) => x.x)) <= 1,
+          `one column at ${width}px: ${list.map((x) => x.x).join(', ')}`,
+        );
       await shot(b.page, `layout-guests-${width}`);
     }
   } finally {
@@ -105,23 +146,43 @@ test('phone (390×844): the header takes at most 100 px on every page; the remov
       const h = (await b.page.locator('header.top').boundingBox())!.height;
       assert.ok(h <= 100, `${q || 'upload'}: the header is ${h}px high`);
       const current = (await b.page.locator('header.top nav a[aria-current="page"]').boundingBox())!;
-      assert.ok(current.x >= 0 && current.x + current.width <= 390, `${q || 'upload'}: the current page's menu entry is in view`);
+      assert.ok(
+        current.x >= 0 && current.x + current.width <= 390,
+        `${q || 'upload'}: the current page's menu entry is in view`,
+      );
       // Every entry whole and on screen, none cut ("Administratio") nor scrolled away (Profile).
       const entries = await b.page.locator('header.top nav a').evaluateAll((links) =>
         links.map((a) => {
           const r = a.getBoundingClientRect();
           const nav = a.closest('nav')!.getBoundingClientRect();
-          return { text: a.textContent ?? '', left: r.left, right: r.right, clipped: r.right > nav.right + 0.5 || r.left < nav.left - 0.5, whole: a.scrollWidth <= a.clientWidth + 1 };
+          return {
+            text: a.textContent ?? '',
+            left: r.left,
+            right: r.right,
+            clipped: r.right > nav.right + 0.5 || r.left < nav.left - 0.5,
+            whole: a.scrollWidth <= a.clientWidth + 1,
+          };
         }),
       );
-      assert.equal(entries.map((e) => e.text), ['Send files', 'My transfers', 'Guests', 'Administration', 'Profile']);
-      for (const e of entries) assert.ok(e.left >= 0 && e.right <= 390 && !e.clipped && e.whole, `${q || 'upload'}: "${e.text}" spans ${e.left}–${e.right} px`);
+      assert.equal(
+        entries.map((e) => e.text),
+        ['Send files', 'My transfers', 'Guests', 'Administration', 'Profile'],
+      );
+      for (const e of entries)
+        assert.ok(
+          e.left >= 0 && e.right <= 390 && !e.clipped && e.whole,
+          `${q || 'upload'}: "${e.text}" spans ${e.left}–${e.right} px`,
+        );
     }
     await shot(b.page, 'layout-phone-menu');
     await b.page.goto(`${ferry.url}/`);
     await b.page.setInputFiles('#pick-files', [
       { name: 'a.txt', mimeType: 'text/plain', buffer: Buffer.from('a') },
-      { name: 'Quarterly-figures-2026-final-version-for-the-board-and-the-auditors.xlsx', mimeType: 'text/plain', buffer: Buffer.alloc(1_234_567) },
+      {
+        name: 'Quarterly-figures-2026-final-version-for-the-board-and-the-auditors.xlsx',
+        mimeType: 'text/plain',
+        buffer: Buffer.alloc(1_234_567),
+      },
       { name: 'photo of the site visit.jpg', mimeType: 'image/jpeg', buffer: Buffer.alloc(56_789) },
       { name: 'b.pdf', mimeType: 'application/pdf', buffer: Buffer.alloc(999_999) },
     ]);
@@ -132,7 +193,12 @@ test('phone (390×844): the header takes at most 100 px on every page; the remov
     assert.ok(Math.max(...xs) - Math.min(...xs) <= 1, `remove buttons in one column: ${xs.join(', ')}`);
     assert.ok(Math.max(...ws) - Math.min(...ws) <= 1, `remove buttons of one width: ${ws.join(', ')}`);
     const items = await boxes(b.page, '.file-list li');
-    buttons.forEach((btn, i) => assert.ok(btn.y >= items[i].y && btn.y + btn.height <= items[i].y + items[i].height, `button ${i} inside its row`));
+    buttons.forEach((btn, i) =>
+      assert.ok(
+        btn.y >= items[i].y && btn.y + btn.height <= items[i].y + items[i].height,
+        `button ${i} inside its row`,
+      ),
+    );
     await shot(b.page, 'layout-phone-file-list');
   } finally {
     await b.close();
@@ -140,7 +206,13 @@ test('phone (390×844): the header takes at most 100 px on every page; the remov
 });
 
 test('download page: "Download selected" is disabled until a file is ticked and then gets only that file; each link is named after its file', async () => {
-  const t = await sendViaRest(ferry.url, 'alice', 'Two files', { 'plan.pdf': 'p'.repeat(3000), 'annex.csv': 'a,b\n1,2\n' }, ['rita@example.org']);
+  const t = await sendViaRest(
+    ferry.url,
+    'alice',
+    'Two files',
+    { 'plan.pdf': 'p'.repeat(3000), 'annex.csv': 'a,b\n1,2\n' },
+    ['rita@example.org'],
+  );
   const b = await openBrowser();
   try {
     await b.page.goto(t.recipients[0].download_url);
@@ -148,14 +220,23 @@ test('download page: "Download selected" is disabled until a file is ticked and 
     await selected.waitFor();
     assert.ok(await selected.isDisabled(), 'disabled with nothing ticked');
     assert.ok(await b.page.locator('#select-hint').isVisible());
-    for (const name of ['plan.pdf', 'annex.csv']) assert.is(await b.page.getByRole('link', { name: `Download ${name}`, exact: true }).count(), 1, `a link named "Download ${name}"`);
+    for (const name of ['plan.pdf', 'annex.csv'])
+      assert.is(
+        await b.page.getByRole('link', { name: `Download ${name}`, exact: true }).count(),
+        1,
+        `a link named "Download ${name}"`,
+      );
     await b.page.check('input[aria-label="annex.csv"]');
     assert.ok(await selected.isEnabled(), 'enabled once a file is ticked');
     assert.not.ok(await b.page.locator('#select-hint').isVisible());
     const [download] = await Promise.all([b.page.waitForEvent('download'), selected.click()]);
     const zip = path.join(dir, 'selected.zip');
     await download.saveAs(zip);
-    assert.equal((await zipEntries(zip)).map((e) => e.name.split('/').pop()), ['annex.csv'], 'only the ticked file');
+    assert.equal(
+      (await zipEntries(zip)).map((e) => e.name.split('/').pop()),
+      ['annex.csv'],
+      'only the ticked file',
+    );
     await b.page.uncheck('input[aria-label="annex.csv"]');
     assert.ok(await selected.isDisabled(), 'disabled again');
     await shot(b.page, 'layout-download-selection');

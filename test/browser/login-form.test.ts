@@ -12,7 +12,10 @@ test('the login form sent before the script takes it over signs the user in and 
   const local = await startFerry({});
   const browser = await openBrowser();
   try {
-    const add = ferryCli(['user', 'add', 'dora@example.org', '--email', 'dora@example.org', '--password-stdin', '-c', local.configFile], 'dora password 1\n');
+    const add = ferryCli(
+      ['user', 'add', 'dora@example.org', '--email', 'dora@example.org', '--password-stdin', '-c', local.configFile],
+      'dora password 1\n',
+    );
     assert.is(add.code, 0, add.stderr);
     const { page } = browser;
     // The translations are held back, so the script has not taken the form over when it is sent.

@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../helpers/server';
 import { addressOf, startScriptedSmtp, type ScriptedSmtp } from '../helpers/mail';
-import { openBrowser, startFerry, shot, makeFile, HEADER_SP_CONFIG, asUserHeaders, } from './harness';
+import { openBrowser, startFerry, shot, makeFile, HEADER_SP_CONFIG, asUserHeaders } from './harness';
 import { axe } from './fixtures';
 
 // Mail as the people using the pages see it: the admins' notice while mail is kept in the built-in inbox, the
@@ -32,9 +32,15 @@ test('with no mail transport, admins see the built-in inbox notice on every page
       assert.is(await notice.locator('code').innerText(), 'mail.transport');
     }
     await admin.page.goto(`${ferry.url}/?s=transfers&lang=de`);
-    assert.match(await admin.page.locator('aside.site-notice').innerText(), 'E-Mails werden im eingebauten Postfach aufbewahrt, nicht zugestellt: konfigurieren Sie mail.transport.');
+    assert.match(
+      await admin.page.locator('aside.site-notice').innerText(),
+      'E-Mails werden im eingebauten Postfach aufbewahrt, nicht zugestellt: konfigurieren Sie mail.transport.',
+    );
     await admin.page.goto(`${ferry.url}/?s=transfers&lang=fr`);
-    assert.match(await admin.page.locator('aside.site-notice').innerText(), 'Les e-mails sont conservés dans la boîte de réception intégrée, pas envoyés : configurez mail.transport.');
+    assert.match(
+      await admin.page.locator('aside.site-notice').innerText(),
+      'Les e-mails sont conservés dans la boîte de réception intégrée, pas envoyés : configurez mail.transport.',
+    );
     await admin.page.goto(`${ferry.url}/?lang=en`);
     await admin.page.locator('aside.site-notice a', { hasText: 'Open the inbox' }).click();
     await admin.page.locator('h1', { hasText: 'Built-in inbox' }).waitFor();
@@ -85,15 +91,25 @@ test('an upload says the mail is queued, not sent; the transfer page shows defer
 
     // Never "sent" before the queue has sent it.
     assert.is(await page.locator('#summary-title').innerText(), 'Your files are uploaded');
-    assert.is(await page.locator('.summary .mail-status').innerText(), 'The e-mail to the recipients is queued; each address below says when it has been sent.');
+    assert.is(
+      await page.locator('.summary .mail-status').innerText(),
+      'The e-mail to the recipients is queued; each address below says when it has been sent.',
+    );
     assert.not.match(await page.locator('.summary').innerText(), 'have been sent');
     const row = (who: string) => page.locator('.links li', { hasText: who });
     // Then each address says what became of its mail, without a reload.
     await row('ok@example.org').locator('.delivery-sent').waitFor({ timeout: 20_000 });
     await row('busy@example.org').locator('.delivery-deferred').waitFor({ timeout: 20_000 });
     await row('gone@example.org').locator('.delivery-bounced').waitFor({ timeout: 20_000 });
-    assert.match(await row('ok@example.org').locator('.delivery').innerText(), /^Mail sent \d{1,2} [A-Z][a-z]{2} \d{4}/);
-    assert.is(await page.locator('.summary .mail-status').innerText(), 'The e-mail to the recipients is queued; each address below says when it has been sent.', 'not every recipient has it');
+    assert.match(
+      await row('ok@example.org').locator('.delivery').innerText(),
+      /^Mail sent \d{1,2} [A-Z][a-z]{2} \d{4}/,
+    );
+    assert.is(
+      await page.locator('.summary .mail-status').innerText(),
+      'The e-mail to the recipients is queued; each address below says when it has been sent.',
+      'not every recipient has it',
+    );
     await shot(page, 'mail-upload-summary-states');
 
     // My transfers: the row says two recipients are not reached; the details say why, escaped.
@@ -104,14 +120,27 @@ test('an upload says the mail is queued, not sent; the transfer page shows defer
     const details = page.locator('.details');
     const rec = (who: string) => details.locator('.recipient-list li', { hasText: who });
     await rec('busy@example.org').locator('.delivery-deferred').waitFor();
-    assert.is(await rec('busy@example.org').locator('.delivery-deferred').innerText(), 'Mail deferred, will be retried\nServer answer: 450 4.2.1 <busy@example.org>: Mailbox busy, try <b>later</b>');
+    assert.is(
+      await rec('busy@example.org').locator('.delivery-deferred').innerText(),
+      'Mail deferred, will be retried\nServer answer: 450 4.2.1 <busy@example.org>: Mailbox busy, try <b>later</b>',
+    );
     assert.is(await rec('busy@example.org').locator('.delivery b').count(), 0, 'the answer is text, not markup');
-    assert.is(await rec('gone@example.org').locator('.delivery-bounced').innerText(), 'Mail not delivered\nServer answer: 550 5.1.1 <gone@example.org>: User unknown');
-    assert.is(await rec('gone@example.org').locator('span.error').count(), 0, 'the bounce is said once, as the delivery state');
+    assert.is(
+      await rec('gone@example.org').locator('.delivery-bounced').innerText(),
+      'Mail not delivered\nServer answer: 550 5.1.1 <gone@example.org>: User unknown',
+    );
+    assert.is(
+      await rec('gone@example.org').locator('span.error').count(),
+      0,
+      'the bounce is said once, as the delivery state',
+    );
     assert.match(await rec('ok@example.org').locator('.delivery').innerText(), /^Mail sent /);
     assert.is(await rec('ok@example.org').locator('button', { hasText: 'Send again' }).count(), 0);
     assert.is(await rec('ok@example.org').locator('button', { hasText: 'Remind' }).count(), 1);
-    assert.is(await rec('busy@example.org').locator('button', { hasText: 'Send again' }).getAttribute('aria-label'), 'Send again to busy@example.org');
+    assert.is(
+      await rec('busy@example.org').locator('button', { hasText: 'Send again' }).getAttribute('aria-label'),
+      'Send again to busy@example.org',
+    );
     await shot(page, 'mail-transfer-undelivered');
     for (const size of [
       { width: 1280, height: 800 },
@@ -135,12 +164,28 @@ test('an upload says the mail is queued, not sent; the transfer page shows defer
     }
     assert.is(await details.locator('button', { hasText: 'Send again' }).count(), 0);
     await shot(page, 'mail-transfer-sent-again');
-    const got = smtp.received.slice(before).map((m) => `${addressOf(m.to)}: ${m.subject}`).sort();
-    assert.equal(got, ['busy@example.org: alice@example.org sent you files: Minutes', 'gone@example.org: alice@example.org sent you files: Minutes']);
+    const got = smtp.received
+      .slice(before)
+      .map((m) => `${addressOf(m.to)}: ${m.subject}`)
+      .sort();
+    assert.equal(got, [
+      'busy@example.org: alice@example.org sent you files: Minutes',
+      'gone@example.org: alice@example.org sent you files: Minutes',
+    ]);
     await page.reload();
     await page.locator('table.transfers tbody tr', { hasText: 'Minutes' }).first().waitFor();
-    assert.is(await page.locator('table.transfers tbody tr', { hasText: 'Minutes' }).first().locator('.delivery-bounced').count(), 0);
-    assert.equal(b.errors.filter((e) => !/status of 4\d\d/.test(e)), []);
+    assert.is(
+      await page
+        .locator('table.transfers tbody tr', { hasText: 'Minutes' })
+        .first()
+        .locator('.delivery-bounced')
+        .count(),
+      0,
+    );
+    assert.equal(
+      b.errors.filter((e) => !/status of 4\d\d/.test(e)),
+      [],
+    );
   } finally {
     await b.close();
     await ferry.stop();

@@ -23,10 +23,16 @@ test.after(async () => {
   await ferry?.stop();
 });
 
-const sendViaRest = (user: string, subject: string, files: Record<string, string>, recipients: string[]) => sendViaRestTo(ferry.url, user, subject, files, recipients);
+const sendViaRest = (user: string, subject: string, files: Record<string, string>, recipients: string[]) =>
+  sendViaRestTo(ferry.url, user, subject, files, recipients);
 
 test('my transfers: list and details; add, remind and remove a recipient; extend; delete a file; close', async () => {
-  const t = await sendViaRest('alice', 'Quarterly report', { 'report.pdf': 'pdf'.repeat(1000), 'annex.csv': 'a,b\n1,2\n' }, ['eve@example.org', 'fred@example.org']);
+  const t = await sendViaRest(
+    'alice',
+    'Quarterly report',
+    { 'report.pdf': 'pdf'.repeat(1000), 'annex.csv': 'a,b\n1,2\n' },
+    ['eve@example.org', 'fred@example.org'],
+  );
   const { page } = b;
   await page.goto(`${ferry.url}/?s=transfers`);
   const row = page.locator('table.transfers tbody tr', { hasText: 'Quarterly report' }).first();
@@ -42,10 +48,16 @@ test('my transfers: list and details; add, remind and remove a recipient; extend
   await details.locator('form.add-recipient button').click();
   await details.locator('.recipient-list li', { hasText: 'gina@example.org' }).waitFor();
 
-  await details.locator('.recipient-list li', { hasText: 'eve@example.org' }).locator('button', { hasText: 'Remind' }).click();
+  await details
+    .locator('.recipient-list li', { hasText: 'eve@example.org' })
+    .locator('button', { hasText: 'Remind' })
+    .click();
   await details.locator('.recipient-list li', { hasText: 'eve@example.org' }).locator('.ok').waitFor();
 
-  await details.locator('.recipient-list li', { hasText: 'fred@example.org' }).locator('button', { hasText: 'Remove' }).click();
+  await details
+    .locator('.recipient-list li', { hasText: 'fred@example.org' })
+    .locator('button', { hasText: 'Remove' })
+    .click();
   await details.locator('.recipient-list li', { hasText: 'fred@example.org' }).waitFor({ state: 'detached' });
 
   // Extend expiry: asked first, with the new date and what is left; twice (the default allows two), then no more.
@@ -53,8 +65,14 @@ test('my transfers: list and details; add, remind and remove a recipient; extend
   assert.is((await details.locator('.extensions-left').innerText()).trim(), '2 extensions left');
   await details.locator('button', { hasText: 'Extend expiry' }).click();
   await details.locator('.extensions-left', { hasText: '1 extension left' }).waitFor();
-  assert.match(dialogs[dialogs.length - 1], /^Extend the expiry by 7 days, to \d{1,2} [A-Z][a-z]{2} \d{4}\? After this, 1 more extension is possible\.$/);
-  assert.match(await details.locator('.action .ok', { hasText: 'Now available' }).innerText(), /^Now available until \d{1,2} [A-Z][a-z]{2} \d{4}\.$/);
+  assert.match(
+    dialogs[dialogs.length - 1],
+    /^Extend the expiry by 7 days, to \d{1,2} [A-Z][a-z]{2} \d{4}\? After this, 1 more extension is possible\.$/,
+  );
+  assert.match(
+    await details.locator('.action .ok', { hasText: 'Now available' }).innerText(),
+    /^Now available until \d{1,2} [A-Z][a-z]{2} \d{4}\.$/,
+  );
   await details.locator('button', { hasText: 'Extend expiry' }).click();
   await details.locator('.extensions-left', { hasText: 'The expiry cannot be extended any more.' }).waitFor();
   assert.match(dialogs[dialogs.length - 1], /This is the last extension possible\.$/);
@@ -70,12 +88,20 @@ test('my transfers: list and details; add, remind and remove a recipient; extend
   await details.locator('button', { hasText: 'Close transfer' }).click();
   await details.locator('button', { hasText: 'Close transfer' }).waitFor({ state: 'detached' });
   const closed = await rest(ferry.url, 'GET', `/transfer/${t.id}`, 'alice');
-  assert.equal(closed.json.files.map((f: any) => f.name), ['report.pdf']);
+  assert.equal(
+    closed.json.files.map((f: any) => f.name),
+    ['report.pdf'],
+  );
   assert.equal(closed.json.recipients.map((r: any) => r.email).sort(), ['eve@example.org', 'gina@example.org']);
 });
 
 test('guests page: remind and delete an invitation', async () => {
-  const made = await rest(ferry.url, 'POST', '/guest', 'alice', { recipient: 'hal@example.org', from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 5 * 86400, options: [] });
+  const made = await rest(ferry.url, 'POST', '/guest', 'alice', {
+    recipient: 'hal@example.org',
+    from: 'alice@example.org',
+    expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+    options: [],
+  });
   assert.is(made.status, 201);
   const { page } = b;
   await page.goto(`${ferry.url}/?s=guests`);
@@ -86,7 +112,10 @@ test('guests page: remind and delete an invitation', async () => {
   await row.locator('button', { hasText: 'Delete' }).click();
   await row.waitFor({ state: 'detached' });
   const list = await rest(ferry.url, 'GET', '/guest', 'alice');
-  assert.not.ok((list.json as any[]).some((g) => g.email === 'hal@example.org' && !g.closed), 'deleted');
+  assert.not.ok(
+    (list.json as any[]).some((g) => g.email === 'hal@example.org' && !g.closed),
+    'deleted',
+  );
 });
 
 test('profile: the API access string, its copy button, and a new secret', async () => {
@@ -99,7 +128,10 @@ test('profile: the API access string, its copy button, and a new secret', async 
   await page.locator('button.copy').click();
   assert.is(await page.evaluate(() => navigator.clipboard.readText()), first);
   await page.locator('button', { hasText: 'Make a new secret' }).click();
-  await page.waitForFunction((old) => (document.querySelector('#remote-config') as HTMLInputElement | null)?.value !== old, first);
+  await page.waitForFunction(
+    (old) => (document.querySelector('#remote-config') as HTMLInputElement | null)?.value !== old,
+    first,
+  );
   assert.is.not(await field.inputValue(), first);
   await shot(page, 'profile');
 });
@@ -107,7 +139,12 @@ test('profile: the API access string, its copy button, and a new secret', async 
 test('admin: all transfers and guests of every user, storage used', async () => {
   await sendViaRest('bob', 'From Bob', { 'b.txt': 'x'.repeat(2048) }, ['ian@example.org']);
   // The admin lists open invitations (hal@ was withdrawn above).
-  await rest(ferry.url, 'POST', '/guest', 'bob', { recipient: 'ivy@example.org', from: 'bob@example.org', expires: Math.floor(Date.now() / 1000) + 5 * 86400, options: [] });
+  await rest(ferry.url, 'POST', '/guest', 'bob', {
+    recipient: 'ivy@example.org',
+    from: 'bob@example.org',
+    expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+    options: [],
+  });
   const admin = await openBrowser({ headers: asUserHeaders('root') });
   try {
     await admin.page.goto(`${ferry.url}/?s=admin`);

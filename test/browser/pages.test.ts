@@ -32,7 +32,11 @@ test('a header-SP user lands signed in; every page mounts its view with no scrip
     await shot(page, `page-${q.replace('?s=', '') || 'upload'}`);
   }
   assert.match((await page.locator('.who .user').textContent()) ?? '', 'root@example.org');
-  assert.equal(b.errors.filter((e) => !/status of 404/.test(e)), [], 'no script errors or CSP violations');
+  assert.equal(
+    b.errors.filter((e) => !/status of 404/.test(e)),
+    [],
+    'no script errors or CSP violations',
+  );
 });
 
 test('the language switch changes the page language and keeps it', async () => {

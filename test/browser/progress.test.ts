@@ -15,7 +15,10 @@ let ferry: BinaryServer;
 let dir: string;
 test.before(async () => {
   dir = tempDir('ferry-browser-progress-');
-  ferry = await startFerry({ ...HEADER_SP_CONFIG, mail: { transport: null, sink: { host: '127.0.0.1', port: await freePort(), dir: path.join(dir, 'sink') } } });
+  ferry = await startFerry({
+    ...HEADER_SP_CONFIG,
+    mail: { transport: null, sink: { host: '127.0.0.1', port: await freePort(), dir: path.join(dir, 'sink') } },
+  });
 });
 test.after(async () => {
   await ferry?.stop();
@@ -32,7 +35,8 @@ function parseRate(text: string): number {
 /** "45 s", "3 min", "1 h 05 min" → seconds. */
 function parseEta(text: string): number {
   let s = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)\s*(h|min|s)\b/g)) s += Number(n) * { h: 3600, min: 60, s: 1 }[unit as 'h'];
+  for (const [, n, unit] of text.matchAll(/(\d+)\s*(h|min|s)\b/g))
+    s += Number(n) * { h: 3600, min: 60, s: 1 }[unit as 'h'];
   return s;
 }
 
@@ -51,7 +55,12 @@ test('a throttled 1 MB/s upload: the bar moves at once, the shown rate stays wit
   try {
     const cdp = await b.context.newCDPSession(b.page);
     await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 20, downloadThroughput: -1, uploadThroughput: LINK });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 20,
+      downloadThroughput: -1,
+      uploadThroughput: LINK,
+    });
     await b.page.goto(`${ferry.url}/`);
     await b.page.locator('#upload-title').waitFor();
     await b.page.setInputFiles('#pick-files', [file.path]);
@@ -71,13 +80,22 @@ test('a throttled 1 MB/s upload: the bar moves at once, the shown rate stays wit
     const samples: Sample[] = [];
     let shotTaken = false;
     for (let i = 0; i < 240 && !(await b.page.locator('#summary-title').count()); i++) {
-      const s = await b.page.evaluate(() => ({
-        pct: Number(document.querySelector('#progress-total')?.getAttribute('value') ?? NaN),
-        speed: document.querySelector('.figures .speed:not(.measuring)')?.textContent ?? '',
-        eta: document.querySelector('.figures .eta')?.textContent ?? null,
-        text: document.querySelector('.figures')?.textContent ?? '',
-      })).catch(() => null);
-      if (s && firstChunk && !Number.isNaN(s.pct)) samples.push({ at: Date.now(), pct: s.pct, rate: parseRate(s.speed), eta: s.eta === null ? null : parseEta(s.eta), text: s.text });
+      const s = await b.page
+        .evaluate(() => ({
+          pct: Number(document.querySelector('#progress-total')?.getAttribute('value') ?? NaN),
+          speed: document.querySelector('.figures .speed:not(.measuring)')?.textContent ?? '',
+          eta: document.querySelector('.figures .eta')?.textContent ?? null,
+          text: document.querySelector('.figures')?.textContent ?? '',
+        }))
+        .catch(() => null);
+      if (s && firstChunk && !Number.isNaN(s.pct))
+        samples.push({
+          at: Date.now(),
+          pct: s.pct,
+          rate: parseRate(s.speed),
+          eta: s.eta === null ? null : parseEta(s.eta),
+          text: s.text,
+        });
       if (!shotTaken && s?.eta) {
         shotTaken = true;
         await shot(b.page, 'upload-progress-throttled');
@@ -100,12 +118,23 @@ test('a throttled 1 MB/s upload: the bar moves at once, the shown rate stays wit
 
     // Bytes count as they leave: a few seconds in, the bar has moved (it stayed at 0 % for 20 s before).
     const early = samples.filter((s) => s.at - firstChunk <= 4_000);
-    assert.ok(early.some((s) => s.pct >= 5), `after 4 s the bar shows ${early.map((s) => s.pct).join(',')} %`);
-    for (let i = 1; i < samples.length; i++) assert.ok(samples[i].pct >= samples[i - 1].pct, `the bar never goes back: ${samples.map((s) => s.pct).join(',')}`);
+    assert.ok(
+      early.some((s) => s.pct >= 5),
+      `after 4 s the bar shows ${early.map((s) => s.pct).join(',')} %`,
+    );
+    for (let i = 1; i < samples.length; i++)
+      assert.ok(
+        samples[i].pct >= samples[i - 1].pct,
+        `the bar never goes back: ${samples.map((s) => s.pct).join(',')}`,
+      );
 
     // Every rate shown is within 25 % of the true one, and one is shown for most of the upload.
     assert.ok(shown.length >= samples.length * 0.6, `a rate shown in ${shown.length} of ${samples.length} samples`);
-    for (const s of shown) assert.ok(Math.abs(s.rate - trueRate) / trueRate <= 0.25, `shown "${s.text}" at ${((s.at - firstChunk) / 1000).toFixed(1)} s; true rate ${(trueRate / 1e6).toFixed(3)} MB/s`);
+    for (const s of shown)
+      assert.ok(
+        Math.abs(s.rate - trueRate) / trueRate <= 0.25,
+        `shown "${s.text}" at ${((s.at - firstChunk) / 1000).toFixed(1)} s; true rate ${(trueRate / 1e6).toFixed(3)} MB/s`,
+      );
 
     // No time left in the first seconds; once shown, it is near the real time left.
     const withEta = samples.filter((s) => s.eta !== null);
@@ -114,7 +143,10 @@ test('a throttled 1 MB/s upload: the bar moves at once, the shown rate stays wit
     for (const s of withEta) {
       const real = (lastChunkDone - s.at) / 1000;
       // The page shows time left in 5 s steps, rounded up; a sample is read up to a second after it was drawn.
-      assert.ok(Math.abs(s.eta! - real) <= Math.max(6, real * 0.3), `"${s.text}" at ${((s.at - firstChunk) / 1000).toFixed(1)} s; really ${real.toFixed(0)} s left`);
+      assert.ok(
+        Math.abs(s.eta! - real) <= Math.max(6, real * 0.3),
+        `"${s.text}" at ${((s.at - firstChunk) / 1000).toFixed(1)} s; really ${real.toFixed(0)} s left`,
+      );
     }
   } finally {
     await b.close();
@@ -127,7 +159,12 @@ test('leaving or reloading during an upload asks first; staying keeps the upload
   try {
     const cdp = await b.context.newCDPSession(b.page);
     await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', { offline: false, latency: 0, downloadThroughput: -1, uploadThroughput: 2 * LINK });
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 0,
+      downloadThroughput: -1,
+      uploadThroughput: 2 * LINK,
+    });
     await b.page.goto(`${ferry.url}/`);
     await b.page.locator('#upload-title').waitFor();
     // Before an upload, leaving asks nothing.

@@ -8,18 +8,29 @@ import { sendViaRest } from './fixtures';
 // pages; the links follow at once.
 
 test('listening on every address without base_url: warned at start-up and on the admins’ pages; an admin sets the public address and the links follow', async () => {
-  const ferry = await startFerry({ ...HEADER_SP_CONFIG, admin: ['root'], listen: { host: '0.0.0.0', port: 0 }, base_url: undefined });
+  const ferry = await startFerry({
+    ...HEADER_SP_CONFIG,
+    admin: ['root'],
+    listen: { host: '0.0.0.0', port: 0 },
+    base_url: undefined,
+  });
   const port = new URL(ferry.url).port;
   const url = `http://127.0.0.1:${port}`;
   const admin = await openBrowser({ headers: asUserHeaders('root') });
   const user = await openBrowser({ headers: asUserHeaders('alice') });
   try {
-    assert.match(ferry.output(), `warning: listening on every address, but links in mails name http://localhost:${port}, which no other machine reaches`);
+    assert.match(
+      ferry.output(),
+      `warning: listening on every address, but links in mails name http://localhost:${port}, which no other machine reaches`,
+    );
     assert.is((await rest(url, 'GET', '/info', 'alice')).json.url, `http://localhost:${port}`);
 
     await admin.page.goto(`${url}/?s=transfers`);
     const notice = admin.page.locator('aside.public-address-notice');
-    assert.is((await notice.innerText()).trim(), `Links in mails name http://localhost:${port}, which only this machine reaches: no public address is set. Set the public address`);
+    assert.is(
+      (await notice.innerText()).trim(),
+      `Links in mails name http://localhost:${port}, which only this machine reaches: no public address is set. Set the public address`,
+    );
     await user.page.goto(`${url}/`);
     await user.page.locator('#upload-title').waitFor();
     assert.is(await user.page.locator('aside.public-address-notice').count(), 0, 'users are not told');

@@ -3,7 +3,16 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/temp-dir';
-import { openBrowser, startFerry, shot, rest, makeFile, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  shot,
+  rest,
+  makeFile,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+  BrowserSession,
+} from './harness';
 import type { Locator } from 'playwright-core';
 import { PNG } from 'pngjs';
 import jsQR from 'jsqr';
@@ -11,7 +20,11 @@ import jsQR from 'jsqr';
 /** What a QR code on the page holds: a screenshot of it, decoded as a phone would (jsQR). */
 async function qrText(code: Locator): Promise<string> {
   const png = PNG.sync.read(await code.screenshot());
-  const found = jsQR(new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length), png.width, png.height);
+  const found = jsQR(
+    new Uint8ClampedArray(png.data.buffer, png.data.byteOffset, png.data.length),
+    png.width,
+    png.height,
+  );
   assert.ok(found, 'a readable QR code');
   return found!.data;
 }
@@ -53,7 +66,10 @@ test('download limit: set on the upload page, counted, a spent link answers a 41
   const recipient = await openBrowser();
   try {
     await recipient.page.goto(`${ferry.url}/?s=download&token=${token}`);
-    assert.match(await recipient.page.locator('dl.facts').innerText(), 'Each file may be downloaded 1 times through this link.');
+    assert.match(
+      await recipient.page.locator('dl.facts').innerText(),
+      'Each file may be downloaded 1 times through this link.',
+    );
     const got = await fetch(`${ferry.url}/download?token=${token}&files_ids=${t.files[0].id}`);
     assert.is((await got.arrayBuffer()).byteLength, file.size);
     // The end is recorded as the last byte leaves: bounded wait for the page to say the link is spent.
@@ -84,7 +100,7 @@ test('download limit: set on the upload page, counted, a spent link answers a 41
   }
 });
 
-test('link password: set on the upload page; the recipient\'s page asks first, says a wrong one, opens with the right one', async () => {
+test("link password: set on the upload page; the recipient's page asks first, says a wrong one, opens with the right one", async () => {
   const file = makeFile(dir, 'guarded.bin', 30_000);
   const { page } = b;
   await page.goto(`${ferry.url}/`);
@@ -115,7 +131,10 @@ test('link password: set on the upload page; the recipient\'s page asks first, s
     await p.click('button.primary');
     await p.locator('table.files', { hasText: 'guarded.bin' }).waitFor();
     await shot(p, 'link-password-opened');
-    const [download] = await Promise.all([p.waitForEvent('download'), p.locator('table.files a', { hasText: 'Download' }).first().click()]);
+    const [download] = await Promise.all([
+      p.waitForEvent('download'),
+      p.locator('table.files a', { hasText: 'Download' }).first().click(),
+    ]);
     assert.is(fs.statSync((await download.path())!).size, file.size);
   } finally {
     await recipient.close();
@@ -141,7 +160,11 @@ test('QR codes: the upload-complete page, the transfer details and the guest inv
   await shot(page, 'qr-upload-complete');
 
   await page.goto(`${ferry.url}/?s=transfers`);
-  await page.locator('table.transfers tbody tr', { hasText: 'QR' }).first().locator('button', { hasText: 'Details' }).click();
+  await page
+    .locator('table.transfers tbody tr', { hasText: 'QR' })
+    .first()
+    .locator('button', { hasText: 'Details' })
+    .click();
   const li = page.locator(`#details-${t.id} .recipient-list li`, { hasText: 'quinn@example.org' });
   await li.locator('.qr button').click();
   assert.is(await qrText(li.locator('figure.qr-code')), url);
@@ -151,7 +174,9 @@ test('QR codes: the upload-complete page, the transfer details and the guest inv
   await page.fill('#guest-email', 'gia@example.org');
   await page.click('form.invite button.primary');
   await page.locator('form.invite .ok').waitFor();
-  const g = ((await rest(ferry.url, 'GET', '/guest', 'alice')).json as any[]).find((x) => x.email === 'gia@example.org');
+  const g = ((await rest(ferry.url, 'GET', '/guest', 'alice')).json as any[]).find(
+    (x) => x.email === 'gia@example.org',
+  );
   await page.locator('form.invite .upload-link .qr button').click();
   assert.is(await qrText(page.locator('form.invite figure.qr-code')), g.upload_url);
   await shot(page, 'qr-guest-invitation');

@@ -22,8 +22,23 @@ test.before(async () => {
   ferry = await startFerry({
     auth: {
       sp: [
-        { type: 'oidc', id: 'sso', label: 'Example SSO', issuer: `http://127.0.0.1:${opPort}`, client_id: 'ferry', client_secret: 'browser-secret' },
-        { type: 'ldap', id: 'dir', label: 'Directory', url: directory.url, bind_dn: directory.bindDn, bind_password: directory.bindPassword, user_base: `ou=people,${directory.suffix}` },
+        {
+          type: 'oidc',
+          id: 'sso',
+          label: 'Example SSO',
+          issuer: `http://127.0.0.1:${opPort}`,
+          client_id: 'ferry',
+          client_secret: 'browser-secret',
+        },
+        {
+          type: 'ldap',
+          id: 'dir',
+          label: 'Directory',
+          url: directory.url,
+          bind_dn: directory.bindDn,
+          bind_password: directory.bindPassword,
+          user_base: `ou=people,${directory.suffix}`,
+        },
       ],
     },
   });
@@ -67,7 +82,7 @@ test('the login page with two providers: a button and a titled form, no serious 
   }
 });
 
-test('OpenID Connect: the button, the provider\'s sign-in and consent, back signed in; a file is sent', async () => {
+test("OpenID Connect: the button, the provider's sign-in and consent, back signed in; a file is sent", async () => {
   const b = await openBrowser();
   try {
     await b.page.goto(`${ferry.url}/`);
@@ -84,7 +99,7 @@ test('OpenID Connect: the button, the provider\'s sign-in and consent, back sign
   }
 });
 
-test('LDAP: the directory\'s form signs in; a file is sent', async () => {
+test("LDAP: the directory's form signs in; a file is sent", async () => {
   const b = await openBrowser();
   try {
     await b.page.goto(`${ferry.url}/`);

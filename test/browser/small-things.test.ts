@@ -22,7 +22,13 @@ test.after(async () => {
 });
 
 test('on a phone, each SHA-256 takes one short line, and its button copies the whole value', async () => {
-  const t = await sendViaRest(ferry.url, 'alice', 'Hashes', { 'report-with-a-long-name-2026.pdf': 'r'.repeat(5000), 'b.txt': 'b' }, ['rita@example.org']);
+  const t = await sendViaRest(
+    ferry.url,
+    'alice',
+    'Hashes',
+    { 'report-with-a-long-name-2026.pdf': 'r'.repeat(5000), 'b.txt': 'b' },
+    ['rita@example.org'],
+  );
   const b = await openBrowser();
   try {
     await b.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ferry.url });
@@ -40,7 +46,6 @@ test('on a phone, each SHA-256 takes one short line, and its button copies the w
     await hash.locator('button.copy-hash').click();
     await hash.locator('.copied', { hasText: 'Copied.' }).waitFor();
     assert.is(await b.page.evaluate(() => navigator.clipboard.readText()), full);
-
   } finally {
     await b.close();
   }
@@ -52,13 +57,20 @@ test('the quota is warned of when the files are picked, with "exceed"; the expir
     const { page } = b;
     await page.goto(`${ferry.url}/?lang=en`);
     await page.locator('.quota-use').waitFor();
-    await page.setInputFiles('#pick-files', [{ name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(2_000_000) }]);
+    await page.setInputFiles('#pick-files', [
+      { name: 'big.bin', mimeType: 'application/octet-stream', buffer: Buffer.alloc(2_000_000) },
+    ]);
     const warn = page.locator('.quota-over');
     await warn.waitFor();
-    assert.match((await warn.innerText()).replace(/\u00a0/g, ' '), /^These files \(2\.0 MB\) exceed what is left of your quota \(1\.0 MB of 1\.0 MB\)/);
+    assert.match(
+      (await warn.innerText()).replace(/\u00a0/g, ' '),
+      /^These files \(2\.0 MB\) exceed what is left of your quota \(1\.0 MB of 1\.0 MB\)/,
+    );
     assert.not.match(await page.locator('form.upload-form').innerText(), / pass /);
     // Off, the switch is a line of its own, not an empty bordered box.
-    const box = await page.locator('fieldset.encrypt').evaluate((f) => ({ border: getComputedStyle(f).borderTopWidth, height: f.getBoundingClientRect().height }));
+    const box = await page
+      .locator('fieldset.encrypt')
+      .evaluate((f) => ({ border: getComputedStyle(f).borderTopWidth, height: f.getBoundingClientRect().height }));
     assert.is(box.border, '0px');
     assert.ok(box.height < 40, `the switch is ${box.height}px high`);
     await shot(page, 'small-upload-quota-warning');
@@ -66,17 +78,23 @@ test('the quota is warned of when the files are picked, with "exceed"; the expir
     await page.goto(`${ferry.url}/?lang=fr`);
     await page.locator('.quota-use').waitFor();
     assert.match((await page.locator('.quota-use').innerText()).replace(/\u00a0/g, ' '), /1,0 Mo/);
-    await page.setInputFiles('#pick-files', [{ name: 'petit.txt', mimeType: 'text/plain', buffer: Buffer.alloc(1500) }]);
+    await page.setInputFiles('#pick-files', [
+      { name: 'petit.txt', mimeType: 'text/plain', buffer: Buffer.alloc(1500) },
+    ]);
     assert.match((await page.locator('.dropzone .total').innerText()).replace(/\u00a0/g, ' '), /1,5 ko/);
     assert.not.match(await page.locator('main').innerText(), /\d\s?(kB|MB)\b/);
     // The expiry is chosen among days written as the page writes them, never the browser's 12/07/2026.
-    const chosen = await page.locator('#upload-expires').evaluate((s: HTMLSelectElement) => s.selectedOptions[0].textContent ?? '');
+    const chosen = await page
+      .locator('#upload-expires')
+      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0].textContent ?? '');
     assert.match(chosen, /^\d{1,2} \S+ \d{4}$/);
     assert.not.match(chosen, /\//);
     const hint = await page.locator('#upload-expires-hint').innerText();
     assert.ok(hint.includes(chosen), `"${chosen}" is the day the hint names: ${hint}`);
     await page.selectOption('#upload-expires', { index: 2 });
-    const other = await page.locator('#upload-expires').evaluate((s: HTMLSelectElement) => s.selectedOptions[0].textContent ?? '');
+    const other = await page
+      .locator('#upload-expires')
+      .evaluate((s: HTMLSelectElement) => s.selectedOptions[0].textContent ?? '');
     assert.ok((await page.locator('#upload-expires-hint').innerText()).includes(other));
     await shot(page, 'small-upload-french');
   } finally {
@@ -93,7 +111,10 @@ test('the admin overview counts every account, as the Users tab lists them', asy
     await b.page.goto(`${ferry.url}/?s=admin`);
     await b.page.locator('dl.overview').waitFor();
     const all = (await rest(ferry.url, 'GET', '/user/@all', 'root')).json as unknown[];
-    await b.page.waitForFunction((n) => document.querySelector('dl.overview dt:nth-of-type(4) + dd')?.textContent === String(n), all.length);
+    await b.page.waitForFunction(
+      (n) => document.querySelector('dl.overview dt:nth-of-type(4) + dd')?.textContent === String(n),
+      all.length,
+    );
     await b.page.click('nav.tabs button:has-text("Users")');
     await b.page.locator('table.users tbody tr').first().waitFor();
     assert.is(await b.page.locator('table.users tbody tr').count(), all.length);

@@ -5,7 +5,18 @@ import * as assert from 'uvu/assert';
 import type { Page, Route } from 'playwright-core';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
-import { openBrowser, startFerry, shot, makeFile, watchProgress, rest, sha256, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  shot,
+  makeFile,
+  watchProgress,
+  rest,
+  sha256,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+  BrowserSession,
+} from './harness';
 import { zipEntries } from './zip-reader';
 import { mailSink } from './fixtures';
 
@@ -79,13 +90,19 @@ test('upload three files (one of 200 MB) to two recipients: the progress bar adv
     const started = Date.now();
     await b.page.click('button.primary');
     await b.page.locator('#progress-total').waitFor();
-    const seen = await watchProgress(b.page, 240_000, (v) => (v >= 10 && !shotTaken ? ((shotTaken = true), shot(b.page, 'upload-progress')) : undefined));
+    const seen = await watchProgress(b.page, 240_000, (v) =>
+      v >= 10 && !shotTaken ? ((shotTaken = true), shot(b.page, 'upload-progress')) : undefined,
+    );
     const seconds = (Date.now() - started) / 1000;
-    console.log(`browser upload of ${((big.size + notes.size + photo.size) / 1e6).toFixed(0)} MB: ${seconds.toFixed(1)} s, ${((big.size + notes.size + photo.size) / 1e6 / seconds).toFixed(0)} MB/s`);
+    console.log(
+      `browser upload of ${((big.size + notes.size + photo.size) / 1e6).toFixed(0)} MB: ${seconds.toFixed(1)} s, ${((big.size + notes.size + photo.size) / 1e6 / seconds).toFixed(0)} MB/s`,
+    );
     assert.ok(seen.length >= 3, `progress values seen: ${seen.join(',')}`);
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i] >= seen[i - 1], 'never goes back');
     await b.page.locator('#summary-title').waitFor();
-    const links = await b.page.locator('.links a.download-link').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
+    const links = await b.page
+      .locator('.links a.download-link')
+      .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).href));
     assert.is(links.length, 2);
     for (const l of links) assert.match(l, /\?s=download&token=[A-Za-z0-9_-]{20,}/);
     await shot(b.page, 'upload-summary');
@@ -104,24 +121,35 @@ test("the recipients' mail arrives in the sink; its link downloads one file and 
   const byEmail = new Map<string, string>();
   for (let i = 0; i < 150 && byEmail.size < 2; i++) {
     for (const mail of await sink.mails()) {
-      for (const r of transfer.recipients) if (mail.to.includes(r.email) && mail.text.includes(`token=${r.token}`)) byEmail.set(r.email, r.download_url);
+      for (const r of transfer.recipients)
+        if (mail.to.includes(r.email) && mail.text.includes(`token=${r.token}`)) byEmail.set(r.email, r.download_url);
     }
     if (byEmail.size < 2) await new Promise((r) => setTimeout(r, 200));
   }
-  assert.equal([...byEmail.keys()].sort(), ['anna@example.org', 'ben@example.org'], 'one mail per recipient, with its own link');
+  assert.equal(
+    [...byEmail.keys()].sort(),
+    ['anna@example.org', 'ben@example.org'],
+    'one mail per recipient, with its own link',
+  );
   const b = await openBrowser(); // a recipient: no account, only the link from the mail
   try {
     await b.page.goto(byEmail.get('anna@example.org')!);
     await b.page.waitForLoadState('networkidle');
     await shot(b.page, 'download-page');
     const notesId = transfer.files.find((f: any) => f.name === 'notes.txt').id;
-    const hrefs = await b.page.locator('a[href*="download?"]').evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).getAttribute('href') ?? ''));
+    const hrefs = await b.page
+      .locator('a[href*="download?"]')
+      .evaluateAll((as) => as.map((a) => (a as HTMLAnchorElement).getAttribute('href') ?? ''));
     const one = hrefs.find((h) => new RegExp(`files_ids=${notesId}(&|$)`).test(h) && !h.includes('archive_format'));
-    const zip = hrefs.find((h) => h.includes('archive_format=zip')) ?? hrefs.find((h) => /files_ids=\d+(%2C|,)\d+/.test(h));
+    const zip =
+      hrefs.find((h) => h.includes('archive_format=zip')) ?? hrefs.find((h) => /files_ids=\d+(%2C|,)\d+/.test(h));
     assert.ok(one, `a link for notes.txt alone among ${hrefs.join(' ')}`);
     assert.ok(zip, `a link for the zip among ${hrefs.join(' ')}`);
     const save = async (href: string, name: string) => {
-      const [download] = await Promise.all([b.page.waitForEvent('download', { timeout: 120_000 }), b.page.locator(`a[href="${href}"]`).first().click()]);
+      const [download] = await Promise.all([
+        b.page.waitForEvent('download', { timeout: 120_000 }),
+        b.page.locator(`a[href="${href}"]`).first().click(),
+      ]);
       const to = path.join(dir, name);
       await download.saveAs(to);
       return to;
@@ -175,16 +203,21 @@ async function resumeAfter(interrupt: 'reload' | 'restart') {
   let b = await openBrowser({ headers: asUserHeaders('alice') });
   const userDataDir = b.userDataDir;
   let sentBytes = countChunkBytes(b);
-  const slow = (page: Page) => page.route(/\/file\/\d+\/chunk\/\d+/, async (route: Route) => {
-    await new Promise((r) => setTimeout(r, 150)); // a slower link, so the interruption lands mid-upload
-    await route.continue().catch(() => undefined);
-  });
+  const slow = (page: Page) =>
+    page.route(/\/file\/\d+\/chunk\/\d+/, async (route: Route) => {
+      await new Promise((r) => setTimeout(r, 150)); // a slower link, so the interruption lands mid-upload
+      await route.continue().catch(() => undefined);
+    });
   try {
     await slow(b.page);
     const subject = `Resume after ${interrupt}`;
     await fillForm(b.page, [a.path, small.path], ['dora@example.org'], subject);
     await b.page.click('button.primary');
-    await b.page.waitForFunction(() => Number(document.querySelector('#progress-total')?.getAttribute('value')) >= 30, null, { timeout: 60_000 });
+    await b.page.waitForFunction(
+      () => Number(document.querySelector('#progress-total')?.getAttribute('value')) >= 30,
+      null,
+      { timeout: 60_000 },
+    );
     if (interrupt === 'reload') {
       await b.page.reload();
     } else {
@@ -210,7 +243,8 @@ async function resumeAfter(interrupt: 'reload' | 'restart') {
   }
 }
 
-test('a reload mid-upload: the page asks for the files again and sends only what is missing', () => resumeAfter('reload'));
+test('a reload mid-upload: the page asks for the files again and sends only what is missing', () =>
+  resumeAfter('reload'));
 
 test('a browser restart mid-upload: the unfinished upload is remembered and resumes', () => resumeAfter('restart'));
 

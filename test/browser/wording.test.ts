@@ -14,7 +14,13 @@ let t: any;
 test.before(async () => {
   ferry = await startFerry({ ...HEADER_SP_CONFIG });
   b = await openBrowser({ headers: asUserHeaders('alice') });
-  t = await sendViaRest(ferry.url, 'alice', 'Figures', { 'notes.txt': 'n'.repeat(1500), 'table.csv': 'a,b\n', 'photo.jpg': 'p'.repeat(2_500_000) }, ['rita@example.org']);
+  t = await sendViaRest(
+    ferry.url,
+    'alice',
+    'Figures',
+    { 'notes.txt': 'n'.repeat(1500), 'table.csv': 'a,b\n', 'photo.jpg': 'p'.repeat(2_500_000) },
+    ['rita@example.org'],
+  );
   // The recipient downloads one file, then everything as a ZIP: two downloads (each has a start and an end).
   const token = t.recipients[0].token;
   const notes = t.files.find((f: any) => f.name === 'notes.txt');
@@ -37,7 +43,8 @@ async function openDetails(page: Page, lang: string) {
   await page.locator('table.transfers tbody tr').first().locator('td.row-actions button').click();
   await page.locator(`#details-${t.id} table.audit tbody tr`).first().waitFor();
   // The log is read once the downloads' end events are in it.
-  for (let i = 0; i < 50 && (await page.locator(`#details-${t.id} table.audit tbody tr`).count()) < 12; i++) await page.waitForTimeout(100);
+  for (let i = 0; i < 50 && (await page.locator(`#details-${t.id} table.audit tbody tr`).count()) < 12; i++)
+    await page.waitForTimeout(100);
 }
 
 async function texts(page: Page, selector: string): Promise<string[]> {
@@ -58,8 +65,13 @@ test('English: "5 Dec 2026" dates, "3 files", "2 downloads", the audit log in se
   const { page } = b;
   await openDetails(page, 'en');
   const details = page.locator(`#details-${t.id}`);
-  for (const d of await texts(page, 'table.transfers td[data-label="Created"], table.transfers td[data-label="Expires"]')) assert.match(d, EN_DAY);
-  for (const d of await texts(page, 'table.audit td.when')) assert.match(d, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
+  for (const d of await texts(
+    page,
+    'table.transfers td[data-label="Created"], table.transfers td[data-label="Expires"]',
+  ))
+    assert.match(d, EN_DAY);
+  for (const d of await texts(page, 'table.audit td.when'))
+    assert.match(d, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2}$/);
   assert.match((await details.innerText()).replace(/\u00a0/g, ' '), '2 downloads');
   const log = await texts(page, 'table.audit td[data-label="Event"]');
   assert.ok(log.includes('rita@example.org downloaded notes.txt.'), log.join('\n'));
@@ -85,7 +97,11 @@ test('English: "5 Dec 2026" dates, "3 files", "2 downloads", the audit log in se
 test('German: "5. Dez. 2026" dates, "3 Dateien", "2 Downloads", decimal commas, the audit log in German sentences', async () => {
   const { page } = b;
   await openDetails(page, 'de');
-  for (const d of await texts(page, 'table.transfers td[data-label="Erstellt"], table.transfers td[data-label="Läuft ab"]')) assert.match(d, DE_DAY);
+  for (const d of await texts(
+    page,
+    'table.transfers td[data-label="Erstellt"], table.transfers td[data-label="Läuft ab"]',
+  ))
+    assert.match(d, DE_DAY);
   const details = page.locator(`#details-${t.id}`);
   assert.match((await details.innerText()).replace(/\u00a0/g, ' '), '2 Downloads');
   const log = await texts(page, 'table.audit td.when + td');
@@ -102,7 +118,10 @@ test('German: "5. Dez. 2026" dates, "3 Dateien", "2 Downloads", decimal commas, 
     { name: 'b.txt', mimeType: 'text/plain', buffer: Buffer.from('2') },
     { name: 'c.txt', mimeType: 'text/plain', buffer: Buffer.from('3') },
   ]);
-  assert.match((await page.locator('.dropzone .total').innerText()).replace(/\u00a0/g, ' '), /^3 Dateien, insgesamt 3 B$/);
+  assert.match(
+    (await page.locator('.dropzone .total').innerText()).replace(/\u00a0/g, ' '),
+    /^3 Dateien, insgesamt 3 B$/,
+  );
   assert.match(await page.locator('#upload-expires-hint').innerText(), /^Bis \d{1,2}\. \S+ \d{4} /);
 
   // The download page (rendered by the server) writes the same way.

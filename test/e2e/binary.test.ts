@@ -12,7 +12,11 @@ test('the binary alone in an empty directory serves /info and /echo on its defau
   fs.copyFileSync(BINARY, copy);
   fs.chmodSync(copy, 0o755);
   const { spawn } = await import('node:child_process');
-  const proc = spawn(copy, ['serve', '--port', '0'], { cwd: dir, env: { PATH: '/usr/bin:/bin', HOME: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(copy, ['serve', '--port', '0'], {
+    cwd: dir,
+    env: { PATH: '/usr/bin:/bin', HOME: dir },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout.on('data', (d) => (out += d));
   proc.stderr.on('data', (d) => (out += d));
@@ -48,7 +52,10 @@ test('version prints the version, without a warning, in well under 0.5 s', () =>
     const r = runFerry(['version']);
     best = Math.min(best, Number(process.hrtime.bigint() - started) / 1e6);
     assert.is(r.code, 0);
-    assert.is(r.stdout, `ferry ${JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')).version}\n`);
+    assert.is(
+      r.stdout,
+      `ferry ${JSON.parse(fs.readFileSync(path.join(__dirname, '../../package.json'), 'utf8')).version}\n`,
+    );
     assert.is(r.stderr, '');
   }
   // About 1.3x `node -e 0` on a quiet machine (~75 ms); the bound leaves room for a busy CI host.
@@ -59,7 +66,9 @@ test('concurrent first starts on one data directory share one extracted SQLite a
   const dir = tempDir('ferry-concurrent-');
   const config = { data_dir: path.join(dir, 'data') };
   const env = { XDG_CACHE_HOME: '' }; // the addon goes to <data_dir>/.native, shared by both
-  const servers = await Promise.all([0, 1, 2].map(() => startBinary({ dir: fs.mkdtempSync(path.join(dir, 'run-')), config, env })));
+  const servers = await Promise.all(
+    [0, 1, 2].map(() => startBinary({ dir: fs.mkdtempSync(path.join(dir, 'run-')), config, env })),
+  );
   try {
     for (const s of servers) {
       const r = await fetch(`${s.url}/info`);

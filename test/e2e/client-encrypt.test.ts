@@ -40,7 +40,12 @@ const sha256 = (b: Buffer) => crypto.createHash('sha256').update(b).digest('hex'
 async function transferOf(w: World, id: number) {
   const t = await w.srv.request('GET', `/transfer/${id}`, { headers: asUser('alice') });
   assert.is(t.status, 200, t.text);
-  return t.json as { salt?: string; encryption: boolean; files: { id: number; uid: string; name: string; size: number }[]; recipients: { download_url: string }[] };
+  return t.json as {
+    salt?: string;
+    encryption: boolean;
+    files: { id: number; uid: string; name: string; size: number }[];
+    recipients: { download_url: string }[];
+  };
 }
 
 test('send --encrypt (password from FERRY_PASSWORD): the server stores only ciphertext; get decrypts byte-identical; a wrong or missing password is refused and leaves no file', async () => {
@@ -49,15 +54,23 @@ test('send --encrypt (password from FERRY_PASSWORD): the server stores only ciph
     const big = writeFile(path.join(w.home, 'scan.bin'), 3 * CHUNK + 12_345, 'big');
     const small = writeFile(path.join(w.home, 'note.txt'), 1000, 'small');
     const env = { FERRY_PASSWORD: PASSWORD };
-    const sent = await ferry(w, ['send', 'scan.bin', 'note.txt', '-r', 'bob@example.org', '--encrypt', '--json'], { env });
+    const sent = await ferry(w, ['send', 'scan.bin', 'note.txt', '-r', 'bob@example.org', '--encrypt', '--json'], {
+      env,
+    });
     assert.is(sent.code, 0, sent.stderr);
     const r = JSON.parse(sent.stdout);
     assert.is(r.encrypted, true);
     assert.not.ok('password' in r, 'a given password is not echoed');
-    assert.not.ok(w.lines.some((l) => l.includes(PASSWORD)), 'the password reached the server log');
+    assert.not.ok(
+      w.lines.some((l) => l.includes(PASSWORD)),
+      'the password reached the server log',
+    );
     const t = await transferOf(w, r.transfer_id);
     assert.is(t.encryption, true);
-    for (const [f, plain] of [[t.files.find((x) => x.name === 'scan.bin')!, big], [t.files.find((x) => x.name === 'note.txt')!, small]] as const) {
+    for (const [f, plain] of [
+      [t.files.find((x) => x.name === 'scan.bin')!, big],
+      [t.files.find((x) => x.name === 'note.txt')!, small],
+    ] as const) {
       const stored = fs.readFileSync(path.join(w.srv.dir, 'data', 'files', String(r.transfer_id), f.uid));
       assert.is(stored.length, plain.length + 32 * Math.ceil(plain.length / CHUNK));
       assert.not.ok(stored.includes(plain.subarray(100, 164)), `plaintext of ${f.name} found in storage`);
@@ -81,7 +94,10 @@ test('send --encrypt (password from FERRY_PASSWORD): the server stores only ciph
     assert.is(sha256(fs.readFileSync(path.join(w.home, 'out', 'note.txt'))), sha256(small));
     const result = JSON.parse(got.stdout);
     // Every chunk's GCM tag, and the ciphertext against the SHA-256 the server computed when the upload completed.
-    assert.equal(result.files.map((f: { verified: string }) => f.verified), ['aes-gcm+sha256', 'aes-gcm+sha256']);
+    assert.equal(
+      result.files.map((f: { verified: string }) => f.verified),
+      ['aes-gcm+sha256', 'aes-gcm+sha256'],
+    );
 
     // An interrupted get carries on from its last whole chunk.
     fs.mkdirSync(path.join(w.home, 'again'));
@@ -140,7 +156,11 @@ test('an encrypted send killed halfway resumes with the same password, at most 4
     assert.is(r.status, 'available');
     const run2 = chunkPuts(w.lines.slice(split));
     const sent2 = new Set(run2.map((c) => c.offset));
-    assert.equal([...sent2].filter((o) => stored1.has(o)), [], 'a stored chunk was sent again');
+    assert.equal(
+      [...sent2].filter((o) => stored1.has(o)),
+      [],
+      'a stored chunk was sent again',
+    );
     assert.ok([...sent2].filter((o) => tried1.has(o)).length <= 4, 'more than 4 chunks resent');
     assert.is(new Set([...stored1, ...run2.filter((c) => c.status === 200).map((c) => c.offset)]).size, chunks);
 
@@ -160,7 +180,10 @@ test('send --encrypt with no password: one is generated (version 2), shown once,
     const plain = writeFile(path.join(w.home, 'contract.pdf'), CHUNK + 1, 'gen');
     const text = await ferry(w, ['send', 'contract.pdf', '--link', '--encrypt']);
     assert.is(text.code, 0, text.stderr);
-    const shown = /generated password \(give it to the recipients by another channel; it is not stored anywhere\): (\S+)/.exec(text.stderr);
+    const shown =
+      /generated password \(give it to the recipients by another channel; it is not stored anywhere\): (\S+)/.exec(
+        text.stderr,
+      );
     assert.ok(shown, text.stderr);
     assert.is(shown![1].length, 44);
     assert.not.ok(text.stdout.includes(shown![1]), 'the password went to standard output');
@@ -178,10 +201,14 @@ test('send --encrypt with no password: one is generated (version 2), shown once,
     assert.is(t.encryption_password_version, 2);
     assert.is(t.encryption_password_encoding, 'base64');
     assert.not.ok(w.lines.some((l) => l.includes(r.password) || l.includes(shown![1])));
-    const wrong = await ferry(w, ['get', t.recipients[0].download_url, '-o', 'out2'], { env: { FERRY_PASSWORD: shown![1] } });
+    const wrong = await ferry(w, ['get', t.recipients[0].download_url, '-o', 'out2'], {
+      env: { FERRY_PASSWORD: shown![1] },
+    });
     assert.is(wrong.code, 1, wrong.stderr);
     assert.match(wrong.stderr, /wrong password/);
-    const right = await ferry(w, ['get', t.recipients[0].download_url, '-o', 'out2'], { env: { FERRY_PASSWORD: r.password } });
+    const right = await ferry(w, ['get', t.recipients[0].download_url, '-o', 'out2'], {
+      env: { FERRY_PASSWORD: r.password },
+    });
     assert.is(right.code, 0, right.stderr);
     assert.is(sha256(fs.readFileSync(path.join(w.home, 'out2', 'contract.pdf'))), sha256(plain));
   } finally {
@@ -214,7 +241,9 @@ test('a generated password is shown before the first chunk: a killed send resume
     assert.not.match(again.stderr, /generated password/);
     const id = Number(/transfer (\d+) sent/.exec(again.stdout)![1]);
     const t = await transferOf(w, id);
-    const got = await ferry(w, ['get', t.recipients[0].download_url, '-o', 'out'], { env: { FERRY_PASSWORD: password } });
+    const got = await ferry(w, ['get', t.recipients[0].download_url, '-o', 'out'], {
+      env: { FERRY_PASSWORD: password },
+    });
     assert.is(got.code, 0, got.stderr);
     assert.is(sha256(fs.readFileSync(path.join(w.home, 'out', 'data.bin'))), sha256(plain));
   } finally {

@@ -38,7 +38,10 @@ const fsEnv = () => ({ ...w.env, FERRY_FROM: 'alice@example.org', XDG_CONFIG_HOM
 
 test('FileSender: login --ini, then send a file, a folder and a link; get gives the link back; --guest', async () => {
   const ini = path.join(w.home, 'filesender.py.ini');
-  fs.writeFileSync(ini, `[system]\nbase_url = ${fs8.rest}\ndefault_transfer_days_valid = 10\n\n[user]\nusername = alice\napikey = ${SECRET}\n`);
+  fs.writeFileSync(
+    ini,
+    `[system]\nbase_url = ${fs8.rest}\ndefault_transfer_days_valid = 10\n\n[user]\nusername = alice\napikey = ${SECRET}\n`,
+  );
   const login = await runFerry(w, ['login', '--ini', ini], { env: fsEnv() });
   assert.is(login.code, 0, login.stderr);
   assert.match(login.stdout, new RegExp(`logged in to ${fs8.rest} as alice`));
@@ -57,7 +60,12 @@ test('FileSender: login --ini, then send a file, a folder and a link; get gives 
   assert.is(res.server, 'FileSender');
   assert.equal(res.files.map((f: { name: string }) => f.name).sort(), ['photos/2026/x.jpg', 'photos/readme.txt']);
 
-  const got = await runFerry({ home: w.home, env: { ...w.env, XDG_CONFIG_HOME: path.join(w.home, 'nobody') } }, ['get', res.link, '-o', 'got']);
+  const got = await runFerry({ home: w.home, env: { ...w.env, XDG_CONFIG_HOME: path.join(w.home, 'nobody') } }, [
+    'get',
+    res.link,
+    '-o',
+    'got',
+  ]);
   assert.is(got.code, 0, got.stderr);
   assert.ok(fs.readFileSync(path.join(w.home, 'got/photos/2026/x.jpg')).equals(x));
   assert.ok(fs.readFileSync(path.join(w.home, 'got/photos/readme.txt')).equals(r));
@@ -71,10 +79,14 @@ test('FileSender: login --ini, then send a file, a folder and a link; get gives 
 
 test('FileSender: --encrypt, then get with the password; SIGKILL halfway and the rerun sends only what was not acknowledged', async () => {
   const s = bytes('s.bin', EMULATED_CHUNK * 3);
-  const enc = await runFerry(w, ['send', 's.bin', '--link', '--encrypt', '--json'], { env: { ...fsEnv(), FERRY_PASSWORD: 'Correct-Horse-9-battery' } });
+  const enc = await runFerry(w, ['send', 's.bin', '--link', '--encrypt', '--json'], {
+    env: { ...fsEnv(), FERRY_PASSWORD: 'Correct-Horse-9-battery' },
+  });
   assert.is(enc.code, 0, enc.stderr);
   const link = JSON.parse(enc.stdout).link;
-  const got = await runFerry(w, ['get', link, '-o', 'got-enc'], { env: { ...w.env, FERRY_PASSWORD: 'Correct-Horse-9-battery' } });
+  const got = await runFerry(w, ['get', link, '-o', 'got-enc'], {
+    env: { ...w.env, FERRY_PASSWORD: 'Correct-Horse-9-battery' },
+  });
   assert.is(got.code, 0, got.stderr);
   assert.ok(fs.readFileSync(path.join(w.home, 'got-enc/s.bin')).equals(s));
 

@@ -27,7 +27,12 @@ test('send --download-limit 1 --link: one get works, the next is refused in one 
     const got = await runFerry(w, ['get', link, '-o', out1]);
     assert.is(got.code, 0, got.stderr);
     assert.is(fs.readFileSync(path.join(out1, 'once.txt'), 'utf8'), 'only once\n');
-    await until('the download counted', async () => (await w.srv.request('GET', `/transfer/${id}`, { headers: asUser('alice') })).json.download_counts.length === 1, 10_000);
+    await until(
+      'the download counted',
+      async () =>
+        (await w.srv.request('GET', `/transfer/${id}`, { headers: asUser('alice') })).json.download_counts.length === 1,
+      10_000,
+    );
     const again = await runFerry(w, ['get', link, '-o', path.join(w.home, 'second')]);
     assert.is(again.code, 1, again.stderr);
     assert.match(again.stderr, /download_limit_reached|no downloads left/);

@@ -23,7 +23,11 @@ const ferry = runFerry;
 
 /** Writes `size` reproducible bytes (an AES-CTR keystream) and returns their SHA-256. */
 function writePattern(file: string, size: number, seed: string): string {
-  const cipher = crypto.createCipheriv('aes-128-ctr', crypto.createHash('sha256').update(seed).digest().subarray(0, 16), Buffer.alloc(16));
+  const cipher = crypto.createCipheriv(
+    'aes-128-ctr',
+    crypto.createHash('sha256').update(seed).digest().subarray(0, 16),
+    Buffer.alloc(16),
+  );
   const hash = crypto.createHash('sha256');
   const fd = fs.openSync(file, 'w');
   const zeros = Buffer.alloc(8 * MiB);
@@ -117,7 +121,9 @@ test('send 1 GiB, SIGKILL the client halfway, run it again: resumed with at most
     assert.ok(resent.length <= 4, `${resent.length} chunks resent: ${resent}`);
     assert.is(new Set([...stored1, ...run2.filter((c) => c.status === 200).map((c) => c.offset)]).size, chunks);
     assert.is(result.chunks_sent, run2.filter((c) => c.status === 200).length);
-    console.log(`  1 GiB: ${stored1.size} chunks before the kill, ${result.chunks_sent} after (${resent.length} resent), second run ${(result.bytes_sent / MiB / seconds).toFixed(0)} MiB/s`);
+    console.log(
+      `  1 GiB: ${stored1.size} chunks before the kill, ${result.chunks_sent} after (${resent.length} resent), second run ${(result.bytes_sent / MiB / seconds).toFixed(0)} MiB/s`,
+    );
 
     const out = path.join(w.home, 'out');
     const got = await ferry(w, ['get', await linkOf(w, result.transfer_id), '-o', out]);
@@ -136,13 +142,23 @@ test('cron: no terminal, no standard input, credentials from the environment: se
     fs.mkdirSync(dir);
     const names = ['db.sql.gz', 'photos.tar', 'notes.txt'];
     names.forEach((n, i) => writePattern(path.join(dir, n), (i + 1) * 3 * MiB + i, n));
-    const r = await ferry(w, ['send', ...names.map((n) => path.join(dir, n)), '-r', 'backup@example.org', '-s', 'nightly'], {
-      noStdin: true,
-      env: { FERRY_URL: url, FERRY_USER: user, FERRY_SECRET: secret },
-    });
+    const r = await ferry(
+      w,
+      ['send', ...names.map((n) => path.join(dir, n)), '-r', 'backup@example.org', '-s', 'nightly'],
+      {
+        noStdin: true,
+        env: { FERRY_URL: url, FERRY_USER: user, FERRY_SECRET: secret },
+      },
+    );
     assert.is(r.code, 0, r.stderr);
     const lines = r.stdout.trim().split('\n');
-    assert.equal(lines.filter((l) => l.startsWith('sent ')).map((l) => l.split(' ')[1]).sort(), [...names].sort());
+    assert.equal(
+      lines
+        .filter((l) => l.startsWith('sent '))
+        .map((l) => l.split(' ')[1])
+        .sort(),
+      [...names].sort(),
+    );
     assert.match(lines[lines.length - 1], /^transfer \d+ sent to backup@example\.org: 3 files, /);
     assert.is(lines.length, names.length + 1);
     assert.not.ok(/[\r\x1b]/.test(r.stdout + r.stderr), 'no bar or escape codes without a terminal');
@@ -160,7 +176,11 @@ test('on a terminal: a progress bar with rate and ETA', async () => {
     writePattern(path.join(w.home, 'a.bin'), 24 * MiB, 'tty');
     // script(1) gives the command a pseudo-terminal.
     const r = await new Promise<Run>((resolve) => {
-      const p = spawn('script', ['-qec', `${BINARY} send a.bin -r bob@example.org`, '/dev/null'], { cwd: w.home, env: w.env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const p = spawn('script', ['-qec', `${BINARY} send a.bin -r bob@example.org`, '/dev/null'], {
+        cwd: w.home,
+        env: w.env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let stdout = '';
       p.stdout!.on('data', (d) => (stdout += d));
       p.on('close', (code, signal) => resolve({ code, signal, stdout, stderr: '' }));
@@ -180,7 +200,11 @@ test('folders keep their tree as names (photos/2026/a.jpg) and come back as a tr
     const tree = path.join(w.home, 'photos');
     fs.mkdirSync(path.join(tree, '2026'), { recursive: true });
     const sums = new Map<string, string>();
-    for (const [rel, size] of [['2026/a.jpg', 6 * MiB], ['2026/b.jpg', 1000], ['top.txt', 0]] as const) {
+    for (const [rel, size] of [
+      ['2026/a.jpg', 6 * MiB],
+      ['2026/b.jpg', 1000],
+      ['top.txt', 0],
+    ] as const) {
       sums.set(`photos/${rel}`, writePattern(path.join(tree, rel), size, rel));
     }
     const r = await ferry(w, ['send', 'photos', '--link', '--json']);
@@ -218,7 +242,10 @@ test('get resumes a partial download with Range, and a partial file that does no
     assert.is(r.code, 0, r.stderr);
     assert.is(await sha256File(path.join(out, 'data.bin')), sum);
     assert.not.ok(fs.existsSync(path.join(out, 'data.bin.part')));
-    assert.ok(w.lines.slice(before).some((l) => /^GET \/download\?token=\*\*\*&files_ids=\d+ 206 /.test(l)), 'a 206 answer to the Range request');
+    assert.ok(
+      w.lines.slice(before).some((l) => /^GET \/download\?token=\*\*\*&files_ids=\d+ 206 /.test(l)),
+      'a 206 answer to the Range request',
+    );
 
     // A partial file with a wrong byte in it: the download completes from where it stops, and the check fails.
     const bad = Buffer.from(bytes.subarray(0, 4 * MiB));
@@ -254,7 +281,9 @@ test('get never writes outside -o: hostile names land inside it, a planted link 
     } else if (url.pathname === '/download/files') {
       const files = names.map((name, i) => ({ id: i + 1, name, size: 3, mime_type: 'text/plain', sha256: sum }));
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ transfer_id: 1, subject: '', message: '', from: 'mallory@example.org', expires: null, files }));
+      res.end(
+        JSON.stringify({ transfer_id: 1, subject: '', message: '', from: 'mallory@example.org', expires: null, files }),
+      );
     } else if (url.pathname === '/transfer/fileidsextended') {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify(names.map((name, i) => ({ id: i + 1, name, size: 3, encrypted: false }))));
@@ -273,7 +302,12 @@ test('get never writes outside -o: hostile names land inside it, a planted link 
     const r = await ferry(w, ['get', link, '-o', out]);
     assert.is(r.code, 0, r.stderr);
     const found: string[] = [];
-    const walk = (d: string) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : found.push(path.relative(base, path.join(d, e.name)))));
+    const walk = (d: string) =>
+      fs
+        .readdirSync(d, { withFileTypes: true })
+        .forEach((e) =>
+          e.isDirectory() ? walk(path.join(d, e.name)) : found.push(path.relative(base, path.join(d, e.name))),
+        );
     walk(base);
     assert.equal(found.sort(), ['out/a/up.txt', 'out/escaped.txt', 'out/etc/absolute.txt']);
 
@@ -332,7 +366,11 @@ test('exit codes: 1 with one line for what the user can fix, 2 when the server c
       [['send', 'x.txt', '-r', 'bob@example.org', '--days', 'soon'], 1, /--days/],
       [['get', `${w.srv.url}/?s=download&token=${'0'.repeat(32)}`], 1, /transfer_not_found/],
       [['get', 'not a link'], 1, /not a download link/],
-      [['send', 'x.txt', '-r', 'bob@example.org', '--url', 'http://127.0.0.1:1', '--retries', '1'], 2, /cannot connect to 127\.0\.0\.1:1 .*after 2 attempts/],
+      [
+        ['send', 'x.txt', '-r', 'bob@example.org', '--url', 'http://127.0.0.1:1', '--retries', '1'],
+        2,
+        /cannot connect to 127\.0\.0\.1:1 .*after 2 attempts/,
+      ],
     ];
     for (const [args, code, message] of cases) {
       const r = await ferry(w, args);
@@ -346,7 +384,10 @@ test('exit codes: 1 with one line for what the user can fix, 2 when the server c
     assert.is(g.code, 0, g.stderr);
     assert.is(JSON.parse(g.stdout).email, 'guest@example.org');
     const guests = await w.srv.request('GET', '/guest', { headers: asUser('alice') });
-    assert.equal(guests.json.map((x: { email: string }) => x.email), ['guest@example.org']);
+    assert.equal(
+      guests.json.map((x: { email: string }) => x.email),
+      ['guest@example.org'],
+    );
   } finally {
     await w.close();
   }

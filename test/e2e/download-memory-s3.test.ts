@@ -25,7 +25,14 @@ test.before(async () => {
     config: {
       ...HEADER_SP,
       upload_chunk_size: CHUNK,
-      storage: { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: 'mem/', force_path_style: true },
+      storage: {
+        type: 's3',
+        endpoint: s3.endpoint,
+        bucket: s3.bucket,
+        region: s3.region,
+        prefix: 'mem/',
+        force_path_style: true,
+      },
     },
     env: { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey },
     timeoutMs: 60_000,
@@ -42,7 +49,12 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
   const sizes = [FILE_SIZE, FILE_SIZE + 12345];
   const t = await request(s.url, 'POST', '/transfer', {
     headers,
-    json: { files: sizes.map((size, i) => ({ name: `part${i}.bin`, size })), recipients: ['r@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 },
+    json: {
+      files: sizes.map((size, i) => ({ name: `part${i}.bin`, size })),
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: Math.floor(Date.now() / 1000) + 86400,
+    },
   });
   assert.is(t.status, 201, t.text);
   const block = Buffer.alloc(CHUNK);
@@ -52,7 +64,13 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
     for (let offset = 0; offset < f.size; offset += CHUNK) {
       const body = block.subarray(0, Math.min(CHUNK, f.size - offset));
       const r = await request(s.url, 'PUT', `/file/${f.id}/chunk/${offset}`, {
-        headers: { ...headers, 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(f.size), 'X-Service-Chunk-Offset': String(offset), 'X-Service-Chunk-Size': String(body.length) },
+        headers: {
+          ...headers,
+          'content-type': 'application/octet-stream',
+          'X-Service-File-Size': String(f.size),
+          'X-Service-Chunk-Offset': String(offset),
+          'X-Service-Chunk-Size': String(body.length),
+        },
         body,
       });
       assert.is(r.status, 200, r.text);
@@ -64,13 +82,19 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
   assert.is(done.status, 200, done.text);
   // Not asserted: the uploads' own figures, for comparison (chunks stream to the store as they arrive).
   const uploadSeconds = (performance.now() - uploadStarted) / 1000;
-  console.log(`ferry storing ${((sizes[0] + sizes[1]) / MiB).toFixed(0)} MiB in ${CHUNK / MiB} MiB chunks on S3: peak RSS ${(rssKiB(s.proc.pid!, 'VmHWM') / 1024).toFixed(1)} MiB, ${((sizes[0] + sizes[1]) / MiB / uploadSeconds).toFixed(0)} MiB/s`);
+  console.log(
+    `ferry storing ${((sizes[0] + sizes[1]) / MiB).toFixed(0)} MiB in ${CHUNK / MiB} MiB chunks on S3: peak RSS ${(rssKiB(s.proc.pid!, 'VmHWM') / 1024).toFixed(1)} MiB, ${((sizes[0] + sizes[1]) / MiB / uploadSeconds).toFixed(0)} MiB/s`,
+  );
   const token = (await request(s.url, 'GET', `/transfer/${t.json.id}`, { headers })).json.recipients[0].token;
 
   // The uploads above have their own (bounded) cost; what is measured here is the download alone, on a node
   // that has served nothing else (as another node behind the same address would).
   await s.stop();
-  s = await startBinary({ dir: s.dir, env: { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey }, timeoutMs: 60_000 });
+  s = await startBinary({
+    dir: s.dir,
+    env: { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey },
+    timeoutMs: 60_000,
+  });
   const before = rssKiB(s.proc.pid!, 'VmRSS');
   const cpuBefore = cpuSeconds(s.proc.pid!);
   const started = performance.now();
@@ -82,7 +106,9 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
   const seconds = (performance.now() - started) / 1000;
   const peak = rssKiB(s.proc.pid!, 'VmHWM');
   const cpu = cpuSeconds(s.proc.pid!) - cpuBefore;
-  console.log(`ferry serving a ${(expected / MiB).toFixed(0)} MiB ZIP from S3: RSS ${(before / 1024).toFixed(1)} MiB before, peak ${(peak / 1024).toFixed(1)} MiB, ${(expected / MiB / seconds).toFixed(0)} MiB/s, ${((cpu * 1024 * MiB) / expected).toFixed(2)} server CPU-s/GiB`);
+  console.log(
+    `ferry serving a ${(expected / MiB).toFixed(0)} MiB ZIP from S3: RSS ${(before / 1024).toFixed(1)} MiB before, peak ${(peak / 1024).toFixed(1)} MiB, ${(expected / MiB / seconds).toFixed(0)} MiB/s, ${((cpu * 1024 * MiB) / expected).toFixed(2)} server CPU-s/GiB`,
+  );
   assert.ok(peak < 150 * 1024, `peak RSS ${peak} KiB`);
 });
 

@@ -9,7 +9,16 @@ import { drainBody, rssKiB } from '../helpers/process-memory';
 
 const GiB = 1024 ** 3;
 const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
-const config = { auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } } };
+const config = {
+  auth: {
+    sp: {
+      type: 'header',
+      uid_header: 'X-Remote-User',
+      email_header: 'X-Remote-Email',
+      trusted_proxies: ['127.0.0.1', '::1'],
+    },
+  },
+};
 
 test('serving a 5 GiB ZIP keeps the server under 150 MB of memory', async () => {
   let s = await startBinary({ config });
@@ -17,7 +26,12 @@ test('serving a 5 GiB ZIP keeps the server under 150 MB of memory', async () => 
     const sizes = [GiB, GiB, GiB, GiB, GiB + 12345];
     const t = await request(s.url, 'POST', '/transfer', {
       headers,
-      json: { files: sizes.map((size, i) => ({ name: `part${i}.bin`, size })), recipients: ['r@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 },
+      json: {
+        files: sizes.map((size, i) => ({ name: `part${i}.bin`, size })),
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: Math.floor(Date.now() / 1000) + 86400,
+      },
     });
     assert.is(t.status, 201, t.text);
     // The files' contents are zeros, stored sparse: the last byte of each is sent through the API, the rest is
@@ -30,13 +44,24 @@ test('serving a 5 GiB ZIP keeps the server under 150 MB of memory', async () => 
       assert.is(fs.statSync(dataFile).size, f.size);
       // Mark the zero-filled remainder as received, as the chunk endpoint would after 5 GiB of zeros.
       let crc = 0;
-      for (let left = f.size; left > 0; left -= zeros.length) crc = (zlib as unknown as { crc32(b: Buffer, v: number): number }).crc32(zeros.subarray(0, Math.min(left, zeros.length)), crc);
+      for (let left = f.size; left > 0; left -= zeros.length)
+        crc = (zlib as unknown as { crc32(b: Buffer, v: number): number }).crc32(
+          zeros.subarray(0, Math.min(left, zeros.length)),
+          crc,
+        );
       const Database = (await import('better-sqlite3')).default;
       const db = new Database(path.join(s.dir, 'data', 'ferry.db'));
-      db.prepare('UPDATE files SET ranges = ?, received = size, complete = 1, crc32 = ? WHERE id = ?').run(JSON.stringify([[0, f.size]]), crc >>> 0, f.id);
+      db.prepare('UPDATE files SET ranges = ?, received = size, complete = 1, crc32 = ? WHERE id = ?').run(
+        JSON.stringify([[0, f.size]]),
+        crc >>> 0,
+        f.id,
+      );
       db.close();
     }
-    assert.is((await request(s.url, 'PUT', `/transfer/${t.json.id}`, { headers, json: { complete: true } })).status, 200);
+    assert.is(
+      (await request(s.url, 'PUT', `/transfer/${t.json.id}`, { headers, json: { complete: true } })).status,
+      200,
+    );
     const token = (await request(s.url, 'GET', `/transfer/${t.json.id}`, { headers })).json.recipients[0].token;
     // The archive is served by a node that did not take the uploads (as behind a load balancer): the set-up's
     // five unfinished 1-byte uploads keep two hashing threads and their state alive, which is no cost of serving.

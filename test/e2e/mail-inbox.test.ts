@@ -9,7 +9,17 @@ import { listSinkMessages } from '../../src/mail/sink';
 // The embedded default (no mail.transport): serve and CLI commands keep their mail in the built-in inbox of the
 // data directory, each writing it there itself, so two servers on one machine take no port for mail and an
 // admin reads everything in one place.
-const SP = { auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } }, admin: ['boss'] };
+const SP = {
+  auth: {
+    sp: {
+      type: 'header',
+      uid_header: 'X-Remote-User',
+      email_header: 'X-Remote-Email',
+      trusted_proxies: ['127.0.0.1', '::1'],
+    },
+  },
+  admin: ['boss'],
+};
 const alice = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org', 'Content-Type': 'application/json' };
 
 test('two servers on their defaults and a CLI command keep their mail in their own inboxes; the admin reads it there', async () => {
@@ -22,10 +32,20 @@ test('two servers on their defaults and a CLI command keep their mail in their o
     const invite = await fetch(`${one.url}/guest`, {
       method: 'POST',
       headers: alice,
-      body: JSON.stringify({ recipient: 'guest@example.org', from: 'alice@example.org', subject: 'Scans', options: ['email_guest_expired'], expires }),
+      body: JSON.stringify({
+        recipient: 'guest@example.org',
+        from: 'alice@example.org',
+        subject: 'Scans',
+        options: ['email_guest_expired'],
+        expires,
+      }),
     });
     assert.is(invite.status, 201, await invite.text());
-    const other = await fetch(`${two.url}/guest`, { method: 'POST', headers: alice, body: JSON.stringify({ recipient: 'second@example.org', from: 'alice@example.org' }) });
+    const other = await fetch(`${two.url}/guest`, {
+      method: 'POST',
+      headers: alice,
+      body: JSON.stringify({ recipient: 'second@example.org', from: 'alice@example.org' }),
+    });
     assert.is(other.status, 201);
 
     // The invitation, written by serve (bounded wait for its queue worker).
@@ -51,12 +71,16 @@ test('two servers on their defaults and a CLI command keep their mail in their o
     assert.is(listSinkMessages(twoInbox).length, 1);
 
     // The admin's viewer lists both; a user is refused.
-    const page = await fetch(`${one.url}/?s=mail-sink`, { headers: { 'X-Remote-User': 'boss', 'X-Remote-Email': 'boss@example.org' } });
+    const page = await fetch(`${one.url}/?s=mail-sink`, {
+      headers: { 'X-Remote-User': 'boss', 'X-Remote-Email': 'boss@example.org' },
+    });
     const html = await page.text();
     assert.is(page.status, 200);
     assert.match(html, 'invites you to send files: Scans');
     assert.is((html.match(/\?s=mail-sink&(amp;)?id=/g) ?? []).length, 2);
-    const refused = await fetch(`${one.url}/?s=mail-sink`, { headers: { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' } });
+    const refused = await fetch(`${one.url}/?s=mail-sink`, {
+      headers: { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' },
+    });
     assert.is(refused.status, 403);
   } finally {
     await one.stop();

@@ -57,8 +57,23 @@ test.before(async () => {
   dir = tempDir('ferry-takeover-');
   [sink, databaseUrl, s3] = await Promise.all([startTestSink(), freshPostgresDatabase('ferry_takeover'), startS3()]);
   relay = await startCuttingProxy(s3.endpoint);
-  const storage = { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: PREFIX, force_path_style: true, max_parts: 3 };
-  const config = { ...HEADER_SP, base_url: 'http://localhost:8080', database_url: databaseUrl, mail: { transport: sink.url }, purge_interval_s: 0, storage };
+  const storage = {
+    type: 's3',
+    endpoint: s3.endpoint,
+    bucket: s3.bucket,
+    region: s3.region,
+    prefix: PREFIX,
+    force_path_style: true,
+    max_parts: 3,
+  };
+  const config = {
+    ...HEADER_SP,
+    base_url: 'http://localhost:8080',
+    database_url: databaseUrl,
+    mail: { transport: sink.url },
+    purge_interval_s: 0,
+    storage,
+  };
   const env = { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
   for (const name of ['node1', 'node2', 'node3']) {
     fs.mkdirSync(path.join(dir, name));
@@ -93,7 +108,13 @@ test('a background completion whose node dies is finished by another node: avail
     const chunk = data.subarray(offset, offset + CHUNK);
     const r = await fetch(`${nodes[i % 3].url}/file/${f.id}/chunk/${offset}`, {
       method: 'PUT',
-      headers: { ...alice, 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(SIZE), 'X-Service-Chunk-Offset': String(offset), 'X-Service-Chunk-Size': String(chunk.length) },
+      headers: {
+        ...alice,
+        'content-type': 'application/octet-stream',
+        'X-Service-File-Size': String(SIZE),
+        'X-Service-Chunk-Offset': String(offset),
+        'X-Service-Chunk-Size': String(chunk.length),
+      },
       body: chunk as unknown as BodyInit,
       signal: AbortSignal.timeout(30_000),
     });
@@ -104,7 +125,11 @@ test('a background completion whose node dies is finished by another node: avail
   relay.stall();
   const asked = await call(n1, 'PUT', `/file/${f.id}`, { complete: true });
   assert.is(asked.status, 200, asked.text);
-  await until('node 1 holding the claim', async () => (await query('SELECT assembly_claim FROM files WHERE id = $1', [f.id]))[0].assembly_claim !== null, 10_000);
+  await until(
+    'node 1 holding the claim',
+    async () => (await query('SELECT assembly_claim FROM files WHERE id = $1', [f.id]))[0].assembly_claim !== null,
+    10_000,
+  );
   const completing = await call(n3, 'PUT', `/transfer/${t.id}`, { complete: true });
   assert.is(completing.status, 200, completing.text);
   assert.is(completing.json.status, 'uploading', 'answered before the file is assembled');
@@ -113,7 +138,11 @@ test('a background completion whose node dies is finished by another node: avail
 
   // The claim lapses (30 s) and a node looking (every 5 s) takes the work over.
   const killedAt = Date.now();
-  await until('another node finishing the completion', async () => (await call(n2, 'GET', `/transfer/${t.id}`)).json.status === 'available', 60_000);
+  await until(
+    'another node finishing the completion',
+    async () => (await call(n2, 'GET', `/transfer/${t.id}`)).json.status === 'available',
+    60_000,
+  );
   const took = (Date.now() - killedAt) / 1000;
   assert.ok(took < 45, `taken over after ${took.toFixed(1)} s`);
 
@@ -121,11 +150,19 @@ test('a background completion whose node dies is finished by another node: avail
   const token = t.recipients[0].token;
   // Give a second (wrong) mail the time to arrive, were one queued.
   await new Promise((r) => setTimeout(r, 1500));
-  assert.is((await sink.messages()).filter((m) => `${m.text ?? ''}${m.html || ''}`.includes(token)).length, 1, `one mail for the recipient (${mails.length} in the sink)`);
-  const got = await fetch(`${n3.url}/download?token=${token}&files_ids=${f.id}`, { signal: AbortSignal.timeout(60_000) });
+  assert.is(
+    (await sink.messages()).filter((m) => `${m.text ?? ''}${m.html || ''}`.includes(token)).length,
+    1,
+    `one mail for the recipient (${mails.length} in the sink)`,
+  );
+  const got = await fetch(`${n3.url}/download?token=${token}&files_ids=${f.id}`, {
+    signal: AbortSignal.timeout(60_000),
+  });
   assert.is(got.status, 200);
   assert.is(sha256(Buffer.from(await got.arrayBuffer())), sha256(data));
-  const events = (await query<{ event: string }>('SELECT event FROM audit_log WHERE transfer_id = $1', [t.id])).map((r) => r.event);
+  const events = (await query<{ event: string }>('SELECT event FROM audit_log WHERE transfer_id = $1', [t.id])).map(
+    (r) => r.event,
+  );
   assert.is(events.filter((e) => e === 'file_uploaded').length, 1, 'the file logged complete once');
   assert.is(events.filter((e) => e === 'transfer_available').length, 1, 'made available once');
 });

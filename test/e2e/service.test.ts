@@ -10,7 +10,14 @@ import { systemdAnalyze } from '../helpers/system/parts';
 /** A config an admin would write for a service: absolute data dir, a log file. */
 function writeServiceConfig(dir: string, extra: Record<string, unknown> = {}, name = 'ferry.json'): string {
   const file = path.join(dir, name);
-  fs.writeFileSync(file, JSON.stringify({ data_dir: path.join(dir, 'data'), log: { format: 'json', file: path.join(dir, 'log', 'ferry.log') }, ...extra }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      data_dir: path.join(dir, 'data'),
+      log: { format: 'json', file: path.join(dir, 'log', 'ferry.log') },
+      ...extra,
+    }),
+  );
   return file;
 }
 
@@ -54,7 +61,15 @@ test('service install writes a hardened unit and a purge timer that systemd-anal
     await verify(fs.readdirSync(units).map((f) => path.join(units, f)));
 
     // --print shows the same units and writes nothing.
-    const printed = runFerry(['service', 'install', '--config', config, '--dir', path.join(dir, 'elsewhere'), '--print']);
+    const printed = runFerry([
+      'service',
+      'install',
+      '--config',
+      config,
+      '--dir',
+      path.join(dir, 'elsewhere'),
+      '--print',
+    ]);
     assert.is(printed.code, 0, printed.stderr);
     assert.ok(printed.stdout.includes(unit.trim()));
     assert.not.ok(fs.existsSync(path.join(dir, 'elsewhere')));
@@ -71,7 +86,12 @@ test('service install: a dynamic user with the data dir as its StateDirectory; a
     const r = runFerry(['service', 'install', '--dynamic-user', '--config', config, '--dir', units]);
     assert.is(r.code, 0, r.stderr);
     const unit = fs.readFileSync(path.join(units, 'ferry.service'), 'utf8').split('\n');
-    for (const line of ['DynamicUser=yes', 'StateDirectory=ferry', 'CapabilityBoundingSet=CAP_NET_BIND_SERVICE', 'AmbientCapabilities=CAP_NET_BIND_SERVICE']) {
+    for (const line of [
+      'DynamicUser=yes',
+      'StateDirectory=ferry',
+      'CapabilityBoundingSet=CAP_NET_BIND_SERVICE',
+      'AmbientCapabilities=CAP_NET_BIND_SERVICE',
+    ]) {
       assert.ok(unit.includes(line), `missing ${line}`);
     }
     assert.not.ok(unit.some((l) => l.startsWith('User=')));

@@ -37,7 +37,13 @@ async function query<T = Record<string, unknown>>(text: string, params: unknown[
   }
 }
 
-async function call(node: BinaryServer, method: string, p: string, json?: unknown, headers: Record<string, string> = {}) {
+async function call(
+  node: BinaryServer,
+  method: string,
+  p: string,
+  json?: unknown,
+  headers: Record<string, string> = {},
+) {
   const r = await fetch(`${node.url}${p}`, {
     method,
     headers: { ...alice, ...headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
@@ -59,7 +65,14 @@ test.before(async () => {
     purge_interval_s: 2,
     transfer_automatic_reminder: [2],
     mail: { transport: sink.url },
-    storage: { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: 'ferry-sharing/', force_path_style: true },
+    storage: {
+      type: 's3',
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      region: s3.region,
+      prefix: 'ferry-sharing/',
+      force_path_style: true,
+    },
   };
   env = { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
   for (const name of ['node1', 'node2', 'node3']) {
@@ -79,14 +92,20 @@ test('three nodes: racing downloads of one link on every node, one wins; a Range
   const [n1, n2, n3] = nodes;
   const data = patternBytes('three-nodes limit', 12 * MiB + 5);
   const created = await call(n1, 'POST', '/transfer', {
-    files: [{ name: 'big.bin', size: data.length }], options: ['get_a_link'], from: 'alice@example.org',
-    expires: Math.floor(Date.now() / 1000) + 86400, download_limit: 2,
+    files: [{ name: 'big.bin', size: data.length }],
+    options: ['get_a_link'],
+    from: 'alice@example.org',
+    expires: Math.floor(Date.now() / 1000) + 86400,
+    download_limit: 2,
   });
   assert.is(created.status, 201, created.text);
   const fileId = created.json.files[0].id;
   for (let off = 0, i = 0; off < data.length; off += 5 * MiB, i++) {
     const chunk = data.subarray(off, Math.min(off + 5 * MiB, data.length));
-    const r = await call(nodes[i % 3], 'PUT', `/file/${fileId}/chunk/${off}`, chunk, { 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(data.length) });
+    const r = await call(nodes[i % 3], 'PUT', `/file/${fileId}/chunk/${off}`, chunk, {
+      'content-type': 'application/octet-stream',
+      'X-Service-File-Size': String(data.length),
+    });
     assert.is(r.status, 200, r.text);
   }
   assert.is((await call(n2, 'PUT', `/file/${fileId}`, { complete: true })).status, 200);
@@ -98,11 +117,20 @@ test('three nodes: racing downloads of one link on every node, one wins; a Range
   // One whole download through node 1 (the first of two allowed).
   const first = await fetch(url(n1));
   assert.is(sha256(Buffer.from(await first.arrayBuffer())), sha256(data));
-  await until('the first download counted', async () => (await query('SELECT id FROM download_claims WHERE done IS NOT NULL')).length === 1, 15_000);
+  await until(
+    'the first download counted',
+    async () => (await query('SELECT id FROM download_claims WHERE done IS NOT NULL')).length === 1,
+    15_000,
+  );
 
   // Nine downloads race for the last one, three on each node; their bodies are not read while they race.
   const answers = await Promise.all(
-    [...nodes, ...nodes, ...nodes].map((n) => new Promise<http.IncomingMessage>((resolve, reject) => http.get(url(n), { headers: { Accept: 'application/json' } }, resolve).on('error', reject))),
+    [...nodes, ...nodes, ...nodes].map(
+      (n) =>
+        new Promise<http.IncomingMessage>((resolve, reject) =>
+          http.get(url(n), { headers: { Accept: 'application/json' } }, resolve).on('error', reject),
+        ),
+    ),
   );
   const winners = answers.filter((a) => a.statusCode === 200);
   assert.is(winners.length, 1, `statuses ${answers.map((a) => a.statusCode).join(',')}`);
@@ -124,16 +152,27 @@ test('three nodes: racing downloads of one link on every node, one wins; a Range
   }
   const partial = Buffer.concat(head);
   // Resumed on another node from where it stopped: it goes on, and counts as the second download only.
-  await until('the cut download released', async () => (await query('SELECT id FROM download_claims WHERE active = 1')).length === 0, 15_000);
+  await until(
+    'the cut download released',
+    async () => (await query('SELECT id FROM download_claims WHERE active = 1')).length === 0,
+    15_000,
+  );
   const rest = await fetch(url(n3), { headers: { Range: `bytes=${partial.length}-` } });
   assert.is(rest.status, 206);
   assert.is(sha256(Buffer.concat([partial, Buffer.from(await rest.arrayBuffer())])), sha256(data));
-  await until('the resumed download counted', async () => (await query('SELECT id FROM download_claims WHERE done IS NOT NULL')).length === 2, 15_000);
+  await until(
+    'the resumed download counted',
+    async () => (await query('SELECT id FROM download_claims WHERE done IS NOT NULL')).length === 2,
+    15_000,
+  );
   assert.is((await query('SELECT id FROM download_claims')).length, 2, 'two claims, no more');
   // Spent on every node.
   for (const n of nodes) assert.is((await fetch(url(n), { headers: { Accept: 'application/json' } })).status, 410);
   const owner = await call(n2, 'GET', `/transfer/${created.json.id}`);
-  assert.equal(owner.json.download_counts.map((c: { downloads: number }) => c.downloads), [2]);
+  assert.equal(
+    owner.json.download_counts.map((c: { downloads: number }) => c.downloads),
+    [2],
+  );
 });
 
 /** `ferry purge` as cron runs it, in a process of its own, with a node's config file. */
@@ -151,20 +190,40 @@ function cronPurge(node: BinaryServer): Promise<number | null> {
 test('three nodes and cron: an automatic reminder is sent once', async () => {
   const [n1, n2, n3] = nodes;
   const created = await call(n2, 'POST', '/transfer', {
-    files: [{ name: 'r.txt', size: 5 }], recipients: ['late@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 5 * 86400,
+    files: [{ name: 'r.txt', size: 5 }],
+    recipients: ['late@example.org'],
+    from: 'alice@example.org',
+    expires: Math.floor(Date.now() / 1000) + 5 * 86400,
   });
   assert.is(created.status, 201, created.text);
   const fileId = created.json.files[0].id;
-  assert.is((await call(n1, 'PUT', `/file/${fileId}/chunk/0`, Buffer.from('hello'), { 'content-type': 'application/octet-stream' })).status, 200);
+  assert.is(
+    (
+      await call(n1, 'PUT', `/file/${fileId}/chunk/0`, Buffer.from('hello'), {
+        'content-type': 'application/octet-stream',
+      })
+    ).status,
+    200,
+  );
   assert.is((await call(n3, 'PUT', `/file/${fileId}`, { complete: true })).status, 200);
   assert.is((await call(n1, 'PUT', `/transfer/${created.json.id}`, { complete: true })).status, 200);
-  await until('the first mail', async () => (await sink.messages()).some((m) => addressOf(m.to) === 'late@example.org'), 20_000);
+  await until(
+    'the first mail',
+    async () => (await sink.messages()).some((m) => addressOf(m.to) === 'late@example.org'),
+    20_000,
+  );
   // Time passes: made available three days ago, its 2-day mark reached a minute ago.
   const now = Math.floor(Date.now() / 1000);
-  await query('UPDATE transfers SET made_available = $1, expires = $2 WHERE id = $3', [now - 3 * 86400, now + 2 * 86400 - 60, created.json.id]);
+  await query('UPDATE transfers SET made_available = $1, expires = $2 WHERE id = $3', [
+    now - 3 * 86400,
+    now + 2 * 86400 - 60,
+    created.json.id,
+  ]);
   // The nodes' own passes and three cron runs at once, twice over.
-  for (let round = 0; round < 2; round++) assert.equal(await Promise.all([cronPurge(n1), cronPurge(n2), cronPurge(n3)]), [0, 0, 0]);
-  const reminders = async () => (await sink.messages()).filter((m) => addressOf(m.to) === 'late@example.org' && /^Reminder/.test(m.subject ?? ''));
+  for (let round = 0; round < 2; round++)
+    assert.equal(await Promise.all([cronPurge(n1), cronPurge(n2), cronPurge(n3)]), [0, 0, 0]);
+  const reminders = async () =>
+    (await sink.messages()).filter((m) => addressOf(m.to) === 'late@example.org' && /^Reminder/.test(m.subject ?? ''));
   await until('the reminder', async () => (await reminders()).length >= 1, 20_000);
   // Several more passes of every node (every 2 s) go by: still one.
   await new Promise((r) => setTimeout(r, 6000));

@@ -77,7 +77,13 @@ async function get(node: BinaryServer, p: string, headers: Record<string, string
 async function putFirstChunk(node: BinaryServer, fileId: number, size: number, bytes: Buffer) {
   const r = await fetch(`${node.url}/file/${fileId}/chunk/0`, {
     method: 'PUT',
-    headers: { ...alice, 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(size), 'X-Service-Chunk-Offset': '0', 'X-Service-Chunk-Size': String(bytes.length) },
+    headers: {
+      ...alice,
+      'content-type': 'application/octet-stream',
+      'X-Service-File-Size': String(size),
+      'X-Service-Chunk-Offset': '0',
+      'X-Service-Chunk-Size': String(bytes.length),
+    },
     body: bytes as unknown as BodyInit,
     signal: AbortSignal.timeout(30_000),
   });
@@ -87,7 +93,9 @@ async function putFirstChunk(node: BinaryServer, fileId: number, size: number, b
 /** Every chunk index whose bytes lie wholly inside one of the ranges. */
 function chunksIn(ranges: [number, number][], size = SIZE): number[] {
   const count = Math.ceil(size / CHUNK);
-  return [...Array(count).keys()].filter((i) => ranges.some(([a, b]) => a <= i * CHUNK && Math.min(size, (i + 1) * CHUNK) <= b));
+  return [...Array(count).keys()].filter((i) =>
+    ranges.some(([a, b]) => a <= i * CHUNK && Math.min(size, (i + 1) * CHUNK) <= b),
+  );
 }
 
 function overlaps(ranges: [number, number][], chunk: number): boolean {
@@ -109,7 +117,14 @@ test.before(async () => {
     database_url: databaseUrl,
     mail: { transport: sink.url },
     purge_interval_s: 0,
-    storage: { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: PREFIX, force_path_style: true },
+    storage: {
+      type: 's3',
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      region: s3.region,
+      prefix: PREFIX,
+      force_path_style: true,
+    },
   };
   // One at a time: the first creates the schema, the others start on it.
   for (const name of ['node1', 'node2', 'node3']) {
@@ -210,11 +225,19 @@ test('three nodes: one upload across them, node 2 killed halfway, mail once, dow
     assert.is(sends(c).length, expected, `chunk ${c} sent ${sends(c).length} times`);
   }
   for (const f of failed) assert.ok(sends(f.chunk).find((a) => a.status === 200)!.node !== 1, 'resent to a live node');
-  assert.ok(client.attempts.some((a) => a.node === 1 && a.status === 200), 'node 2 took chunks before it died');
+  assert.ok(
+    client.attempts.some((a) => a.node === 1 && a.status === 200),
+    'node 2 took chunks before it died',
+  );
   // What the nodes said right after the kill: every chunk acknowledged before it, none of the ones cut off.
-  for (const c of ackedBeforeKill) assert.ok(chunksIn(midway.ranges).includes(c), `chunk ${c} acknowledged before the kill is recorded`);
-  for (const f of failed) assert.not.ok(overlaps(midway.ranges, f.chunk), `chunk ${f.chunk}, cut off on node 2, is not recorded`);
-  assert.is(midway.received, midway.ranges.reduce((n, [a, b]) => n + b - a, 0));
+  for (const c of ackedBeforeKill)
+    assert.ok(chunksIn(midway.ranges).includes(c), `chunk ${c} acknowledged before the kill is recorded`);
+  for (const f of failed)
+    assert.not.ok(overlaps(midway.ranges, f.chunk), `chunk ${f.chunk}, cut off on node 2, is not recorded`);
+  assert.is(
+    midway.received,
+    midway.ranges.reduce((n, [a, b]) => n + b - a, 0),
+  );
   assert.ok(midway.received < SIZE);
   const whole = (await call(n3, 'GET', `/file/${bigFile.id}`)).json;
   assert.is(whole.received, SIZE);
@@ -231,7 +254,11 @@ test('three nodes: one upload across them, node 2 killed halfway, mail once, dow
   // The SHA-256 cannot be combined from chunks hashed on different nodes: it comes once a node has read the
   // whole file back, in the background.
   const hashDeadline = Date.now() + 60_000;
-  for (let f = (await call(n3, 'GET', `/file/${bigFile.id}`)).json; f.sha256 !== sha256(big); f = (await call(n3, 'GET', `/file/${bigFile.id}`)).json) {
+  for (
+    let f = (await call(n3, 'GET', `/file/${bigFile.id}`)).json;
+    f.sha256 !== sha256(big);
+    f = (await call(n3, 'GET', `/file/${bigFile.id}`)).json
+  ) {
     assert.is(f.sha256, null, 'no SHA-256 but the right one');
     assert.ok(Date.now() < hashDeadline, 'the SHA-256 is there within 60 s');
     await new Promise((r) => setTimeout(r, 200));
@@ -271,10 +298,22 @@ test('three nodes: one upload across them, node 2 killed halfway, mail once, dow
   assert.is(zip.headers.get('content-type'), 'application/zip');
   const zipFile = path.join(dir, 'all.zip');
   fs.writeFileSync(zipFile, zip.body);
-  const listed = spawnSync('python3', ['-c', 'import zipfile,sys,json,hashlib\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps({i.filename: hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist()}))', zipFile], { encoding: 'utf8' });
+  const listed = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import zipfile,sys,json,hashlib\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps({i.filename: hashlib.sha256(z.read(i)).hexdigest() for i in z.infolist()}))',
+      zipFile,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.is(listed.status, 0, listed.stderr);
   assert.equal(JSON.parse(listed.stdout), { 'big.bin': sha256(big), 'small.bin': sha256(small) });
-  assert.is(sha256((await get(n1, `/download?token=${token}&archive_format=zip`)).body), sha256(zip.body), 'node 1 serves the same archive');
+  assert.is(
+    sha256((await get(n1, `/download?token=${token}&archive_format=zip`)).body),
+    sha256(zip.body),
+    'node 1 serves the same archive',
+  );
   for (const [range, from, to] of [
     ['bytes=-1000000', zip.body.length - 1_000_000, zip.body.length],
     [`bytes=${SIZE - 100}-${SIZE + 2 * MiB}`, SIZE - 100, SIZE + 2 * MiB + 1],
@@ -285,26 +324,44 @@ test('three nodes: one upload across them, node 2 killed halfway, mail once, dow
   }
 
   // An upload abandoned halfway (one chunk of two), never completed, expiring later: purge removes it too.
-  const abandoned = (await call(n3, 'POST', '/transfer', { files: [{ name: 'half.bin', size: 2 * CHUNK }], recipients: ['r1@example.org'], from: 'alice@example.org', expires: expires + 10 * DAY })).json;
+  const abandoned = (
+    await call(n3, 'POST', '/transfer', {
+      files: [{ name: 'half.bin', size: 2 * CHUNK }],
+      recipients: ['r1@example.org'],
+      from: 'alice@example.org',
+      expires: expires + 10 * DAY,
+    })
+  ).json;
   const half = await putFirstChunk(n3, abandoned.files[0].id, 2 * CHUNK, big.subarray(0, CHUNK));
   assert.is(half.status, 200, half.text);
   const uids = { done: [bigFile.uid, smallFile.uid], abandoned: [abandoned.files[0].uid] };
   const before = await stored();
   assert.is(naming(before.objects, uids.done).length, 2, `both files are objects: ${before.objects}`);
-  assert.is(naming(before.uploads, uids.abandoned).length, 1, `the half upload is an unfinished multipart upload: ${before.uploads}`);
+  assert.is(
+    naming(before.uploads, uids.abandoned).length,
+    1,
+    `the half upload is an unfinished multipart upload: ${before.uploads}`,
+  );
 
   // Purge as cron runs it: its own process, the same config, at moments moved with --now: after the expiry; after
   // the week an unfinished upload is kept; and once the audit log's lifetime (31 days) has passed, when the
   // records of the closed transfer go too.
   const purge = (at: number) => {
-    const r = runFerry(['purge', '--json', '-c', n1.configFile, '--now', String(at)], { env: credentials(), timeoutMs: 120_000 });
+    const r = runFerry(['purge', '--json', '-c', n1.configFile, '--now', String(at)], {
+      env: credentials(),
+      timeoutMs: 120_000,
+    });
     assert.is(r.code, 0, r.stdout + r.stderr);
     return JSON.parse(r.stdout.trim().split('\n').pop()!);
   };
   const expired = purge(expires + 60);
   assert.is(expired.transfers_expired, 1);
   const afterExpiry = await stored();
-  assert.equal(naming([...afterExpiry.objects, ...afterExpiry.uploads], uids.done), [], 'the expired transfer has no data left');
+  assert.equal(
+    naming([...afterExpiry.objects, ...afterExpiry.uploads], uids.done),
+    [],
+    'the expired transfer has no data left',
+  );
   assert.is(naming(afterExpiry.uploads, uids.abandoned).length, 1, 'the unfinished upload is kept for now');
   assert.is((await get(n3, one)).status, 410);
   const abandonedGone = purge(expires + 7 * DAY);
@@ -313,14 +370,28 @@ test('three nodes: one upload across them, node 2 killed halfway, mail once, dow
   const later = purge(expires + 40 * DAY);
   assert.is(later.closed_transfers_deleted, 1);
   const ids = [t.id, abandoned.id];
-  for (const [table, column] of [['transfers', 'id'], ['files', 'transfer_id'], ['recipients', 'transfer_id'], ['audit_log', 'transfer_id']]) {
+  for (const [table, column] of [
+    ['transfers', 'id'],
+    ['files', 'transfer_id'],
+    ['recipients', 'transfer_id'],
+    ['audit_log', 'transfer_id'],
+  ]) {
     const [{ n }] = await query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${table} WHERE ${column} = ANY($1)`, [ids]);
     assert.is(Number(n), 0, `${table} rows left`);
   }
   const [{ n: downloads }] = await query<{ n: string }>('SELECT COUNT(*) AS n FROM recipient_downloads');
   assert.is(Number(downloads), 0, 'recipient_downloads rows left');
   const again = purge(expires + 40 * DAY);
-  assert.equal([again.transfers_expired, again.abandoned_transfers_deleted, again.closed_transfers_deleted, again.orphan_files_deleted], [0, 0, 0, 0], 'a second pass finds nothing more');
+  assert.equal(
+    [
+      again.transfers_expired,
+      again.abandoned_transfers_deleted,
+      again.closed_transfers_deleted,
+      again.orphan_files_deleted,
+    ],
+    [0, 0, 0, 0],
+    'a second pass finds nothing more',
+  );
 });
 
 test.run();

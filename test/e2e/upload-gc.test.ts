@@ -21,7 +21,10 @@ async function majorCollections(url: string): Promise<number> {
 async function memory(url: string): Promise<{ young: number; rss: number }> {
   const r = await request(url, 'GET', '/metrics');
   const m = parsePrometheusText(r.text);
-  return { young: m.value('nodejs_heap_space_size_total_bytes', { space: 'new' }) / MiB, rss: m.value('process_resident_memory_bytes', {}) / MiB };
+  return {
+    young: m.value('nodejs_heap_space_size_total_bytes', { space: 'new' }) / MiB,
+    rss: m.value('process_resident_memory_bytes', {}) / MiB,
+  };
 }
 
 // Socket buffers of an upload (a new 64 KiB one per read) are garbage once written. Node 24's V8 frees them in
@@ -37,11 +40,22 @@ test('an upload through the binary frees its socket buffers without full collect
     const data = patternBytes('gc', size);
     const t = await request(s.url, 'POST', '/transfer', {
       headers,
-      json: { files: [{ name: 'big.bin', size }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+      json: {
+        files: [{ name: 'big.bin', size }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+      },
     });
     assert.is(t.status, 201, t.text);
     const before = await majorCollections(s.url);
-    const answers = await sendChunks((method, p, init) => request(s.url, method, p, { ...init, headers: { ...headers, ...(init?.headers ?? {}) } }), t.json.files[0].id, data, 5 * MiB, { parallel: 4 });
+    const answers = await sendChunks(
+      (method, p, init) => request(s.url, method, p, { ...init, headers: { ...headers, ...(init?.headers ?? {}) } }),
+      t.json.files[0].id,
+      data,
+      5 * MiB,
+      { parallel: 4 },
+    );
     assert.ok(answers.every((a) => a.status === 200));
     const majors = (await majorCollections(s.url)) - before;
     console.log(`full collections during a ${size / MiB} MiB upload: ${majors}`);
@@ -52,7 +66,9 @@ test('an upload through the binary frees its socket buffers without full collect
     const busy = await memory(s.url);
     await new Promise((r) => setTimeout(r, 33_000));
     const quiet = await memory(s.url);
-    console.log(`after the upload: young generation ${busy.young.toFixed(1)} → ${quiet.young.toFixed(1)} MiB, RSS ${busy.rss.toFixed(0)} → ${quiet.rss.toFixed(0)} MiB`);
+    console.log(
+      `after the upload: young generation ${busy.young.toFixed(1)} → ${quiet.young.toFixed(1)} MiB, RSS ${busy.rss.toFixed(0)} → ${quiet.rss.toFixed(0)} MiB`,
+    );
     assert.ok(quiet.young <= 2, `the young generation still holds ${quiet.young.toFixed(1)} MiB`);
     assert.ok(quiet.rss < busy.rss, 'RSS went down');
   } finally {

@@ -10,7 +10,16 @@ import { request } from '../helpers/server';
 const GiB = 1024 ** 3;
 const CHUNK = 5 * 1024 * 1024;
 const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
-const config = { auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } } };
+const config = {
+  auth: {
+    sp: {
+      type: 'header',
+      uid_header: 'X-Remote-User',
+      email_header: 'X-Remote-Email',
+      trusted_proxies: ['127.0.0.1', '::1'],
+    },
+  },
+};
 
 /** Chunk i of the test file: an AES-CTR keystream, fast and reproducible without keeping 1 GiB in memory. */
 function chunkData(i: number, size: number): Buffer {
@@ -20,14 +29,26 @@ function chunkData(i: number, size: number): Buffer {
 }
 
 /** Sends the chunks with `inFlight` requests at a time; `acknowledged` collects each chunk answered 200. */
-async function putChunks(url: string, fileId: number, total: number, indices: number[], inFlight: number, acknowledged: number[] = []) {
+async function putChunks(
+  url: string,
+  fileId: number,
+  total: number,
+  indices: number[],
+  inFlight: number,
+  acknowledged: number[] = [],
+) {
   const queue = [...indices];
   const worker = async () => {
     for (let i = queue.shift(); i !== undefined; i = queue.shift()) {
       const size = Math.min(CHUNK, total - i * CHUNK);
       const r = await request(url, 'PUT', `/file/${fileId}/chunk/${i * CHUNK}`, {
         body: chunkData(i, size),
-        headers: { ...headers, 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(total), 'X-Service-Chunk-Size': String(size) },
+        headers: {
+          ...headers,
+          'content-type': 'application/octet-stream',
+          'X-Service-File-Size': String(total),
+          'X-Service-Chunk-Size': String(size),
+        },
       });
       assert.is(r.status, 200, r.text);
       acknowledged.push(i);
@@ -43,7 +64,12 @@ test('1 GiB in 5 MiB chunks, 4 in flight; SIGKILL halfway; restart; resume from 
   try {
     const t = await request(s.url, 'POST', '/transfer', {
       headers,
-      json: { files: [{ name: 'big.bin', size: total }], recipients: ['r@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 },
+      json: {
+        files: [{ name: 'big.bin', size: total }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: Math.floor(Date.now() / 1000) + 86400,
+      },
     });
     assert.is(t.status, 201, t.text);
     const fileId = t.json.files[0].id;
@@ -63,10 +89,14 @@ test('1 GiB in 5 MiB chunks, 4 in flight; SIGKILL halfway; restart; resume from 
     const f = (await request(s.url, 'GET', `/file/${fileId}`, { headers })).json;
     assert.ok(f.received >= total / 2 && f.received < total, `received ${f.received}`);
     // Resume: only the chunks not fully inside a received range.
-    const have = (i: number) => f.ranges.some(([a, b]: [number, number]) => a <= i * CHUNK && Math.min(total, (i + 1) * CHUNK) <= b);
+    const have = (i: number) =>
+      f.ranges.some(([a, b]: [number, number]) => a <= i * CHUNK && Math.min(total, (i + 1) * CHUNK) <= b);
     // Nothing acknowledged is lost: every chunk answered 200 before the kill is recorded after the restart.
     assert.ok(acknowledged.length > 0);
-    assert.equal(acknowledged.filter((i) => !have(i)), []);
+    assert.equal(
+      acknowledged.filter((i) => !have(i)),
+      [],
+    );
     const missing = [...Array(chunks).keys()].filter((i) => !have(i));
     assert.ok(missing.length < chunks * 0.6, `${missing.length} of ${chunks} chunks to resend`);
     await putChunks(s.url, fileId, total, missing, 4);
@@ -82,7 +112,10 @@ test('1 GiB in 5 MiB chunks, 4 in flight; SIGKILL halfway; restart; resume from 
     const sha = expected.digest('hex');
     assert.is(done.json.sha256, sha);
     const stored = crypto.createHash('sha256');
-    for await (const c of fs.createReadStream(path.join(s.dir, 'data', 'files', String(t.json.id), uid), { highWaterMark: 4 * 1024 * 1024 })) stored.update(c as Buffer);
+    for await (const c of fs.createReadStream(path.join(s.dir, 'data', 'files', String(t.json.id), uid), {
+      highWaterMark: 4 * 1024 * 1024,
+    }))
+      stored.update(c as Buffer);
     assert.is(stored.digest('hex'), sha);
   } finally {
     await s.stop();

@@ -13,7 +13,9 @@ import { MemoryWorld } from './memory-repositories';
  * disk. Every rule of transfers, uploads, guests, usage and purge can be tested in milliseconds. The clock is
  * moved by hand; the notifier records each mail event as "event:recipient or guest address".
  */
-export function domainOnFakes(opts: { userQuota?: number; hostQuota?: number; maxRecipients?: number; chunkSize?: number; auditDays?: number } = {}) {
+export function domainOnFakes(
+  opts: { userQuota?: number; hostQuota?: number; maxRecipients?: number; chunkSize?: number; auditDays?: number } = {},
+) {
   const world = new MemoryWorld();
   const files = new MemoryFileStore();
   const time = { now: 1_900_000_000 };
@@ -30,7 +32,12 @@ export function domainOnFakes(opts: { userQuota?: number; hostQuota?: number; ma
   const mails: string[] = [];
   const note =
     (event: string) =>
-    async (_tx: unknown, subject: { email?: string; userEmail?: string }, _f?: unknown, recipients?: { email: string }[]) => {
+    async (
+      _tx: unknown,
+      subject: { email?: string; userEmail?: string },
+      _f?: unknown,
+      recipients?: { email: string }[],
+    ) => {
       if (Array.isArray(recipients)) for (const r of recipients) mails.push(`${event}:${r.email}`);
       else mails.push(`${event}:${subject.email ?? subject.userEmail}`);
     };
@@ -40,14 +47,40 @@ export function domainOnFakes(opts: { userQuota?: number; hostQuota?: number; ma
   const { repos, uow } = world;
   const chunkSize = opts.chunkSize ?? 1024;
   const guests = new GuestsService({ repos, uow, notifier, clock, ids });
-  const usage = new UsageService({ repos, files, clock, limits: () => ({ userQuota: opts.userQuota ?? 0, hostQuota: opts.hostQuota ?? 0 }) });
+  const usage = new UsageService({
+    repos,
+    files,
+    clock,
+    limits: () => ({ userQuota: opts.userQuota ?? 0, hostQuota: opts.hostQuota ?? 0 }),
+  });
   const transfers = new TransfersService({
-    repos, uow, files, notifier, guests, clock, ids, usage,
-    limits: () => ({ maxDays: 20, maxSize: 1e12, maxFiles: 100, maxRecipients: opts.maxRecipients ?? 10, extensions: [7, 7] }),
+    repos,
+    uow,
+    files,
+    notifier,
+    guests,
+    clock,
+    ids,
+    usage,
+    limits: () => ({
+      maxDays: 20,
+      maxSize: 1e12,
+      maxFiles: 100,
+      maxRecipients: opts.maxRecipients ?? 10,
+      extensions: [7, 7],
+    }),
     chunkSize: () => chunkSize,
   });
   const uploads = new UploadsService({ repos, uow, files, guests, clock, chunkLimit: () => chunkSize });
-  const purge = new PurgeService({ repos, uow, files, guests, notifier, lifetimeDays: () => opts.auditDays ?? 31, clock });
+  const purge = new PurgeService({
+    repos,
+    uow,
+    files,
+    guests,
+    notifier,
+    lifetimeDays: () => opts.auditDays ?? 31,
+    clock,
+  });
   return { world, files, time, ids, mails, guests, usage, transfers, uploads, purge };
 }
 

@@ -1,7 +1,14 @@
 import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import type { Readable } from 'node:stream';
-import type { FileStore, PositionalReader, StoredFile, StoredPiece, UploadHashing, WrittenChunk } from '../../src/domain/ports';
+import type {
+  FileStore,
+  PositionalReader,
+  StoredFile,
+  StoredPiece,
+  UploadHashing,
+  WrittenChunk,
+} from '../../src/domain/ports';
 
 /**
  * A file store in memory, with the filesystem's powers (bytes at their offset, hashed at completion): enough for
@@ -15,7 +22,8 @@ export class MemoryFileStore implements FileStore, UploadHashing {
 
   async writeChunk(file: StoredFile, offset: number, body: Readable | Buffer, expected: number): Promise<WrittenChunk> {
     const bytes = Buffer.isBuffer(body) ? body : Buffer.concat(await (body as Readable).toArray());
-    if (bytes.length > expected) throw Object.assign(new Error('chunk longer than announced'), { code: 'EOVERFLOW_CHUNK' });
+    if (bytes.length > expected)
+      throw Object.assign(new Error('chunk longer than announced'), { code: 'EOVERFLOW_CHUNK' });
     const k = this.key(file.transferId, file.uid);
     const cur = this.data.get(k) ?? Buffer.alloc(file.size);
     bytes.copy(cur, offset);
@@ -29,7 +37,8 @@ export class MemoryFileStore implements FileStore, UploadHashing {
   async openRead(transferId: number, uid: string, start: number, end: number): Promise<PositionalReader> {
     const bytes = (this.data.get(this.key(transferId, uid)) ?? Buffer.alloc(0)).subarray(start, end + 1);
     return {
-      read: async (buf, length, position) => bytes.copy(buf, 0, position - start, Math.min(bytes.length, position - start + length)),
+      read: async (buf, length, position) =>
+        bytes.copy(buf, 0, position - start, Math.min(bytes.length, position - start + length)),
       close: async () => {},
     };
   }
@@ -40,7 +49,11 @@ export class MemoryFileStore implements FileStore, UploadHashing {
     for (const k of [...this.data.keys()]) if (k.startsWith(`${transferId}/`)) this.data.delete(k);
   }
   async list() {
-    return [...this.data].map(([k, b]) => ({ transferId: Number(k.split('/')[0]), uid: k.split('/')[1], size: b.length }));
+    return [...this.data].map(([k, b]) => ({
+      transferId: Number(k.split('/')[0]),
+      uid: k.split('/')[1],
+      size: b.length,
+    }));
   }
   async transferDirs() {
     return [...new Set([...this.data.keys()].map((k) => Number(k.split('/')[0])))];

@@ -1,4 +1,13 @@
-import type { AuditEntry, FileRecord, Guest, MailDelivery, Recipient, TrackingError, Transfer, TransferStatus } from '../../src/domain/model';
+import type {
+  AuditEntry,
+  FileRecord,
+  Guest,
+  MailDelivery,
+  Recipient,
+  TrackingError,
+  Transfer,
+  TransferStatus,
+} from '../../src/domain/model';
 import type { Page } from '../../src/domain/paging';
 import type {
   AuditRepository,
@@ -62,7 +71,21 @@ export interface MemoryState {
 }
 
 export function emptyState(): MemoryState {
-  return { next: 1, transfers: [], files: [], pieces: [], recipients: [], received: [], audit: [], frequent: [], guests: [], tracking: [], mail: [], quotas: {}, storage: {} };
+  return {
+    next: 1,
+    transfers: [],
+    files: [],
+    pieces: [],
+    recipients: [],
+    received: [],
+    audit: [],
+    frequent: [],
+    guests: [],
+    tracking: [],
+    mail: [],
+    quotas: {},
+    storage: {},
+  };
 }
 
 const OPEN: TransferStatus[] = ['created', 'started', 'uploading', 'available'];
@@ -92,9 +115,36 @@ class MemoryTransfers implements TransferRepository {
 
   async create(t: NewTransfer, files: NewFile[], recipients: NewRecipient[]): Promise<number> {
     const id = this.s.next++;
-    this.s.transfers.push({ ...copy(t), encryption: t.encryption ?? null, id, status: 'created', expiryExtensionsUsed: 0, madeAvailable: null, closed: null, closedReason: null });
+    this.s.transfers.push({
+      ...copy(t),
+      encryption: t.encryption ?? null,
+      id,
+      status: 'created',
+      expiryExtensionsUsed: 0,
+      madeAvailable: null,
+      closed: null,
+      closedReason: null,
+    });
     for (const f of files) {
-      this.s.files.push({ id: this.s.next++, transferId: id, uid: f.uid, name: f.name, size: f.size, mimeType: f.mimeType, cid: f.cid, received: 0, ranges: [], complete: false, crc32: null, sha256: null, created: t.created, deleted: null, iv: f.iv ?? null, aead: f.aead ?? null, storeUpload: null });
+      this.s.files.push({
+        id: this.s.next++,
+        transferId: id,
+        uid: f.uid,
+        name: f.name,
+        size: f.size,
+        mimeType: f.mimeType,
+        cid: f.cid,
+        received: 0,
+        ranges: [],
+        complete: false,
+        crc32: null,
+        sha256: null,
+        created: t.created,
+        deleted: null,
+        iv: f.iv ?? null,
+        aead: f.aead ?? null,
+        storeUpload: null,
+      });
     }
     for (const r of recipients) await this.addRecipient(id, r, t.created);
     return id;
@@ -115,7 +165,9 @@ class MemoryTransfers implements TransferRepository {
     return this.listPage('all', null);
   }
   async listPage(owner: TransferOwner, page: Page | null) {
-    const mine = this.s.transfers.filter((t) => owner === 'all' || ('userId' in owner ? t.userId === owner.userId : t.guestId === owner.guestId));
+    const mine = this.s.transfers.filter(
+      (t) => owner === 'all' || ('userId' in owner ? t.userId === owner.userId : t.guestId === owner.guestId),
+    );
     const sorted = mine.sort((a, b) => b.id - a.id);
     return copy(page ? sorted.slice(page.offset, page.offset + page.limit) : sorted);
   }
@@ -125,7 +177,10 @@ class MemoryTransfers implements TransferRepository {
   }
   async recipientsOf(transferIds: number[]) {
     const ids = new Set(transferIds);
-    return this.s.recipients.filter((r) => ids.has(r.transferId) && r.deleted === null).sort((a, b) => a.id - b.id).map((r) => this.withErrors(r));
+    return this.s.recipients
+      .filter((r) => ids.has(r.transferId) && r.deleted === null)
+      .sort((a, b) => a.id - b.id)
+      .map((r) => this.withErrors(r));
   }
   async setStatus(id: number, status: TransferStatus, now: number, reason: string | null = null) {
     const t = this.transfer(id);
@@ -159,13 +214,20 @@ class MemoryTransfers implements TransferRepository {
     f.ranges = addRange(f.ranges, start, end);
     f.received = coveredBytes(f.ranges);
     if (piece) {
-      this.s.pieces = this.s.pieces.filter((p) => p.fileId !== fileId || p.piece.start < piece.start || p.piece.end > piece.end);
+      this.s.pieces = this.s.pieces.filter(
+        (p) => p.fileId !== fileId || p.piece.start < piece.start || p.piece.end > piece.end,
+      );
       this.s.pieces.push({ fileId, piece: copy(piece) });
     }
     return copy(f);
   }
   async pieces(fileId: number) {
-    return copy(this.s.pieces.filter((p) => p.fileId === fileId).map((p) => p.piece).sort((a, b) => a.start - b.start));
+    return copy(
+      this.s.pieces
+        .filter((p) => p.fileId === fileId)
+        .map((p) => p.piece)
+        .sort((a, b) => a.start - b.start),
+    );
   }
   async lockStoreUpload(fileId: number) {
     const f = this.liveFile(fileId);
@@ -176,17 +238,39 @@ class MemoryTransfers implements TransferRepository {
     if (f) f.storeUpload = upload;
   }
   async storeUploads(transferId: number) {
-    return this.s.files.filter((f) => f.transferId === transferId && f.storeUpload !== null).map((f) => ({ fileId: f.id, uid: f.uid, upload: f.storeUpload as string }));
+    return this.s.files
+      .filter((f) => f.transferId === transferId && f.storeUpload !== null)
+      .map((f) => ({ fileId: f.id, uid: f.uid, upload: f.storeUpload as string }));
   }
   async completeFile(fileId: number, crc32: number, sha256: string | null) {
     const f = this.liveFile(fileId);
     if (!f) return false;
-    Object.assign(f, { complete: true, crc32, sha256, storeUpload: null, assembling: false, assemblyBy: null, assemblyClaim: null });
+    Object.assign(f, {
+      complete: true,
+      crc32,
+      sha256,
+      storeUpload: null,
+      assembling: false,
+      assemblyBy: null,
+      assemblyClaim: null,
+    });
     return true;
   }
   // Background completions (src/domain/assembly.ts): kept on the records as the database keeps them in columns.
   async verifiableFiles(afterId: number, limit: number) {
-    return copy(this.s.files.filter((f) => f.id > afterId && f.complete && f.deleted === null && f.sha256 !== null && this.transfer(f.transferId)?.status !== 'closed').sort((a, b) => a.id - b.id).slice(0, limit));
+    return copy(
+      this.s.files
+        .filter(
+          (f) =>
+            f.id > afterId &&
+            f.complete &&
+            f.deleted === null &&
+            f.sha256 !== null &&
+            this.transfer(f.transferId)?.status !== 'closed',
+        )
+        .sort((a, b) => a.id - b.id)
+        .slice(0, limit),
+    );
   }
   async recipientTokenWithdrawn(token: string) {
     return this.s.recipients.some((r) => r.token === token && r.deleted !== null);
@@ -249,7 +333,16 @@ class MemoryTransfers implements TransferRepository {
   }
   async addRecipient(transferId: number, r: NewRecipient, now: number) {
     const id = this.s.next++;
-    this.s.recipients.push({ id, transferId, email: r.email, token: r.token, lang: r.lang, created: now, lastActivity: null, deleted: null });
+    this.s.recipients.push({
+      id,
+      transferId,
+      email: r.email,
+      token: r.token,
+      lang: r.lang,
+      created: now,
+      lastActivity: null,
+      deleted: null,
+    });
     return id;
   }
   async deleteRecipient(id: number, now: number) {
@@ -261,10 +354,13 @@ class MemoryTransfers implements TransferRepository {
     if (r) r.lastActivity = now;
   }
   async markReceived(recipientId: number, fileIds: number[], allFileIds: number[]) {
-    const hasAll = () => allFileIds.length > 0 && allFileIds.every((f) => this.s.received.some((x) => x.recipientId === recipientId && x.fileId === f));
+    const hasAll = () =>
+      allFileIds.length > 0 &&
+      allFileIds.every((f) => this.s.received.some((x) => x.recipientId === recipientId && x.fileId === f));
     const had = hasAll();
     for (const fileId of fileIds) {
-      if (!this.s.received.some((x) => x.recipientId === recipientId && x.fileId === fileId)) this.s.received.push({ recipientId, fileId });
+      if (!this.s.received.some((x) => x.recipientId === recipientId && x.fileId === fileId))
+        this.s.received.push({ recipientId, fileId });
     }
     return !had && hasAll();
   }
@@ -309,7 +405,14 @@ class MemoryGuests implements GuestRepository {
     return g && { ...copy(g), errors: this.w.errorsOf('Guest', g.id) };
   }
   async insert(g: NewGuest) {
-    const row = { ...copy(g), id: this.s.next++, status: 'available' as const, transferCount: 0, lastActivity: null, closed: null };
+    const row = {
+      ...copy(g),
+      id: this.s.next++,
+      status: 'available' as const,
+      transferCount: 0,
+      lastActivity: null,
+      closed: null,
+    };
     this.s.guests.push(row);
     return this.full(row) as Guest;
   }
@@ -323,13 +426,21 @@ class MemoryGuests implements GuestRepository {
     return this.full(this.s.guests.find((g) => g.token === token));
   }
   async listOpenOf(userId: string) {
-    return this.s.guests.filter((g) => g.userId === userId && g.status === 'available').sort((a, b) => b.id - a.id).map((g) => this.full(g) as Guest);
+    return this.s.guests
+      .filter((g) => g.userId === userId && g.status === 'available')
+      .sort((a, b) => b.id - a.id)
+      .map((g) => this.full(g) as Guest);
   }
   async listOpen() {
-    return this.s.guests.filter((g) => g.status === 'available').sort((a, b) => b.id - a.id).map((g) => this.full(g) as Guest);
+    return this.s.guests
+      .filter((g) => g.status === 'available')
+      .sort((a, b) => b.id - a.id)
+      .map((g) => this.full(g) as Guest);
   }
   async listExpired(now: number) {
-    return this.s.guests.filter((g) => g.status === 'available' && g.expires !== null && g.expires <= now).map((g) => this.full(g) as Guest);
+    return this.s.guests
+      .filter((g) => g.status === 'available' && g.expires !== null && g.expires <= now)
+      .map((g) => this.full(g) as Guest);
   }
   async close(id: number, now: number) {
     const g = this.s.guests.find((x) => x.id === id);
@@ -346,7 +457,8 @@ class MemoryGuests implements GuestRepository {
     if (g) g.lastActivity = now;
   }
   async countTransfersUsed(guestId: number) {
-    return this.s.transfers.filter((t) => t.guestId === guestId && (t.status !== 'closed' || t.madeAvailable !== null)).length;
+    return this.s.transfers.filter((t) => t.guestId === guestId && (t.status !== 'closed' || t.madeAvailable !== null))
+      .length;
   }
 }
 
@@ -375,7 +487,17 @@ class MemoryMailQueue implements MailQueueRepository {
   }
   async enqueue(msg: OutgoingMessage, now: number, target: { type: TrackingTarget; id: number } | null) {
     const id = this.s.next++;
-    this.s.mail.push({ id, msg: copy(msg), created: now, target, status: 'pending', attempts: 0, nextAttempt: now, sent: null, error: null });
+    this.s.mail.push({
+      id,
+      msg: copy(msg),
+      created: now,
+      target,
+      status: 'pending',
+      attempts: 0,
+      nextAttempt: now,
+      sent: null,
+      error: null,
+    });
     return id;
   }
   async claimDue(now: number, until: number, limit: number) {
@@ -384,7 +506,16 @@ class MemoryMailQueue implements MailQueueRepository {
       m.nextAttempt = until;
       m.attempts += 1;
     }
-    return due.map((m) => ({ id: m.id, created: m.created, to: m.msg.to, message: copy(m.msg), attempts: m.attempts, nextAttempt: m.nextAttempt, targetType: m.target?.type ?? null, targetId: m.target?.id ?? null }));
+    return due.map((m) => ({
+      id: m.id,
+      created: m.created,
+      to: m.msg.to,
+      message: copy(m.msg),
+      attempts: m.attempts,
+      nextAttempt: m.nextAttempt,
+      targetType: m.target?.type ?? null,
+      targetId: m.target?.id ?? null,
+    }));
   }
   async nextDue(now: number) {
     const pending = this.s.mail.filter((m) => m.status === 'pending');
@@ -418,7 +549,13 @@ class MemoryMailQueue implements MailQueueRepository {
     for (const m of this.s.mail) {
       if (m.target?.type !== target || !ids.includes(m.target.id)) continue;
       const state = m.status === 'sent' ? 'sent' : m.status === 'failed' ? 'bounced' : m.error ? 'deferred' : 'queued';
-      out.set(m.target.id, { state, date: m.sent ?? m.created, reason: m.error, attempts: m.attempts, nextAttempt: state === 'deferred' ? m.nextAttempt : null });
+      out.set(m.target.id, {
+        state,
+        date: m.sent ?? m.created,
+        reason: m.error,
+        attempts: m.attempts,
+        nextAttempt: state === 'deferred' ? m.nextAttempt : null,
+      });
     }
     return out;
   }
@@ -433,7 +570,12 @@ class MemoryPurge implements PurgeRepository {
     return copy(this.s.transfers.filter((t) => t.status !== 'closed' && t.expires <= now));
   }
   async abandonedTransfers(createdBefore: number) {
-    return copy(this.s.transfers.filter((t) => t.madeAvailable === null && t.status !== 'closed' && t.status !== 'available' && t.created < createdBefore));
+    return copy(
+      this.s.transfers.filter(
+        (t) =>
+          t.madeAvailable === null && t.status !== 'closed' && t.status !== 'available' && t.created < createdBefore,
+      ),
+    );
   }
   async closedBefore(closedBefore: number) {
     return copy(this.s.transfers.filter((t) => t.status === 'closed' && t.closed !== null && t.closed < closedBefore));
@@ -452,12 +594,18 @@ class MemoryPurge implements PurgeRepository {
   }
   async deadStoreUploads() {
     return this.s.files
-      .filter((f) => f.storeUpload !== null && (f.deleted !== null || this.s.transfers.find((t) => t.id === f.transferId)?.status === 'closed'))
+      .filter(
+        (f) =>
+          f.storeUpload !== null &&
+          (f.deleted !== null || this.s.transfers.find((t) => t.id === f.transferId)?.status === 'closed'),
+      )
       .map((f) => ({ transferId: f.transferId, fileId: f.id, uid: f.uid, upload: f.storeUpload as string }));
   }
   async liveFileKeys() {
     const open = new Set(this.s.transfers.filter((t) => t.status !== 'closed').map((t) => t.id));
-    return new Set(this.s.files.filter((f) => f.deleted === null && open.has(f.transferId)).map((f) => `${f.transferId}/${f.uid}`));
+    return new Set(
+      this.s.files.filter((f) => f.deleted === null && open.has(f.transferId)).map((f) => `${f.transferId}/${f.uid}`),
+    );
   }
   async deleteOldRows() {
     return {};
@@ -476,8 +624,14 @@ class MemoryUsage implements UsageRepository {
     // Units of work run one at a time here: nothing to wait for.
   }
   private openFiles(userId: string | null) {
-    const open = new Map(this.s.transfers.filter((t) => OPEN.includes(t.status) && (userId === null || t.userId === userId)).map((t) => [t.id, t]));
-    return this.s.files.filter((f) => f.deleted === null && open.has(f.transferId)).map((f) => ({ f, owner: open.get(f.transferId)!.userId }));
+    const open = new Map(
+      this.s.transfers
+        .filter((t) => OPEN.includes(t.status) && (userId === null || t.userId === userId))
+        .map((t) => [t.id, t]),
+    );
+    return this.s.files
+      .filter((f) => f.deleted === null && open.has(f.transferId))
+      .map((f) => ({ f, owner: open.get(f.transferId)!.userId }));
   }
   async openBytes(userId: string | null) {
     return this.openFiles(userId).reduce((n, { f }) => n + f.size, 0);
@@ -501,7 +655,11 @@ class MemoryUsage implements UsageRepository {
   async transfersSince(since: number) {
     return this.s.transfers
       .filter((t) => t.created >= since)
-      .map((t) => ({ userId: t.userId, created: t.created, bytes: this.s.files.filter((f) => f.transferId === t.id && f.deleted === null).reduce((n, f) => n + f.size, 0) }));
+      .map((t) => ({
+        userId: t.userId,
+        created: t.created,
+        bytes: this.s.files.filter((f) => f.transferId === t.id && f.deleted === null).reduce((n, f) => n + f.size, 0),
+      }));
   }
   async recordStorage(day: string, bytes: number) {
     this.s.storage[day] = bytes;
@@ -517,7 +675,10 @@ class MemoryUsage implements UsageRepository {
 /** A repository the fakes leave out: any call fails the test, naming the method. */
 function absent<T extends object>(name: string): T {
   return new Proxy({} as T, {
-    get: (_, method) => () => Promise.reject(new Error(`${name}.${String(method)} is not in the in-memory fakes (test/fakes/memory-repositories.ts)`)),
+    get: (_, method) => () =>
+      Promise.reject(
+        new Error(`${name}.${String(method)} is not in the in-memory fakes (test/fakes/memory-repositories.ts)`),
+      ),
   });
 }
 

@@ -46,7 +46,11 @@ export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer
   const configFile = path.join(dir, 'ferry.json');
   if (!opts.dir || opts.config) writeConfig(dir, opts.config);
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  const proc = spawn(opts.binary ?? BINARY, ['serve', '-c', configFile, ...(opts.args ?? [])], { cwd: opts.cwd ?? dir, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(opts.binary ?? BINARY, ['serve', '-c', configFile, ...(opts.args ?? [])], {
+    cwd: opts.cwd ?? dir,
+    env: { ...process.env, ...opts.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));

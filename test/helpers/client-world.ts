@@ -24,7 +24,8 @@ export async function clientWorld(homePrefix: string): Promise<ClientWorld> {
   const me = await srv.request('GET', '/user', { headers: asUser('alice') });
   const home = tempDir(homePrefix);
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config') };
-  for (const k of ['FERRY_URL', 'FERRY_USER', 'FERRY_SECRET', 'FERRY_REMOTE_CONFIG', 'FERRY_CONFIG', 'FERRY_PASSWORD']) delete env[k];
+  for (const k of ['FERRY_URL', 'FERRY_USER', 'FERRY_SECRET', 'FERRY_REMOTE_CONFIG', 'FERRY_CONFIG', 'FERRY_PASSWORD'])
+    delete env[k];
   return {
     srv,
     lines,
@@ -61,7 +62,11 @@ export interface RunOptions {
 export function runFerry(w: Pick<ClientWorld, 'home' | 'env'>, args: string[], opts: RunOptions = {}): Promise<Run> {
   const cmd = opts.noStdin ? '/bin/sh' : BINARY;
   const argv = opts.noStdin ? ['-c', 'exec "$0" "$@" <&-', BINARY, ...args] : args;
-  const p = spawn(cmd, argv, { cwd: opts.cwd ?? w.home, env: { ...w.env, ...opts.env }, stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'] });
+  const p = spawn(cmd, argv, {
+    cwd: opts.cwd ?? w.home,
+    env: { ...w.env, ...opts.env },
+    stdio: [opts.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
   if (opts.stdin !== undefined) p.stdin!.end(opts.stdin);
   opts.onStart?.(p);
   let stdout = '';

@@ -11,7 +11,13 @@ type Server = Pick<TestServer, 'request'>;
 
 /** The body of POST /transfer: one 10-byte file to r@example.org from alice, expiring in a week; `over` replaces. */
 export function transferBody(over: Record<string, unknown> = {}): Record<string, unknown> {
-  return { files: [{ name: 'a.txt', size: 10 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), ...over };
+  return {
+    files: [{ name: 'a.txt', size: 10 }],
+    recipients: ['r@example.org'],
+    from: 'alice@example.org',
+    expires: inAWeek(),
+    ...over,
+  };
 }
 
 /** POST /transfer (by alice unless `headers` say otherwise); fails the test unless it answers 201. */
@@ -28,9 +34,18 @@ export async function createTransfer(s: Server, over: Record<string, unknown> = 
 export async function availableTransfer(
   s: Server,
   files: { name: string; data: Buffer; mime?: string }[],
-  { headers = asUser('alice'), chunk = 5 * 1024 * 1024, parallel, over = {} }: { headers?: Record<string, string>; chunk?: number; parallel?: number; over?: Record<string, unknown> } = {},
+  {
+    headers = asUser('alice'),
+    chunk = 5 * 1024 * 1024,
+    parallel,
+    over = {},
+  }: { headers?: Record<string, string>; chunk?: number; parallel?: number; over?: Record<string, unknown> } = {},
 ) {
-  const t = await createTransfer(s, { files: files.map((f) => ({ name: f.name, size: f.data.length, mime_type: f.mime })), ...over }, headers);
+  const t = await createTransfer(
+    s,
+    { files: files.map((f) => ({ name: f.name, size: f.data.length, mime_type: f.mime })), ...over },
+    headers,
+  );
   for (const [i, f] of t.files.entries()) {
     await sendChunks(s.request, f.id, files[i].data, chunk, { headers, parallel });
     const done = await s.request('PUT', `/file/${f.id}`, { headers, json: { complete: true } });
@@ -42,7 +57,11 @@ export async function availableTransfer(
 }
 
 /** The mail delivered since `from` (a count of the sink's messages), once the queue has run twice. */
-export async function delivered<M>(s: Pick<TestServer, 'app'>, sink: { messages(): Promise<M[]> }, from = 0): Promise<M[]> {
+export async function delivered<M>(
+  s: Pick<TestServer, 'app'>,
+  sink: { messages(): Promise<M[]> },
+  from = 0,
+): Promise<M[]> {
   await s.app.services.mailQueue.flush();
   await s.app.services.mailQueue.flush();
   return (await sink.messages()).slice(from);

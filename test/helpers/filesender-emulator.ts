@@ -135,8 +135,18 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
   ].join('\n');
 
   const date = (t: number | string) => ({ raw: t, formatted: new Date(Number(t) * 1000).toDateString() });
-  const fileCast = (f: EmulatedFile, t: EmulatedTransfer) => ({ id: f.id, transfer_id: t.id, puid: f.puid, name: f.name, size: f.size, sha1: null });
-  const cast = (t: EmulatedTransfer, creating: { sizes: unknown[]; cids: unknown[]; expiresRaw: unknown } | null = null) => ({
+  const fileCast = (f: EmulatedFile, t: EmulatedTransfer) => ({
+    id: f.id,
+    transfer_id: t.id,
+    puid: f.puid,
+    name: f.name,
+    size: f.size,
+    sha1: null,
+  });
+  const cast = (
+    t: EmulatedTransfer,
+    creating: { sizes: unknown[]; cids: unknown[]; expiresRaw: unknown } | null = null,
+  ) => ({
     id: t.id,
     userid: 15,
     user_email: t.userEmail,
@@ -149,8 +159,20 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
     options: t.options,
     salt: t.salt,
     roundtriptoken: creating ? t.roundtriptoken : '',
-    files: t.files.map((f, i) => (creating ? { ...fileCast(f, t), size: creating.sizes[i], cid: creating.cids[i] || false } : fileCast(f, t))),
-    recipients: t.recipients.map((r) => ({ id: r.id, transfer_id: t.id, token: r.token, email: r.email, created: date(t.created), last_activity: null, options: null, download_url: `${site}/?s=download&token=${r.token}`, errors: [] })),
+    files: t.files.map((f, i) =>
+      creating ? { ...fileCast(f, t), size: creating.sizes[i], cid: creating.cids[i] || false } : fileCast(f, t),
+    ),
+    recipients: t.recipients.map((r) => ({
+      id: r.id,
+      transfer_id: t.id,
+      token: r.token,
+      email: r.email,
+      created: date(t.created),
+      last_activity: null,
+      options: null,
+      download_url: `${site}/?s=download&token=${r.token}`,
+      errors: [],
+    })),
   });
   const fileById = (id: number) => {
     for (const t of transfers.values()) for (const f of t.files) if (f.id === id) return { t, f };
@@ -168,7 +190,9 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
     const uid = q.get('remote_user')!;
     const late = Math.floor(Date.now() / 1000) - Number(q.get('timestamp')) - 15;
     if (late > 0) throw new Refusal('auth_remote_too_late', 500);
-    const args = [...q.entries()].filter(([k]) => k !== 'signature' && k !== '_').sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const args = [...q.entries()]
+      .filter(([k]) => k !== 'signature' && k !== '_')
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
     const host = o.serverName === 'host' ? String(req.headers.host).replace(/:\d+$/, '') : req.headers.host;
     let signed = `${req.method!.toLowerCase()}&${host}${u.pathname}`;
     if (args.length) signed += `?${args.map(([k, v]) => `${k}=${v}`).join('&')}`;
@@ -180,7 +204,12 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
     return uid;
   };
 
-  const rest = (req: http.IncomingMessage, u: URL, body: Buffer, user: string | null): { status?: number; data: unknown } => {
+  const rest = (
+    req: http.IncomingMessage,
+    u: URL,
+    body: Buffer,
+    user: string | null,
+  ): { status?: number; data: unknown } => {
     const method = req.method!.toLowerCase();
     const parts = u.pathname.slice('/rest.php'.length).split('/').filter(Boolean);
     const [endpoint, id, mode, offsetRaw] = parts;
@@ -192,7 +221,16 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
       }
     };
     if (!endpoint) throw new Refusal('rest_endpoint_missing', 400);
-    if (endpoint === 'info' && method === 'get') return { data: { url: `${site}/`, name: 'FileSender emulated', logon_url: `${site}/#logon-__target__`, upload_chunk_size: chunk, forward_capabilities: [{ method: 'REST' }] } };
+    if (endpoint === 'info' && method === 'get')
+      return {
+        data: {
+          url: `${site}/`,
+          name: 'FileSender emulated',
+          logon_url: `${site}/#logon-__target__`,
+          upload_chunk_size: chunk,
+          forward_capabilities: [{ method: 'REST' }],
+        },
+      };
     if (endpoint === 'transfer' && method === 'get' && id === 'fileids') {
       const t = byToken(u.searchParams.get('token') ?? '');
       return { data: t ? t.files.map((f) => f.id) : null };
@@ -201,14 +239,35 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
     if (endpoint === 'user' && method === 'get') {
       if (!id) throw new Refusal('rest_ownership_required', 403, { method: 'get', endpoint: 'user' });
       if (id !== '@me') throw new Refusal('rest_ownership_required', 403, { method: 'get', endpoint: 'user' });
-      return { data: { id: 15, saml_id: user, additional_attributes: null, aup_ticked: false, transfer_preferences: null, guest_preferences: null, created: date(0), last_activity: date(0), lang: 'en', frequent_recipients: null, eventcount: 0, eventip: 0 } };
+      return {
+        data: {
+          id: 15,
+          saml_id: user,
+          additional_attributes: null,
+          aup_ticked: false,
+          transfer_preferences: null,
+          guest_preferences: null,
+          created: date(0),
+          last_activity: date(0),
+          lang: 'en',
+          frequent_recipients: null,
+          eventcount: 0,
+          eventip: 0,
+        },
+      };
     }
     if (endpoint === 'transfer' && method === 'post') {
       const d = input();
       if (!Array.isArray(d.files) || !d.files.length) throw new Refusal('transfer_no_files', 500);
       if (d.files.length > (o.maxFiles ?? 30)) throw new Refusal('transfer_too_many_files', 500);
-      const options: Record<string, unknown> = { get_a_link: false, add_me_to_recipients: false, email_recipient_when_transfer_expires: true, hide_sender_email: false };
-      if (d.options && typeof d.options === 'object' && !Array.isArray(d.options) && 'get_a_link' in d.options) options.get_a_link = d.options.get_a_link;
+      const options: Record<string, unknown> = {
+        get_a_link: false,
+        add_me_to_recipients: false,
+        email_recipient_when_transfer_expires: true,
+        hide_sender_email: false,
+      };
+      if (d.options && typeof d.options === 'object' && !Array.isArray(d.options) && 'get_a_link' in d.options)
+        options.get_a_link = d.options.get_a_link;
       if (Array.isArray(d.options) && d.options.includes('get_a_link')) options.get_a_link = 1;
       const recipients: string[] = Array.isArray(d.recipients) ? d.recipients : [];
       if (!recipients.length && !options.get_a_link) throw new Refusal('transfer_no_recipients', 500);
@@ -238,21 +297,56 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
         files: d.files.map((f: any) => {
           const size = Number(f.size);
           const stored = encrypted ? size + Math.ceil(size / chunk) * OVERHEAD : size;
-          return { id: nextId++, name: String(f.name), size, mime: f.mime_type ?? '', iv: f.iv ?? null, aead: f.aead ?? null, puid: crypto.randomUUID(), data: Buffer.alloc(stored), written: 0, complete: false };
+          return {
+            id: nextId++,
+            name: String(f.name),
+            size,
+            mime: f.mime_type ?? '',
+            iv: f.iv ?? null,
+            aead: f.aead ?? null,
+            puid: crypto.randomUUID(),
+            data: Buffer.alloc(stored),
+            written: 0,
+            complete: false,
+          };
         }),
-        recipients: (options.get_a_link ? [''] : recipients).map((email) => ({ id: nextId++, email, token: crypto.randomUUID() })),
+        recipients: (options.get_a_link ? [''] : recipients).map((email) => ({
+          id: nextId++,
+          email,
+          token: crypto.randomUUID(),
+        })),
       };
       transfers.set(t.id, t);
-      return { status: 201, data: cast(t, { sizes: d.files.map((f: any) => String(f.size)), cids: d.files.map((f: any) => (f.cid === '0' ? false : f.cid)), expiresRaw: String(t.expires) }) };
+      return {
+        status: 201,
+        data: cast(t, {
+          sizes: d.files.map((f: any) => String(f.size)),
+          cids: d.files.map((f: any) => (f.cid === '0' ? false : f.cid)),
+          expiresRaw: String(t.expires),
+        }),
+      };
     }
     if (endpoint === 'transfer' && id === 'fileidsextended' && method === 'get') {
       const t = byToken(u.searchParams.get('token') ?? '');
       if (!t) throw new Refusal('transfer_presumed_expired', 500);
       return {
         data: t.files.map((f) => ({
-          id: f.id, encrypted: t.encrypted, mime: f.mime, name: f.name, size: f.size, 'encrypted-size': f.data.length, encrypted_size: f.data.length,
-          key_version: t.keyVersion, key_salt: t.salt, password_version: t.passwordVersion, password_encoding: t.passwordEncoding ?? 'none',
-          password_hash_iterations: t.iterations, client_entropy: null, fileiv: f.iv, fileaead: f.aead, transferid: t.id,
+          id: f.id,
+          encrypted: t.encrypted,
+          mime: f.mime,
+          name: f.name,
+          size: f.size,
+          'encrypted-size': f.data.length,
+          encrypted_size: f.data.length,
+          key_version: t.keyVersion,
+          key_salt: t.salt,
+          password_version: t.passwordVersion,
+          password_encoding: t.passwordEncoding ?? 'none',
+          password_hash_iterations: t.iterations,
+          client_entropy: null,
+          fileiv: f.iv,
+          fileaead: f.aead,
+          transferid: t.id,
         })),
       };
     }
@@ -276,7 +370,8 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
     if (endpoint === 'file' && id && /^\d+$/.test(id) && method === 'put') {
       const { t, f } = fileById(Number(id));
       if (mode === 'chunk') {
-        if (t.status !== 'started' && t.status !== 'uploading') throw new Refusal('cannot_add_data_to_complete_transfer', 400, { target_type: 'File', target_id: f.id });
+        if (t.status !== 'started' && t.status !== 'uploading')
+          throw new Refusal('cannot_add_data_to_complete_transfer', 400, { target_type: 'File', target_id: f.id });
         if (failIn === 0) {
           failIn = -1;
           throw new Refusal('storage_filesystem_cannot_write', 500);
@@ -285,9 +380,12 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
         const offset = Number(offsetRaw ?? 0);
         const h = (n: string) => (req.headers[n] === undefined ? null : Number(req.headers[n]));
         const dataLength = t.encrypted ? body.length - OVERHEAD : body.length;
-        if (h('x-filesender-file-size') !== null && h('x-filesender-file-size') !== f.size) throw new Refusal('rest_sanity_check_failed', 400, { check: 'file_size' });
-        if (h('x-filesender-chunk-offset') !== null && h('x-filesender-chunk-offset') !== offset) throw new Refusal('rest_sanity_check_failed', 400, { check: 'chunk_offset' });
-        if (h('x-filesender-chunk-size') !== null && h('x-filesender-chunk-size') !== dataLength) throw new Refusal('rest_sanity_check_failed', 400, { check: 'chunk_size' });
+        if (h('x-filesender-file-size') !== null && h('x-filesender-file-size') !== f.size)
+          throw new Refusal('rest_sanity_check_failed', 400, { check: 'file_size' });
+        if (h('x-filesender-chunk-offset') !== null && h('x-filesender-chunk-offset') !== offset)
+          throw new Refusal('rest_sanity_check_failed', 400, { check: 'chunk_offset' });
+        if (h('x-filesender-chunk-size') !== null && h('x-filesender-chunk-size') !== dataLength)
+          throw new Refusal('rest_sanity_check_failed', 400, { check: 'chunk_size' });
         if (dataLength > chunk || offset + dataLength > f.size) throw new Refusal('file_chunk_out_of_bounds', 500);
         const at = t.encrypted ? (offset / chunk) * crypted : offset;
         body.copy(f.data, at);
@@ -306,7 +404,17 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
       const d = input();
       if (typeof d.from !== 'string' || !d.from.includes('@')) throw new Refusal('bad_email', 500);
       const now = Math.floor(Date.now() / 1000);
-      const g = { id: nextId++, userid: 15, user_email: d.from, email: d.recipient, token: crypto.randomUUID(), subject: d.subject, message: d.message, created: date(now), expires: date(Number(d.expires) || now + 20 * 86400) };
+      const g = {
+        id: nextId++,
+        userid: 15,
+        user_email: d.from,
+        email: d.recipient,
+        token: crypto.randomUUID(),
+        subject: d.subject,
+        message: d.message,
+        created: date(now),
+        expires: date(Number(d.expires) || now + 20 * 86400),
+      };
       guests.push({ ...g, options: d.options });
       return { status: 201, data: { ...g, upload_url: `${site}/?s=upload&vid=${g.token}` } };
     }
@@ -315,7 +423,13 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
 
   const page = (res: http.ServerResponse, u: URL) => {
     const t = u.searchParams.get('s') === 'download' ? byToken(u.searchParams.get('token') ?? '') : null;
-    const q = (v: unknown) => String(v ?? '').replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/'/g, '&#039;');
+    const q = (v: unknown) =>
+      String(v ?? '')
+        .replace(/&/g, '&amp;')
+        .replace(/"/g, '&quot;')
+        .replace(/</g, '&lt;')
+        .replace(/>/g, '&gt;')
+        .replace(/'/g, '&#039;');
     const rows = t
       ? t.files
           .map(
@@ -368,12 +482,22 @@ export async function startFileSenderEmulator(o: EmulatorOptions = {}): Promise<
       const end = range[2] !== undefined ? Number(range[2]) : f.size;
       const from = t.encrypted ? (start / chunk) * crypted : start;
       const bytes = f.data.subarray(from, Math.min(f.data.length, from + (end - start + 1)));
-      res.writeHead(206, { 'content-type': f.mime, 'content-length': String(end - start + 1), 'content-range': `bytes ${start}-${end}/${f.size}`, connection: 'close' });
+      res.writeHead(206, {
+        'content-type': f.mime,
+        'content-length': String(end - start + 1),
+        'content-range': `bytes ${start}-${end}/${f.size}`,
+        connection: 'close',
+      });
       res.write(bytes);
       // Like PHP's shutdown, the connection closes with what was read, announced or not.
       return res.socket?.end(() => res.socket?.destroy());
     }
-    res.writeHead(200, { 'content-type': f.mime, 'content-length': String(f.data.length), 'content-disposition': `attachment; filename="${f.name}"`, 'accept-ranges': 'bytes' });
+    res.writeHead(200, {
+      'content-type': f.mime,
+      'content-length': String(f.data.length),
+      'content-disposition': `attachment; filename="${f.name}"`,
+      'accept-ranges': 'bytes',
+    });
     res.end(f.data);
   };
 

@@ -52,7 +52,11 @@ export interface PyRequest {
   signed: Buffer;
 }
 
-export const PY_HEADERS = { 'User-Agent': 'python-requests/2.32.3', 'Accept-Encoding': 'gzip, deflate', Connection: 'keep-alive' };
+export const PY_HEADERS = {
+  'User-Agent': 'python-requests/2.32.3',
+  'Accept-Encoding': 'gzip, deflate',
+  Connection: 'keep-alive',
+};
 
 /** Python's json.dumps(obj, separators=(',', ':')) with its default ensure_ascii=True. */
 export function pyJsonDumps(v: unknown): string {
@@ -84,7 +88,11 @@ export class FileSenderPy {
 
   /** The request filesender.py's call() sends for one attempt, signed at the client's current time. */
   build(c: PyCall): PyRequest {
-    const data: Record<string, string | null | undefined> = { ...(c.data ?? {}), remote_user: this.o.username, timestamp: String(this.clock()) };
+    const data: Record<string, string | null | undefined> = {
+      ...(c.data ?? {}),
+      remote_user: this.o.username,
+      timestamp: String(this.clock()),
+    };
     const hostAndPath = this.o.baseUrl.replace('https://', '').replace('http://', '');
     let signed = Buffer.from(`${c.method}&${hostAndPath}${c.path}?${pyFlatten(data).join('&')}`, 'ascii');
     const contentType = c.raw ? 'application/octet-stream' : 'application/json';
@@ -110,7 +118,15 @@ export class FileSenderPy {
   async send(r: PyRequest): Promise<PyResponse> {
     this.sent.push(r);
     const withBody = r.method === 'POST' || r.method === 'PUT';
-    return readResponse(await fetch(r.url, { method: r.method, headers: r.headers, body: withBody ? (r.body as BodyInit | undefined) : undefined, redirect: 'manual', signal: AbortSignal.timeout(60_000) }));
+    return readResponse(
+      await fetch(r.url, {
+        method: r.method,
+        headers: r.headers,
+        body: withBody ? (r.body as BodyInit | undefined) : undefined,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(60_000),
+      }),
+    );
   }
 
   /** call(): signs, sends, retries a refused call 5 s later with a new timestamp, and checks what it checks. */
@@ -118,7 +134,8 @@ export class FileSenderPy {
     const r = await this.send(this.build(c));
     if (r.status !== 200 && !(c.method === 'post' && r.status === 201)) {
       if (tryCount > (this.o.retries ?? 20)) throw new Error(`Http error ${r.status} ${r.text}`);
-      if (r.status === 500 && r.text.includes('auth_remote_signature_check_failed')) throw new Error('Authentication failed, check API token');
+      if (r.status === 500 && r.text.includes('auth_remote_signature_check_failed'))
+        throw new Error('Authentication failed, check API token');
       await (this.o.sleep5 ?? (() => new Promise((ok) => setTimeout(ok, 5000))))();
       return this.call(c, tryCount + 1);
     }
@@ -141,7 +158,16 @@ export class FileSenderPy {
     encryption?: PyEncryption,
   ) {
     const to = recipients.split(',').map((x) => x.trim());
-    const content: Record<string, unknown> = { from, files, recipients: to, subject, message, expires, aup_checked: 1, options: { get_a_link: 0 } };
+    const content: Record<string, unknown> = {
+      from,
+      files,
+      recipients: to,
+      subject,
+      message,
+      expires,
+      aup_checked: 1,
+      options: { get_a_link: 0 },
+    };
     if (encryption) {
       // -e: its encryption_details as it keeps them, versions as strings, the iteration count as a number.
       content.encryption = true;
@@ -154,15 +180,30 @@ export class FileSenderPy {
   }
 
   putChunk(t: any, f: any, chunk: Buffer, offset: number) {
-    return this.call({ method: 'put', path: `/file/${f.id}/chunk/${offset}`, data: { key: f.puid, roundtriptoken: t.roundtriptoken }, raw: chunk });
+    return this.call({
+      method: 'put',
+      path: `/file/${f.id}/chunk/${offset}`,
+      data: { key: f.puid, roundtriptoken: t.roundtriptoken },
+      raw: chunk,
+    });
   }
 
   fileComplete(t: any, f: any) {
-    return this.call({ method: 'put', path: `/file/${f.id}`, data: { key: f.puid, roundtriptoken: t.roundtriptoken }, content: { complete: true } });
+    return this.call({
+      method: 'put',
+      path: `/file/${f.id}`,
+      data: { key: f.puid, roundtriptoken: t.roundtriptoken },
+      content: { complete: true },
+    });
   }
 
   transferComplete(t: any) {
-    return this.call({ method: 'put', path: `/transfer/${t.id}`, data: { key: t.files[0].puid }, content: { complete: true } });
+    return this.call({
+      method: 'put',
+      path: `/transfer/${t.id}`,
+      data: { key: t.files[0].puid },
+      content: { complete: true },
+    });
   }
 
   deleteTransfer(t: any) {
@@ -174,14 +215,29 @@ export class FileSenderPy {
   }
 
   postGuest(recipient: string, expires: number, subject: string | null = null, message: string | null = null) {
-    const content = { from: this.o.username, recipient, subject, message, expires, aup_checked: 1, options: { get_a_link: 0 } };
+    const content = {
+      from: this.o.username,
+      recipient,
+      subject,
+      message,
+      expires,
+      aup_checked: 1,
+      options: { get_a_link: 0 },
+    };
     return this.call({ method: 'post', path: '/guest', content });
   }
 
   /** download_file() of an unencrypted file: GET {base_url with rest.php → download.php}?token=&files_ids=, unsigned. */
-  async downloadFile(token: string, fileId: number, range?: string): Promise<{ status: number; headers: Headers; body: Buffer }> {
+  async downloadFile(
+    token: string,
+    fileId: number,
+    range?: string,
+  ): Promise<{ status: number; headers: Headers; body: Buffer }> {
     const url = `${this.o.baseUrl.replace('rest.php', 'download.php')}?token=${pyQuote(token)}&files_ids=${fileId}`;
-    const res = await fetch(url, { headers: { ...PY_HEADERS, Accept: '*/*', ...(range ? { Range: range } : {}) }, signal: AbortSignal.timeout(60_000) });
+    const res = await fetch(url, {
+      headers: { ...PY_HEADERS, Accept: '*/*', ...(range ? { Range: range } : {}) },
+      signal: AbortSignal.timeout(60_000),
+    });
     return { status: res.status, headers: res.headers, body: Buffer.from(await res.arrayBuffer()) };
   }
 
@@ -195,7 +251,10 @@ export class FileSenderPy {
     const out: Buffer[] = [];
     for (let i = 0, chunkNo = 0; i < f.size; i += chunkSize, chunkNo++) {
       const end = Math.min(chunkNo * chunkSize + chunkSize + 32 - 1, f.size + 32 - 1);
-      const res = await fetch(url, { headers: { ...PY_HEADERS, Accept: '*/*', Range: `bytes=${i}-${end}` }, signal: AbortSignal.timeout(60_000) });
+      const res = await fetch(url, {
+        headers: { ...PY_HEADERS, Accept: '*/*', Range: `bytes=${i}-${end}` },
+        signal: AbortSignal.timeout(60_000),
+      });
       if (res.status >= 400) throw new Error(`HTTPError ${res.status}`);
       out.push(pyDecryptChunk(Buffer.from(await res.arrayBuffer()), chunkNo, f, key));
     }
@@ -207,7 +266,8 @@ export class FileSenderPy {
     const parts = link.split('?');
     if (parts.length !== 2) throw new Error('AssertionError: link without a single "?"');
     const params = Object.fromEntries(parts[1].split('&').map((c) => [c.split('=')[0], c.split('=').at(-1)!]));
-    if (!baseUrl.includes(parts[0])) throw new Error(`Error: Download requested for non configured filesender instance ${parts[0]}`);
+    if (!baseUrl.includes(parts[0]))
+      throw new Error(`Error: Download requested for non configured filesender instance ${parts[0]}`);
     if (!('token' in params)) throw new Error('Error: Unable to find download token in url');
     return params.token;
   }
@@ -228,7 +288,10 @@ export function pyGenerateKey(password: string, salt: string, iterations: number
  * process()'s per-file IV and AEAD for -e: 12 random octets (crypto_iv_len − 4) in base64, and the AEAD string
  * it concatenates by hand, sent base64-encoded.
  */
-export function pyFileIvAead(size: number, chunkSize: number): { ivBytes: Buffer; iv: string; aeadString: string; aead: string } {
+export function pyFileIvAead(
+  size: number,
+  chunkSize: number,
+): { ivBytes: Buffer; iv: string; aeadString: string; aead: string } {
   const ivBytes = crypto.randomBytes(12);
   const iv = ivBytes.toString('base64');
   const aeadString = `{"aeadversion":1,"chunkcount":${Math.ceil(size / chunkSize)},"chunksize":${chunkSize},"iv":"${iv}","aeadterminator":1}`;
@@ -236,7 +299,13 @@ export function pyFileIvAead(size: number, chunkSize: number): { ivBytes: Buffer
 }
 
 /** encrypt_chunk_aesgcm(): IV = file IV ‖ chunk id (32-bit little-endian); the chunk is that IV ‖ ciphertext ‖ tag. */
-export function pyEncryptChunk(data: Buffer, chunkId: number, ivBytes: Buffer, aeadString: string, key: Buffer): Buffer {
+export function pyEncryptChunk(
+  data: Buffer,
+  chunkId: number,
+  ivBytes: Buffer,
+  aeadString: string,
+  key: Buffer,
+): Buffer {
   const fullIv = Buffer.concat([ivBytes, Buffer.alloc(4)]);
   fullIv.writeUInt32LE(chunkId, 12);
   const c = crypto.createCipheriv('aes-256-gcm', key, fullIv);
@@ -267,7 +336,9 @@ export function pyScrapeConfig(text: string) {
   const word = (re: RegExp) => re.exec(text)?.[1] ?? null;
   return {
     worker_count: num(/terasender_worker_count\D*(\d+)/),
-    worker_timeout_s: ((ms) => (ms === null ? null : Math.floor(ms / 1000)))(num(/terasender_worker_start_must_complete_within_ms\D*(\d+)/)),
+    worker_timeout_s: ((ms) => (ms === null ? null : Math.floor(ms / 1000)))(
+      num(/terasender_worker_start_must_complete_within_ms\D*(\d+)/),
+    ),
     worker_retries: num(/terasender_worker_max_chunk_retries\D*(\d+)/),
     terasender_enabled: word(/terasender_enabled\W*(\w+)/),
     max_transfer_files: num(/max_transfer_files\D*(\d+)/),

@@ -18,7 +18,12 @@ export interface TestSink extends RunningSink {
 /** A real SMTP sink on 127.0.0.1 port 0, storing into a fresh temp dir. */
 export async function startTestSink(opts: { rejectRecipients?: RegExp; port?: number } = {}): Promise<TestSink> {
   const dir = path.join(tempDir('ferry-sink-'), 'mail');
-  const sink = await startSink({ host: '127.0.0.1', port: opts.port ?? 0, dir, rejectRecipients: opts.rejectRecipients });
+  const sink = await startSink({
+    host: '127.0.0.1',
+    port: opts.port ?? 0,
+    dir,
+    rejectRecipients: opts.rejectRecipients,
+  });
   const files = () => listSinkMessages(dir).reverse();
   const raw = () => files().map((m) => fs.readFileSync(path.join(dir, m.id), 'utf8'));
   const messages = () => Promise.all(raw().map((r) => simpleParser(r)));
@@ -60,7 +65,10 @@ export interface ScriptedSmtp {
  * A real SMTP server on 127.0.0.1 whose answer to each recipient the test decides (450 defers, 550 bounces),
  * to make delivery fail for real; accepted messages are kept in memory.
  */
-export async function startScriptedSmtp(answer: (address: string) => SmtpAnswer = () => null, port = 0): Promise<ScriptedSmtp> {
+export async function startScriptedSmtp(
+  answer: (address: string) => SmtpAnswer = () => null,
+  port = 0,
+): Promise<ScriptedSmtp> {
   const received: ParsedMail[] = [];
   const state = { answer };
   const server = new SMTPServer({

@@ -15,7 +15,8 @@ export class CookieJar {
       const i = pair.indexOf('=');
       const name = pair.slice(0, i).trim();
       const value = pair.slice(i + 1).trim();
-      const gone = value === '' || attrs.some((a) => /max-age=0\b/i.test(a.trim()) || /expires=Thu, 01 Jan 1970/i.test(a.trim()));
+      const gone =
+        value === '' || attrs.some((a) => /max-age=0\b/i.test(a.trim()) || /expires=Thu, 01 Jan 1970/i.test(a.trim()));
       if (gone) jar.delete(name);
       else jar.set(name, value);
     }
@@ -31,7 +32,11 @@ export class CookieJar {
   }
 }
 
-export async function visit(jar: CookieJar, url: string, init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {}): Promise<Response> {
+export async function visit(
+  jar: CookieJar,
+  url: string,
+  init: { method?: string; form?: Record<string, string>; headers?: Record<string, string> } = {},
+): Promise<Response> {
   const headers: Record<string, string> = { Accept: 'text/html', ...(init.headers ?? {}) };
   const cookie = jar.header(url);
   if (cookie) headers.Cookie = cookie;
@@ -40,7 +45,13 @@ export async function visit(jar: CookieJar, url: string, init: { method?: string
     headers['Content-Type'] = 'application/x-www-form-urlencoded';
     body = new URLSearchParams(init.form).toString();
   }
-  const res = await fetch(url, { method: init.method ?? (body ? 'POST' : 'GET'), headers, body, redirect: 'manual', signal: AbortSignal.timeout(20_000) });
+  const res = await fetch(url, {
+    method: init.method ?? (body ? 'POST' : 'GET'),
+    headers,
+    body,
+    redirect: 'manual',
+    signal: AbortSignal.timeout(20_000),
+  });
   jar.store(url, res);
   return res;
 }
@@ -49,7 +60,12 @@ export async function visit(jar: CookieJar, url: string, init: { method?: string
  * From ferry's sign-in button to the provider's answer: returns the callback URL the provider sent the browser
  * to (not yet visited). `account` is the login typed at the provider's development form.
  */
-export async function toCallback(jar: CookieJar, ferryUrl: string, providerId: string, account: string): Promise<string> {
+export async function toCallback(
+  jar: CookieJar,
+  ferryUrl: string,
+  providerId: string,
+  account: string,
+): Promise<string> {
   let url = `${ferryUrl}/login/${providerId}?return=%2F%3Fs%3Dtransfers`;
   for (let step = 0; step < 20; step++) {
     if (url.startsWith(`${ferryUrl}/login/${providerId}/callback`)) return url;
@@ -61,7 +77,9 @@ export async function toCallback(jar: CookieJar, ferryUrl: string, providerId: s
     const page = await res.text();
     if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${page.slice(0, 300)}`);
     const action = new URL(/<form[^>]*action="([^"]+)"/.exec(page)?.[1] ?? url, url).href;
-    const form: Record<string, string> = /name="login"/.test(page) ? { prompt: 'login', login: account, password: 'any' } : { prompt: 'consent' };
+    const form: Record<string, string> = /name="login"/.test(page)
+      ? { prompt: 'login', login: account, password: 'any' }
+      : { prompt: 'consent' };
     const posted = await visit(jar, action, { form });
     if (posted.status < 300 || posted.status >= 400) throw new Error(`${action} answered ${posted.status}`);
     url = new URL(posted.headers.get('location')!, action).href;

@@ -19,14 +19,18 @@ export interface Exposition {
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 const TYPES = new Set(['counter', 'gauge', 'histogram', 'summary', 'untyped']);
-const SUFFIXES: Record<string, string[]> = { histogram: ['_bucket', '_sum', '_count'], summary: ['', '_sum', '_count'] };
+const SUFFIXES: Record<string, string[]> = {
+  histogram: ['_bucket', '_sum', '_count'],
+  summary: ['', '_sum', '_count'],
+};
 
 function parseNumber(s: string, line: string): number {
   // Prometheus reads values with Go's strconv.ParseFloat: NaN and Inf in any letter case (prom-client writes "Nan").
   if (/^nan$/i.test(s)) return NaN;
   const inf = /^([-+]?)inf(inity)?$/i.exec(s);
   if (inf) return inf[1] === '-' ? -Infinity : Infinity;
-  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s)) throw new Error(`not a number: ${JSON.stringify(s)} in ${JSON.stringify(line)}`);
+  if (!/^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(s))
+    throw new Error(`not a number: ${JSON.stringify(s)} in ${JSON.stringify(line)}`);
   return Number(s);
 }
 
@@ -39,7 +43,8 @@ function parseLabels(text: string, line: string): { labels: Record<string, strin
     const eq = text.indexOf('=', i);
     if (eq < 0) throw new Error(`bad labels in ${JSON.stringify(line)}`);
     const name = text.slice(i, eq).trim();
-    if (!LABEL.test(name) || name in labels) throw new Error(`bad or repeated label name ${JSON.stringify(name)} in ${JSON.stringify(line)}`);
+    if (!LABEL.test(name) || name in labels)
+      throw new Error(`bad or repeated label name ${JSON.stringify(name)} in ${JSON.stringify(line)}`);
     if (text[eq + 1] !== '"') throw new Error(`unquoted label value in ${JSON.stringify(line)}`);
     let value = '';
     let j = eq + 2;
@@ -98,12 +103,15 @@ export function parsePrometheusText(text: string): Exposition {
     let labels: Record<string, string> = {};
     if (rest.startsWith('{')) ({ labels, rest } = parseLabels(rest.slice(1), line));
     const parts = rest.trim().split(/\s+/);
-    if (!rest.startsWith(' ') || parts.length < 1 || parts.length > 2) throw new Error(`bad value in ${JSON.stringify(line)}`);
+    if (!rest.startsWith(' ') || parts.length < 1 || parts.length > 2)
+      throw new Error(`bad value in ${JSON.stringify(line)}`);
     const value = parseNumber(parts[0], line);
-    if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1])) throw new Error(`bad timestamp in ${JSON.stringify(line)}`);
+    if (parts[1] !== undefined && !/^-?\d+$/.test(parts[1]))
+      throw new Error(`bad timestamp in ${JSON.stringify(line)}`);
     const family = familyOf(name);
     if (!family) throw new Error(`sample ${name} has no TYPE before it`);
-    if (types.get(family) === 'histogram' && name === `${family}_bucket` && !('le' in labels)) throw new Error(`bucket without le: ${JSON.stringify(line)}`);
+    if (types.get(family) === 'histogram' && name === `${family}_bucket` && !('le' in labels))
+      throw new Error(`bucket without le: ${JSON.stringify(line)}`);
     samples.push({ name, labels, value });
   }
   const same = (a: Record<string, string>, b: Record<string, string>) =>

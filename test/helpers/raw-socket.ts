@@ -47,12 +47,13 @@ export function rawConnect(port: number, host = '127.0.0.1'): Promise<RawConn> {
             cleanup();
             fail(new Error(`no ${pattern} within ${timeoutMs} ms; got ${JSON.stringify(text.slice(0, 300))}`));
           }, timeoutMs);
-          const onClose = () => setImmediate(() => {
-            if (!waiters.has(check)) return;
-            cleanup();
-            if (pattern.test(text)) ok(text);
-            else fail(new Error(`closed before ${pattern}; got ${JSON.stringify(text.slice(0, 300))}`));
-          });
+          const onClose = () =>
+            setImmediate(() => {
+              if (!waiters.has(check)) return;
+              cleanup();
+              if (pattern.test(text)) ok(text);
+              else fail(new Error(`closed before ${pattern}; got ${JSON.stringify(text.slice(0, 300))}`));
+            });
           const cleanup = () => {
             clearTimeout(timer);
             waiters.delete(check);

@@ -92,7 +92,8 @@ export class RoundRobinClient {
         } catch (e) {
           attempt.error ??= (e as Error).message;
           if (attempt.status !== undefined) throw e;
-          if (this.attempts.filter((a) => a.chunk === chunk).length >= maxAttempts) throw new Error(`chunk ${chunk} failed ${maxAttempts} times: ${attempt.error}`);
+          if (this.attempts.filter((a) => a.chunk === chunk).length >= maxAttempts)
+            throw new Error(`chunk ${chunk} failed ${maxAttempts} times: ${attempt.error}`);
           await this.u.beforeRetry?.();
           queue.unshift(chunk);
         } finally {

@@ -59,8 +59,14 @@ export async function testStorage(): Promise<Record<string, unknown> | undefined
   if (TEST_STORAGE !== 's3') return undefined;
   const s3 = await startS3();
   return {
-    type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}/`,
-    force_path_style: true, access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey,
+    type: 's3',
+    endpoint: s3.endpoint,
+    bucket: s3.bucket,
+    region: s3.region,
+    prefix: `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}/`,
+    force_path_style: true,
+    access_key_id: s3.accessKeyId,
+    secret_access_key: s3.secretAccessKey,
   };
 }
 
@@ -76,7 +82,13 @@ export async function startTestServer(
   const dir = tempDir();
   const database_url = 'database_url' in config ? config.database_url : await testDatabaseUrl();
   const storage = 'storage' in config ? config.storage : await testStorage();
-  const raw = { data_dir: path.join(dir, 'data'), purge_interval_s: 0, ...config, database_url, ...(storage ? { storage } : {}) };
+  const raw = {
+    data_dir: path.join(dir, 'data'),
+    purge_interval_s: 0,
+    ...config,
+    database_url,
+    ...(storage ? { storage } : {}),
+  };
   const cfg: Config = validateConfig(raw, 'test');
   const app = await createApp(cfg, { log: silentLogger, ...opts });
   const server = await listen(app.http, '127.0.0.1', 0, timeouts);
@@ -109,11 +121,20 @@ export function sql<T = any>(s: { app: FerryApp }, text: string, ...params: unkn
 }
 
 /** The first row of sql(), or undefined. */
-export async function sqlOne<T = any>(s: { app: FerryApp }, text: string, ...params: unknown[]): Promise<T | undefined> {
+export async function sqlOne<T = any>(
+  s: { app: FerryApp },
+  text: string,
+  ...params: unknown[]
+): Promise<T | undefined> {
   return (await s.app.db.query<T>(text, params))[0];
 }
 
-export async function request(base: string, method: string, urlPath: string, init: RequestOptions = {}): Promise<TestResponse> {
+export async function request(
+  base: string,
+  method: string,
+  urlPath: string,
+  init: RequestOptions = {},
+): Promise<TestResponse> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   let body: BodyInit | undefined;
   if (init.json !== undefined) {
@@ -122,7 +143,9 @@ export async function request(base: string, method: string, urlPath: string, ini
   } else if (init.body !== undefined) {
     body = init.body as BodyInit;
   }
-  return readResponse(await fetch(base + urlPath, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) }));
+  return readResponse(
+    await fetch(base + urlPath, { method, headers, body, redirect: 'manual', signal: AbortSignal.timeout(30_000) }),
+  );
 }
 
 /** A fetch answer as tests read it: status, headers, text, and the JSON when the body is JSON. */
@@ -139,7 +162,14 @@ export async function readResponse(res: Response): Promise<TestResponse> {
 
 /** The header service provider lets tests act as any user, the way a trusted reverse proxy would. */
 export const HEADER_SP = {
-  auth: { sp: { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1', '::1'] } },
+  auth: {
+    sp: {
+      type: 'header',
+      uid_header: 'X-Remote-User',
+      email_header: 'X-Remote-Email',
+      trusted_proxies: ['127.0.0.1', '::1'],
+    },
+  },
 };
 
 export function asUser(id: string, email = `${id}@example.org`): Record<string, string> {

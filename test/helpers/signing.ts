@@ -9,7 +9,9 @@ export function signedPath(opts: {
   secret: string;
   body?: Buffer | string;
 }): string {
-  const args = Object.entries(opts.args).map(([k, v]) => `${k}=${v}`).sort();
+  const args = Object.entries(opts.args)
+    .map(([k, v]) => `${k}=${v}`)
+    .sort();
   let toSign = Buffer.from(`${opts.method.toLowerCase()}&${opts.host}${opts.path}?${args.join('&')}`);
   if (opts.body?.length) toSign = Buffer.concat([toSign, Buffer.from('&'), Buffer.from(opts.body)]);
   const signature = crypto.createHmac('sha1', opts.secret).update(toSign).digest('hex');

@@ -1,7 +1,11 @@
 import crypto from 'node:crypto';
 import type { TestResponse } from './server';
 
-type Req = (method: string, path: string, init?: { json?: unknown; body?: Buffer; headers?: Record<string, string> }) => Promise<TestResponse>;
+type Req = (
+  method: string,
+  path: string,
+  init?: { json?: unknown; body?: Buffer; headers?: Record<string, string> },
+) => Promise<TestResponse>;
 
 /**
  * Deterministic pseudo-random bytes: the same seed gives the same file, without keeping it in a fixture. An

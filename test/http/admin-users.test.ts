@@ -42,7 +42,10 @@ test('every admin endpoint: anonymous → 401, a user → 403 rest_admin_require
     assert.equal([user.status, user.json.message], [403, 'rest_admin_required'], `${method} ${path}`);
   }
   const rows = await sql(s, `SELECT id, quota FROM users WHERE id IN ('alice', 'x1') ORDER BY id`);
-  assert.equal(rows.map((r) => [r.id, r.quota]), [['alice', null]]);
+  assert.equal(
+    rows.map((r) => [r.id, r.quota]),
+    [['alice', null]],
+  );
   assert.equal((await s.request('GET', '/user', { headers: { Cookie: alice.cookie } })).json.id, 'alice');
 });
 
@@ -50,14 +53,26 @@ test('the list: every user with e-mails, local account, admin (and whether by th
   const r = await s.request('GET', '/user/@all', { headers: { Cookie: boss.cookie } });
   assert.is(r.status, 200);
   const byId = new Map(r.json.map((u: any) => [u.id, u]));
-  assert.equal(byId.get('alice'), { id: 'alice', emails: ['alice@example.org'], local: true, admin: false, admin_by_config: false, quota: 0, quota_own: false, used: 0 });
+  assert.equal(byId.get('alice'), {
+    id: 'alice',
+    emails: ['alice@example.org'],
+    local: true,
+    admin: false,
+    admin_by_config: false,
+    quota: 0,
+    quota_own: false,
+    used: 0,
+  });
   assert.equal([(byId.get('root') as any).admin, (byId.get('root') as any).admin_by_config], [true, true]);
   assert.equal([(byId.get('boss') as any).admin, (byId.get('boss') as any).admin_by_config], [true, false]);
 });
 
 test('add a user: the first password is answered once, works for login, is stored only as a hash and never logged', async () => {
   const before = logged.lines.length;
-  const r = await s.request('POST', '/user', { headers: withSession(boss), json: { id: 'dave', email: 'dave@example.org', admin: false } });
+  const r = await s.request('POST', '/user', {
+    headers: withSession(boss),
+    json: { id: 'dave', email: 'dave@example.org', admin: false },
+  });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.id, 'dave');
   assert.ok(typeof r.json.password === 'string' && r.json.password.length >= 12);
@@ -68,7 +83,10 @@ test('add a user: the first password is answered once, works for login, is store
   assert.not.ok(stored[0].password_hash.includes(r.json.password));
   assert.not.ok(logged.lines.slice(before).some((l) => l.includes(r.json.password)));
   // An admin from the start
-  const eve = await s.request('POST', '/user', { headers: withSession(boss), json: { id: 'eve', email: ['eve@example.org'], admin: true } });
+  const eve = await s.request('POST', '/user', {
+    headers: withSession(boss),
+    json: { id: 'eve', email: ['eve@example.org'], admin: true },
+  });
   assert.is(eve.status, 201);
   const list = (await s.request('GET', '/user/@all', { headers: { Cookie: boss.cookie } })).json;
   assert.is(list.find((u: any) => u.id === 'eve').admin, true);
@@ -88,9 +106,15 @@ test('add a user: bad id, bad or missing e-mail, unknown field → 400; an exist
     const r = await s.request('POST', '/user', { headers: h, json });
     assert.equal([r.status, r.json.message, r.json.details], [status, message, details], JSON.stringify(json));
   }
-  assert.equal((await sql(s, `SELECT email FROM user_emails WHERE user_id = 'alice'`)).map((r) => r.email), ['alice@example.org']);
+  assert.equal(
+    (await sql(s, `SELECT email FROM user_emails WHERE user_id = 'alice'`)).map((r) => r.email),
+    ['alice@example.org'],
+  );
   // The security token is needed for a change made with the session cookie.
-  const noToken = await s.request('POST', '/user', { headers: { Cookie: boss.cookie }, json: { id: 'frank', email: 'f@example.org' } });
+  const noToken = await s.request('POST', '/user', {
+    headers: { Cookie: boss.cookie },
+    json: { id: 'frank', email: 'f@example.org' },
+  });
   assert.equal([noToken.status, noToken.json.message], [403, 'rest_security_token_did_not_match']);
 });
 
@@ -113,14 +137,23 @@ test('grant and withdraw admin; an admin may neither withdraw their own admin no
   await s.app.services.accounts.addUser('hugo', ['hugo@example.org'], 'hugo password');
   const hugo = await login(s, 'hugo', 'hugo password');
   assert.is((await s.request('GET', '/transfer/@all', { headers: { Cookie: hugo.cookie } })).status, 403);
-  assert.is((await s.request('PUT', '/user/hugo/admin', { headers: withSession(boss), json: { admin: true } })).status, 200);
+  assert.is(
+    (await s.request('PUT', '/user/hugo/admin', { headers: withSession(boss), json: { admin: true } })).status,
+    200,
+  );
   assert.is((await s.request('GET', '/transfer/@all', { headers: { Cookie: hugo.cookie } })).status, 200);
   // Now an admin, hugo cannot withdraw his own grant, nor remove himself.
   const self = await s.request('PUT', '/user/hugo/admin', { headers: withSession(hugo), json: { admin: false } });
   assert.equal([self.status, self.json.message, self.json.details], [403, 'user_cannot_change_self', ['admin']]);
   const selfRemove = await s.request('DELETE', '/user/hugo', { headers: withSession(hugo) });
-  assert.equal([selfRemove.status, selfRemove.json.message, selfRemove.json.details], [403, 'user_cannot_change_self', ['user_id']]);
-  assert.is((await s.request('PUT', '/user/hugo/admin', { headers: withSession(boss), json: { admin: false } })).status, 200);
+  assert.equal(
+    [selfRemove.status, selfRemove.json.message, selfRemove.json.details],
+    [403, 'user_cannot_change_self', ['user_id']],
+  );
+  assert.is(
+    (await s.request('PUT', '/user/hugo/admin', { headers: withSession(boss), json: { admin: false } })).status,
+    200,
+  );
   assert.is((await s.request('GET', '/transfer/@all', { headers: { Cookie: hugo.cookie } })).status, 403);
   const bad = await s.request('PUT', '/user/hugo/admin', { headers: withSession(boss), json: { admin: 'yes' } });
   assert.equal([bad.status, bad.json.details], [400, ['admin']]);
@@ -132,7 +165,15 @@ test('remove a user: no more login, sessions end, the grant of admin goes; their
   await s.app.services.accounts.addUser('ivan', ['ivan@example.org'], 'ivan password');
   await s.app.services.users.addAdmin('ivan');
   const ivan = await login(s, 'ivan', 'ivan password');
-  const t = await s.request('POST', '/transfer', { headers: withSession(ivan), json: { files: [{ name: 'a', size: 3 }], recipients: ['r@example.org'], from: 'ivan@example.org', expires: inAWeek() } });
+  const t = await s.request('POST', '/transfer', {
+    headers: withSession(ivan),
+    json: {
+      files: [{ name: 'a', size: 3 }],
+      recipients: ['r@example.org'],
+      from: 'ivan@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.is(t.status, 201, t.text);
   const r = await s.request('DELETE', '/user/ivan', { headers: withSession(boss) });
   assert.equal([r.status, r.json], [200, true]);
@@ -150,15 +191,27 @@ test('own password: current one required, the CLI rules, other sessions end and 
   const here = await login(s, 'jo', 'jo password 1');
   const elsewhere = await login(s, 'jo', 'jo password 1');
   const path = '/user/@me/password';
-  const wrong = await s.request('PUT', path, { headers: withSession(here), json: { current_password: 'nope', password: 'jo password 2' } });
-  assert.equal([wrong.status, wrong.json.message, wrong.json.details], [403, 'user_password_incorrect', ['current_password']]);
-  const short = await s.request('PUT', path, { headers: withSession(here), json: { current_password: 'jo password 1', password: 'short' } });
+  const wrong = await s.request('PUT', path, {
+    headers: withSession(here),
+    json: { current_password: 'nope', password: 'jo password 2' },
+  });
+  assert.equal(
+    [wrong.status, wrong.json.message, wrong.json.details],
+    [403, 'user_password_incorrect', ['current_password']],
+  );
+  const short = await s.request('PUT', path, {
+    headers: withSession(here),
+    json: { current_password: 'jo password 1', password: 'short' },
+  });
   assert.equal([short.status, short.json.message], [400, 'rest_bad_parameter']);
   assert.match(short.json.details[0], /at least 8/);
   const missing = await s.request('PUT', path, { headers: withSession(here), json: { password: 'jo password 2' } });
   assert.equal([missing.status, missing.json.details], [400, ['current_password']]);
   assert.is((await s.request('PUT', path, { json: { current_password: 'x', password: 'y' } })).status, 401);
-  const ok = await s.request('PUT', path, { headers: withSession(here), json: { current_password: 'jo password 1', password: 'jo password 2' } });
+  const ok = await s.request('PUT', path, {
+    headers: withSession(here),
+    json: { current_password: 'jo password 1', password: 'jo password 2' },
+  });
   assert.equal([ok.status, ok.json], [200, true]);
   assert.is((await s.request('GET', '/user', { headers: { Cookie: here.cookie } })).status, 200);
   assert.is((await s.request('GET', '/user', { headers: { Cookie: elsewhere.cookie } })).status, 401);
@@ -177,7 +230,15 @@ test('storage: bytes used by the file store, free and total of its volume', asyn
 test('usage: 30 days, transfers and bytes per day, top senders, a storage sample of today', async () => {
   const alice2 = await login(s, 'alice', 'alice password');
   for (const size of [1000, 2000]) {
-    const t = await s.request('POST', '/transfer', { headers: withSession(alice2), json: { files: [{ name: 'a', size }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+    const t = await s.request('POST', '/transfer', {
+      headers: withSession(alice2),
+      json: {
+        files: [{ name: 'a', size }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+      },
+    });
     assert.is(t.status, 201);
   }
   const r = await s.request('GET', '/usage', { headers: { Cookie: boss.cookie } });
@@ -187,7 +248,10 @@ test('usage: 30 days, transfers and bytes per day, top senders, a storage sample
   const last = r.json.days[29];
   assert.is(last.day, today);
   assert.ok(last.transfers >= 2 && last.bytes >= 3000, JSON.stringify(last));
-  assert.equal(r.json.top_senders.find((t: any) => t.user_id === 'alice'), { user_id: 'alice', transfers: 2, bytes: 3000 });
+  assert.equal(
+    r.json.top_senders.find((t: any) => t.user_id === 'alice'),
+    { user_id: 'alice', transfers: 2, bytes: 3000 },
+  );
   assert.equal(r.json.storage.at(-1), { day: today, bytes: 0 });
 });
 

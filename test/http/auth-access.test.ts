@@ -14,18 +14,55 @@ let ops: string;
 let aliceTransfer: number;
 let aliceGuest: { id: number; token: string };
 
-type Who = 'anonymous' | 'guest' | 'alice' | 'bob' | 'root' | 'dbadmin' | 'app' | 'adminApp' | 'appAsAlice' | 'appAsBob';
-const WHO: Who[] = ['anonymous', 'guest', 'alice', 'bob', 'root', 'dbadmin', 'app', 'adminApp', 'appAsAlice', 'appAsBob'];
+type Who =
+  | 'anonymous'
+  | 'guest'
+  | 'alice'
+  | 'bob'
+  | 'root'
+  | 'dbadmin'
+  | 'app'
+  | 'adminApp'
+  | 'appAsAlice'
+  | 'appAsBob';
+const WHO: Who[] = [
+  'anonymous',
+  'guest',
+  'alice',
+  'bob',
+  'root',
+  'dbadmin',
+  'app',
+  'adminApp',
+  'appAsAlice',
+  'appAsBob',
+];
 
 /** The request as `who` would send it: headers from the trusted proxy, a guest token, or a signature. */
-function as(who: Who, method: string, path: string, json?: unknown): Promise<{ status: number; json: any; text: string }> {
+function as(
+  who: Who,
+  method: string,
+  path: string,
+  json?: unknown,
+): Promise<{ status: number; json: any; text: string }> {
   const sign = (app: string, secret: string, user?: string) => {
     const q = path.indexOf('?');
     const args: Record<string, string | number> = { remote_application: app, timestamp: nowS() };
     if (user) args.remote_user = user;
     if (q >= 0) for (const [k, v] of new URLSearchParams(path.slice(q + 1))) args[k] = v;
-    const p = signedPath({ method, host, path: q < 0 ? path : path.slice(0, q), args, secret, body: json === undefined ? undefined : JSON.stringify(json) });
-    return s.request(method, p, json === undefined ? {} : { body: JSON.stringify(json), headers: { 'content-type': 'application/json' } });
+    const p = signedPath({
+      method,
+      host,
+      path: q < 0 ? path : path.slice(0, q),
+      args,
+      secret,
+      body: json === undefined ? undefined : JSON.stringify(json),
+    });
+    return s.request(
+      method,
+      p,
+      json === undefined ? {} : { body: JSON.stringify(json), headers: { 'content-type': 'application/json' } },
+    );
   };
   switch (who) {
     case 'anonymous':
@@ -61,12 +98,20 @@ test.before(async () => {
   ops = await s.app.services.accounts.addRemoteApp('ops', true);
   await s.app.services.users.addAdmin('dbadmin');
   const t = await s.request('POST', '/transfer', {
-    json: { files: [{ name: 'a.txt', size: 3 }], recipients: ['r1@example.org', 'r2@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    json: {
+      files: [{ name: 'a.txt', size: 3 }],
+      recipients: ['r1@example.org', 'r2@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
     headers: asUser('alice'),
   });
   assert.is(t.status, 201, t.text);
   aliceTransfer = t.json.id;
-  const g = await s.request('POST', '/guest', { json: { recipient: 'g@example.org', from: 'alice@example.org' }, headers: asUser('alice') });
+  const g = await s.request('POST', '/guest', {
+    json: { recipient: 'g@example.org', from: 'alice@example.org' },
+    headers: asUser('alice'),
+  });
   assert.is(g.status, 201, g.text);
   aliceGuest = { id: g.json.id, token: g.json.token };
 });
@@ -106,7 +151,7 @@ test('admin: GET /transfer/@all — admins by config, by database, and an admin 
   });
 });
 
-test('owner: alice\'s Transfer — hers and the admins\', an unknown id to anyone else', async () => {
+test("owner: alice's Transfer — hers and the admins', an unknown id to anyone else", async () => {
   await expectAccess('GET', `/transfer/${aliceTransfer}`, {
     anonymous: 'rest_authentication_required',
     guest: 'transfer_not_found',
@@ -120,11 +165,18 @@ test('owner: alice\'s Transfer — hers and the admins\', an unknown id to anyon
     appAsBob: 'transfer_not_found',
   });
   const bobList = await as('bob', 'GET', '/transfer/@me');
-  assert.not.ok(bobList.json.some((t: { id: number }) => t.id === aliceTransfer), 'not in bob\'s list either');
+  assert.not.ok(
+    bobList.json.some((t: { id: number }) => t.id === aliceTransfer),
+    "not in bob's list either",
+  );
 });
 
-test('owner: alice\'s Guest — bob may neither see it nor remind nor delete it, it is an unknown id to him; an admin may', async () => {
-  for (const [method, json] of [['GET', undefined], ['PUT', { remind: true }], ['DELETE', undefined]] as const) {
+test("owner: alice's Guest — bob may neither see it nor remind nor delete it, it is an unknown id to him; an admin may", async () => {
+  for (const [method, json] of [
+    ['GET', undefined],
+    ['PUT', { remind: true }],
+    ['DELETE', undefined],
+  ] as const) {
     const r = await as('bob', method, `/guest/${aliceGuest.id}`, json);
     assert.equal([r.status, r.json.message], [404, 'guest_not_found'], method);
   }
@@ -166,10 +218,26 @@ test('the user itself or an admin: PUT /user/{id}; admin only: GET /user/{id}', 
   assert.is((await as('root', 'PUT', '/user/nobody', { lang: 'fr' })).json.message, 'user_not_found');
 });
 
-test('GET /user: the spec\'s preferences object in full', async () => {
+test("GET /user: the spec's preferences object in full", async () => {
   await as('alice', 'PUT', '/user', { lang: 'de' });
   const me = (await as('alice', 'GET', '/user')).json;
-  assert.equal(Object.keys(me).sort(), ['additional_attributes', 'aup_ticked', 'created', 'email', 'frequent_recipients', 'guest_preferences', 'id', 'is_admin', 'lang', 'last_activity', 'remote_config', 'transfer_preferences'].sort());
+  assert.equal(
+    Object.keys(me).sort(),
+    [
+      'additional_attributes',
+      'aup_ticked',
+      'created',
+      'email',
+      'frequent_recipients',
+      'guest_preferences',
+      'id',
+      'is_admin',
+      'lang',
+      'last_activity',
+      'remote_config',
+      'transfer_preferences',
+    ].sort(),
+  );
   assert.is(me.id, 'alice');
   assert.equal(me.additional_attributes, {});
   assert.is(me.aup_ticked, false);
@@ -181,14 +249,25 @@ test('GET /user: the spec\'s preferences object in full', async () => {
     assert.match(d.formatted, /^\d{1,2}\. \S+ \d{4}$/);
   }
   assert.is(me.lang, 'de');
-  assert.ok(me.frequent_recipients.includes('r1@example.org') && me.frequent_recipients.includes('r2@example.org'), JSON.stringify(me.frequent_recipients));
+  assert.ok(
+    me.frequent_recipients.includes('r1@example.org') && me.frequent_recipients.includes('r2@example.org'),
+    JSON.stringify(me.frequent_recipients),
+  );
   assert.match(me.remote_config, new RegExp(`^${s.url}/\\|alice\\|[0-9a-f]{64}$`));
   assert.equal(me.email, ['alice@example.org']);
   assert.is(me.is_admin, false);
-  assert.equal((await as('alice', 'GET', '/user/@me')).json, { ...me, last_activity: (await as('alice', 'GET', '/user/@me')).json.last_activity });
+  assert.equal((await as('alice', 'GET', '/user/@me')).json, {
+    ...me,
+    last_activity: (await as('alice', 'GET', '/user/@me')).json.last_activity,
+  });
   // Frequent recipients, most recent first.
   await s.request('POST', '/transfer', {
-    json: { files: [{ name: 'b.txt', size: 1 }], recipients: ['newest@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    json: {
+      files: [{ name: 'b.txt', size: 1 }],
+      recipients: ['newest@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
     headers: asUser('alice'),
   });
   assert.is((await as('alice', 'GET', '/user')).json.frequent_recipients[0], 'newest@example.org');
@@ -216,14 +295,25 @@ test('PUT /config: admins only; runtime-safe keys validated, effective at once, 
   assert.equal([ok.status, ok.json], [200, true]);
   assert.is((await s.request('GET', '/info')).json.max_transfer_files, 1);
   const tooMany = await s.request('POST', '/transfer', {
-    json: { files: [{ name: 'a', size: 1 }, { name: 'b', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    json: {
+      files: [
+        { name: 'a', size: 1 },
+        { name: 'b', size: 1 },
+      ],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
     headers: asUser('alice'),
   });
   assert.is(tooMany.json.message, 'transfer_too_many_files');
   assert.is((await as('root', 'GET', '/config')).json.max_transfer_files, 1);
-  assert.equal((await sql(s, 'SELECT key FROM config_overrides')), [{ key: 'max_transfer_files' }]);
+  assert.equal(await sql(s, 'SELECT key FROM config_overrides'), [{ key: 'max_transfer_files' }]);
   const refused = await as('root', 'PUT', '/config', { data_dir: '/tmp', admin: ['bob'], max_transfer_files: 5 });
-  assert.equal([refused.status, refused.json.message, refused.json.details], [400, 'rest_bad_parameter', ['data_dir', 'admin']]);
+  assert.equal(
+    [refused.status, refused.json.message, refused.json.details],
+    [400, 'rest_bad_parameter', ['data_dir', 'admin']],
+  );
   const invalid = await as('adminApp', 'PUT', '/config', { max_transfer_files: -1 });
   assert.equal([invalid.status, invalid.json.details], [400, ['max_transfer_files']]);
   assert.is(s.app.services.settings.get().max_transfer_files, 1, 'a refused change changes nothing');
@@ -232,19 +322,28 @@ test('PUT /config: admins only; runtime-safe keys validated, effective at once, 
 
 test('GET /echo tells who: user and auth.remote/attr per mode', async () => {
   const sp = (await as('alice', 'GET', '/echo')).json;
-  assert.equal([sp.user, sp.auth.remote, sp.auth.attr.uid, sp.auth.attr.email], ['alice', false, 'alice', ['alice@example.org']]);
+  assert.equal(
+    [sp.user, sp.auth.remote, sp.auth.attr.uid, sp.auth.attr.email],
+    ['alice', false, 'alice', ['alice@example.org']],
+  );
   const guest = (await as('guest', 'GET', '/echo')).json;
-  assert.equal([guest.user, guest.auth.remote, guest.auth.type, guest.auth.attr.email], [null, false, 'guest', ['g@example.org']]);
+  assert.equal(
+    [guest.user, guest.auth.remote, guest.auth.type, guest.auth.attr.email],
+    [null, false, 'guest', ['g@example.org']],
+  );
   const anon = (await as('anonymous', 'GET', '/echo')).json;
   assert.equal([anon.user, anon.auth.remote, anon.auth.type], [null, false, null]);
   const app = (await as('appAsBob', 'GET', '/echo')).json;
   assert.equal([app.user, app.auth.remote, app.auth.attr.remote_application], ['bob', true, 'portal']);
 });
 
-test('`from` under the service provider: one of the user\'s own addresses only', async () => {
+test("`from` under the service provider: one of the user's own addresses only", async () => {
   const h = { 'X-Remote-User': 'multi', 'X-Remote-Email': 'first@example.org, second@example.org' };
   const create = (from: string) =>
-    s.request('POST', '/transfer', { json: { files: [{ name: 'x', size: 1 }], recipients: ['r@example.org'], from, expires: inAWeek() }, headers: h });
+    s.request('POST', '/transfer', {
+      json: { files: [{ name: 'x', size: 1 }], recipients: ['r@example.org'], from, expires: inAWeek() },
+      headers: h,
+    });
   assert.is((await create('second@example.org')).status, 201);
   const foreign = await create('someone@example.net');
   assert.equal([foreign.status, foreign.json.message, foreign.json.details], [400, 'bad_email', ['from']]);
@@ -252,7 +351,15 @@ test('`from` under the service provider: one of the user\'s own addresses only',
 
 test('chunk key: the File uid may upload and delete before the Transfer is available, never after; refused in "auth" mode', async () => {
   const t = await s.request('POST', '/transfer', {
-    json: { files: [{ name: 'k1', size: 4 }, { name: 'k2', size: 4 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    json: {
+      files: [
+        { name: 'k1', size: 4 },
+        { name: 'k2', size: 4 },
+      ],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
     headers: asUser('alice'),
   });
   const [f1, f2] = t.json.files;
@@ -261,36 +368,73 @@ test('chunk key: the File uid may upload and delete before the Transfer is avail
   assert.is(up[0].status, 200, up[0].text);
   const wrong = await s.request('PUT', `/file/${f2.id}/chunk/0?key=${'0'.repeat(32)}`, { body: Buffer.from('data') });
   assert.is(wrong.status, 401);
-  assert.is((await s.request('GET', `/transfer/${t.json.id}?key=${f1.uid}`)).status, 401, 'not an endpoint the key opens');
+  assert.is(
+    (await s.request('GET', `/transfer/${t.json.id}?key=${f1.uid}`)).status,
+    401,
+    'not an endpoint the key opens',
+  );
   const other = await s.request('POST', '/transfer', {
-    json: { files: [{ name: 'o', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    json: {
+      files: [{ name: 'o', size: 1 }],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
     headers: asUser('alice'),
   });
-  assert.is((await s.request('DELETE', `/transfer/${other.json.id}?key=${f1.uid}`)).status, 401, 'a key of another Transfer');
-  assert.is((await s.request('DELETE', `/transfer/${other.json.id}?key=${other.json.files[0].uid}`)).json, true, 'before available');
+  assert.is(
+    (await s.request('DELETE', `/transfer/${other.json.id}?key=${f1.uid}`)).status,
+    401,
+    'a key of another Transfer',
+  );
+  assert.is(
+    (await s.request('DELETE', `/transfer/${other.json.id}?key=${other.json.files[0].uid}`)).json,
+    true,
+    'before available',
+  );
   await sendChunks(s.request, f1.id, Buffer.from('data'), 4, { headers: asUser('alice') });
-  for (const f of [f1, f2]) assert.is((await s.request('PUT', `/file/${f.id}`, { json: { complete: true }, headers: asUser('alice') })).status, 200);
-  assert.is((await s.request('PUT', `/transfer/${t.json.id}`, { json: { complete: true }, headers: asUser('alice') })).status, 200);
+  for (const f of [f1, f2])
+    assert.is(
+      (await s.request('PUT', `/file/${f.id}`, { json: { complete: true }, headers: asUser('alice') })).status,
+      200,
+    );
+  assert.is(
+    (await s.request('PUT', `/transfer/${t.json.id}`, { json: { complete: true }, headers: asUser('alice') })).status,
+    200,
+  );
   const late = await s.request('DELETE', `/transfer/${t.json.id}?key=${f1.uid}`);
   assert.is(late.status, 401, 'available: the key no longer deletes');
   assert.is((await s.request('GET', `/transfer/${t.json.id}`, { headers: asUser('alice') })).json.status, 'available');
   const authMode = await startTestServer({ ...HEADER_SP, chunk_upload_security: 'auth' });
   try {
     const t2 = await authMode.request('POST', '/transfer', {
-      json: { files: [{ name: 'a', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+      json: {
+        files: [{ name: 'a', size: 1 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+      },
       headers: asUser('alice'),
     });
-    const r = await authMode.request('PUT', `/file/${t2.json.files[0].id}/chunk/0?key=${t2.json.files[0].uid}`, { body: Buffer.from('a') });
+    const r = await authMode.request('PUT', `/file/${t2.json.files[0].id}/chunk/0?key=${t2.json.files[0].uid}`, {
+      body: Buffer.from('a'),
+    });
     assert.equal([r.status, r.json.message], [401, 'rest_authentication_required']);
   } finally {
     await authMode.close();
   }
 });
 
-test('evaluation order under the header SP: a guest token wins over the proxy\'s user, the proxy\'s user over a signature', async () => {
+test("evaluation order under the header SP: a guest token wins over the proxy's user, the proxy's user over a signature", async () => {
   const withBoth = await s.request('GET', `/echo?vid=${aliceGuest.token}`, { headers: asUser('bob') });
   assert.is(withBoth.json.auth.type, 'guest');
-  const p = signedPath({ method: 'GET', host, path: '/echo', args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() }, secret: portal });
+  const p = signedPath({
+    method: 'GET',
+    host,
+    path: '/echo',
+    args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() },
+    secret: portal,
+  });
   const spFirst = await s.request('GET', p, { headers: asUser('bob') });
   assert.equal([spFirst.json.user, spFirst.json.auth.remote], ['bob', false]);
 });
@@ -300,23 +444,42 @@ test('evaluation order under the local SP: a guest token wins over a session; ba
   try {
     await t.app.services.accounts.addUser('alice', ['alice@example.org'], 'correct horse');
     const a = await login(t, 'alice', 'correct horse');
-    const g = await t.request('POST', '/guest', { json: { recipient: 'g@example.org', from: 'alice@example.org' }, headers: withSession(a) });
+    const g = await t.request('POST', '/guest', {
+      json: { recipient: 'g@example.org', from: 'alice@example.org' },
+      headers: withSession(a),
+    });
     assert.is(g.status, 201, g.text);
     const echo = await t.request('GET', `/echo?vid=${g.json.token}`, { headers: { Cookie: a.cookie } });
     assert.equal([echo.json.auth.type, echo.json.user], ['guest', null]);
     // The guest token is the principal: the session's rights do not come along (no admin view, no token needed).
-    assert.is((await t.request('GET', `/user?vid=${g.json.token}`, { headers: { Cookie: a.cookie } })).json.message, 'rest_access_forbidden');
+    assert.is(
+      (await t.request('GET', `/user?vid=${g.json.token}`, { headers: { Cookie: a.cookie } })).json.message,
+      'rest_access_forbidden',
+    );
     const bad = await t.request('GET', `/user?vid=${'f'.repeat(40)}`, { headers: { Cookie: a.cookie } });
     assert.equal([bad.status, bad.json.message], [401, 'guest_token_invalid']);
     assert.equal((await t.request('GET', '/echo?vid=')).json.message, 'guest_token_invalid');
     const h = new URL(t.url).host;
     const appSecret = await t.app.services.accounts.addRemoteApp('portal', false);
-    const p = signedPath({ method: 'GET', host: h, path: '/echo', args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() }, secret: appSecret });
-    assert.is((await t.request('GET', p, { headers: { Cookie: a.cookie } })).json.user, 'alice', 'the session before the signature');
+    const p = signedPath({
+      method: 'GET',
+      host: h,
+      path: '/echo',
+      args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() },
+      secret: appSecret,
+    });
+    assert.is(
+      (await t.request('GET', p, { headers: { Cookie: a.cookie } })).json.user,
+      'alice',
+      'the session before the signature',
+    );
     await sql(t, 'UPDATE guests SET expires = ? WHERE id = ?', nowS() - 10, g.json.id);
     const expired = await t.request('GET', `/echo?vid=${g.json.token}`, { headers: { Cookie: a.cookie } });
     assert.equal([expired.status, expired.json.message], [410, 'guest_expired']);
-    const g2 = await t.request('POST', '/guest', { json: { recipient: 'h@example.org', from: 'alice@example.org' }, headers: withSession(a) });
+    const g2 = await t.request('POST', '/guest', {
+      json: { recipient: 'h@example.org', from: 'alice@example.org' },
+      headers: withSession(a),
+    });
     assert.is((await t.request('DELETE', `/guest/${g2.json.id}`, { headers: withSession(a) })).json, true);
     const closed = await t.request('GET', `/echo?vid=${g2.json.token}`);
     assert.equal([closed.status, closed.json.message], [401, 'guest_token_invalid']);

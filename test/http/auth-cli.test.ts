@@ -18,7 +18,16 @@ test.before(async () => {
   s = await startTestServer({ admin: ['cfgadmin'], auth: { sp: { type: 'local' } } });
   host = new URL(s.url).host;
   cfg = path.join(s.dir, 'ferry.json');
-  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), admin: ['cfgadmin'], mail: { transport: null }, purge_interval_s: 0, database_url: s.app.config.database_url }));
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      data_dir: path.join(s.dir, 'data'),
+      admin: ['cfgadmin'],
+      mail: { transport: null },
+      purge_interval_s: 0,
+      database_url: s.app.config.database_url,
+    }),
+  );
 });
 test.after(() => s.close());
 
@@ -26,23 +35,37 @@ test.after(() => s.close());
 async function cli(args: string[], stdin = '') {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli([...args, '-c', cfg], { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => stdin });
+  const code = await runCli([...args, '-c', cfg], {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    readStdin: async () => stdin,
+  });
   return { code, out: out.join('\n').trim(), err: err.join('\n').trim(), lines: out.join('\n').trim().split('\n') };
 }
 
-const status = (method: string, p: string, headers: Record<string, string> = {}, json?: unknown) => s.request(method, p, { headers, json }).then((r) => r.status);
+const status = (method: string, p: string, headers: Record<string, string> = {}, json?: unknown) =>
+  s.request(method, p, { headers, json }).then((r) => r.status);
 
 test('ferry user add / passwd / list / remove, seen at once by the running server', async () => {
-  const add = await cli(['user', 'add', 'erin', '--email', 'erin@example.org, e.r@example.org', '--password-stdin'], 'a long password\n');
+  const add = await cli(
+    ['user', 'add', 'erin', '--email', 'erin@example.org, e.r@example.org', '--password-stdin'],
+    'a long password\n',
+  );
   assert.is(add.code, 0, add.err);
   const erin = await login(s, 'erin', 'a long password');
-  assert.equal((await s.request('GET', '/user', { headers: { Cookie: erin.cookie } })).json.email, ['erin@example.org', 'e.r@example.org']);
+  assert.equal((await s.request('GET', '/user', { headers: { Cookie: erin.cookie } })).json.email, [
+    'erin@example.org',
+    'e.r@example.org',
+  ]);
   const short = await cli(['user', 'passwd', 'erin', '--password-stdin'], 'short\n');
   assert.is(short.code, 1);
   assert.match(short.err, /at least 8/);
   assert.is((await cli(['user', 'passwd', 'erin', '--password-stdin'], 'another long one\n')).code, 0);
   assert.is(await status('GET', '/user', { Cookie: erin.cookie }), 401, 'a new password ends the sessions');
-  assert.is((await s.request('POST', '/login', { json: { user_id: 'erin', password: 'a long password' } })).status, 401);
+  assert.is(
+    (await s.request('POST', '/login', { json: { user_id: 'erin', password: 'a long password' } })).status,
+    401,
+  );
   await login(s, 'erin', 'another long one');
   const list = await cli(['user', 'list', '--json']);
   const row = JSON.parse(list.out).find((u: { id: string }) => u.id === 'erin');
@@ -50,14 +73,26 @@ test('ferry user add / passwd / list / remove, seen at once by the running serve
   assert.ok((await cli(['user', 'list'])).lines.includes('erin\terin@example.org,e.r@example.org\tlocal'));
   assert.is((await cli(['user', 'add', 'bad id!', '--email', 'x@example.org'])).code, 1);
   assert.is((await cli(['user', 'add', 'frank', '--email', 'not-an-address'])).code, 1);
-  assert.is((await cli(['user', 'add', 'frank', '--email', 'frank@example.org', '--password-stdin'], '')).code, 1, 'empty stdin');
+  assert.is(
+    (await cli(['user', 'add', 'frank', '--email', 'frank@example.org', '--password-stdin'], '')).code,
+    1,
+    'empty stdin',
+  );
 });
 
-test('ferry user remove: no more login, sessions closed; the user\'s transfers stay', async () => {
-  assert.is((await cli(['user', 'add', 'gina', '--email', 'gina@example.org', '--password-stdin'], 'gina password')).code, 0);
+test("ferry user remove: no more login, sessions closed; the user's transfers stay", async () => {
+  assert.is(
+    (await cli(['user', 'add', 'gina', '--email', 'gina@example.org', '--password-stdin'], 'gina password')).code,
+    0,
+  );
   const g = await login(s, 'gina', 'gina password');
   const t = await s.request('POST', '/transfer', {
-    json: { files: [{ name: 'g', size: 1 }], recipients: ['r@example.org'], from: 'gina@example.org', expires: inAWeek() },
+    json: {
+      files: [{ name: 'g', size: 1 }],
+      recipients: ['r@example.org'],
+      from: 'gina@example.org',
+      expires: inAWeek(),
+    },
     headers: { Cookie: g.cookie, 'X-Ferry-Security-Token': g.csrf },
   });
   assert.is(t.status, 201, t.text);
@@ -87,7 +122,18 @@ test('ferry admin add / list / remove: effective at once in the running server',
 
 test('ferry remote-app add / rotate [--grace] / list / remove against the running server; secrets printed once, last line', async () => {
   const call = (name: string, secret: string) =>
-    s.request('GET', signedPath({ method: 'GET', host, path: '/transfer/@all', args: { remote_application: name, timestamp: nowS() }, secret })).then((r) => r.json?.message ?? r.status);
+    s
+      .request(
+        'GET',
+        signedPath({
+          method: 'GET',
+          host,
+          path: '/transfer/@all',
+          args: { remote_application: name, timestamp: nowS() },
+          secret,
+        }),
+      )
+      .then((r) => r.json?.message ?? r.status);
   const added = await cli(['remote-app', 'add', 'cli-app', '--admin', '--json']);
   assert.is(added.code, 0, added.err);
   const created = JSON.parse(added.lines[added.lines.length - 1]);
@@ -104,7 +150,11 @@ test('ferry remote-app add / rotate [--grace] / list / remove against the runnin
   const rotated = await cli(['remote-app', 'rotate', 'cli-app']);
   const second = rotated.lines[rotated.lines.length - 1];
   assert.match(second, /^[0-9a-f]{64}$/);
-  assert.is(await call('cli-app', created.secret), 'auth_remote_signature_check_failed', 'no grace: the old secret stops at once');
+  assert.is(
+    await call('cli-app', created.secret),
+    'auth_remote_signature_check_failed',
+    'no grace: the old secret stops at once',
+  );
   assert.is(await call('cli-app', second), 200);
   const graced = JSON.parse((await cli(['remote-app', 'rotate', 'cli-app', '--grace', '600', '--json'])).out);
   assert.is(graced.admin, true);
@@ -115,7 +165,10 @@ test('ferry remote-app add / rotate [--grace] / list / remove against the runnin
 
   const list = await cli(['remote-app', 'list', '--json']);
   const apps = JSON.parse(list.out);
-  assert.equal(apps.map((a: { name: string }) => a.name), ['cli-app', 'plain']);
+  assert.equal(
+    apps.map((a: { name: string }) => a.name),
+    ['cli-app', 'plain'],
+  );
   assert.ok(apps[0].grace_until > nowS());
   const human = await cli(['remote-app', 'list']);
   for (const secret of [created.secret, second, graced.secret, plainSecret]) {
@@ -129,7 +182,15 @@ test('ferry remote-app add / rotate [--grace] / list / remove against the runnin
 test('first start with the local service provider: `admin`, an admin, with a random password printed once', async () => {
   const dir = tempDir();
   const config = path.join(dir, 'ferry.json');
-  fs.writeFileSync(config, JSON.stringify({ data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, database_url: await testDatabaseUrl() }));
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      data_dir: path.join(dir, 'data'),
+      mail: { transport: null },
+      purge_interval_s: 0,
+      database_url: await testDatabaseUrl(),
+    }),
+  );
   const out: string[] = [];
   const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t), readStdin: async () => '' };
   const first = await startServe({ config, port: '0', host: '127.0.0.1' }, io);
@@ -141,24 +202,48 @@ test('first start with the local service provider: `admin`, an admin, with a ran
     const r = await request(first.url, 'POST', '/login', { json: { user_id: 'admin', password } });
     assert.is(r.status, 200);
     const cookie = r.headers.get('set-cookie')!.split(';')[0];
-    assert.is((await request(first.url, 'GET', '/transfer/@all', { headers: { Cookie: cookie } })).status, 200, 'an admin');
+    assert.is(
+      (await request(first.url, 'GET', '/transfer/@all', { headers: { Cookie: cookie } })).status,
+      200,
+      'an admin',
+    );
   } finally {
     await first.stop();
   }
   out.length = 0;
   const second = await startServe({ config, port: '0', host: '127.0.0.1' }, io);
   await second.stop();
-  assert.not.ok(out.some((l) => l.includes('created the first account')), 'printed once only');
+  assert.not.ok(
+    out.some((l) => l.includes('created the first account')),
+    'printed once only',
+  );
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
 test('first start with the header service provider: no local account is made', async () => {
   const dir = tempDir();
   const config = path.join(dir, 'ferry.json');
-  const sp = { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1'] };
-  fs.writeFileSync(config, JSON.stringify({ data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, auth: { sp }, database_url: await testDatabaseUrl() }));
+  const sp = {
+    type: 'header',
+    uid_header: 'X-Remote-User',
+    email_header: 'X-Remote-Email',
+    trusted_proxies: ['127.0.0.1'],
+  };
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      data_dir: path.join(dir, 'data'),
+      mail: { transport: null },
+      purge_interval_s: 0,
+      auth: { sp },
+      database_url: await testDatabaseUrl(),
+    }),
+  );
   const out: string[] = [];
-  const h = await startServe({ config, port: '0', host: '127.0.0.1' }, { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
+  const h = await startServe(
+    { config, port: '0', host: '127.0.0.1' },
+    { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' },
+  );
   await h.stop();
   assert.not.ok(out.some((l) => l.includes('created the first account')));
   fs.rmSync(dir, { recursive: true, force: true });

@@ -50,9 +50,10 @@ test.after(async () => {
   await dir.close();
 });
 
-const signIn = (user: string, password: string, server = s, provider = 'dir') => server.request('POST', `/login/${provider}`, { json: { user_id: user, password } });
+const signIn = (user: string, password: string, server = s, provider = 'dir') =>
+  server.request('POST', `/login/${provider}`, { json: { user_id: user, password } });
 
-test('login (search then bind): the person becomes a ferry user with the directory\'s mail and name', async () => {
+test("login (search then bind): the person becomes a ferry user with the directory's mail and name", async () => {
   const r = await signIn('alice', 'alice pw 1');
   assert.is(r.status, 200, r.text);
   const cookie = r.headers.get('set-cookie')!.split(';')[0];
@@ -60,12 +61,16 @@ test('login (search then bind): the person becomes a ferry user with the directo
   assert.is(me.json.id, 'alice');
   assert.equal(me.json.email, ['alice@example.org']);
   assert.is((await s.request('GET', '/usage', { headers: { Cookie: cookie } })).status, 403);
-  assert.is((await s.app.db.query<{ display_name: string }>("SELECT display_name FROM users WHERE id = 'alice'"))[0].display_name, 'Alice Example');
+  assert.is(
+    (await s.app.db.query<{ display_name: string }>("SELECT display_name FROM users WHERE id = 'alice'"))[0]
+      .display_name,
+    'Alice Example',
+  );
   assert.not.ok(logged.lines.join('\n').includes(dir.bindPassword));
   assert.not.ok(logged.lines.join('\n').includes('alice pw 1'));
 });
 
-test('the login page shows the directory\'s form beside the local one', async () => {
+test("the login page shows the directory's form beside the local one", async () => {
   const page = await s.request('GET', '/login', { headers: { Accept: 'text/html' } });
   assert.match(page.text, /action="\/login\/dir" data-provider="dir">\n<h2>Directory<\/h2>/);
   assert.match(page.text, /id="login-user-local"/);
@@ -77,7 +82,10 @@ test('wrong password and unknown user: the same 401; the browser form comes back
   assert.is(wrong.status, 401);
   assert.is(unknown.status, 401);
   assert.is(wrong.json.message, 'rest_authentication_required');
-  const form = await s.request('POST', '/login/dir', { body: 'user_id=boss&password=nope&return=%2F', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const form = await s.request('POST', '/login/dir', {
+    body: 'user_id=boss&password=nope&return=%2F',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assert.is(form.status, 303);
   assert.is(form.headers.get('location'), '/login?failed=1&provider=dir&return=%2F');
 });
@@ -120,9 +128,23 @@ test('the API string from the profile drives filesender.py for a directory user'
 });
 
 test('direct bind from a DN template, over StartTLS and over ldaps:// with the CA file', async () => {
-  for (const transport of [{ url: dir.url.replace('127.0.0.1', 'localhost'), start_tls: true }, { url: dir.ldapsUrl }]) {
+  for (const transport of [
+    { url: dir.url.replace('127.0.0.1', 'localhost'), start_tls: true },
+    { url: dir.ldapsUrl },
+  ]) {
     const t = await startTestServer({
-      auth: { sp: { type: 'ldap', id: 'ad', url: transport.url, start_tls: transport.start_tls ?? false, ca_file: dir.caFile, user_dn_template: `uid={uid},ou=people,${dir.suffix}`, admin_groups: [`cn=ferry-admins,ou=groups,${dir.suffix}`], timeout_s: 3 } },
+      auth: {
+        sp: {
+          type: 'ldap',
+          id: 'ad',
+          url: transport.url,
+          start_tls: transport.start_tls ?? false,
+          ca_file: dir.caFile,
+          user_dn_template: `uid={uid},ou=people,${dir.suffix}`,
+          admin_groups: [`cn=ferry-admins,ou=groups,${dir.suffix}`],
+          timeout_s: 3,
+        },
+      },
     });
     try {
       const ok = await signIn('boss', 'boss pw 1', t, 'ad');
@@ -147,8 +169,15 @@ test('a directory that is down: 503 with a clear message within the timeout, one
     assert.is(r.json.message, 'login_provider_unavailable');
     assert.ok(r.headers.get('retry-after'));
     assert.ok(Date.now() - started < 10_000);
-    assert.is(logged.lines.slice(before).filter((l) => l.includes('did not answer')).length, 1, logged.lines.slice(before).join('\n'));
-    const form = await s.request('POST', '/login/dir', { body: 'user_id=alice&password=x&return=%2F', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    assert.is(
+      logged.lines.slice(before).filter((l) => l.includes('did not answer')).length,
+      1,
+      logged.lines.slice(before).join('\n'),
+    );
+    const form = await s.request('POST', '/login/dir', {
+      body: 'user_id=alice&password=x&return=%2F',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     assert.is(form.headers.get('location'), '/login?unavailable=1&provider=dir&return=%2F');
     const page = await s.request('GET', '/login?unavailable=1&provider=dir', { headers: { Accept: 'text/html' } });
     assert.match(page.text, /The directory cannot be reached right now/);

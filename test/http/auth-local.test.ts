@@ -48,7 +48,10 @@ test('the page gets the security token in its meta element', async () => {
 });
 
 test('wrong or missing credentials: 401 rest_authentication_required alike for a wrong password and an unknown user; 400 for missing fields', async () => {
-  for (const [user, pw] of [['alice', 'wrong horse'], ['nobody', 'correct horse']]) {
+  for (const [user, pw] of [
+    ['alice', 'wrong horse'],
+    ['nobody', 'correct horse'],
+  ]) {
     const r = await s.request('POST', '/login', { json: { user_id: user, password: pw } });
     assert.is(r.status, 401);
     assert.is(r.json.message, 'rest_authentication_required');
@@ -61,16 +64,30 @@ test('wrong or missing credentials: 401 rest_authentication_required alike for a
 });
 
 test('form login: 303 to the page asked for (same site only); a wrong password back to the form', async () => {
-  const ok = await s.request('POST', '/login', { body: 'user_id=bob&password=battery+staple&return=%2F%3Fs%3Dtransfers', headers: FORM });
+  const ok = await s.request('POST', '/login', {
+    body: 'user_id=bob&password=battery+staple&return=%2F%3Fs%3Dtransfers',
+    headers: FORM,
+  });
   assert.is(ok.status, 303);
   assert.is(ok.headers.get('location'), '/?s=transfers');
   const cookie = ok.headers.get('set-cookie')!.split(';')[0];
   assert.is((await s.request('GET', '/user', { headers: { Cookie: cookie } })).json.id, 'bob');
-  for (const evil of ['%2F%2Fevil.example', 'https%3A%2F%2Fevil.example', '%2F%5Cevil.example', 'javascript%3Aalert(1)']) {
-    const r = await s.request('POST', '/login', { body: `user_id=bob&password=battery+staple&return=${evil}`, headers: FORM });
+  for (const evil of [
+    '%2F%2Fevil.example',
+    'https%3A%2F%2Fevil.example',
+    '%2F%5Cevil.example',
+    'javascript%3Aalert(1)',
+  ]) {
+    const r = await s.request('POST', '/login', {
+      body: `user_id=bob&password=battery+staple&return=${evil}`,
+      headers: FORM,
+    });
     assert.is(r.headers.get('location'), '/', evil);
   }
-  const bad = await s.request('POST', '/login', { body: 'user_id=bob&password=nope&return=%2F%3Fs%3Dguests', headers: FORM });
+  const bad = await s.request('POST', '/login', {
+    body: 'user_id=bob&password=nope&return=%2F%3Fs%3Dguests',
+    headers: FORM,
+  });
   assert.is(bad.status, 303);
   assert.is(bad.headers.get('location'), '/login?failed=1&return=%2F%3Fs%3Dguests');
 });
@@ -78,7 +95,12 @@ test('form login: 303 to the page asked for (same site only); a wrong password b
 test('security token: a cookie-authenticated POST, PUT or DELETE without it or with a wrong one is refused (403)', async () => {
   const a = await login(s, 'alice', 'correct horse');
   const t = await s.request('POST', '/transfer', {
-    json: { files: [{ name: 'x.bin', size: 3 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    json: {
+      files: [{ name: 'x.bin', size: 3 }],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
     headers: withSession(a),
   });
   assert.is(t.status, 201, t.text);
@@ -97,31 +119,63 @@ test('security token: a cookie-authenticated POST, PUT or DELETE without it or w
       assert.is(r.json.message, 'rest_security_token_did_not_match');
     }
   }
-  assert.is((await s.request('GET', `/transfer/${t.json.id}`, { headers: { Cookie: a.cookie } })).json.status, status, 'nothing was deleted');
+  assert.is(
+    (await s.request('GET', `/transfer/${t.json.id}`, { headers: { Cookie: a.cookie } })).json.status,
+    status,
+    'nothing was deleted',
+  );
   assert.is((await s.request('PUT', '/user', { json: { lang: 'fr' }, headers: withSession(a) })).json, true);
   assert.is((await s.request('DELETE', `/transfer/${t.json.id}`, { headers: withSession(a) })).json, true);
   // Another session's token does not fit this session.
   const b = await login(s, 'bob', 'battery staple');
-  assert.is((await s.request('PUT', '/user', { json: { lang: 'de' }, headers: { Cookie: a.cookie, 'X-Ferry-Security-Token': b.csrf } })).status, 403);
+  assert.is(
+    (
+      await s.request('PUT', '/user', {
+        json: { lang: 'de' },
+        headers: { Cookie: a.cookie, 'X-Ferry-Security-Token': b.csrf },
+      })
+    ).status,
+    403,
+  );
 });
 
 test('Origin: a change or a login posted from another site is refused, from this site it passes', async () => {
   const a = await login(s, 'alice', 'correct horse');
-  const foreign = await s.request('PUT', '/user', { json: { lang: 'nl' }, headers: withSession(a, { Origin: 'https://evil.example' }) });
+  const foreign = await s.request('PUT', '/user', {
+    json: { lang: 'nl' },
+    headers: withSession(a, { Origin: 'https://evil.example' }),
+  });
   assert.is(foreign.status, 403);
   assert.equal([foreign.json.message, foreign.json.details], ['rest_security_token_did_not_match', ['origin']]);
-  assert.is((await s.request('PUT', '/user', { json: { lang: 'nl' }, headers: withSession(a, { Origin: s.url }) })).status, 200);
-  const loginCsrf = await s.request('POST', '/login', { body: 'user_id=bob&password=battery+staple', headers: { ...FORM, Origin: 'null' } });
+  assert.is(
+    (await s.request('PUT', '/user', { json: { lang: 'nl' }, headers: withSession(a, { Origin: s.url }) })).status,
+    200,
+  );
+  const loginCsrf = await s.request('POST', '/login', {
+    body: 'user_id=bob&password=battery+staple',
+    headers: { ...FORM, Origin: 'null' },
+  });
   assert.is(loginCsrf.status, 403);
   assert.is(loginCsrf.headers.get('set-cookie'), null);
 });
 
 test('logging in again over a live session needs no security token and ends that session; logout needs it, then the cookie opens nothing', async () => {
   const before = await login(s, 'alice', 'correct horse');
-  const again = await s.request('POST', '/login', { json: { user_id: 'alice', password: 'correct horse' }, headers: { Cookie: before.cookie } });
+  const again = await s.request('POST', '/login', {
+    json: { user_id: 'alice', password: 'correct horse' },
+    headers: { Cookie: before.cookie },
+  });
   assert.is(again.status, 200);
-  assert.is((await s.request('GET', '/user', { headers: { Cookie: before.cookie } })).status, 401, 'the replaced session is gone');
-  const a = { cookie: again.headers.get('set-cookie')!.split(';')[0], csrf: again.json.csrf_token as string, setCookie: '' };
+  assert.is(
+    (await s.request('GET', '/user', { headers: { Cookie: before.cookie } })).status,
+    401,
+    'the replaced session is gone',
+  );
+  const a = {
+    cookie: again.headers.get('set-cookie')!.split(';')[0],
+    csrf: again.json.csrf_token as string,
+    setCookie: '',
+  };
   assert.is((await s.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.id, 'alice');
   const noToken = await s.request('POST', '/logout', { headers: { Cookie: a.cookie } });
   assert.is(noToken.status, 403);
@@ -149,7 +203,11 @@ test('session lifetimes: 8 hours idle ends it; activity keeps it; 7 days after l
   const b = await login(s, 'carol', 'carol password');
   // A request every 7 hours (never idle for 8): alive until the last one, 161 hours after login.
   for (let elapsed = 0; elapsed < 7 * 86400; elapsed += 7 * 3600) {
-    assert.is((await s.request('GET', '/user', { headers: { Cookie: b.cookie } })).status, 200, `after ${elapsed / 3600} h`);
+    assert.is(
+      (await s.request('GET', '/user', { headers: { Cookie: b.cookie } })).status,
+      200,
+      `after ${elapsed / 3600} h`,
+    );
     time.advance(7 * 3600);
   }
   time.advance(2); // 168 hours and a little after login, 7 hours after the last request
@@ -157,14 +215,18 @@ test('session lifetimes: 8 hours idle ends it; activity keeps it; 7 days after l
 });
 
 test('login throttle: the sixth attempt on an account within 15 minutes answers 429 with Retry-After, even with the right password; others are not affected', async () => {
-  for (let i = 0; i < 5; i++) assert.is((await s.request('POST', '/login', { json: { user_id: 'bob', password: `x${i}` } })).status, 401);
+  for (let i = 0; i < 5; i++)
+    assert.is((await s.request('POST', '/login', { json: { user_id: 'bob', password: `x${i}` } })).status, 401);
   const r = await s.request('POST', '/login', { json: { user_id: 'bob', password: 'battery staple' } });
   assert.is(r.status, 429);
   assert.is(r.json.message, 'rate_limit_exceeded');
   const after = Number(r.headers.get('retry-after'));
   assert.ok(after > 800 && after <= 900, String(after));
   // The browser's form is sent back to the form, which says how long to wait, in the page's language.
-  const form = await s.request('POST', '/login', { body: 'user_id=bob&password=battery+staple&return=%2F%3Fs%3Dguests', headers: FORM });
+  const form = await s.request('POST', '/login', {
+    body: 'user_id=bob&password=battery+staple&return=%2F%3Fs%3Dguests',
+    headers: FORM,
+  });
   assert.is(form.status, 303);
   const back = form.headers.get('location')!;
   assert.match(back, /^\/login\?wait=\d+&return=%2F%3Fs%3Dguests$/);
@@ -180,16 +242,33 @@ test('login throttle: attempts sent all at once count too — forty in parallel 
   const t = await startTestServer({ auth: { sp: { type: 'local' } } });
   try {
     await t.app.services.accounts.addUser('gus', ['gus@example.org'], 'gus password');
-    const all = await Promise.all(Array.from({ length: 40 }, (_, i) => t.request('POST', '/login', { json: { user_id: 'gus', password: `guess ${i}` } })));
+    const all = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        t.request('POST', '/login', { json: { user_id: 'gus', password: `guess ${i}` } }),
+      ),
+    );
     const count = (status: number) => all.filter((r) => r.status === status).length;
     assert.equal([count(401), count(429)], [5, 35]);
     const right = await t.request('POST', '/login', { json: { user_id: 'gus', password: 'gus password' } });
     assert.is(right.status, 429, 'the account waits out its window');
     // A success takes its own attempt back from the address's count.
     await t.app.services.accounts.addUser('hal', ['hal@example.org'], 'hal password');
-    for (let i = 0; i < 14; i++) assert.is((await t.request('POST', '/login', { json: { user_id: 'hal', password: 'hal password' } })).status, 200);
-    for (let i = 0; i < 15; i++) assert.is((await t.request('POST', '/login', { json: { user_id: `x${i}`, password: 'x' } })).status, 401, `failure ${i + 6}`);
-    assert.is((await t.request('POST', '/login', { json: { user_id: 'hal', password: 'hal password' } })).status, 429, 'twenty failures from this address');
+    for (let i = 0; i < 14; i++)
+      assert.is(
+        (await t.request('POST', '/login', { json: { user_id: 'hal', password: 'hal password' } })).status,
+        200,
+      );
+    for (let i = 0; i < 15; i++)
+      assert.is(
+        (await t.request('POST', '/login', { json: { user_id: `x${i}`, password: 'x' } })).status,
+        401,
+        `failure ${i + 6}`,
+      );
+    assert.is(
+      (await t.request('POST', '/login', { json: { user_id: 'hal', password: 'hal password' } })).status,
+      429,
+      'twenty failures from this address',
+    );
   } finally {
     await t.close();
   }
@@ -199,7 +278,8 @@ test('login throttle per address: 20 failures from one address over many account
   const t = await startTestServer({ auth: { sp: { type: 'local' } } });
   try {
     await t.app.services.accounts.addUser('dave', ['dave@example.org'], 'dave password');
-    for (let i = 0; i < 20; i++) assert.is((await t.request('POST', '/login', { json: { user_id: `guess${i}`, password: 'x' } })).status, 401);
+    for (let i = 0; i < 20; i++)
+      assert.is((await t.request('POST', '/login', { json: { user_id: `guess${i}`, password: 'x' } })).status, 401);
     const r = await t.request('POST', '/login', { json: { user_id: 'dave', password: 'dave password' } });
     assert.is(r.status, 429);
     assert.ok(Number(r.headers.get('retry-after')) > 0);
@@ -213,7 +293,12 @@ test('login throttle behind a reverse proxy on this host: counted per client the
   try {
     await t.app.services.accounts.addUser('fay', ['fay@example.org'], 'fay password');
     const from = (ip: string, user: string, password: string) =>
-      t.request('POST', '/login', { json: { user_id: user, password }, headers: { 'X-Forwarded-For': `203.0.113.99, ${ip}` } }).then((r) => r.status);
+      t
+        .request('POST', '/login', {
+          json: { user_id: user, password },
+          headers: { 'X-Forwarded-For': `203.0.113.99, ${ip}` },
+        })
+        .then((r) => r.status);
     for (let i = 0; i < 20; i++) assert.is(await from('198.51.100.7', `guess${i}`, 'x'), 401);
     assert.is(await from('198.51.100.7', 'fay', 'fay password'), 429, 'the guessing client is held back');
     assert.is(await from('198.51.100.8', 'fay', 'fay password'), 200, 'another client behind the same proxy is not');
@@ -264,7 +349,8 @@ test('nothing about a password, session token or security token reaches the log'
   await s.request('PUT', '/user', { json: { lang: 'en' }, headers: withSession(a) });
   const text = logged.lines.join('\n');
   assert.ok(text.includes('POST /login'), 'requests are logged');
-  for (const secret of ['correct horse', 'correct+horse', a.cookie.split('=')[1], a.csrf]) assert.not.ok(text.includes(secret), secret);
+  for (const secret of ['correct horse', 'correct+horse', a.cookie.split('=')[1], a.csrf])
+    assert.not.ok(text.includes(secret), secret);
 });
 
 test.run();

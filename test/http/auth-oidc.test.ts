@@ -22,7 +22,16 @@ test.before(async () => {
     {
       auth: {
         sp: [
-          { type: 'oidc', id: 'sso', label: 'Example SSO', issuer: `http://127.0.0.1:${port}`, client_id: 'ferry', client_secret: SECRET, scopes: ['openid', 'email', 'profile', 'groups'], admin_groups: ['ferry-admins'] },
+          {
+            type: 'oidc',
+            id: 'sso',
+            label: 'Example SSO',
+            issuer: `http://127.0.0.1:${port}`,
+            client_id: 'ferry',
+            client_secret: SECRET,
+            scopes: ['openid', 'email', 'profile', 'groups'],
+            admin_groups: ['ferry-admins'],
+          },
           { type: 'local' },
         ],
       },
@@ -30,7 +39,17 @@ test.before(async () => {
     { log: logged.log },
   );
   wrongSecret = await startTestServer(
-    { auth: { sp: { type: 'oidc', id: 'sso', issuer: `http://127.0.0.1:${port}`, client_id: 'ferry', client_secret: 'not-the-secret' } } },
+    {
+      auth: {
+        sp: {
+          type: 'oidc',
+          id: 'sso',
+          issuer: `http://127.0.0.1:${port}`,
+          client_id: 'ferry',
+          client_secret: 'not-the-secret',
+        },
+      },
+    },
     { log: logged.log },
   );
   op = await startOidcProvider(port, {
@@ -68,7 +87,10 @@ function assertNoSecretsLogged(extra: string[] = []): void {
 
 test('login page: a button per redirect provider beside the local form', async () => {
   const page = await s.request('GET', '/login', { headers: { Accept: 'text/html' } });
-  assert.match(page.text, /<a class="button primary login-button" data-provider="sso" href="\/login\/sso\?return=%2F">Sign in with Example SSO<\/a>/);
+  assert.match(
+    page.text,
+    /<a class="button primary login-button" data-provider="sso" href="\/login\/sso\?return=%2F">Sign in with Example SSO<\/a>/,
+  );
   assert.match(page.text, /action="\/login\/local"/);
 });
 
@@ -177,7 +199,7 @@ test('missing e-mail claim: a clear page saying so', async () => {
   assert.is(res.status, 200);
 });
 
-test('logout: ferry\'s session ends, then the provider\'s (RP-initiated logout with id_token_hint)', async () => {
+test("logout: ferry's session ends, then the provider's (RP-initiated logout with id_token_hint)", async () => {
   const { jar } = await signIn('alice');
   const cookie = session(jar);
   const res = await visit(jar, `${s.url}/logout`);
@@ -230,9 +252,15 @@ test('a logout the provider starts (back-channel): the ferry session of that sig
   await visit(first.jar, action, { form: { xsrf, logout: 'yes' } });
   assert.is((await s.request('GET', '/user', { headers: { Cookie: cookie } })).status, 401);
   assert.is((await s.request('GET', '/user', { headers: { Cookie: session(other.jar) } })).status, 200);
-  assert.ok(logged.lines.some((l) => /logout started by sso: 1 session\(s\) ended/.test(l)), logged.lines.join('\n'));
+  assert.ok(
+    logged.lines.some((l) => /logout started by sso: 1 session\(s\) ended/.test(l)),
+    logged.lines.join('\n'),
+  );
   // A forged logout token (not signed by the provider) ends nothing.
-  const forged = await s.request('POST', '/login/sso/logout', { body: 'logout_token=eyJhbGciOiJub25lIn0.eyJzaWQiOiJ4In0.', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+  const forged = await s.request('POST', '/login/sso/logout', {
+    body: 'logout_token=eyJhbGciOiJub25lIn0.eyJzaWQiOiJ4In0.',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+  });
   assert.is(forged.status, 400);
   assert.is((await s.request('GET', '/user', { headers: { Cookie: session(other.jar) } })).status, 200);
 });
@@ -240,13 +268,33 @@ test('a logout the provider starts (back-channel): the ferry session of that sig
 test('the API string from the profile drives filesender.py for a person who signed in through OIDC', async () => {
   const { jar } = await signIn('alice');
   const t = await sendWithProfileIni(s, session(jar), 'alice@example.org');
-  assert.is((await s.request('GET', `/transfer/${t.id}`, { headers: { Cookie: session(jar) } })).json.status, 'available');
+  assert.is(
+    (await s.request('GET', `/transfer/${t.id}`, { headers: { Cookie: session(jar) } })).json.status,
+    'available',
+  );
 });
 
 test('an unreachable provider: a clear page (503) and one log line, never a 500; local accounts still sign in', async () => {
   const port = await freePort();
   const lines = capturingLogger();
-  const t = await startTestServer({ auth: { sp: [{ type: 'oidc', id: 'down', issuer: `http://127.0.0.1:${port}`, client_id: 'ferry', client_secret: SECRET, timeout_s: 2 }, { type: 'local' }] } }, { log: lines.log });
+  const t = await startTestServer(
+    {
+      auth: {
+        sp: [
+          {
+            type: 'oidc',
+            id: 'down',
+            issuer: `http://127.0.0.1:${port}`,
+            client_id: 'ferry',
+            client_secret: SECRET,
+            timeout_s: 2,
+          },
+          { type: 'local' },
+        ],
+      },
+    },
+    { log: lines.log },
+  );
   try {
     const res = await visit(new CookieJar(), `${t.url}/login/down`);
     const page = await res.text();
@@ -256,7 +304,10 @@ test('an unreachable provider: a clear page (503) and one log line, never a 500;
     assert.is(lines.lines.filter((l) => l.includes('sign-in through down refused')).length, 1, lines.lines.join('\n'));
     assert.not.ok(lines.lines.join('\n').includes(SECRET));
     await t.app.services.accounts.addUser('admin2', ['admin2@example.org'], 'a long local password');
-    assert.is((await t.request('POST', '/login', { json: { user_id: 'admin2', password: 'a long local password' } })).status, 200);
+    assert.is(
+      (await t.request('POST', '/login', { json: { user_id: 'admin2', password: 'a long local password' } })).status,
+      200,
+    );
   } finally {
     await t.close();
   }

@@ -17,7 +17,10 @@ const now = () => time.clock();
 const JSON_HEADERS = { 'content-type': 'application/json' };
 
 test.before(async () => {
-  s = await startTestServer({ admin: ['root'], upload_chunk_size: 1024 * 1024 }, { clock: time.clock, log: logged.log });
+  s = await startTestServer(
+    { admin: ['root'], upload_chunk_size: 1024 * 1024 },
+    { clock: time.clock, log: logged.log },
+  );
   host = new URL(s.url).host;
   portal = await s.app.services.accounts.addRemoteApp('portal', false);
   ops = await s.app.services.accounts.addRemoteApp('ops', true);
@@ -26,7 +29,13 @@ test.before(async () => {
 });
 test.after(() => s.close());
 
-const asApp = (method: string, path: string, args: Record<string, string | number>, secret = portal, body?: string | Buffer) =>
+const asApp = (
+  method: string,
+  path: string,
+  args: Record<string, string | number>,
+  secret = portal,
+  body?: string | Buffer,
+) =>
   signedPath({ method, host, path, args: { remote_application: 'portal', timestamp: now(), ...args }, secret, body });
 
 test('a remote application acting as a user: that user, created on first sight; echo says remote', async () => {
@@ -47,14 +56,36 @@ test('a remote application as itself: not a user; an admin when flagged', async 
   assert.equal(echo.json.auth, { remote: true, type: 'application', attr: { remote_application: 'portal' } });
   assert.is((await s.request('GET', asApp('GET', '/user', {}))).json.message, 'rest_access_forbidden');
   assert.is((await s.request('GET', asApp('GET', '/transfer/@all', {}))).json.message, 'rest_admin_required');
-  const admin = signedPath({ method: 'GET', host, path: '/transfer/@all', args: { remote_application: 'ops', timestamp: now() }, secret: ops });
+  const admin = signedPath({
+    method: 'GET',
+    host,
+    path: '/transfer/@all',
+    args: { remote_application: 'ops', timestamp: now() },
+    secret: ops,
+  });
   assert.is((await s.request('GET', admin)).status, 200);
-  const asUser = signedPath({ method: 'GET', host, path: '/transfer/@all', args: { remote_application: 'ops', remote_user: 'carol', timestamp: now() }, secret: ops });
-  assert.is((await s.request('GET', asUser)).json.message, 'rest_admin_required', 'acting as carol, with carol\'s rights');
+  const asUser = signedPath({
+    method: 'GET',
+    host,
+    path: '/transfer/@all',
+    args: { remote_application: 'ops', remote_user: 'carol', timestamp: now() },
+    secret: ops,
+  });
+  assert.is(
+    (await s.request('GET', asUser)).json.message,
+    'rest_admin_required',
+    "acting as carol, with carol's rights",
+  );
 });
 
-test('wrong credentials: unknown application, missing or wrong signature, another application\'s secret', async () => {
-  const unknown = signedPath({ method: 'GET', host, path: '/echo', args: { remote_application: 'nobody', timestamp: now() }, secret: portal });
+test("wrong credentials: unknown application, missing or wrong signature, another application's secret", async () => {
+  const unknown = signedPath({
+    method: 'GET',
+    host,
+    path: '/echo',
+    args: { remote_application: 'nobody', timestamp: now() },
+    secret: portal,
+  });
   const r = await s.request('GET', unknown);
   assert.equal([r.status, r.json.message], [401, 'auth_remote_unknown_application']);
   const unsigned = await s.request('GET', `/echo?remote_application=portal&timestamp=${now()}`);
@@ -84,7 +115,13 @@ test('tampering: method, path, query, body and timestamp each changed → 401 au
 
 test('timestamps: stale refused, ahead up to signature_max_future_s accepted, further refused', async () => {
   const at = (ts: number) => s.request('GET', asApp('GET', '/echo', { remote_user: 'x', timestamp: ts }));
-  for (const [ts, status] of [[now() - 16, 401], [now() - 10, 200], [now() + 3600, 200], [now() + 86400 - 5, 200], [now() + 86400 + 60, 401]] as const) {
+  for (const [ts, status] of [
+    [now() - 16, 401],
+    [now() - 10, 200],
+    [now() + 3600, 200],
+    [now() + 86400 - 5, 200],
+    [now() + 86400 + 60, 401],
+  ] as const) {
     const r = await at(ts);
     assert.is(r.status, status, `${ts - now()} s`);
     if (status === 401) assert.is(r.json.message, 'auth_remote_too_late');
@@ -92,38 +129,73 @@ test('timestamps: stale refused, ahead up to signature_max_future_s accepted, fu
 });
 
 test('an exact replay of a signed POST is refused; a retry signed with a new timestamp goes through', async () => {
-  const body = JSON.stringify({ files: [{ name: 'r.bin', size: 1 }], recipients: ['r@example.org'], from: 'any@example.org', expires: inAWeek() });
+  const body = JSON.stringify({
+    files: [{ name: 'r.bin', size: 1 }],
+    recipients: ['r@example.org'],
+    from: 'any@example.org',
+    expires: inAWeek(),
+  });
   const p = asApp('POST', '/transfer', { remote_user: 'replayer' }, portal, body);
   const first = await s.request('POST', p, { body, headers: JSON_HEADERS });
   assert.is(first.status, 201, first.text);
   const again = await s.request('POST', p, { body, headers: JSON_HEADERS });
-  assert.equal([again.status, again.json.message, again.json.details], [401, 'auth_remote_signature_check_failed', ['replay']]);
+  assert.equal(
+    [again.status, again.json.message, again.json.details],
+    [401, 'auth_remote_signature_check_failed', ['replay']],
+  );
   time.advance(1);
-  const retry = await s.request('POST', asApp('POST', '/transfer', { remote_user: 'replayer' }, portal, body), { body, headers: JSON_HEADERS });
+  const retry = await s.request('POST', asApp('POST', '/transfer', { remote_user: 'replayer' }, portal, body), {
+    body,
+    headers: JSON_HEADERS,
+  });
   assert.is(retry.status, 201);
   const mine = await s.request('GET', asApp('GET', '/transfer/@me', { remote_user: 'replayer' }));
   assert.is(mine.json.length, 2, 'two transfers, not three');
 });
 
-test('host variants: Host with its port, without it, and base_url\'s host (here also through /rest.php)', async () => {
+test("host variants: Host with its port, without it, and base_url's host (here also through /rest.php)", async () => {
   const noPort = host.replace(/:\d+$/, '');
   for (const h of [host, noPort]) {
-    const p = signedPath({ method: 'GET', host: h, path: '/echo', args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() }, secret: portal });
+    const p = signedPath({
+      method: 'GET',
+      host: h,
+      path: '/echo',
+      args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() },
+      secret: portal,
+    });
     assert.is((await s.request('GET', p)).status, 200, h);
   }
-  const viaAlias = signedPath({ method: 'GET', host, path: '/rest.php/echo', args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() }, secret: portal });
+  const viaAlias = signedPath({
+    method: 'GET',
+    host,
+    path: '/rest.php/echo',
+    args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() },
+    secret: portal,
+  });
   assert.is((await s.request('GET', viaAlias)).status, 200);
-  const wrongHost = signedPath({ method: 'GET', host: 'evil.example', path: '/echo', args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() }, secret: portal });
+  const wrongHost = signedPath({
+    method: 'GET',
+    host: 'evil.example',
+    path: '/echo',
+    args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() },
+    secret: portal,
+  });
   assert.is((await s.request('GET', wrongHost)).json.message, 'auth_remote_signature_check_failed');
 });
 
-test('host variants behind a proxy: base_url\'s public host and path prefix, the way FileSender clients sign', async () => {
+test("host variants behind a proxy: base_url's public host and path prefix, the way FileSender clients sign", async () => {
   const t = await startTestServer({ base_url: 'https://files.example.org:8443/ferry' });
   try {
     const secret = await t.app.services.accounts.addRemoteApp('portal', false);
     const ts = Math.floor(Date.now() / 1000);
     // The proxy strips /ferry; the client signed files.example.org:8443/ferry/rest.php/echo.
-    const p = signedPath({ method: 'GET', host: 'files.example.org:8443/ferry', path: '/rest.php/echo', args: { remote_application: 'portal', remote_user: 'px', timestamp: ts }, secret });
+    const p = signedPath({
+      method: 'GET',
+      host: 'files.example.org:8443/ferry',
+      path: '/rest.php/echo',
+      args: { remote_application: 'portal', remote_user: 'px', timestamp: ts },
+      secret,
+    });
     const r = await t.request('GET', p.replace(/^\/ferry/, ''));
     assert.is(r.status, 200, r.text);
     assert.is(r.json.user, 'px');
@@ -134,7 +206,19 @@ test('host variants behind a proxy: base_url\'s public host and path prefix, the
 
 test('rotation: without grace the old secret stops at once; with grace both work until it ends', async () => {
   const first = await s.app.services.accounts.addRemoteApp('rot', false);
-  const call = (secret: string) => s.request('GET', signedPath({ method: 'GET', host, path: '/echo', args: { remote_application: 'rot', timestamp: now() }, secret })).then((r) => r.status);
+  const call = (secret: string) =>
+    s
+      .request(
+        'GET',
+        signedPath({
+          method: 'GET',
+          host,
+          path: '/echo',
+          args: { remote_application: 'rot', timestamp: now() },
+          secret,
+        }),
+      )
+      .then((r) => r.status);
   const second = (await s.app.services.accounts.rotateRemoteApp('rot', 0)).secret;
   assert.is(await call(first), 401);
   assert.is(await call(second), 200);
@@ -156,30 +240,52 @@ test('remote user: remote_config from GET /user, signing with it as FileSender c
   assert.is(base, `${s.url}/`);
   assert.is(uid, 'alice');
   assert.match(secret, /^[0-9a-f]{64}$/);
-  assert.is((await s.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.remote_config, cfg, 'created once, then kept');
-  const signed = (sec: string) => signedPath({ method: 'GET', host, path: '/user', args: { remote_user: 'alice', timestamp: now() }, secret: sec });
+  assert.is(
+    (await s.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.remote_config,
+    cfg,
+    'created once, then kept',
+  );
+  const signed = (sec: string) =>
+    signedPath({ method: 'GET', host, path: '/user', args: { remote_user: 'alice', timestamp: now() }, secret: sec });
   const me = await s.request('GET', signed(secret));
   assert.is(me.status, 200, me.text);
   assert.is(me.json.id, 'alice');
-  const echo = await s.request('GET', signedPath({ method: 'GET', host, path: '/echo', args: { remote_user: 'alice', timestamp: now() }, secret }));
+  const echo = await s.request(
+    'GET',
+    signedPath({ method: 'GET', host, path: '/echo', args: { remote_user: 'alice', timestamp: now() }, secret }),
+  );
   assert.equal([echo.json.user, echo.json.auth.remote, echo.json.auth.attr.uid], ['alice', true, 'alice']);
   // A FileSender client appends "/<endpoint>" to the URL of remote_config, which ends with "/".
   const appended = new URL(`${base}/user`).pathname;
   assert.is(appended, '//user');
-  const viaConfig = await s.request('GET', signedPath({ method: 'GET', host, path: appended, args: { remote_user: 'alice', timestamp: now() }, secret }));
+  const viaConfig = await s.request(
+    'GET',
+    signedPath({ method: 'GET', host, path: appended, args: { remote_user: 'alice', timestamp: now() }, secret }),
+  );
   assert.is(viaConfig.status, 200, viaConfig.text);
   assert.is(viaConfig.json.id, 'alice');
   assert.is((await s.request('PUT', '/user', { json: { secret_rotate: true }, headers: withSession(a) })).json, true);
   const old = await s.request('GET', signed(secret));
   assert.equal([old.status, old.json.message], [401, 'auth_remote_signature_check_failed']);
-  const fresh = ((await s.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.remote_config as string).split('|')[2];
+  const fresh = (
+    (await s.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.remote_config as string
+  ).split('|')[2];
   assert.is.not(fresh, secret);
   assert.is((await s.request('GET', signed(fresh))).status, 200);
-  const stranger = await s.request('GET', signedPath({ method: 'GET', host, path: '/user', args: { remote_user: 'nobody', timestamp: now() }, secret: fresh }));
+  const stranger = await s.request(
+    'GET',
+    signedPath({
+      method: 'GET',
+      host,
+      path: '/user',
+      args: { remote_user: 'nobody', timestamp: now() },
+      secret: fresh,
+    }),
+  );
   assert.equal([stranger.status, stranger.json.message], [401, 'auth_remote_user_rejected']);
 });
 
-test('remote_config is the user\'s own: an admin reading another user gets null (no secret is made), and so does an application acting as the user', async () => {
+test("remote_config is the user's own: an admin reading another user gets null (no secret is made), and so does an application acting as the user", async () => {
   await s.app.services.accounts.addUser('kim', ['kim@example.org'], 'kim password');
   const root = await login(s, 'root', 'root password');
   const seen = await s.request('GET', '/user/kim', { headers: { Cookie: root.cookie } });
@@ -190,16 +296,30 @@ test('remote_config is the user\'s own: an admin reading another user gets null 
   const own = await s.request('GET', '/user/root', { headers: { Cookie: root.cookie } });
   assert.match(own.json.remote_config, /\|root\|[0-9a-f]{64}$/, 'an admin reading itself sees its own');
   const k = await login(s, 'kim', 'kim password');
-  assert.match((await s.request('GET', '/user', { headers: { Cookie: k.cookie } })).json.remote_config, /\|kim\|[0-9a-f]{64}$/);
+  assert.match(
+    (await s.request('GET', '/user', { headers: { Cookie: k.cookie } })).json.remote_config,
+    /\|kim\|[0-9a-f]{64}$/,
+  );
 });
 
-test('a signed chunk\'s body is never held: an unknown application or a user without a secret is refused before it is read, and a real signer\'s chunk is checked for access first', async () => {
+test("a signed chunk's body is never held: an unknown application or a user without a secret is refused before it is read, and a real signer's chunk is checked for access first", async () => {
   const big = Buffer.alloc(1024 * 1024 + 65 * 1024, 7); // past upload_chunk_size + slack: 413 when buffered
   const put = (args: Record<string, string | number>) =>
-    s.request('PUT', signedPath({ method: 'PUT', host, path: '/file/1/chunk/0', args: { timestamp: now(), ...args }, secret: portal, body: big }), {
-      body: big,
-      headers: { 'content-type': 'application/octet-stream' },
-    });
+    s.request(
+      'PUT',
+      signedPath({
+        method: 'PUT',
+        host,
+        path: '/file/1/chunk/0',
+        args: { timestamp: now(), ...args },
+        secret: portal,
+        body: big,
+      }),
+      {
+        body: big,
+        headers: { 'content-type': 'application/octet-stream' },
+      },
+    );
   const ghost = await put({ remote_application: 'ghost' });
   assert.equal([ghost.status, ghost.json.message], [401, 'auth_remote_unknown_application']);
   const nobody = await put({ remote_user: 'no-secret-user' });
@@ -208,8 +328,14 @@ test('a signed chunk\'s body is never held: an unknown application or a user wit
   assert.equal([real.status, real.json.message], [404, 'file_not_found'], 'refused before its body is read: no file');
 });
 
-test('a path with characters the client\'s HTTP library percent-encodes: signed as written, sent encoded', async () => {
-  const p = signedPath({ method: 'GET', host, path: '/echo/a b', args: { remote_application: 'portal', remote_user: 'pe', timestamp: now() }, secret: portal });
+test("a path with characters the client's HTTP library percent-encodes: signed as written, sent encoded", async () => {
+  const p = signedPath({
+    method: 'GET',
+    host,
+    path: '/echo/a b',
+    args: { remote_application: 'portal', remote_user: 'pe', timestamp: now() },
+    secret: portal,
+  });
   const r = await s.request('GET', p.replace('/echo/a b', '/echo/a%20b'));
   assert.is(r.status, 200, r.text);
   assert.equal([r.json.user, r.json.args], ['pe', ['a b']]);
@@ -218,8 +344,17 @@ test('a path with characters the client\'s HTTP library percent-encodes: signed 
 test('`from` under the signed modes is taken as is, with a format check only', async () => {
   let n = 0;
   const create = (from: string) => {
-    const body = JSON.stringify({ files: [{ name: 'f.bin', size: 1 }], recipients: ['r@example.org'], from, expires: inAWeek() });
-    return s.request('POST', asApp('POST', '/transfer', { remote_user: 'alice', timestamp: now() + ++n }, portal, body), { body, headers: JSON_HEADERS });
+    const body = JSON.stringify({
+      files: [{ name: 'f.bin', size: 1 }],
+      recipients: ['r@example.org'],
+      from,
+      expires: inAWeek(),
+    });
+    return s.request(
+      'POST',
+      asApp('POST', '/transfer', { remote_user: 'alice', timestamp: now() + ++n }, portal, body),
+      { body, headers: JSON_HEADERS },
+    );
   };
   assert.is((await create('someone.else@example.net')).status, 201);
   const bad = await create('not an address');
@@ -227,14 +362,30 @@ test('`from` under the signed modes is taken as is, with a format check only', a
 });
 
 test('a signed chunk upload: the signature covers the bytes; a stale one is too late; a body past the chunk size is 413', async () => {
-  const body = JSON.stringify({ files: [{ name: 'c.bin', size: 6 }], recipients: ['r@example.org'], from: 'up@example.org', expires: inAWeek() });
-  const t = await s.request('POST', asApp('POST', '/transfer', { remote_user: 'uploader' }, portal, body), { body, headers: JSON_HEADERS });
+  const body = JSON.stringify({
+    files: [{ name: 'c.bin', size: 6 }],
+    recipients: ['r@example.org'],
+    from: 'up@example.org',
+    expires: inAWeek(),
+  });
+  const t = await s.request('POST', asApp('POST', '/transfer', { remote_user: 'uploader' }, portal, body), {
+    body,
+    headers: JSON_HEADERS,
+  });
   assert.is(t.status, 201, t.text);
   const fileId = t.json.files[0].id;
   const chunk = Buffer.from('abcdef');
   const put = (ts: number, data = chunk, contentType = 'application/octet-stream') =>
-    s.request('PUT', asApp('PUT', `/file/${fileId}/chunk/0`, { remote_user: 'uploader', timestamp: ts }, portal, data), { body: data === chunk ? chunk : data, headers: { 'content-type': contentType } });
-  const tampered = await s.request('PUT', asApp('PUT', `/file/${fileId}/chunk/0`, { remote_user: 'uploader' }, portal, chunk), { body: Buffer.from('abcdeX'), headers: { 'content-type': 'application/octet-stream' } });
+    s.request(
+      'PUT',
+      asApp('PUT', `/file/${fileId}/chunk/0`, { remote_user: 'uploader', timestamp: ts }, portal, data),
+      { body: data === chunk ? chunk : data, headers: { 'content-type': contentType } },
+    );
+  const tampered = await s.request(
+    'PUT',
+    asApp('PUT', `/file/${fileId}/chunk/0`, { remote_user: 'uploader' }, portal, chunk),
+    { body: Buffer.from('abcdeX'), headers: { 'content-type': 'application/octet-stream' } },
+  );
   assert.equal([tampered.status, tampered.json.message], [401, 'auth_remote_signature_check_failed']);
   const stale = await put(now() - 60);
   assert.equal([stale.status, stale.json.message], [401, 'auth_remote_too_late']);
@@ -249,37 +400,85 @@ test('a signed chunk upload: the signature covers the bytes; a stale one is too 
 test('signed chunks of a full chunk size (checked beside the event loop) are stored and their digest is of the bytes sent', async () => {
   const data = Buffer.alloc(2 * 1024 * 1024 + 5);
   for (let i = 0; i < data.length; i++) data[i] = (i * 7919) % 251;
-  const body = JSON.stringify({ files: [{ name: 'big.bin', size: data.length }], recipients: ['r@example.org'], from: 'up@example.org', expires: inAWeek() });
-  const t = await s.request('POST', asApp('POST', '/transfer', { remote_user: 'uploader' }, portal, body), { body, headers: JSON_HEADERS });
+  const body = JSON.stringify({
+    files: [{ name: 'big.bin', size: data.length }],
+    recipients: ['r@example.org'],
+    from: 'up@example.org',
+    expires: inAWeek(),
+  });
+  const t = await s.request('POST', asApp('POST', '/transfer', { remote_user: 'uploader' }, portal, body), {
+    body,
+    headers: JSON_HEADERS,
+  });
   const fileId = t.json.files[0].id;
   const MiB = 1024 * 1024;
   let n = 0;
   const put = (offset: number, part: Buffer, sent = part) =>
-    s.request('PUT', asApp('PUT', `/file/${fileId}/chunk/${offset}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal, part), { body: sent, headers: { 'content-type': 'application/octet-stream' } });
+    s.request(
+      'PUT',
+      asApp(
+        'PUT',
+        `/file/${fileId}/chunk/${offset}`,
+        { remote_user: 'uploader', timestamp: now() + ++n },
+        portal,
+        part,
+      ),
+      { body: sent, headers: { 'content-type': 'application/octet-stream' } },
+    );
   const forged = Buffer.from(data.subarray(0, MiB));
   forged[MiB - 1] ^= 0xff;
   const bad = await put(0, data.subarray(0, MiB), forged);
   assert.equal([bad.status, bad.json.message], [401, 'auth_remote_signature_check_failed']);
   const sent = await Promise.all([0, MiB, 2 * MiB].map((o) => put(o, data.subarray(o, o + MiB))));
-  assert.equal(sent.map((r) => r.status), [200, 200, 200]);
-  const done = await s.request('PUT', asApp('PUT', `/file/${fileId}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal, '{"complete":true}'), { body: '{"complete":true}', headers: JSON_HEADERS });
+  assert.equal(
+    sent.map((r) => r.status),
+    [200, 200, 200],
+  );
+  const done = await s.request(
+    'PUT',
+    asApp('PUT', `/file/${fileId}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal, '{"complete":true}'),
+    { body: '{"complete":true}', headers: JSON_HEADERS },
+  );
   assert.is(done.status, 200, done.text);
-  const f = await s.request('GET', asApp('GET', `/file/${fileId}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal));
+  const f = await s.request(
+    'GET',
+    asApp('GET', `/file/${fileId}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal),
+  );
   assert.is(f.json.sha256, crypto.createHash('sha256').update(data).digest('hex'));
 });
 
-test('with remote-user mode off: remote_config is null and a user\'s signature opens nothing; with remote applications off they are not heard', async () => {
-  const t = await startTestServer({ auth: { sp: { type: 'local' }, remote_user_enabled: false, remote_application_enabled: false } });
+test("with remote-user mode off: remote_config is null and a user's signature opens nothing; with remote applications off they are not heard", async () => {
+  const t = await startTestServer({
+    auth: { sp: { type: 'local' }, remote_user_enabled: false, remote_application_enabled: false },
+  });
   try {
     await t.app.services.accounts.addUser('alice', ['alice@example.org'], 'correct horse');
     const a = await login(t, 'alice', 'correct horse');
     assert.is((await t.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.remote_config, null);
     const h = new URL(t.url).host;
     const secret = await t.app.services.users.remoteSecret('alice');
-    const asUser = await t.request('GET', signedPath({ method: 'GET', host: h, path: '/user', args: { remote_user: 'alice', timestamp: Math.floor(Date.now() / 1000) }, secret }));
+    const asUser = await t.request(
+      'GET',
+      signedPath({
+        method: 'GET',
+        host: h,
+        path: '/user',
+        args: { remote_user: 'alice', timestamp: Math.floor(Date.now() / 1000) },
+        secret,
+      }),
+    );
     assert.equal([asUser.status, asUser.json.message], [401, 'rest_authentication_required']);
     const appSecret = await t.app.services.accounts.addRemoteApp('portal', true);
-    const asApp2 = await t.request('GET', signedPath({ method: 'GET', host: h, path: '/transfer/@all', args: { remote_application: 'portal', timestamp: Math.floor(Date.now() / 1000) }, secret: appSecret }));
+    const asApp2 = await t.request(
+      'GET',
+      signedPath({
+        method: 'GET',
+        host: h,
+        path: '/transfer/@all',
+        args: { remote_application: 'portal', timestamp: Math.floor(Date.now() / 1000) },
+        secret: appSecret,
+      }),
+    );
     assert.equal([asApp2.status, asApp2.json.message], [401, 'rest_authentication_required']);
   } finally {
     await t.close();

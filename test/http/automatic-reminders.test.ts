@@ -15,7 +15,13 @@ const alice = asUser('alice');
 
 test.before(async () => {
   sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, mail: { transport: sink.url }, transfer_automatic_reminder: [3, 1], guest_automatic_reminder: [2], admin: ['root'] });
+  s = await startTestServer({
+    ...HEADER_SP,
+    mail: { transport: sink.url },
+    transfer_automatic_reminder: [3, 1],
+    guest_automatic_reminder: [2],
+    admin: ['root'],
+  });
 });
 test.after(async () => {
   await s.close();
@@ -29,13 +35,19 @@ async function mailsTo(address: string, subject: RegExp) {
 
 test('config: the marks are validated, and shown to admins in GET /config', async () => {
   const { validateConfig } = await import('../../src/config/validate');
-  assert.throws(() => validateConfig({ transfer_automatic_reminder: [0] }, 'test'), /transfer_automatic_reminder\[0\]: must be between 1 and 365/);
+  assert.throws(
+    () => validateConfig({ transfer_automatic_reminder: [0] }, 'test'),
+    /transfer_automatic_reminder\[0\]: must be between 1 and 365/,
+  );
   assert.throws(() => validateConfig({ guest_automatic_reminder: 'soon' }, 'test'), /guest_automatic_reminder/);
   const cfg = await s.request('GET', '/config', { headers: asUser('root') });
   assert.is(cfg.status, 200, cfg.text);
   assert.equal(cfg.json.transfer_automatic_reminder, [3, 1]);
   assert.equal(cfg.json.guest_automatic_reminder, [2]);
-  const changed = await s.request('PUT', '/config', { headers: asUser('root'), json: { guest_automatic_reminder: [-1] } });
+  const changed = await s.request('PUT', '/config', {
+    headers: asUser('root'),
+    json: { guest_automatic_reminder: [-1] },
+  });
   assert.equal([changed.status, changed.json.message], [400, 'rest_bad_parameter']);
 });
 
@@ -43,7 +55,12 @@ test('transfer: each day-mark once per recipient who has not downloaded everythi
   const now = Math.floor(Date.now() / 1000);
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: { files: [{ name: 'a.txt', size: 5 }], recipients: ['slow@example.org', 'quick@example.org'], from: 'alice@example.org', expires: now + 5 * DAY },
+    json: {
+      files: [{ name: 'a.txt', size: 5 }],
+      recipients: ['slow@example.org', 'quick@example.org'],
+      from: 'alice@example.org',
+      expires: now + 5 * DAY,
+    },
   });
   assert.is(created.status, 201, created.text);
   const t = created.json;
@@ -58,8 +75,15 @@ test('transfer: each day-mark once per recipient who has not downloaded everythi
   await purge(expires - 4 * DAY);
   assert.is((await mailsTo('slow@example.org', /^Reminder/)).length, 0, 'no mark reached yet');
   // Three passes at once (as three nodes and a cron run would), then one more: one reminder.
-  const reports = await Promise.all([purge(expires - 3 * DAY + 60), purge(expires - 3 * DAY + 60), purge(expires - 3 * DAY + 61)]);
-  assert.is(reports.reduce((n, r) => n + (r.reminders_sent?.recipients ?? 0), 0), 1);
+  const reports = await Promise.all([
+    purge(expires - 3 * DAY + 60),
+    purge(expires - 3 * DAY + 60),
+    purge(expires - 3 * DAY + 61),
+  ]);
+  assert.is(
+    reports.reduce((n, r) => n + (r.reminders_sent?.recipients ?? 0), 0),
+    1,
+  );
   await purge(expires - 2 * DAY);
   assert.is((await mailsTo('slow@example.org', /^Reminder/)).length, 1);
   assert.is((await mailsTo('quick@example.org', /^Reminder/)).length, 0, 'who has everything is not reminded');
@@ -67,7 +91,10 @@ test('transfer: each day-mark once per recipient who has not downloaded everythi
   await purge(expires - DAY + 120);
   assert.is((await mailsTo('slow@example.org', /^Reminder/)).length, 2, 'the 1-day mark once more');
   const rows = await sql(s, "SELECT days FROM automatic_reminders WHERE target_type = 'Recipient' ORDER BY days");
-  assert.equal(rows.map((r) => Number(r.days)), [1, 3]);
+  assert.equal(
+    rows.map((r) => Number(r.days)),
+    [1, 3],
+  );
   const log = await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice });
   const entries = log.json.filter((e: { event: string }) => e.event === 'transfer_automatic_reminder');
   assert.is(entries.length, 2);
@@ -76,9 +103,15 @@ test('transfer: each day-mark once per recipient who has not downloaded everythi
 
 test('guest: an unused invitation is reminded once at its mark; a mark passed before the invitation is not sent', async () => {
   const now = Math.floor(Date.now() / 1000);
-  const g = await s.request('POST', '/guest', { headers: alice, json: { recipient: 'gus@example.org', from: 'alice@example.org', expires: now + 4 * DAY, options: [] } });
+  const g = await s.request('POST', '/guest', {
+    headers: alice,
+    json: { recipient: 'gus@example.org', from: 'alice@example.org', expires: now + 4 * DAY, options: [] },
+  });
   assert.is(g.status, 201, g.text);
-  const short = await s.request('POST', '/guest', { headers: alice, json: { recipient: 'hal@example.org', from: 'alice@example.org', expires: now + DAY, options: [] } });
+  const short = await s.request('POST', '/guest', {
+    headers: alice,
+    json: { recipient: 'hal@example.org', from: 'alice@example.org', expires: now + DAY, options: [] },
+  });
   assert.is(short.status, 201, short.text);
   const expires = g.json.expires.raw as number;
   for (let i = 0; i < 3; i++) await s.app.services.purge.run({ now: expires - 2 * DAY + 60 + i });

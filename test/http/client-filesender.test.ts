@@ -43,7 +43,21 @@ function file(name: string, size: number, seed = 7): string {
 }
 
 function send(paths: string[], extra: Partial<SendOptions> = {}, url = fs8.rest, io: ReporterIO = quiet) {
-  return sendFiles({ url, user: 'alice', secret: SECRET }, { paths, recipients: ['bob@example.org'], link: false, parallel: 3, json: true, retries: 0, env: { XDG_CONFIG_HOME: path.join(dir, 'cfg') }, from: 'alice@example.org', ...extra }, io);
+  return sendFiles(
+    { url, user: 'alice', secret: SECRET },
+    {
+      paths,
+      recipients: ['bob@example.org'],
+      link: false,
+      parallel: 3,
+      json: true,
+      retries: 0,
+      env: { XDG_CONFIG_HOME: path.join(dir, 'cfg') },
+      from: 'alice@example.org',
+      ...extra,
+    },
+    io,
+  );
 }
 
 function since(n: number): string[] {
@@ -54,24 +68,48 @@ test('login: filesender.py.ini (file or text) gives url, user and secret; an ini
   const ini = `[system]\nbase_url = ${fs8.rest}\ndefault_transfer_days_valid = 10\n\n[user]\nusername = alice\napikey = ${SECRET}\n`;
   assert.equal(parseFileSenderIni(ini), { url: fs8.rest, user: 'alice', secret: SECRET });
   assert.equal(parseLoginText(ini), { url: fs8.rest, user: 'alice', secret: SECRET });
-  assert.throws(() => parseLoginText('[system]\nbase_url = http://x/rest.php\n[user]\nusername = a\n'), /\[user\] apikey/);
+  assert.throws(
+    () => parseLoginText('[system]\nbase_url = http://x/rest.php\n[user]\nusername = a\n'),
+    /\[user\] apikey/,
+  );
 });
 
 test('login check: FileSender is found at the site URL or at /rest.php, and the account read with GET /user/@me (GET /user is for admins)', async () => {
   const n = fs8.log.length;
   assert.is(await checkLogin({ url: fs8.url, user: 'alice', secret: SECRET }, {}), 'filesender');
-  assert.equal(since(n), ['GET /info', 'GET /rest.php/info', 'GET /filesender-config.js.php', 'GET /rest.php/user/@me']);
-  const bad = await checkLogin({ url: fs8.rest, user: 'alice', secret: 'e'.repeat(64) }, { retry: { retries: 3, baseDelayMs: 1000, maxDelayMs: 1000 } }).catch((e) => e);
+  assert.equal(since(n), [
+    'GET /info',
+    'GET /rest.php/info',
+    'GET /filesender-config.js.php',
+    'GET /rest.php/user/@me',
+  ]);
+  const bad = await checkLogin(
+    { url: fs8.rest, user: 'alice', secret: 'e'.repeat(64) },
+    { retry: { retries: 3, baseDelayMs: 1000, maxDelayMs: 1000 } },
+  ).catch((e) => e);
   assert.instance(bad, ClientError);
   // FileSender answers a bad signature with 500: named, so it is not retried.
-  assert.match(bad.message, /signing in to .* \(GET \/rest\.php\/user\/@me\): the server answered 500 auth_remote_signature_check_failed/);
+  assert.match(
+    bad.message,
+    /signing in to .* \(GET \/rest\.php\/user\/@me\): the server answered 500 auth_remote_signature_check_failed/,
+  );
 });
 
 test('a server that signs the host without its port (stock fastcgi): the client signs the host alone and goes on', async () => {
   const stock = await startFileSenderEmulator({ users: { alice: SECRET }, serverName: 'host' });
   try {
-    assert.is(await checkLogin({ url: stock.rest, user: 'alice', secret: SECRET }, { retry: { retries: 0, baseDelayMs: 1000, maxDelayMs: 1000 } }), 'filesender');
-    assert.equal(stock.log.filter((l) => l === 'GET /rest.php/user/@me').length, 2, 'refused once with the port, then accepted');
+    assert.is(
+      await checkLogin(
+        { url: stock.rest, user: 'alice', secret: SECRET },
+        { retry: { retries: 0, baseDelayMs: 1000, maxDelayMs: 1000 } },
+      ),
+      'filesender',
+    );
+    assert.equal(
+      stock.log.filter((l) => l === 'GET /rest.php/user/@me').length,
+      2,
+      'refused once with the port, then accepted',
+    );
   } finally {
     await stock.close();
   }
@@ -105,10 +143,18 @@ test('a folder keeps its tree, --link gives the link; get of that link (no login
   const n = fs8.log.length;
   const g = await getFiles({ link: r.link!, outDir: out, json: true, retries: 0 }, quiet);
   assert.is(g.files.length, 2);
-  assert.ok(fs.readFileSync(path.join(out, 'photos/2026/x.jpg')).equals(fs.readFileSync(path.join(dir, 'photos/2026/x.jpg'))));
-  assert.ok(fs.readFileSync(path.join(out, 'photos/readme.txt')).equals(fs.readFileSync(path.join(dir, 'photos/readme.txt'))));
+  assert.ok(
+    fs.readFileSync(path.join(out, 'photos/2026/x.jpg')).equals(fs.readFileSync(path.join(dir, 'photos/2026/x.jpg'))),
+  );
+  assert.ok(
+    fs.readFileSync(path.join(out, 'photos/readme.txt')).equals(fs.readFileSync(path.join(dir, 'photos/readme.txt'))),
+  );
   assert.ok(since(n).includes('GET /'), 'the download page');
-  assert.is(since(n).filter((c) => c === 'GET /download.php').length, 2, 'one request per file: the client brings its own transaction_id');
+  assert.is(
+    since(n).filter((c) => c === 'GET /download.php').length,
+    2,
+    'one request per file: the client brings its own transaction_id',
+  );
 });
 
 test('get resumes a partial plain file with an explicit range end (download.php announces one byte too many for an open one)', async () => {
@@ -121,7 +167,7 @@ test('get resumes a partial plain file with an explicit range end (download.php 
   assert.ok(fs.readFileSync(path.join(out, 'resume-get.bin')).equals(fs.readFileSync(p)));
 });
 
-test('--encrypt: chunks sealed with the transfer\'s salt and the script\'s iterations; get decrypts byte for byte, signed (fileidsextended) or not', async () => {
+test("--encrypt: chunks sealed with the transfer's salt and the script's iterations; get decrypts byte for byte, signed (fileidsextended) or not", async () => {
   const p = file('secret.bin', EMULATED_CHUNK * 2 + 10, 13);
   const password = 'Correct-Horse-9-battery';
   const r = await send([p], { link: true, recipients: [], encrypt: choosePassword(password) });
@@ -135,10 +181,29 @@ test('--encrypt: chunks sealed with the transfer\'s salt and the script\'s itera
   assert.ok(fs.readFileSync(path.join(out, 'secret.bin')).equals(fs.readFileSync(p)));
   const n = fs8.log.length;
   const out2 = path.join(dir, 'out-enc-signed');
-  await getFiles({ link: r.link!, outDir: out2, json: true, retries: 0, password: async () => password, credentials: () => ({ url: fs8.rest, user: 'alice', secret: SECRET }) }, quiet);
+  await getFiles(
+    {
+      link: r.link!,
+      outDir: out2,
+      json: true,
+      retries: 0,
+      password: async () => password,
+      credentials: () => ({ url: fs8.rest, user: 'alice', secret: SECRET }),
+    },
+    quiet,
+  );
   assert.ok(since(n).includes('GET /rest.php/transfer/fileidsextended'));
   assert.ok(fs.readFileSync(path.join(out2, 'secret.bin')).equals(fs.readFileSync(p)));
-  const wrong = await getFiles({ link: r.link!, outDir: path.join(dir, 'out-wrong'), json: true, retries: 0, password: async () => 'Wrong-Horse-9-battery' }, quiet).catch((e) => e);
+  const wrong = await getFiles(
+    {
+      link: r.link!,
+      outDir: path.join(dir, 'out-wrong'),
+      json: true,
+      retries: 0,
+      password: async () => 'Wrong-Horse-9-battery',
+    },
+    quiet,
+  ).catch((e) => e);
   assert.match(wrong.message, /wrong password/);
 });
 
@@ -148,12 +213,18 @@ test('resume: a run that stopped halfway resends only the missing chunks; a tran
   fs8.failChunkAfter(3);
   const first = await send([p], { parallel: 1 }).catch((e) => e);
   assert.instance(first, ClientError);
-  assert.match(first.message, /sending half\.bin at byte \d+ \(PUT \/rest\.php\/file\/\d+\/chunk\/\d+\): the server answered 500 storage_filesystem_cannot_write/);
+  assert.match(
+    first.message,
+    /sending half\.bin at byte \d+ \(PUT \/rest\.php\/file\/\d+\/chunk\/\d+\): the server answered 500 storage_filesystem_cannot_write/,
+  );
   const n = fs8.log.length;
   lines.length = 0;
   const r = await send([p], { parallel: 1, json: false }, fs8.rest, noting);
   assert.ok(r.resumed);
-  assert.ok(lines.some((l) => /resuming transfer \d+: /.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) => /resuming transfer \d+: /.test(l)),
+    lines.join('\n'),
+  );
   const resent = since(n).filter((c) => c.includes('/chunk/')).length;
   assert.is(resent, 5, `resent ${resent} of 8 chunks`);
   assert.ok(fs8.transfers.get(r.transfer_id)!.files[0].data.equals(fs.readFileSync(p)));
@@ -166,7 +237,12 @@ test('resume: a run that stopped halfway resends only the missing chunks; a tran
   fs8.transfers.delete(open.id);
   lines.length = 0;
   const r2 = await send([q], { parallel: 1, json: false }, fs8.rest, noting);
-  assert.ok(lines.some((l) => /cannot be carried on: transfer \d+ the server no longer has it \(transfer_not_found\); starting over/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) =>
+      /cannot be carried on: transfer \d+ the server no longer has it \(transfer_not_found\); starting over/.test(l),
+    ),
+    lines.join('\n'),
+  );
   assert.ok(fs8.transfers.get(r2.transfer_id)!.files[0].data.equals(fs.readFileSync(q)));
 });
 
@@ -179,28 +255,51 @@ test('a transfer the server closed meanwhile refuses chunks: the rerun says so, 
   const n = fs8.log.length;
   lines.length = 0;
   const r = await send([p], { parallel: 1, json: false }, fs8.rest, noting);
-  assert.ok(lines.some((l) => /the server no longer takes data for transfer \d+ \(cannot_add_data_to_complete_transfer\): starting over with a new transfer/.test(l)), lines.join('\n'));
+  assert.ok(
+    lines.some((l) =>
+      /the server no longer takes data for transfer \d+ \(cannot_add_data_to_complete_transfer\): starting over with a new transfer/.test(
+        l,
+      ),
+    ),
+    lines.join('\n'),
+  );
   assert.ok(since(n).includes(`DELETE /rest.php/transfer/${open.id}`));
   assert.not.ok(fs8.transfers.has(open.id));
   assert.ok(fs8.transfers.get(r.transfer_id)!.files[0].data.equals(fs.readFileSync(p)));
 });
 
 test('--guest: POST /guest with the sender address FileSender needs from a remote user', async () => {
-  const g = await inviteGuest({ url: fs8.rest, user: 'alice', secret: SECRET }, { email: 'carol@example.org', from: 'alice@example.org', days: 5 }, quiet);
+  const g = await inviteGuest(
+    { url: fs8.rest, user: 'alice', secret: SECRET },
+    { email: 'carol@example.org', from: 'alice@example.org', days: 5 },
+    quiet,
+  );
   assert.is(g.email, 'carol@example.org');
   assert.match(g.upload_url!, /\?s=upload&vid=/);
   assert.is(fs8.guests[fs8.guests.length - 1].user_email, 'alice@example.org');
-  const none = await inviteGuest({ url: fs8.rest, user: 'alice', secret: SECRET }, { email: 'carol@example.org' }, quiet).catch((e) => e);
+  const none = await inviteGuest(
+    { url: fs8.rest, user: 'alice', secret: SECRET },
+    { email: 'carol@example.org' },
+    quiet,
+  ).catch((e) => e);
   assert.match(none.message, /FileSender does not tell a remote client your address.*--from/);
 });
 
 test('limits from the settings script (files, days, encryption required) are checked before anything is created', async () => {
   const small = await startFileSenderEmulator({ users: { alice: SECRET }, maxFiles: 1, mandatory: true });
   try {
-    const e = await send([file('l1.txt', 10), file('l2.txt', 10)], { encrypt: choosePassword('Correct-Horse-9-battery') }, small.rest).catch((x) => x);
+    const e = await send(
+      [file('l1.txt', 10), file('l2.txt', 10)],
+      { encrypt: choosePassword('Correct-Horse-9-battery') },
+      small.rest,
+    ).catch((x) => x);
     assert.match(e.message, /at most 1 files in a transfer; these are 2/);
     assert.not.ok(small.log.includes('POST /rest.php/transfer'));
-    const d = await send([file('l3.txt', 10)], { days: 30, encrypt: choosePassword('Correct-Horse-9-battery') }, small.rest).catch((x) => x);
+    const d = await send(
+      [file('l3.txt', 10)],
+      { days: 30, encrypt: choosePassword('Correct-Horse-9-battery') },
+      small.rest,
+    ).catch((x) => x);
     assert.match(d.message, /--days: this server keeps transfers at most 20 days/);
     const plain = await send([file('l4.txt', 10)], {}, small.rest).catch((x) => x);
     assert.match(plain.message, /this server takes encrypted transfers only: send with --encrypt/);
@@ -212,10 +311,24 @@ test('limits from the settings script (files, days, encryption required) are che
 test('answers the client cannot use are one line naming the request: a site that is not FileSender, a refusal with its name', async () => {
   const notRest = await send([file('x.txt', 3)], {}, `${fs8.url}/nothing-here`).catch((e) => e);
   assert.instance(notRest, ClientError);
-  assert.match(notRest.message, /GET \/nothing-here\/info answered 200 \(text\/html.*GET \/nothing-here\/rest\.php\/info answered 200 \(text\/html/);
+  assert.match(
+    notRest.message,
+    /GET \/nothing-here\/info answered 200 \(text\/html.*GET \/nothing-here\/rest\.php\/info answered 200 \(text\/html/,
+  );
   const noFrom = await send([file('y.txt', 3)], { from: 'not an address' }).catch((e) => e);
-  assert.match(noFrom.message, /creating the transfer \(POST \/rest\.php\/transfer\): the server answered 500 bad_email/);
-  const badLink = await getFiles({ link: `${fs8.url}/?s=download&token=00000000-0000-0000-0000-000000000000`, outDir: path.join(dir, 'o'), json: true, retries: 0 }, quiet).catch((e) => e);
+  assert.match(
+    noFrom.message,
+    /creating the transfer \(POST \/rest\.php\/transfer\): the server answered 500 bad_email/,
+  );
+  const badLink = await getFiles(
+    {
+      link: `${fs8.url}/?s=download&token=00000000-0000-0000-0000-000000000000`,
+      outDir: path.join(dir, 'o'),
+      json: true,
+      retries: 0,
+    },
+    quiet,
+  ).catch((e) => e);
   assert.match(badLink.message, /reading the download page: GET \/\?s=download&token=… lists no files/);
 });
 

@@ -20,7 +20,17 @@ test('a full disk answers 507, loses nothing acknowledged, and the upload comple
     fs.writeFileSync(filler, Buffer.alloc(3 * 1024 * 1024));
     const alice = asUser('alice');
     const data = patternBytes('full', 2 * 1024 * 1024);
-    const t = (await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'big', size: data.length }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } })).json;
+    const t = (
+      await s.request('POST', '/transfer', {
+        headers: alice,
+        json: {
+          files: [{ name: 'big', size: data.length }],
+          recipients: ['r@example.org'],
+          from: 'alice@example.org',
+          expires: inAWeek(),
+        },
+      })
+    ).json;
     const f = t.files[0];
     const results = await sendChunks(s.request, f.id, data, CHUNK, { headers: alice });
     const statuses = results.map((r) => r.status);
@@ -32,11 +42,14 @@ test('a full disk answers 507, loses nothing acknowledged, and the upload comple
     assert.is(info.received, acknowledged * CHUNK, 'exactly the acknowledged chunks are recorded');
     assert.is((await s.request('GET', '/info')).status, 200, 'the server stays up');
     fs.rmSync(filler); // space returns
-    const missing = info.missing.map(([a]: [number, number]) => a / CHUNK).flatMap((first: number, i: number) => {
-      const [a, b] = info.missing[i];
-      return Array.from({ length: Math.ceil((b - a) / CHUNK) }, (_, k) => first + k);
-    });
-    for (const r of await sendChunks(s.request, f.id, data, CHUNK, { headers: alice, order: missing })) assert.is(r.status, 200, r.text);
+    const missing = info.missing
+      .map(([a]: [number, number]) => a / CHUNK)
+      .flatMap((first: number, i: number) => {
+        const [a, b] = info.missing[i];
+        return Array.from({ length: Math.ceil((b - a) / CHUNK) }, (_, k) => first + k);
+      });
+    for (const r of await sendChunks(s.request, f.id, data, CHUNK, { headers: alice, order: missing }))
+      assert.is(r.status, 200, r.text);
     assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
     assert.is(sha256(fs.readFileSync(path.join(files, String(t.id), f.uid))), sha256(data));
   } finally {

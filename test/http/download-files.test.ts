@@ -3,14 +3,25 @@ import * as assert from 'uvu/assert';
 import { asUser, HEADER_SP, startTestServer } from '../helpers/server';
 import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 
-test('GET /download/files?token=T: the recipient\'s files with their SHA-256, never a chunk key; unknown, closed: refused', async () => {
+test("GET /download/files?token=T: the recipient's files with their SHA-256, never a chunk key; unknown, closed: refused", async () => {
   const s = await startTestServer(HEADER_SP);
   try {
     const alice = asUser('alice');
-    const req = (m: string, p: string, init: Parameters<typeof s.request>[2] = {}) => s.request(m, p, { ...init, headers: { ...alice, ...(init.headers ?? {}) } });
+    const req = (m: string, p: string, init: Parameters<typeof s.request>[2] = {}) =>
+      s.request(m, p, { ...init, headers: { ...alice, ...(init.headers ?? {}) } });
     const data = [patternBytes('one', 3000), patternBytes('two', 0)];
     const t = await req('POST', '/transfer', {
-      json: { files: [{ name: 'photos/a.jpg', size: 3000, mime_type: 'image/jpeg' }, { name: 'empty.txt', size: 0 }], recipients: ['bob@example.org'], from: 'alice@example.org', expires: inAWeek(), subject: 'Photos', message: 'Hi' },
+      json: {
+        files: [
+          { name: 'photos/a.jpg', size: 3000, mime_type: 'image/jpeg' },
+          { name: 'empty.txt', size: 0 },
+        ],
+        recipients: ['bob@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+        subject: 'Photos',
+        message: 'Hi',
+      },
     });
     assert.is(t.status, 201, t.text);
     const token = t.json.recipients[0].token;
@@ -25,15 +36,29 @@ test('GET /download/files?token=T: the recipient\'s files with their SHA-256, ne
     const r = await s.request('GET', `/download/files?token=${token}`);
     assert.is(r.status, 200, r.text);
     assert.equal(r.json.files, [
-      { id: t.json.files[0].id, name: 'photos/a.jpg', size: 3000, mime_type: 'image/jpeg', sha256: sha256(data[0]), downloads_left: true },
-      { id: t.json.files[1].id, name: 'empty.txt', size: 0, mime_type: 'application/octet-stream', sha256: sha256(data[1]), downloads_left: true },
+      {
+        id: t.json.files[0].id,
+        name: 'photos/a.jpg',
+        size: 3000,
+        mime_type: 'image/jpeg',
+        sha256: sha256(data[0]),
+        downloads_left: true,
+      },
+      {
+        id: t.json.files[1].id,
+        name: 'empty.txt',
+        size: 0,
+        mime_type: 'application/octet-stream',
+        sha256: sha256(data[1]),
+        downloads_left: true,
+      },
     ]);
     assert.is(r.json.transfer_id, t.json.id);
     assert.is(r.json.subject, 'Photos');
     assert.is(r.json.message, 'Hi');
     assert.is(r.json.from, 'alice@example.org');
     assert.is(r.json.expires.raw, t.json.expires.raw);
-    for (const f of t.json.files) assert.not.ok(r.text.includes(f.uid), 'a File uid is the sender\'s chunk key');
+    for (const f of t.json.files) assert.not.ok(r.text.includes(f.uid), "a File uid is the sender's chunk key");
 
     const unknown = await s.request('GET', `/download/files?token=${'0'.repeat(32)}`);
     assert.is(unknown.status, 404);

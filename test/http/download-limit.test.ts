@@ -24,7 +24,13 @@ test.after(async () => {
 async function available(files: { name: string; data: Buffer }[], limit: unknown, recipients = ['r@example.org']) {
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: { files: files.map((f) => ({ name: f.name, size: f.data.length })), recipients, from: 'alice@example.org', expires: inAWeek(), download_limit: limit },
+    json: {
+      files: files.map((f) => ({ name: f.name, size: f.data.length })),
+      recipients,
+      from: 'alice@example.org',
+      expires: inAWeek(),
+      download_limit: limit,
+    },
   });
   assert.is(created.status, 201, created.text);
   const t = created.json;
@@ -37,12 +43,17 @@ async function available(files: { name: string; data: Buffer }[], limit: unknown
   return { t: done.json, tokens: done.json.recipients.map((r: { token: string }) => r.token) as string[] };
 }
 
-const get = (p: string, headers: Record<string, string> = {}) => fetch(`${s.url}${p}`, { headers, signal: AbortSignal.timeout(30_000) });
+const get = (p: string, headers: Record<string, string> = {}) =>
+  fetch(`${s.url}${p}`, { headers, signal: AbortSignal.timeout(30_000) });
 const fileUrl = (token: string, id: number) => `/download?token=${token}&files_ids=${id}`;
 
 /** The end of a download is recorded as its last byte leaves, a moment after the client has it. */
 async function settled(id: number, total: number) {
-  await until(`${total} downloads counted`, async () => (await counts(id)).reduce((n, c) => n + c.downloads, 0) >= total, 10_000);
+  await until(
+    `${total} downloads counted`,
+    async () => (await counts(id)).reduce((n, c) => n + c.downloads, 0) >= total,
+    10_000,
+  );
 }
 
 async function counts(id: number) {
@@ -59,7 +70,13 @@ test('the limit is taken on POST /transfer, shown to the owner, and bad values a
   for (const bad of [0, -1, 1.5, '2', true, 10_000_000]) {
     const r = await s.request('POST', '/transfer', {
       headers: alice,
-      json: { files: [{ name: 'x', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), download_limit: bad },
+      json: {
+        files: [{ name: 'x', size: 1 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+        download_limit: bad,
+      },
     });
     assert.is(r.status, 400, `download_limit ${JSON.stringify(bad)}`);
     assert.is(r.json.message, 'rest_bad_parameter');
@@ -98,23 +115,38 @@ test('two downloads racing for the last one: exactly one gets bytes, the others 
   const url = fileUrl(tokens[0], t.files[0].id);
   // Plain requests whose bodies are not read: the winner's response is still being sent while the others ask.
   const answers = await Promise.all(
-    Array.from({ length: 5 }, () => new Promise<http.IncomingMessage>((resolve, reject) => http.get(`${s.url}${url}`, { headers: { Accept: 'application/json' } }, resolve).on('error', reject))),
+    Array.from(
+      { length: 5 },
+      () =>
+        new Promise<http.IncomingMessage>((resolve, reject) =>
+          http.get(`${s.url}${url}`, { headers: { Accept: 'application/json' } }, resolve).on('error', reject),
+        ),
+    ),
   );
   const statuses = answers.map((a) => a.statusCode).sort();
   assert.equal(statuses, [200, 410, 410, 410, 410]);
-  const bodies = await Promise.all(answers.map(async (a) => {
-    const parts: Buffer[] = [];
-    for await (const c of a) parts.push(c as Buffer);
-    return { status: a.statusCode, body: Buffer.concat(parts) };
-  }));
+  const bodies = await Promise.all(
+    answers.map(async (a) => {
+      const parts: Buffer[] = [];
+      for await (const c of a) parts.push(c as Buffer);
+      return { status: a.statusCode, body: Buffer.concat(parts) };
+    }),
+  );
   for (const b of bodies) {
     if (b.status === 200) assert.is(sha256(b.body), sha256(data));
     else assert.is(JSON.parse(b.body.toString()).message, 'download_limit_reached');
   }
   await settled(t.id, 1);
-  assert.equal((await counts(t.id)).map((c) => c.downloads), [1]);
+  assert.equal(
+    (await counts(t.id)).map((c) => c.downloads),
+    [1],
+  );
   const log = await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice });
-  assert.is(log.json.filter((e: { event: string }) => e.event === 'download_refused').length, 4, 'each refusal is in the audit log');
+  assert.is(
+    log.json.filter((e: { event: string }) => e.event === 'download_refused').length,
+    4,
+    'each refusal is in the audit log',
+  );
 });
 
 test('a download cut short can be started again from byte 0 by the same link; it counts once', async () => {
@@ -139,20 +171,33 @@ test('a download cut short can be started again from byte 0 by the same link; it
   assert.is(retry!.status, 200);
   assert.is(sha256(Buffer.from(await retry!.arrayBuffer())), sha256(data));
   await settled(t.id, 1);
-  assert.equal((await counts(t.id)).map((c) => c.downloads), [1]);
+  assert.equal(
+    (await counts(t.id)).map((c) => c.downloads),
+    [1],
+  );
   assert.is((await get(url)).status, 410);
 });
 
 test('a ZIP counts one per file; a file spent refuses the archive that holds it; other links are their own', async () => {
   const a = patternBytes('za', 20_000);
   const b = patternBytes('zb', 30_000);
-  const { t, tokens } = await available([{ name: 'a.bin', data: a }, { name: 'b.bin', data: b }], 2, ['r1@example.org', 'r2@example.org']);
+  const { t, tokens } = await available(
+    [
+      { name: 'a.bin', data: a },
+      { name: 'b.bin', data: b },
+    ],
+    2,
+    ['r1@example.org', 'r2@example.org'],
+  );
   const [fa, fb] = t.files.map((f: { id: number }) => f.id);
   const zip = await get(`/download?token=${tokens[0]}&archive_format=zip`);
   assert.is(zip.status, 200);
   await zip.arrayBuffer();
   await settled(t.id, 2);
-  const byFile = async () => Object.fromEntries((await counts(t.id)).filter((c) => c.recipient_id === t.recipients[0].id).map((c) => [c.file_id, c.downloads]));
+  const byFile = async () =>
+    Object.fromEntries(
+      (await counts(t.id)).filter((c) => c.recipient_id === t.recipients[0].id).map((c) => [c.file_id, c.downloads]),
+    );
   assert.equal(await byFile(), { [fa]: 1, [fb]: 1 });
   assert.is((await (await get(fileUrl(tokens[0], fa))).arrayBuffer()).byteLength, a.length);
   await settled(t.id, 3);
@@ -161,7 +206,10 @@ test('a ZIP counts one per file; a file spent refuses the archive that holds it;
   assert.is(refused.status, 410);
   assert.equal((await refused.json()).details, ['files_ids']);
   const listed = await (await get(`/download/files?token=${tokens[0]}`)).json();
-  assert.equal(listed.files.map((f: { downloads_left: boolean }) => f.downloads_left), [false, true]);
+  assert.equal(
+    listed.files.map((f: { downloads_left: boolean }) => f.downloads_left),
+    [false, true],
+  );
   assert.is(listed.download_limit, 2);
   const page = await (await get(`/?s=download&token=${tokens[0]}`)).text();
   assert.match(page, /No downloads left/);

@@ -12,7 +12,15 @@ let s: TestServer;
 let sink: TestSink;
 const alice = asUser('alice');
 // Folder paths are kept as trees; ".." and absolute paths are refused at upload (test/http/folder-names.test.ts).
-const HOSTILE = ['etc/passwd', 'abs/olute.txt', 'crlf\r\nSet-Cookie: x=1.txt', 'quote"and\\back.txt', '<script>alert(1)</script>.html', 'rtl\u202Efdp.exe', 'Ünïcødé 文件.pdf'];
+const HOSTILE = [
+  'etc/passwd',
+  'abs/olute.txt',
+  'crlf\r\nSet-Cookie: x=1.txt',
+  'quote"and\\back.txt',
+  '<script>alert(1)</script>.html',
+  'rtl\u202Efdp.exe',
+  'Ünïcødé 文件.pdf',
+];
 
 test.before(async () => {
   sink = await startTestSink();
@@ -26,7 +34,8 @@ test.after(async () => {
 const available = (files: { name: string; data: Buffer; mime?: string }[], options: string[] = [], subject?: string) =>
   availableTransfer(s, files, { over: { options, subject } });
 
-const get = (p: string, headers: Record<string, string> = {}, method = 'GET') => fetch(`${s.url}${p}`, { method, headers });
+const get = (p: string, headers: Record<string, string> = {}, method = 'GET') =>
+  fetch(`${s.url}${p}`, { method, headers });
 
 test('one file: bytes, type, disposition, ETag, Accept-Ranges, HEAD', async () => {
   const data = patternBytes('one', 100_000);
@@ -37,7 +46,10 @@ test('one file: bytes, type, disposition, ETag, Accept-Ranges, HEAD', async () =
   assert.is(r.headers.get('content-type'), 'application/pdf');
   assert.is(r.headers.get('content-length'), String(data.length));
   assert.is(r.headers.get('accept-ranges'), 'bytes');
-  assert.match(r.headers.get('content-disposition')!, /^attachment; filename="report.pdf"; filename\*=UTF-8''report.pdf$/);
+  assert.match(
+    r.headers.get('content-disposition')!,
+    /^attachment; filename="report.pdf"; filename\*=UTF-8''report.pdf$/,
+  );
   const etag = r.headers.get('etag')!;
   assert.ok(etag);
   assert.is(sha256(Buffer.from(await r.arrayBuffer())), sha256(data));
@@ -98,7 +110,15 @@ test('several files as one ZIP64 with a known length, checked by an independent 
   const dir = tempDir();
   const out = path.join(dir, 'a.zip');
   fs.writeFileSync(out, zip);
-  const py = spawnSync('python3', ['-c', 'import zipfile,sys,json\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps([i.filename for i in z.infolist()]))', out], { encoding: 'utf8' });
+  const py = spawnSync(
+    'python3',
+    [
+      '-c',
+      'import zipfile,sys,json\nz=zipfile.ZipFile(sys.argv[1])\nassert z.testzip() is None\nprint(json.dumps([i.filename for i in z.infolist()]))',
+      out,
+    ],
+    { encoding: 'utf8' },
+  );
   assert.is(py.status, 0, py.stderr);
   const names: string[] = JSON.parse(py.stdout);
   assert.is(names.length, files.length);
@@ -122,24 +142,42 @@ test('several files as one ZIP64 with a known length, checked by an independent 
 });
 
 test('the ZIP and the tar are named after the subject, made a safe file name; without a subject, transfer-<id>', async () => {
-  const files = [{ name: 'a.txt', data: Buffer.from('a') }, { name: 'b.txt', data: Buffer.from('b') }];
+  const files = [
+    { name: 'a.txt', data: Buffer.from('a') },
+    { name: 'b.txt', data: Buffer.from('b') },
+  ];
   const named = await available(files, [], 'Q3 / Bericht "final" für Kö\u202Eln; x=1');
   const zip = await get(`/download?token=${named.token}`);
   assert.is(zip.status, 200);
   const cd = zip.headers.get('content-disposition')!;
-  assert.is(cd, `attachment; filename="Q3 - Bericht -final- f_r K_ln_ x=1.zip"; filename*=UTF-8''${encodeURIComponent('Q3 - Bericht -final- für Köln; x=1.zip')}`);
+  assert.is(
+    cd,
+    `attachment; filename="Q3 - Bericht -final- f_r K_ln_ x=1.zip"; filename*=UTF-8''${encodeURIComponent('Q3 - Bericht -final- für Köln; x=1.zip')}`,
+  );
   await zip.arrayBuffer();
   const tar = await get(`/download?token=${named.token}&archive_format=tar`);
-  assert.match(tar.headers.get('content-disposition')!, /^attachment; filename="Q3 - Bericht -final- f_r K_ln_ x=1\.tar"/);
+  assert.match(
+    tar.headers.get('content-disposition')!,
+    /^attachment; filename="Q3 - Bericht -final- f_r K_ln_ x=1\.tar"/,
+  );
   await tar.arrayBuffer();
   const plain = await available(files);
   const r = await get(`/download?token=${plain.token}`);
-  assert.match(r.headers.get('content-disposition')!, new RegExp(`^attachment; filename="transfer-${plain.t.id}\\.zip"; filename\\*=UTF-8''transfer-${plain.t.id}\\.zip$`));
+  assert.match(
+    r.headers.get('content-disposition')!,
+    new RegExp(
+      `^attachment; filename="transfer-${plain.t.id}\\.zip"; filename\\*=UTF-8''transfer-${plain.t.id}\\.zip$`,
+    ),
+  );
   await r.arrayBuffer();
 });
 
 test('hostile names never reach a header raw; an HTML upload is not served as HTML', async () => {
-  const files = HOSTILE.map((name) => ({ name, data: Buffer.from('x'), mime: name.endsWith('.html') ? 'text/html' : 'text/plain\r\nX-Evil: 1' }));
+  const files = HOSTILE.map((name) => ({
+    name,
+    data: Buffer.from('x'),
+    mime: name.endsWith('.html') ? 'text/html' : 'text/plain\r\nX-Evil: 1',
+  }));
   const { t, token } = await available(files);
   for (const f of t.files) {
     const r = await get(`/download?token=${token}&files_ids=${f.id}`);
@@ -185,24 +223,45 @@ test('unknown, closed and expired tokens; another Transfer’s file id; bad para
 });
 
 test('download page: sender, subject, message, each file with its link, download all', async () => {
-  const t = (await s.request('POST', '/transfer', {
-    headers: alice,
-    json: { files: [{ name: 'plan.pdf', size: 3 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), subject: 'Plans', message: 'Read this' },
-  })).json;
+  const t = (
+    await s.request('POST', '/transfer', {
+      headers: alice,
+      json: {
+        files: [{ name: 'plan.pdf', size: 3 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+        subject: 'Plans',
+        message: 'Read this',
+      },
+    })
+  ).json;
   await sendChunks(s.request, t.files[0].id, Buffer.from('abc'), 100, { headers: alice });
   await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } });
   const done = (await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).json;
   const token = done.recipients[0].token;
   const page = await s.request('GET', `/?s=download&token=${token}`, { headers: { 'Accept-Language': 'de' } });
   assert.is(page.status, 200);
-  for (const text of ['alice@example.org', 'Plans', 'Read this', 'plan.pdf', `files_ids=${t.files[0].id}`, 'archive_format=zip', 'Alle herunterladen']) assert.match(page.text, text);
+  for (const text of [
+    'alice@example.org',
+    'Plans',
+    'Read this',
+    'plan.pdf',
+    `files_ids=${t.files[0].id}`,
+    'archive_format=zip',
+    'Alle herunterladen',
+  ])
+    assert.match(page.text, text);
   assert.is(page.headers.get('referrer-policy'), 'no-referrer');
   const rec = await s.request('GET', `/recipient/${done.recipients[0].id}`, { headers: alice });
   assert.ok(rec.json.last_activity, 'the visit counts as activity');
 });
 
 test('download complete: the owner is mailed once, after every file was received whole; audit events', async () => {
-  const files = [{ name: 'a', data: patternBytes('a', 5000) }, { name: 'b', data: patternBytes('b', 7000) }];
+  const files = [
+    { name: 'a', data: patternBytes('a', 5000) },
+    { name: 'b', data: patternBytes('b', 7000) },
+  ];
   const { t, token } = await available(files, ['email_download_complete']);
   await s.app.services.mailQueue.flush();
   const before = (await sink.messages()).length;
@@ -221,16 +280,24 @@ test('download complete: the owner is mailed once, after every file was received
   await new Promise((r) => setTimeout(r, 100));
   await s.app.services.mailQueue.flush();
   assert.is((await sink.messages()).length, before + 1);
-  const events = (await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice })).json.map((e: any) => e.event);
-  for (const e of ['download_started', 'download_ended', 'archive_download_started', 'archive_download_ended']) assert.ok(events.includes(e), e);
-  const started = (await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice })).json.find((e: any) => e.event === 'download_started');
+  const events = (await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice })).json.map(
+    (e: any) => e.event,
+  );
+  for (const e of ['download_started', 'download_ended', 'archive_download_started', 'archive_download_ended'])
+    assert.ok(events.includes(e), e);
+  const started = (await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice })).json.find(
+    (e: any) => e.event === 'download_started',
+  );
   assert.is(started.author.type, 'Recipient');
   assert.is(started.target.type, 'File');
 });
 
 test('a stored file found shorter than recorded cuts the download (one file and ZIP) instead of passing for complete; a client leaving midway harms nothing', async () => {
   const data = patternBytes('cut', 3 * 1024 * 1024 + 5);
-  const { t, token } = await available([{ name: 'a.bin', data }, { name: 'b.bin', data: patternBytes('b', 1000) }]);
+  const { t, token } = await available([
+    { name: 'a.bin', data },
+    { name: 'b.bin', data: patternBytes('b', 1000) },
+  ]);
   const file = path.join(s.dir, 'data', 'files', String(t.id), t.files[0].uid);
   // A client that reads a little and goes away.
   const ctl = new AbortController();
@@ -243,7 +310,10 @@ test('a stored file found shorter than recorded cuts the download (one file and 
     const r = await get(`/download?token=${token}&${q}`);
     assert.is(r.status, 200, q);
     const declared = Number(r.headers.get('content-length'));
-    const got = await r.arrayBuffer().then((b) => b.byteLength, () => -1);
+    const got = await r.arrayBuffer().then(
+      (b) => b.byteLength,
+      () => -1,
+    );
     assert.ok(got === -1 || got < declared, `${q}: the body must not end as if complete (got ${got} of ${declared})`);
   }
   assert.is((await s.request('GET', '/info')).status, 200, 'the server is up');

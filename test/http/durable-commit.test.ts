@@ -56,17 +56,31 @@ function openGate(g: Gate): void {
   for (const go of g.waiting) go();
 }
 
-const received = async (f: { id: number }) => Number((await sqlOne<{ received: number }>(s, 'SELECT received FROM files WHERE id = ?', f.id))!.received);
+const received = async (f: { id: number }) =>
+  Number((await sqlOne<{ received: number }>(s, 'SELECT received FROM files WHERE id = ?', f.id))!.received);
 
 async function createFile(size: number) {
-  const r = await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'a.bin', size }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+  const r = await s.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: [{ name: 'a.bin', size }],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.is(r.status, 201, r.text);
   return r.json.files[0];
 }
 
 const putChunk = (f: { id: number; size: number }, offset: number) =>
   request(s.url, 'PUT', `/file/${f.id}/chunk/${offset}`, {
-    headers: { ...alice, 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(f.size), 'X-Service-Chunk-Size': String(CHUNK) },
+    headers: {
+      ...alice,
+      'content-type': 'application/octet-stream',
+      'X-Service-File-Size': String(f.size),
+      'X-Service-Chunk-Size': String(CHUNK),
+    },
     body: Buffer.alloc(CHUNK, 7),
   });
 
@@ -105,7 +119,9 @@ test('chunks committed during a flush share the next one', async () => {
 test('a chunk whose commit cannot be flushed is not acknowledged, and is taken when sent again', async () => {
   const f = await createFile(2 * CHUNK);
   assert.is((await putChunk(f, 0)).status, 200);
-  const g = closeGate(Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5, syscall: 'fdatasync' }));
+  const g = closeGate(
+    Object.assign(new Error('EIO: i/o error, fdatasync'), { code: 'EIO', errno: -5, syscall: 'fdatasync' }),
+  );
   const put = putChunk(f, CHUNK);
   await until('flush attempted', () => g.waiting.length > 0, 5000);
   openGate(g);

@@ -29,8 +29,27 @@ test.after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-function reference(mode: 'encrypt' | 'decrypt', password: string, salt: string, iv: string, aead: string, input: Buffer): { status: number | null; bytes: Buffer } {
-  const job = { mode, password, password_version: 1, password_encoding: 'none', salt, iterations: 10000, fileiv: iv, fileaead: aead, chunk_size: S, input: path.join(dir, `${mode}.in`), output: path.join(dir, `${mode}.out`) };
+function reference(
+  mode: 'encrypt' | 'decrypt',
+  password: string,
+  salt: string,
+  iv: string,
+  aead: string,
+  input: Buffer,
+): { status: number | null; bytes: Buffer } {
+  const job = {
+    mode,
+    password,
+    password_version: 1,
+    password_encoding: 'none',
+    salt,
+    iterations: 10000,
+    fileiv: iv,
+    fileaead: aead,
+    chunk_size: S,
+    input: path.join(dir, `${mode}.in`),
+    output: path.join(dir, `${mode}.out`),
+  };
   fs.writeFileSync(job.input, input);
   fs.rmSync(job.output, { force: true });
   fs.writeFileSync(path.join(dir, 'job.json'), JSON.stringify(job));
@@ -69,7 +88,10 @@ test('an upload encrypted as filesender.py -e does it, downloaded as filesender.
   assert.is(sealed.length, data.length + 4 * 32);
   for (let i = 0, offset = 0; offset < data.length; i++, offset += S) {
     const body = sealed.subarray(i * (S + 32), (i + 1) * (S + 32));
-    const r = await s.request('PUT', `/file/${f.id}/chunk/${offset}?key=${f.uid}`, { headers: { 'Content-Type': 'application/octet-stream' }, body });
+    const r = await s.request('PUT', `/file/${f.id}/chunk/${offset}?key=${f.uid}`, {
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body,
+    });
     assert.is(r.status, 200, r.text);
   }
   assert.is((await s.request('PUT', `/file/${f.id}?key=${f.uid}`, { json: { complete: true } })).status, 200);
@@ -80,7 +102,9 @@ test('an upload encrypted as filesender.py -e does it, downloaded as filesender.
   const got: Buffer[] = [];
   for (let i = 0, offset = 0; offset < data.length; i++, offset += S) {
     const end = Math.min(i * S + S + 32 - 1, data.length + 32 - 1);
-    const r = await fetch(`${s.url}/download?token=${token}&files_ids=${f.id}`, { headers: { Range: `bytes=${offset}-${end}` } });
+    const r = await fetch(`${s.url}/download?token=${token}&files_ids=${f.id}`, {
+      headers: { Range: `bytes=${offset}-${end}` },
+    });
     assert.is(r.status, 206);
     got.push(Buffer.from(await r.arrayBuffer()));
   }
@@ -89,7 +113,13 @@ test('an upload encrypted as filesender.py -e does it, downloaded as filesender.
   assert.is(sha256(reference('decrypt', PASSWORD, t.salt, iv, aead, ciphertext).bytes), sha256(data));
   assert.is(reference('decrypt', 'Tr0ub4dor&3-horsf', t.salt, iv, aead, ciphertext).status, 3);
 
-  const key = await deriveKey({ password: PASSWORD, passwordVersion: 1, passwordEncoding: 'none', salt: t.salt, iterations: 10000 });
+  const key = await deriveKey({
+    password: PASSWORD,
+    passwordVersion: 1,
+    passwordEncoding: 'none',
+    salt: t.salt,
+    iterations: 10000,
+  });
   const fc = fileCrypto(iv, aead, S);
   const plain = await Promise.all(got.map((c, i) => decryptChunk(key, fc, i, c)));
   assert.is(sha256(Buffer.concat(plain)), sha256(data));

@@ -5,7 +5,16 @@ import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 import { startTestSink, TestSink } from '../helpers/mail';
 import { patternBytes, sha256, inAWeek } from '../helpers/upload-client';
-import { aeadText, decryptChunk, deriveKey, encryptChunk, fileCrypto, generateClientEntropy, generateFileIv, DecryptError } from '../../src/shared-crypto/format';
+import {
+  aeadText,
+  decryptChunk,
+  deriveKey,
+  encryptChunk,
+  fileCrypto,
+  generateClientEntropy,
+  generateFileIv,
+  DecryptError,
+} from '../../src/shared-crypto/format';
 
 // End-to-end encrypted transfers through the real server (docs/encryption.md): the encryption fields are kept
 // and given back, chunks are IV ‖ ciphertext ‖ tag stored at i·(S+32), downloads hand out the ciphertext in
@@ -31,7 +40,12 @@ function encryptedBody(files: { name: string; data: Buffer }[], over: Record<str
   return {
     ivs,
     body: {
-      files: files.map((f, i) => ({ name: f.name, size: f.data.length, iv: ivs[i], aead: btoa(aeadText(f.data.length, S, ivs[i])) })),
+      files: files.map((f, i) => ({
+        name: f.name,
+        size: f.data.length,
+        iv: ivs[i],
+        aead: btoa(aeadText(f.data.length, S, ivs[i])),
+      })),
       recipients: ['bob@example.org'],
       from: 'alice@example.org',
       expires: inAWeek(),
@@ -52,7 +66,13 @@ async function uploadEncrypted(files: { name: string; data: Buffer }[]) {
   const created = await s.request('POST', '/transfer', { headers: alice, json: body });
   assert.is(created.status, 201, created.text);
   const t = created.json;
-  const key = await deriveKey({ password: PASSWORD, passwordVersion: 1, passwordEncoding: 'none', salt: t.salt, iterations: 1000 });
+  const key = await deriveKey({
+    password: PASSWORD,
+    passwordVersion: 1,
+    passwordEncoding: 'none',
+    salt: t.salt,
+    iterations: 1000,
+  });
   const sent: Buffer[][] = [];
   for (const [i, f] of t.files.entries()) {
     const fc = fileCrypto(f.iv, f.aead, S);
@@ -62,7 +82,12 @@ async function uploadEncrypted(files: { name: string; data: Buffer }[]) {
       const enc = Buffer.from(await encryptChunk(key, fc, c, plain));
       chunks.push(enc);
       const r = await s.request('PUT', `/file/${f.id}/chunk/${c * S}`, {
-        headers: { ...alice, 'content-type': 'application/octet-stream', 'X-Filesender-Chunk-Size': String(plain.length), 'X-Filesender-File-Size': String(f.size) },
+        headers: {
+          ...alice,
+          'content-type': 'application/octet-stream',
+          'X-Filesender-Chunk-Size': String(plain.length),
+          'X-Filesender-File-Size': String(f.size),
+        },
         body: enc,
       });
       assert.is(r.status, 200, r.text);
@@ -82,7 +107,14 @@ test('the encryption fields are kept and given back; the answer carries the serv
   const t = r.json;
   assert.match(t.salt, /^[A-Za-z0-9+/]{32}$/);
   assert.equal(
-    [t.encryption, t.encryption_key_version, t.encryption_password_version, t.encryption_password_encoding, t.encryption_password_hash_iterations, t.encryption_client_entropy],
+    [
+      t.encryption,
+      t.encryption_key_version,
+      t.encryption_password_version,
+      t.encryption_password_encoding,
+      t.encryption_password_hash_iterations,
+      t.encryption_client_entropy,
+    ],
     [true, 3, 1, 'none', 1000, body.encryption_client_entropy],
   );
   assert.equal([t.files[0].iv, t.files[0].aead], [ivs[0], body.files[0].aead]);
@@ -91,15 +123,30 @@ test('the encryption fields are kept and given back; the answer carries the serv
   assert.is(again.encryption_client_entropy, body.encryption_client_entropy);
   assert.is((await s.request('GET', `/file/${t.files[0].id}`, { headers: alice })).json.iv, ivs[0]);
   // Another transfer gets another salt; a plain one has none.
-  const other = (await s.request('POST', '/transfer', { headers: alice, json: encryptedBody([{ name: 'b', data: Buffer.alloc(1) }]).body })).json;
+  const other = (
+    await s.request('POST', '/transfer', {
+      headers: alice,
+      json: encryptedBody([{ name: 'b', data: Buffer.alloc(1) }]).body,
+    })
+  ).json;
   assert.is.not(other.salt, t.salt);
-  const plain = (await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'p', size: 1 }], recipients: ['bob@example.org'], from: 'alice@example.org', expires: inAWeek() } })).json;
+  const plain = (
+    await s.request('POST', '/transfer', {
+      headers: alice,
+      json: {
+        files: [{ name: 'p', size: 1 }],
+        recipients: ['bob@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+      },
+    })
+  ).json;
   assert.is(plain.encryption, false);
   assert.not.ok('salt' in plain);
   assert.not.ok('iv' in plain.files[0]);
 });
 
-test('stored bytes are the ciphertext, never the plaintext; downloads in FileSender\'s Range coordinates decrypt byte-identical', async () => {
+test("stored bytes are the ciphertext, never the plaintext; downloads in FileSender's Range coordinates decrypt byte-identical", async () => {
   const data = patternBytes('secret payload ', 10_000); // 4096 + 4096 + 1808
   const { t, sent, token, key } = await uploadEncrypted([{ name: 'patients.csv', data }]);
   const f = t.files[0];
@@ -133,7 +180,13 @@ test('stored bytes are the ciphertext, never the plaintext; downloads in FileSen
   assert.is(sha256(Buffer.concat(out)), sha256(data));
 
   // A wrong password fails on the first chunk.
-  const wrong = await deriveKey({ password: 'Correct Horse 9 battery?', passwordVersion: 1, passwordEncoding: 'none', salt: t.salt, iterations: 1000 });
+  const wrong = await deriveKey({
+    password: 'Correct Horse 9 battery?',
+    passwordVersion: 1,
+    passwordEncoding: 'none',
+    salt: t.salt,
+    iterations: 1000,
+  });
   try {
     await decryptChunk(wrong, fc, 0, sent[0][0]);
     assert.unreachable('decrypted with a wrong password');
@@ -157,7 +210,12 @@ test('encrypted files are never put into a server-made archive', async () => {
     { name: 'one.bin', data: patternBytes('1', 5000) },
     { name: 'two.bin', data: patternBytes('2', 300) },
   ]);
-  for (const q of [`token=${token}`, `token=${token}&files_ids=${t.files[0].id},${t.files[1].id}`, `token=${token}&files_ids=${t.files[1].id}&archive_format=zip`, `token=${token}&archive_format=tar`]) {
+  for (const q of [
+    `token=${token}`,
+    `token=${token}&files_ids=${t.files[0].id},${t.files[1].id}`,
+    `token=${token}&files_ids=${t.files[1].id}&archive_format=zip`,
+    `token=${token}&archive_format=tar`,
+  ]) {
     const r = await s.request('GET', `/download?${q}`);
     assert.is(r.status, 400, q);
     assert.is(r.json.message, 'encrypted_files_not_archivable');
@@ -171,7 +229,11 @@ test('encrypted files are never put into a server-made archive', async () => {
   assert.match(page, /encrypted end to end/);
   assert.not.match(page, /archive_format/);
   for (const f of t.files) assert.not.ok(page.includes(`files_ids=${f.id}" download`), `no plain link to file ${f.id}`);
-  assert.is(page.split('Encrypted: enter the password above to save it.').length - 1, t.files.length, 'each file waits for the password');
+  assert.is(
+    page.split('Encrypted: enter the password above to save it.').length - 1,
+    t.files.length,
+    'each file waits for the password',
+  );
 });
 
 test('chunks: whole and aligned only; a re-encrypted chunk (resume) is accepted again; sizes count ciphertext', async () => {
@@ -179,11 +241,20 @@ test('chunks: whole and aligned only; a re-encrypted chunk (resume) is accepted 
   const { body } = encryptedBody([{ name: 'c.bin', data }]);
   const t = (await s.request('POST', '/transfer', { headers: alice, json: body })).json;
   const f = t.files[0];
-  const key = await deriveKey({ password: PASSWORD, passwordVersion: 1, passwordEncoding: 'none', salt: t.salt, iterations: 1000 });
+  const key = await deriveKey({
+    password: PASSWORD,
+    passwordVersion: 1,
+    passwordEncoding: 'none',
+    salt: t.salt,
+    iterations: 1000,
+  });
   const fc = fileCrypto(f.iv, f.aead, S);
   const c0 = Buffer.from(await encryptChunk(key, fc, 0, data.subarray(0, S)));
   const put = (offset: number, b: Buffer, headers: Record<string, string> = {}) =>
-    s.request('PUT', `/file/${f.id}/chunk/${offset}`, { headers: { ...alice, 'content-type': 'application/octet-stream', ...headers }, body: b });
+    s.request('PUT', `/file/${f.id}/chunk/${offset}`, {
+      headers: { ...alice, 'content-type': 'application/octet-stream', ...headers },
+      body: b,
+    });
   const cases: [number, Buffer, Record<string, string>, number, string][] = [
     [0, c0.subarray(0, c0.length - 1), {}, 400, 'rest_sanity_check_failed'], // one octet short
     [100, c0, {}, 400, 'file_chunk_out_of_bounds'], // not at a chunk boundary
@@ -211,20 +282,42 @@ test('chunks: whole and aligned only; a re-encrypted chunk (resume) is accepted 
 });
 
 test('a guest encrypts too: its transfer keeps the fields, and encryption_mandatory applies to it', async () => {
-  const g = (await s.request('POST', '/guest', { headers: alice, json: { recipient: 'guest@example.org', from: 'alice@example.org' } })).json;
+  const g = (
+    await s.request('POST', '/guest', {
+      headers: alice,
+      json: { recipient: 'guest@example.org', from: 'alice@example.org' },
+    })
+  ).json;
   const data = patternBytes('g', 5000);
   const { body } = encryptedBody([{ name: 'from-guest.bin', data }]);
   const r = await s.request('POST', `/transfer?vid=${g.token}`, { json: body });
   assert.is(r.status, 201, r.text);
   const t = r.json;
   assert.equal([t.encryption, t.encryption_key_version, t.files[0].iv], [true, 3, body.files[0].iv]);
-  const key = await deriveKey({ password: PASSWORD, passwordVersion: 1, passwordEncoding: 'none', salt: t.salt, iterations: 1000 });
+  const key = await deriveKey({
+    password: PASSWORD,
+    passwordVersion: 1,
+    passwordEncoding: 'none',
+    salt: t.salt,
+    iterations: 1000,
+  });
   const fc = fileCrypto(t.files[0].iv, t.files[0].aead, S);
   for (let i = 0; i * S < data.length; i++) {
     const chunk = await encryptChunk(key, fc, i, data.subarray(i * S, (i + 1) * S));
-    assert.is((await s.request('PUT', `/file/${t.files[0].id}/chunk/${i * S}?vid=${g.token}`, { body: Buffer.from(chunk), headers: { 'content-type': 'application/octet-stream' } })).status, 200);
+    assert.is(
+      (
+        await s.request('PUT', `/file/${t.files[0].id}/chunk/${i * S}?vid=${g.token}`, {
+          body: Buffer.from(chunk),
+          headers: { 'content-type': 'application/octet-stream' },
+        })
+      ).status,
+      200,
+    );
   }
-  assert.is((await s.request('PUT', `/file/${t.files[0].id}?vid=${g.token}`, { json: { complete: true } })).status, 200);
+  assert.is(
+    (await s.request('PUT', `/file/${t.files[0].id}?vid=${g.token}`, { json: { complete: true } })).status,
+    200,
+  );
   const stored = fs.readFileSync(path.join(s.dir, 'data', 'files', String(t.id), t.files[0].uid));
   assert.is(stored.length, 5000 + 2 * 32);
   assert.not.ok(stored.includes(data.subarray(0, 32)));
@@ -236,7 +329,11 @@ test('bad encryption fields are refused, naming the field', async () => {
     [{ encryption_key_version: 1 }, 'rest_bad_parameter', 'encryption_key_version'],
     [{ encryption_key_version: undefined }, 'rest_bad_parameter', 'encryption_key_version'],
     [{ encryption_password_version: 7 }, 'rest_bad_parameter', 'encryption_password_version'],
-    [{ encryption_password_version: 2, encryption_password_encoding: 'none' }, 'rest_bad_parameter', 'encryption_password_encoding'],
+    [
+      { encryption_password_version: 2, encryption_password_encoding: 'none' },
+      'rest_bad_parameter',
+      'encryption_password_encoding',
+    ],
     [{ encryption_password_hash_iterations: -5 }, 'rest_bad_parameter', 'encryption_password_hash_iterations'],
     [{ encryption_client_entropy: 'not base64!' }, 'rest_bad_parameter', 'encryption_client_entropy'],
   ];
@@ -247,13 +344,26 @@ test('bad encryption fields are refused, naming the field', async () => {
   }
   const { body } = encryptedBody([file]);
   const badIv = { ...body, files: [{ ...body.files[0], iv: 'AAAA' }] };
-  const wrongChunkSize = { ...body, files: [{ ...body.files[0], aead: btoa(aeadText(5000, 5242880, body.files[0].iv)) }] };
-  for (const [b, field] of [[badIv, 'files[0].iv'], [wrongChunkSize, 'files[0].aead']] as const) {
+  const wrongChunkSize = {
+    ...body,
+    files: [{ ...body.files[0], aead: btoa(aeadText(5000, 5242880, body.files[0].iv)) }],
+  };
+  for (const [b, field] of [
+    [badIv, 'files[0].iv'],
+    [wrongChunkSize, 'files[0].aead'],
+  ] as const) {
     const r = await s.request('POST', '/transfer', { headers: alice, json: b });
     assert.equal([r.status, r.json.message, r.json.details], [400, 'rest_bad_parameter', [field]]);
   }
   // FileSender's clients send numbers as strings: accepted.
-  const strings = await s.request('POST', '/transfer', { headers: alice, json: encryptedBody([file], { encryption_key_version: '3', encryption_password_version: '1', encryption_password_hash_iterations: '150000' }).body });
+  const strings = await s.request('POST', '/transfer', {
+    headers: alice,
+    json: encryptedBody([file], {
+      encryption_key_version: '3',
+      encryption_password_version: '1',
+      encryption_password_hash_iterations: '150000',
+    }).body,
+  });
   assert.is(strings.status, 201, strings.text);
   assert.is(strings.json.encryption_password_hash_iterations, 150000);
 });
@@ -262,18 +372,42 @@ test('encryption_mandatory refuses a plain transfer; encryption_enabled false re
   const strict = await startTestServer({ ...HEADER_SP, upload_chunk_size: S, encryption_mandatory: true });
   const off = await startTestServer({ ...HEADER_SP, upload_chunk_size: S, encryption_enabled: false });
   try {
-    const plain = { files: [{ name: 'p', size: 1 }], recipients: ['bob@example.org'], from: 'alice@example.org', expires: inAWeek() };
+    const plain = {
+      files: [{ name: 'p', size: 1 }],
+      recipients: ['bob@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    };
     for (const enc of [undefined, false, 0, 'false']) {
       const r = await strict.request('POST', '/transfer', { headers: alice, json: { ...plain, encryption: enc } });
       assert.equal([r.status, r.json.message, r.json.details], [400, 'transfer_must_be_encrypted', ['encryption']]);
     }
-    assert.is((await strict.request('POST', '/transfer', { headers: alice, json: encryptedBody([{ name: 'e', data: Buffer.alloc(3) }]).body })).status, 201);
-    const g = (await strict.request('POST', '/guest', { headers: alice, json: { recipient: 'guest@example.org', from: 'alice@example.org' } })).json;
+    assert.is(
+      (
+        await strict.request('POST', '/transfer', {
+          headers: alice,
+          json: encryptedBody([{ name: 'e', data: Buffer.alloc(3) }]).body,
+        })
+      ).status,
+      201,
+    );
+    const g = (
+      await strict.request('POST', '/guest', {
+        headers: alice,
+        json: { recipient: 'guest@example.org', from: 'alice@example.org' },
+      })
+    ).json;
     const byGuest = await strict.request('POST', `/transfer?vid=${g.token}`, { json: plain });
     assert.equal([byGuest.status, byGuest.json.message], [400, 'transfer_must_be_encrypted']);
     const info = (await strict.request('GET', '/info')).json;
-    assert.equal([info.encryption_enabled, info.encryption_mandatory, info.encryption_min_password_length], [true, true, 12]);
-    const r = await off.request('POST', '/transfer', { headers: alice, json: encryptedBody([{ name: 'e', data: Buffer.alloc(3) }]).body });
+    assert.equal(
+      [info.encryption_enabled, info.encryption_mandatory, info.encryption_min_password_length],
+      [true, true, 12],
+    );
+    const r = await off.request('POST', '/transfer', {
+      headers: alice,
+      json: encryptedBody([{ name: 'e', data: Buffer.alloc(3) }]).body,
+    });
     assert.equal([r.status, r.json.message], [400, 'encryption_not_enabled']);
     assert.is((await off.request('POST', '/transfer', { headers: alice, json: plain })).status, 201);
     assert.is((await off.request('GET', '/info')).json.encryption_enabled, false);

@@ -19,7 +19,15 @@ test.before(async () => {
 test.after(() => s.close());
 
 async function create(sizes: number[]) {
-  const r = await s.request('POST', '/transfer', { headers: alice, json: { files: sizes.map((size, i) => ({ name: `f${i}`, size })), recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+  const r = await s.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: sizes.map((size, i) => ({ name: `f${i}`, size })),
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.is(r.status, 201, r.text);
   return r.json;
 }
@@ -30,14 +38,27 @@ const fileInfo = async (id: number) => (await s.request('GET', `/file/${id}`, { 
  * A PUT whose body is written piece by piece without Content-Length (chunked transfer encoding); `between`
  * runs after the first piece. `cut` destroys the connection instead of ending the body.
  */
-function streamedPut(urlPath: string, pieces: Buffer[], opts: { headers?: Record<string, string>; between?: () => Promise<void>; cut?: boolean } = {}) {
+function streamedPut(
+  urlPath: string,
+  pieces: Buffer[],
+  opts: { headers?: Record<string, string>; between?: () => Promise<void>; cut?: boolean } = {},
+) {
   return new Promise<{ status: number; json: any } | 'cut'>((resolve, reject) => {
     const u = new URL(s.url + urlPath);
-    const req = http.request({ host: u.hostname, port: u.port, path: u.pathname + u.search, method: 'PUT', headers: { ...alice, 'content-type': 'application/octet-stream', ...opts.headers } }, (res) => {
-      let text = '';
-      res.on('data', (c) => (text += c));
-      res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
-    });
+    const req = http.request(
+      {
+        host: u.hostname,
+        port: u.port,
+        path: u.pathname + u.search,
+        method: 'PUT',
+        headers: { ...alice, 'content-type': 'application/octet-stream', ...opts.headers },
+      },
+      (res) => {
+        let text = '';
+        res.on('data', (c) => (text += c));
+        res.on('end', () => resolve({ status: res.statusCode!, json: JSON.parse(text) }));
+      },
+    );
     req.on('error', (e) => (opts.cut ? resolve('cut') : reject(e)));
     (async () => {
       req.write(pieces[0]);
@@ -56,7 +77,10 @@ function streamedPut(urlPath: string, pieces: Buffer[], opts: { headers?: Record
 test('a chunk sent as curl sends it (form Content-Type) is stored as bytes, not parsed', async () => {
   const data = patternBytes('curl', 1000);
   const t = await create([data.length]);
-  const r = await s.request('PUT', `/file/${t.files[0].id}/chunk/0`, { headers: { ...alice, 'content-type': 'application/x-www-form-urlencoded' }, body: data });
+  const r = await s.request('PUT', `/file/${t.files[0].id}/chunk/0`, {
+    headers: { ...alice, 'content-type': 'application/x-www-form-urlencoded' },
+    body: data,
+  });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.received, 1000);
   assert.ok(stored(t).equals(data));
@@ -82,14 +106,31 @@ test('a chunk exactly upload_chunk_size long is accepted; the announced size mus
   const t = await create([data.length]);
   const f = t.files[0];
   const put = (offset: number, body: Buffer, headers: Record<string, string> = {}) =>
-    s.request('PUT', `/file/${f.id}/chunk/${offset}`, { headers: { ...alice, 'content-type': 'application/octet-stream', ...headers }, body });
+    s.request('PUT', `/file/${f.id}/chunk/${offset}`, {
+      headers: { ...alice, 'content-type': 'application/octet-stream', ...headers },
+      body,
+    });
   assert.is((await put(0, data.subarray(0, CHUNK), { 'X-Service-Chunk-Size': String(CHUNK) })).status, 200);
   const lie = await put(CHUNK, data.subarray(CHUNK), { 'X-Service-Chunk-Size': '4' });
-  assert.equal([lie.status, lie.json.message, lie.json.details], [400, 'rest_sanity_check_failed', ['X-Service-Chunk-Size']]);
-  const short = await streamedPut(`/file/${f.id}/chunk/${CHUNK}`, [data.subarray(CHUNK, CHUNK + 2)], { headers: { 'X-Service-Chunk-Size': '5' } });
+  assert.equal(
+    [lie.status, lie.json.message, lie.json.details],
+    [400, 'rest_sanity_check_failed', ['X-Service-Chunk-Size']],
+  );
+  const short = await streamedPut(`/file/${f.id}/chunk/${CHUNK}`, [data.subarray(CHUNK, CHUNK + 2)], {
+    headers: { 'X-Service-Chunk-Size': '5' },
+  });
   assert.equal(short !== 'cut' && [short.status, short.json.message], [400, 'rest_sanity_check_failed']);
   assert.is((await fileInfo(f.id)).received, CHUNK, 'neither refused chunk is recorded');
-  assert.is((await put(CHUNK, data.subarray(CHUNK), { 'X-Service-Chunk-Size': '5', 'X-Service-Chunk-Offset': String(CHUNK), 'X-Service-File-Size': String(data.length) })).status, 200);
+  assert.is(
+    (
+      await put(CHUNK, data.subarray(CHUNK), {
+        'X-Service-Chunk-Size': '5',
+        'X-Service-Chunk-Offset': String(CHUNK),
+        'X-Service-File-Size': String(data.length),
+      })
+    ).status,
+    200,
+  );
   assert.ok(stored(t).equals(data));
 });
 
@@ -97,10 +138,14 @@ test('a connection cut mid-chunk records nothing, the server goes on, and the ch
   const data = patternBytes('cut', 2 * CHUNK);
   const t = await create([data.length]);
   const f = t.files[0];
-  assert.is(await streamedPut(`/file/${f.id}/chunk/${CHUNK}`, [data.subarray(CHUNK, CHUNK + 1000)], { cut: true }), 'cut');
+  assert.is(
+    await streamedPut(`/file/${f.id}/chunk/${CHUNK}`, [data.subarray(CHUNK, CHUNK + 1000)], { cut: true }),
+    'cut',
+  );
   await new Promise((r) => setTimeout(r, 100));
   assert.equal((await fileInfo(f.id)).ranges, []);
-  for (const r of await sendChunks(s.request, f.id, data, CHUNK, { headers: alice, order: [1, 0] })) assert.is(r.status, 200);
+  for (const r of await sendChunks(s.request, f.id, data, CHUNK, { headers: alice, order: [1, 0] }))
+    assert.is(r.status, 200);
   assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
   assert.is((await fileInfo(f.id)).sha256, sha256(data));
 });
@@ -109,7 +154,10 @@ test('the same chunk sent twice at once is counted once', async () => {
   const data = patternBytes('twice', CHUNK);
   const t = await create([data.length]);
   const rs = await sendChunks(s.request, t.files[0].id, data, CHUNK, { headers: alice, order: [0, 0, 0], parallel: 3 });
-  assert.equal(rs.map((r) => r.status), [200, 200, 200]);
+  assert.equal(
+    rs.map((r) => r.status),
+    [200, 200, 200],
+  );
   assert.is((await fileInfo(t.files[0].id)).received, CHUNK);
   assert.ok(stored(t).equals(data));
 });
@@ -140,7 +188,23 @@ test('GET /file reports received, ranges and missing; completion stores SHA-256 
   const f = t.files[0];
   await sendChunks(s.request, f.id, data, CHUNK, { headers: alice, order: [0, 2] });
   const half = await fileInfo(f.id);
-  assert.equal([half.received, half.ranges, half.missing, half.complete, half.sha256, half.sha1], [2 * CHUNK, [[0, CHUNK], [2 * CHUNK, 3 * CHUNK]], [[CHUNK, 2 * CHUNK], [3 * CHUNK, data.length]], false, null, null]);
+  assert.equal(
+    [half.received, half.ranges, half.missing, half.complete, half.sha256, half.sha1],
+    [
+      2 * CHUNK,
+      [
+        [0, CHUNK],
+        [2 * CHUNK, 3 * CHUNK],
+      ],
+      [
+        [CHUNK, 2 * CHUNK],
+        [3 * CHUNK, data.length],
+      ],
+      false,
+      null,
+      null,
+    ],
+  );
   const early = await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } });
   assert.equal([early.status, early.json.message], [409, 'file_incomplete']);
   await sendChunks(s.request, f.id, data, CHUNK, { headers: alice, order: [3, 1] });
@@ -157,15 +221,24 @@ test('GET /file reports received, ranges and missing; completion stores SHA-256 
 
 test('an empty file completes without any chunk; the Transfer then becomes available', async () => {
   const t = await create([0]);
-  assert.is((await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status, 200);
+  assert.is(
+    (await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status,
+    200,
+  );
   assert.is((await fileInfo(t.files[0].id)).sha256, sha256(Buffer.alloc(0)));
-  assert.is((await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).json.status, 'available');
+  assert.is(
+    (await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).json.status,
+    'available',
+  );
   assert.is(stored(t).length, 0);
 });
 
 test('chunks through the /rest.php prefix, as FileSender clients send them', async () => {
   const t = await create([10]);
-  const r = await s.request('PUT', `/rest.php/file/${t.files[0].id}/chunk/0`, { headers: { ...alice, 'content-type': 'application/octet-stream' }, body: Buffer.from('0123456789') });
+  const r = await s.request('PUT', `/rest.php/file/${t.files[0].id}/chunk/0`, {
+    headers: { ...alice, 'content-type': 'application/octet-stream' },
+    body: Buffer.from('0123456789'),
+  });
   assert.is(r.status, 200, r.text);
   assert.is(r.json.received, 10);
 });
@@ -173,7 +246,8 @@ test('chunks through the /rest.php prefix, as FileSender clients send them', asy
 test('bad offsets and ids: not a number, past the end, another user, unknown', async () => {
   const t = await create([100]);
   const f = t.files[0];
-  const put = (p: string, headers = alice) => s.request('PUT', p, { headers: { ...headers, 'content-type': 'application/octet-stream' }, body: Buffer.alloc(1) });
+  const put = (p: string, headers = alice) =>
+    s.request('PUT', p, { headers: { ...headers, 'content-type': 'application/octet-stream' }, body: Buffer.alloc(1) });
   assert.equal((await put(`/file/${f.id}/chunk/abc`)).json.details, ['offset']);
   assert.equal((await put(`/file/${f.id}/chunk/100`)).json.message, 'file_chunk_out_of_bounds');
   assert.is((await put(`/file/${f.id}/chunk/99`)).status, 200);

@@ -14,32 +14,64 @@ test.before(async () => {
 test.after(() => s.close());
 
 async function uploaded(seed: string, size: number) {
-  const r = await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: `${seed}.bin`, size }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+  const r = await s.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: [{ name: `${seed}.bin`, size }],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.is(r.status, 201, r.text);
   const data = patternBytes(seed, size);
-  for (const c of await sendChunks(s.request, r.json.files[0].id, data, CHUNK, { headers: alice, parallel: 4 })) assert.is(c.status, 200, c.text);
+  for (const c of await sendChunks(s.request, r.json.files[0].id, data, CHUNK, { headers: alice, parallel: 4 }))
+    assert.is(c.status, 200, c.text);
   return { t: r.json, f: r.json.files[0], data };
 }
 const complete = (id: number) => s.request('PUT', `/file/${id}`, { headers: alice, json: { complete: true } });
-const events = async (id: number) => ((await s.request('GET', `/transfer/${id}/auditlog`, { headers: alice })).json as { event: string }[]).map((e) => e.event);
+const events = async (id: number) =>
+  ((await s.request('GET', `/transfer/${id}/auditlog`, { headers: alice })).json as { event: string }[]).map(
+    (e) => e.event,
+  );
 
 test('completions sent at once all answer true; the File is hashed and logged once', async () => {
   const { t, f, data } = await uploaded('thrice', 8 * CHUNK + 5);
   const rs = await Promise.all([complete(f.id), complete(f.id), complete(f.id)]);
-  assert.equal(rs.map((r) => [r.status, r.json]), [[200, true], [200, true], [200, true]]);
+  assert.equal(
+    rs.map((r) => [r.status, r.json]),
+    [
+      [200, true],
+      [200, true],
+      [200, true],
+    ],
+  );
   assert.is((await complete(f.id)).json, true, 'a later retry too');
   assert.is((await s.request('GET', `/file/${f.id}`, { headers: alice })).json.sha256, sha256(data));
-  assert.equal((await events(t.id)).filter((e) => e === 'file_uploaded'), ['file_uploaded']);
+  assert.equal(
+    (await events(t.id)).filter((e) => e === 'file_uploaded'),
+    ['file_uploaded'],
+  );
 });
 
 test('a completion racing the deletion of its File never leaves a completed deleted File, nor a 500', async () => {
   const { t, f } = await uploaded('raced', 8 * CHUNK);
   const [done, deleted] = await Promise.all([complete(f.id), s.request('DELETE', `/file/${f.id}`, { headers: alice })]);
   assert.equal([deleted.status, deleted.json], [200, true]);
-  assert.ok(done.status === 200 || (done.status === 404 && done.json.message === 'file_not_found'), `${done.status} ${done.text}`);
+  assert.ok(
+    done.status === 200 || (done.status === 404 && done.json.message === 'file_not_found'),
+    `${done.status} ${done.text}`,
+  );
   assert.is((await s.request('GET', `/file/${f.id}`, { headers: alice })).status, 404);
-  assert.is((await s.request('GET', `/transfer/${t.id}`, { headers: alice })).json.status, 'closed', 'its last file was deleted');
-  const row = (await sqlOne(s, 'SELECT complete, deleted FROM files WHERE id = ?', f.id)) as { complete: number; deleted: number | null };
+  assert.is(
+    (await s.request('GET', `/transfer/${t.id}`, { headers: alice })).json.status,
+    'closed',
+    'its last file was deleted',
+  );
+  const row = (await sqlOne(s, 'SELECT complete, deleted FROM files WHERE id = ?', f.id)) as {
+    complete: number;
+    deleted: number | null;
+  };
   assert.ok(row.deleted !== null);
 });
 

@@ -5,7 +5,15 @@ import { startTestServer, TestServer } from '../helpers/server';
 import { startTestSink, TestSink } from '../helpers/mail';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { patternBytes, sha256 } from '../helpers/upload-client';
-import { FileSenderPy, pyEncryptChunk, pyFileIvAead, pyGenerateKey, pyScrapeConfig, pyTransferNames, PY_HEADERS } from '../helpers/filesender-py';
+import {
+  FileSenderPy,
+  pyEncryptChunk,
+  pyFileIvAead,
+  pyGenerateKey,
+  pyScrapeConfig,
+  pyTransferNames,
+  PY_HEADERS,
+} from '../helpers/filesender-py';
 
 // FileSender's own command-line client, filesender.py 3.8, against ferry: each test makes the client's requests
 // exactly as it makes them (test/helpers/filesender-py.ts says how it builds them) and checks what its user
@@ -23,7 +31,10 @@ let mailsSoFar = 0;
 
 test.before(async () => {
   sink = await startTestSink();
-  s = await startTestServer({ upload_chunk_size: CHUNK, mail: { transport: sink.url, from: 'ferry@files.example' } }, { clock: time.clock, log: logged.log });
+  s = await startTestServer(
+    { upload_chunk_size: CHUNK, mail: { transport: sink.url, from: 'ferry@files.example' } },
+    { clock: time.clock, log: logged.log },
+  );
   base = `${s.url}/rest.php`;
   await s.app.services.accounts.addUser('alice@example.org', ['alice@example.org'], 'alice password');
   await s.app.services.accounts.addUser('bob', ['bob@example.org'], 'bob password');
@@ -62,7 +73,12 @@ interface LocalFile {
 async function upload(c: FileSenderPy, files: LocalFile[], recipients: string, workers: number) {
   const names = pyTransferNames(files.map((f) => f.path));
   const byName = new Map(files.map((f, i) => [`${names[i]}:${f.data.length}`, f]));
-  const post = await c.postTransfer(names.map((name, i) => ({ name, size: files[i].data.length })), recipients, c.o.username, time.clock() + 10 * DAY);
+  const post = await c.postTransfer(
+    names.map((name, i) => ({ name, size: files[i].data.length })),
+    recipients,
+    c.o.username,
+    time.clock() + 10 * DAY,
+  );
   const t = post.created;
   const jobs: { index: number; offset: number }[] = [];
   t.files.forEach((f: any, index: number) => {
@@ -149,10 +165,22 @@ test('the configuration script is JavaScript built from the config, and tells on
     assert.is(cfg.crypto_crypt_name, 'AES-GCM');
     assert.is(cfg.encryption_password_must_have_numbers, false);
     // FileSender's page reads these to offer (or require) encryption and check a typed password's length.
-    assert.equal([cfg.encryption_enabled, cfg.encryption_mandatory, cfg.encryption_min_password_length], [true, true, 16]);
+    assert.equal(
+      [cfg.encryption_enabled, cfg.encryption_mandatory, cfg.encryption_min_password_length],
+      [true, true, 16],
+    );
     assert.equal([cfg.encryption_key_version_new_files, cfg.encryption_random_password_version_new_files], [3, 2]);
     // Not disclosed, so not here either; secrets and paths never are.
-    for (const hidden of ['default_transfer_days_valid', 'max_transfer_size', 'data_dir', 'admin', 'mail', 'auth', 'listen', other.dir]) {
+    for (const hidden of [
+      'default_transfer_days_valid',
+      'max_transfer_size',
+      'data_dir',
+      'admin',
+      'mail',
+      'auth',
+      'listen',
+      other.dir,
+    ]) {
       assert.not.ok(text.includes(hidden), `${hidden} is in the script`);
     }
     // Also without a window (a worker, node): it defines its own.
@@ -173,14 +201,20 @@ test('upload: four files, three in a folder tree, to two recipients as filesende
   const t = post.created;
   assert.match(t.roundtriptoken, /^[0-9a-f]{32}$/);
   for (const f of t.files) assert.is(f.puid, f.uid);
-  assert.equal(t.files.map((f: any) => [f.name, f.size]), names.map((n, i) => [n, TREE[i].data.length]));
+  assert.equal(
+    t.files.map((f: any) => [f.name, f.size]),
+    names.map((n, i) => [n, TREE[i].data.length]),
+  );
   assert.equal(t.options, [], '{get_a_link: 0} sets nothing');
   // Every request carried the client's headers and went to /rest.php; every answer was a success.
   assert.ok(alice.sent.every((r) => r.url.startsWith(`${base}/`) && r.headers.Accept === 'application/json'));
   const stored = (await alice.call({ method: 'get', path: `/transfer/${t.id}` })) as any;
   assert.is(stored.status, 'available');
   assert.ok(stored.files.every((f: any) => f.complete));
-  assert.equal(stored.files.map((f: any) => f.sha256), TREE.map((f) => sha256(f.data)));
+  assert.equal(
+    stored.files.map((f: any) => f.sha256),
+    TREE.map((f) => sha256(f.data)),
+  );
   assert.is(stored.roundtriptoken, '', 'only the answer that created the transfer carries it');
   const mails = await newMails(2);
   assert.equal(mails.map((m) => (m.to as any).value[0].address).sort(), ['rcpt1@example.net', 'rcpt2@example.net']);
@@ -195,7 +229,10 @@ test('download with -d <link>: fileidsextended, then download.php per file: byte
     const bobClient = await client('bob');
     const token = FileSenderPy.tokenOfLink(link, base);
     const list = (await bobClient.filesInTransfer(token)) as any[];
-    assert.equal(list.map((f) => f.name), ['notes.txt', 'photos/2026/a.jpg', 'photos/2026/b.jpg', 'photos/c d é.png']);
+    assert.equal(
+      list.map((f) => f.name),
+      ['notes.txt', 'photos/2026/a.jpg', 'photos/2026/b.jpg', 'photos/c d é.png'],
+    );
     assert.ok(list.every((f) => f.encrypted === false && f.transferid === uploaded!.id));
     const saved = new Map<string, Buffer>();
     for (const f of list) {
@@ -205,7 +242,9 @@ test('download with -d <link>: fileidsextended, then download.php per file: byte
       // os.path.join(token or -o dir, *name.split("/")[:-1]) / the last part
       saved.set(f.name.split('/').join('|'), got.body);
     }
-    TREE.forEach((local, i) => assert.is(sha256(saved.get(list[i].name.split('/').join('|'))!), sha256(local.data), list[i].name));
+    TREE.forEach((local, i) =>
+      assert.is(sha256(saved.get(list[i].name.split('/').join('|'))!), sha256(local.data), list[i].name),
+    );
   }
   // Encrypted files are fetched in Range requests: they are answered with the range.
   const token = FileSenderPy.tokenOfLink(uploaded!.links[0], base);
@@ -214,12 +253,20 @@ test('download with -d <link>: fileidsextended, then download.php per file: byte
   assert.is(part.status, 206);
   assert.is(sha256(part.body), sha256(TREE[1].data.subarray(CHUNK, 2 * CHUNK + 32)));
   // A link of another server is refused by the client itself before any request.
-  assert.throws(() => FileSenderPy.tokenOfLink(`https://elsewhere.example/?s=download&token=${token}`, base), /non configured/);
+  assert.throws(
+    () => FileSenderPy.tokenOfLink(`https://elsewhere.example/?s=download&token=${token}`, base),
+    /non configured/,
+  );
   // An unknown token: a clear 404 in the error shape (the client would retry it, then stop).
-  const unknown = await alice.send(alice.build({ method: 'get', path: '/transfer/fileidsextended', data: { token: 'f'.repeat(32) } }));
+  const unknown = await alice.send(
+    alice.build({ method: 'get', path: '/transfer/fileidsextended', data: { token: 'f'.repeat(32) } }),
+  );
   assert.equal([unknown.status, unknown.json.message], [404, 'transfer_not_found']);
   // FileSender's shorter listing: the ids only.
-  assert.equal(await alice.call({ method: 'get', path: '/transfer/fileids', data: { token } }), list.map((f) => f.id));
+  assert.equal(
+    await alice.call({ method: 'get', path: '/transfer/fileids', data: { token } }),
+    list.map((f) => f.id),
+  );
 });
 
 test('guest with -g: POST /guest as the client sends it → 201 with Location, and the guest gets the invitation', async () => {
@@ -233,68 +280,150 @@ test('guest with -g: POST /guest as the client sends it → 201 with Location, a
   assert.match(mail.text ?? '', /\?s=upload&vid=[0-9a-f]+/);
 });
 
-test('a user name that is not an address (uploads need -f): -g sends it as from, and the invitation is from the user\'s address', async () => {
+test("a user name that is not an address (uploads need -f): -g sends it as from, and the invitation is from the user's address", async () => {
   const bob = await client('bob');
   const r = await bob.postGuest('guest2@example.net', time.clock() + 10 * DAY);
   assert.is(r.created.user_email, 'bob@example.org');
   await newMails(1);
   // Uploads send the -f address; another user's id is no address of bob's.
-  const wrong = await bob.send(bob.build({ method: 'post', path: '/guest', content: { from: 'alice@example.org@', recipient: 'g@example.net', aup_checked: 1, options: { get_a_link: 0 } } }));
+  const wrong = await bob.send(
+    bob.build({
+      method: 'post',
+      path: '/guest',
+      content: { from: 'alice@example.org@', recipient: 'g@example.net', aup_checked: 1, options: { get_a_link: 0 } },
+    }),
+  );
   assert.equal([wrong.status, wrong.json.message, wrong.json.details], [400, 'bad_email', ['from']]);
 });
 
-test('options and fields: object or array form, false/0 not set, an unknown name set to true refused; the answer keeps the spec\'s array', async () => {
+test("options and fields: object or array form, false/0 not set, an unknown name set to true refused; the answer keeps the spec's array", async () => {
   const files = [{ name: 'o.txt', size: 1 }];
   const post = (options: unknown) =>
-    alice.send(alice.build({ method: 'post', path: '/transfer', content: { from: 'alice@example.org', files, recipients: ['r@example.net'], expires: time.clock() + DAY, aup_checked: 1, options } }));
+    alice.send(
+      alice.build({
+        method: 'post',
+        path: '/transfer',
+        content: {
+          from: 'alice@example.org',
+          files,
+          recipients: ['r@example.net'],
+          expires: time.clock() + DAY,
+          aup_checked: 1,
+          options,
+        },
+      }),
+    );
   const obj = await post({ get_a_link: 0, email_me_copies: 1, nonsense: false, email_upload_complete: true });
   assert.is(obj.status, 201, obj.text);
   assert.equal(obj.json.options, ['email_me_copies', 'email_upload_complete']);
   const arr = await post(['email_download_complete']);
   assert.equal(arr.json.options, ['email_download_complete']);
   const unknown = await post({ nonsense: 1 });
-  assert.equal([unknown.status, unknown.json.message, unknown.json.details], [400, 'bad_option_name', ['options.nonsense']]);
+  assert.equal(
+    [unknown.status, unknown.json.message, unknown.json.details],
+    [400, 'bad_option_name', ['options.nonsense']],
+  );
   const badValue = await post({ get_a_link: 'no' });
-  assert.equal([badValue.status, badValue.json.message, badValue.json.details], [400, 'rest_bad_parameter', ['options.get_a_link']]);
-  const aup = await alice.send(alice.build({ method: 'post', path: '/transfer', content: { files, recipients: ['r@example.net'], expires: time.clock() + DAY, aup_checked: 'yes' } }));
+  assert.equal(
+    [badValue.status, badValue.json.message, badValue.json.details],
+    [400, 'rest_bad_parameter', ['options.get_a_link']],
+  );
+  const aup = await alice.send(
+    alice.build({
+      method: 'post',
+      path: '/transfer',
+      content: { files, recipients: ['r@example.net'], expires: time.clock() + DAY, aup_checked: 'yes' },
+    }),
+  );
   assert.equal([aup.status, aup.json.details], [400, ['aup_checked']]);
   // Guests too, and FileSender's page form {"guest": {…}, "transfer": {…}}.
-  const g = await alice.send(alice.build({ method: 'post', path: '/guest', content: { recipient: 'g3@example.net', options: { guest: { valid_only_one_time: true, email_guest_created: false }, transfer: { get_a_link: 1 } } } }));
+  const g = await alice.send(
+    alice.build({
+      method: 'post',
+      path: '/guest',
+      content: {
+        recipient: 'g3@example.net',
+        options: { guest: { valid_only_one_time: true, email_guest_created: false }, transfer: { get_a_link: 1 } },
+      },
+    }),
+  );
   assert.is(g.status, 201, g.text);
   assert.equal([g.json.options, g.json.transfer_options], [['valid_only_one_time'], ['get_a_link']]);
-  const gBad = await alice.send(alice.build({ method: 'post', path: '/guest', content: { recipient: 'g4@example.net', options: { frobnicate: true } } }));
+  const gBad = await alice.send(
+    alice.build({
+      method: 'post',
+      path: '/guest',
+      content: { recipient: 'g4@example.net', options: { frobnicate: true } },
+    }),
+  );
   assert.equal([gBad.status, gBad.json.message], [400, 'bad_option_name']);
 });
 
-test('chunk key and round-trip token: another transfer\'s token is refused (403), a missing one is not required', async () => {
-  const a = await alice.postTransfer([{ name: 'a.bin', size: 10 }], 'r@example.net', 'alice@example.org', time.clock() + DAY);
-  const b = await alice.postTransfer([{ name: 'b.bin', size: 10 }], 'r@example.net', 'alice@example.org', time.clock() + DAY);
+test("chunk key and round-trip token: another transfer's token is refused (403), a missing one is not required", async () => {
+  const a = await alice.postTransfer(
+    [{ name: 'a.bin', size: 10 }],
+    'r@example.net',
+    'alice@example.org',
+    time.clock() + DAY,
+  );
+  const b = await alice.postTransfer(
+    [{ name: 'b.bin', size: 10 }],
+    'r@example.net',
+    'alice@example.org',
+    time.clock() + DAY,
+  );
   const fa = a.created.files[0];
   const bytes = patternBytes('rtt', 10);
-  const wrong = await alice.send(alice.build({ method: 'put', path: `/file/${fa.id}/chunk/0`, data: { key: fa.puid, roundtriptoken: b.created.roundtriptoken }, raw: bytes }));
+  const wrong = await alice.send(
+    alice.build({
+      method: 'put',
+      path: `/file/${fa.id}/chunk/0`,
+      data: { key: fa.puid, roundtriptoken: b.created.roundtriptoken },
+      raw: bytes,
+    }),
+  );
   assert.equal([wrong.status, wrong.json.message], [403, 'rest_roundtrip_token_invalid']);
   // Only the chunk key, no signature (what a browser does when its session ended): the token is checked too.
-  const keyOnly = await s.request('PUT', `/rest.php/file/${fa.id}/chunk/0?key=${fa.puid}&roundtriptoken=${b.created.roundtriptoken}`, { body: bytes, headers: { 'content-type': 'application/octet-stream' } });
+  const keyOnly = await s.request(
+    'PUT',
+    `/rest.php/file/${fa.id}/chunk/0?key=${fa.puid}&roundtriptoken=${b.created.roundtriptoken}`,
+    { body: bytes, headers: { 'content-type': 'application/octet-stream' } },
+  );
   assert.equal([keyOnly.status, keyOnly.json.message], [403, 'rest_roundtrip_token_invalid']);
   assert.is((await s.request('PUT', `/rest.php/file/${fa.id}/chunk/0?key=${fa.puid}`, { body: bytes })).status, 200);
   assert.is((await alice.fileComplete(a.created, fa)) as any, true);
-  const done = await s.request('PUT', `/rest.php/file/${fa.id}?key=${fa.puid}&roundtriptoken=nope`, { json: { complete: true } });
+  const done = await s.request('PUT', `/rest.php/file/${fa.id}?key=${fa.puid}&roundtriptoken=nope`, {
+    json: { complete: true },
+  });
   assert.is(done.status, 403);
   // The client's clean-up after a failure: DELETE with the chunk key of its first file.
   assert.is(await alice.deleteTransfer(b.created), true);
-  assert.is((await alice.send(alice.build({ method: 'get', path: `/transfer/${b.created.id}` }))).json.status, 'closed');
+  assert.is(
+    (await alice.send(alice.build({ method: 'get', path: `/transfer/${b.created.id}` }))).json.status,
+    'closed',
+  );
 });
 
 test('a refused call is retried by the client 5 s later with a new timestamp, and goes through once the state allows it', async () => {
-  const t = (await alice.postTransfer([{ name: 'late.bin', size: 2 * CHUNK }], 'r@example.net', 'alice@example.org', time.clock() + DAY)).created;
+  const t = (
+    await alice.postTransfer(
+      [{ name: 'late.bin', size: 2 * CHUNK }],
+      'r@example.net',
+      'alice@example.org',
+      time.clock() + DAY,
+    )
+  ).created;
   const f = t.files[0];
   const data = patternBytes('late', 2 * CHUNK);
   await alice.putChunk(t, f, data.subarray(0, CHUNK), 0);
   // The completion comes before the last chunk: 409; while the client sleeps, the chunk arrives.
-  const c = new FileSenderPy({ ...alice.o, sleep5: async () => {
-    time.advance(5);
-    await alice.putChunk(t, f, data.subarray(CHUNK), CHUNK);
-  } });
+  const c = new FileSenderPy({
+    ...alice.o,
+    sleep5: async () => {
+      time.advance(5);
+      await alice.putChunk(t, f, data.subarray(CHUNK), CHUNK);
+    },
+  });
   assert.is(await c.fileComplete(t, f), true);
   assert.is(c.sent.length, 2);
   const [first, second] = c.sent.map((r) => new URL(r.url).searchParams);
@@ -319,9 +448,11 @@ test('a base_url ending in "rest.php/" (doubled slashes in every path) signs and
   assert.is(((await c.call({ method: 'get', path: `/transfer/${post.created.id}` })) as any).status, 'available');
 });
 
-test('filesender.py.ini from the profile page: the signed-in user\'s file drives the client as it is', async () => {
+test("filesender.py.ini from the profile page: the signed-in user's file drives the client as it is", async () => {
   const sess = await login(s, 'bob', 'bob password');
-  const r = await s.request('GET', '/user/@me/filesender-python-client-configuration-file', { headers: withSession(sess) });
+  const r = await s.request('GET', '/user/@me/filesender-python-client-configuration-file', {
+    headers: withSession(sess),
+  });
   assert.is(r.status, 200, r.text);
   assert.match(r.headers.get('content-type')!, /^text\/plain/);
   assert.match(r.headers.get('content-disposition')!, /attachment; filename="filesender.py.ini"/);
@@ -331,14 +462,25 @@ test('filesender.py.ini from the profile page: the signed-in user\'s file drives
   assert.is(ini.user.username, 'bob');
   assert.is(ini.user.apikey, await s.app.services.users.remoteSecret('bob'));
   assert.match(r.text, /give yours with -f \(e\.g\. -f bob@example\.org\)/);
-  const c = new FileSenderPy({ baseUrl: ini.system.base_url, username: ini.user.username, apikey: ini.user.apikey, clock: time.clock });
+  const c = new FileSenderPy({
+    baseUrl: ini.system.base_url,
+    username: ini.user.username,
+    apikey: ini.user.apikey,
+    clock: time.clock,
+  });
   const me = (await c.call({ method: 'get', path: '/user' })) as any;
   assert.is(me.id, 'bob');
   // Nobody else gets a user's file: without a session 401; a remote application acting as the user 403.
   assert.is((await s.request('GET', '/user/@me/filesender-python-client-configuration-file')).status, 401);
   const appSecret = await s.app.services.accounts.addRemoteApp('portal', false);
   const { signedPath } = await import('../helpers/signing');
-  const asApp = signedPath({ method: 'GET', host: new URL(s.url).host, path: '/user/@me/filesender-python-client-configuration-file', args: { remote_application: 'portal', remote_user: 'bob', timestamp: time.clock() }, secret: appSecret });
+  const asApp = signedPath({
+    method: 'GET',
+    host: new URL(s.url).host,
+    path: '/user/@me/filesender-python-client-configuration-file',
+    args: { remote_application: 'portal', remote_user: 'bob', timestamp: time.clock() },
+    secret: appSecret,
+  });
   const refused = await s.request('GET', asApp);
   assert.equal([refused.status, refused.json.message], [403, 'rest_access_forbidden']);
 });
@@ -347,7 +489,10 @@ test('-e <password>: the client encrypts each chunk, ferry stores only ciphertex
   const PASSWORD = 'Lab-Results-2026';
   // What the client reads for -e before anything else: the rules its password must pass and the iterations.
   const scraped = pyScrapeConfig((await s.request('GET', '//filesender-config.js.php')).text);
-  assert.equal([scraped.iv_len, scraped.crypt_type, scraped.hash_name, scraped.password_hash_iterations], [16, 'AES-GCM', 'SHA-256', 600000]);
+  assert.equal(
+    [scraped.iv_len, scraped.crypt_type, scraped.hash_name, scraped.password_hash_iterations],
+    [16, 'AES-GCM', 'SHA-256', 600000],
+  );
   const files: LocalFile[] = [
     { path: '/home/alice/lab/results.csv', data: patternBytes('results', 2 * CHUNK + 123) },
     { path: '/home/alice/lab/notes.txt', data: patternBytes('notes', 999) },
@@ -356,7 +501,12 @@ test('-e <password>: the client encrypts each chunk, ferry stores only ciphertex
   const crypt = files.map((f) => pyFileIvAead(f.data.length, CHUNK));
   const post = await alice.postTransfer(
     names.map((name, i) => ({ name, size: files[i].data.length, iv: crypt[i].iv, aead: crypt[i].aead })),
-    'lab@example.net', 'alice@example.org', time.clock() + 10 * DAY, null, null, { iterations: scraped.password_hash_iterations! },
+    'lab@example.net',
+    'alice@example.org',
+    time.clock() + 10 * DAY,
+    null,
+    null,
+    { iterations: scraped.password_hash_iterations! },
   );
   const t = post.created;
   assert.equal([t.encryption, typeof t.salt, t.salt.length], [true, 'string', 32]);
@@ -364,7 +514,13 @@ test('-e <password>: the client encrypts each chunk, ferry stores only ciphertex
   for (const [index, f] of (t.files as any[]).entries()) {
     for (let offset = 0; offset < f.size; offset += CHUNK) {
       // send_file_chunk(): chunk id ceil(offset / chunk size), PUT at the plaintext offset.
-      const chunk = pyEncryptChunk(files[index].data.subarray(offset, offset + CHUNK), Math.ceil(offset / CHUNK), crypt[index].ivBytes, crypt[index].aeadString, key);
+      const chunk = pyEncryptChunk(
+        files[index].data.subarray(offset, offset + CHUNK),
+        Math.ceil(offset / CHUNK),
+        crypt[index].ivBytes,
+        crypt[index].aeadString,
+        key,
+      );
       await alice.putChunk(t, f, chunk, offset);
     }
     await alice.fileComplete(t, f);
@@ -372,7 +528,10 @@ test('-e <password>: the client encrypts each chunk, ferry stores only ciphertex
   await alice.transferComplete(t);
   const stored = (await alice.call({ method: 'get', path: `/transfer/${t.id}` })) as any;
   assert.is(stored.status, 'available');
-  assert.equal(stored.files.map((f: any) => [f.size, f.received, f.complete]), files.map((f) => [f.data.length, f.data.length, true]));
+  assert.equal(
+    stored.files.map((f: any) => [f.size, f.received, f.complete]),
+    files.map((f) => [f.data.length, f.data.length, true]),
+  );
   // The server holds ciphertext: what it computed the SHA-256 of is not the plaintext.
   stored.files.forEach((f: any, i: number) => assert.is.not(f.sha256, sha256(files[i].data)));
   // The recipient's mail (earlier tests may have left mails of their own in the sink).
@@ -386,22 +545,43 @@ test('-e <password>: the client encrypts each chunk, ferry stores only ciphertex
 
   const bobClient = await client('bob');
   const list = (await bobClient.filesInTransfer(token)) as any[];
-  assert.equal(list.map((f) => [f.name, f.size, f.encrypted, f['key-version'], f['key-salt'], f['password-hash-iterations'], f.fileiv, f.fileaead]),
-    names.map((n, i) => [n, files[i].data.length, true, 3, t.salt, 600000, crypt[i].iv, crypt[i].aead]));
+  assert.equal(
+    list.map((f) => [
+      f.name,
+      f.size,
+      f.encrypted,
+      f['key-version'],
+      f['key-salt'],
+      f['password-hash-iterations'],
+      f.fileiv,
+      f.fileaead,
+    ]),
+    names.map((n, i) => [n, files[i].data.length, true, 3, t.salt, 600000, crypt[i].iv, crypt[i].aead]),
+  );
   // download_transfer(): the key from the first file's key-salt and password-hash-iterations.
   const downloadKey = pyGenerateKey(PASSWORD, list[0]['key-salt'], list[0]['password-hash-iterations']);
   for (const [i, f] of list.entries()) {
-    assert.is(sha256(await bobClient.downloadEncryptedFile(token, f, downloadKey, CHUNK)), sha256(files[i].data), f.name);
+    assert.is(
+      sha256(await bobClient.downloadEncryptedFile(token, f, downloadKey, CHUNK)),
+      sha256(files[i].data),
+      f.name,
+    );
   }
   // A wrong password fails on the first chunk's tag, every time the client tries again.
   const wrongKey = pyGenerateKey('Lab-Results-2027', list[0]['key-salt'], list[0]['password-hash-iterations']);
-  const refused = await bobClient.downloadEncryptedFile(token, list[0], wrongKey, CHUNK).then(() => null, (e: Error) => e);
+  const refused = await bobClient.downloadEncryptedFile(token, list[0], wrongKey, CHUNK).then(
+    () => null,
+    (e: Error) => e,
+  );
   assert.match(String(refused), /authenticate/);
 });
 
-test('the log shows the client\'s requests but none of its secrets: API key, signatures, chunk keys, round-trip tokens', async () => {
+test("the log shows the client's requests but none of its secrets: API key, signatures, chunk keys, round-trip tokens", async () => {
   const text = logged.lines.join('\n');
-  assert.match(text, /PUT \/rest\.php\/file\/\d+\/chunk\/0\?key=\*\*\*&remote_user=alice%40example\.org&roundtriptoken=\*\*\*&signature=\*\*\*&timestamp=\d+ 200/);
+  assert.match(
+    text,
+    /PUT \/rest\.php\/file\/\d+\/chunk\/0\?key=\*\*\*&remote_user=alice%40example\.org&roundtriptoken=\*\*\*&signature=\*\*\*&timestamp=\d+ 200/,
+  );
   const secrets = [await s.app.services.users.remoteSecret('alice@example.org')];
   for (const r of alice.sent) {
     const q = new URL(r.url).searchParams;
@@ -421,7 +601,10 @@ function parseIni(text: string): Record<string, Record<string, string>> {
     if (head) out[(section = head[1])] = {};
     else {
       const i = line.indexOf('=');
-      out[section][line.slice(0, i).trim()] = line.slice(i + 1).trim().replace(/%%/g, '%');
+      out[section][line.slice(0, i).trim()] = line
+        .slice(i + 1)
+        .trim()
+        .replace(/%%/g, '%');
     }
   }
   return out;

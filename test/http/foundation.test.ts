@@ -66,7 +66,10 @@ test('malformed JSON: 400 bad_request_body, and the uid appears in the log line'
   const r = await s.request('POST', '/echo', { body: '{"a":', headers: { 'content-type': 'application/json' } });
   assert.is(r.status, 400);
   assertErrorBody(r.json, 'bad_request_body');
-  assert.ok(logLines.some((l) => l.includes(r.json.uid)), 'uid logged');
+  assert.ok(
+    logLines.some((l) => l.includes(r.json.uid)),
+    'uid logged',
+  );
   assert.not.match(r.text, /at .*\.ts/); // no stack trace
 });
 
@@ -139,7 +142,7 @@ test('the request log masks secret query arguments', async () => {
   assert.match(line, / 401 /); // the made-up vid is refused, and still masked
 });
 
-test('the data directory and the database (tokens, secrets, password hashes) are readable by ferry\'s user only', () => {
+test("the data directory and the database (tokens, secrets, password hashes) are readable by ferry's user only", () => {
   const data = path.join(s.dir, 'data');
   const mode = (f: string) => fs.statSync(f).mode & 0o777;
   assert.is(mode(data), 0o700);

@@ -19,7 +19,10 @@ test.after(async () => {
 });
 
 async function invite(options: string[] = [], transferOptions: string[] = [], as = alice) {
-  const r = await s.request('POST', '/guest', { headers: as, json: { recipient: 'guest@example.org', from: as['X-Remote-Email'], options, transfer_options: transferOptions } });
+  const r = await s.request('POST', '/guest', {
+    headers: as,
+    json: { recipient: 'guest@example.org', from: as['X-Remote-Email'], options, transfer_options: transferOptions },
+  });
   assert.is(r.status, 201, r.text);
   return r.json;
 }
@@ -32,9 +35,18 @@ async function mailsTo(addr: string) {
 /** The guest's whole upload, through its token only: create, chunks, complete. */
 async function guestUpload(vid: string, data: Buffer, recipients: string[] = ['someone@example.org']) {
   const q = `?vid=${vid}`;
-  const t = await s.request('POST', `/transfer${q}`, { json: { files: [{ name: 'from-guest.bin', size: data.length }], recipients, from: 'ignored@example.org', expires: inAWeek(), options: ['get_a_link'] } });
+  const t = await s.request('POST', `/transfer${q}`, {
+    json: {
+      files: [{ name: 'from-guest.bin', size: data.length }],
+      recipients,
+      from: 'ignored@example.org',
+      expires: inAWeek(),
+      options: ['get_a_link'],
+    },
+  });
   if (t.status !== 201) return { status: t.status, json: t.json };
-  for (const r of await sendChunks(s.request, t.json.files[0].id, data, 64 * 1024, { query: q, parallel: 2 })) assert.is(r.status, 200, r.text);
+  for (const r of await sendChunks(s.request, t.json.files[0].id, data, 64 * 1024, { query: q, parallel: 2 }))
+    assert.is(r.status, 200, r.text);
   assert.is((await s.request('PUT', `/file/${t.json.files[0].id}${q}`, { json: { complete: true } })).status, 200);
   const done = await s.request('PUT', `/transfer/${t.json.id}${q}`, { json: { complete: true } });
   assert.is(done.status, 200, done.text);
@@ -55,19 +67,32 @@ test('the whole journey: invitation mail, guest upload under its terms, the crea
   assert.is(t.user_email, 'guest@example.org'); // from is the guest's address, whatever was sent
   assert.equal(t.options, ['email_download_complete']); // the guest's transfer_options, not the request's
   assert.is(t.status, 'available');
-  assert.ok((await s.request('GET', `/transfer/${t.id}`, { headers: alice })).status === 200, 'the creator sees and manages it');
+  assert.ok(
+    (await s.request('GET', `/transfer/${t.id}`, { headers: alice })).status === 200,
+    'the creator sees and manages it',
+  );
   assert.is((await s.request('GET', `/guest/${g.id}`, { headers: alice })).json.transfer_count, 1);
   const carol = await mailsTo('carol@example.org');
   assert.is(carol.length, 1);
   const token = /token=([0-9a-f]{32})/.exec(carol[0].text!)![1];
-  const d = await fetch(`${s.url}/download?token=${token}`.replace('download?', 'download?files_ids=' + t.files[0].id + '&'));
+  const d = await fetch(
+    `${s.url}/download?token=${token}`.replace('download?', 'download?files_ids=' + t.files[0].id + '&'),
+  );
   assert.is(sha256(Buffer.from(await d.arrayBuffer())), sha256(data));
   const started = (await mailsTo('alice@example.org')).find((m) => /started uploading/.test(m.subject!));
   assert.ok(started, 'email_upload_started told the creator');
 });
 
 test('a guest sees only its own Transfers: not its creator’s others, not other guests’', async () => {
-  const own = await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'a', size: 1 }], recipients: ['x@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+  const own = await s.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: [{ name: 'a', size: 1 }],
+      recipients: ['x@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
+  });
   const g1 = await invite();
   const g2 = await invite();
   const mine = await guestUpload(g1.token, Buffer.from('one'));
@@ -84,7 +109,15 @@ test('a guest sees only its own Transfers: not its creator’s others, not other
 
 test('under a guest token, from and options are ignored, even when they would be invalid', async () => {
   const g = await invite([], ['email_upload_complete']);
-  const r = await s.request('POST', `/transfer?vid=${g.token}`, { json: { files: [{ name: 'x', size: 1 }], recipients: ['a@example.org'], from: 'not an address', options: ['bogus'], expires: inAWeek() } });
+  const r = await s.request('POST', `/transfer?vid=${g.token}`, {
+    json: {
+      files: [{ name: 'x', size: 1 }],
+      recipients: ['a@example.org'],
+      from: 'not an address',
+      options: ['bogus'],
+      expires: inAWeek(),
+    },
+  });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.user_email, 'guest@example.org');
   assert.equal(r.json.options, ['email_upload_complete']);
@@ -100,7 +133,9 @@ test('can_only_send_to_me: the creator replaces whatever recipients the guest gi
 test('valid_only_one_time: the guest is closed once its first Transfer is available; a second is refused', async () => {
   const g = await invite(['valid_only_one_time']);
   assert.is((await guestUpload(g.token, Buffer.from('first'))).status, 201);
-  const second = await s.request('POST', `/transfer?vid=${g.token}`, { json: { files: [{ name: 'b', size: 1 }], recipients: ['a@example.org'], expires: inAWeek() } });
+  const second = await s.request('POST', `/transfer?vid=${g.token}`, {
+    json: { files: [{ name: 'b', size: 1 }], recipients: ['a@example.org'], expires: inAWeek() },
+  });
   assert.is(second.status, 401);
   assert.is(second.json.message, 'guest_token_invalid');
   assert.is((await s.request('GET', `/guest/${g.id}`, { headers: alice })).json.status, 'closed');
@@ -109,12 +144,16 @@ test('valid_only_one_time: the guest is closed once its first Transfer is availa
 test('denials: a deleted guest and an expired guest cannot upload', async () => {
   const closed = await invite();
   await s.request('DELETE', `/guest/${closed.id}`, { headers: alice });
-  const r = await s.request('POST', `/transfer?vid=${closed.token}`, { json: { files: [{ name: 'b', size: 1 }], recipients: ['a@example.org'], expires: inAWeek() } });
+  const r = await s.request('POST', `/transfer?vid=${closed.token}`, {
+    json: { files: [{ name: 'b', size: 1 }], recipients: ['a@example.org'], expires: inAWeek() },
+  });
   assert.is(r.status, 401);
   assert.is(r.json.message, 'guest_token_invalid');
   const expired = await invite();
   await s.app.db.query('UPDATE guests SET expires = ? WHERE id = ?', [Math.floor(Date.now() / 1000) - 1, expired.id]);
-  const e = await s.request('POST', `/transfer?vid=${expired.token}`, { json: { files: [{ name: 'b', size: 1 }], recipients: ['a@example.org'], expires: inAWeek() } });
+  const e = await s.request('POST', `/transfer?vid=${expired.token}`, {
+    json: { files: [{ name: 'b', size: 1 }], recipients: ['a@example.org'], expires: inAWeek() },
+  });
   assert.is(e.status, 410);
   assert.is(e.json.message, 'guest_expired');
 });

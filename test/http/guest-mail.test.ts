@@ -14,7 +14,11 @@ const DAY = 86400;
 
 test.before(async () => {
   sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, default_lang: 'en', mail: { transport: sink.url, from: 'ferry@files.example' } });
+  s = await startTestServer({
+    ...HEADER_SP,
+    default_lang: 'en',
+    mail: { transport: sink.url, from: 'ferry@files.example' },
+  });
 });
 test.after(async () => {
   await s.close();
@@ -64,10 +68,16 @@ test('no receipt unless asked; no invitation when email_guest_created is turned 
 
 test('the invitation box means what it says in every form a client sends: the page names every option, FileSender nests them', async () => {
   const seen = sink.raw().length;
-  const everyOption = (invite: boolean) => Object.fromEntries(GUEST_OPTIONS.map((o) => [o, o === 'email_guest_created' ? invite : o === 'email_upload_started']));
+  const everyOption = (invite: boolean) =>
+    Object.fromEntries(
+      GUEST_OPTIONS.map((o) => [o, o === 'email_guest_created' ? invite : o === 'email_upload_started']),
+    );
   const off = await createGuest('erin', { recipient: 'page-off@example.net', options: everyOption(false) });
   assert.not.ok(off.options.includes('email_guest_created'), off.options.join());
-  const nested = await createGuest('erin', { recipient: 'nested-off@example.net', options: { guest: { email_guest_created: false, email_guest_created_receipt: true } } });
+  const nested = await createGuest('erin', {
+    recipient: 'nested-off@example.net',
+    options: { guest: { email_guest_created: false, email_guest_created_receipt: true } },
+  });
   assert.equal(nested.options, ['email_guest_created_receipt']);
   const on = await createGuest('erin', { recipient: 'page-on@example.net', options: everyOption(true) });
   assert.ok(on.options.includes('email_guest_created'), on.options.join());
@@ -99,7 +109,11 @@ test('deletion: the guest is told, without the link; deleting again sends nothin
 
 test('expiry: closeExpired mails the guest only with email_guest_expired', async () => {
   const now = Math.floor(Date.now() / 1000);
-  const told = await createGuest('erin', { recipient: 'told@example.net', expires: now + DAY, options: ['email_guest_expired'] });
+  const told = await createGuest('erin', {
+    recipient: 'told@example.net',
+    expires: now + DAY,
+    options: ['email_guest_expired'],
+  });
   const silent = await createGuest('erin', { recipient: 'silent@example.net', expires: now + DAY });
   const seen = (await delivered(0)).length;
   const closed = (await s.app.services.guests.closeExpired(now + 2 * DAY)).map((g) => g.id);

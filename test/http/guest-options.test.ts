@@ -24,22 +24,29 @@ test.after(async () => {
 
 let n = 0;
 async function invite(options: string[] | Record<string, boolean> = [], transferOptions: string[] = []) {
-  const r = await s.request('POST', '/guest', { headers: alice, json: { recipient: `g${++n}@example.net`, options, transfer_options: transferOptions } });
+  const r = await s.request('POST', '/guest', {
+    headers: alice,
+    json: { recipient: `g${++n}@example.net`, options, transfer_options: transferOptions },
+  });
   assert.is(r.status, 201, r.text);
   return r.json;
 }
 
 /** Delivers all queued mail (the queue sends in order) and returns the sink's messages after the first `from`. */
 const delivered = (from = 0): Promise<ParsedMail[]> => deliveredMail(s, sink, from);
-const toAlice = (mails: ParsedMail[]) => mails.filter((m) => addressOf(m.to) === 'alice@example.org').map((m) => m.subject);
+const toAlice = (mails: ParsedMail[]) =>
+  mails.filter((m) => addressOf(m.to) === 'alice@example.org').map((m) => m.subject);
 
 async function createAsGuest(vid: string, size = 100_000) {
-  return s.request('POST', `/transfer?vid=${vid}`, { json: { files: [{ name: 'data.bin', size }], recipients: ['r@example.org'], expires: inAWeek() } });
+  return s.request('POST', `/transfer?vid=${vid}`, {
+    json: { files: [{ name: 'data.bin', size }], recipients: ['r@example.org'], expires: inAWeek() },
+  });
 }
 
 async function uploadAll(vid: string, t: { id: number; files: { id: number; size: number }[] }) {
   const f = t.files[0];
-  for (const r of await sendChunks(s.request, f.id, patternBytes(`t${t.id}`, f.size), 20_000, { query: `?vid=${vid}` })) assert.is(r.status, 200, r.text);
+  for (const r of await sendChunks(s.request, f.id, patternBytes(`t${t.id}`, f.size), 20_000, { query: `?vid=${vid}` }))
+    assert.is(r.status, 200, r.text);
   assert.is((await s.request('PUT', `/file/${f.id}?vid=${vid}`, { json: { complete: true } })).status, 200);
 }
 
@@ -53,7 +60,8 @@ test('email_upload_page_access: the creator hears the page was opened, once per 
   const watched = await invite(['email_upload_page_access']);
   const quiet = await invite();
   const seen = (await delivered()).length;
-  for (const g of [watched, watched, quiet]) assert.is((await s.request('GET', `/?s=upload&vid=${g.token}`)).status, 200);
+  for (const g of [watched, watched, quiet])
+    assert.is((await s.request('GET', `/?s=upload&vid=${g.token}`)).status, 200);
   assert.equal(toAlice(await delivered(seen)), [`${watched.email} opened the upload page`]);
 });
 
@@ -112,10 +120,16 @@ test('valid_only_one_time: a second Transfer is refused while the first is under
   assert.is((await s.request('GET', `/transfer/${retry.json.id}`, { headers: alice })).json.status, 'available');
 });
 
-test('a guest\'s request options and from are ignored: the guest\'s transfer_options and e-mail apply', async () => {
+test("a guest's request options and from are ignored: the guest's transfer_options and e-mail apply", async () => {
   const g = await invite([], ['email_download_complete', 'get_a_link']);
   const r = await s.request('POST', `/transfer?vid=${g.token}`, {
-    json: { files: [{ name: 'a', size: 1 }], recipients: [], from: 'someone-else@example.org', options: ['email_me_copies'], expires: inAWeek() },
+    json: {
+      files: [{ name: 'a', size: 1 }],
+      recipients: [],
+      from: 'someone-else@example.org',
+      options: ['email_me_copies'],
+      expires: inAWeek(),
+    },
   });
   assert.is(r.status, 201, r.text);
   assert.is(r.json.user_email, g.email);
@@ -128,14 +142,25 @@ test('guest tokens: an unknown token is refused; a token never manages Guests; d
   assert.is(unknown.status, 401);
   assert.is(unknown.json.message, 'guest_token_invalid');
   const g = await invite();
-  for (const [m, p] of [['GET', '/guest'], ['POST', '/guest'], ['GET', `/guest/${g.id}`], ['DELETE', `/guest/${g.id}`], ['GET', '/guest/@all']] as const) {
-    const r = await s.request(m, `${p}?vid=${g.token}`, { json: m === 'POST' ? { recipient: 'x@example.net' } : undefined });
+  for (const [m, p] of [
+    ['GET', '/guest'],
+    ['POST', '/guest'],
+    ['GET', `/guest/${g.id}`],
+    ['DELETE', `/guest/${g.id}`],
+    ['GET', '/guest/@all'],
+  ] as const) {
+    const r = await s.request(m, `${p}?vid=${g.token}`, {
+      json: m === 'POST' ? { recipient: 'x@example.net' } : undefined,
+    });
     // Not even its own Guest record: to a guest it is an unknown id, as for every other non-owner.
     assert.is(r.status, p.endsWith(`/${g.id}`) ? 404 : 403, `${m} ${p}: ${r.status}`);
   }
   const t = (await createAsGuest(g.token, 50_000)).json;
   await s.request('DELETE', `/guest/${g.id}`, { headers: alice });
-  const chunk = await s.request('PUT', `/file/${t.files[0].id}/chunk/0?vid=${g.token}`, { body: Buffer.alloc(10), headers: { 'content-type': 'application/octet-stream' } });
+  const chunk = await s.request('PUT', `/file/${t.files[0].id}/chunk/0?vid=${g.token}`, {
+    body: Buffer.alloc(10),
+    headers: { 'content-type': 'application/octet-stream' },
+  });
   assert.is(chunk.status, 401);
   assert.is(chunk.json.message, 'guest_token_invalid');
   assert.is((await s.request('GET', `/transfer/${t.id}`, { headers: alice })).status, 200);
@@ -146,7 +171,14 @@ test('POST /guest from a remote application acting for a user: from is only form
   const host = new URL(s.url).host;
   const post = (from: string) => {
     const body = JSON.stringify({ recipient: 'rg@example.net', from });
-    const path = signedPath({ method: 'POST', host, path: '/guest', args: { remote_application: 'portal', remote_user: 'zoe', timestamp: nowS() }, secret, body });
+    const path = signedPath({
+      method: 'POST',
+      host,
+      path: '/guest',
+      args: { remote_application: 'portal', remote_user: 'zoe', timestamp: nowS() },
+      secret,
+      body,
+    });
     return s.request('POST', path, { body, headers: { 'content-type': 'application/json' } });
   };
   const ok = await post('zoe.other@example.com');

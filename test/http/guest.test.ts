@@ -13,7 +13,10 @@ test.before(async () => {
 test.after(async () => s.close());
 
 async function createGuest(user = 'alice', body: Record<string, unknown> = {}) {
-  const r = await s.request('POST', '/guest', { headers: asUser(user), json: { recipient: `guest-of-${user}@example.net`, ...body } });
+  const r = await s.request('POST', '/guest', {
+    headers: asUser(user),
+    json: { recipient: `guest-of-${user}@example.net`, ...body },
+  });
   assert.is(r.status, 201, r.text);
   return r.json;
 }
@@ -22,7 +25,14 @@ test('POST /guest: 201, Location, the spec Guest shape with upload_url', async (
   const before = now();
   const r = await s.request('POST', '/guest', {
     headers: asUser('alice'),
-    json: { recipient: 'gus@example.net', from: 'alice@example.org', subject: 'Scans', message: 'Please send the scans', options: ['can_only_send_to_me'], transfer_options: ['email_download_complete'] },
+    json: {
+      recipient: 'gus@example.net',
+      from: 'alice@example.org',
+      subject: 'Scans',
+      message: 'Please send the scans',
+      options: ['can_only_send_to_me'],
+      transfer_options: ['email_download_complete'],
+    },
   });
   assert.is(r.status, 201, r.text);
   const g = r.json;
@@ -57,15 +67,21 @@ test('tokens are distinct per Guest', async () => {
   assert.is.not(a.token, b.token);
 });
 
-test('from: defaults to the first address, must be one of the user\'s own under the Service Provider', async () => {
+test("from: defaults to the first address, must be one of the user's own under the Service Provider", async () => {
   const two = { 'X-Remote-User': 'carol', 'X-Remote-Email': 'carol@example.org, c.work@example.com' };
   const d = await s.request('POST', '/guest', { headers: two, json: { recipient: 'x@example.net' } });
   assert.is(d.status, 201);
   assert.is(d.json.user_email, 'carol@example.org');
-  const second = await s.request('POST', '/guest', { headers: two, json: { recipient: 'x@example.net', from: 'C.Work@example.com' } });
+  const second = await s.request('POST', '/guest', {
+    headers: two,
+    json: { recipient: 'x@example.net', from: 'C.Work@example.com' },
+  });
   assert.is(second.status, 201);
   assert.is(second.json.user_email, 'c.work@example.com');
-  const other = await s.request('POST', '/guest', { headers: two, json: { recipient: 'x@example.net', from: 'alice@example.org' } });
+  const other = await s.request('POST', '/guest', {
+    headers: two,
+    json: { recipient: 'x@example.net', from: 'alice@example.org' },
+  });
   assert.is(other.status, 400);
   assert.is(other.json.message, 'bad_email');
   assert.equal(other.json.details, ['from']);
@@ -88,7 +104,10 @@ test('expires: in the future and within max_guest_days_valid (to the end of that
   const t = now();
   const lastDayEnd = Math.floor((t + 20 * DAY) / DAY) * DAY + DAY - 1;
   for (const bad of [t - 10, 0, lastDayEnd + 2 * DAY, 'soon', 1.5]) {
-    const r = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', expires: bad } });
+    const r = await s.request('POST', '/guest', {
+      headers: asUser('alice'),
+      json: { recipient: 'g@example.net', expires: bad },
+    });
     assert.is(r.status, 400, String(bad));
     assert.is(r.json.message, 'bad_expire');
     assert.equal(r.json.details, ['expires']);
@@ -103,7 +122,10 @@ test('expires: the limit is read at request time (PUT /config changes it)', asyn
   await s.app.services.settings.update({ max_guest_days_valid: 5, default_guest_days_valid: 3 });
   try {
     const t = now();
-    const r = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', expires: t + 10 * DAY } });
+    const r = await s.request('POST', '/guest', {
+      headers: asUser('alice'),
+      json: { recipient: 'g@example.net', expires: t + 10 * DAY },
+    });
     assert.is(r.status, 400);
     assert.is(r.json.message, 'bad_expire');
     const d = await createGuest();
@@ -120,34 +142,54 @@ test('does_not_expire: no expiry at all, whatever expires says', async () => {
 });
 
 test('options and transfer_options: only the names of design §8', async () => {
-  const r = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', options: ['can_only_send_to_me', 'frobnicate'] } });
+  const r = await s.request('POST', '/guest', {
+    headers: asUser('alice'),
+    json: { recipient: 'g@example.net', options: ['can_only_send_to_me', 'frobnicate'] },
+  });
   assert.is(r.status, 400);
   assert.is(r.json.message, 'bad_option_name');
   assert.equal(r.json.details, ['options[1]']);
   // A transfer option is not a guest option, and the reverse.
-  const t = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', transfer_options: ['valid_only_one_time'] } });
+  const t = await s.request('POST', '/guest', {
+    headers: asUser('alice'),
+    json: { recipient: 'g@example.net', transfer_options: ['valid_only_one_time'] },
+  });
   assert.is(t.status, 400);
   assert.is(t.json.message, 'bad_option_name');
   assert.equal(t.json.details, ['transfer_options[0]']);
-  const notArray = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', options: 'valid_only_one_time' } });
+  const notArray = await s.request('POST', '/guest', {
+    headers: asUser('alice'),
+    json: { recipient: 'g@example.net', options: 'valid_only_one_time' },
+  });
   assert.is(notArray.status, 400);
   assert.is(notArray.json.message, 'rest_bad_parameter');
   assert.equal(notArray.json.details, ['options']);
 });
 
 test('options in object form can turn the default invitation off', async () => {
-  const g = await createGuest('alice', { options: { email_guest_created: false, valid_only_one_time: true, email_upload_started: false } });
+  const g = await createGuest('alice', {
+    options: { email_guest_created: false, valid_only_one_time: true, email_upload_started: false },
+  });
   assert.equal(g.options, ['valid_only_one_time']);
-  const bad = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', options: { valid_only_one_time: 'yes' } } });
+  const bad = await s.request('POST', '/guest', {
+    headers: asUser('alice'),
+    json: { recipient: 'g@example.net', options: { valid_only_one_time: 'yes' } },
+  });
   assert.is(bad.status, 400);
   assert.equal(bad.json.details, ['options.valid_only_one_time']);
 });
 
 test('subject and message: strings, the subject on one line', async () => {
-  const nl = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', subject: 'a\r\nBcc: x@y.org' } });
+  const nl = await s.request('POST', '/guest', {
+    headers: asUser('alice'),
+    json: { recipient: 'g@example.net', subject: 'a\r\nBcc: x@y.org' },
+  });
   assert.is(nl.status, 400);
   assert.equal(nl.json.details, ['subject']);
-  const num = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.net', message: 12 } });
+  const num = await s.request('POST', '/guest', {
+    headers: asUser('alice'),
+    json: { recipient: 'g@example.net', message: 12 },
+  });
   assert.is(num.status, 400);
   assert.equal(num.json.details, ['message']);
   const multi = await createGuest('alice', { message: 'line 1\nline 2', subject: '' });
@@ -156,20 +198,29 @@ test('subject and message: strings, the subject on one line', async () => {
 });
 
 test('a body that is not an object is refused', async () => {
-  const r = await s.request('POST', '/guest', { headers: { ...asUser('alice'), 'content-type': 'application/json' }, body: '[1,2]' });
+  const r = await s.request('POST', '/guest', {
+    headers: { ...asUser('alice'), 'content-type': 'application/json' },
+    body: '[1,2]',
+  });
   assert.is(r.status, 400);
   assert.is(r.json.message, 'bad_request_body');
 });
 
 test('anonymous callers are refused', async () => {
-  for (const [m, p] of [['GET', '/guest'], ['POST', '/guest'], ['GET', '/guest/1'], ['DELETE', '/guest/1'], ['GET', '/guest/@all']] as const) {
+  for (const [m, p] of [
+    ['GET', '/guest'],
+    ['POST', '/guest'],
+    ['GET', '/guest/1'],
+    ['DELETE', '/guest/1'],
+    ['GET', '/guest/@all'],
+  ] as const) {
     const r = await s.request(m, p, { json: m === 'POST' ? { recipient: 'g@example.net' } : undefined });
     assert.is(r.status, 401, `${m} ${p}`);
     assert.is(r.json.message, 'rest_authentication_required');
   }
 });
 
-test('GET /guest and /guest/@me list only the caller\'s own Guests', async () => {
+test("GET /guest and /guest/@me list only the caller's own Guests", async () => {
   const mine = await createGuest('dave');
   const theirs = await createGuest('erin');
   for (const path of ['/guest', '/guest/@me']) {
@@ -182,9 +233,13 @@ test('GET /guest and /guest/@me list only the caller\'s own Guests', async () =>
   }
 });
 
-test('another user\'s Guest: 404 like an unknown id on read, remind and delete; unknown id 404; bad id 400', async () => {
+test("another user's Guest: 404 like an unknown id on read, remind and delete; unknown id 404; bad id 400", async () => {
   const g = await createGuest('alice');
-  for (const [m, json] of [['GET', undefined], ['PUT', { remind: true }], ['DELETE', undefined]] as const) {
+  for (const [m, json] of [
+    ['GET', undefined],
+    ['PUT', { remind: true }],
+    ['DELETE', undefined],
+  ] as const) {
     const r = await s.request(m, `/guest/${g.id}`, { headers: asUser('mallory'), json });
     assert.is(r.status, 404, m);
     assert.is(r.json.message, 'guest_not_found');
@@ -199,7 +254,7 @@ test('another user\'s Guest: 404 like an unknown id on read, remind and delete; 
   assert.is(bad.json.message, 'rest_bad_parameter');
 });
 
-test('admin: GET /guest/@all lists everyone\'s Guests, and an admin owns any Guest', async () => {
+test("admin: GET /guest/@all lists everyone's Guests, and an admin owns any Guest", async () => {
   const a = await createGuest('frank');
   const b = await createGuest('grace');
   const all = await s.request('GET', '/guest/@all', { headers: asUser('boss') });
@@ -243,11 +298,16 @@ test('DELETE /guest/{id}: closes the Guest, keeps its record, leaves the list; t
   assert.is(remind.json.message, 'guest_closed');
 });
 
-test('errors: the Guest\'s tracking errors are listed', async () => {
+test("errors: the Guest's tracking errors are listed", async () => {
   const g = await createGuest('ivy');
-  await s.app.db.query("INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Guest', ?, 'bounce', ?, '550 no such user')", [g.id, 1_700_000_000]);
+  await s.app.db.query(
+    "INSERT INTO tracking_errors (target_type, target_id, type, date, details) VALUES ('Guest', ?, 'bounce', ?, '550 no such user')",
+    [g.id, 1_700_000_000],
+  );
   const r = await s.request('GET', `/guest/${g.id}`, { headers: asUser('ivy') });
-  assert.equal(r.json.errors, [{ type: 'bounce', date: { raw: 1_700_000_000, formatted: '14 Nov 2023' }, details: '550 no such user' }]);
+  assert.equal(r.json.errors, [
+    { type: 'bounce', date: { raw: 1_700_000_000, formatted: '14 Nov 2023' }, details: '550 no such user' },
+  ]);
 });
 
 test('closeExpired: closes open Guests past expiry, not does_not_expire ones', async () => {
@@ -259,9 +319,15 @@ test('closeExpired: closes open Guests past expiry, not does_not_expire ones', a
   assert.ok(ids.includes(short.id));
   assert.not.ok(ids.includes(forever.id));
   assert.ok(closed.every((g) => g.status === 'closed'));
-  assert.equal((await s.app.services.guests.closeExpired(t + 2 * DAY)).filter((g) => g.id === short.id), []);
+  assert.equal(
+    (await s.app.services.guests.closeExpired(t + 2 * DAY)).filter((g) => g.id === short.id),
+    [],
+  );
   const list = await s.request('GET', '/guest', { headers: asUser('jack') });
-  assert.equal(list.json.map((g: { id: number }) => g.id), [forever.id]);
+  assert.equal(
+    list.json.map((g: { id: number }) => g.id),
+    [forever.id],
+  );
 });
 
 test.run();

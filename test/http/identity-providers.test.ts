@@ -7,7 +7,13 @@ import { checkConfig } from '../../src/config/validate';
 // The identity-provider seam: several providers at once (the login page shows each), local login switched
 // off, and a session whose provider the config no longer has opens nothing.
 
-const HEADER = { type: 'header', id: 'proxy', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['10.9.9.9'] };
+const HEADER = {
+  type: 'header',
+  id: 'proxy',
+  uid_header: 'X-Remote-User',
+  email_header: 'X-Remote-Email',
+  trusted_proxies: ['10.9.9.9'],
+};
 
 test('local and a proxy together: the login page shows the form and the proxy line; POST /login and /login/local sign in', async () => {
   const s = await startTestServer({ auth: { sp: [{ type: 'local', label: 'Service accounts' }, HEADER] } });
@@ -22,7 +28,9 @@ test('local and a proxy together: the login page shows the form and the proxy li
     const r = await s.request('POST', '/login/local', { json: { user_id: 'svc', password: 'service password 1' } });
     assert.is(r.status, 200);
     assert.is(r.json.user_id, 'svc');
-    const unknown = await s.request('POST', '/login/nobody', { json: { user_id: 'svc', password: 'service password 1' } });
+    const unknown = await s.request('POST', '/login/nobody', {
+      json: { user_id: 'svc', password: 'service password 1' },
+    });
     assert.is(unknown.status, 404);
     assert.is(unknown.json.message, 'rest_endpoint_not_found');
   } finally {
@@ -39,7 +47,13 @@ test('local login switched off: no form, POST /login answers 404, and a session 
     assert.is(r.status, 404);
     // A session a local sign-in made before the config changed.
     await s.app.services.users.seen('alice', ['alice@example.org']);
-    const old = await s.app.services.accounts.openSession({ userId: 'alice', provider: 'local', providerAdmin: false, providerRef: null, providerData: null });
+    const old = await s.app.services.accounts.openSession({
+      userId: 'alice',
+      provider: 'local',
+      providerAdmin: false,
+      providerRef: null,
+      providerData: null,
+    });
     const me = await s.request('GET', '/user', { headers: { Cookie: `ferry_session=${old.token}` } });
     assert.is(me.status, 401);
   } finally {
@@ -49,10 +63,21 @@ test('local login switched off: no form, POST /login answers 404, and a session 
 
 test('config: provider ids are unique, kinds are known, and each kind checks its own keys', () => {
   const twice = checkConfig({ auth: { sp: [{ type: 'local' }, { type: 'local' }] } });
-  assert.ok(twice.some((p) => p.includes('"local" is used twice')), twice.join('\n'));
-  const bad = checkConfig({ auth: { sp: [{ type: 'kerberos' }, { type: 'oidc', issuer: 'x' }, { type: 'ldap', url: 'ldap://h', colour: 1 }] } });
+  assert.ok(
+    twice.some((p) => p.includes('"local" is used twice')),
+    twice.join('\n'),
+  );
+  const bad = checkConfig({
+    auth: { sp: [{ type: 'kerberos' }, { type: 'oidc', issuer: 'x' }, { type: 'ldap', url: 'ldap://h', colour: 1 }] },
+  });
   const text = bad.join('\n');
-  for (const want of ['auth.sp[0].type: must be one of', 'auth.sp[1].issuer', 'auth.sp[1].client_id: required', 'auth.sp[2].colour: unknown key']) assert.ok(text.includes(want), `${want} in\n${text}`);
+  for (const want of [
+    'auth.sp[0].type: must be one of',
+    'auth.sp[1].issuer',
+    'auth.sp[1].client_id: required',
+    'auth.sp[2].colour: unknown key',
+  ])
+    assert.ok(text.includes(want), `${want} in\n${text}`);
   assert.equal(checkConfig({ auth: { sp: [] } }), ['auth.sp: at least one identity provider, got an empty list']);
 });
 

@@ -12,7 +12,11 @@ let s: TestServer;
 let sink: TestSink;
 test.before(async () => {
   sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, default_lang: 'en', mail: { transport: sink.url, from: 'ferry@files.example' } });
+  s = await startTestServer({
+    ...HEADER_SP,
+    default_lang: 'en',
+    mail: { transport: sink.url, from: 'ferry@files.example' },
+  });
 });
 test.after(async () => {
   await s?.close();
@@ -40,7 +44,8 @@ test('Accept-Language picks every shipped language for the page; the picker name
     assert.match(r.text, `<html lang="${lang}">`, header);
     assert.match(r.text, skip, `${header}: the skip link`);
     assert.match(r.text, new RegExp(`<option value="${lang}" selected>`), `${header}: the picker shows ${lang}`);
-    for (const [code, name] of LANGUAGE_NAMES) assert.match(r.text, `<option value="${code}"${code === lang ? ' selected' : ''}>${name}</option>`);
+    for (const [code, name] of LANGUAGE_NAMES)
+      assert.match(r.text, `<option value="${code}"${code === lang ? ' selected' : ''}>${name}</option>`);
   }
 });
 
@@ -53,7 +58,10 @@ test('GET /lang follows Accept-Language: the browser code gets the texts of each
     assert.is(r.json.ui_n_files_one, ownTable(lang).ui_n_files_one, header);
   }
   const pl = await s.request('GET', '/lang', { headers: { 'Accept-Language': 'pl' } });
-  assert.equal([pl.json.ui_n_files_one, pl.json.ui_n_files_few, pl.json.ui_n_files_many], ['{count} plik', '{count} pliki', '{count} plików']);
+  assert.equal(
+    [pl.json.ui_n_files_one, pl.json.ui_n_files_few, pl.json.ui_n_files_many],
+    ['{count} plik', '{count} pliki', '{count} plików'],
+  );
 });
 
 test('an error page a user meets (a dead invitation link) speaks the browser’s language', async () => {
@@ -66,7 +74,9 @@ test('an error page a user meets (a dead invitation link) speaks the browser’s
     sv: /Den här inbjudningslänken är inte \(längre\) giltig/,
   };
   for (const [lang, text] of Object.entries(expected)) {
-    const page = await s.request('GET', '/?s=upload&vid=no-such-token', { headers: { Accept: 'text/html', 'Accept-Language': lang } });
+    const page = await s.request('GET', '/?s=upload&vid=no-such-token', {
+      headers: { Accept: 'text/html', 'Accept-Language': lang },
+    });
     assert.is(page.status, 401);
     assert.match(page.text, `<html lang="${lang}">`);
     assert.match(page.text, text, lang);
@@ -88,7 +98,10 @@ test('an invitation sent from a browser in each new language reaches the guest i
     const m = byTo[`guest${i}@example.org`];
     assert.ok(m, `mail to guest${i} (${lang})`);
     assert.is(m.headers.get('content-language'), lang);
-    assert.is(m.subject, `${ownTable(lang).mail_guest_created_subject.replace('{sender}', 'alice@example.org')}: Scans`);
+    assert.is(
+      m.subject,
+      `${ownTable(lang).mail_guest_created_subject.replace('{sender}', 'alice@example.org')}: Scans`,
+    );
   }
   assert.is(byTo['guest3@example.org'].subject, 'alice@example.org zaprasza Cię do wysłania plików: Scans');
   assert.is(byTo['guest4@example.org'].subject, 'alice@example.org vás zve k odeslání souborů: Scans');

@@ -12,7 +12,17 @@ test.before(async () => {
 test.after(() => s.close());
 
 async function transfer(size: number) {
-  return (await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'w.bin', size }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } })).json;
+  return (
+    await s.request('POST', '/transfer', {
+      headers: alice,
+      json: {
+        files: [{ name: 'w.bin', size }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+      },
+    })
+  ).json;
 }
 
 function form(data: Buffer, key?: string): FormData {
@@ -34,7 +44,10 @@ test('POST /file/{id}/whole streams a multipart upload to disk, completes it, an
   assert.is(json.complete, true);
   assert.is(json.sha256, sha256(data));
   const p = await s.request('GET', `/legacyuploadprogress/${key}`);
-  assert.equal({ ...p.json, start_time: p.json.start_time > 0 }, { error: 0, done: true, start_time: true, bytes_processed: data.length });
+  assert.equal(
+    { ...p.json, start_time: p.json.start_time > 0 },
+    { error: 0, done: true, start_time: true, bytes_processed: data.length },
+  );
   const again = await fetch(`${s.url}/file/${f.id}/whole`, { method: 'POST', headers: alice, body: form(data) });
   assert.is(again.status, 409);
 });
@@ -42,17 +55,37 @@ test('POST /file/{id}/whole streams a multipart upload to disk, completes it, an
 test('whole upload: wrong size, no file part, not multipart, other users', async () => {
   const t = await transfer(100);
   const f = t.files[0];
-  const short = await fetch(`${s.url}/file/${f.id}/whole`, { method: 'POST', headers: alice, body: form(Buffer.alloc(50)) });
+  const short = await fetch(`${s.url}/file/${f.id}/whole`, {
+    method: 'POST',
+    headers: alice,
+    body: form(Buffer.alloc(50)),
+  });
   assert.is(short.status, 409);
   assert.is((await short.json()).message, 'file_incomplete');
-  const long = await fetch(`${s.url}/file/${f.id}/whole`, { method: 'POST', headers: alice, body: form(Buffer.alloc(150)) });
+  const long = await fetch(`${s.url}/file/${f.id}/whole`, {
+    method: 'POST',
+    headers: alice,
+    body: form(Buffer.alloc(150)),
+  });
   assert.is(long.status, 400);
   const noFile = new FormData();
   noFile.append('x', 'y');
   assert.is((await fetch(`${s.url}/file/${f.id}/whole`, { method: 'POST', headers: alice, body: noFile })).status, 400);
   const notForm = await s.request('POST', `/file/${f.id}/whole`, { headers: alice, json: {} });
-  assert.equal([notForm.status, notForm.json.message, notForm.json.details], [400, 'bad_request_body', ['content-type']]);
-  assert.is((await fetch(`${s.url}/file/${f.id}/whole`, { method: 'POST', headers: asUser('bob'), body: form(Buffer.alloc(100)) })).status, 404);
+  assert.equal(
+    [notForm.status, notForm.json.message, notForm.json.details],
+    [400, 'bad_request_body', ['content-type']],
+  );
+  assert.is(
+    (
+      await fetch(`${s.url}/file/${f.id}/whole`, {
+        method: 'POST',
+        headers: asUser('bob'),
+        body: form(Buffer.alloc(100)),
+      })
+    ).status,
+    404,
+  );
   const ok = await fetch(`${s.url}/file/${f.id}/whole?key=${f.uid}`, { method: 'POST', body: form(Buffer.alloc(100)) });
   assert.is(ok.status, 201);
 });
@@ -61,15 +94,33 @@ test('a signed whole upload (body covered by the signature) is stored like an un
   const secret = await s.app.services.accounts.addRemoteApp('portal', false);
   const host = new URL(s.url).host;
   const sign = (method: string, path: string, body: Buffer | string) =>
-    signedPath({ method, host, path, args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() }, secret, body });
-  const create = JSON.stringify({ files: [{ name: 'w.bin', size: 70_000 }], recipients: ['r@example.org'], from: 'carol@example.org', expires: inAWeek() });
-  const t = await s.request('POST', sign('POST', '/transfer', create), { body: create, headers: { 'content-type': 'application/json' } });
+    signedPath({
+      method,
+      host,
+      path,
+      args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() },
+      secret,
+      body,
+    });
+  const create = JSON.stringify({
+    files: [{ name: 'w.bin', size: 70_000 }],
+    recipients: ['r@example.org'],
+    from: 'carol@example.org',
+    expires: inAWeek(),
+  });
+  const t = await s.request('POST', sign('POST', '/transfer', create), {
+    body: create,
+    headers: { 'content-type': 'application/json' },
+  });
   assert.is(t.status, 201, t.text);
   const data = patternBytes('signed-whole', 70_000);
   const req = new Request('http://x/', { method: 'POST', body: form(data) });
   const raw = Buffer.from(await req.arrayBuffer());
   const f = t.json.files[0];
-  const r = await s.request('POST', sign('POST', `/file/${f.id}/whole`, raw), { body: raw, headers: { 'content-type': req.headers.get('content-type')! } });
+  const r = await s.request('POST', sign('POST', `/file/${f.id}/whole`, raw), {
+    body: raw,
+    headers: { 'content-type': req.headers.get('content-type')! },
+  });
   assert.is(r.status, 201, r.text);
   assert.equal([r.json.complete, r.json.sha256], [true, sha256(data)]);
 });

@@ -24,7 +24,13 @@ test.after(async () => {
 async function available(files: { name: string; data: Buffer }[], password?: string) {
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: { files: files.map((f) => ({ name: f.name, size: f.data.length })), recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), password },
+    json: {
+      files: files.map((f) => ({ name: f.name, size: f.data.length })),
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+      password,
+    },
   });
   assert.is(created.status, 201, created.text);
   for (const [i, f] of created.json.files.entries()) {
@@ -36,7 +42,8 @@ async function available(files: { name: string; data: Buffer }[], password?: str
   return { t: done.json, token: done.json.recipients[0].token as string };
 }
 
-const get = (p: string, headers: Record<string, string> = {}) => fetch(`${s.url}${p}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
+const get = (p: string, headers: Record<string, string> = {}) =>
+  fetch(`${s.url}${p}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(30_000) });
 
 test('kept as a scrypt hash, shown to the owner as a yes; a bad value is refused naming the field', async () => {
   const { t } = await available([{ name: 'a.txt', data: Buffer.from('hello') }], PASSWORD);
@@ -48,7 +55,13 @@ test('kept as a scrypt hash, shown to the owner as a yes; a bad value is refused
   assert.not.ok(shown.text.includes('scrypt'), 'the hash never leaves the server');
   const bad = await s.request('POST', '/transfer', {
     headers: alice,
-    json: { files: [{ name: 'x', size: 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), password: 12345 },
+    json: {
+      files: [{ name: 'x', size: 1 }],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+      password: 12345,
+    },
   });
   assert.equal([bad.status, bad.json.message, bad.json.details], [400, 'rest_bad_parameter', ['password']]);
 });
@@ -56,9 +69,20 @@ test('kept as a scrypt hash, shown to the owner as a yes; a bad value is refused
 test('API: nothing is listed or sent without it; with it the file, Range and the ZIP work as before', async () => {
   const a = patternBytes('pw-a', 70_000);
   const b = patternBytes('pw-b', 9_000);
-  const { t, token } = await available([{ name: 'a.bin', data: a }, { name: 'b.bin', data: b }], PASSWORD);
+  const { t, token } = await available(
+    [
+      { name: 'a.bin', data: a },
+      { name: 'b.bin', data: b },
+    ],
+    PASSWORD,
+  );
   const fa = t.files[0].id;
-  for (const p of [`/download/files?token=${token}`, `/download?token=${token}&files_ids=${fa}`, `/download?token=${token}&archive_format=zip`, `/transfer/fileidsextended?token=${token}`]) {
+  for (const p of [
+    `/download/files?token=${token}`,
+    `/download?token=${token}&files_ids=${fa}`,
+    `/download?token=${token}&archive_format=zip`,
+    `/transfer/fileidsextended?token=${token}`,
+  ]) {
     const r = await get(p, { Accept: 'application/json' });
     assert.is(r.status, 401, p);
     assert.equal((await r.json()).message, 'download_password_required');
@@ -67,7 +91,10 @@ test('API: nothing is listed or sent without it; with it the file, Range and the
   assert.equal([wrong.status, (await wrong.json()).message], [401, 'download_password_incorrect']);
   const listed = await get(`/download/files?token=${token}`, { [HEADER]: PASSWORD });
   assert.is(listed.status, 200);
-  assert.equal((await listed.json()).files.map((f: { name: string }) => f.name), ['a.bin', 'b.bin']);
+  assert.equal(
+    (await listed.json()).files.map((f: { name: string }) => f.name),
+    ['a.bin', 'b.bin'],
+  );
   const whole = await get(`/download?token=${token}&files_ids=${fa}`, { [HEADER]: PASSWORD });
   assert.is(sha256(Buffer.from(await whole.arrayBuffer())), sha256(a));
   const part = await get(`/download?token=${token}&files_ids=${fa}`, { [HEADER]: PASSWORD, Range: 'bytes=1000-1999' });
@@ -89,7 +116,12 @@ test('browser: the page asks first; a wrong password is said; the right one keep
   assert.match(html, 'This is not end-to-end encryption');
   assert.not.ok(html.includes('secret-plans.pdf'), 'nothing of the transfer before the password');
   const form = (password: string) =>
-    fetch(`${s.url}/download/unlock`, { method: 'POST', redirect: 'manual', headers: { Accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token, password }).toString() });
+    fetch(`${s.url}/download/unlock`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token, password }).toString(),
+    });
   const wrong = await form('nope');
   assert.is(wrong.status, 401);
   assert.match(await wrong.text(), 'The password is not right.');
@@ -109,7 +141,8 @@ test('browser: the page asks first; a wrong password is said; the right one keep
 
 test('tries are throttled in the database as logins are: after five wrong ones even the right one waits', async () => {
   const { token } = await available([{ name: 'x.bin', data: Buffer.from('x') }], PASSWORD);
-  for (let i = 0; i < 5; i++) assert.is((await get(`/download/files?token=${token}`, { [HEADER]: `wrong ${i}` })).status, 401);
+  for (let i = 0; i < 5; i++)
+    assert.is((await get(`/download/files?token=${token}`, { [HEADER]: `wrong ${i}` })).status, 401);
   const blocked = await get(`/download/files?token=${token}`, { [HEADER]: PASSWORD });
   assert.is(blocked.status, 429);
   assert.is((await blocked.json()).message, 'rate_limit_exceeded');
@@ -122,11 +155,16 @@ test('filesender.py -d: a transfer without a password still works; with one, a c
   const py = new FileSenderPy({ baseUrl: `${s.url}/rest.php`, username: 'bob', apikey });
   const open = await available([{ name: 'open.txt', data: Buffer.from('open data') }]);
   const list = (await py.filesInTransfer(open.token)) as { id: number; name: string }[];
-  assert.equal(list.map((f) => f.name), ['open.txt']);
+  assert.equal(
+    list.map((f) => f.name),
+    ['open.txt'],
+  );
   assert.is((await py.downloadFile(open.token, list[0].id)).body.toString(), 'open data');
 
   const closed = await available([{ name: 'guarded.txt', data: Buffer.from('guarded data') }], PASSWORD);
-  const refused = await py.send(py.build({ method: 'get', path: '/transfer/fileidsextended', data: { token: closed.token } }));
+  const refused = await py.send(
+    py.build({ method: 'get', path: '/transfer/fileidsextended', data: { token: closed.token } }),
+  );
   assert.equal([refused.status, refused.json.message], [401, 'download_password_required']);
   const direct = await py.downloadFile(closed.token, closed.t.files[0].id);
   assert.is(direct.status, 401);

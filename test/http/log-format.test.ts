@@ -7,7 +7,12 @@ import { asUser, request, tempDir } from '../helpers/server';
 import { signedPath, nowS } from '../helpers/signing';
 import { inAWeek } from '../helpers/upload-client';
 
-const SP = { type: 'header', uid_header: 'X-Remote-User', email_header: 'X-Remote-Email', trusted_proxies: ['127.0.0.1'] };
+const SP = {
+  type: 'header',
+  uid_header: 'X-Remote-User',
+  email_header: 'X-Remote-Email',
+  trusted_proxies: ['127.0.0.1'],
+};
 const quiet = { out: () => {}, err: () => {}, readStdin: async () => '' };
 
 /** `serve` from a config file whose log goes to a file, as an admin would set it. */
@@ -15,7 +20,16 @@ async function serveLogging(log: Record<string, unknown>): Promise<{ h: ServeHan
   const dir = tempDir();
   const file = path.join(dir, 'log', 'ferry.log');
   const config = path.join(dir, 'ferry.json');
-  fs.writeFileSync(config, JSON.stringify({ data_dir: path.join(dir, 'data'), mail: { transport: null }, purge_interval_s: 0, auth: { sp: SP }, log: { file, ...log } }));
+  fs.writeFileSync(
+    config,
+    JSON.stringify({
+      data_dir: path.join(dir, 'data'),
+      mail: { transport: null },
+      purge_interval_s: 0,
+      auth: { sp: SP },
+      log: { file, ...log },
+    }),
+  );
   const h = await startServe({ config, port: '0', host: '127.0.0.1' }, quiet);
   return { h, file, dir };
 }
@@ -38,13 +52,28 @@ test('log.format json: one object per line with time, level, request id, method,
     const secret = (me.json.remote_config as string).split('|')[2];
     const t = await request(h.url, 'POST', '/transfer', {
       headers: alice,
-      json: { files: [{ name: 'a.txt', size: 5 }], recipients: ['bob@example.org'], from: 'alice@example.org', expires: inAWeek() },
+      json: {
+        files: [{ name: 'a.txt', size: 5 }],
+        recipients: ['bob@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+      },
     });
     const fileId = t.json.files[0].id;
     const recipientToken = t.json.recipients[0].token;
     const host = new URL(h.url).host;
-    const signed = signedPath({ method: 'PUT', host, path: `/file/${fileId}/chunk/0`, args: { remote_user: 'alice', timestamp: nowS() }, secret, body: 'hello' });
-    const chunk = await request(h.url, 'PUT', signed, { body: 'hello', headers: { 'content-type': 'application/octet-stream' } });
+    const signed = signedPath({
+      method: 'PUT',
+      host,
+      path: `/file/${fileId}/chunk/0`,
+      args: { remote_user: 'alice', timestamp: nowS() },
+      secret,
+      body: 'hello',
+    });
+    const chunk = await request(h.url, 'PUT', signed, {
+      body: 'hello',
+      headers: { 'content-type': 'application/octet-stream' },
+    });
     assert.is(chunk.status, 200, chunk.text);
     const signature = /signature=([0-9a-f]+)/.exec(signed)![1];
     const refused = await request(h.url, 'GET', `/download?token=${recipientToken}`);
@@ -66,7 +95,10 @@ test('log.format json: one object per line with time, level, request id, method,
     assert.type(put.ms, 'number');
     assert.ok(put.bytes > 0 && put.bytes_in > 5, JSON.stringify(put));
     assert.match(put.id, /^[0-9a-f]{16}$/);
-    assert.is(put.path, `/file/${fileId}/chunk/0?remote_user=alice&timestamp=${/timestamp=(\d+)/.exec(signed)![1]}&signature=***`);
+    assert.is(
+      put.path,
+      `/file/${fileId}/chunk/0?remote_user=alice&timestamp=${/timestamp=(\d+)/.exec(signed)![1]}&signature=***`,
+    );
     const post = requests.find((e) => e.method === 'POST');
     assert.is(post.route, '/transfer');
     assert.is(post.status, 201);
@@ -91,7 +123,10 @@ test('the default stays the readable line; log.file is created 0640, and reopene
   try {
     await request(h.url, 'GET', '/info');
     const lines = await logLines(file, (l) => l.some((x) => x.includes('GET /info')));
-    assert.ok(lines.some((l) => /^\d{4}-\d\d-\d\dT[\d:.]+Z GET \/info 200 \d+\.\dms$/.test(l)), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => /^\d{4}-\d\d-\d\dT[\d:.]+Z GET \/info 200 \d+\.\dms$/.test(l)),
+      lines.join('\n'),
+    );
     assert.ok(lines.some((l) => / listening on http:/.test(l)));
     assert.is(fs.statSync(file).mode & 0o777, 0o640);
     // What logrotate does: move the file away, then tell the server (SIGHUP does this in `serve`).

@@ -27,18 +27,30 @@ async function deliverAll() {
 test('a refused recipient shows a bounce in GET /transfer/{id} and GET /recipient/{id}; the other gets the mail', async () => {
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: { files: [{ name: 'a.txt', size: 4 }], recipients: ['ghost@nowhere.example', 'bob@example.org'], from: 'alice@example.org', expires: inAWeek() },
+    json: {
+      files: [{ name: 'a.txt', size: 4 }],
+      recipients: ['ghost@nowhere.example', 'bob@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
   });
   assert.is(created.status, 201, created.text);
   const t = created.json;
-  for (const r of await sendChunks(s.request, t.files[0].id, Buffer.from('data'), 4, { headers: alice })) assert.is(r.status, 200, r.text);
-  assert.is((await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status, 200);
+  for (const r of await sendChunks(s.request, t.files[0].id, Buffer.from('data'), 4, { headers: alice }))
+    assert.is(r.status, 200, r.text);
+  assert.is(
+    (await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status,
+    200,
+  );
   const before = sink.raw().length;
   const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
   assert.is(done.status, 200, 'the REST call succeeds whatever SMTP says');
   await deliverAll();
   const mails = (await sink.messages()).slice(before);
-  assert.equal(mails.map((m) => addressOf(m.to)), ['bob@example.org']);
+  assert.equal(
+    mails.map((m) => addressOf(m.to)),
+    ['bob@example.org'],
+  );
 
   const view = await s.request('GET', `/transfer/${t.id}`, { headers: alice });
   const byEmail = Object.fromEntries(view.json.recipients.map((r: any) => [r.email, r]));
@@ -54,13 +66,19 @@ test('a refused recipient shows a bounce in GET /transfer/{id} and GET /recipien
   assert.equal(one.json.errors, errs);
 
   // A reminder to the same address bounces again: one more error, nothing else breaks.
-  assert.is((await s.request('PUT', `/recipient/${one.json.id}`, { headers: alice, json: { remind: true } })).status, 200);
+  assert.is(
+    (await s.request('PUT', `/recipient/${one.json.id}`, { headers: alice, json: { remind: true } })).status,
+    200,
+  );
   await deliverAll();
   assert.is((await s.request('GET', `/recipient/${one.json.id}`, { headers: alice })).json.errors.length, 2);
 });
 
 test('a refused guest address shows a bounce in GET /guest/{id}', async () => {
-  const g = await s.request('POST', '/guest', { headers: alice, json: { recipient: 'nobody@nowhere.example', from: 'alice@example.org' } });
+  const g = await s.request('POST', '/guest', {
+    headers: alice,
+    json: { recipient: 'nobody@nowhere.example', from: 'alice@example.org' },
+  });
   assert.is(g.status, 201, g.text);
   assert.equal(g.json.errors, []);
   await deliverAll();
@@ -68,7 +86,9 @@ test('a refused guest address shows a bounce in GET /guest/{id}', async () => {
   assert.is(after.json.errors.length, 1);
   assert.is(after.json.errors[0].type, 'bounce');
   assert.match(after.json.errors[0].details, 'nobody@nowhere.example');
-  const row = (await sqlOne(s, `SELECT status FROM mail_queue WHERE to_addr = ?`, 'nobody@nowhere.example')) as { status: string };
+  const row = (await sqlOne(s, `SELECT status FROM mail_queue WHERE to_addr = ?`, 'nobody@nowhere.example')) as {
+    status: string;
+  };
   assert.is(row.status, 'failed', 'a bounce is not retried');
 });
 

@@ -32,12 +32,22 @@ test.after(async () => {
 async function availableTransfer(recipients: string[]) {
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: { files: [{ name: 'a.txt', size: 4 }], recipients, from: 'alice@example.org', expires: inAWeek(), subject: 'Figures' },
+    json: {
+      files: [{ name: 'a.txt', size: 4 }],
+      recipients,
+      from: 'alice@example.org',
+      expires: inAWeek(),
+      subject: 'Figures',
+    },
   });
   assert.is(created.status, 201, created.text);
   const t = created.json;
-  for (const r of await sendChunks(s.request, t.files[0].id, Buffer.from('data'), 4, { headers: alice })) assert.is(r.status, 200, r.text);
-  assert.is((await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status, 200);
+  for (const r of await sendChunks(s.request, t.files[0].id, Buffer.from('data'), 4, { headers: alice }))
+    assert.is(r.status, 200, r.text);
+  assert.is(
+    (await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status,
+    200,
+  );
   const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
   assert.is(done.status, 200, done.text);
   return done.json;
@@ -89,7 +99,10 @@ test('Send again (PUT /recipient/{id} remind) re-sends the deferred or bounced m
   const before = { busy: mailsTo('busy@example.org').length, gone: mailsTo('gone@example.org').length };
 
   // Still refused: sending again leads to the same answer, recorded again.
-  const again = await s.request('PUT', `/recipient/${by['gone@example.org'].id}`, { headers: alice, json: { remind: true } });
+  const again = await s.request('PUT', `/recipient/${by['gone@example.org'].id}`, {
+    headers: alice,
+    json: { remind: true },
+  });
   assert.is(again.status, 200, again.text);
   assert.is(again.json.delivery.state, 'queued', 'queued again at once');
   await s.app.services.mailQueue.flush();
@@ -115,7 +128,11 @@ test('Send again (PUT /recipient/{id} remind) re-sends the deferred or bounced m
     assert.is(got[0].subject, 'alice@example.org sent you files: Figures');
   }
   // Once delivered, the same call is an ordinary reminder again.
-  assert.is((await s.request('PUT', `/recipient/${by['busy@example.org'].id}`, { headers: alice, json: { remind: true } })).status, 200);
+  assert.is(
+    (await s.request('PUT', `/recipient/${by['busy@example.org'].id}`, { headers: alice, json: { remind: true } }))
+      .status,
+    200,
+  );
   await s.app.services.mailQueue.flush();
   const last = mailsTo('busy@example.org').at(-1)!;
   assert.match(last.subject!, /^Reminder/);
@@ -132,15 +149,26 @@ test('"remind all" sends the undelivered mail again and reminds the others, no a
   const before = smtp.received.length;
   assert.is((await s.request('PUT', `/transfer/${done.id}`, { headers: alice, json: { remind: true } })).status, 200);
   await s.app.services.mailQueue.flush();
-  const got = smtp.received.slice(before).map((m) => `${addressOf(m.to)} ${m.subject}`).sort();
-  assert.equal(got, ['busy@example.org alice@example.org sent you files: Figures', 'ok@example.org Reminder: alice@example.org sent you files: Figures']);
+  const got = smtp.received
+    .slice(before)
+    .map((m) => `${addressOf(m.to)} ${m.subject}`)
+    .sort();
+  assert.equal(got, [
+    'busy@example.org alice@example.org sent you files: Figures',
+    'ok@example.org Reminder: alice@example.org sent you files: Figures',
+  ]);
 });
 
 test('only the owner sees the delivery state or sends again: 401 anonymous, 404 for another user, nothing re-queued', async () => {
   const done = await availableTransfer(['gone@example.org']);
   await s.app.services.mailQueue.flush();
   const id = done.recipients[0].id;
-  const rows = () => sql(s, `SELECT status, attempts, next_attempt FROM mail_queue WHERE target_type = 'Recipient' AND target_id = ?`, id);
+  const rows = () =>
+    sql(
+      s,
+      `SELECT status, attempts, next_attempt FROM mail_queue WHERE target_type = 'Recipient' AND target_id = ?`,
+      id,
+    );
   const before = await rows();
   assert.is(before.length, 1);
   assert.is(before[0].status, 'failed');
@@ -169,7 +197,11 @@ test('a closed transfer’s undelivered mail is not sent again', async () => {
   assert.is((await s.request('PUT', `/transfer/${done.id}`, { headers: alice, json: { closed: true } })).status, 200);
   const r = await s.request('PUT', `/recipient/${gone.id}`, { headers: alice, json: { remind: true } });
   assert.ok(r.status >= 400 && r.status < 500, `${r.status} ${r.text}`);
-  const [row] = await sql(s, `SELECT status FROM mail_queue WHERE target_type = 'Recipient' AND target_id = ? ORDER BY id DESC`, gone.id);
+  const [row] = await sql(
+    s,
+    `SELECT status FROM mail_queue WHERE target_type = 'Recipient' AND target_id = ? ORDER BY id DESC`,
+    gone.id,
+  );
   assert.is(row.status, 'failed');
 });
 

@@ -25,7 +25,10 @@ test('the sink stores each message as one .eml file, and no temp file remains', 
     assert.equal(mails.map((m) => m.subject).sort(), ['Grüße 1', 'two']);
     const names = fs.readdirSync(sink.dir);
     assert.is(names.length, 2);
-    assert.ok(names.every((n) => /^\d{13}-[0-9a-f]{12}\.eml$/.test(n)), names.join());
+    assert.ok(
+      names.every((n) => /^\d{13}-[0-9a-f]{12}\.eml$/.test(n)),
+      names.join(),
+    );
     assert.match(sink.raw()[0], /^[\s\S]*\r?\n\r?\n/); // headers, blank line, body (RFC 5322)
   } finally {
     await sink.close();
@@ -38,7 +41,13 @@ test('reading a message only accepts names the sink wrote (no path traversal)', 
   fs.writeFileSync(path.join(dir, 'secret.txt'), 'nope');
   assert.is(listSinkMessages(dir).length, 1);
   assert.ok(readSinkMessage(dir, '1700000000000-0123456789ab.eml'));
-  for (const bad of ['../secret.txt', 'secret.txt', '/etc/passwd', '..%2Fsecret.txt', '1700000000000-0123456789ab.eml/../secret.txt']) {
+  for (const bad of [
+    '../secret.txt',
+    'secret.txt',
+    '/etc/passwd',
+    '..%2Fsecret.txt',
+    '1700000000000-0123456789ab.eml/../secret.txt',
+  ]) {
     assert.is(readSinkMessage(dir, bad), null, bad);
   }
 });
@@ -68,9 +77,16 @@ test('the .eml reader decodes encoded headers and the quoted-printable text part
 
 test('?s=mail-sink: admins see the list and a message, escaped; others are refused', async () => {
   const sink = await startTestSink();
-  const s = await startTestServer({ ...HEADER_SP, admin: ['boss'], mail: { transport: sink.url, sink: { dir: sink.dir, port: sink.port } } });
+  const s = await startTestServer({
+    ...HEADER_SP,
+    admin: ['boss'],
+    mail: { transport: sink.url, sink: { dir: sink.dir, port: sink.port } },
+  });
   try {
-    const r = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.org', from: 'alice@example.org', subject: '<b>bold</b>' } });
+    const r = await s.request('POST', '/guest', {
+      headers: asUser('alice'),
+      json: { recipient: 'g@example.org', from: 'alice@example.org', subject: '<b>bold</b>' },
+    });
     assert.is(r.status, 201);
     await sink.waitFor(1);
     const list = await s.request('GET', '/?s=mail-sink', { headers: asUser('boss') });
@@ -88,7 +104,10 @@ test('?s=mail-sink: admins see the list and a message, escaped; others are refus
     // The only links of the page's own are the text part's addresses, each written as itself; the HTML part
     // shows in a sandboxed frame served under its own policy.
     assert.not.match(one.text, /<a href="http[^"]*s=upload[^"]*">(?!http)/);
-    assert.match(one.text, /<iframe class="mail-frame"[^>]* sandbox="allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"/);
+    assert.match(
+      one.text,
+      /<iframe class="mail-frame"[^>]* sandbox="allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"/,
+    );
     const part = await s.request('GET', `/?s=mail-sink&id=${id}&part=html`, { headers: asUser('boss') });
     assert.match(part.headers.get('content-security-policy') ?? '', /^default-src 'none'; .*sandbox /);
     assert.is(part.headers.get('x-frame-options'), 'SAMEORIGIN');
@@ -108,7 +127,10 @@ test('?s=mail-sink: admins see the list and a message, escaped; others are refus
 test('ferry mail-sink runs the sink alone and says where it listens', async () => {
   const out: string[] = [];
   const dir = path.join(tempDir(), 'box');
-  const sink = await startMailSink({ port: '0', dir }, { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
+  const sink = await startMailSink(
+    { port: '0', dir },
+    { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' },
+  );
   try {
     assert.match(out[0], /^listening on smtp:\/\/127\.0\.0\.1:\d+$/);
     assert.match(out[1], dir);
@@ -137,10 +159,12 @@ test('the sink refuses a message over its size limit without keeping any of it',
         }
       }
     }, 1);
-    const err = await t.sendMail({ from: 'a@example.org', to: 'b@example.org', subject: 'big', text: 'x'.repeat(8_000_000) }).then(
-      () => null,
-      (e: { responseCode?: number }) => e,
-    );
+    const err = await t
+      .sendMail({ from: 'a@example.org', to: 'b@example.org', subject: 'big', text: 'x'.repeat(8_000_000) })
+      .then(
+        () => null,
+        (e: { responseCode?: number }) => e,
+      );
     clearInterval(watch);
     assert.is(err?.responseCode, 552);
     assert.ok(largest < 1_000_000, `at most ${largest} bytes were written`);
@@ -156,12 +180,22 @@ test('the sink refuses a message over its size limit without keeping any of it',
 test('ferry serve with mail.sink runs the sink and sends the mail of REST calls to it', async () => {
   const dir = tempDir();
   const box = path.join(dir, 'mail-box');
-  const file = writeConfig(dir, { ...HEADER_SP, mail: { from: 'ferry@lab.example', sink: { port: 0, dir: box } }, database_url: await testDatabaseUrl() });
+  const file = writeConfig(dir, {
+    ...HEADER_SP,
+    mail: { from: 'ferry@lab.example', sink: { port: 0, dir: box } },
+    database_url: await testDatabaseUrl(),
+  });
   const out: string[] = [];
-  const handle = await startServe({ config: file }, { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
+  const handle = await startServe(
+    { config: file },
+    { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' },
+  );
   try {
     assert.match(out.join('\n'), /mail sink listening on smtp:\/\/127\.0\.0\.1:\d+, storing messages in .*mail-box/);
-    const r = await request(handle.url, 'POST', '/guest', { headers: { ...asUser('alice'), 'Accept-Language': 'fr' }, json: { recipient: 'g@example.org', from: 'alice@example.org' } });
+    const r = await request(handle.url, 'POST', '/guest', {
+      headers: { ...asUser('alice'), 'Accept-Language': 'fr' },
+      json: { recipient: 'g@example.org', from: 'alice@example.org' },
+    });
     assert.is(r.status, 201, r.text);
     const deadline = Date.now() + 10_000;
     while (listSinkMessages(box).length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
@@ -181,7 +215,11 @@ test('the ferry mail-sink command prints its address and directory, stores mail,
   const box = path.join(dir, 'box');
   const cfg = path.join(dir, 'ferry.json');
   fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(dir, 'data') }));
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'mail-sink', '--port', '0', '--dir', box, '-c', cfg], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'src/main.ts', 'mail-sink', '--port', '0', '--dir', box, '-c', cfg],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   try {
     let out = '';

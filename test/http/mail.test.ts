@@ -14,21 +14,72 @@ const NOW = 1_900_000_000;
 
 function transfer(over: Partial<Transfer> = {}): Transfer {
   return {
-    id: 7, userId: 'alice', userEmail: 'alice@example.org', guestId: null, subject: 'Q3 report', message: 'Here you go',
-    options: [], status: 'available', lang: null, created: NOW, expires: NOW + 86400 * 10, expiryExtensionsUsed: 0,
-    madeAvailable: NOW, closed: null, closedReason: null, roundtripToken: null, encryption: null, ...over,
+    id: 7,
+    userId: 'alice',
+    userEmail: 'alice@example.org',
+    guestId: null,
+    subject: 'Q3 report',
+    message: 'Here you go',
+    options: [],
+    status: 'available',
+    lang: null,
+    created: NOW,
+    expires: NOW + 86400 * 10,
+    expiryExtensionsUsed: 0,
+    madeAvailable: NOW,
+    closed: null,
+    closedReason: null,
+    roundtripToken: null,
+    encryption: null,
+    ...over,
   };
 }
 function file(name: string, size: number): FileRecord {
-  return { id: 1, transferId: 7, uid: 'u', name, size, mimeType: null, cid: null, received: size, ranges: [[0, size]], complete: true, crc32: null, sha256: null, created: NOW, deleted: null, iv: null, aead: null, storeUpload: null };
+  return {
+    id: 1,
+    transferId: 7,
+    uid: 'u',
+    name,
+    size,
+    mimeType: null,
+    cid: null,
+    received: size,
+    ranges: [[0, size]],
+    complete: true,
+    crc32: null,
+    sha256: null,
+    created: NOW,
+    deleted: null,
+    iv: null,
+    aead: null,
+    storeUpload: null,
+  };
 }
 function recipient(id: number, email: string, lang: string | null = null): Recipient {
-  return { id, transferId: 7, email, token: `tok${id}${'x'.repeat(30)}`, lang, created: NOW, lastActivity: null, deleted: null, errors: [] };
+  return {
+    id,
+    transferId: 7,
+    email,
+    token: `tok${id}${'x'.repeat(30)}`,
+    lang,
+    created: NOW,
+    lastActivity: null,
+    deleted: null,
+    errors: [],
+  };
 }
 
-async function withMail(fn: (s: TestServer, sink: TestSink) => Promise<void>, opts: { reject?: RegExp; config?: Record<string, unknown> } = {}) {
+async function withMail(
+  fn: (s: TestServer, sink: TestSink) => Promise<void>,
+  opts: { reject?: RegExp; config?: Record<string, unknown> } = {},
+) {
   const sink = await startTestSink({ rejectRecipients: opts.reject });
-  const s = await startTestServer({ ...HEADER_SP, default_lang: 'en', mail: { transport: sink.url, from: 'ferry@files.example' }, ...opts.config });
+  const s = await startTestServer({
+    ...HEADER_SP,
+    default_lang: 'en',
+    mail: { transport: sink.url, from: 'ferry@files.example' },
+    ...opts.config,
+  });
   try {
     await fn(s, sink);
   } finally {
@@ -44,7 +95,14 @@ function notify(s: TestServer, fn: (n: Notifier, tx: Tx) => Promise<void>): Prom
 
 test('Transfer available: one mail per recipient, in each recipient language, with its own download link', () =>
   withMail(async (s, sink) => {
-    await notify(s, (n, tx) => n.transferAvailable(tx, transfer(), [file('plan.pdf', 2_500_000)], [recipient(1, 'bob@example.org', 'de'), recipient(2, 'carol@example.org')]));
+    await notify(s, (n, tx) =>
+      n.transferAvailable(
+        tx,
+        transfer(),
+        [file('plan.pdf', 2_500_000)],
+        [recipient(1, 'bob@example.org', 'de'), recipient(2, 'carol@example.org')],
+      ),
+    );
     const mails = await sink.waitFor(2);
     const byTo = Object.fromEntries(mails.map((m) => [addressOf(m.to), m]));
     const bob = byTo['bob@example.org'];
@@ -66,7 +124,9 @@ test('Transfer available: one mail per recipient, in each recipient language, wi
 test('the default language applies when the recipient has none', () =>
   withMail(
     async (s, sink) => {
-      await notify(s, (n, tx) => n.transferReminder(tx, transfer({ subject: null }), [file('a.txt', 10)], [recipient(3, 'dan@example.org')]));
+      await notify(s, (n, tx) =>
+        n.transferReminder(tx, transfer({ subject: null }), [file('a.txt', 10)], [recipient(3, 'dan@example.org')]),
+      );
       const [m] = await sink.waitFor(1);
       assert.is(m.subject, 'Rappel : alice@example.org vous a envoyé des fichiers');
     },
@@ -75,8 +135,13 @@ test('the default language applies when the recipient has none', () =>
 
 test('header injection through the subject or names is impossible; HTML is escaped', () =>
   withMail(async (s, sink) => {
-    const evil = transfer({ subject: 'Hi\r\nBcc: victim@example.org\r\nX-Evil: 1', message: '<script>alert(1)</script>' });
-    await notify(s, (n, tx) => n.transferAvailable(tx, evil, [file('<img src=x onerror=alert(1)>.txt', 1)], [recipient(4, 'erin@example.org')]));
+    const evil = transfer({
+      subject: 'Hi\r\nBcc: victim@example.org\r\nX-Evil: 1',
+      message: '<script>alert(1)</script>',
+    });
+    await notify(s, (n, tx) =>
+      n.transferAvailable(tx, evil, [file('<img src=x onerror=alert(1)>.txt', 1)], [recipient(4, 'erin@example.org')]),
+    );
     const [m] = await sink.waitFor(1);
     const headers = sink.raw()[0].split(/\r?\n\r?\n/)[0];
     assert.not.match(headers, /^Bcc:/im);
@@ -92,7 +157,14 @@ test('header injection through the subject or names is impossible; HTML is escap
 test('a refused recipient becomes a bounce tracking error; the others are delivered', () =>
   withMail(
     async (s, sink) => {
-      await notify(s, (n, tx) => n.transferAvailable(tx, transfer(), [file('a', 1)], [recipient(10, 'nobody@bounce.example'), recipient(11, 'ok@example.org')]));
+      await notify(s, (n, tx) =>
+        n.transferAvailable(
+          tx,
+          transfer(),
+          [file('a', 1)],
+          [recipient(10, 'nobody@bounce.example'), recipient(11, 'ok@example.org')],
+        ),
+      );
       await sink.waitFor(1);
       await s.app.services.mailQueue.flush();
       const errs = await s.app.services.trackingErrors.forTarget('Recipient', 10);
@@ -100,7 +172,9 @@ test('a refused recipient becomes a bounce tracking error; the others are delive
       assert.is(errs[0].type, 'bounce');
       assert.match(errs[0].details, /550|rejected/);
       assert.equal(await s.app.services.trackingErrors.forTarget('Recipient', 11), []);
-      const row = (await sqlOne(s, `SELECT status FROM mail_queue WHERE to_addr = ?`, 'nobody@bounce.example')) as { status: string };
+      const row = (await sqlOne(s, `SELECT status FROM mail_queue WHERE to_addr = ?`, 'nobody@bounce.example')) as {
+        status: string;
+      };
       assert.is(row.status, 'failed');
     },
     { reject: /@bounce\.example$/ },
@@ -109,14 +183,25 @@ test('a refused recipient becomes a bounce tracking error; the others are delive
 test('a down SMTP server fails nothing: mail waits in the queue and goes out once the server is back', async () => {
   const port = await freePort();
   let now = NOW;
-  const s = await startTestServer({ ...HEADER_SP, mail: { transport: `smtp://127.0.0.1:${port}` } }, { clock: () => now });
+  const s = await startTestServer(
+    { ...HEADER_SP, mail: { transport: `smtp://127.0.0.1:${port}` } },
+    { clock: () => now },
+  );
   let sink: TestSink | null = null;
   try {
     // A REST call that sends mail still succeeds while SMTP is down.
-    const r = await s.request('POST', '/guest', { headers: asUser('alice'), json: { recipient: 'guest@example.org', from: 'alice@example.org' } });
+    const r = await s.request('POST', '/guest', {
+      headers: asUser('alice'),
+      json: { recipient: 'guest@example.org', from: 'alice@example.org' },
+    });
     assert.is(r.status, 201, r.text);
     await s.app.services.mailQueue.flush();
-    const row = async () => (await sqlOne(s, `SELECT status, attempts, next_attempt, last_error FROM mail_queue`)) as { status: string; attempts: number; next_attempt: number };
+    const row = async () =>
+      (await sqlOne(s, `SELECT status, attempts, next_attempt, last_error FROM mail_queue`)) as {
+        status: string;
+        attempts: number;
+        next_attempt: number;
+      };
     assert.is((await row()).status, 'pending');
     assert.is((await row()).attempts, 1);
     assert.ok((await row()).next_attempt > now, 'retry scheduled later');
@@ -150,11 +235,16 @@ test('the default config (no mail.transport) keeps each mail in the built-in inb
   assert.is(defaultConfig().mail.transport, null);
   const lines: string[] = [];
   // No mail key at all: the embedded default, as `npm start` runs it.
-  const s = await startTestServer({ ...HEADER_SP }, { log: { info: (l) => lines.push(l), error: (l) => lines.push(l) } });
+  const s = await startTestServer(
+    { ...HEADER_SP },
+    { log: { info: (l) => lines.push(l), error: (l) => lines.push(l) } },
+  );
   try {
     const inbox = path.join(s.app.config.data_dir, 'mail-sink');
     assert.is(s.app.services.mailInbox, inbox);
-    await notify(s, (n, tx) => n.transferAvailable(tx, transfer(), [file('plan.pdf', 1)], [recipient(20, 'x@example.org')]));
+    await notify(s, (n, tx) =>
+      n.transferAvailable(tx, transfer(), [file('plan.pdf', 1)], [recipient(20, 'x@example.org')]),
+    );
     await s.app.services.mailQueue.flush();
     const stored = listSinkMessages(inbox);
     assert.is(stored.length, 1);
@@ -166,7 +256,10 @@ test('the default config (no mail.transport) keeps each mail in the built-in inb
     const row = (await sqlOne(s, `SELECT status FROM mail_queue`)) as { status: string };
     assert.is(row.status, 'sent');
     // The start-up line says where mail goes and how to have it delivered.
-    assert.ok(lines.some((l) => l.includes(`kept in the built-in inbox ${inbox}`) && l.includes('mail.transport')), lines.join('\n'));
+    assert.ok(
+      lines.some((l) => l.includes(`kept in the built-in inbox ${inbox}`) && l.includes('mail.transport')),
+      lines.join('\n'),
+    );
   } finally {
     await s.close();
   }

@@ -50,7 +50,10 @@ test('GET /metrics: refused to a peer not in metrics.allow, and to a client a lo
   const local = await startTestServer({ metrics: { allow: ['127.0.0.1', '::1'] } });
   try {
     // A reverse proxy on the same host names the client it serves: that client is checked, not the proxy.
-    for (const headers of [{ 'X-Forwarded-For': '203.0.113.9' }, { 'X-Real-IP': '203.0.113.9' }] as Record<string, string>[]) {
+    for (const headers of [{ 'X-Forwarded-For': '203.0.113.9' }, { 'X-Real-IP': '203.0.113.9' }] as Record<
+      string,
+      string
+    >[]) {
       const r = await local.request('GET', '/metrics', { headers });
       assert.is(r.status, 403, r.text);
     }
@@ -65,17 +68,39 @@ test('GET /metrics: Prometheus text that follows an upload: requests by route pa
   const s2 = await startTestServer({ ...HEADER_SP, metrics: { allow: ['127.0.0.1'] } });
   try {
     const before = await scrape(s);
-    for (const name of ['ferry_http_requests_total', 'ferry_upload_bytes_total', 'ferry_chunks_received_total', 'ferry_storage_errors_total', 'ferry_mail_send_failures_total', 'ferry_purge_runs_total'])
+    for (const name of [
+      'ferry_http_requests_total',
+      'ferry_upload_bytes_total',
+      'ferry_chunks_received_total',
+      'ferry_storage_errors_total',
+      'ferry_mail_send_failures_total',
+      'ferry_purge_runs_total',
+    ])
       assert.is(before.types.get(name), 'counter', name);
     assert.is(before.types.get('ferry_http_request_duration_seconds'), 'histogram');
-    for (const name of ['ferry_transfers', 'ferry_mail_queue_depth', 'ferry_hashing_backlog', 'nodejs_eventloop_lag_seconds', 'process_resident_memory_bytes'])
+    for (const name of [
+      'ferry_transfers',
+      'ferry_mail_queue_depth',
+      'ferry_hashing_backlog',
+      'nodejs_eventloop_lag_seconds',
+      'process_resident_memory_bytes',
+    ])
       assert.is(before.types.get(name), 'gauge', name);
     assert.is(before.value('ferry_upload_bytes_total'), 0);
 
     const alice = asUser('alice');
-    const req = (m: string, p: string, init: Parameters<typeof s.request>[2] = {}) => s.request(m, p, { ...init, headers: { ...alice, ...(init.headers ?? {}) } });
+    const req = (m: string, p: string, init: Parameters<typeof s.request>[2] = {}) =>
+      s.request(m, p, { ...init, headers: { ...alice, ...(init.headers ?? {}) } });
     const data = patternBytes('metrics', 10_000);
-    const t = await req('POST', '/transfer', { json: { files: [{ name: 'a.bin', size: data.length }], recipients: ['bob@example.org'], from: 'alice@example.org', expires: inAWeek(), subject: 's' } });
+    const t = await req('POST', '/transfer', {
+      json: {
+        files: [{ name: 'a.bin', size: data.length }],
+        recipients: ['bob@example.org'],
+        from: 'alice@example.org',
+        expires: inAWeek(),
+        subject: 's',
+      },
+    });
     assert.is(t.status, 201, t.text);
     const fileId = t.json.files[0].id;
     for (const r of await sendChunks(req, fileId, data, 4096)) assert.is(r.status, 200, r.text);
@@ -84,13 +109,27 @@ test('GET /metrics: Prometheus text that follows an upload: requests by route pa
     const after = await scrape(s);
     assert.is(after.value('ferry_upload_bytes_total'), data.length);
     assert.is(after.value('ferry_chunks_received_total'), 3);
-    assert.is(after.value('ferry_http_requests_total', { method: 'PUT', route: '/file/:id/chunk/:offset', status: '200' }), 3);
+    assert.is(
+      after.value('ferry_http_requests_total', { method: 'PUT', route: '/file/:id/chunk/:offset', status: '200' }),
+      3,
+    );
     assert.is(after.value('ferry_http_requests_total', { method: 'POST', route: '/transfer', status: '201' }), 1);
-    assert.is(after.value('ferry_http_request_duration_seconds_count', { method: 'PUT', route: '/file/:id/chunk/:offset' }), 3);
-    assert.is(after.value('ferry_http_request_duration_seconds_bucket', { method: 'PUT', route: '/file/:id/chunk/:offset', le: '+Inf' }), 3);
+    assert.is(
+      after.value('ferry_http_request_duration_seconds_count', { method: 'PUT', route: '/file/:id/chunk/:offset' }),
+      3,
+    );
+    assert.is(
+      after.value('ferry_http_request_duration_seconds_bucket', {
+        method: 'PUT',
+        route: '/file/:id/chunk/:offset',
+        le: '+Inf',
+      }),
+      3,
+    );
     assert.is(after.value('ferry_transfers', { status: 'uploading' }), 1);
     // Label values are route patterns, never a raw path with its ids or tokens.
-    for (const sample of after.samples) if (sample.labels.route) assert.not.match(sample.labels.route, /\d{2,}|nonsense/, sample.labels.route);
+    for (const sample of after.samples)
+      if (sample.labels.route) assert.not.match(sample.labels.route, /\d{2,}|nonsense/, sample.labels.route);
     assert.ok(after.value('ferry_http_requests_total', { method: 'GET', route: 'unmatched', status: '404' }) >= 1);
 
     // Completed, mailed (no transport: logged, counted as handed over) and downloaded.
@@ -101,7 +140,14 @@ test('GET /metrics: Prometheus text that follows an upload: requests by route pa
     assert.is(dl.status, 200);
     // The download's bytes are counted as the server's stream ends, which may come just after the client has read
     // the last byte: waited for like the mail.
-    const done = await scrapeUntil(s, (m) => m.value('ferry_mail_sent_total') >= 1 && m.value('ferry_mail_queue_depth') === 0 && m.value('ferry_download_bytes_total') >= data.length, 'the mail sent and the download counted');
+    const done = await scrapeUntil(
+      s,
+      (m) =>
+        m.value('ferry_mail_sent_total') >= 1 &&
+        m.value('ferry_mail_queue_depth') === 0 &&
+        m.value('ferry_download_bytes_total') >= data.length,
+      'the mail sent and the download counted',
+    );
     assert.is(done.value('ferry_transfers', { status: 'available' }), 1);
     assert.is(done.value('ferry_transfers', { status: 'uploading' }), 0);
 
@@ -117,14 +163,31 @@ test('GET /metrics: Prometheus text that follows an upload: requests by route pa
 
 test('GET /metrics: mail that cannot be delivered counts as a failure and stays queued; purge passes are counted', async () => {
   const closed = await freePort();
-  const s = await startTestServer({ ...HEADER_SP, purge_interval_s: 1, mail: { transport: `smtp://127.0.0.1:${closed}` }, metrics: { allow: ['127.0.0.1', '::1'] } });
+  const s = await startTestServer({
+    ...HEADER_SP,
+    purge_interval_s: 1,
+    mail: { transport: `smtp://127.0.0.1:${closed}` },
+    metrics: { allow: ['127.0.0.1', '::1'] },
+  });
   try {
     const alice = asUser('alice');
-    const g = await s.request('POST', '/guest', { headers: alice, json: { recipient: 'guest@example.org', from: 'alice@example.org', subject: 's', options: { guest: ['email_guest_created'] } } });
+    const g = await s.request('POST', '/guest', {
+      headers: alice,
+      json: {
+        recipient: 'guest@example.org',
+        from: 'alice@example.org',
+        subject: 's',
+        options: { guest: ['email_guest_created'] },
+      },
+    });
     assert.is(g.status, 201, g.text);
     await s.app.services.mailQueue.flush();
     // A refused connection is a temporary failure, and the message waits in the queue for the next attempt.
-    const m = await scrapeUntil(s, (x) => x.value('ferry_mail_send_failures_total', { kind: 'temporary' }) >= 1, 'a temporary mail failure');
+    const m = await scrapeUntil(
+      s,
+      (x) => x.value('ferry_mail_send_failures_total', { kind: 'temporary' }) >= 1,
+      'a temporary mail failure',
+    );
     assert.ok(m.value('ferry_mail_queue_depth') >= 1);
     assert.is(m.value('ferry_mail_sent_total'), 0);
     const p = await scrapeUntil(s, (x) => x.value('ferry_purge_runs_total', { result: 'ok' }) >= 1, 'a purge pass');

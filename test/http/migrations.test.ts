@@ -35,9 +35,16 @@ test('SQLite, 13 → latest: recorded chunks keep their CRC-32 and receipt, a ch
   assert.is(db.pragma('user_version', { simple: true }), latest);
   assert.equal(db.prepare('SELECT * FROM file_pieces ORDER BY start_at').all(), PIECES);
   db.prepare('INSERT INTO file_pieces (file_id, start_at, end_at, crc32, receipt) VALUES (70, 0, 10, NULL, ?)').run('');
-  assert.is((db.prepare('SELECT crc32 FROM file_pieces WHERE end_at - start_at = 10').get() as { crc32: unknown }).crc32, null);
+  assert.is(
+    (db.prepare('SELECT crc32 FROM file_pieces WHERE end_at - start_at = 10').get() as { crc32: unknown }).crc32,
+    null,
+  );
   db.exec('DELETE FROM files WHERE id = 70');
-  assert.is((db.prepare('SELECT COUNT(*) AS n FROM file_pieces').get() as { n: number }).n, 0, 'ON DELETE CASCADE kept');
+  assert.is(
+    (db.prepare('SELECT COUNT(*) AS n FROM file_pieces').get() as { n: number }).n,
+    0,
+    'ON DELETE CASCADE kept',
+  );
   db.close();
 });
 
@@ -48,9 +55,17 @@ test('PostgreSQL, 13 → latest: the same', async () => {
     for (const s of SEED) await pool.query(s);
     await migratePostgres(pool);
     assert.is(Number((await pool.query('SELECT MAX(version) AS v FROM ferry_schema')).rows[0].v), latest);
-    const rows = (await pool.query('SELECT * FROM file_pieces ORDER BY start_at')).rows.map((r) => ({ ...r, file_id: Number(r.file_id), start_at: Number(r.start_at), end_at: Number(r.end_at), crc32: Number(r.crc32) }));
+    const rows = (await pool.query('SELECT * FROM file_pieces ORDER BY start_at')).rows.map((r) => ({
+      ...r,
+      file_id: Number(r.file_id),
+      start_at: Number(r.start_at),
+      end_at: Number(r.end_at),
+      crc32: Number(r.crc32),
+    }));
     assert.equal(rows, PIECES);
-    await pool.query(`INSERT INTO file_pieces (file_id, start_at, end_at, crc32, receipt) VALUES (70, 0, 10, NULL, '')`);
+    await pool.query(
+      `INSERT INTO file_pieces (file_id, start_at, end_at, crc32, receipt) VALUES (70, 0, 10, NULL, '')`,
+    );
     await pool.query('DELETE FROM files WHERE id = 70');
     assert.is(Number((await pool.query('SELECT COUNT(*) AS n FROM file_pieces')).rows[0].n), 0);
   } finally {

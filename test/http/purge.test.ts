@@ -19,9 +19,22 @@ const alice = asUser('alice');
 test.before(async () => {
   sink = await startTestSink();
   // This test looks at data/files itself: the filesystem store whatever FERRY_TEST_STORAGE says.
-  s = await startTestServer({ ...HEADER_SP, mail: { transport: sink.url }, auditlog_lifetime_days: 31, storage: { type: 'fs' } });
+  s = await startTestServer({
+    ...HEADER_SP,
+    mail: { transport: sink.url },
+    auditlog_lifetime_days: 31,
+    storage: { type: 'fs' },
+  });
   cfg = path.join(s.dir, 'ferry.json');
-  fs.writeFileSync(cfg, JSON.stringify({ data_dir: path.join(s.dir, 'data'), mail: { transport: sink.url }, auditlog_lifetime_days: 31, database_url: s.app.config.database_url }));
+  fs.writeFileSync(
+    cfg,
+    JSON.stringify({
+      data_dir: path.join(s.dir, 'data'),
+      mail: { transport: sink.url },
+      auditlog_lifetime_days: 31,
+      database_url: s.app.config.database_url,
+    }),
+  );
 });
 test.after(async () => {
   await s.close();
@@ -30,15 +43,33 @@ test.after(async () => {
 
 async function purge(...args: string[]) {
   const out: string[] = [];
-  const code = await runCli(['purge', '--json', '-c', cfg, ...args], { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
+  const code = await runCli(['purge', '--json', '-c', cfg, ...args], {
+    out: (t) => out.push(t),
+    err: (t) => out.push(t),
+    readStdin: async () => '',
+  });
   assert.is(code, 0, out.join('\n'));
   return JSON.parse(out[out.length - 1]);
 }
 
 async function availableTransfer(data: Buffer, options: string[] = [], days = 7) {
-  const t = (await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'd.bin', size: data.length }], recipients: ['r@example.org'], from: 'alice@example.org', expires: now + days * DAY, options } })).json;
+  const t = (
+    await s.request('POST', '/transfer', {
+      headers: alice,
+      json: {
+        files: [{ name: 'd.bin', size: data.length }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: now + days * DAY,
+        options,
+      },
+    })
+  ).json;
   await sendChunks(s.request, t.files[0].id, data, 5 * 1024 * 1024, { headers: alice });
-  assert.is((await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status, 200);
+  assert.is(
+    (await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status,
+    200,
+  );
   const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
   assert.is(done.status, 200, done.text);
   return done.json;
@@ -49,7 +80,12 @@ async function snapshot(): Promise<string> {
   for (const table of ['transfers', 'files', 'recipients', 'guests', 'audit_log', 'mail_queue', 'tracking_errors']) {
     h.update(JSON.stringify(await sql(s, `SELECT * FROM ${table} ORDER BY id`)));
   }
-  const walk = (d: string): string[] => (fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)])) : []);
+  const walk = (d: string): string[] =>
+    fs.existsSync(d)
+      ? fs
+          .readdirSync(d, { withFileTypes: true })
+          .flatMap((e) => (e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]))
+      : [];
   for (const f of walk(path.join(s.dir, 'data', 'files')).sort()) h.update(f).update(fs.readFileSync(f));
   return h.digest('hex');
 }
@@ -58,9 +94,29 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
   const data = patternBytes('purge', 300_000);
   const keep = await availableTransfer(data, [], 20);
   const expiring = await availableTransfer(data, ['email_me_on_expire']);
-  const abandoned = (await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'half', size: 10 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: now + 14 * DAY } })).json;
+  const abandoned = (
+    await s.request('POST', '/transfer', {
+      headers: alice,
+      json: {
+        files: [{ name: 'half', size: 10 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: now + 14 * DAY,
+      },
+    })
+  ).json;
   await sendChunks(s.request, abandoned.files[0].id, Buffer.from('12345'), 5, { headers: alice, order: [0] });
-  const guest = (await s.request('POST', '/guest', { headers: alice, json: { recipient: 'g@example.org', from: 'alice@example.org', expires: now + 3 * DAY, options: ['email_guest_expired'] } })).json;
+  const guest = (
+    await s.request('POST', '/guest', {
+      headers: alice,
+      json: {
+        recipient: 'g@example.org',
+        from: 'alice@example.org',
+        expires: now + 3 * DAY,
+        options: ['email_guest_expired'],
+      },
+    })
+  ).json;
   const orphanDir = path.join(s.dir, 'data', 'files', '9999');
   fs.mkdirSync(orphanDir, { recursive: true });
   fs.writeFileSync(path.join(orphanDir, 'f'.repeat(32)), 'orphan');
@@ -84,7 +140,10 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
   assert.is(await snapshot(), before, 'a dry run changes nothing');
 
   const real = await purge('--now', String(now + 8 * DAY));
-  assert.equal([real.transfers_expired, real.guests_expired, real.abandoned_transfers_deleted, real.orphan_files_deleted], [1, 1, 1, 1]);
+  assert.equal(
+    [real.transfers_expired, real.guests_expired, real.abandoned_transfers_deleted, real.orphan_files_deleted],
+    [1, 1, 1, 1],
+  );
   assert.ok(real.bytes_freed >= data.length);
   const t = await s.request('GET', `/transfer/${expiring.id}`, { headers: alice });
   assert.is(t.status, 200); // the owner still sees it, closed
@@ -100,20 +159,42 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
   assert.is((await s.request('GET', `/guest/${guest.id}`, { headers: alice })).json.status, 'closed');
   const mails = await sink.waitFor(mailsBefore + 2);
   const subjects = mails.slice(mailsBefore).map((m) => `${addressOf(m.to)} ${m.subject}`);
-  assert.ok(subjects.some((x) => x.startsWith('alice@example.org') && x.includes(`#${expiring.id}`) && /expired/.test(x)), subjects.join('\n'));
-  assert.ok(subjects.some((x) => x.startsWith('g@example.org')), subjects.join('\n'));
+  assert.ok(
+    subjects.some((x) => x.startsWith('alice@example.org') && x.includes(`#${expiring.id}`) && /expired/.test(x)),
+    subjects.join('\n'),
+  );
+  assert.ok(
+    subjects.some((x) => x.startsWith('g@example.org')),
+    subjects.join('\n'),
+  );
 
   const again = await purge('--now', String(now + 8 * DAY));
-  assert.equal([again.transfers_expired, again.guests_expired, again.abandoned_transfers_deleted, again.orphan_files_deleted], [0, 0, 0, 0]);
+  assert.equal(
+    [again.transfers_expired, again.guests_expired, again.abandoned_transfers_deleted, again.orphan_files_deleted],
+    [0, 0, 0, 0],
+  );
 
   const late = await purge('--now', String(now + 8 * DAY + 32 * DAY));
   assert.ok(late.closed_transfers_deleted >= 1);
   assert.is((await s.request('GET', `/transfer/${expiring.id}`, { headers: alice })).status, 404);
-  assert.is(((await sqlOne(s, 'SELECT COUNT(*) AS n FROM audit_log WHERE transfer_id = ?', expiring.id)) as { n: number }).n, 0);
+  assert.is(
+    ((await sqlOne(s, 'SELECT COUNT(*) AS n FROM audit_log WHERE transfer_id = ?', expiring.id)) as { n: number }).n,
+    0,
+  );
 });
 
 test('chunks to an expired Transfer are refused', async () => {
-  const t = (await s.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'x', size: 4 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: now + DAY } })).json;
+  const t = (
+    await s.request('POST', '/transfer', {
+      headers: alice,
+      json: {
+        files: [{ name: 'x', size: 4 }],
+        recipients: ['r@example.org'],
+        from: 'alice@example.org',
+        expires: now + DAY,
+      },
+    })
+  ).json;
   await sql(s, 'UPDATE transfers SET expires = ? WHERE id = ?', now - 1, t.id);
   const r = await s.request('PUT', `/file/${t.files[0].id}/chunk/0`, { headers: alice, body: Buffer.from('abcd') });
   assert.is(r.status, 410);
@@ -142,12 +223,23 @@ test('two purges never run at once: the second says so and succeeds; the lock is
   const release = await s.app.services.locks.tryLock(PURGE_LOCK);
   assert.ok(release, 'the lock was free');
   const out: string[] = [];
-  const code = await runCli(['purge', '-c', cfg], { out: (t) => out.push(t), err: (t) => out.push(t), readStdin: async () => '' });
+  const code = await runCli(['purge', '-c', cfg], {
+    out: (t) => out.push(t),
+    err: (t) => out.push(t),
+    readStdin: async () => '',
+  });
   assert.is(code, 0);
   assert.match(out.join('\n'), /another purge is running/);
   await release!();
   const done: string[] = [];
-  assert.is(await runCli(['purge', '-c', cfg, '--json'], { out: (t) => done.push(t), err: () => {}, readStdin: async () => '' }), 0);
+  assert.is(
+    await runCli(['purge', '-c', cfg, '--json'], {
+      out: (t) => done.push(t),
+      err: () => {},
+      readStdin: async () => '',
+    }),
+    0,
+  );
   assert.ok('transfers_expired' in JSON.parse(done.join('')), 'the second purge ran once the lock was free');
 });
 

@@ -13,13 +13,22 @@ test.before(async () => {
 });
 test.after(() => s.close());
 
-const body = (size: number, from: string) => ({ files: [{ name: 'a', size }], recipients: ['r@example.org'], from, expires: inAWeek() });
-const send = (user: string, size: number) => s.request('POST', '/transfer', { headers: asUser(user), json: body(size, `${user}@example.org`) });
+const body = (size: number, from: string) => ({
+  files: [{ name: 'a', size }],
+  recipients: ['r@example.org'],
+  from,
+  expires: inAWeek(),
+});
+const send = (user: string, size: number) =>
+  s.request('POST', '/transfer', { headers: asUser(user), json: body(size, `${user}@example.org`) });
 
 test('user_quota: a transfer that fits is taken, one that would pass is refused 413 with the figures; none is stored', async () => {
   assert.is((await send('amy', 600)).status, 201);
   const r = await send('amy', 401);
-  assert.equal([r.status, r.json.message, r.json.details], [413, 'transfer_user_quota_exceeded', ['quota=1000', 'used=600', 'requested=401']]);
+  assert.equal(
+    [r.status, r.json.message, r.json.details],
+    [413, 'transfer_user_quota_exceeded', ['quota=1000', 'used=600', 'requested=401']],
+  );
   assert.is((await s.request('GET', '/transfer', { headers: asUser('amy') })).json.length, 1);
   assert.is((await send('amy', 400)).status, 201); // exactly at the limit
   const me = await s.request('GET', '/user/@me/quota', { headers: asUser('amy') });
@@ -37,7 +46,10 @@ test('transfers created at the same moment cannot together pass the quota', asyn
 test('a closed transfer no longer counts', async () => {
   const t = await send('cleo', 900);
   assert.is((await send('cleo', 200)).status, 413);
-  assert.is((await s.request('PUT', `/transfer/${t.json.id}`, { headers: asUser('cleo'), json: { closed: true } })).status, 200);
+  assert.is(
+    (await s.request('PUT', `/transfer/${t.json.id}`, { headers: asUser('cleo'), json: { closed: true } })).status,
+    200,
+  );
   assert.is((await send('cleo', 200)).status, 201);
 });
 
@@ -48,7 +60,11 @@ test('per-user override set by an admin: more, none (0), or back to the default 
   assert.is((await send('dora', 4000)).status, 201);
   const over = await send('dora', 1000);
   assert.equal([over.status, over.json.details], [413, ['quota=5000', 'used=4001', 'requested=1000']]);
-  assert.equal((await s.request('GET', '/user/@me/quota', { headers: asUser('dora') })).json, { quota: 5000, used: 4001, own: true });
+  assert.equal((await s.request('GET', '/user/@me/quota', { headers: asUser('dora') })).json, {
+    quota: 5000,
+    used: 4001,
+    own: true,
+  });
   assert.is((await set(0)).status, 200);
   assert.is((await send('dora', 100000)).status, 201);
   assert.is((await set(null)).status, 200);
@@ -74,7 +90,10 @@ test('host_quota through PUT /config: all open transfers together; refused 413 t
   assert.is((await put({ host_quota: used + 50 })).status, 200);
   assert.is((await send('eli', 50)).status, 201);
   const r = await send('eli', 1);
-  assert.equal([r.status, r.json.message, r.json.details], [413, 'transfer_host_quota_exceeded', [`quota=${used + 50}`, `used=${used + 50}`, 'requested=1']]);
+  assert.equal(
+    [r.status, r.json.message, r.json.details],
+    [413, 'transfer_host_quota_exceeded', [`quota=${used + 50}`, `used=${used + 50}`, 'requested=1']],
+  );
   // The user's own quota is checked first and named when both are passed.
   assert.is((await put({ user_quota: 10 })).status, 200);
   assert.is((await send('eli', 100)).json.message, 'transfer_user_quota_exceeded');
@@ -86,10 +105,25 @@ test('host_quota through PUT /config: all open transfers together; refused 413 t
 
 test('a guest upload counts against the user who invited the guest', async () => {
   await s.request('PUT', '/config', { headers: boss, json: { user_quota: 1000 } });
-  const g = await s.request('POST', '/guest', { headers: asUser('fay'), json: { recipient: 'guest@example.org', from: 'fay@example.org', options: { can_only_send_to_me: true }, expires: inAWeek() } });
+  const g = await s.request('POST', '/guest', {
+    headers: asUser('fay'),
+    json: {
+      recipient: 'guest@example.org',
+      from: 'fay@example.org',
+      options: { can_only_send_to_me: true },
+      expires: inAWeek(),
+    },
+  });
   assert.is(g.status, 201, g.text);
   assert.is((await send('fay', 800)).status, 201);
-  const r = await s.request('POST', `/transfer?vid=${g.json.token}`, { json: { files: [{ name: 'g', size: 300 }], recipients: ['fay@example.org'], from: 'guest@example.org', expires: inAWeek() } });
+  const r = await s.request('POST', `/transfer?vid=${g.json.token}`, {
+    json: {
+      files: [{ name: 'g', size: 300 }],
+      recipients: ['fay@example.org'],
+      from: 'guest@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.equal([r.status, r.json.message], [413, 'transfer_user_quota_exceeded']);
   await s.request('PUT', '/config', { headers: boss, json: { user_quota: 0 } });
 });

@@ -49,7 +49,9 @@ test('GET /readyz: 503 naming "database" while PostgreSQL is stopped, 200 again 
       assert.ok(Date.now() - started < 5000, 'answers within its bound');
       assert.is((await s.request('GET', '/healthz')).status, 200);
       // A request that needs the database meanwhile gets the catalogue's 503, never a driver's code or a 500.
-      const r = await s.request('GET', '/transfer', { headers: { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' } });
+      const r = await s.request('GET', '/transfer', {
+        headers: { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' },
+      });
       assert.is(r.status, 503, r.text);
       assert.is(r.json.message, 'database_unavailable');
       assert.is(r.headers.get('retry-after'), '5');

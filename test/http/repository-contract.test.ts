@@ -16,7 +16,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
   it.before(async (ctx) => {
     ctx.dir = tempDir('ferry-contract-');
-    ctx.db = await openDatabase({ dataDir: ctx.dir, url: dialect === 'postgres' ? await freshPostgresDatabase('ferry_contract') : null });
+    ctx.db = await openDatabase({
+      dataDir: ctx.dir,
+      url: dialect === 'postgres' ? await freshPostgresDatabase('ferry_contract') : null,
+    });
   });
   it.after(async (ctx) => {
     await ctx.db.close();
@@ -25,15 +28,43 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
   const newTransfer = (db: Database, user = 'alice') =>
     db.repos.transfers.create(
-      { userId: user, userEmail: `${user}@x.org`, guestId: null, subject: 'S', message: null, options: ['get_a_link'], lang: null, created: T0, expires: T0 + 86400, roundtripToken: 'rt'.padEnd(32, '0') },
-      [{ uid: `${user}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32), name: 'f', size: 100, mimeType: null, cid: 'c1' }],
-      [{ email: `r@${user}.org`, token: `tok${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32), lang: 'de' }],
+      {
+        userId: user,
+        userEmail: `${user}@x.org`,
+        guestId: null,
+        subject: 'S',
+        message: null,
+        options: ['get_a_link'],
+        lang: null,
+        created: T0,
+        expires: T0 + 86400,
+        roundtripToken: 'rt'.padEnd(32, '0'),
+      },
+      [
+        {
+          uid: `${user}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32),
+          name: 'f',
+          size: 100,
+          mimeType: null,
+          cid: 'c1',
+        },
+      ],
+      [
+        {
+          email: `r@${user}.org`,
+          token: `tok${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32),
+          lang: 'de',
+        },
+      ],
     );
 
   it('transfers: created with files and recipients, read back as stored; ids grow', async ({ db }) => {
     const id = await newTransfer(db);
     const t = (await db.repos.transfers.find(id))!;
-    assert.equal([t.userId, t.status, t.options, t.expires, t.guestId], ['alice', 'created', ['get_a_link'], T0 + 86400, null]);
+    assert.equal(
+      [t.userId, t.status, t.options, t.expires, t.guestId],
+      ['alice', 'created', ['get_a_link'], T0 + 86400, null],
+    );
     const [f] = await db.repos.transfers.files(id);
     assert.equal([f.name, f.size, f.cid, f.received, f.ranges, f.complete], ['f', 100, 'c1', 0, [], false]);
     const [r] = await db.repos.transfers.recipients(id);
@@ -42,7 +73,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     assert.is(await db.repos.transfers.find(999_999), undefined);
   });
 
-  it('background completions: asked for once, claimed by one caller at a time until the claim lapses, cleared by completion', async ({ db }) => {
+  it('background completions: asked for once, claimed by one caller at a time until the claim lapses, cleared by completion', async ({
+    db,
+  }) => {
     const id = await newTransfer(db);
     const [f] = await db.repos.transfers.files(id);
     assert.ok(await db.repos.transfers.requestAssembly(f.id, '{"id":"alice"}'));
@@ -59,30 +92,54 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     assert.is((await db.repos.transfers.claimAssembly(T0 + 62, T0 + 92))?.file.id, f.id, 'released: free at once');
     await db.repos.transfers.requestCompletion(id, '{"id":"bob"}');
     await db.repos.transfers.requestCompletion(id, '{"id":"carol"}');
-    assert.equal((await db.repos.transfers.completionsDue()).filter((d) => d.transferId === id), [{ transferId: id, by: '{"id":"bob"}' }], 'the first request stands');
+    assert.equal(
+      (await db.repos.transfers.completionsDue()).filter((d) => d.transferId === id),
+      [{ transferId: id, by: '{"id":"bob"}' }],
+      'the first request stands',
+    );
     assert.ok((await db.repos.transfers.find(id))!.completing);
     assert.ok(await db.repos.transfers.completeFile(f.id, 1, null));
     const done = (await db.repos.transfers.findFile(f.id))!;
     assert.equal([done.complete, done.assembling], [true, false]);
-    assert.is(await db.repos.transfers.claimAssembly(T0 + 200, T0 + 230), undefined, 'a complete file is no longer waiting');
+    assert.is(
+      await db.repos.transfers.claimAssembly(T0 + 200, T0 + 230),
+      undefined,
+      'a complete file is no longer waiting',
+    );
     assert.not.ok(await db.repos.transfers.requestAssembly(f.id, '{"id":"alice"}'), 'nor asked for again');
     await db.repos.transfers.setStatus(id, 'available', T0);
-    assert.not.ok((await db.repos.transfers.completionsDue()).some((d) => d.transferId === id), 'available: no longer due');
+    assert.not.ok(
+      (await db.repos.transfers.completionsDue()).some((d) => d.transferId === id),
+      'available: no longer due',
+    );
   });
 
-  it('ranges merge in any order, concurrently, and completion is refused once the Transfer is closed', async ({ db }) => {
+  it('ranges merge in any order, concurrently, and completion is refused once the Transfer is closed', async ({
+    db,
+  }) => {
     const id = await newTransfer(db);
     const [f] = await db.repos.transfers.files(id);
-    const sent = [[50, 100], [0, 10], [10, 50], [20, 30]];
+    const sent = [
+      [50, 100],
+      [0, 10],
+      [10, 50],
+      [20, 30],
+    ];
     const answers = await Promise.all(sent.map(([a, b]) => db.uow.run((tx) => tx.transfers.recordRange(f.id, a, b))));
     const after = (await db.repos.transfers.findFile(f.id))!;
     assert.equal([after.ranges, after.received], [[[0, 100]], 100]);
     // Each answer is the File as its own range left it (covering that range), and one is the File as stored.
     answers.forEach((a, i) => {
       assert.equal([a?.id, a?.uid, a?.size, a?.complete], [f.id, f.uid, 100, false]);
-      assert.ok(a!.ranges.some(([s, e]) => s <= sent[i][0] && e >= sent[i][1]), `answer ${i} covers its range`);
+      assert.ok(
+        a!.ranges.some(([s, e]) => s <= sent[i][0] && e >= sent[i][1]),
+        `answer ${i} covers its range`,
+      );
     });
-    assert.equal(answers.find((a) => a!.received === 100), after);
+    assert.equal(
+      answers.find((a) => a!.received === 100),
+      after,
+    );
     assert.ok(await db.repos.transfers.markUploading(id));
     assert.not.ok(await db.repos.transfers.markUploading(id), 'only the first chunk moves it');
     await db.repos.transfers.setStatus(id, 'closed', T0, 'owner');
@@ -106,7 +163,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     const id = await newTransfer(db);
     const [f] = await db.repos.transfers.files(id);
     const [r] = await db.repos.transfers.recipients(id);
-    const ends = await Promise.all([1, 2, 3].map(() => db.uow.run((tx) => tx.transfers.markReceived(r.id, [f.id], [f.id], T0))));
+    const ends = await Promise.all(
+      [1, 2, 3].map(() => db.uow.run((tx) => tx.transfers.markReceived(r.id, [f.id], [f.id], T0))),
+    );
     assert.equal(ends.filter(Boolean).length, 1);
   });
 
@@ -120,7 +179,10 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
         tx.afterCommit(() => hooks++);
         throw new Error('boom');
       })
-      .then(() => null, (e: Error) => e.message);
+      .then(
+        () => null,
+        (e: Error) => e.message,
+      );
     assert.is(failed, 'boom');
     assert.is((await db.repos.transfers.find(id))!.status, 'created');
     assert.equal(await db.query(`SELECT id FROM mail_queue WHERE to_addr = 'rolled@x.org'`), []);
@@ -142,12 +204,18 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     const ids = batches.flat().map((m) => m.id);
     assert.is(new Set(ids).size, ids.length, 'no message claimed twice');
     assert.is(ids.length, 30);
-    assert.equal(await db.repos.mailQueue.claimDue(T0 + 1, T0 + 600, 10), [], 'claimed messages wait for their claim to lapse');
+    assert.equal(
+      await db.repos.mailQueue.claimDue(T0 + 1, T0 + 600, 10),
+      [],
+      'claimed messages wait for their claim to lapse',
+    );
     assert.is((await db.repos.mailQueue.claimDue(T0 + 601, T0 + 1200, 50)).length, 30);
     assert.is(await db.repos.mailQueue.nextDue(T0), 1200);
   });
 
-  it('mail delivery: the latest mail per target is its state; only a deferred or bounced one is queued again, once', async ({ db }) => {
+  it('mail delivery: the latest mail per target is its state; only a deferred or bounced one is queued again, once', async ({
+    db,
+  }) => {
     const q = db.repos.mailQueue;
     const sent = await q.enqueue(msg('a@x.org'), T0, { type: 'Recipient', id: 901 });
     await q.markSent(sent, T0 + 5);
@@ -161,20 +229,46 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     const states = await q.deliveryFor('Recipient', [901, 902, 903, 904]);
     assert.equal([...states.keys()].sort(), [901, 902, 903]);
     assert.equal(states.get(901), { state: 'sent', date: T0 + 5, reason: null, attempts: 1, nextAttempt: null });
-    assert.equal(states.get(902), { state: 'deferred', date: T0, reason: '450 busy', attempts: 1, nextAttempt: T0 + 30 });
-    assert.equal(states.get(903), { state: 'bounced', date: T0 + 1, reason: '550 still unknown', attempts: 1, nextAttempt: null });
+    assert.equal(states.get(902), {
+      state: 'deferred',
+      date: T0,
+      reason: '450 busy',
+      attempts: 1,
+      nextAttempt: T0 + 30,
+    });
+    assert.equal(states.get(903), {
+      state: 'bounced',
+      date: T0 + 1,
+      reason: '550 still unknown',
+      attempts: 1,
+      nextAttempt: null,
+    });
     assert.is((await q.deliveryFor('Guest', [901])).get(901)?.state, 'queued');
 
     assert.not.ok(await q.requeueUndelivered('Recipient', 901, T0 + 100), 'a sent mail is not sent again');
     assert.not.ok(await q.requeueUndelivered('Recipient', 904, T0 + 100), 'no mail, nothing to send again');
     // Two owners pressing at once: the row is re-armed once.
-    const both = await Promise.all([1, 2].map(() => db.uow.run((tx) => tx.mailQueue.requeueUndelivered('Recipient', 903, T0 + 100))));
+    const both = await Promise.all(
+      [1, 2].map(() => db.uow.run((tx) => tx.mailQueue.requeueUndelivered('Recipient', 903, T0 + 100))),
+    );
     assert.equal(both.filter(Boolean).length, 1);
-    assert.equal((await q.deliveryFor('Recipient', [903])).get(903), { state: 'queued', date: T0 + 100, reason: null, attempts: 0, nextAttempt: null });
-    const [row] = await db.query<{ id: number | string; status: string }>(`SELECT id, status FROM mail_queue WHERE id = ?`, [old]);
+    assert.equal((await q.deliveryFor('Recipient', [903])).get(903), {
+      state: 'queued',
+      date: T0 + 100,
+      reason: null,
+      attempts: 0,
+      nextAttempt: null,
+    });
+    const [row] = await db.query<{ id: number | string; status: string }>(
+      `SELECT id, status FROM mail_queue WHERE id = ?`,
+      [old],
+    );
     assert.is(row.status, 'failed', 'only the latest mail is queued again');
     assert.ok(await q.requeueUndelivered('Recipient', 902, T0 + 100));
-    const [again] = await db.query<{ next_attempt: number | string }>(`SELECT next_attempt FROM mail_queue WHERE id = ?`, [deferred]);
+    const [again] = await db.query<{ next_attempt: number | string }>(
+      `SELECT next_attempt FROM mail_queue WHERE id = ?`,
+      [deferred],
+    );
     assert.is(Number(again.next_attempt), T0 + 100, 'a deferred mail is due now, not at its backoff');
   });
 
@@ -198,7 +292,9 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   });
 
   it('users: created once when seen at once, e-mails replaced as a list, admins', async ({ db }) => {
-    const seen = await Promise.all([1, 2, 3].map(() => db.repos.users.upsertSeen('zoe', ['Zoe@X.org', 'z2@x.org'], T0)));
+    const seen = await Promise.all(
+      [1, 2, 3].map(() => db.repos.users.upsertSeen('zoe', ['Zoe@X.org', 'z2@x.org'], T0)),
+    );
     assert.equal(seen[0], ['zoe@x.org', 'z2@x.org']);
     assert.equal(await db.repos.users.listIds().then((l) => l.filter((u) => u === 'zoe')), ['zoe']);
     await db.repos.users.setEmails('zoe', ['new@x.org']);
@@ -218,10 +314,27 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   });
 
   it('guests: closed once; tracking errors attached; login failures counted in their window', async ({ db }) => {
-    const g = await db.repos.guests.insert({ userId: 'alice', userEmail: 'alice@x.org', email: 'g@x.org', token: 'g'.repeat(40), subject: null, message: null, options: [], transferOptions: [], lang: null, created: T0, expires: T0 + 10 });
+    const g = await db.repos.guests.insert({
+      userId: 'alice',
+      userEmail: 'alice@x.org',
+      email: 'g@x.org',
+      token: 'g'.repeat(40),
+      subject: null,
+      message: null,
+      options: [],
+      transferOptions: [],
+      lang: null,
+      created: T0,
+      expires: T0 + 10,
+    });
     await db.repos.trackingErrors.add('Guest', g.id, { type: 'bounce', date: T0, details: '550' });
-    assert.equal((await db.repos.guests.findByToken('g'.repeat(40)))!.errors, [{ type: 'bounce', date: T0, details: '550' }]);
-    assert.equal((await db.repos.guests.listExpired(T0 + 10)).map((x) => x.id), [g.id]);
+    assert.equal((await db.repos.guests.findByToken('g'.repeat(40)))!.errors, [
+      { type: 'bounce', date: T0, details: '550' },
+    ]);
+    assert.equal(
+      (await db.repos.guests.listExpired(T0 + 10)).map((x) => x.id),
+      [g.id],
+    );
     const closes = await Promise.all([1, 2].map(() => db.repos.guests.close(g.id, T0)));
     assert.equal(closes.filter(Boolean).length, 1);
     const a = await db.repos.loginFailures.add('user:x', T0);
@@ -231,10 +344,16 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
     assert.equal(await db.repos.loginFailures.window('user:x', T0 - 1), { count: 1, oldest: T0 + 5 });
   });
 
-  it('purge: a Transfer\'s records go with it (files, recipients, audit log, their tracking errors)', async ({ db }) => {
+  it("purge: a Transfer's records go with it (files, recipients, audit log, their tracking errors)", async ({ db }) => {
     const id = await newTransfer(db, 'gone');
     const [r] = await db.repos.transfers.recipients(id);
-    await db.repos.audit.record({ transferId: id, date: T0, event: 'transfer_started', author: { type: 'User', id: 'gone', ip: null }, target: { type: 'Transfer', id: String(id) } });
+    await db.repos.audit.record({
+      transferId: id,
+      date: T0,
+      event: 'transfer_started',
+      author: { type: 'User', id: 'gone', ip: null },
+      target: { type: 'Transfer', id: String(id) },
+    });
     await db.repos.trackingErrors.add('Recipient', r.id, { type: 'bounce', date: T0, details: 'x' });
     await db.repos.purge.deleteTransferRecords(id);
     assert.is(await db.repos.transfers.find(id), undefined);

@@ -10,7 +10,11 @@ import { startServe } from '../../src/cli/serve';
 import { writeConfig } from '../helpers/binary';
 import { runCli } from '../../src/cli/program';
 
-const quietIO = (out: string[]) => ({ out: (t: string) => out.push(t), err: (t: string) => out.push(t), readStdin: async () => '' });
+const quietIO = (out: string[]) => ({
+  out: (t: string) => out.push(t),
+  err: (t: string) => out.push(t),
+  readStdin: async () => '',
+});
 
 test('serve on an address already in use says which one and how to choose another, with exit 1, keeping the first password for the start that works', async () => {
   const taken = net.createServer();
@@ -18,7 +22,16 @@ test('serve on an address already in use says which one and how to choose anothe
   const port = (taken.address() as net.AddressInfo).port;
   const dir = tempDir();
   const file = path.join(dir, 'ferry.json');
-  fs.writeFileSync(file, JSON.stringify({ data_dir: path.join(dir, 'data'), listen: { host: '127.0.0.1', port }, auth: { sp: { type: 'local' } }, purge_interval_s: 0, database_url: await testDatabaseUrl() }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      data_dir: path.join(dir, 'data'),
+      listen: { host: '127.0.0.1', port },
+      auth: { sp: { type: 'local' } },
+      purge_interval_s: 0,
+      database_url: await testDatabaseUrl(),
+    }),
+  );
   const out: string[] = [];
   try {
     const code = await runCli(['serve', '-c', file], quietIO(out));
@@ -41,14 +54,22 @@ test('serve on an address already in use says which one and how to choose anothe
 test('without base_url, links (/info url, mails) name the port actually listened on', async () => {
   const dir = tempDir();
   const box = path.join(dir, 'mail-box');
-  const file = writeConfig(dir, { ...HEADER_SP, listen: { host: '127.0.0.1', port: 8080 }, mail: { sink: { port: 0, dir: box } }, database_url: await testDatabaseUrl() });
+  const file = writeConfig(dir, {
+    ...HEADER_SP,
+    listen: { host: '127.0.0.1', port: 8080 },
+    mail: { sink: { port: 0, dir: box } },
+    database_url: await testDatabaseUrl(),
+  });
   const handle = await startServe({ config: file, port: '0' }, quietIO([]));
   try {
     const port = new URL(handle.url).port;
     assert.is.not(port, '8080');
     const info = (await request(handle.url, 'GET', '/info')).json;
     assert.is(info.url, `http://localhost:${port}`);
-    const r = await request(handle.url, 'POST', '/guest', { headers: asUser('alice'), json: { recipient: 'g@example.org', from: 'alice@example.org' } });
+    const r = await request(handle.url, 'POST', '/guest', {
+      headers: asUser('alice'),
+      json: { recipient: 'g@example.org', from: 'alice@example.org' },
+    });
     assert.is(r.status, 201, r.text);
     const deadline = Date.now() + 10_000;
     while (listSinkMessages(box).length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
@@ -64,7 +85,15 @@ test('without base_url, links (/info url, mails) name the port actually listened
 test('a base_url set in the config is kept whatever the port', async () => {
   const dir = tempDir();
   const file = path.join(dir, 'ferry.json');
-  fs.writeFileSync(file, JSON.stringify({ base_url: 'https://files.example.org', data_dir: path.join(dir, 'data'), purge_interval_s: 0, database_url: await testDatabaseUrl() }));
+  fs.writeFileSync(
+    file,
+    JSON.stringify({
+      base_url: 'https://files.example.org',
+      data_dir: path.join(dir, 'data'),
+      purge_interval_s: 0,
+      database_url: await testDatabaseUrl(),
+    }),
+  );
   const handle = await startServe({ config: file, port: '0' }, quietIO([]));
   try {
     assert.is((await request(handle.url, 'GET', '/info')).json.url, 'https://files.example.org');

@@ -14,7 +14,11 @@ const alice = asUser('alice');
 
 test.before(async () => {
   sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, default_lang: 'en', mail: { transport: sink.url, from: 'ferry@files.example' } });
+  s = await startTestServer({
+    ...HEADER_SP,
+    default_lang: 'en',
+    mail: { transport: sink.url, from: 'ferry@files.example' },
+  });
 });
 test.after(async () => {
   await s.close();
@@ -32,7 +36,16 @@ const delivered = (from = 0): Promise<ParsedMail[]> => deliveredMail(s, sink, fr
 const summary = (mails: ParsedMail[]) => mails.map((m) => `${addressOf(m.to)}: ${m.subject}`).sort();
 
 async function create(over: Record<string, unknown> = {}) {
-  const body = { files: [{ name: 'a.txt', size: 3 }, { name: 'b.txt', size: 3 }], recipients: ['r1@example.org', 'r2@example.org'], from: 'alice@example.org', expires: inAWeek(), ...over };
+  const body = {
+    files: [
+      { name: 'a.txt', size: 3 },
+      { name: 'b.txt', size: 3 },
+    ],
+    recipients: ['r1@example.org', 'r2@example.org'],
+    from: 'alice@example.org',
+    expires: inAWeek(),
+    ...over,
+  };
   const r = await s.request('POST', '/transfer', { headers: alice, json: body });
   assert.is(r.status, 201, r.text);
   return r.json;
@@ -40,7 +53,8 @@ async function create(over: Record<string, unknown> = {}) {
 
 async function upload(t: any) {
   for (const f of t.files) {
-    for (const r of await sendChunks(s.request, f.id, Buffer.alloc(f.size, 120), 1024, { headers: alice })) assert.is(r.status, 200, r.text);
+    for (const r of await sendChunks(s.request, f.id, Buffer.alloc(f.size, 120), 1024, { headers: alice }))
+      assert.is(r.status, 200, r.text);
     assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
   }
 }
@@ -58,10 +72,16 @@ test('complete: each recipient gets its own link; a retried completion mails nob
   const t = await create();
   await upload(t);
   assert.equal(await delivered(seen), [], 'nothing is sent before the Transfer is complete');
-  assert.is((await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).json.status, 'available');
+  assert.is(
+    (await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).json.status,
+    'available',
+  );
   assert.is((await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).status, 200);
   const mails = await delivered(seen);
-  assert.equal(summary(mails), ['r1@example.org: alice@example.org sent you files', 'r2@example.org: alice@example.org sent you files']);
+  assert.equal(summary(mails), [
+    'r1@example.org: alice@example.org sent you files',
+    'r2@example.org: alice@example.org sent you files',
+  ]);
   for (const [i, m] of mails.entries()) {
     const r = t.recipients.find((x: any) => x.email === addressOf(m.to));
     assert.match(m.text!, `${s.url}/?s=download&token=${r.token}`, `mail ${i} carries its own link`);
@@ -79,7 +99,10 @@ test('email_upload_complete tells the sender; get_a_link mails no recipient; add
   assert.equal(await delivered(seen), [], 'a link transfer mails nobody');
   seen = await mark();
   await available({ recipients: ['r3@example.org'], options: ['add_me_to_recipients'] });
-  assert.equal(summary(await delivered(seen)), ['alice@example.org: alice@example.org sent you files', 'r3@example.org: alice@example.org sent you files']);
+  assert.equal(summary(await delivered(seen)), [
+    'alice@example.org: alice@example.org sent you files',
+    'r3@example.org: alice@example.org sent you files',
+  ]);
 });
 
 test('remind: the Transfer reminds every recipient, a Recipient only itself; not before available (409)', async () => {
@@ -89,7 +112,10 @@ test('remind: the Transfer reminds every recipient, a Recipient only itself; not
   const t = await available();
   let seen = await mark();
   assert.is((await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { remind: true } })).status, 200);
-  assert.equal(summary(await delivered(seen)), ['r1@example.org: Reminder: alice@example.org sent you files', 'r2@example.org: Reminder: alice@example.org sent you files']);
+  assert.equal(summary(await delivered(seen)), [
+    'r1@example.org: Reminder: alice@example.org sent you files',
+    'r2@example.org: Reminder: alice@example.org sent you files',
+  ]);
   seen = await mark();
   const r = await s.request('PUT', `/recipient/${t.recipients[1].id}`, { headers: alice, json: { remind: true } });
   assert.is(r.status, 200);
@@ -97,17 +123,26 @@ test('remind: the Transfer reminds every recipient, a Recipient only itself; not
   assert.equal(summary(await delivered(seen)), ['r2@example.org: Reminder: alice@example.org sent you files']);
   seen = await mark();
   assert.is((await s.request('PUT', `/recipient/${t.recipients[1].id}`, { headers: alice, json: {} })).status, 200);
-  assert.is((await s.request('PUT', `/recipient/${t.recipients[1].id}`, { headers: alice, json: { remind: 'yes' } })).status, 400);
+  assert.is(
+    (await s.request('PUT', `/recipient/${t.recipients[1].id}`, { headers: alice, json: { remind: 'yes' } })).status,
+    400,
+  );
   assert.equal(await delivered(seen), [], 'no remind, no mail');
   const log = (await s.request('GET', `/transfer/${t.id}/auditlog`, { headers: alice })).json;
   const reminded = log.filter((e: any) => e.event === 'transfer_reminded').map((e: any) => e.target);
-  assert.equal(reminded, [{ type: 'Transfer', id: String(t.id) }, { type: 'Recipient', id: String(t.recipients[1].id), email: 'r2@example.org' }]);
+  assert.equal(reminded, [
+    { type: 'Transfer', id: String(t.id) },
+    { type: 'Recipient', id: String(t.recipients[1].id), email: 'r2@example.org' },
+  ]);
 });
 
 test('a recipient added to an available Transfer is mailed its link; one added before availability waits', async () => {
   const early = await create();
   let seen = await mark();
-  const waiting = await s.request('POST', `/transfer/${early.id}/recipient`, { headers: alice, json: { recipient: 'later@example.org' } });
+  const waiting = await s.request('POST', `/transfer/${early.id}/recipient`, {
+    headers: alice,
+    json: { recipient: 'later@example.org' },
+  });
   assert.is(waiting.status, 201);
   assert.equal(await delivered(seen), []);
   await upload(early);
@@ -115,7 +150,10 @@ test('a recipient added to an available Transfer is mailed its link; one added b
   assert.ok(summary(await delivered(seen)).includes('later@example.org: alice@example.org sent you files'));
   const t = await available();
   seen = await mark();
-  const added = await s.request('POST', `/transfer/${t.id}/recipient`, { headers: alice, json: { recipient: 'new@example.org' } });
+  const added = await s.request('POST', `/transfer/${t.id}/recipient`, {
+    headers: alice,
+    json: { recipient: 'new@example.org' },
+  });
   assert.is(added.status, 201);
   const mails = await delivered(seen);
   assert.equal(summary(mails), ['new@example.org: alice@example.org sent you files']);
@@ -142,7 +180,9 @@ test('removing a recipient tells that recipient only; the last one closes the Tr
   const t = await available();
   let seen = await mark();
   assert.is((await s.request('DELETE', `/recipient/${t.recipients[0].id}`, { headers: alice })).json, true);
-  assert.equal(summary(await delivered(seen)), ['r1@example.org: Files from alice@example.org are no longer available to you']);
+  assert.equal(summary(await delivered(seen)), [
+    'r1@example.org: Files from alice@example.org are no longer available to you',
+  ]);
   seen = await mark();
   assert.is((await s.request('DELETE', `/recipient/${t.recipients[1].id}`, { headers: alice })).json, true);
   assert.equal(await delivered(seen), [], 'closing without email_report_on_closing mails nobody');
@@ -154,7 +194,10 @@ test('removing a recipient tells that recipient only; the last one closes the Tr
 test('closing by PUT {closed} reports to the owner only with email_report_on_closing', async () => {
   const quiet = await available();
   let seen = await mark();
-  assert.is((await s.request('PUT', `/transfer/${quiet.id}`, { headers: alice, json: { closed: true } })).json.status, 'closed');
+  assert.is(
+    (await s.request('PUT', `/transfer/${quiet.id}`, { headers: alice, json: { closed: true } })).json.status,
+    'closed',
+  );
   assert.equal(await delivered(seen), []);
   const loud = await available({ options: ['email_report_on_closing'] });
   seen = await mark();

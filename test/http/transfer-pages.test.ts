@@ -15,7 +15,14 @@ const ids: number[] = [];
 test.before(async () => {
   s = await startTestServer({ ...HEADER_SP, admin: ['boss'] });
   for (let i = 0; i < 7; i++) {
-    const t = await createTransfer(s, { subject: `t${i}`, recipients: [`r${i}@example.org`, `q${i}@example.org`], files: [{ name: `f${i}.txt`, size: 10 + i }, { name: `g${i}.txt`, size: 20 }] });
+    const t = await createTransfer(s, {
+      subject: `t${i}`,
+      recipients: [`r${i}@example.org`, `q${i}@example.org`],
+      files: [
+        { name: `f${i}.txt`, size: 10 + i },
+        { name: `g${i}.txt`, size: 20 },
+      ],
+    });
     ids.push(t.id);
   }
   await createTransfer(s, { from: 'bob@example.org' }, bob);
@@ -30,12 +37,21 @@ const get = async (path: string, headers = alice) => {
 
 test('without a page GET /transfer is the whole list, newest first, each Transfer with its own files and recipients', async () => {
   const all = await get('/transfer');
-  assert.equal(all.map((t: any) => t.id), [...ids].reverse());
+  assert.equal(
+    all.map((t: any) => t.id),
+    [...ids].reverse(),
+  );
   for (const t of all) {
     const i = ids.indexOf(t.id);
     assert.is(t.subject, `t${i}`);
-    assert.equal(t.files.map((f: any) => f.name), [`f${i}.txt`, `g${i}.txt`]);
-    assert.equal(t.recipients.map((r: any) => r.email), [`r${i}@example.org`, `q${i}@example.org`]);
+    assert.equal(
+      t.files.map((f: any) => f.name),
+      [`f${i}.txt`, `g${i}.txt`],
+    );
+    assert.equal(
+      t.recipients.map((r: any) => r.email),
+      [`r${i}@example.org`, `q${i}@example.org`],
+    );
   }
   // Each Transfer of the list is what GET /transfer/{id} says of it.
   assert.equal(all[2], await get(`/transfer/${all[2].id}`));
@@ -52,7 +68,13 @@ test('?limit and ?offset give one page of the same list', async () => {
 });
 
 test('a bad page is refused in the spec error shape, naming the parameter', async () => {
-  for (const [q, name] of [['limit=0', 'limit'], ['limit=1001', 'limit'], ['limit=x', 'limit'], ['offset=-1', 'offset'], ['limit=1&limit=2', 'limit']]) {
+  for (const [q, name] of [
+    ['limit=0', 'limit'],
+    ['limit=1001', 'limit'],
+    ['limit=x', 'limit'],
+    ['offset=-1', 'offset'],
+    ['limit=1&limit=2', 'limit'],
+  ]) {
     const r = await s.request('GET', `/transfer?${q}`, { headers: alice });
     assert.is(r.status, 400, `${q}: ${r.text}`);
     assert.is(r.json.message, 'rest_bad_parameter');
@@ -65,7 +87,10 @@ test('the admin lists page too: every Transfer, every guest, every user', async 
   assert.is(every.length, 8);
   assert.equal(await get('/transfer/@all?limit=2&offset=1', boss), every.slice(1, 3));
   for (const g of ['g1@example.net', 'g2@example.net', 'g3@example.net']) {
-    const r = await s.request('POST', '/guest', { headers: alice, json: { recipient: g, from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 } });
+    const r = await s.request('POST', '/guest', {
+      headers: alice,
+      json: { recipient: g, from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 },
+    });
     assert.is(r.status, 201, r.text);
   }
   const guests = await get('/guest/@all', boss);

@@ -20,7 +20,8 @@ interface World {
 
 const T0 = 1_900_000_000;
 let serial = 0;
-const unique = (prefix: string) => `${prefix}${(++serial).toString(16)}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32);
+const unique = (prefix: string) =>
+  `${prefix}${(++serial).toString(16)}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32);
 
 const worlds: Record<string, () => Promise<World>> = {
   memory: async () => {
@@ -28,7 +29,8 @@ const worlds: Record<string, () => Promise<World>> = {
     return { repos: w.repos, uow: w.uow, locks: w.locks, close: async () => {} };
   },
   sqlite: () => openDatabase({ dataDir: tempDir('ferry-contract-'), url: null }),
-  postgres: async () => openDatabase({ dataDir: tempDir('ferry-contract-'), url: await freshPostgresDatabase('ferry_contract') }),
+  postgres: async () =>
+    openDatabase({ dataDir: tempDir('ferry-contract-'), url: await freshPostgresDatabase('ferry_contract') }),
 };
 
 for (const [name, open] of Object.entries(worlds)) {
@@ -40,53 +42,131 @@ for (const [name, open] of Object.entries(worlds)) {
     await ctx.w.close();
   });
 
-  const newTransfer = (w: World, user = 'alice', { files = 1, recipients = 1, guestId = null as number | null, created = T0 } = {}) =>
+  const newTransfer = (
+    w: World,
+    user = 'alice',
+    { files = 1, recipients = 1, guestId = null as number | null, created = T0 } = {},
+  ) =>
     w.repos.transfers.create(
-      { userId: user, userEmail: `${user}@x.org`, guestId, subject: 'S', message: null, options: ['get_a_link'], lang: null, created, expires: created + 86400, roundtripToken: unique('rt') },
-      Array.from({ length: files }, (_, i) => ({ uid: unique(user), name: `f${i}`, size: 100 + i, mimeType: null, cid: `c${i}` })),
+      {
+        userId: user,
+        userEmail: `${user}@x.org`,
+        guestId,
+        subject: 'S',
+        message: null,
+        options: ['get_a_link'],
+        lang: null,
+        created,
+        expires: created + 86400,
+        roundtripToken: unique('rt'),
+      },
+      Array.from({ length: files }, (_, i) => ({
+        uid: unique(user),
+        name: `f${i}`,
+        size: 100 + i,
+        mimeType: null,
+        cid: `c${i}`,
+      })),
       Array.from({ length: recipients }, (_, i) => ({ email: `r${i}@${user}.org`, token: unique('tok'), lang: 'de' })),
     );
 
   it('a Transfer is read back as stored, with its files and recipients; ids grow', async ({ w }) => {
     const id = await newTransfer(w, 'alice', { files: 2, recipients: 2 });
     const t = (await w.repos.transfers.find(id))!;
-    assert.equal([t.userId, t.status, t.options, t.expires, t.guestId, t.madeAvailable], ['alice', 'created', ['get_a_link'], T0 + 86400, null, null]);
+    assert.equal(
+      [t.userId, t.status, t.options, t.expires, t.guestId, t.madeAvailable],
+      ['alice', 'created', ['get_a_link'], T0 + 86400, null, null],
+    );
     const files = await w.repos.transfers.files(id);
-    assert.equal(files.map((f) => [f.name, f.size, f.cid, f.received, f.ranges, f.complete]), [['f0', 100, 'c0', 0, [], false], ['f1', 101, 'c1', 0, [], false]]);
+    assert.equal(
+      files.map((f) => [f.name, f.size, f.cid, f.received, f.ranges, f.complete]),
+      [
+        ['f0', 100, 'c0', 0, [], false],
+        ['f1', 101, 'c1', 0, [], false],
+      ],
+    );
     const rs = await w.repos.transfers.recipients(id);
-    assert.equal(rs.map((r) => [r.email, r.lang, r.errors]), [['r0@alice.org', 'de', []], ['r1@alice.org', 'de', []]]);
+    assert.equal(
+      rs.map((r) => [r.email, r.lang, r.errors]),
+      [
+        ['r0@alice.org', 'de', []],
+        ['r1@alice.org', 'de', []],
+      ],
+    );
     assert.equal((await w.repos.transfers.recipientByToken(rs[1].token))?.id, rs[1].id);
     assert.ok((await newTransfer(w)) > id);
     assert.is(await w.repos.transfers.find(999_999), undefined);
   });
 
-  it('pages: newest first, by user, by guest or all; the batches give what one Transfer at a time gives, past 500 Transfers too', async ({ w }) => {
+  it('pages: newest first, by user, by guest or all; the batches give what one Transfer at a time gives, past 500 Transfers too', async ({
+    w,
+  }) => {
     const mine: number[] = [];
-    for (let i = 0; i < 520; i++) mine.push(await newTransfer(w, 'pager', { files: 1 + (i % 3), recipients: 1 + (i % 2) }));
+    for (let i = 0; i < 520; i++)
+      mine.push(await newTransfer(w, 'pager', { files: 1 + (i % 3), recipients: 1 + (i % 2) }));
     await newTransfer(w, 'other');
     const all = await w.repos.transfers.listPage({ userId: 'pager' }, null);
-    assert.equal(all.map((t) => t.id), [...mine].reverse());
-    assert.equal((await w.repos.transfers.listPage({ userId: 'pager' }, { limit: 5, offset: 2 })).map((t) => t.id), all.slice(2, 7).map((t) => t.id));
+    assert.equal(
+      all.map((t) => t.id),
+      [...mine].reverse(),
+    );
+    assert.equal(
+      (await w.repos.transfers.listPage({ userId: 'pager' }, { limit: 5, offset: 2 })).map((t) => t.id),
+      all.slice(2, 7).map((t) => t.id),
+    );
     assert.equal(await w.repos.transfers.listPage({ userId: 'pager' }, { limit: 5, offset: 600 }), []);
-    assert.ok((await w.repos.transfers.listPage('all', { limit: 1, offset: 0 }))[0].userId === 'other', 'everyone: newest first');
+    assert.ok(
+      (await w.repos.transfers.listPage('all', { limit: 1, offset: 0 }))[0].userId === 'other',
+      'everyone: newest first',
+    );
     assert.equal(await w.repos.transfers.listOfUser('pager'), all);
     const files = await w.repos.transfers.filesOf(mine);
     const recipients = await w.repos.transfers.recipientsOf(mine);
     for (const id of [mine[0], mine[250], mine[501], mine[519]]) {
-      assert.equal(files.filter((f) => f.transferId === id), await w.repos.transfers.files(id));
-      assert.equal(recipients.filter((r) => r.transferId === id), await w.repos.transfers.recipients(id));
+      assert.equal(
+        files.filter((f) => f.transferId === id),
+        await w.repos.transfers.files(id),
+      );
+      assert.equal(
+        recipients.filter((r) => r.transferId === id),
+        await w.repos.transfers.recipients(id),
+      );
     }
-    assert.is(files.length, mine.reduce((n, _, i) => n + 1 + (i % 3), 0));
+    assert.is(
+      files.length,
+      mine.reduce((n, _, i) => n + 1 + (i % 3), 0),
+    );
     assert.equal(await w.repos.transfers.filesOf([]), []);
-    const g = await w.repos.guests.insert({ userId: 'pager', userEmail: 'pager@x.org', email: 'gp@x.org', token: unique('g'), subject: null, message: null, options: [], transferOptions: [], lang: null, created: T0, expires: null });
+    const g = await w.repos.guests.insert({
+      userId: 'pager',
+      userEmail: 'pager@x.org',
+      email: 'gp@x.org',
+      token: unique('g'),
+      subject: null,
+      message: null,
+      options: [],
+      transferOptions: [],
+      lang: null,
+      created: T0,
+      expires: null,
+    });
     const byGuest = await newTransfer(w, 'pager', { guestId: g.id });
-    assert.equal((await w.repos.transfers.listPage({ guestId: g.id }, null)).map((t) => t.id), [byGuest]);
+    assert.equal(
+      (await w.repos.transfers.listPage({ guestId: g.id }, null)).map((t) => t.id),
+      [byGuest],
+    );
   });
 
   it('ranges merge in any order; a deleted File or a closed Transfer takes no more', async ({ w }) => {
     const id = await newTransfer(w);
     const [f] = await w.repos.transfers.files(id);
-    for (const [a, b] of [[50, 100], [0, 10], [10, 50], [20, 30]]) await w.uow.run((tx) => tx.transfers.recordRange(f.id, a, b));
+    for (const [a, b] of [
+      [50, 100],
+      [0, 10],
+      [10, 50],
+      [20, 30],
+    ])
+      await w.uow.run((tx) => tx.transfers.recordRange(f.id, a, b));
     const after = (await w.repos.transfers.findFile(f.id))!;
     assert.equal([after.ranges, after.received], [[[0, 100]], 100]);
     assert.ok(await w.repos.transfers.markUploading(id));
@@ -101,7 +181,10 @@ for (const [name, open] of Object.entries(worlds)) {
     assert.is(await w.repos.transfers.findFile(g.id), undefined);
     assert.equal((await w.uow.run((tx) => tx.transfers.recordRange(h.id, 0, 10)))?.ranges, [[0, 10]]);
     assert.ok(await w.repos.transfers.completeFile(h.id, 7, null));
-    assert.equal([(await w.repos.transfers.findFile(h.id))?.complete, (await w.repos.transfers.findFile(h.id))?.crc32], [true, 7]);
+    assert.equal(
+      [(await w.repos.transfers.findFile(h.id))?.complete, (await w.repos.transfers.findFile(h.id))?.crc32],
+      [true, 7],
+    );
   });
 
   it('a recipient has received everything once', async ({ w }) => {
@@ -120,11 +203,20 @@ for (const [name, open] of Object.entries(worlds)) {
     const failed = await w.uow
       .run(async (tx) => {
         await tx.transfers.setStatus(id, 'available', T0);
-        await tx.audit.record({ transferId: id, date: T0, event: 'transfer_available', author: { type: 'User', id: 'alice', ip: null }, target: { type: 'Transfer', id: String(id) } });
+        await tx.audit.record({
+          transferId: id,
+          date: T0,
+          event: 'transfer_available',
+          author: { type: 'User', id: 'alice', ip: null },
+          target: { type: 'Transfer', id: String(id) },
+        });
         tx.afterCommit(() => hooks++);
         throw new Error('boom');
       })
-      .then(() => null, (e: Error) => e.message);
+      .then(
+        () => null,
+        (e: Error) => e.message,
+      );
     assert.is(failed, 'boom');
     assert.is((await w.repos.transfers.find(id))!.status, 'created');
     assert.equal(await w.repos.audit.forTransfer(id), []);
@@ -133,7 +225,10 @@ for (const [name, open] of Object.entries(worlds)) {
       await tx.transfers.setStatus(id, 'available', T0 + 1);
       tx.afterCommit(() => hooks++);
     });
-    assert.equal([(await w.repos.transfers.find(id))!.status, (await w.repos.transfers.find(id))!.madeAvailable], ['available', T0 + 1]);
+    assert.equal(
+      [(await w.repos.transfers.find(id))!.status, (await w.repos.transfers.find(id))!.madeAvailable],
+      ['available', T0 + 1],
+    );
     assert.is(hooks, 1);
   });
 
@@ -160,12 +255,27 @@ for (const [name, open] of Object.entries(worlds)) {
 
   it('guests: found by token with their tracking errors, expired ones listed, closed once', async ({ w }) => {
     const token = unique('g');
-    const g = await w.repos.guests.insert({ userId: 'gus', userEmail: 'gus@x.org', email: 'g@x.org', token, subject: null, message: null, options: [], transferOptions: [], lang: null, created: T0, expires: T0 + 10 });
+    const g = await w.repos.guests.insert({
+      userId: 'gus',
+      userEmail: 'gus@x.org',
+      email: 'g@x.org',
+      token,
+      subject: null,
+      message: null,
+      options: [],
+      transferOptions: [],
+      lang: null,
+      created: T0,
+      expires: T0 + 10,
+    });
     assert.equal([g.status, g.transferCount, g.closed], ['available', 0, null]);
     await w.repos.trackingErrors.add('Guest', g.id, { type: 'bounce', date: T0, details: '550' });
     assert.equal((await w.repos.guests.findByToken(token))!.errors, [{ type: 'bounce', date: T0, details: '550' }]);
     assert.ok((await w.repos.guests.listExpired(T0 + 10)).some((x) => x.id === g.id));
-    assert.equal((await w.repos.guests.listOpenOf('gus')).map((x) => x.id), [g.id]);
+    assert.equal(
+      (await w.repos.guests.listOpenOf('gus')).map((x) => x.id),
+      [g.id],
+    );
     assert.ok(await w.repos.guests.close(g.id, T0));
     assert.not.ok(await w.repos.guests.close(g.id, T0));
     assert.equal(await w.repos.guests.listOpenOf('gus'), []);
@@ -174,7 +284,13 @@ for (const [name, open] of Object.entries(worlds)) {
   it("purge: a Transfer's records go with it; expired and abandoned ones are found", async ({ w }) => {
     const id = await newTransfer(w, 'gone', { created: T0 - 1_000_000 });
     const [r] = await w.repos.transfers.recipients(id);
-    await w.repos.audit.record({ transferId: id, date: T0, event: 'transfer_started', author: { type: 'User', id: 'gone', ip: null }, target: { type: 'Transfer', id: String(id) } });
+    await w.repos.audit.record({
+      transferId: id,
+      date: T0,
+      event: 'transfer_started',
+      author: { type: 'User', id: 'gone', ip: null },
+      target: { type: 'Transfer', id: String(id) },
+    });
     await w.repos.trackingErrors.add('Recipient', r.id, { type: 'bounce', date: T0, details: 'x' });
     assert.ok((await w.repos.purge.expiredOpenTransfers(T0)).some((t) => t.id === id));
     assert.ok((await w.repos.purge.abandonedTransfers(T0)).some((t) => t.id === id));

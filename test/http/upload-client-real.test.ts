@@ -32,7 +32,12 @@ test.before(async () => {
 });
 test.after(() => s.close());
 
-const req = () => ({ recipients: ['r@example.org'], from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 3 * 86400, subject: `t${Math.random()}` });
+const req = () => ({
+  recipients: ['r@example.org'],
+  from: 'alice@example.org',
+  expires: Math.floor(Date.now() / 1000) + 3 * 86400,
+  subject: `t${Math.random()}`,
+});
 
 async function download(transferId: number): Promise<Map<string, Buffer>> {
   const t = (await s.request('GET', `/transfer/${transferId}`, { headers: asUser('alice', 'alice@example.org') })).json;
@@ -47,12 +52,18 @@ async function download(transferId: number): Promise<Map<string, Buffer>> {
 
 test('the whole procedure; after creation only the chunk key is used (the session may end)', async () => {
   const authed = new Api({ base: s.url, headers: asUser('alice', 'alice@example.org') });
-  const sources = [new BufSource('a.bin', crypto.randomBytes(5 * CHUNK + 17)), new BufSource('b.txt', crypto.randomBytes(100))];
+  const sources = [
+    new BufSource('a.bin', crypto.randomBytes(5 * CHUNK + 17)),
+    new BufSource('b.txt', crypto.randomBytes(100)),
+  ];
   const u = await createUpload(authed, sources, req(), 'user:alice', { chunkSize: CHUNK, concurrency: 3 });
   // The rest goes through a client without credentials, as after a session ended: the key must suffice.
   const keyOnly = new Api({ base: s.url });
   const { Upload } = await import('../../web/upload/uploader');
-  const again = new Upload(keyOnly, u.record, new Map(u.record.files.map((f, i) => [f.fileId, sources[i]])), { chunkSize: CHUNK, concurrency: 3 });
+  const again = new Upload(keyOnly, u.record, new Map(u.record.files.map((f, i) => [f.fileId, sources[i]])), {
+    chunkSize: CHUNK,
+    concurrency: 3,
+  });
   const t = await again.run();
   assert.ok(t);
   const got = await download(u.transferId);
@@ -67,7 +78,11 @@ test("resume uses the server's ranges: chunks stored but never acknowledged to t
   const u = await createUpload(api, [new BufSource('r.bin', data)], req(), 'user:alice', { chunkSize: CHUNK, store });
   const f = u.record.files[0];
   for (const off of [0, 2 * CHUNK, 5 * CHUNK]) {
-    const res = await fetch(`${s.url}/file/${f.fileId}/chunk/${off}?key=${f.uid}`, { method: 'PUT', headers: { 'Content-Type': 'application/octet-stream' }, body: new Uint8Array(data.subarray(off, off + CHUNK)) });
+    const res = await fetch(`${s.url}/file/${f.fileId}/chunk/${off}?key=${f.uid}`, {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/octet-stream' },
+      body: new Uint8Array(data.subarray(off, off + CHUNK)),
+    });
     assert.is(res.status, 200);
   }
   let sent = 0;
@@ -75,11 +90,17 @@ test("resume uses the server's ranges: chunks stored but never acknowledged to t
     base: s.url,
     headers: asUser('alice', 'alice@example.org'),
     fetch: (url, init) => {
-      if (/\/chunk\//.test(url)) sent += Number((init?.headers as Record<string, string> | undefined)?.['X-Service-Chunk-Size']);
+      if (/\/chunk\//.test(url))
+        sent += Number((init?.headers as Record<string, string> | undefined)?.['X-Service-Chunk-Size']);
       return fetch(url, init);
     },
   });
-  const resumed = await resumeUpload(counting, store.list('user:alice')[0], new Map([[f.fileId, new BufSource('r.bin', data)]]), { store });
+  const resumed = await resumeUpload(
+    counting,
+    store.list('user:alice')[0],
+    new Map([[f.fileId, new BufSource('r.bin', data)]]),
+    { store },
+  );
   await resumed.run();
   assert.is(sent, 3 * CHUNK, 'only chunks 1, 3 and 4');
   assert.ok((await download(u.transferId)).get('r.bin')!.equals(data));

@@ -20,7 +20,13 @@ test('GET /info through the client', async () => {
 
 test("errors come back as ApiError with the server's id, status and details", async () => {
   const api = new Api({ base: s.url, headers: asUser('alice', 'alice@example.org') });
-  const err: ApiError = await api.post<ApiError>('/guest', { recipient: 'not an address', from: 'alice@example.org', expires: Math.floor(Date.now() / 1000) + 86400 }).catch((e: ApiError) => e);
+  const err: ApiError = await api
+    .post<ApiError>('/guest', {
+      recipient: 'not an address',
+      from: 'alice@example.org',
+      expires: Math.floor(Date.now() / 1000) + 86400,
+    })
+    .catch((e: ApiError) => e);
   assert.instance(err, ApiError);
   assert.is(err.status, 400);
   assert.is(err.id, 'bad_email');
@@ -44,7 +50,10 @@ test('an unreachable server is a NetworkError, which is retried', async () => {
   assert.ok(isTransient(err));
   assert.ok(isTransient(new ApiError('internal_error', 500)));
   assert.ok(isTransient(new ApiError('rate_limit_exceeded', 429)));
-  assert.not.ok(isTransient(new ApiError('storage_not_enough_space_left', 507)), 'a full disk does not heal by waiting');
+  assert.not.ok(
+    isTransient(new ApiError('storage_not_enough_space_left', 507)),
+    'a full disk does not heal by waiting',
+  );
 });
 
 test.run();

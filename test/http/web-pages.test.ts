@@ -8,7 +8,9 @@ import { startTestServer, HEADER_SP, asUser, tempDir, TestServer } from '../help
 // The page shells and /assets, served from source with the assets built into a temp folder.
 
 const assetDir = tempDir('ferry-web-assets-');
-execFileSync(process.execPath, [path.resolve(__dirname, '../../scripts/build-web.mjs'), '--out', assetDir], { stdio: 'pipe' });
+execFileSync(process.execPath, [path.resolve(__dirname, '../../scripts/build-web.mjs'), '--out', assetDir], {
+  stdio: 'pipe',
+});
 process.env.FERRY_WEB_ASSETS = assetDir;
 
 let s: TestServer;
@@ -45,7 +47,9 @@ test('a header-SP user lands signed in on the upload page: user, menu, token met
 
 test('user-supplied strings in the shell are escaped', async () => {
   const evil = 'x"><script>alert(1)</script>@example.org';
-  const r = await s.request('GET', '/?s=transfers&lang=fr&x=%22%3E%3Cscript%3E', { headers: asUser('mallory"><b>', evil) });
+  const r = await s.request('GET', '/?s=transfers&lang=fr&x=%22%3E%3Cscript%3E', {
+    headers: asUser('mallory"><b>', evil),
+  });
   assert.is(r.status, 200);
   assert.not.match(r.text, '<script>alert(1)');
   assert.not.match(r.text, '"><b>');
@@ -54,7 +58,12 @@ test('user-supplied strings in the shell are escaped', async () => {
 });
 
 test('each page has its view; admin only for admins; anonymous users get the sign-in page', async () => {
-  for (const [q, page] of [['?s=transfers', 'transfers'], ['?s=guests', 'guests'], ['?s=profile', 'profile'], ['?s=upload', 'upload']]) {
+  for (const [q, page] of [
+    ['?s=transfers', 'transfers'],
+    ['?s=guests', 'guests'],
+    ['?s=profile', 'profile'],
+    ['?s=upload', 'upload'],
+  ]) {
     const r = await s.request('GET', `/${q}`, { headers: asUser('alice') });
     assert.match(r.text, `data-page="${page}"`, q);
   }
@@ -100,7 +109,9 @@ test('assets: served with their type, immutable when the hash matches, ETag reva
   const plain = await s.request('GET', '/assets/app.css');
   assert.match(plain.headers.get('content-type') ?? '', 'text/css');
   assert.is(plain.headers.get('cache-control'), 'no-cache');
-  const revalidated = await s.request('GET', '/assets/app.css', { headers: { 'If-None-Match': plain.headers.get('etag')! } });
+  const revalidated = await s.request('GET', '/assets/app.css', {
+    headers: { 'If-None-Match': plain.headers.get('etag')! },
+  });
   assert.is(revalidated.status, 304);
   for (const bad of ['/assets/nope.js', '/assets/..%2Fpackage.json', '/assets/manifest.jsonx']) {
     const r = await s.request('GET', bad);
@@ -110,7 +121,9 @@ test('assets: served with their type, immutable when the hash matches, ETag reva
 });
 
 test('a dead guest link opened in a browser gets a page saying so; API clients keep the JSON error', async () => {
-  const page = await s.request('GET', '/?s=upload&vid=no-such-token', { headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'Accept-Language': 'fr' } });
+  const page = await s.request('GET', '/?s=upload&vid=no-such-token', {
+    headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'Accept-Language': 'fr' },
+  });
   assert.is(page.status, 401);
   assert.match(page.headers.get('content-type') ?? '', 'text/html');
   assert.match(page.text, /Ce lien d(&#39;|')invitation n(&#39;|')est pas/);

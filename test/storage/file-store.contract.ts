@@ -3,7 +3,13 @@ import * as assert from 'uvu/assert';
 import crypto from 'node:crypto';
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
-import { hasMultipartUploads, hasUploadHashing, type FileStore, type StoredFile, type StoredPiece } from '../../src/domain/ports';
+import {
+  hasMultipartUploads,
+  hasUploadHashing,
+  type FileStore,
+  type StoredFile,
+  type StoredPiece,
+} from '../../src/domain/ports';
 import { combinedCrc32 } from '../../src/domain/pieces';
 
 /*
@@ -14,7 +20,10 @@ import { combinedCrc32 } from '../../src/domain/pieces';
 const MiB = 1024 * 1024;
 const CHUNK = 5 * MiB;
 
-export function fileStoreContract(name: string, open: () => Promise<{ store: FileStore; close(): Promise<void> }>): void {
+export function fileStoreContract(
+  name: string,
+  open: () => Promise<{ store: FileStore; close(): Promise<void> }>,
+): void {
   let store: FileStore;
   let close: () => Promise<void>;
   let nextTransfer = 1000 + Math.floor(Math.random() * 1000) * 1000;
@@ -28,7 +37,8 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
 
   /** A chunk's CRC-32 is right, or absent when the store hashes whole files itself (UploadHashing). */
   function chunkCrc(crc: number | null, data: Buffer) {
-    if (crc === null) assert.ok(hasUploadHashing(store), 'only a store that hashes the file may leave out a chunk CRC-32');
+    if (crc === null)
+      assert.ok(hasUploadHashing(store), 'only a store that hashes the file may leave out a chunk CRC-32');
     else assert.is(crc, zlib.crc32(data) >>> 0, 'CRC-32 of the chunk as it went through');
   }
 
@@ -42,7 +52,8 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
   async function upload(size: number) {
     const file: StoredFile = { transferId: nextTransfer++, uid: crypto.randomBytes(16).toString('hex'), size };
     const pieces: StoredPiece[] = [];
-    const u = hasMultipartUploads(store) && store.uploadNeeded(size, CHUNK) ? await store.beginUpload(file, CHUNK) : null;
+    const u =
+      hasMultipartUploads(store) && store.uploadNeeded(size, CHUNK) ? await store.beginUpload(file, CHUNK) : null;
     return {
       file,
       pieces,
@@ -54,7 +65,8 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
         chunkCrc(w.crc32, data);
         const piece = { start: offset, end: offset + data.length, crc32: w.crc32, receipt: w.receipt };
         // As the repository does: a piece sent again replaces the ones lying inside it.
-        for (let i = pieces.length - 1; i >= 0; i--) if (pieces[i].start >= piece.start && pieces[i].end <= piece.end) pieces.splice(i, 1);
+        for (let i = pieces.length - 1; i >= 0; i--)
+          if (pieces[i].start >= piece.start && pieces[i].end <= piece.end) pieces.splice(i, 1);
         pieces.push(piece);
       },
       complete: () => store.complete(file, pieces, u),
@@ -87,9 +99,19 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
     await up.write(CHUNK, data.subarray(CHUNK, 2 * CHUNK));
     await up.complete();
     assert.ok((await read(up.file, 0, data.length - 1)).equals(data), 'whole file');
-    assert.ok((await read(up.file, CHUNK - 10, CHUNK + 10)).equals(data.subarray(CHUNK - 10, CHUNK + 11)), 'across a chunk boundary');
-    assert.ok((await read(up.file, data.length - 100, data.length - 1)).equals(data.subarray(-100)), 'the last 100 bytes');
-    assert.is(await fileCrc(up.file, up.pieces), zlib.crc32(data) >>> 0, 'the file CRC-32 from the chunks, or from the store that hashed it');
+    assert.ok(
+      (await read(up.file, CHUNK - 10, CHUNK + 10)).equals(data.subarray(CHUNK - 10, CHUNK + 11)),
+      'across a chunk boundary',
+    );
+    assert.ok(
+      (await read(up.file, data.length - 100, data.length - 1)).equals(data.subarray(-100)),
+      'the last 100 bytes',
+    );
+    assert.is(
+      await fileCrc(up.file, up.pieces),
+      zlib.crc32(data) >>> 0,
+      'the file CRC-32 from the chunks, or from the store that hashed it',
+    );
   });
 
   test(`${name}: stray chunks (unaligned, odd sizes) and one sent again with another size make the file`, async () => {
@@ -123,7 +145,10 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
 
     const empty = await upload(0);
     await empty.complete();
-    assert.equal((await store.list()).filter((f) => f.transferId === empty.file.transferId), [{ transferId: empty.file.transferId, uid: empty.file.uid, size: 0 }]);
+    assert.equal(
+      (await store.list()).filter((f) => f.transferId === empty.file.transferId),
+      [{ transferId: empty.file.transferId, uid: empty.file.uid, size: 0 }],
+    );
   });
 
   test(`${name}: completing again finds the file done; list, usedBytes and deletion (twice is fine)`, async () => {
@@ -147,9 +172,23 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
   });
 
   test(`${name}: a body past what was announced is refused with EOVERFLOW_CHUNK, one cut short with ECONNRESET, small or streamed large, of announced length or not`, async () => {
-    for (const [size, exact] of [[100_000, false], [100_000, true], [70 * MiB, false], [6 * MiB, true]] as const) {
+    for (const [size, exact] of [
+      [100_000, false],
+      [100_000, true],
+      [70 * MiB, false],
+      [6 * MiB, true],
+    ] as const) {
       const file: StoredFile = { transferId: nextTransfer++, uid: crypto.randomBytes(16).toString('hex'), size };
-      const over = await store.writeChunk(file, 0, Readable.from([Buffer.alloc(size / 2), Buffer.alloc(size / 2), Buffer.alloc(10)]), size, null, exact).catch((e) => e);
+      const over = await store
+        .writeChunk(
+          file,
+          0,
+          Readable.from([Buffer.alloc(size / 2), Buffer.alloc(size / 2), Buffer.alloc(10)]),
+          size,
+          null,
+          exact,
+        )
+        .catch((e) => e);
       assert.is(over.code, 'EOVERFLOW_CHUNK', `${size}: ${over.message}`);
       const cut = new Readable({ read() {} });
       cut.push(Buffer.alloc(1000));
@@ -175,9 +214,13 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
   test(`${name}: a file of more parts than one upload may hold (the store's part limit, lowered by its test) is stored, read across its segments, listed and deleted`, async () => {
     // Nine chunks; the S3 store's test allows 3 parts per upload, so this is 3 segments of 3 parts.
     const data = crypto.randomBytes(8 * CHUNK + 3 * MiB + 5);
-    assert.ok(!hasMultipartUploads(store) || store.maxFileSize(CHUNK) >= data.length, 'the store takes a file of more parts than its limit');
+    assert.ok(
+      !hasMultipartUploads(store) || store.maxFileSize(CHUNK) >= data.length,
+      'the store takes a file of more parts than its limit',
+    );
     const up = await upload(data.length);
-    if (hasMultipartUploads(store)) assert.ok(store.assemblyIsLong(data.length, up.upload), 'segments are assembled in the background');
+    if (hasMultipartUploads(store))
+      assert.ok(store.assemblyIsLong(data.length, up.upload), 'segments are assembled in the background');
     const chunk = (i: number) => data.subarray(i * CHUNK, Math.min((i + 1) * CHUNK, data.length));
     for (const i of [8, 3, 0, 5, 1, 7, 2, 6]) await up.write(i * CHUNK, chunk(i), i % 2 ? 'announced' : null);
     // Chunk 4 in two stray pieces; one piece across the first segments' boundary, sent again with another size.
@@ -187,19 +230,38 @@ export function fileStoreContract(name: string, open: () => Promise<{ store: Fil
     await up.complete();
     await up.complete();
     assert.ok((await read(up.file, 0, data.length - 1)).equals(data), 'whole file');
-    for (const at of [3 * CHUNK, 6 * CHUNK]) assert.ok((await read(up.file, at - 10, at + 10)).equals(data.subarray(at - 10, at + 11)), `across ${at}`);
-    assert.ok((await read(up.file, data.length - 100, data.length - 1)).equals(data.subarray(-100)), 'the last 100 bytes');
+    for (const at of [3 * CHUNK, 6 * CHUNK])
+      assert.ok((await read(up.file, at - 10, at + 10)).equals(data.subarray(at - 10, at + 11)), `across ${at}`);
+    assert.ok(
+      (await read(up.file, data.length - 100, data.length - 1)).equals(data.subarray(-100)),
+      'the last 100 bytes',
+    );
     assert.is(await fileCrc(up.file, up.pieces), zlib.crc32(data) >>> 0, 'the file CRC-32');
     const listed = (await store.list()).find((f) => f.transferId === up.file.transferId && f.uid === up.file.uid);
     assert.is(listed?.size, data.length, 'listed with its size, nothing staged left over');
     await store.deleteFile(up.file.transferId, up.file.uid);
-    assert.not.ok((await store.list()).some((f) => f.transferId === up.file.transferId && f.uid === up.file.uid), 'deleted whole');
+    assert.not.ok(
+      (await store.list()).some((f) => f.transferId === up.file.transferId && f.uid === up.file.uid),
+      'deleted whole',
+    );
   });
 
   test(`${name}: addresses that are not a transfer id and a 32-hex uid are refused`, async () => {
-    for (const [t, u] of [[1, '../../etc/passwd'], [1, 'ABCDEF'], [0, 'a'.repeat(32)], [1.5, 'a'.repeat(32)]] as [number, string][]) {
-      const refused = async (p: () => Promise<unknown>) => p().then(() => false, () => true);
-      assert.ok(await refused(() => store.writeChunk({ transferId: t, uid: u, size: 1 }, 0, Buffer.alloc(1), 1, null)), `write ${t}/${u}`);
+    for (const [t, u] of [
+      [1, '../../etc/passwd'],
+      [1, 'ABCDEF'],
+      [0, 'a'.repeat(32)],
+      [1.5, 'a'.repeat(32)],
+    ] as [number, string][]) {
+      const refused = async (p: () => Promise<unknown>) =>
+        p().then(
+          () => false,
+          () => true,
+        );
+      assert.ok(
+        await refused(() => store.writeChunk({ transferId: t, uid: u, size: 1 }, 0, Buffer.alloc(1), 1, null)),
+        `write ${t}/${u}`,
+      );
       assert.ok(await refused(() => store.deleteFile(t, u)), `delete ${t}/${u}`);
     }
   });

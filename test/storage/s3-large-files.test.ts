@@ -32,10 +32,29 @@ test.before(async () => {
   s3 = await startS3();
   client = s3Client(s3);
   sink = await startTestSink();
-  const storage = { type: 's3', endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix, force_path_style: true, access_key_id: s3.accessKeyId, secret_access_key: s3.secretAccessKey, max_parts: 3 };
+  const storage = {
+    type: 's3',
+    endpoint: s3.endpoint,
+    bucket: s3.bucket,
+    region: s3.region,
+    prefix,
+    force_path_style: true,
+    access_key_id: s3.accessKeyId,
+    secret_access_key: s3.secretAccessKey,
+    max_parts: 3,
+  };
   const mail = { transport: sink.url, from: 'ferry@files.example' };
   a = await startTestServer({ ...HEADER_SP, storage, mail }, { clock: clock.clock });
-  b = await startTestServer({ ...HEADER_SP, storage, mail, data_dir: path.join(a.dir, 'data'), ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}) }, { clock: clock.clock });
+  b = await startTestServer(
+    {
+      ...HEADER_SP,
+      storage,
+      mail,
+      data_dir: path.join(a.dir, 'data'),
+      ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}),
+    },
+    { clock: clock.clock },
+  );
 });
 test.after(async () => {
   await b?.close();
@@ -47,7 +66,16 @@ test.after(async () => {
 
 async function create(sizes: number[]) {
   const files = sizes.map((size, i) => ({ name: `run-${i}.bin`, size }));
-  const r = await a.request('POST', '/transfer', { headers: alice, json: { files, recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek(), subject: 'instrument dump' } });
+  const r = await a.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files,
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+      subject: 'instrument dump',
+    },
+  });
   assert.is(r.status, 201, r.text);
   return r.json;
 }
@@ -58,7 +86,13 @@ async function sendAll(fileId: number, data: Buffer, upTo = data.length) {
     const node = i % 2 ? b : a;
     const r = await node.request('PUT', `/file/${fileId}/chunk/${offset}`, {
       body: chunk,
-      headers: { ...alice, 'content-type': 'application/octet-stream', 'X-Service-File-Size': String(data.length), 'X-Service-Chunk-Offset': String(offset), 'X-Service-Chunk-Size': String(chunk.length) },
+      headers: {
+        ...alice,
+        'content-type': 'application/octet-stream',
+        'X-Service-File-Size': String(data.length),
+        'X-Service-Chunk-Offset': String(offset),
+        'X-Service-Chunk-Size': String(chunk.length),
+      },
     });
     assert.is(r.status, 200, r.text);
   }
@@ -74,9 +108,25 @@ const status = async (id: number) => (await b.request('GET', `/transfer/${id}`, 
 test('a file past the part limit is accepted up to max_transfer_size, whatever the chunk size', async () => {
   // 3 parts of 5 MiB per upload → 15 MiB segments, at most 3 of them on this store: 45 MiB; S3's own 10,000
   // would give 10,000 segments of 48.8 GiB. The default max_transfer_size (100 GiB) is what bounds a file there.
-  const fits = await a.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'fits.iso', size: 45 * MiB }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+  const fits = await a.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: [{ name: 'fits.iso', size: 45 * MiB }],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.is(fits.status, 201, fits.text);
-  const over = await a.request('POST', '/transfer', { headers: alice, json: { files: [{ name: 'over.iso', size: 45 * MiB + 1 }], recipients: ['r@example.org'], from: 'alice@example.org', expires: inAWeek() } });
+  const over = await a.request('POST', '/transfer', {
+    headers: alice,
+    json: {
+      files: [{ name: 'over.iso', size: 45 * MiB + 1 }],
+      recipients: ['r@example.org'],
+      from: 'alice@example.org',
+      expires: inAWeek(),
+    },
+  });
   assert.is(over.status, 400);
   assert.is(over.json.message, 'transfer_maximum_size_exceeded');
   assert.equal(over.json.details, ['files[0].size']);
@@ -100,27 +150,49 @@ test('completion of a file in segments answers at once; the Transfer becomes ava
   assert.is(asked.status, 200, asked.text);
   assert.ok(['uploading', 'available'].includes(asked.json.status), asked.json.status);
 
-  await until('the Transfer available once its files are assembled', async () => (await status(t.id)) === 'available', 30_000);
+  await until(
+    'the Transfer available once its files are assembled',
+    async () => (await status(t.id)) === 'available',
+    30_000,
+  );
   const mails = await sink.waitFor(1);
-  assert.is(mails.filter((m) => (m.text ?? '').includes(t.recipients[0].token) || (m.html || '').includes(t.recipients[0].token)).length, 1, 'the recipient is mailed once');
+  assert.is(
+    mails.filter(
+      (m) => (m.text ?? '').includes(t.recipients[0].token) || (m.html || '').includes(t.recipients[0].token),
+    ).length,
+    1,
+    'the recipient is mailed once',
+  );
   const files = (await b.request('GET', `/transfer/${t.id}`, { headers: alice })).json.files;
   assert.ok(files.every((f: { complete?: boolean }) => f.complete !== false));
 
   // No whole object: the segments are the file, and downloads read across them; no staged piece is left.
   const keys = await keysUnder(`${prefix}${t.id}/`);
-  assert.equal(keys.filter((k) => k.includes(fb.uid)), [0, 1, 2].map((j) => `${prefix}${t.id}/${fb.uid}.seg/${j}`));
+  assert.equal(
+    keys.filter((k) => k.includes(fb.uid)),
+    [0, 1, 2].map((j) => `${prefix}${t.id}/${fb.uid}.seg/${j}`),
+  );
   const token = t.recipients[0].token;
   const whole = await fetch(`${a.url}/download?token=${token}&files_ids=${fb.id}`);
   assert.is(whole.status, 200);
   assert.is(sha256(Buffer.from(await whole.arrayBuffer())), sha256(big));
-  const across = await fetch(`${b.url}/download?token=${token}&files_ids=${fb.id}`, { headers: { Range: `bytes=${3 * CHUNK - 10}-${6 * CHUNK + 9}` } });
+  const across = await fetch(`${b.url}/download?token=${token}&files_ids=${fb.id}`, {
+    headers: { Range: `bytes=${3 * CHUNK - 10}-${6 * CHUNK + 9}` },
+  });
   assert.is(across.status, 206);
-  assert.ok(Buffer.from(await across.arrayBuffer()).equals(big.subarray(3 * CHUNK - 10, 6 * CHUNK + 10)), 'a range across two segment boundaries');
+  assert.ok(
+    Buffer.from(await across.arrayBuffer()).equals(big.subarray(3 * CHUNK - 10, 6 * CHUNK + 10)),
+    'a range across two segment boundaries',
+  );
   const zip = await fetch(`${b.url}/download?token=${token}&archive_format=zip`);
   assert.is(zip.status, 200);
   await zip.arrayBuffer();
   // The recorded SHA-256 is the bytes served.
-  await until('SHA-256 computed', async () => Boolean((await a.request('GET', `/file/${fb.id}`, { headers: alice })).json.sha256), 30_000);
+  await until(
+    'SHA-256 computed',
+    async () => Boolean((await a.request('GET', `/file/${fb.id}`, { headers: alice })).json.sha256),
+    30_000,
+  );
   assert.is((await a.request('GET', `/file/${fb.id}`, { headers: alice })).json.sha256, sha256(big));
 });
 
@@ -130,7 +202,14 @@ test('a completion left by a node that died (its claim in the database) is finis
   const f = t.files[0];
   await sendAll(f.id, data);
   // As a node that took the work and died would leave it: asked for, claimed for 30 s, nothing done in the store.
-  const by = JSON.stringify({ type: 'user', id: 'alice', emails: ['alice@example.org'], ip: '127.0.0.1', fromMustBeOwn: false, guestId: null });
+  const by = JSON.stringify({
+    type: 'user',
+    id: 'alice',
+    emails: ['alice@example.org'],
+    ip: '127.0.0.1',
+    fromMustBeOwn: false,
+    guestId: null,
+  });
   await sql(a, 'UPDATE files SET assembly_by = ?, assembly_claim = ? WHERE id = ?', by, clock.clock() + 30, f.id);
   await sql(a, 'UPDATE transfers SET complete_by = ? WHERE id = ?', by, t.id);
   assert.is(await status(t.id), 'uploading');

@@ -70,7 +70,13 @@ async function put(Key: string, body: Buffer): Promise<string> {
 async function get(Key: string, extra: Partial<GetObjectCommandInput> = {}) {
   const r = await s3.send(new GetObjectCommand({ Bucket, Key, ...extra }));
   const body = Buffer.from(await r.Body!.transformToByteArray());
-  return { body, status: r.$metadata.httpStatusCode, contentRange: r.ContentRange, etag: r.ETag, length: r.ContentLength };
+  return {
+    body,
+    status: r.$metadata.httpStatusCode,
+    contentRange: r.ContentRange,
+    etag: r.ETag,
+    length: r.ContentLength,
+  };
 }
 
 /** The S3 error a call fails with (its name and HTTP status), or a failed assertion when it succeeds. */
@@ -114,25 +120,41 @@ test('multipart: parts sent out of order, listed page by page, completed into on
   // Two pages of two parts, in part-number order whatever the upload order was.
   const page1 = await s3.send(new ListPartsCommand({ Bucket, Key, UploadId, MaxParts: 2 }));
   assert.is(page1.IsTruncated, true);
-  assert.equal(page1.Parts!.map((p) => [p.PartNumber, p.Size, p.ETag]), [
-    [1, 5 * MiB, etags[0]],
-    [2, 5 * MiB, etags[1]],
-  ]);
-  const page2 = await s3.send(new ListPartsCommand({ Bucket, Key, UploadId, MaxParts: 2, PartNumberMarker: page1.NextPartNumberMarker }));
+  assert.equal(
+    page1.Parts!.map((p) => [p.PartNumber, p.Size, p.ETag]),
+    [
+      [1, 5 * MiB, etags[0]],
+      [2, 5 * MiB, etags[1]],
+    ],
+  );
+  const page2 = await s3.send(
+    new ListPartsCommand({ Bucket, Key, UploadId, MaxParts: 2, PartNumberMarker: page1.NextPartNumberMarker }),
+  );
   assert.is(page2.IsTruncated, false);
-  assert.equal(page2.Parts!.map((p) => [p.PartNumber, p.Size]), [
-    [3, 5 * MiB + 3],
-    [4, 777_777],
-  ]);
+  assert.equal(
+    page2.Parts!.map((p) => [p.PartNumber, p.Size]),
+    [
+      [3, 5 * MiB + 3],
+      [4, 777_777],
+    ],
+  );
 
   // Parts of an unfinished upload are not an object yet.
   assert.is((await failure(s3.send(new HeadObjectCommand({ Bucket, Key })))).status, 404);
 
   const done = await s3.send(
-    new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }),
+    new CompleteMultipartUploadCommand({
+      Bucket,
+      Key,
+      UploadId,
+      MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+    }),
   );
   // The S3 multipart ETag: the MD5 of the parts' binary MD5s, and the number of parts.
-  const expected = crypto.createHash('md5').update(Buffer.concat(parts.map((p) => crypto.createHash('md5').update(p).digest()))).digest('hex');
+  const expected = crypto
+    .createHash('md5')
+    .update(Buffer.concat(parts.map((p) => crypto.createHash('md5').update(p).digest())))
+    .digest('hex');
   assert.is(done.ETag, `"${expected}-4"`);
   const back = await get(Key);
   assert.is(back.length, whole.length);
@@ -141,7 +163,12 @@ test('multipart: parts sent out of order, listed page by page, completed into on
 
   // A node that died after sending Complete can send it again: the same answer, the same object.
   const again = await s3.send(
-    new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }),
+    new CompleteMultipartUploadCommand({
+      Bucket,
+      Key,
+      UploadId,
+      MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+    }),
   );
   assert.is(again.ETag, done.ETag);
   // Aborting a completed upload (a purge racing a completion) is refused with a 404 and leaves the object whole.
@@ -170,7 +197,12 @@ test('multipart: S3 limits hold (5 MiB minimum but for the last part, part numbe
         Bucket,
         Key,
         UploadId,
-        MultipartUpload: { Parts: [{ PartNumber: 10000, ETag: p10000.ETag }, { PartNumber: 1, ETag: p1.ETag }] },
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 10000, ETag: p10000.ETag },
+            { PartNumber: 1, ETag: p1.ETag },
+          ],
+        },
       }),
     ),
   );
@@ -182,15 +214,30 @@ test('multipart: S3 limits hold (5 MiB minimum but for the last part, part numbe
         Bucket,
         Key,
         UploadId,
-        MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }, { PartNumber: 10000, ETag: p10000.ETag }] },
+        MultipartUpload: {
+          Parts: [
+            { PartNumber: 1, ETag: p1.ETag },
+            { PartNumber: 10000, ETag: p10000.ETag },
+          ],
+        },
       }),
     ),
   );
   assert.equal(await tooSmall, { name: 'EntityTooSmall', status: 400 });
   const left = await s3.send(new ListPartsCommand({ Bucket, Key, UploadId }));
-  assert.equal(left.Parts!.map((p) => p.PartNumber), [1, 10000]);
+  assert.equal(
+    left.Parts!.map((p) => p.PartNumber),
+    [1, 10000],
+  );
   // A single part below 5 MiB is the last part, and fine.
-  await s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }] } }));
+  await s3.send(
+    new CompleteMultipartUploadCommand({
+      Bucket,
+      Key,
+      UploadId,
+      MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }] },
+    }),
+  );
   assert.ok((await get(Key)).body.equals(small));
 });
 
@@ -202,7 +249,19 @@ test('UploadPartCopy folds byte ranges of other objects (plain and multipart) in
   const mp = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'copy/multipart-source' }));
   const mpEtags = [];
   for (const [i, Body] of mpParts.entries()) {
-    mpEtags.push((await s3.send(new UploadPartCommand({ Bucket, Key: 'copy/multipart-source', UploadId: mp.UploadId, PartNumber: i + 1, Body }))).ETag);
+    mpEtags.push(
+      (
+        await s3.send(
+          new UploadPartCommand({
+            Bucket,
+            Key: 'copy/multipart-source',
+            UploadId: mp.UploadId,
+            PartNumber: i + 1,
+            Body,
+          }),
+        )
+      ).ETag,
+    );
   }
   await s3.send(
     new CompleteMultipartUploadCommand({
@@ -222,13 +281,24 @@ test('UploadPartCopy folds byte ranges of other objects (plain and multipart) in
       part: 2,
       bytes: staged.subarray(1000, 1000 + 5 * MiB),
       send: async () =>
-        (await s3.send(new UploadPartCopyCommand({ Bucket, Key, UploadId, PartNumber: 2, CopySource: `${Bucket}/copy/staged`, CopySourceRange: `bytes=1000-${1000 + 5 * MiB - 1}` })))
-          .CopyPartResult!.ETag!,
+        (
+          await s3.send(
+            new UploadPartCopyCommand({
+              Bucket,
+              Key,
+              UploadId,
+              PartNumber: 2,
+              CopySource: `${Bucket}/copy/staged`,
+              CopySourceRange: `bytes=1000-${1000 + 5 * MiB - 1}`,
+            }),
+          )
+        ).CopyPartResult!.ETag!,
     },
     {
       part: 1,
       bytes: own,
-      send: async () => (await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: 1, Body: own }))).ETag!,
+      send: async () =>
+        (await s3.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber: 1, Body: own }))).ETag!,
     },
     {
       // A range across the source's part boundary.
@@ -254,13 +324,21 @@ test('UploadPartCopy folds byte ranges of other objects (plain and multipart) in
   // A copied part's ETag is the MD5 of the copied bytes, like an uploaded part's.
   for (const p of pieces) assert.is(etags.get(p.part), `"${md5(p.bytes)}"`, `part ${p.part}`);
   const listed = await s3.send(new ListPartsCommand({ Bucket, Key, UploadId }));
-  assert.equal(listed.Parts!.map((p) => [p.PartNumber, p.Size]), [
-    [1, 5 * MiB],
-    [2, 5 * MiB],
-    [3, 5000],
-  ]);
+  assert.equal(
+    listed.Parts!.map((p) => [p.PartNumber, p.Size]),
+    [
+      [1, 5 * MiB],
+      [2, 5 * MiB],
+      [3, 5000],
+    ],
+  );
   await s3.send(
-    new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts: [1, 2, 3].map((n) => ({ PartNumber: n, ETag: etags.get(n) })) } }),
+    new CompleteMultipartUploadCommand({
+      Bucket,
+      Key,
+      UploadId,
+      MultipartUpload: { Parts: [1, 2, 3].map((n) => ({ PartNumber: n, ETag: etags.get(n) })) },
+    }),
   );
   const expected = Buffer.concat(pieces.sort((a, b) => a.part - b.part).map((p) => p.bytes));
   assert.ok((await get(Key)).body.equals(expected), 'own bytes, then the staged range, then the range across parts');
@@ -292,7 +370,9 @@ test('AbortMultipartUpload ends an upload, ListMultipartUploads shows the unfini
   const a = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'abort/a' }));
   const b = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'abort/b' }));
   const c = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'abort/c' }));
-  await s3.send(new UploadPartCommand({ Bucket, Key: 'abort/a', UploadId: a.UploadId, PartNumber: 1, Body: random(1000) }));
+  await s3.send(
+    new UploadPartCommand({ Bucket, Key: 'abort/a', UploadId: a.UploadId, PartNumber: 1, Body: random(1000) }),
+  );
   const expected = [
     { key: 'abort/a', id: a.UploadId },
     { key: 'abort/b', id: b.UploadId },
@@ -304,9 +384,15 @@ test('AbortMultipartUpload ends an upload, ListMultipartUploads shows the unfini
 
   await s3.send(new AbortMultipartUploadCommand({ Bucket, Key: 'abort/a', UploadId: a.UploadId }));
   assert.equal(await allUploads('abort/', 1000), expected.slice(1));
-  assert.is((await failure(s3.send(new ListPartsCommand({ Bucket, Key: 'abort/a', UploadId: a.UploadId })))).name, 'NoSuchUpload');
+  assert.is(
+    (await failure(s3.send(new ListPartsCommand({ Bucket, Key: 'abort/a', UploadId: a.UploadId })))).name,
+    'NoSuchUpload',
+  );
   // Aborting again answers NoSuchUpload (404), as on S3: an idempotent purge takes a 404 as done.
-  assert.equal(await failure(s3.send(new AbortMultipartUploadCommand({ Bucket, Key: 'abort/a', UploadId: a.UploadId }))), { name: 'NoSuchUpload', status: 404 });
+  assert.equal(
+    await failure(s3.send(new AbortMultipartUploadCommand({ Bucket, Key: 'abort/a', UploadId: a.UploadId }))),
+    { name: 'NoSuchUpload', status: 404 },
+  );
   for (const u of [b, c]) await s3.send(new AbortMultipartUploadCommand({ Bucket, Key: u.Key, UploadId: u.UploadId }));
   assert.equal(await allUploads('abort/', 1000), []);
 });
@@ -319,11 +405,19 @@ test('GetObject: ranges (closed, open-ended, suffix) on plain and multipart obje
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key: 'range/multipart' }));
   const etags = [];
   for (const [i, Body] of parts.entries()) {
-    etags.push((await s3.send(new UploadPartCommand({ Bucket, Key: 'range/multipart', UploadId, PartNumber: i + 1, Body }))).ETag);
+    etags.push(
+      (await s3.send(new UploadPartCommand({ Bucket, Key: 'range/multipart', UploadId, PartNumber: i + 1, Body })))
+        .ETag,
+    );
   }
   const mpEtag = (
     await s3.send(
-      new CompleteMultipartUploadCommand({ Bucket, Key: 'range/multipart', UploadId, MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) } }),
+      new CompleteMultipartUploadCommand({
+        Bucket,
+        Key: 'range/multipart',
+        UploadId,
+        MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
+      }),
     )
   ).ETag!;
   const multipart = Buffer.concat(parts);
@@ -352,7 +446,11 @@ test('GetObject: ranges (closed, open-ended, suffix) on plain and multipart obje
     // If-Match with the object's ETag serves it; another ETag is a 412, so a reader never mixes two versions.
     const matched = await get(Key, { IfMatch: ETag, Range: 'bytes=0-9' });
     assert.ok(matched.body.equals(whole.subarray(0, 10)), `${Key}: If-Match`);
-    assert.equal(await failure(get(Key, { IfMatch: '"0123456789abcdef0123456789abcdef"' })), { name: 'PreconditionFailed', status: 412 }, Key);
+    assert.equal(
+      await failure(get(Key, { IfMatch: '"0123456789abcdef0123456789abcdef"' })),
+      { name: 'PreconditionFailed', status: 412 },
+      Key,
+    );
     assert.is((await failure(get(Key, { Range: `bytes=${n}-${n + 10}` }))).status, 416, `${Key}: a range past the end`);
 
     const head = await s3.send(new HeadObjectCommand({ Bucket, Key }));
@@ -364,7 +462,10 @@ test('GetObject: ranges (closed, open-ended, suffix) on plain and multipart obje
   await put('range/empty', Buffer.alloc(0));
   assert.is((await s3.send(new HeadObjectCommand({ Bucket, Key: 'range/empty' }))).ContentLength, 0);
   assert.is((await get('range/empty')).body.length, 0);
-  assert.equal(await failure(s3.send(new HeadObjectCommand({ Bucket, Key: 'range/none' }))), { name: 'NotFound', status: 404 });
+  assert.equal(await failure(s3.send(new HeadObjectCommand({ Bucket, Key: 'range/none' }))), {
+    name: 'NotFound',
+    status: 404,
+  });
   assert.is((await failure(get('range/none'))).name, 'NoSuchKey');
 });
 
@@ -384,10 +485,16 @@ test('ListObjectsV2 pages through a prefix; DeleteObjects removes many at once',
     assert.ok(ContinuationToken);
   }
   assert.is(pages, 3);
-  assert.equal(seen, keys.filter((k) => k.startsWith('list/')).map((k) => [k, Buffer.byteLength(k)]));
+  assert.equal(
+    seen,
+    keys.filter((k) => k.startsWith('list/')).map((k) => [k, Buffer.byteLength(k)]),
+  );
 
   const r = await s3.send(
-    new DeleteObjectsCommand({ Bucket, Delete: { Objects: [...keys, 'list/never-existed', 'range/multipart'].map((Key) => ({ Key })), Quiet: false } }),
+    new DeleteObjectsCommand({
+      Bucket,
+      Delete: { Objects: [...keys, 'list/never-existed', 'range/multipart'].map((Key) => ({ Key })), Quiet: false },
+    }),
   );
   // S3 reports a missing key as deleted: deleting is idempotent.
   assert.equal((r.Deleted ?? []).map((d) => d.Key).sort(), [...keys, 'list/never-existed', 'range/multipart'].sort());

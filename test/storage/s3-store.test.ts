@@ -10,8 +10,13 @@ fileStoreContract('s3', async () => {
   const s3 = await startS3();
   const store = new S3FileStore(
     {
-      endpoint: s3.endpoint, bucket: s3.bucket, region: s3.region, prefix: `contract-${crypto.randomBytes(4).toString('hex')}/`,
-      forcePathStyle: true, accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey,
+      endpoint: s3.endpoint,
+      bucket: s3.bucket,
+      region: s3.region,
+      prefix: `contract-${crypto.randomBytes(4).toString('hex')}/`,
+      forcePathStyle: true,
+      accessKeyId: s3.accessKeyId,
+      secretAccessKey: s3.secretAccessKey,
     },
     { maxParts: 3 },
   );

@@ -48,7 +48,8 @@ test('a store out of reach is storage_unavailable; a full disk or quota storage_
 test('the HTTP layer passes them through as they are, and knows no driver code', () => {
   const busy = new DatabaseBusyError('locked');
   assert.is(toServiceError(busy), busy);
-  for (const code of ['ENOSPC', 'FERRY_STORAGE_DOWN', 'FERRY_DB_BUSY', '57P01']) assert.is(toServiceError(coded(code)).id, 'internal_error', code);
+  for (const code of ['ENOSPC', 'FERRY_STORAGE_DOWN', 'FERRY_DB_BUSY', '57P01'])
+    assert.is(toServiceError(coded(code)).id, 'internal_error', code);
 });
 
 test.run();

@@ -17,7 +17,10 @@ const DEPCRUISE = path.join(ROOT, 'node_modules/.bin/depcruise');
 /** The import-rule violations dependency-cruiser finds under `cwd` (one "error rule: from → to" line each). */
 function violations(cwd: string): string[] {
   const r = spawnSync(DEPCRUISE, ['src', 'web', '--config', CONFIG, '--output-type', 'err'], { cwd, encoding: 'utf8' });
-  return `${r.stdout}${r.stderr}`.split('\n').filter((l) => /^\s*error /.test(l)).map((l) => l.trim());
+  return `${r.stdout}${r.stderr}`
+    .split('\n')
+    .filter((l) => /^\s*error /.test(l))
+    .map((l) => l.trim());
 }
 
 test('every import in src/ and web/ is one its folder may make', () => {
@@ -35,10 +38,16 @@ test('the rules refuse the domain reaching an adapter or a package, the pages re
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
   put('src/db/repo.ts', 'export const repo = 1;\n');
   put('src/http/route.ts', 'export const route = 1;\n');
-  put('src/domain/rules.ts', "import { repo } from '../db/repo';\nimport { sql } from 'kysely';\nexport const x = [repo, sql];\n");
+  put(
+    'src/domain/rules.ts',
+    "import { repo } from '../db/repo';\nimport { sql } from 'kysely';\nexport const x = [repo, sql];\n",
+  );
   put('src/domain/deeper/more.ts', "import { route } from '../../http/route';\nexport const y = route;\n");
   put('src/newfolder/thing.ts', "import { x } from '../domain/rules';\nexport const z = x;\n");
-  put('web/lib/page.ts', "import { route } from '../../src/http/route';\nimport fs from 'node:fs';\nexport const p = [route, fs];\n");
+  put(
+    'web/lib/page.ts',
+    "import { route } from '../../src/http/route';\nimport fs from 'node:fs';\nexport const p = [route, fs];\n",
+  );
   put('web/pages/fine.ts', "import { x } from '../../src/domain/rules';\nexport const q = x;\n");
   const found = violations(dir).join('\n');
   for (const wrong of [
@@ -56,7 +65,15 @@ test('the rules refuse the domain reaching an adapter or a package, the pages re
 
 test('the ports are where the domain says: one folder, every port async', () => {
   const ports = fs.readdirSync(path.join(SRC, 'domain', 'ports')).sort();
-  assert.equal(ports, ['clock.ts', 'file-store.ts', 'ids.ts', 'index.ts', 'mailer.ts', 'repositories.ts', 'unit-of-work.ts']);
+  assert.equal(ports, [
+    'clock.ts',
+    'file-store.ts',
+    'ids.ts',
+    'index.ts',
+    'mailer.ts',
+    'repositories.ts',
+    'unit-of-work.ts',
+  ]);
   // Every repository method returns a Promise: nothing shaped by a synchronous driver.
   const repos = fs.readFileSync(path.join(SRC, 'domain', 'ports', 'repositories.ts'), 'utf8');
   const methods = [...repos.matchAll(/^ {2}(\w+)\(.*\): (.+);$/gm)];

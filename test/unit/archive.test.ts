@@ -31,7 +31,10 @@ async function write(layout: ArchiveLayout, out: string, start = 0, end = layout
       done();
     },
   });
-  await sendPieces(sink, archivePieces(layout, start, end, (e: ArchiveEntry) => openPositional(e.ref as string)));
+  await sendPieces(
+    sink,
+    archivePieces(layout, start, end, (e: ArchiveEntry) => openPositional(e.ref as string)),
+  );
   const all = Buffer.concat(chunks);
   if (out) fs.writeFileSync(out, all);
   return all;
@@ -61,7 +64,8 @@ test('ZIP: exact length, and an independent reader checks every CRC and byte', a
     out,
   );
   const got = JSON.parse(listing);
-  for (const e of es) assert.is(got[e.name], crypto.createHash('sha256').update(fs.readFileSync(e.file)).digest('hex'), e.name);
+  for (const e of es)
+    assert.is(got[e.name], crypto.createHash('sha256').update(fs.readFileSync(e.file)).digest('hex'), e.name);
   const unzip = spawnSync('unzip', ['-t', out], { encoding: 'utf8' });
   if (!unzip.error) assert.match(unzip.stdout, /No errors detected/);
 });
@@ -69,7 +73,14 @@ test('ZIP: exact length, and an independent reader checks every CRC and byte', a
 test('any byte range of the archive equals the same slice of the whole', async () => {
   const layout = zipLayout(entries());
   const whole = await write(layout, '');
-  const cuts = [[0, 0], [0, 29], [30, 40], [100, 300_100], [layout.length - 22, layout.length - 1], [12345, 12345]];
+  const cuts = [
+    [0, 0],
+    [0, 29],
+    [30, 40],
+    [100, 300_100],
+    [layout.length - 22, layout.length - 1],
+    [12345, 12345],
+  ];
   for (let i = 0; i < 20; i++) {
     const a = crypto.randomInt(layout.length);
     cuts.push([a, a + crypto.randomInt(layout.length - a)]);
@@ -104,9 +115,30 @@ test('a body shorter than recorded fails the stream instead of passing for a who
 });
 
 test('entry names never escape the archive and stay unique', () => {
-  assert.equal(safeEntryNames(['../../etc/passwd', '/abs/path.txt', 'C:\\win\\x.txt', 'a/./b/../c', 'ok.txt', 'OK.txt', 'ok.txt', '..', 'tab\there\u202Egnp.exe']), [
-    'etc/passwd', 'abs/path.txt', 'win/x.txt', 'a/b/c', 'ok.txt', 'OK (2).txt', 'ok (3).txt', 'file', 'tabheregnp.exe',
-  ]);
+  assert.equal(
+    safeEntryNames([
+      '../../etc/passwd',
+      '/abs/path.txt',
+      'C:\\win\\x.txt',
+      'a/./b/../c',
+      'ok.txt',
+      'OK.txt',
+      'ok.txt',
+      '..',
+      'tab\there\u202Egnp.exe',
+    ]),
+    [
+      'etc/passwd',
+      'abs/path.txt',
+      'win/x.txt',
+      'a/b/c',
+      'ok.txt',
+      'OK (2).txt',
+      'ok (3).txt',
+      'file',
+      'tabheregnp.exe',
+    ],
+  );
 });
 
 test('ZIP64 past 4 GiB: a sparse 4.3 GiB file and one after it, checked by an independent reader', async () => {
@@ -117,7 +149,8 @@ test('ZIP64 past 4 GiB: a sparse 4.3 GiB file and one after it, checked by an in
   // CRC-32 of zeros, computed in 64 MiB steps without reading the sparse file.
   const zeros = Buffer.alloc(64 * 1024 * 1024);
   let crc = 0;
-  for (let left = bigSize; left > 0; left -= zeros.length) crc = crc32(zeros.subarray(0, Math.min(zeros.length, left)), crc);
+  for (let left = bigSize; left > 0; left -= zeros.length)
+    crc = crc32(zeros.subarray(0, Math.min(zeros.length, left)), crc);
   const small = makeFile('after.txt', Buffer.from('after the big one'));
   const layout = zipLayout([{ name: 'big.bin', size: bigSize, crc32: crc, mtime: 1_700_000_000, ref: bigFile }, small]);
   // Write the archive sparse too: header bytes at their offsets, the zero body left as a hole.

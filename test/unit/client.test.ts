@@ -30,14 +30,41 @@ function tmp(): string {
 /** The request the server sees for a URL the client built (as the authenticate middleware reads it). */
 function arrived(method: string, url: URL, body = Buffer.alloc(0)): AuthRequest {
   const rawQuery = url.search.slice(1);
-  return { method, path: url.pathname, rawQuery, query: new URLSearchParams(rawQuery), headers: { host: url.host }, remoteAddress: '127.0.0.1', body, cookies: {} };
+  return {
+    method,
+    path: url.pathname,
+    rawQuery,
+    query: new URLSearchParams(rawQuery),
+    headers: { host: url.host },
+    remoteAddress: '127.0.0.1',
+    body,
+    cookies: {},
+  };
 }
 
 test('remote_config from the profile page: url, user (which may hold a |) and secret', () => {
-  assert.equal(parseRemoteConfig(`https://files.example.org/|alice|${SECRET}\n`), { url: 'https://files.example.org', user: 'alice', secret: SECRET });
-  assert.equal(parseRemoteConfig(`http://h:8080/ferry/|a|b@x|${SECRET}`), { url: 'http://h:8080/ferry', user: 'a|b@x', secret: SECRET });
-  for (const bad of ['hello', `https://x/|${SECRET}`, 'https://x/|alice|short', `ftp://x/|alice|${SECRET}`, `https://x/?a=1|alice|${SECRET}`]) {
-    assert.throws(() => parseRemoteConfig(bad), (e: unknown) => e instanceof ClientError && e.exitCode === 1, bad);
+  assert.equal(parseRemoteConfig(`https://files.example.org/|alice|${SECRET}\n`), {
+    url: 'https://files.example.org',
+    user: 'alice',
+    secret: SECRET,
+  });
+  assert.equal(parseRemoteConfig(`http://h:8080/ferry/|a|b@x|${SECRET}`), {
+    url: 'http://h:8080/ferry',
+    user: 'a|b@x',
+    secret: SECRET,
+  });
+  for (const bad of [
+    'hello',
+    `https://x/|${SECRET}`,
+    'https://x/|alice|short',
+    `ftp://x/|alice|${SECRET}`,
+    `https://x/?a=1|alice|${SECRET}`,
+  ]) {
+    assert.throws(
+      () => parseRemoteConfig(bad),
+      (e: unknown) => e instanceof ClientError && e.exitCode === 1,
+      bad,
+    );
   }
 });
 
@@ -46,19 +73,35 @@ test('credentials: --url/--user over the environment over the saved file; the se
   try {
     const env: NodeJS.ProcessEnv = { XDG_CONFIG_HOME: home };
     assert.is(clientConfigDir(env), path.join(home, 'ferry'));
-    assert.is(clientConfigDir({ XDG_CONFIG_HOME: 'relative', HOME: home }), path.join(os.homedir(), '.config', 'ferry'));
+    assert.is(
+      clientConfigDir({ XDG_CONFIG_HOME: 'relative', HOME: home }),
+      path.join(os.homedir(), '.config', 'ferry'),
+    );
     assert.throws(() => resolveCredentials({}, env), /not logged in/);
     saveCredentials({ url: 'http://saved', user: 'saved', secret: SECRET }, env);
     assert.equal(resolveCredentials({}, env), { url: 'http://saved', user: 'saved', secret: SECRET });
     const withEnv = { ...env, FERRY_URL: 'http://env/', FERRY_USER: 'envuser' };
     assert.equal(resolveCredentials({}, withEnv), { url: 'http://env', user: 'envuser', secret: SECRET });
-    assert.equal(resolveCredentials({ url: 'http://flag', user: 'flaguser' }, withEnv), { url: 'http://flag', user: 'flaguser', secret: SECRET });
-    assert.equal(resolveCredentials({}, { XDG_CONFIG_HOME: path.join(home, 'none'), FERRY_REMOTE_CONFIG: `http://whole/|w|${'b'.repeat(64)}` }), {
-      url: 'http://whole',
-      user: 'w',
-      secret: 'b'.repeat(64),
+    assert.equal(resolveCredentials({ url: 'http://flag', user: 'flaguser' }, withEnv), {
+      url: 'http://flag',
+      user: 'flaguser',
+      secret: SECRET,
     });
-    assert.throws(() => resolveCredentials({}, { XDG_CONFIG_HOME: path.join(home, 'none'), FERRY_URL: 'http://x' }), /no user, secret/);
+    assert.equal(
+      resolveCredentials(
+        {},
+        { XDG_CONFIG_HOME: path.join(home, 'none'), FERRY_REMOTE_CONFIG: `http://whole/|w|${'b'.repeat(64)}` },
+      ),
+      {
+        url: 'http://whole',
+        user: 'w',
+        secret: 'b'.repeat(64),
+      },
+    );
+    assert.throws(
+      () => resolveCredentials({}, { XDG_CONFIG_HOME: path.join(home, 'none'), FERRY_URL: 'http://x' }),
+      /no user, secret/,
+    );
   } finally {
     fs.rmSync(home, { recursive: true, force: true });
   }
@@ -78,9 +121,20 @@ test("the client's signature is the one the server checks: bodies, odd user ids,
     ] as const) {
       const url = api.signedUrl(method, p, { token: 'x y' }, body);
       const signature = url.searchParams.get('signature')!;
-      assert.ok(requestSignatureMatches(signature, [SECRET], arrived(method, url, body), c.base), `${c.url} ${method} ${p}`);
+      assert.ok(
+        requestSignatureMatches(signature, [SECRET], arrived(method, url, body), c.base),
+        `${c.url} ${method} ${p}`,
+      );
       assert.not.ok(requestSignatureMatches(signature, ['b'.repeat(64)], arrived(method, url, body), c.base));
-      if (body) assert.not.ok(requestSignatureMatches(signature, [SECRET], arrived(method, url, Buffer.concat([body, Buffer.from('!')])), c.base));
+      if (body)
+        assert.not.ok(
+          requestSignatureMatches(
+            signature,
+            [SECRET],
+            arrived(method, url, Buffer.concat([body, Buffer.from('!')])),
+            c.base,
+          ),
+        );
     }
     api.close();
   }
@@ -88,8 +142,16 @@ test("the client's signature is the one the server checks: bodies, odd user ids,
 
 test('download links: the page link and a file link, with a path prefix', () => {
   assert.equal(parseDownloadLink('https://h/?s=download&token=abc'), { base: 'https://h', token: 'abc', ids: null });
-  assert.equal(parseDownloadLink('http://h:81/ferry/?s=download&token=abc'), { base: 'http://h:81/ferry', token: 'abc', ids: null });
-  assert.equal(parseDownloadLink('http://h/ferry/download?token=abc&files_ids=3,4'), { base: 'http://h/ferry', token: 'abc', ids: [3, 4] });
+  assert.equal(parseDownloadLink('http://h:81/ferry/?s=download&token=abc'), {
+    base: 'http://h:81/ferry',
+    token: 'abc',
+    ids: null,
+  });
+  assert.equal(parseDownloadLink('http://h/ferry/download?token=abc&files_ids=3,4'), {
+    base: 'http://h/ferry',
+    token: 'abc',
+    ids: [3, 4],
+  });
   assert.throws(() => parseDownloadLink('https://h/?s=download'), /not a download link/);
   assert.throws(() => parseDownloadLink('file:///etc/passwd?token=x'), /not a download link/);
 });
@@ -112,10 +174,14 @@ test('sources: folders walked in name order with their relative paths; same name
   const root = tmp();
   try {
     fs.mkdirSync(path.join(root, 'photos', '2026'), { recursive: true });
-    for (const f of ['photos/2026/b.jpg', 'photos/2026/a.jpg', 'photos/z.txt', 'one.txt']) fs.writeFileSync(path.join(root, f), f);
+    for (const f of ['photos/2026/b.jpg', 'photos/2026/a.jpg', 'photos/z.txt', 'one.txt'])
+      fs.writeFileSync(path.join(root, f), f);
     fs.symlinkSync(path.join(root, 'photos'), path.join(root, 'photos', 'loop'));
     const { files, skipped } = collectSources(['one.txt', 'photos'], root);
-    assert.equal(files.map((f) => f.name), ['one.txt', 'photos/2026/a.jpg', 'photos/2026/b.jpg', 'photos/z.txt']);
+    assert.equal(
+      files.map((f) => f.name),
+      ['one.txt', 'photos/2026/a.jpg', 'photos/2026/b.jpg', 'photos/z.txt'],
+    );
     assert.is(files[1].size, 'photos/2026/a.jpg'.length);
     assert.is(skipped.length, 1);
     assert.match(skipped[0], /a link to a folder/);
@@ -139,10 +205,22 @@ test('resume key: the same command on the same files finds its record; a touched
 test('retries: what is retried, backoff with jitter from 1 s to 30 s, Retry-After honoured', () => {
   for (const s of [429, 500, 502, 503, 504, 507, 408]) assert.ok(retryableStatus(s), String(s));
   for (const s of [400, 401, 403, 404, 409, 413, 501]) assert.not.ok(retryableStatus(s), String(s));
-  assert.is(retryDelay(DEFAULT_RETRY, 1, null, () => 0), 1000);
-  assert.is(retryDelay(DEFAULT_RETRY, 3, null, () => 1), 4000);
-  assert.is(retryDelay(DEFAULT_RETRY, 20, null, () => 1), 30_000);
-  assert.is(retryDelay(DEFAULT_RETRY, 1, 7, () => 0), 7000);
+  assert.is(
+    retryDelay(DEFAULT_RETRY, 1, null, () => 0),
+    1000,
+  );
+  assert.is(
+    retryDelay(DEFAULT_RETRY, 3, null, () => 1),
+    4000,
+  );
+  assert.is(
+    retryDelay(DEFAULT_RETRY, 20, null, () => 1),
+    30_000,
+  );
+  assert.is(
+    retryDelay(DEFAULT_RETRY, 1, 7, () => 0),
+    7000,
+  );
   assert.is(parseRetryAfter('5'), 5);
   assert.is(parseRetryAfter(new Date(Date.now() + 10_000).toUTCString()) !== null, true);
   assert.is(parseRetryAfter('soon'), null);
@@ -154,7 +232,10 @@ test('progress line, sizes, durations, addresses, systemd quoting', () => {
   assert.is(humanBytes(1024 ** 3), '1.0 GiB');
   assert.is(humanDuration(3725), '1:02:05');
   assert.is(humanDuration(65), '1:05');
-  assert.is(barLine(512 * 1024 ** 2, 1024 ** 3, 100 * 1024 ** 2, 'big.bin', 200), '[##########..........]  50%  512 MiB / 1.0 GiB  100 MiB/s  ETA 0:05  big.bin');
+  assert.is(
+    barLine(512 * 1024 ** 2, 1024 ** 3, 100 * 1024 ** 2, 'big.bin', 200),
+    '[##########..........]  50%  512 MiB / 1.0 GiB  100 MiB/s  ETA 0:05  big.bin',
+  );
   assert.is(barLine(0, 10, 0, 'x', 20).length, 19);
   assert.equal(splitAddresses(['a@x,b@y', 'c@z; d@w ']), ['a@x', 'b@y', 'c@z', 'd@w']);
   assert.is(systemdWord('/usr/local/bin/ferry'), '/usr/local/bin/ferry');
@@ -163,11 +244,27 @@ test('progress line, sizes, durations, addresses, systemd quoting', () => {
 });
 
 test('answers of either server kind: error details as a list or an object, a refusal named on 500 is final, HTML named as such', () => {
-  const res = (status: number, body: string, type = 'application/json') => ({ status, headers: { 'content-type': type }, body: Buffer.from(body) });
-  assert.equal(errorBody(res(403, '{"message":"rest_ownership_required","uid":"x","details":{"method":"get","endpoint":"user"}}')), { id: 'rest_ownership_required', details: ['method: get', 'endpoint: user'] });
-  assert.equal(errorBody(res(400, '{"message":"bad_email","details":["from"]}')), { id: 'bad_email', details: ['from'] });
-  assert.equal(errorBody(res(500, '{"message":"bad_email","uid":"x","details":null}')), { id: 'bad_email', details: [] });
-  assert.match(errorBody(res(502, '<html>Bad Gateway</html>', 'text/html')).id, /^HTTP 502 \(text\/html, 24 bytes: "<html>Bad Gateway<\/html>"\)$/);
+  const res = (status: number, body: string, type = 'application/json') => ({
+    status,
+    headers: { 'content-type': type },
+    body: Buffer.from(body),
+  });
+  assert.equal(
+    errorBody(res(403, '{"message":"rest_ownership_required","uid":"x","details":{"method":"get","endpoint":"user"}}')),
+    { id: 'rest_ownership_required', details: ['method: get', 'endpoint: user'] },
+  );
+  assert.equal(errorBody(res(400, '{"message":"bad_email","details":["from"]}')), {
+    id: 'bad_email',
+    details: ['from'],
+  });
+  assert.equal(errorBody(res(500, '{"message":"bad_email","uid":"x","details":null}')), {
+    id: 'bad_email',
+    details: [],
+  });
+  assert.match(
+    errorBody(res(502, '<html>Bad Gateway</html>', 'text/html')).id,
+    /^HTTP 502 \(text\/html, 24 bytes: "<html>Bad Gateway<\/html>"\)$/,
+  );
   assert.ok(namedFailure(500, 'auth_remote_signature_check_failed'));
   assert.not.ok(namedFailure(500, 'internal_error'));
   assert.not.ok(namedFailure(500, 'HTTP 500'));
@@ -176,22 +273,40 @@ test('answers of either server kind: error details as a list or an object, a ref
   assert.is(new ApiError(500, 'internal_error', [], 'x').exitCode, 2);
 });
 
-test("FileSender's answers as PHP echoes them: sizes and expiry as strings, a cid of \"0\" as false; unusable ones named", () => {
-  const t = transferOf('creating the transfer', 'POST /transfer', { id: 2, files: [{ id: 2, name: 'a.bin', size: '10', cid: false }], recipients: [], expires: { raw: '1796076456', formatted: 'x' } });
+test('FileSender\'s answers as PHP echoes them: sizes and expiry as strings, a cid of "0" as false; unusable ones named', () => {
+  const t = transferOf('creating the transfer', 'POST /transfer', {
+    id: 2,
+    files: [{ id: 2, name: 'a.bin', size: '10', cid: false }],
+    recipients: [],
+    expires: { raw: '1796076456', formatted: 'x' },
+  });
   assert.equal(t.files[0].size, 10);
   assert.equal(t.expires, { raw: 1796076456 });
-  assert.throws(() => transferOf('creating the transfer', 'POST /transfer', { id: 2, files: [{ id: 2 }], recipients: [] }), /creating the transfer: the answer to POST \/transfer has no list of files with id, name and size: \{"id":2/);
+  assert.throws(
+    () => transferOf('creating the transfer', 'POST /transfer', { id: 2, files: [{ id: 2 }], recipients: [] }),
+    /creating the transfer: the answer to POST \/transfer has no list of files with id, name and size: \{"id":2/,
+  );
   assert.throws(() => transferOf('x', 'GET /transfer/1', null), /has no transfer id: null/);
 });
 
 test("FileSender's download page: one row per file, its data-* attributes with entities decoded", () => {
-  const rows = fileRows('<table><tr class="file" data-id="7"\n data-encrypted="1" data-name="a &amp; b/&quot;q&quot; &#039;s.txt" data-size="6" data-key-salt="S+/x"\n><td></td></tr><tr class="other" data-id="9"></tr></table>');
+  const rows = fileRows(
+    '<table><tr class="file" data-id="7"\n data-encrypted="1" data-name="a &amp; b/&quot;q&quot; &#039;s.txt" data-size="6" data-key-salt="S+/x"\n><td></td></tr><tr class="other" data-id="9"></tr></table>',
+  );
   assert.equal(rows, [{ id: '7', encrypted: '1', name: 'a & b/"q" \'s.txt', size: '6', key_salt: 'S+/x' }]);
 });
 
 test("FileSender's settings script read as text; values PHP wrote as strings read as numbers and flags", () => {
-  const c = parseConfigScript("if (x) {}\nwindow.filesender.config = {\n    upload_chunk_size: 5242880,\n    encryption_password_hash_iterations_new_files: '4096000',\n    encryption_mandatory: '',\n    site_name: 'It\\'s ours',\n    language: {\n        downloading : \"Downloading\",\n    },\n    after_block: true,\n};\nconsole.log(1);")!;
-  assert.equal(c, { upload_chunk_size: 5242880, encryption_password_hash_iterations_new_files: '4096000', encryption_mandatory: '', site_name: "It's ours", after_block: true });
+  const c = parseConfigScript(
+    "if (x) {}\nwindow.filesender.config = {\n    upload_chunk_size: 5242880,\n    encryption_password_hash_iterations_new_files: '4096000',\n    encryption_mandatory: '',\n    site_name: 'It\\'s ours',\n    language: {\n        downloading : \"Downloading\",\n    },\n    after_block: true,\n};\nconsole.log(1);",
+  )!;
+  assert.equal(c, {
+    upload_chunk_size: 5242880,
+    encryption_password_hash_iterations_new_files: '4096000',
+    encryption_mandatory: '',
+    site_name: "It's ours",
+    after_block: true,
+  });
   assert.is(configInt(c.encryption_password_hash_iterations_new_files), 4096000);
   assert.not.ok(configOn(c.encryption_mandatory));
   assert.ok(configOn('1'));
@@ -200,9 +315,18 @@ test("FileSender's settings script read as text; values PHP wrote as strings rea
 
 test('acknowledged ranges merge as chunks arrive in any order', () => {
   let r: [number, number][] = [];
-  for (const [a, b] of [[10, 20], [0, 10], [30, 40], [20, 30]] as [number, number][]) r = addRange(r, [a, b]);
+  for (const [a, b] of [
+    [10, 20],
+    [0, 10],
+    [30, 40],
+    [20, 30],
+  ] as [number, number][])
+    r = addRange(r, [a, b]);
   assert.equal(r, [[0, 40]]);
-  assert.equal(addRange([[0, 10]], [20, 30]), [[0, 10], [20, 30]]);
+  assert.equal(addRange([[0, 10]], [20, 30]), [
+    [0, 10],
+    [20, 30],
+  ]);
 });
 
 test.run();

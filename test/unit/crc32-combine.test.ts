@@ -10,7 +10,11 @@ import { combinedCrc32, tilingOf } from '../../src/domain/pieces';
 test('crc32Combine equals a straight CRC-32 of random data split at random points', () => {
   for (let round = 0; round < 200; round++) {
     const data = crypto.randomBytes(1 + crypto.randomInt(200_000));
-    const cuts = [0, ...Array.from({ length: crypto.randomInt(1, 6) }, () => crypto.randomInt(data.length + 1)).sort((a, b) => a - b), data.length];
+    const cuts = [
+      0,
+      ...Array.from({ length: crypto.randomInt(1, 6) }, () => crypto.randomInt(data.length + 1)).sort((a, b) => a - b),
+      data.length,
+    ];
     let crc = 0;
     for (let i = 0; i + 1 < cuts.length; i++) {
       const part = data.subarray(cuts[i], cuts[i + 1]);
@@ -22,7 +26,10 @@ test('crc32Combine equals a straight CRC-32 of random data split at random point
 
 test('lengths past 4 GiB: joining is associative, as for the real CRC (pieces of a 48 GiB file)', () => {
   const [a, b, c] = [0x12345678, 0x9abcdef0, 0x0fedcba9];
-  for (const [lb, lc] of [[2 ** 32 + 17, 5 * 2 ** 20], [7 * 2 ** 32 + 3, 2 ** 33 - 1]]) {
+  for (const [lb, lc] of [
+    [2 ** 32 + 17, 5 * 2 ** 20],
+    [7 * 2 ** 32 + 3, 2 ** 33 - 1],
+  ]) {
     const left = crc32Combine(crc32Combine(a, b, lb), c, lc);
     const right = crc32Combine(a, crc32Combine(b, c, lc), lb + lc);
     assert.is(left, right, `${lb} + ${lc}`);

@@ -44,7 +44,8 @@ async function encryptHere(c: Case, plain: Uint8Array): Promise<Uint8Array> {
   const key = await deriveKey(c);
   const f = crypt(c);
   const parts: Uint8Array[] = [];
-  for (let i = 0; i * CHUNK < plain.length; i++) parts.push(await encryptChunk(key, f, i, plain.subarray(i * CHUNK, (i + 1) * CHUNK)));
+  for (let i = 0; i * CHUNK < plain.length; i++)
+    parts.push(await encryptChunk(key, f, i, plain.subarray(i * CHUNK, (i + 1) * CHUNK)));
   return Buffer.concat(parts);
 }
 
@@ -52,12 +53,18 @@ async function decryptHere(c: Case, stored: Uint8Array): Promise<Uint8Array> {
   const key = await deriveKey(c);
   const f = crypt(c);
   const parts: Uint8Array[] = [];
-  for (let i = 0, at = 0; at < stored.length; i++, at += CHUNK + 32) parts.push(await decryptChunk(key, f, i, stored.subarray(at, at + CHUNK + 32)));
+  for (let i = 0, at = 0; at < stored.length; i++, at += CHUNK + 32)
+    parts.push(await decryptChunk(key, f, i, stored.subarray(at, at + CHUNK + 32)));
   return Buffer.concat(parts);
 }
 
 /** Runs the Python reference on `input`; returns its exit status, stdout and the output file's bytes. */
-function python(mode: 'encrypt' | 'decrypt', c: Case, input: Uint8Array, password = c.password): { status: number | null; out: string; bytes: Buffer } {
+function python(
+  mode: 'encrypt' | 'decrypt',
+  c: Case,
+  input: Uint8Array,
+  password = c.password,
+): { status: number | null; out: string; bytes: Buffer } {
   const name = crypto.randomUUID();
   const job = {
     mode,
@@ -76,11 +83,23 @@ function python(mode: 'encrypt' | 'decrypt', c: Case, input: Uint8Array, passwor
   fs.writeFileSync(path.join(dir, `${name}.json`), JSON.stringify(job));
   const r = spawnSync('python3', [REFERENCE, path.join(dir, `${name}.json`)], { encoding: 'utf8', timeout: 60_000 });
   if (r.status !== 0 && r.status !== 3 && r.status !== 4) throw new Error(`reference.py failed: ${r.stderr}`);
-  return { status: r.status, out: r.stdout.trim(), bytes: fs.existsSync(job.output) ? fs.readFileSync(job.output) : Buffer.alloc(0) };
+  return {
+    status: r.status,
+    out: r.stdout.trim(),
+    bytes: fs.existsSync(job.output) ? fs.readFileSync(job.output) : Buffer.alloc(0),
+  };
 }
 
 const SALT = 'q0r6Nm8sZbT1xw2vY9UoE4hJkLpAaBcD'; // 32 characters, as the server makes it
-const typed: Case = { password: 'Gr€en-Tea 42 Übung', passwordVersion: 1, passwordEncoding: 'none', salt: SALT, iterations: 150_000, fileiv: 'q83vASNFZ4mrze8B', size: 2500 };
+const typed: Case = {
+  password: 'Gr€en-Tea 42 Übung',
+  passwordVersion: 1,
+  passwordEncoding: 'none',
+  salt: SALT,
+  iterations: 150_000,
+  fileiv: 'q83vASNFZ4mrze8B',
+  size: 2500,
+};
 
 test.before(async () => {
   await python3Cryptography();
@@ -98,7 +117,10 @@ test('a fixed vector: both sides make the same bytes, and those bytes are frozen
   // Frozen from the Python reference, so a change to the format is caught even without python3.
   assert.is(crypto.createHash('sha256').update(ours).digest('hex'), FROZEN_SHA256);
   // Chunk 2's IV: the file IV, then 2 as a little-endian 32-bit integer.
-  assert.is(Buffer.from(ours.subarray(2 * 1032, 2 * 1032 + 16)).toString('hex'), Buffer.from(fromBase64(typed.fileiv)).toString('hex') + '02000000');
+  assert.is(
+    Buffer.from(ours.subarray(2 * 1032, 2 * 1032 + 16)).toString('hex'),
+    Buffer.from(fromBase64(typed.fileiv)).toString('hex') + '02000000',
+  );
 });
 
 test('ferry encrypts a typed password; Python decrypts it; a wrong password fails there', async () => {
@@ -116,7 +138,15 @@ test('Python encrypts with a generated (version 2) password; ferry decrypts it; 
   const gen = generatePassword();
   assert.is(gen.value.length, 44);
   assert.is(fromBase64(gen.value).length, 32);
-  const c: Case = { password: gen.value, passwordVersion: gen.version, passwordEncoding: gen.encoding, salt: 'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi', iterations: 1000, fileiv: toBase64(crypto.randomBytes(12)), size: 3000 };
+  const c: Case = {
+    password: gen.value,
+    passwordVersion: gen.version,
+    passwordEncoding: gen.encoding,
+    salt: 'Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MGFi',
+    iterations: 1000,
+    fileiv: toBase64(crypto.randomBytes(12)),
+    size: 3000,
+  };
   const plain = crypto.randomBytes(c.size); // exactly 3 chunks: no short last chunk
   const stored = python('encrypt', c, plain).bytes;
   assert.is(stored.length, 3000 + 3 * 32);
@@ -161,8 +191,11 @@ test('a re-encrypted chunk is byte-identical (resume), and a chunk in the wrong 
   }
 });
 
-test('the AEAD string is FileSender\'s, and a file whose AEAD disagrees with its IV or chunk size is refused', () => {
-  assert.is(aeadText(10_485_761, 5_242_880, 'q83vASNFZ4mrze8B'), '{"aeadversion":1,"chunkcount":3,"chunksize":5242880,"iv":"q83vASNFZ4mrze8B","aeadterminator":1}');
+test("the AEAD string is FileSender's, and a file whose AEAD disagrees with its IV or chunk size is refused", () => {
+  assert.is(
+    aeadText(10_485_761, 5_242_880, 'q83vASNFZ4mrze8B'),
+    '{"aeadversion":1,"chunkcount":3,"chunksize":5242880,"iv":"q83vASNFZ4mrze8B","aeadterminator":1}',
+  );
   const good = btoa(aeadText(10, 1000, typed.fileiv));
   assert.is(fileCrypto(typed.fileiv, good, 1000).chunkCount, 1);
   for (const [iv, aead, size] of [
@@ -172,7 +205,10 @@ test('the AEAD string is FileSender\'s, and a file whose AEAD disagrees with its
     [typed.fileiv, 'not base64!', 1000],
     ['short', good, 1000],
   ] as const) {
-    assert.throws(() => fileCrypto(iv, aead, size), (e: unknown) => e instanceof DecryptError);
+    assert.throws(
+      () => fileCrypto(iv, aead, size),
+      (e: unknown) => e instanceof DecryptError,
+    );
   }
   assert.is(Buffer.from(chunkIv(new Uint8Array(12), 0x01020304).subarray(12)).toString('hex'), '04030201');
 });

@@ -15,14 +15,56 @@ import { ownTable } from '../../src/i18n';
  * change to this file, only a status of the design's and a text in every language.
  */
 const DESIGN_TABLE: Record<number, string[]> = {
-  400: ['rest_missing_parameter', 'rest_bad_parameter', 'rest_sanity_check_failed', 'bad_request_body', 'bad_email', 'bad_expire', 'transfer_no_files', 'transfer_no_recipients', 'transfer_too_many_files', 'transfer_too_many_recipients', 'transfer_maximum_size_exceeded', 'bad_option_name', 'bad_lang_code', 'file_chunk_out_of_bounds'],
-  401: ['rest_authentication_required', 'auth_remote_signature_check_failed', 'auth_remote_too_late', 'auth_remote_unknown_application', 'auth_remote_user_rejected', 'guest_token_invalid'],
+  400: [
+    'rest_missing_parameter',
+    'rest_bad_parameter',
+    'rest_sanity_check_failed',
+    'bad_request_body',
+    'bad_email',
+    'bad_expire',
+    'transfer_no_files',
+    'transfer_no_recipients',
+    'transfer_too_many_files',
+    'transfer_too_many_recipients',
+    'transfer_maximum_size_exceeded',
+    'bad_option_name',
+    'bad_lang_code',
+    'file_chunk_out_of_bounds',
+  ],
+  401: [
+    'rest_authentication_required',
+    'auth_remote_signature_check_failed',
+    'auth_remote_too_late',
+    'auth_remote_unknown_application',
+    'auth_remote_user_rejected',
+    'guest_token_invalid',
+  ],
   403: ['rest_ownership_required', 'rest_admin_required', 'rest_security_token_did_not_match', 'rest_access_forbidden'],
-  404: ['transfer_not_found', 'file_not_found', 'recipient_not_found', 'guest_not_found', 'user_not_found', 'rest_endpoint_not_found'],
+  404: [
+    'transfer_not_found',
+    'file_not_found',
+    'recipient_not_found',
+    'guest_not_found',
+    'user_not_found',
+    'rest_endpoint_not_found',
+  ],
   405: ['rest_method_not_allowed', 'rest_jsonp_get_only'],
-  409: ['cannot_add_data_to_complete_transfer', 'cannot_alter_closed_transfer', 'file_incomplete', 'transfer_files_incomplete', 'transfer_expiry_extension_count_exceeded', 'transfer_not_available', 'guest_closed'],
+  409: [
+    'cannot_add_data_to_complete_transfer',
+    'cannot_alter_closed_transfer',
+    'file_incomplete',
+    'transfer_files_incomplete',
+    'transfer_expiry_extension_count_exceeded',
+    'transfer_not_available',
+    'guest_closed',
+  ],
   410: ['transfer_expired', 'transfer_closed', 'guest_expired'],
-  413: ['storage_chunk_too_large', 'request_body_too_large', 'transfer_user_quota_exceeded', 'transfer_host_quota_exceeded'],
+  413: [
+    'storage_chunk_too_large',
+    'request_body_too_large',
+    'transfer_user_quota_exceeded',
+    'transfer_host_quota_exceeded',
+  ],
   416: ['range_not_satisfiable'],
   429: ['rate_limit_exceeded'],
   500: ['internal_error'],
@@ -34,7 +76,9 @@ const entries = Object.entries(Errors);
 const byId = new Map(entries.map(([, e]) => [e.id, e]));
 // Each language's own texts (mail's and the pages' under the core's, as src/i18n/index.ts lays them), without
 // the fallback to English that a reader gets.
-const LANGS: Record<string, Record<string, string>> = Object.fromEntries(['en', 'fr', 'de', 'nl'].map((l) => [l, ownTable(l)]));
+const LANGS: Record<string, Record<string, string>> = Object.fromEntries(
+  ['en', 'fr', 'de', 'nl'].map((l) => [l, ownTable(l)]),
+);
 
 test("an id the design names has the design's status in the catalogue", () => {
   let named = 0;
@@ -60,7 +104,9 @@ test("every catalogue entry has one of the design's statuses, and its class fits
 test('every catalogue id has a text for users in English, French, German and Dutch', () => {
   const missing: string[] = [];
   for (const [lang, table] of Object.entries(LANGS)) {
-    for (const [, e] of entries) if (typeof table[e.id] !== 'string' || table[e.id].trim() === '' || table[e.id] === e.id) missing.push(`${lang}: ${e.id}`);
+    for (const [, e] of entries)
+      if (typeof table[e.id] !== 'string' || table[e.id].trim() === '' || table[e.id] === e.id)
+        missing.push(`${lang}: ${e.id}`);
   }
   assert.equal(missing, [], missing.join('\n'));
 });
@@ -68,13 +114,20 @@ test('every catalogue id has a text for users in English, French, German and Dut
 test('ids are unique, and each entry is named after its id', () => {
   const ids = entries.map(([, e]) => e.id);
   assert.is(new Set(ids).size, ids.length, `duplicate ids: ${ids.filter((id, i) => ids.indexOf(id) !== i).join(', ')}`);
-  for (const [name, e] of entries) assert.is(name, e.id.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()));
+  for (const [name, e] of entries)
+    assert.is(
+      name,
+      e.id.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase()),
+    );
 });
 
 test('an entry makes a ServiceError with its id and status; no details is null, as in the spec body', () => {
   const bare = Errors.transferNotFound();
   assert.instance(bare, ServiceError);
-  assert.equal([bare.id, bare.message, bare.status, bare.details], ['transfer_not_found', 'transfer_not_found', 404, null]);
+  assert.equal(
+    [bare.id, bare.message, bare.status, bare.details],
+    ['transfer_not_found', 'transfer_not_found', 404, null],
+  );
   const named = Errors.badEmail('recipients[2]', 'from');
   assert.equal([named.id, named.status, named.details], ['bad_email', 400, ['recipients[2]', 'from']]);
 });

@@ -24,7 +24,17 @@ test('chunks out of order, from buffers and streams, land at their offsets in a 
   const data = patternBytes('store', 300_000);
   assert.is(await store.writeAt(1, u, data.length, 200_000, data.subarray(200_000), 100_000), 100_000);
   assert.is(fs.statSync(path.join(root, '1', u)).size, data.length, 'created at its full size');
-  assert.is(await store.writeAt(1, u, data.length, 0, Readable.from([data.subarray(0, 50_000), data.subarray(50_000, 200_000)]), 200_000), 200_000);
+  assert.is(
+    await store.writeAt(
+      1,
+      u,
+      data.length,
+      0,
+      Readable.from([data.subarray(0, 50_000), data.subarray(50_000, 200_000)]),
+      200_000,
+    ),
+    200_000,
+  );
   await store.finish(1, u, data.length);
   assert.ok(fs.readFileSync(path.join(root, '1', u)).equals(data));
   const reader = await store.openRead(1, u);
@@ -38,7 +48,9 @@ test('chunks out of order, from buffers and streams, land at their offsets in a 
 
 test('a stream longer than expected is refused with EOVERFLOW_CHUNK', async () => {
   const u = uid();
-  const err = await store.writeAt(2, u, 100, 0, Readable.from([Buffer.alloc(60), Buffer.alloc(60)]), 100).catch((e) => e);
+  const err = await store
+    .writeAt(2, u, 100, 0, Readable.from([Buffer.alloc(60), Buffer.alloc(60)]), 100)
+    .catch((e) => e);
   assert.is(err.code, 'EOVERFLOW_CHUNK');
 });
 
@@ -48,7 +60,13 @@ test('a 0-byte File exists once finished; files and transfers are deleted; list 
   const other = uid();
   await store.writeAt(3, other, 10, 0, Buffer.alloc(10, 1), 10);
   const listed = (await store.list()).filter((f) => f.transferId === 3).sort((a, b) => a.size - b.size);
-  assert.equal(listed, [{ transferId: 3, uid: empty, size: 0 }, { transferId: 3, uid: other, size: 10 }].sort((a, b) => a.size - b.size));
+  assert.equal(
+    listed,
+    [
+      { transferId: 3, uid: empty, size: 0 },
+      { transferId: 3, uid: other, size: 10 },
+    ].sort((a, b) => a.size - b.size),
+  );
   assert.ok((await store.usedBytes()) >= 10);
   await store.deleteFile(3, other);
   assert.not.ok(fs.existsSync(path.join(root, '3', other)));
@@ -57,7 +75,13 @@ test('a 0-byte File exists once finished; files and transfers are deleted; list 
 });
 
 test('addresses that are not a transfer id and a 32-hex uid never reach the filesystem', async () => {
-  for (const [t, u] of [[1, '../../etc/passwd'], [1, 'ABCDEF'], [0, uid()], [-1, uid()], [1.5, uid()]] as [number, string][]) {
+  for (const [t, u] of [
+    [1, '../../etc/passwd'],
+    [1, 'ABCDEF'],
+    [0, uid()],
+    [-1, uid()],
+    [1.5, uid()],
+  ] as [number, string][]) {
     await store.openRead(t, u).then(
       () => assert.unreachable(`${t}/${u} opened`),
       (e: Error) => assert.match(e.message, /invalid file address/),
@@ -67,7 +91,10 @@ test('addresses that are not a transfer id and a 32-hex uid never reach the file
       (e: Error) => assert.match(e.message, /invalid file address/),
     );
   }
-  await store.deleteTransfer(0).then(() => assert.unreachable(), (e: Error) => assert.match(e.message, /invalid transfer id/));
+  await store.deleteTransfer(0).then(
+    () => assert.unreachable(),
+    (e: Error) => assert.match(e.message, /invalid transfer id/),
+  );
 });
 
 /** The flags (open(2)) of this process's descriptors open on `file`, from /proc/self/fdinfo. */
@@ -90,11 +117,18 @@ function descriptorFlags(file: string): number[] {
 test('acknowledged means durable: every descriptor an upload writes through is O_DSYNC, so a write resolves only once its bytes are on the disk', async () => {
   const u = uid();
   const data = patternBytes('durable', 3 * 1024 * 1024);
-  await store.writeAt(5, u, data.length, 0, Readable.from([data.subarray(0, 1024 * 1024), data.subarray(1024 * 1024)]), data.length);
+  await store.writeAt(
+    5,
+    u,
+    data.length,
+    0,
+    Readable.from([data.subarray(0, 1024 * 1024), data.subarray(1024 * 1024)]),
+    data.length,
+  );
   const flags = descriptorFlags(path.join(root, '5', u));
   assert.ok(flags.length >= 1, 'the upload keeps its descriptor open for the next chunk');
   for (const f of flags) {
-    assert.is(f & 0o3, fs.constants.O_RDWR, "open for reading and writing (O_ACCMODE)");
+    assert.is(f & 0o3, fs.constants.O_RDWR, 'open for reading and writing (O_ACCMODE)');
     assert.is(f & fs.constants.O_DSYNC, fs.constants.O_DSYNC, `flags ${f.toString(8)} lack O_DSYNC`);
   }
   // An upload resumed after its descriptor was closed (idle, or another process) opens it the same way.

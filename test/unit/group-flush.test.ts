@@ -47,7 +47,10 @@ test('callers arriving during a flush share the next one, which begins only afte
   m.begun[0].finish();
   await tick();
   assert.ok(first.done);
-  assert.ok(late.every((s) => !s.done), 'the late callers are not answered by the flush that began before them');
+  assert.ok(
+    late.every((s) => !s.done),
+    'the late callers are not answered by the flush that began before them',
+  );
   assert.is(m.begun.length, 2, 'one flush for all three');
   m.begun[1].finish();
   await tick();

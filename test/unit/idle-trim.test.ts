@@ -15,7 +15,8 @@ function countMajors(): () => Promise<number> {
   let majors = 0;
   const obs = new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
-      if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majors++;
+      if ((e as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR)
+        majors++;
     }
   });
   obs.observe({ entryTypes: ['gc'] });
@@ -59,7 +60,7 @@ test('a pending trim keeps no process alive (a CLI command exits when its work i
   const module = path.resolve(__dirname, '../../src/util/collector.ts');
   const script = `import(${JSON.stringify(module)}).then((m) => new m.IdleTrim(60_000).busy())`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 30_000 });
-  assert.is(r.signal, null, 'the process had to be killed: the trim\'s timer held it');
+  assert.is(r.signal, null, "the process had to be killed: the trim's timer held it");
   assert.is(r.status, 0, r.stderr);
 });
 

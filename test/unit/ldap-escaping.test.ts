@@ -7,7 +7,10 @@ import { escapeDn, escapeFilter } from '../../src/auth/providers/ldap';
 
 test('filter values: *, (, ), \\ and NUL become \\hh (RFC 4515 section 3 examples)', () => {
   assert.is(escapeFilter('*)(uid=*'), '\\2a\\29\\28uid=\\2a');
-  assert.is(escapeFilter('Parens R Us (for all your parenthetical needs)'), 'Parens R Us \\28for all your parenthetical needs\\29');
+  assert.is(
+    escapeFilter('Parens R Us (for all your parenthetical needs)'),
+    'Parens R Us \\28for all your parenthetical needs\\29',
+  );
   assert.is(escapeFilter('C:\\MyFile'), 'C:\\5cMyFile');
   assert.is(escapeFilter('a\x00b'), 'a\\00b');
   assert.is(escapeFilter('alice'), 'alice');

@@ -1,7 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { retryDelay, GIVE_UP_AFTER_S, CLAIM_S, MailQueue } from '../../src/mail/queue';
-import { classifySmtpError, DeliveryError, headerSafe, isPlainAddress, MailTransport, redactTransportUrl } from '../../src/mail/transport';
+import {
+  classifySmtpError,
+  DeliveryError,
+  headerSafe,
+  isPlainAddress,
+  MailTransport,
+  redactTransportUrl,
+} from '../../src/mail/transport';
 import { humanSize } from '../../src/mail/render';
 import { openDatabase, Database } from '../../src/db/database';
 import type { OutgoingMessage } from '../../src/domain/ports';
@@ -26,7 +33,15 @@ test('header values lose line breaks and direction overrides, and are capped', (
 test('only one plain address is accepted as a recipient: no list, no display name, no line break', () => {
   assert.ok(isPlainAddress('bob@example.org'));
   assert.ok(isPlainAddress('jörg@bücher.example'));
-  for (const bad of ['a@x.org, b@y.org', 'a@x.org;b@y.org', 'Bob <b@y.org>', 'a@x.org\r\nBcc: c@z.org', '"a b"@x.org', 'noat', '']) {
+  for (const bad of [
+    'a@x.org, b@y.org',
+    'a@x.org;b@y.org',
+    'Bob <b@y.org>',
+    'a@x.org\r\nBcc: c@z.org',
+    '"a b"@x.org',
+    'noat',
+    '',
+  ]) {
     assert.not.ok(isPlainAddress(bad), bad);
   }
 });
@@ -36,7 +51,7 @@ test('transport passwords never reach a log line', () => {
   assert.is(redactTransportUrl('smtp://mail.example:25'), 'smtp://mail.example:25');
 });
 
-test('sizes read as people expect, in the mail\'s language, a figure never apart from its unit', () => {
+test("sizes read as people expect, in the mail's language, a figure never apart from its unit", () => {
   assert.is(humanSize(999, 'en'), '999\u00a0B');
   assert.is(humanSize(2_500_000, 'en'), '2.5\u00a0MB');
   assert.is(humanSize(107_374_182_400, 'en'), '107\u00a0GB');
@@ -47,7 +62,13 @@ test('sizes read as people expect, in the mail\'s language, a figure never apart
 });
 
 test('a 5xx to RCPT TO or DATA is a bounce; a 5xx at login or MAIL FROM, a 4xx or a dead server is retried', () => {
-  const smtp = (command: string, responseCode: number, code = 'EENVELOPE') => ({ code, command, responseCode, response: `${responseCode} refused`, message: 'x' });
+  const smtp = (command: string, responseCode: number, code = 'EENVELOPE') => ({
+    code,
+    command,
+    responseCode,
+    response: `${responseCode} refused`,
+    message: 'x',
+  });
   assert.ok(classifySmtpError(smtp('RCPT TO', 550)).permanent);
   assert.ok(classifySmtpError(smtp('DATA', 554, 'EMESSAGE')).permanent);
   assert.is(classifySmtpError(smtp('RCPT TO', 550)).message, '550 refused');
@@ -75,7 +96,14 @@ function transport(behave: (msg: OutgoingMessage) => Promise<void> = async () =>
     close() {},
   };
 }
-const message = (to: string): OutgoingMessage => ({ from: 'ferry@x.org', to, subject: 's', text: 't', html: '<p>t</p>', lang: 'en' });
+const message = (to: string): OutgoingMessage => ({
+  from: 'ferry@x.org',
+  to,
+  subject: 's',
+  text: 't',
+  html: '<p>t</p>',
+  lang: 'en',
+});
 
 function queueOn(db: Database, t: MailTransport, clock: () => number, stopWaitMs?: number) {
   const repo = db.repos.mailQueue;
@@ -129,7 +157,10 @@ test('a transient failure is retried later; after 3 days it is given up and the 
   up = false;
   now += GIVE_UP_AFTER_S;
   await queue.flush();
-  assert.is(((await db.query("SELECT status FROM mail_queue WHERE to_addr = 'never@x.org'"))[0] as any).status, 'failed');
+  assert.is(
+    ((await db.query("SELECT status FROM mail_queue WHERE to_addr = 'never@x.org'"))[0] as any).status,
+    'failed',
+  );
   const errs = await tracking.forTarget('Guest', 6);
   assert.is(errs.length, 1);
   assert.is(errs[0].type, 'bounce');
@@ -207,7 +238,14 @@ test('a started worker picks up mail another process queued, without being told'
   const db = await open(dir);
   const other = await open(dir);
   const t = transport();
-  const queue = new MailQueue(db.repos.mailQueue, db.repos.trackingErrors, t, () => Math.floor(Date.now() / 1000), silentLogger, { idlePollS: 1 });
+  const queue = new MailQueue(
+    db.repos.mailQueue,
+    db.repos.trackingErrors,
+    t,
+    () => Math.floor(Date.now() / 1000),
+    silentLogger,
+    { idlePollS: 1 },
+  );
   queue.start();
   await new Promise((r) => setTimeout(r, 50));
   // Written straight to the table, as `ferry purge` in another process does: no kick reaches this worker.

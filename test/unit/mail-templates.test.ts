@@ -12,16 +12,81 @@ import { formatDay } from '../../src/i18n/format';
 
 const NOW = 1_900_000_000;
 const transfer = (over: Partial<Transfer> = {}): Transfer => ({
-  id: 7, userId: 'alice', userEmail: 'alice@example.org', guestId: null, subject: 'Q3', message: 'Hi', options: ['email_download_complete', 'enable_recipient_email_download_complete'],
-  status: 'available', lang: null, created: NOW, expires: NOW + 864000, expiryExtensionsUsed: 0, madeAvailable: NOW, closed: null, closedReason: null, roundtripToken: null, encryption: null, ...over,
+  id: 7,
+  userId: 'alice',
+  userEmail: 'alice@example.org',
+  guestId: null,
+  subject: 'Q3',
+  message: 'Hi',
+  options: ['email_download_complete', 'enable_recipient_email_download_complete'],
+  status: 'available',
+  lang: null,
+  created: NOW,
+  expires: NOW + 864000,
+  expiryExtensionsUsed: 0,
+  madeAvailable: NOW,
+  closed: null,
+  closedReason: null,
+  roundtripToken: null,
+  encryption: null,
+  ...over,
 });
-const file: FileRecord = { id: 1, transferId: 7, uid: 'u', name: 'plan.pdf', size: 2_500_000, mimeType: null, cid: null, received: 2_500_000, ranges: [], complete: true, crc32: null, sha256: null, created: NOW, deleted: null, iv: null, aead: null, storeUpload: null };
-const recipient = (lang: string | null, id = 3): Recipient => ({ id, transferId: 7, email: `r${id}@example.org`, token: 'T'.repeat(32), lang, created: NOW, lastActivity: null, deleted: null, errors: [] });
+const file: FileRecord = {
+  id: 1,
+  transferId: 7,
+  uid: 'u',
+  name: 'plan.pdf',
+  size: 2_500_000,
+  mimeType: null,
+  cid: null,
+  received: 2_500_000,
+  ranges: [],
+  complete: true,
+  crc32: null,
+  sha256: null,
+  created: NOW,
+  deleted: null,
+  iv: null,
+  aead: null,
+  storeUpload: null,
+};
+const recipient = (lang: string | null, id = 3): Recipient => ({
+  id,
+  transferId: 7,
+  email: `r${id}@example.org`,
+  token: 'T'.repeat(32),
+  lang,
+  created: NOW,
+  lastActivity: null,
+  deleted: null,
+  errors: [],
+});
 const guest = (lang: string | null): Guest => ({
-  id: 4, userId: 'alice', userEmail: 'alice@example.org', email: 'gus@example.net', token: 'G'.repeat(32), subject: 'Scans', message: 'Please', options: [], transferOptions: [],
-  status: 'available', transferCount: 0, lang, created: NOW, expires: NOW + 864000, lastActivity: null, closed: null, errors: [],
+  id: 4,
+  userId: 'alice',
+  userEmail: 'alice@example.org',
+  email: 'gus@example.net',
+  token: 'G'.repeat(32),
+  subject: 'Scans',
+  message: 'Please',
+  options: [],
+  transferOptions: [],
+  status: 'available',
+  transferCount: 0,
+  lang,
+  created: NOW,
+  expires: NOW + 864000,
+  lastActivity: null,
+  closed: null,
+  errors: [],
 });
-const entry: AuditEntry = { transferId: 7, date: NOW, event: 'transfer_available', author: { type: 'User', id: 'alice', ip: '127.0.0.1', email: 'alice@example.org' }, target: { type: 'Transfer', id: '7' } };
+const entry: AuditEntry = {
+  transferId: 7,
+  date: NOW,
+  event: 'transfer_available',
+  author: { type: 'User', id: 'alice', ip: '127.0.0.1', email: 'alice@example.org' },
+  target: { type: 'Transfer', id: '7' },
+};
 
 /** What the notifier looks up through the unit of work: users' language and address, guests' language. */
 interface Directory {
@@ -36,18 +101,34 @@ function notifierFor(dir: Partial<Directory> = {}, defaultLang = 'en') {
   const d: Directory = { userLang: () => null, userEmail: () => 'alice@example.org', guestLang: () => null, ...dir };
   const tx = {
     mailQueue: { enqueue: async (m: OutgoingMessage) => sent.push(m) },
-    users: { record: async (id: string) => ({ lang: d.userLang(id) }), emails: async (id: string) => [d.userEmail(id)].filter(Boolean) },
+    users: {
+      record: async (id: string) => ({ lang: d.userLang(id) }),
+      emails: async (id: string) => [d.userEmail(id)].filter(Boolean),
+    },
     guests: { find: async (id: number) => ({ lang: d.guestLang(id) }) },
     afterCommit: () => {},
   } as unknown as Tx;
   const cfg = { ...defaultConfig(), default_lang: defaultLang, base_url: 'https://files.example' };
-  const mailer = new MailNotifier(new Settings(cfg), () => {}, () => NOW);
-  const n = new Proxy({} as Bound, { get: (_t, name: keyof Notifier) => (...args: unknown[]) => (mailer[name] as (...a: unknown[]) => Promise<void>)(tx, ...args) });
+  const mailer = new MailNotifier(
+    new Settings(cfg),
+    () => {},
+    () => NOW,
+  );
+  const n = new Proxy({} as Bound, {
+    get:
+      (_t, name: keyof Notifier) =>
+      (...args: unknown[]) =>
+        (mailer[name] as (...a: unknown[]) => Promise<void>)(tx, ...args),
+  });
   return { sent, n };
 }
 
 /** The Notifier's methods without their unit-of-work argument. */
-type Bound = { [K in keyof Notifier]: Notifier[K] extends (tx: Tx, ...a: infer A) => Promise<void> ? (...a: A) => Promise<void> : never };
+type Bound = {
+  [K in keyof Notifier]: Notifier[K] extends (tx: Tx, ...a: infer A) => Promise<void>
+    ? (...a: A) => Promise<void>
+    : never;
+};
 
 /** Every method of the Notifier, called once, with the languages it should pick up from its arguments. */
 async function everyNotification(n: Bound, lang: string) {
@@ -134,8 +215,16 @@ test('recipient mails reply to the sender and carry only that recipient’s link
 
 test('dates in mails: one unambiguous format per language, the same as the pages show', async () => {
   const expected: Record<string, string> = {
-    en: '27 Mar 2030', de: '27. März 2030', fr: '27 mars 2030', nl: formatDay(NOW + 864000, 'nl', 'UTC'),
-    es: '27 mar 2030', it: '27 mar 2030', pt: '27 de mar. de 2030', pl: '27 mar 2030', cs: '27. března 2030', sv: '27 mars 2030',
+    en: '27 Mar 2030',
+    de: '27. März 2030',
+    fr: '27 mars 2030',
+    nl: formatDay(NOW + 864000, 'nl', 'UTC'),
+    es: '27 mar 2030',
+    it: '27 mar 2030',
+    pt: '27 de mar. de 2030',
+    pl: '27 mar 2030',
+    cs: '27. března 2030',
+    sv: '27 mars 2030',
   };
   for (const [lang, day] of Object.entries(expected)) {
     const { sent, n } = notifierFor();
@@ -164,10 +253,26 @@ test('links: guests get their upload page, the inviter the guests page, owners t
 
 test('the audit log arrives as a table of date, event, author and target', async () => {
   const { sent, n } = notifierFor();
-  await n.auditLog(transfer(), [entry, { ...entry, event: 'download_ended', author: { type: 'Recipient', id: '3', ip: null, email: 'r3@example.org' }, target: { type: 'File', id: '1', name: '<b>plan</b>.pdf', size: 5 } }], 'alice@example.org', null);
+  await n.auditLog(
+    transfer(),
+    [
+      entry,
+      {
+        ...entry,
+        event: 'download_ended',
+        author: { type: 'Recipient', id: '3', ip: null, email: 'r3@example.org' },
+        target: { type: 'File', id: '1', name: '<b>plan</b>.pdf', size: 5 },
+      },
+    ],
+    'alice@example.org',
+    null,
+  );
   const m = sent[0];
   assert.match(m.text, 'Date | Event | Author | Target');
-  assert.match(m.text, /transfer available \(transfer_available\) \| User alice@example\.org \(127\.0\.0\.1\) \| Transfer #7/);
+  assert.match(
+    m.text,
+    /transfer available \(transfer_available\) \| User alice@example\.org \(127\.0\.0\.1\) \| Transfer #7/,
+  );
   assert.match(m.text, 'download finished (download_ended) | Recipient r3@example.org | File <b>plan</b>.pdf');
   assert.match(m.html, '<th>Event</th>');
   assert.match(m.html, '<td>File &lt;b&gt;plan&lt;/b&gt;.pdf</td>');

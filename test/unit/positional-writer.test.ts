@@ -11,7 +11,11 @@ import { patternBytes } from '../helpers/upload-client';
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-writer-'));
 test.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-async function withFile<T>(size: number, fn: (h: fsp.FileHandle, file: string) => Promise<T>, flags = 'w+'): Promise<T> {
+async function withFile<T>(
+  size: number,
+  fn: (h: fsp.FileHandle, file: string) => Promise<T>,
+  flags = 'w+',
+): Promise<T> {
   const file = path.join(dir, `f${Math.random().toString(16).slice(2)}`);
   fs.writeFileSync(file, Buffer.alloc(size));
   const h = await fsp.open(file, flags);
@@ -24,12 +28,14 @@ async function withFile<T>(size: number, fn: (h: fsp.FileHandle, file: string) =
 
 /** Many small pieces, yielded slowly enough that writes and reads overlap. */
 function pieces(data: Buffer, size: number): Readable {
-  return Readable.from((async function* () {
-    for (let i = 0; i < data.length; i += size) {
-      if (i % (size * 50) === 0) await new Promise((r) => setImmediate(r));
-      yield data.subarray(i, i + size);
-    }
-  })());
+  return Readable.from(
+    (async function* () {
+      for (let i = 0; i < data.length; i += size) {
+        if (i % (size * 50) === 0) await new Promise((r) => setImmediate(r));
+        yield data.subarray(i, i + size);
+      }
+    })(),
+  );
 }
 
 test('many small reads land at the offset, in order, whatever the batching', async () => {
@@ -85,11 +91,17 @@ test('many uploads at once share a bounded amount of memory and give it all back
       withFile(data.length, async (h, file) => {
         if (i % 10 === 9) {
           // Announced shorter than sent: refused, what was held is released.
-          return writeStreamAt(h, pieces(data, 64 * 1024), 0, MiB).then(() => 'ok', (e) => e.code);
+          return writeStreamAt(h, pieces(data, 64 * 1024), 0, MiB).then(
+            () => 'ok',
+            (e) => e.code,
+          );
         }
         if (i % 10 === 8) {
           const body = new PassThrough();
-          const done = writeStreamAt(h, body, 0, data.length).then(() => 'ok', (e) => e.code);
+          const done = writeStreamAt(h, body, 0, data.length).then(
+            () => 'ok',
+            (e) => e.code,
+          );
           body.write(data.subarray(0, MiB));
           setTimeout(() => body.destroy(), 5);
           return done;
@@ -101,7 +113,16 @@ test('many uploads at once share a bounded amount of memory and give it all back
     ),
   );
   clearInterval(watch);
-  assert.equal(results.filter((r) => r !== 'ok').sort(), ['ECONNRESET', 'ECONNRESET', 'ECONNRESET', 'ECONNRESET', 'EOVERFLOW_CHUNK', 'EOVERFLOW_CHUNK', 'EOVERFLOW_CHUNK', 'EOVERFLOW_CHUNK']);
+  assert.equal(results.filter((r) => r !== 'ok').sort(), [
+    'ECONNRESET',
+    'ECONNRESET',
+    'ECONNRESET',
+    'ECONNRESET',
+    'EOVERFLOW_CHUNK',
+    'EOVERFLOW_CHUNK',
+    'EOVERFLOW_CHUNK',
+    'EOVERFLOW_CHUNK',
+  ]);
   assert.is(heldBytes(), 0, 'nothing held once every upload ended');
   // Each upload may take a piece or two past the shared limit before it pauses; without the limit they held 120 MiB.
   assert.ok(peak <= 16 * MiB + 40 * 2 * 64 * 1024, `peak held ${peak}`);

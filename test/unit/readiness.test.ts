@@ -9,9 +9,17 @@ test('readiness: a hung check fails within the bound and is not started again wh
   const r = new Readiness(
     [
       // The first query hangs until released (a stuck database); later ones answer at once.
-      { name: 'database', check: () => (dbCalls++ === 0 ? new Promise<void>((res) => (release = res)) : Promise.resolve()) },
+      {
+        name: 'database',
+        check: () => (dbCalls++ === 0 ? new Promise<void>((res) => (release = res)) : Promise.resolve()),
+      },
       { name: 'mail', check: async () => void mailCalls++, cacheMs: 60_000 },
-      { name: 'store', check: async () => { throw new Error('gone'); } },
+      {
+        name: 'store',
+        check: async () => {
+          throw new Error('gone');
+        },
+      },
     ],
     50,
   );

@@ -14,7 +14,10 @@ const MiB = 1024 * 1024;
 
 // The same behaviour whether blocks are hashed on the calling thread or on the hashing threads the server uses.
 const thread = new HashThread();
-for (const [kind, make] of [['inline', () => new InlineHasher()], ['worker thread', () => new WorkerHasher(thread)]] as [string, () => FileHasher][]) {
+for (const [kind, make] of [
+  ['inline', () => new InlineHasher()],
+  ['worker thread', () => new WorkerHasher(thread)],
+] as [string, () => FileHasher][]) {
   const test = suite(`running digest, ${kind}`);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ferry-digest-'));
   const digests = new RunningDigests((key) => path.join(dir, key), make());

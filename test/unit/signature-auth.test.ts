@@ -4,7 +4,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { RemoteApp, RemoteApplicationAuthenticator, RemoteUserAuthenticator, UsedSignatures } from '../../src/auth/remote';
+import {
+  RemoteApp,
+  RemoteApplicationAuthenticator,
+  RemoteUserAuthenticator,
+  UsedSignatures,
+} from '../../src/auth/remote';
 import type { AuthRequest, Principal } from '../../src/auth/principal';
 import { ServiceError } from '../../src/domain/errors';
 import { openDatabase } from '../../src/db/database';
@@ -30,15 +35,45 @@ const usedStore: UsedSignatures = {
 const admins = new Set(['boss']);
 const directory = { seen: async (id: string) => ({ isAdmin: admins.has(id), emails: [`${id}@example.org`] }) };
 const settings = { baseUrl: () => 'https://files.example.org', maxAge: 15, maxFuture: 86400 };
-const appAuth = new RemoteApplicationAuthenticator({ get: async (n) => apps.get(n) }, usedStore, directory, settings, clock);
-const userAuth = new RemoteUserAuthenticator({ remoteSecret: async (id) => userSecrets.get(id) ?? null }, usedStore, directory, settings, clock);
+const appAuth = new RemoteApplicationAuthenticator(
+  { get: async (n) => apps.get(n) },
+  usedStore,
+  directory,
+  settings,
+  clock,
+);
+const userAuth = new RemoteUserAuthenticator(
+  { remoteSecret: async (id) => userSecrets.get(id) ?? null },
+  usedStore,
+  directory,
+  settings,
+  clock,
+);
 
-function signed(method: string, path: string, args: Record<string, string | number>, secret: string, body = ''): AuthRequest {
-  const sorted = Object.entries(args).map(([k, v]) => `${k}=${v}`).sort().join('&');
+function signed(
+  method: string,
+  path: string,
+  args: Record<string, string | number>,
+  secret: string,
+  body = '',
+): AuthRequest {
+  const sorted = Object.entries(args)
+    .map(([k, v]) => `${k}=${v}`)
+    .sort()
+    .join('&');
   const toSign = `${method.toLowerCase()}&files.example.org${path}?${sorted}${body ? `&${body}` : ''}`;
   const signature = crypto.createHmac('sha1', secret).update(toSign).digest('hex');
   const rawQuery = `${sorted}&signature=${signature}`;
-  return { method, path, rawQuery, query: new URLSearchParams(rawQuery), headers: { host: 'files.example.org' }, remoteAddress: '10.0.0.1', body: Buffer.from(body), cookies: {} };
+  return {
+    method,
+    path,
+    rawQuery,
+    query: new URLSearchParams(rawQuery),
+    headers: { host: 'files.example.org' },
+    remoteAddress: '10.0.0.1',
+    body: Buffer.from(body),
+    cookies: {},
+  };
 }
 
 async function refusal(fn: () => unknown): Promise<{ id: string; status: number; details: string[] | null }> {
@@ -56,57 +91,143 @@ test.before.each(() => {
   apps.clear();
   used.clear();
   userSecrets.clear();
-  apps.set('portal', { name: 'portal', secret: 'app-secret', oldSecret: null, oldSecretUntil: null, isAdmin: false, created: 0 });
-  apps.set('ops', { name: 'ops', secret: 'ops-secret', oldSecret: null, oldSecretUntil: null, isAdmin: true, created: 0 });
+  apps.set('portal', {
+    name: 'portal',
+    secret: 'app-secret',
+    oldSecret: null,
+    oldSecretUntil: null,
+    isAdmin: false,
+    created: 0,
+  });
+  apps.set('ops', {
+    name: 'ops',
+    secret: 'ops-secret',
+    oldSecret: null,
+    oldSecretUntil: null,
+    isAdmin: true,
+    created: 0,
+  });
   userSecrets.set('alice', 'alice-secret');
 });
 
-test('remote application as itself, with its admin flag; with remote_user as that user with the user\'s rights, never more than its own', async () => {
-  assert.equal(await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')), { type: 'application', application: 'portal', isAdmin: false });
-  assert.equal(await appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', timestamp: now }, 'ops-secret')), { type: 'application', application: 'ops', isAdmin: true });
-  const asUser = await appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', remote_user: 'carol', timestamp: now }, 'ops-secret')) as Principal & { type: 'user' };
+test("remote application as itself, with its admin flag; with remote_user as that user with the user's rights, never more than its own", async () => {
+  assert.equal(
+    await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')),
+    { type: 'application', application: 'portal', isAdmin: false },
+  );
+  assert.equal(
+    await appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', timestamp: now }, 'ops-secret')),
+    { type: 'application', application: 'ops', isAdmin: true },
+  );
+  const asUser = (await appAuth.authenticate(
+    signed('GET', '/info', { remote_application: 'ops', remote_user: 'carol', timestamp: now }, 'ops-secret'),
+  )) as Principal & { type: 'user' };
   assert.is(asUser.user.id, 'carol');
   assert.is(asUser.via, 'remote_application');
   assert.is(asUser.application, 'ops');
   assert.is(asUser.isAdmin, false, 'an admin application acting as a user does not lend the user its rights');
-  const asBoss = await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', remote_user: 'boss', timestamp: now }, 'app-secret')) as Principal & { type: 'user' };
+  const asBoss = (await appAuth.authenticate(
+    signed('GET', '/info', { remote_application: 'portal', remote_user: 'boss', timestamp: now }, 'app-secret'),
+  )) as Principal & { type: 'user' };
   assert.is(asBoss.isAdmin, false, 'a non-admin application acting for an admin gets no admin power');
-  const opsAsBoss = await appAuth.authenticate(signed('GET', '/info', { remote_application: 'ops', remote_user: 'boss', timestamp: now }, 'ops-secret')) as Principal & { type: 'user' };
+  const opsAsBoss = (await appAuth.authenticate(
+    signed('GET', '/info', { remote_application: 'ops', remote_user: 'boss', timestamp: now }, 'ops-secret'),
+  )) as Principal & { type: 'user' };
   assert.is(opsAsBoss.isAdmin, true, 'an admin application acting for an admin');
 });
 
 test('not detected without its argument; unknown application and empty remote_user refused', async () => {
-  assert.is(await appAuth.authenticate(signed('GET', '/info', { remote_user: 'alice', timestamp: now }, 'alice-secret')), null);
-  assert.is(await userAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', remote_user: 'alice', timestamp: now }, 'app-secret')), null);
-  assert.is((await refusal(() => appAuth.authenticate(signed('GET', '/info', { remote_application: 'nobody', timestamp: now }, 'x')))).id, 'auth_remote_unknown_application');
-  assert.is((await refusal(() => appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', remote_user: '', timestamp: now }, 'app-secret')))).id, 'auth_remote_user_rejected');
+  assert.is(
+    await appAuth.authenticate(signed('GET', '/info', { remote_user: 'alice', timestamp: now }, 'alice-secret')),
+    null,
+  );
+  assert.is(
+    await userAuth.authenticate(
+      signed('GET', '/info', { remote_application: 'portal', remote_user: 'alice', timestamp: now }, 'app-secret'),
+    ),
+    null,
+  );
+  assert.is(
+    (
+      await refusal(() =>
+        appAuth.authenticate(signed('GET', '/info', { remote_application: 'nobody', timestamp: now }, 'x')),
+      )
+    ).id,
+    'auth_remote_unknown_application',
+  );
+  assert.is(
+    (
+      await refusal(() =>
+        appAuth.authenticate(
+          signed('GET', '/info', { remote_application: 'portal', remote_user: '', timestamp: now }, 'app-secret'),
+        ),
+      )
+    ).id,
+    'auth_remote_user_rejected',
+  );
 });
 
 test('remote user: a user without a secret is rejected; a wrong signature fails its check', async () => {
-  const p = await userAuth.authenticate(signed('GET', '/user', { remote_user: 'alice', timestamp: now }, 'alice-secret')) as Principal & { type: 'user' };
+  const p = (await userAuth.authenticate(
+    signed('GET', '/user', { remote_user: 'alice', timestamp: now }, 'alice-secret'),
+  )) as Principal & { type: 'user' };
   assert.is(p.via, 'remote_user');
-  assert.is((await refusal(() => userAuth.authenticate(signed('GET', '/user', { remote_user: 'bob', timestamp: now }, 'whatever')))).id, 'auth_remote_user_rejected');
-  const wrong = (await refusal(() => userAuth.authenticate(signed('GET', '/user', { remote_user: 'alice', timestamp: now }, 'guess'))));
+  assert.is(
+    (
+      await refusal(() =>
+        userAuth.authenticate(signed('GET', '/user', { remote_user: 'bob', timestamp: now }, 'whatever')),
+      )
+    ).id,
+    'auth_remote_user_rejected',
+  );
+  const wrong = await refusal(() =>
+    userAuth.authenticate(signed('GET', '/user', { remote_user: 'alice', timestamp: now }, 'guess')),
+  );
   assert.equal([wrong.id, wrong.status], ['auth_remote_signature_check_failed', 401]);
 });
 
 test('timestamp window: exactly max_age old passes, one second more is too late; max_future ahead passes, one more is refused', async () => {
-  const at = (ts: number | string) => () => appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: ts }, 'app-secret'));
+  const at = (ts: number | string) => () =>
+    appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: ts }, 'app-secret'));
   assert.ok(await at(now - 15)());
   assert.is((await refusal(at(now - 16))).id, 'auth_remote_too_late');
   assert.ok(await at(now + 86400)());
   assert.is((await refusal(at(now + 86401))).id, 'auth_remote_too_late');
-  for (const bad of ['', 'abc', '1e9', '-5', `${now}.5`]) assert.is((await refusal(at(bad))).id, 'auth_remote_too_late', bad);
-  assert.is((await refusal(() => userAuth.authenticate(signed('GET', '/user', { remote_user: 'alice', timestamp: now - 100 }, 'alice-secret')))).id, 'auth_remote_too_late');
+  for (const bad of ['', 'abc', '1e9', '-5', `${now}.5`])
+    assert.is((await refusal(at(bad))).id, 'auth_remote_too_late', bad);
+  assert.is(
+    (
+      await refusal(() =>
+        userAuth.authenticate(signed('GET', '/user', { remote_user: 'alice', timestamp: now - 100 }, 'alice-secret')),
+      )
+    ).id,
+    'auth_remote_too_late',
+  );
 });
 
 test('replay: the same signed POST/PUT/DELETE is refused inside its window, a new timestamp passes, GET may repeat', async () => {
   for (const method of ['POST', 'PUT', 'DELETE']) {
-    const r = signed(method, '/transfer/1', { remote_application: 'portal', timestamp: now }, 'app-secret', method === 'DELETE' ? '' : '{"a":1}');
+    const r = signed(
+      method,
+      '/transfer/1',
+      { remote_application: 'portal', timestamp: now },
+      'app-secret',
+      method === 'DELETE' ? '' : '{"a":1}',
+    );
     assert.ok(await appAuth.authenticate(r));
-    const again = (await refusal(() => appAuth.authenticate(r)));
+    const again = await refusal(() => appAuth.authenticate(r));
     assert.equal([again.id, again.details], ['auth_remote_signature_check_failed', ['replay']], method);
-    assert.ok(await appAuth.authenticate(signed(method, '/transfer/1', { remote_application: 'portal', timestamp: now + 1 }, 'app-secret', method === 'DELETE' ? '' : '{"a":1}')));
+    assert.ok(
+      await appAuth.authenticate(
+        signed(
+          method,
+          '/transfer/1',
+          { remote_application: 'portal', timestamp: now + 1 },
+          'app-secret',
+          method === 'DELETE' ? '' : '{"a":1}',
+        ),
+      ),
+    );
   }
   const get = signed('GET', '/transfer/1', { remote_application: 'portal', timestamp: now }, 'app-secret');
   assert.ok(await appAuth.authenticate(get));
@@ -130,12 +251,32 @@ test('replay memory lasts the window: a future-dated request stays refused until
 });
 
 test('rotation grace: the old secret works until old_secret_until, then only the new one', async () => {
-  apps.set('portal', { name: 'portal', secret: 'new', oldSecret: 'app-secret', oldSecretUntil: now + 60, isAdmin: false, created: 0 });
-  assert.ok(await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')));
-  assert.ok(await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'new')));
+  apps.set('portal', {
+    name: 'portal',
+    secret: 'new',
+    oldSecret: 'app-secret',
+    oldSecretUntil: now + 60,
+    isAdmin: false,
+    created: 0,
+  });
+  assert.ok(
+    await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')),
+  );
+  assert.ok(
+    await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'new')),
+  );
   now += 61;
-  assert.is((await refusal(() => appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')))).id, 'auth_remote_signature_check_failed');
-  assert.ok(await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'new')));
+  assert.is(
+    (
+      await refusal(() =>
+        appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'app-secret')),
+      )
+    ).id,
+    'auth_remote_signature_check_failed',
+  );
+  assert.ok(
+    await appAuth.authenticate(signed('GET', '/info', { remote_application: 'portal', timestamp: now }, 'new')),
+  );
 });
 
 test('the database store of used signatures: a replay is refused until it expires, expired rows are swept (at most once a minute)', async () => {

@@ -41,26 +41,60 @@ test('golden vector: a FileSender client POST through /rest.php with a JSON body
       `post&files.example.org/rest.php/transfer?remote_application=portal&remote_user=alice@example.org&timestamp=1700000000&${JSON_BODY}`,
     ),
   );
-  assert.ok(signatureMatches('e92fdaafeaadbfc090ae8df4f4571fced5df87c3', ['0123456789abcdef0123456789abcdef'], candidates));
+  assert.ok(
+    signatureMatches('e92fdaafeaadbfc090ae8df4f4571fced5df87c3', ['0123456789abcdef0123456789abcdef'], candidates),
+  );
   assert.not.ok(signatureMatches('e92fdaafeaadbfc090ae8df4f4571fced5df87c3', ['another secret'], candidates));
 });
 
 test('golden vector: a chunk PUT signs the raw bytes, every byte value included', () => {
-  const r = req('PUT', '/rest.php/file/7/chunk/0?timestamp=1700000000&remote_user=alice&signature=472607c0acaeb1238539ced4f09a7ab98e5df679', 'files.example.org', Buffer.from([...Array(256).keys()]));
-  assert.ok(signatureMatches('472607c0acaeb1238539ced4f09a7ab98e5df679', ['user-secret'], stringsToSign(r, 'https://files.example.org')));
+  const r = req(
+    'PUT',
+    '/rest.php/file/7/chunk/0?timestamp=1700000000&remote_user=alice&signature=472607c0acaeb1238539ced4f09a7ab98e5df679',
+    'files.example.org',
+    Buffer.from([...Array(256).keys()]),
+  );
+  assert.ok(
+    signatureMatches(
+      '472607c0acaeb1238539ced4f09a7ab98e5df679',
+      ['user-secret'],
+      stringsToSign(r, 'https://files.example.org'),
+    ),
+  );
   const oneByteOff = req('PUT', r.path + '?' + r.rawQuery, 'files.example.org', Buffer.from([...Array(255).keys(), 0]));
-  assert.not.ok(signatureMatches('472607c0acaeb1238539ced4f09a7ab98e5df679', ['user-secret'], stringsToSign(oneByteOff, 'https://files.example.org')));
+  assert.not.ok(
+    signatureMatches(
+      '472607c0acaeb1238539ced4f09a7ab98e5df679',
+      ['user-secret'],
+      stringsToSign(oneByteOff, 'https://files.example.org'),
+    ),
+  );
 });
 
 test('golden vector: a GET has no body part, and the Host header with its port is a variant', () => {
-  const r = req('GET', '/user?remote_user=alice&timestamp=1700000000&signature=702edaa8bc7a580b8229f266625e7a5809a49556', 'files.example.org:8443');
-  assert.ok(texts(r, 'https://other.example').includes('get&files.example.org:8443/user?remote_user=alice&timestamp=1700000000'));
-  assert.ok(signatureMatches('702edaa8bc7a580b8229f266625e7a5809a49556', ['user-secret'], stringsToSign(r, 'https://other.example')));
+  const r = req(
+    'GET',
+    '/user?remote_user=alice&timestamp=1700000000&signature=702edaa8bc7a580b8229f266625e7a5809a49556',
+    'files.example.org:8443',
+  );
+  assert.ok(
+    texts(r, 'https://other.example').includes(
+      'get&files.example.org:8443/user?remote_user=alice&timestamp=1700000000',
+    ),
+  );
+  assert.ok(
+    signatureMatches(
+      '702edaa8bc7a580b8229f266625e7a5809a49556',
+      ['user-secret'],
+      stringsToSign(r, 'https://other.example'),
+    ),
+  );
 });
 
 test('arguments are sorted whatever their order on the wire, and the signature is left out wherever it is', () => {
   const r = req('GET', '/transfer/@me?timestamp=5&signature=abc&remote_user=u&remote_application=a', 'h');
-  for (const t of texts(r, 'http://h')) assert.ok(t.endsWith('/transfer/@me?remote_application=a&remote_user=u&timestamp=5'), t);
+  for (const t of texts(r, 'http://h'))
+    assert.ok(t.endsWith('/transfer/@me?remote_application=a&remote_user=u&timestamp=5'), t);
 });
 
 test('no body: no trailing "&"; no argument but the signature: no "?"', () => {
@@ -71,7 +105,11 @@ test('no body: no trailing "&"; no argument but the signature: no "?"', () => {
 test('host variants: Host as received, Host without its port, base_url host[:port] with its path prefix', () => {
   const r = req('GET', '/info?timestamp=1', '127.0.0.1:8080');
   const all = texts(r, 'https://files.example.org:8443/ferry');
-  for (const want of ['get&127.0.0.1:8080/info?timestamp=1', 'get&127.0.0.1/info?timestamp=1', 'get&files.example.org:8443/ferry/info?timestamp=1']) {
+  for (const want of [
+    'get&127.0.0.1:8080/info?timestamp=1',
+    'get&127.0.0.1/info?timestamp=1',
+    'get&files.example.org:8443/ferry/info?timestamp=1',
+  ]) {
     assert.ok(all.includes(want), `${want} in ${JSON.stringify(all)}`);
   }
   assert.not.ok(all.some((t) => t.includes('evil')));
@@ -85,10 +123,16 @@ test('a path that already carries base_url prefix is not prefixed twice', () => 
 });
 
 test('percent-encoded arguments match a client that signed decoded values, and one that signed them as sent', () => {
-  const r = req('GET', '/user/@me/frequent_recipients?filterOp%5Bcontains%5D=a%20b&remote_user=x%40y.org&timestamp=1', 'h');
+  const r = req(
+    'GET',
+    '/user/@me/frequent_recipients?filterOp%5Bcontains%5D=a%20b&remote_user=x%40y.org&timestamp=1',
+    'h',
+  );
   const all = texts(r, 'http://h');
   assert.ok(all.includes('get&h/user/@me/frequent_recipients?filterOp[contains]=a b&remote_user=x@y.org&timestamp=1'));
-  assert.ok(all.includes('get&h/user/@me/frequent_recipients?filterOp%5Bcontains%5D=a%20b&remote_user=x%40y.org&timestamp=1'));
+  assert.ok(
+    all.includes('get&h/user/@me/frequent_recipients?filterOp%5Bcontains%5D=a%20b&remote_user=x%40y.org&timestamp=1'),
+  );
 });
 
 test('a percent-encoded path matches a client that signed it decoded (its HTTP library encoded it) and one that signed it as sent', () => {
@@ -97,14 +141,24 @@ test('a percent-encoded path matches a client that signed it decoded (its HTTP l
   assert.ok(all.includes('get&h/user/j doe/frequent_recipients?timestamp=1'));
   assert.ok(all.includes('get&h/user/j%20doe/frequent_recipients?timestamp=1'));
   const broken = req('GET', '/echo/%E0%A4%A?timestamp=1', 'h');
-  assert.equal([...new Set(texts(broken, 'http://h'))], ['get&h/echo/%E0%A4%A?timestamp=1'], 'an undecodable path is kept as sent');
+  assert.equal(
+    [...new Set(texts(broken, 'http://h'))],
+    ['get&h/echo/%E0%A4%A?timestamp=1'],
+    'an undecodable path is kept as sent',
+  );
 });
 
 test('signatureMatches: hex in either case; anything but 40 hex digits is refused before any comparison', () => {
   const r = req('GET', '/user?remote_user=alice&timestamp=1700000000', 'files.example.org:8443');
   const c = stringsToSign(r, 'http://x');
   assert.ok(signatureMatches('702EDAA8BC7A580B8229F266625E7A5809A49556', ['user-secret'], c));
-  for (const bad of ['', '702edaa8', '702edaa8bc7a580b8229f266625e7a5809a49556aa', 'z02edaa8bc7a580b8229f266625e7a5809a49556', ' 702edaa8bc7a580b8229f266625e7a5809a4955']) {
+  for (const bad of [
+    '',
+    '702edaa8',
+    '702edaa8bc7a580b8229f266625e7a5809a49556aa',
+    'z02edaa8bc7a580b8229f266625e7a5809a49556',
+    ' 702edaa8bc7a580b8229f266625e7a5809a4955',
+  ]) {
     assert.not.ok(signatureMatches(bad, ['user-secret'], c), bad);
   }
 });
@@ -119,7 +173,11 @@ test('signatureMatches: any of several secrets (a rotation grace period) may sig
 test('a big signed body from the body pool is checked on the hashing thread where it is; other memory and a gone thread are checked here', async () => {
   const data = crypto.randomBytes(5 * 1024 * 1024 + 3);
   const url = '/file/7/chunk/0?remote_application=portal&timestamp=1700000000';
-  const signature = crypto.createHmac('sha1', 'app-secret').update(`put&files.example.org${url}&`).update(data).digest('hex');
+  const signature = crypto
+    .createHmac('sha1', 'app-secret')
+    .update(`put&files.example.org${url}&`)
+    .update(data)
+    .digest('hex');
   const thread = new HashThread();
   const pool = new BodyPool();
   const check = threadedSignatureCheck(thread, pool);
@@ -132,7 +190,11 @@ test('a big signed body from the body pool is checked on the hashing thread wher
   data.copy(shared);
   const pooled = Buffer.concat([Buffer.alloc(16), data]).subarray(16);
   const r = req('PUT', `${url}&signature=${signature}`, 'files.example.org');
-  for (const [label, body] of [['own memory', own(data)], ['shared memory', shared], ['a slice', pooled]] as const) {
+  for (const [label, body] of [
+    ['own memory', own(data)],
+    ['shared memory', shared],
+    ['a slice', pooled],
+  ] as const) {
     r.body = body;
     assert.is(await check(signature, ['other', 'app-secret'], r, 'https://files.example.org'), true, label);
     assert.is(r.body, body, `${label}: the same body afterwards`);
@@ -143,7 +205,7 @@ test('a big signed body from the body pool is checked on the hashing thread wher
     r.body = flipped;
     assert.is(await check(signature, ['app-secret'], r, 'https://files.example.org'), false, label);
   }
-  assert.ok(thread.running, 'the pool\'s bodies went to the thread');
+  assert.ok(thread.running, "the pool's bodies went to the thread");
   await thread.close();
   r.body = own(data);
   assert.is(await check(signature, ['app-secret'], r, 'https://files.example.org'), true);
@@ -173,7 +235,10 @@ test('the body pool hands out slots of slabs above 32 MiB, reuses them, refuses 
   assert.not.ok(pool.owns(b.subarray(1)), 'a view into a slot is not a body');
   pool.give(Buffer.alloc(100)); // not its own: ignored
   const many = Array.from({ length: 8 }, () => pool.take(1, 5 * MiB));
-  assert.ok(many.some((x) => x.buffer !== slab), 'a full slab gets a neighbour');
+  assert.ok(
+    many.some((x) => x.buffer !== slab),
+    'a full slab gets a neighbour',
+  );
   const other = pool.take(10, 6 * MiB);
   assert.is.not(other.buffer, slab, 'a new chunk size takes a new slab');
   assert.throws(() => pool.take(6 * MiB + 1, 6 * MiB));

@@ -8,11 +8,20 @@ import { POSTGRES_INSTALL } from '../helpers/system/postgres';
 
 test('a missing part names the Debian packages of its install command', () => {
   assert.equal(new MissingPart('s3 server', SWIFT_INSTALL).packages, [
-    'swift-proxy', 'swift-object', 'swift-container', 'swift-account', 'python3-swift', 'memcached',
+    'swift-proxy',
+    'swift-object',
+    'swift-container',
+    'swift-account',
+    'python3-swift',
+    'memcached',
   ]);
   assert.equal(new MissingPart('postgresql', POSTGRES_INSTALL).packages, ['postgresql']);
-  assert.equal(new MissingPart('chromium', 'apt-get install -y chromium (or `npm ci`, which installs it)').packages, ['chromium']);
-  assert.equal(new MissingPart('chromium at X', 'apt-get install -y chromium, or unset CHROMIUM_PATH').packages, ['chromium']);
+  assert.equal(new MissingPart('chromium', 'apt-get install -y chromium (or `npm ci`, which installs it)').packages, [
+    'chromium',
+  ]);
+  assert.equal(new MissingPart('chromium at X', 'apt-get install -y chromium, or unset CHROMIUM_PATH').packages, [
+    'chromium',
+  ]);
   assert.equal(new MissingPart('something', 'see the manual').packages, []);
 });
 
@@ -22,7 +31,10 @@ test('FERRY_TEST_INSTALL=0 keeps the runner from installing anything: the part s
   try {
     assert.is(mayInstallPackages(), false);
     const said: string[] = [];
-    assert.is(installMissingPart(new MissingPart('postgresql', POSTGRES_INSTALL), (l) => said.push(l)), false);
+    assert.is(
+      installMissingPart(new MissingPart('postgresql', POSTGRES_INSTALL), (l) => said.push(l)),
+      false,
+    );
     assert.equal(said, []);
   } finally {
     if (before === undefined) delete process.env.FERRY_TEST_INSTALL;
@@ -43,7 +55,10 @@ test('only root may install, and only where apt-get is', () => {
 });
 
 test('a part without an apt-get command is never installed', () => {
-  assert.is(installMissingPart(new MissingPart('something', 'see the manual'), () => {}), false);
+  assert.is(
+    installMissingPart(new MissingPart('something', 'see the manual'), () => {}),
+    false,
+  );
 });
 
 test.run();

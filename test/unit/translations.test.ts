@@ -12,7 +12,9 @@ const en = ownTable('en');
 const placeholders = (s: string) => [...new Set(s.match(/\{\w+\}/g) ?? [])].sort().join(' ');
 /** A counted text: English has `base_one` and `base_other`; the form is picked by Intl.PluralRules. */
 const COUNTED = /^(.*)_(zero|one|two|few|many|other)$/;
-const countedBases = new Set(Object.keys(en).flatMap((k) => (k.endsWith('_one') && `${k.slice(0, -4)}_other` in en ? [k.slice(0, -4)] : [])));
+const countedBases = new Set(
+  Object.keys(en).flatMap((k) => (k.endsWith('_one') && `${k.slice(0, -4)}_other` in en ? [k.slice(0, -4)] : [])),
+);
 
 /** Keys every language may leave out: they hold a product's name, written the same everywhere. */
 const PRODUCT_NAMES = new Set(['app_name']);
@@ -23,14 +25,34 @@ const PRODUCT_NAMES = new Set(['app_name']);
  * left untranslated.
  */
 const SAME_AS_ENGLISH: Record<string, string[]> = {
-  fr: ['admin', 'message', 'ui_total', 'ui_pause', 'ui_date', 'ui_actions', 'ui_email', 'ui_quota', 'ui_quotas', 'mail_auditlog_date', 'ui_mail_date'],
+  fr: [
+    'admin',
+    'message',
+    'ui_total',
+    'ui_pause',
+    'ui_date',
+    'ui_actions',
+    'ui_email',
+    'ui_quota',
+    'ui_quotas',
+    'mail_auditlog_date',
+    'ui_mail_date',
+  ],
   // German says "Downloads" too.
   de: ['status', 'ui_details', 'ui_admin_role', 'ui_make_admin', 'ui_download_counts'],
   // Dutch says "download" too.
   nl: ['status', 'ui_details', 'ui_email', 'ui_downloads_count_one', 'ui_downloads_count_other', 'ui_download_counts'],
   es: ['ui_total'],
   // Italian says "file", "download" and "password" too; "file" does not change in the plural.
-  it: ['password', 'ui_encrypt_password', 'ui_quota', 'file', 'ui_summary_files_one', 'ui_n_files_one', 'ui_downloads_count_one'],
+  it: [
+    'password',
+    'ui_encrypt_password',
+    'ui_quota',
+    'file',
+    'ui_summary_files_one',
+    'ui_n_files_one',
+    'ui_downloads_count_one',
+  ],
   pt: ['ui_total', 'ui_email', 'ui_quota', 'ui_quotas'],
   pl: ['ui_email', 'ui_admin_role', 'ui_make_admin'],
   cs: ['ui_email', 'ui_role'],
@@ -46,7 +68,11 @@ function categoriesOf(lang: string): Set<string> {
 }
 
 test('the picker lists every shipped language, each named in itself, and only those', () => {
-  assert.equal(LANGUAGE_NAMES.map(([c]) => c), LANGS, 'src/i18n/languages.ts and the tables agree');
+  assert.equal(
+    LANGUAGE_NAMES.map(([c]) => c),
+    LANGS,
+    'src/i18n/languages.ts and the tables agree',
+  );
   assert.is(LANGS.length, 10);
   for (const [code, name] of LANGUAGE_NAMES) assert.is(ownTable(code).lang_name, name, `${code}.lang_name`);
 });
@@ -79,8 +105,10 @@ for (const lang of LANGS.filter((l) => l !== 'en')) {
       for (const cat of new Set([...cats, 'other'])) {
         const key = `${base}_${cat}`;
         if (!(key in table)) missing.push(key);
-        else if (placeholders(table[key]) !== placeholders(en[`${base}_other`])) wrongPlaceholders.push(`${key}: "${table[key]}"`);
-        else if (!allowed.has(key) && (table[key] === en[`${base}_${cat}`] || table[key] === en[`${base}_other`])) english.push(`${key}: "${table[key]}"`);
+        else if (placeholders(table[key]) !== placeholders(en[`${base}_other`]))
+          wrongPlaceholders.push(`${key}: "${table[key]}"`);
+        else if (!allowed.has(key) && (table[key] === en[`${base}_${cat}`] || table[key] === en[`${base}_other`]))
+          english.push(`${key}: "${table[key]}"`);
       }
     }
     for (const key of Object.keys(table)) {
@@ -99,10 +127,22 @@ test('the plural rules behind the counted texts: Polish and Czech have their few
   const { translator } = await import('../../web/lib/i18n');
   const { translations } = await import('../../src/i18n');
   const files = (lang: string, n: number) => translator(translations(lang), lang)('ui_n_files', { count: n });
-  assert.equal([1, 2, 5, 22, 25].map((n) => files('pl', n)), ['1 plik', '2 pliki', '5 plików', '22 pliki', '25 plików']);
-  assert.equal([1, 2, 5].map((n) => files('cs', n)), ['1 soubor', '2 soubory', '5 souborů']);
-  assert.equal([0, 1, 2].map((n) => files('fr', n)), ['0 fichier', '1 fichier', '2 fichiers']);
-  assert.equal([0, 1, 2].map((n) => files('sv', n)), ['0 filer', '1 fil', '2 filer']);
+  assert.equal(
+    [1, 2, 5, 22, 25].map((n) => files('pl', n)),
+    ['1 plik', '2 pliki', '5 plików', '22 pliki', '25 plików'],
+  );
+  assert.equal(
+    [1, 2, 5].map((n) => files('cs', n)),
+    ['1 soubor', '2 soubory', '5 souborů'],
+  );
+  assert.equal(
+    [0, 1, 2].map((n) => files('fr', n)),
+    ['0 fichier', '1 fichier', '2 fichiers'],
+  );
+  assert.equal(
+    [0, 1, 2].map((n) => files('sv', n)),
+    ['0 filer', '1 fil', '2 filer'],
+  );
 });
 
 test.run();

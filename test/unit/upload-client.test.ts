@@ -54,10 +54,19 @@ function assertArrived(s: FakeServer, u: Upload, sources: BufSource[]) {
 test('uploads every byte once, at most N chunks in flight, then completes files and transfer', () =>
   withServer(async (s, api) => {
     s.chunkDelayMs = 15;
-    const sources = [new BufSource('big.bin', crypto.randomBytes(10_500)), new BufSource('small.bin', crypto.randomBytes(300)), new BufSource('empty.txt', Buffer.alloc(0))];
+    const sources = [
+      new BufSource('big.bin', crypto.randomBytes(10_500)),
+      new BufSource('small.bin', crypto.randomBytes(300)),
+      new BufSource('empty.txt', Buffer.alloc(0)),
+    ];
     const store = new StorageResumeStore(new MemoryKeyValue());
     const ph = phasesOf();
-    const u = await createUpload(api, sources, req, 'user:a', { chunkSize: CHUNK, concurrency: 3, store, onChange: ph.onChange });
+    const u = await createUpload(api, sources, req, 'user:a', {
+      chunkSize: CHUNK,
+      concurrency: 3,
+      store,
+      onChange: ph.onChange,
+    });
     assert.is(store.list('user:a').length, 1, 'remembered while running');
     const t = await u.run();
     assert.ok(t);
@@ -82,7 +91,12 @@ test('network cut mid-upload: the engine waits, retries and finishes by itself',
       }
     };
     const ph = phasesOf();
-    const u = await createUpload(api, sources, req, 'user:a', { chunkSize: CHUNK, concurrency: 2, backoff: new Backoff(50, 200), onChange: ph.onChange });
+    const u = await createUpload(api, sources, req, 'user:a', {
+      chunkSize: CHUNK,
+      concurrency: 2,
+      backoff: new Backoff(50, 200),
+      onChange: ph.onChange,
+    });
     await u.run();
     assertArrived(s, u, sources);
     assert.ok(ph.seen.includes('waiting'), `phases ${ph.seen.join(',')}`);
@@ -117,15 +131,27 @@ test('server errors (5xx) are retried; a client error stops the upload with its 
   withServer(async (s, api) => {
     const sources = [new BufSource('a.bin', crypto.randomBytes(4500))];
     s.failChunks = { count: 2, status: 503, id: 'internal_error' };
-    const u = await createUpload(api, sources, req, 'user:a', { chunkSize: CHUNK, concurrency: 2, backoff: new Backoff(20, 50) });
+    const u = await createUpload(api, sources, req, 'user:a', {
+      chunkSize: CHUNK,
+      concurrency: 2,
+      backoff: new Backoff(20, 50),
+    });
     await u.run();
     assertArrived(s, u, sources);
 
     const other = [new BufSource('b.bin', crypto.randomBytes(3000))];
     s.failChunks = { count: 1, status: 400, id: 'file_chunk_out_of_bounds' };
     const ph = phasesOf();
-    const v = await createUpload(api, other, req, 'user:a', { chunkSize: CHUNK, concurrency: 1, backoff: new Backoff(20, 50), onChange: ph.onChange });
-    const err = await v.run().then(() => null, (e: unknown) => e);
+    const v = await createUpload(api, other, req, 'user:a', {
+      chunkSize: CHUNK,
+      concurrency: 1,
+      backoff: new Backoff(20, 50),
+      onChange: ph.onChange,
+    });
+    const err = await v.run().then(
+      () => null,
+      (e: unknown) => e,
+    );
     assert.instance(err, ApiError);
     assert.is((err as ApiError).id, 'file_chunk_out_of_bounds');
     assert.is(v.progress().phase, 'failed');
@@ -157,11 +183,17 @@ test('resume after a reload sends only what was not acknowledged (beyond the chu
     const fileId = record.files[0].fileId;
     const before = s.files.get(fileId)!.bytesIn;
     assert.ok(before < data.length, 'interrupted before the end');
-    const again = await resumeUpload(api, record, new Map([[fileId, new BufSource('a.bin', data)]]), { concurrency: 3, store });
+    const again = await resumeUpload(api, record, new Map([[fileId, new BufSource('a.bin', data)]]), {
+      concurrency: 3,
+      store,
+    });
     await again.run();
     const f = s.files.get(fileId)!;
     assert.ok(f.data.equals(data), 'bytes equal');
-    assert.ok(f.bytesIn - data.length <= 3 * CHUNK, `re-sent ${f.bytesIn - data.length} bytes, at most the 3 chunks in flight`);
+    assert.ok(
+      f.bytesIn - data.length <= 3 * CHUNK,
+      `re-sent ${f.bytesIn - data.length} bytes, at most the 3 chunks in flight`,
+    );
     assert.is(store.list('user:a').length, 0);
   }));
 
@@ -177,13 +209,26 @@ test('resume fills holes: chunks acknowledged out of order are not sent again', 
       await api.request('PUT', `/file/${file.fileId}/chunk/${off}`, {
         body: new Blob([new Uint8Array(data.subarray(off, off + CHUNK))]),
         query: { key: file.uid },
-        headers: { 'X-Service-File-Size': String(data.length), 'X-Service-Chunk-Offset': String(off), 'X-Service-Chunk-Size': String(CHUNK) },
+        headers: {
+          'X-Service-File-Size': String(data.length),
+          'X-Service-Chunk-Offset': String(off),
+          'X-Service-Chunk-Size': String(CHUNK),
+        },
       });
     }
-    file.acked = [[0, 2000], [3000, 4000], [5000, 6000]];
+    file.acked = [
+      [0, 2000],
+      [3000, 4000],
+      [5000, 6000],
+    ];
     store.save(rec);
     const before = s.files.get(file.fileId)!.bytesIn;
-    const again = await resumeUpload(api, store.list('user:a')[0], new Map([[file.fileId, new BufSource('h.bin', data)]]), { store });
+    const again = await resumeUpload(
+      api,
+      store.list('user:a')[0],
+      new Map([[file.fileId, new BufSource('h.bin', data)]]),
+      { store },
+    );
     await again.run();
     const f = s.files.get(file.fileId)!;
     assert.ok(f.data.equals(data));
@@ -197,14 +242,21 @@ test("resume prefers the server's ranges when it exposes them, and only complete
     const data = crypto.randomBytes(4000);
     const full = crypto.randomBytes(1500);
     const store = new StorageResumeStore(new MemoryKeyValue());
-    await createUpload(api, [new BufSource('r.bin', data), new BufSource('f.bin', full)], req, 'user:a', { chunkSize: CHUNK, store });
+    await createUpload(api, [new BufSource('r.bin', data), new BufSource('f.bin', full)], req, 'user:a', {
+      chunkSize: CHUNK,
+      store,
+    });
     const rec = store.list('user:a')[0];
     const [a, b] = rec.files;
     const put = (f: typeof a, buf: Buffer, off: number, len: number) =>
       api.request('PUT', `/file/${f.fileId}/chunk/${off}`, {
         body: new Blob([new Uint8Array(buf.subarray(off, off + len))]),
         query: { key: f.uid },
-        headers: { 'X-Service-File-Size': String(buf.length), 'X-Service-Chunk-Offset': String(off), 'X-Service-Chunk-Size': String(len) },
+        headers: {
+          'X-Service-File-Size': String(buf.length),
+          'X-Service-Chunk-Offset': String(off),
+          'X-Service-Chunk-Size': String(len),
+        },
       });
     await put(a, data, 2000, 1000); // arrived, but the page never heard the answer
     await put(b, full, 0, 1000);
@@ -223,7 +275,11 @@ test('pause aborts chunks in flight; resume continues; cancel deletes the transf
     s.chunkDelayMs = 30;
     const data = crypto.randomBytes(8000);
     const store = new StorageResumeStore(new MemoryKeyValue());
-    const u = await createUpload(api, [new BufSource('p.bin', data)], req, 'user:a', { chunkSize: CHUNK, concurrency: 2, store });
+    const u = await createUpload(api, [new BufSource('p.bin', data)], req, 'user:a', {
+      chunkSize: CHUNK,
+      concurrency: 2,
+      store,
+    });
     const running = u.run();
     await new Promise((r) => setTimeout(r, 80));
     u.pause();

@@ -69,18 +69,44 @@ export async function startFakeUploadServer(): Promise<FakeServer> {
     if (body === null) return;
     let m: RegExpExecArray | null;
     if (req.method === 'POST' && url.pathname === '/transfer') {
-      const b = JSON.parse(body.toString()) as { files: { name: string; size: number; cid: string }[]; recipients: string[] };
+      const b = JSON.parse(body.toString()) as {
+        files: { name: string; size: number; cid: string }[];
+        recipients: string[];
+      };
       const id = nextId++;
       const files = b.files.map((f) => {
-        const file: FakeFile = { id: nextId++, uid: `uid-${id}-${f.cid}`, name: f.name, size: f.size, data: Buffer.alloc(f.size), ranges: [], bytesIn: 0, complete: false };
+        const file: FakeFile = {
+          id: nextId++,
+          uid: `uid-${id}-${f.cid}`,
+          name: f.name,
+          size: f.size,
+          data: Buffer.alloc(f.size),
+          ranges: [],
+          bytesIn: 0,
+          complete: false,
+        };
         state.files.set(file.id, file);
         return file;
       });
-      transfers.set(id, files.map((f) => f.id));
+      transfers.set(
+        id,
+        files.map((f) => f.id),
+      );
       return send(201, {
         id,
-        files: files.map((f, i) => ({ id: f.id, uid: f.uid, name: f.name, size: f.size, cid: b.files[i].cid, transfer_id: id })),
-        recipients: b.recipients.map((r, i) => ({ id: 100 + i, email: r, download_url: `http://x/?s=download&token=t${id}-${i}` })),
+        files: files.map((f, i) => ({
+          id: f.id,
+          uid: f.uid,
+          name: f.name,
+          size: f.size,
+          cid: b.files[i].cid,
+          transfer_id: id,
+        })),
+        recipients: b.recipients.map((r, i) => ({
+          id: 100 + i,
+          email: r,
+          download_url: `http://x/?s=download&token=t${id}-${i}`,
+        })),
       });
     }
     if ((m = /^\/file\/(\d+)\/chunk\/(\d+)$/.exec(url.pathname)) && req.method === 'PUT') {
@@ -88,7 +114,11 @@ export async function startFakeUploadServer(): Promise<FakeServer> {
       if (!f) return send(404, { message: 'file_not_found' });
       if (url.searchParams.get('key') !== f.uid) return send(401, { message: 'rest_authentication_required' });
       const offset = Number(m[2]);
-      if (req.headers['x-service-chunk-offset'] !== String(offset) || req.headers['x-service-chunk-size'] !== String(body.length) || req.headers['x-service-file-size'] !== String(f.size))
+      if (
+        req.headers['x-service-chunk-offset'] !== String(offset) ||
+        req.headers['x-service-chunk-size'] !== String(body.length) ||
+        req.headers['x-service-file-size'] !== String(f.size)
+      )
         return send(400, { message: 'rest_sanity_check_failed' });
       state.chunkPuts += 1;
       state.inFlight += 1;
@@ -116,7 +146,15 @@ export async function startFakeUploadServer(): Promise<FakeServer> {
       const f = state.files.get(Number(m[1]));
       if (!f) return send(404, { message: 'file_not_found' });
       const received = f.ranges.reduce((n, [a, b]) => n + b - a, 0);
-      if (req.method === 'GET') return send(200, { id: f.id, uid: f.uid, name: f.name, size: f.size, received, ...(state.exposeRanges ? { ranges: f.ranges } : {}) });
+      if (req.method === 'GET')
+        return send(200, {
+          id: f.id,
+          uid: f.uid,
+          name: f.name,
+          size: f.size,
+          received,
+          ...(state.exposeRanges ? { ranges: f.ranges } : {}),
+        });
       if (req.method === 'PUT') {
         if (received !== f.size) return send(409, { message: 'file_incomplete' });
         f.complete = true;
@@ -128,7 +166,8 @@ export async function startFakeUploadServer(): Promise<FakeServer> {
       const ids = transfers.get(id);
       if (!ids) return send(404, { message: 'transfer_not_found' });
       if (req.method === 'PUT') {
-        if (!ids.every((fid) => state.files.get(fid)?.complete)) return send(409, { message: 'transfer_files_incomplete' });
+        if (!ids.every((fid) => state.files.get(fid)?.complete))
+          return send(409, { message: 'transfer_files_incomplete' });
         state.completedTransfers.push(id);
         return send(200, { id, files: [], recipients: [], expires: { raw: 0, formatted: '' } });
       }

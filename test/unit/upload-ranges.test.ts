@@ -9,28 +9,56 @@ test('addRange merges touching and overlapping ranges and keeps order', () => {
   r = addRange(r, 10, 20);
   r = addRange(r, 0, 5);
   r = addRange(r, 30, 40);
-  assert.equal(r, [[0, 5], [10, 20], [30, 40]]);
+  assert.equal(r, [
+    [0, 5],
+    [10, 20],
+    [30, 40],
+  ]);
   r = addRange(r, 5, 10);
-  assert.equal(r, [[0, 20], [30, 40]]);
+  assert.equal(r, [
+    [0, 20],
+    [30, 40],
+  ]);
   r = addRange(r, 15, 35);
   assert.equal(r, [[0, 40]]);
-  assert.is(rangesTotal([[0, 5], [10, 20]]), 15);
+  assert.is(
+    rangesTotal([
+      [0, 5],
+      [10, 20],
+    ]),
+    15,
+  );
 });
 
 test('missingChunks lists aligned chunks not fully covered, holes included', () => {
   const size = 10 * 4 + 3; // 11 chunks of 4, the last one 3 bytes
-  const have: [number, number][] = [[0, 12], [16, 28], [30, 34]];
+  const have: [number, number][] = [
+    [0, 12],
+    [16, 28],
+    [30, 34],
+  ];
   const missing = missingChunks(size, 4, have);
   assert.equal(
     missing.map((c) => [c.offset, c.length]),
-    [[12, 4], [28, 4], [32, 4], [36, 4], [40, 3]],
+    [
+      [12, 4],
+      [28, 4],
+      [32, 4],
+      [36, 4],
+      [40, 3],
+    ],
   );
   assert.equal(missingChunks(0, 4, []), []);
   assert.equal(missingChunks(8, 4, [[0, 8]]), []);
 });
 
 test('isRangeList accepts only well-formed ranges', () => {
-  assert.ok(isRangeList([[0, 1], [3, 9]]));
+  assert.ok(
+    isRangeList([
+      [0, 1],
+      [3, 9],
+    ]),
+  );
   assert.not.ok(isRangeList([[2, 1]]));
   assert.not.ok(isRangeList([[0, '1']]));
   assert.not.ok(isRangeList('x'));
@@ -56,7 +84,10 @@ test('resume store keeps records per owner, replaces by transfer id, ignores gar
   store.save(record(1));
   store.save(record(2, 'guest:v'));
   store.save({ ...record(1), subject: 'changed' });
-  assert.equal(store.list('user:a').map((r) => [r.transferId, r.subject]), [[1, 'changed']]);
+  assert.equal(
+    store.list('user:a').map((r) => [r.transferId, r.subject]),
+    [[1, 'changed']],
+  );
   assert.is(store.list('guest:v').length, 1);
   store.remove(1);
   assert.is(store.list('user:a').length, 0);

@@ -10,7 +10,10 @@ import type { ApiAuditEntry } from '../lib/types';
  */
 export function auditSentence(t: Translate, e: ApiAuditEntry): string {
   const who = e.author.email || (e.author.type === 'Recipient' ? t('audit_link_visitor') : t('audit_someone'));
-  const key = e.event === 'transfer_reminded' && e.target.type === 'Recipient' ? 'audit_transfer_reminded_recipient' : `audit_${e.event}`;
+  const key =
+    e.event === 'transfer_reminded' && e.target.type === 'Recipient'
+      ? 'audit_transfer_reminded_recipient'
+      : `audit_${e.event}`;
   const vars = { who, file: e.target.name ?? '', email: e.target.email || t('ui_link_anyone'), event: e.event };
   const text = t(key, vars);
   return text === key ? t('audit_other', vars) : text;

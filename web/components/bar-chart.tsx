@@ -35,7 +35,14 @@ export function BarChart({ id, title, bars, format, valueHeading, labelHeading, 
   return (
     <figure class="chart" aria-labelledby={`${id}-title`}>
       <figcaption id={`${id}-title`}>{title}</figcaption>
-      <svg class={horizontal ? 'chart-svg horizontal' : 'chart-svg'} viewBox={`0 0 ${W} ${height + 24}`} role="presentation" aria-hidden="true" focusable="false" data-bars={drawn}>
+      <svg
+        class={horizontal ? 'chart-svg horizontal' : 'chart-svg'}
+        viewBox={`0 0 ${W} ${height + 24}`}
+        role="presentation"
+        aria-hidden="true"
+        focusable="false"
+        data-bars={drawn}
+      >
         {horizontal
           ? bars.map((b, i) => {
               const v = b.value ?? 0;
@@ -56,7 +63,17 @@ export function BarChart({ id, title, bars, format, valueHeading, labelHeading, 
               const slot = W / Math.max(1, bars.length);
               const v = b.value ?? 0;
               const h = v > 0 ? Math.max(2, Math.round((v / max) * (H - 30))) : 0;
-              return h > 0 ? <rect key={b.label} class="bar" x={i * slot + slot * 0.15} y={H - h} width={slot * 0.7} height={h} rx={1} /> : null;
+              return h > 0 ? (
+                <rect
+                  key={b.label}
+                  class="bar"
+                  x={i * slot + slot * 0.15}
+                  y={H - h}
+                  width={slot * 0.7}
+                  height={h}
+                  rx={1}
+                />
+              ) : null;
             })}
         {!horizontal && (
           <>

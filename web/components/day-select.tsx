@@ -27,7 +27,14 @@ export function DaySelect({ id, value, onChange, fromDays, toDays, describedBy, 
   for (let d = fromDays; d <= toDays; d++) days.push(isoDay(today + d * DAY));
   if (value && !days.includes(value)) days.push(value); // a day given by the caller stays shown
   return (
-    <select id={id} class="day-select" value={value} aria-describedby={describedBy} disabled={disabled} onChange={(e) => onChange(e.currentTarget.value)}>
+    <select
+      id={id}
+      class="day-select"
+      value={value}
+      aria-describedby={describedBy}
+      disabled={disabled}
+      onChange={(e) => onChange(e.currentTarget.value)}
+    >
       {days.map((iso) => (
         <option key={iso} value={iso}>
           {formatDay(endOfDay(iso) ?? today, lang)}

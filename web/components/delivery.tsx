@@ -12,11 +12,14 @@ export function undelivered(d: ApiDelivery | null | undefined): boolean {
 export function DeliveryState({ delivery: d }: { delivery: ApiDelivery | null | undefined }) {
   const { t, lang } = useApp();
   if (!d) return null;
-  const label = d.state === 'sent' ? t('ui_delivery_sent', { date: formatDate(d.date.raw, lang) }) : t(`ui_delivery_${d.state}`);
+  const label =
+    d.state === 'sent' ? t('ui_delivery_sent', { date: formatDate(d.date.raw, lang) }) : t(`ui_delivery_${d.state}`);
   return (
     <span class={`delivery delivery-${d.state}`}>
       {label}
-      {undelivered(d) && d.reason && <span class="delivery-reason">{t('ui_delivery_reason', { reason: d.reason })}</span>}
+      {undelivered(d) && d.reason && (
+        <span class="delivery-reason">{t('ui_delivery_reason', { reason: d.reason })}</span>
+      )}
     </span>
   );
 }

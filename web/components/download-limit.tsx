@@ -16,8 +16,19 @@ export function DownloadLimitField({ value, onChange }: { value: string; onChang
   return (
     <div class="field">
       <label for="upload-download-limit">{t('ui_download_limit')}</label>
-      <input id="upload-download-limit" type="number" min={1} step={1} inputMode="numeric" aria-describedby="upload-download-limit-hint" value={value} onInput={(e) => onChange(e.currentTarget.value)} />
-      <small id="upload-download-limit-hint" class="hint">{t('ui_download_limit_hint')}</small>
+      <input
+        id="upload-download-limit"
+        type="number"
+        min={1}
+        step={1}
+        inputMode="numeric"
+        aria-describedby="upload-download-limit-hint"
+        value={value}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+      <small id="upload-download-limit-hint" class="hint">
+        {t('ui_download_limit_hint')}
+      </small>
     </div>
   );
 }
@@ -29,7 +40,13 @@ export function downloadLimitOf(value: string): number | undefined {
 }
 
 /** The owner's view: the limit, each link's completed downloads of each file, and a form to change the limit. */
-export function DownloadLimitPanel({ transfer, onChanged }: { transfer: ApiTransfer & SharingFields; onChanged(): void }) {
+export function DownloadLimitPanel({
+  transfer,
+  onChanged,
+}: {
+  transfer: ApiTransfer & SharingFields;
+  onChanged(): void;
+}) {
   const { api, t } = useApp();
   const [value, setValue] = useState(transfer.download_limit == null ? '' : String(transfer.download_limit));
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
@@ -65,7 +82,15 @@ export function DownloadLimitPanel({ transfer, onChanged }: { transfer: ApiTrans
       {transfer.status !== 'closed' && (
         <form class="inline" onSubmit={save}>
           <label for={`download-limit-${transfer.id}`}>{t('ui_download_limit')}</label>
-          <input id={`download-limit-${transfer.id}`} type="number" min={1} step={1} value={value} placeholder={t('ui_download_limit_none')} onInput={(e) => setValue(e.currentTarget.value)} />
+          <input
+            id={`download-limit-${transfer.id}`}
+            type="number"
+            min={1}
+            step={1}
+            value={value}
+            placeholder={t('ui_download_limit_none')}
+            onInput={(e) => setValue(e.currentTarget.value)}
+          />
           <button type="submit">{t('ui_download_limit_raise')}</button>
           {note && (
             <span class={note.ok ? 'ok' : 'error'} role={note.ok ? 'status' : 'alert'}>

@@ -10,7 +10,17 @@ export const PLACEHOLDER_EMAIL = 'admin@localhost.localdomain';
  * A local account's e-mail addresses, comma-separated (the first is the sender of its mail and the Reply-To):
  * one's own (PUT /user/@me/email) or, for an admin, a user's (PUT /user/{id}/email).
  */
-export function EmailForm({ userId, emails, idPrefix, onSaved }: { userId?: string; emails: string[]; idPrefix: string; onSaved(emails: string[]): void }) {
+export function EmailForm({
+  userId,
+  emails,
+  idPrefix,
+  onSaved,
+}: {
+  userId?: string;
+  emails: string[];
+  idPrefix: string;
+  onSaved(emails: string[]): void;
+}) {
   const { api, t } = useApp();
   const [value, setValue] = useState(emails.filter((e) => e !== PLACEHOLDER_EMAIL).join(', '));
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
@@ -34,7 +44,15 @@ export function EmailForm({ userId, emails, idPrefix, onSaved }: { userId?: stri
   return (
     <form class="row email-form" onSubmit={submit} noValidate>
       <label for={`${idPrefix}-email`}>{userId ? t('ui_email_of', { id: userId }) : t('ui_email')}</label>
-      <input id={`${idPrefix}-email`} type="text" inputMode="email" spellcheck={false} autocomplete={userId ? 'off' : 'email'} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+      <input
+        id={`${idPrefix}-email`}
+        type="text"
+        inputMode="email"
+        spellcheck={false}
+        autocomplete={userId ? 'off' : 'email'}
+        value={value}
+        onInput={(e) => setValue(e.currentTarget.value)}
+      />
       <button type="submit" disabled={busy}>
         {t('ui_save')}
       </button>

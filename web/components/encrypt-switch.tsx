@@ -1,6 +1,12 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
-import { generatePassword, passwordProblems, PASSWORD_VERSION_TEXT, type PasswordRule, type PasswordRules } from '../../src/shared-crypto/format';
+import {
+  generatePassword,
+  passwordProblems,
+  PASSWORD_VERSION_TEXT,
+  type PasswordRule,
+  type PasswordRules,
+} from '../../src/shared-crypto/format';
 import type { EncryptionChoice } from '../upload/encryption';
 import { CopyButton } from './copy-button';
 
@@ -26,8 +32,14 @@ export const ENCRYPT_OFF: EncryptState = { on: false, mode: 'typed', typed: '', 
 
 /** The choice to encrypt with, or null while a typed password breaks a rule. */
 export function encryptionChoice(s: EncryptState, rules: PasswordRules): EncryptionChoice | null {
-  if (s.mode === 'generated' && s.generated) return { password: s.generated.value, passwordVersion: s.generated.version, passwordEncoding: s.generated.encoding };
-  if (s.mode === 'typed' && passwordProblems(s.typed, rules).length === 0) return { password: s.typed, passwordVersion: PASSWORD_VERSION_TEXT, passwordEncoding: 'none' };
+  if (s.mode === 'generated' && s.generated)
+    return {
+      password: s.generated.value,
+      passwordVersion: s.generated.version,
+      passwordEncoding: s.generated.encoding,
+    };
+  if (s.mode === 'typed' && passwordProblems(s.typed, rules).length === 0)
+    return { password: s.typed, passwordVersion: PASSWORD_VERSION_TEXT, passwordEncoding: 'none' };
   return null;
 }
 
@@ -36,7 +48,15 @@ export function encryptionChoice(s: EncryptState, rules: PasswordRules): Encrypt
  * one generated in the browser (FileSender's password version 2: 32 random octets in base64), shown once
  * with a copy button. The password lives only in this form's state: never in storage, never sent.
  */
-export function EncryptSwitch({ value, onChange, mandatory }: { value: EncryptState; onChange(s: EncryptState): void; mandatory: boolean }) {
+export function EncryptSwitch({
+  value,
+  onChange,
+  mandatory,
+}: {
+  value: EncryptState;
+  onChange(s: EncryptState): void;
+  mandatory: boolean;
+}) {
   const { t, info } = useApp();
   const rules = passwordRules(info);
   const problems = new Set<PasswordRule>(passwordProblems(value.typed, rules));
@@ -54,14 +74,28 @@ export function EncryptSwitch({ value, onChange, mandatory }: { value: EncryptSt
     <fieldset class={on ? 'encrypt' : 'encrypt off'}>
       <legend>
         <label>
-          <input type="checkbox" id="upload-encrypt" checked={on} disabled={mandatory} onChange={(e) => onChange({ ...value, on: e.currentTarget.checked })} /> {t('ui_encrypt')}
+          <input
+            type="checkbox"
+            id="upload-encrypt"
+            checked={on}
+            disabled={mandatory}
+            onChange={(e) => onChange({ ...value, on: e.currentTarget.checked })}
+          />{' '}
+          {t('ui_encrypt')}
         </label>
       </legend>
       {on && (
         <>
           <p class="hint">{t('ui_encrypt_hint')}</p>
           <label>
-            <input type="radio" name="encrypt-mode" value="typed" checked={value.mode === 'typed'} onChange={() => onChange({ ...value, mode: 'typed' })} /> {t('ui_encrypt_typed')}
+            <input
+              type="radio"
+              name="encrypt-mode"
+              value="typed"
+              checked={value.mode === 'typed'}
+              onChange={() => onChange({ ...value, mode: 'typed' })}
+            />{' '}
+            {t('ui_encrypt_typed')}
           </label>
           <label>
             <input
@@ -69,7 +103,9 @@ export function EncryptSwitch({ value, onChange, mandatory }: { value: EncryptSt
               name="encrypt-mode"
               value="generated"
               checked={value.mode === 'generated'}
-              onChange={() => onChange({ ...value, mode: 'generated', generated: value.generated ?? generatePassword() })}
+              onChange={() =>
+                onChange({ ...value, mode: 'generated', generated: value.generated ?? generatePassword() })
+              }
             />{' '}
             {t('ui_encrypt_generated')}
           </label>
@@ -98,7 +134,8 @@ export function EncryptSwitch({ value, onChange, mandatory }: { value: EncryptSt
             value.generated && (
               <div class="field generated-password">
                 <p class="hint">{t('ui_encrypt_generated_once')}</p>
-                <code class="encrypt-generated">{value.generated.value}</code> <CopyButton text={value.generated.value} />
+                <code class="encrypt-generated">{value.generated.value}</code>{' '}
+                <CopyButton text={value.generated.value} />
               </div>
             )
           )}

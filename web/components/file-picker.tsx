@@ -56,7 +56,16 @@ export function FilePicker({ files, onChange, compact, idPrefix = 'pick' }: Prop
           </button>
         )}
       </div>
-      <input id={`${idPrefix}-files`} ref={filesInput} class="visually-hidden" type="file" multiple tabIndex={-1} aria-label={t('ui_choose_files')} onChange={(e) => fromInput(e.currentTarget)} />
+      <input
+        id={`${idPrefix}-files`}
+        ref={filesInput}
+        class="visually-hidden"
+        type="file"
+        multiple
+        tabIndex={-1}
+        aria-label={t('ui_choose_files')}
+        onChange={(e) => fromInput(e.currentTarget)}
+      />
       {!compact && (
         <input
           id={`${idPrefix}-folder`}
@@ -78,7 +87,12 @@ export function FilePicker({ files, onChange, compact, idPrefix = 'pick' }: Prop
               <li key={`${f.name}:${f.size}:${f.lastModified}`}>
                 <span class="name">{f.name}</span>
                 <span class="size">{formatBytes(f.size, lang)}</span>
-                <button type="button" class="icon" aria-label={t('ui_remove_named', { name: f.name })} onClick={() => onChange(files.filter((_, j) => j !== i))}>
+                <button
+                  type="button"
+                  class="icon"
+                  aria-label={t('ui_remove_named', { name: f.name })}
+                  onClick={() => onChange(files.filter((_, j) => j !== i))}
+                >
                   ×
                 </button>
               </li>

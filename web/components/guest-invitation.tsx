@@ -21,7 +21,13 @@ export function GuestInvitation() {
         </div>
       )}
       <ul class="invitation-facts">
-        <li class="files-go-to">{guest.to ? t('ui_guest_files_go_to', { email: guest.to }) : guest.from ? t('ui_guest_files_go_to_inviter_and', { email: guest.from }) : t('ui_guest_files_go_to_recipients')}</li>
+        <li class="files-go-to">
+          {guest.to
+            ? t('ui_guest_files_go_to', { email: guest.to })
+            : guest.from
+              ? t('ui_guest_files_go_to_inviter_and', { email: guest.from })
+              : t('ui_guest_files_go_to_recipients')}
+        </li>
         <li>{t('ui_guest_sent_as', { email: guest.email })}</li>
         <li class="valid-until">
           {guest.expires === null

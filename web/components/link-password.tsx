@@ -9,8 +9,18 @@ export function LinkPasswordField({ value, onChange }: { value: string; onChange
   return (
     <div class="field">
       <label for="upload-link-password">{t('ui_link_password')}</label>
-      <input id="upload-link-password" type="password" autocomplete="new-password" maxLength={1024} aria-describedby="upload-link-password-hint" value={value} onInput={(e) => onChange(e.currentTarget.value)} />
-      <small id="upload-link-password-hint" class="hint">{t('ui_link_password_hint')}</small>
+      <input
+        id="upload-link-password"
+        type="password"
+        autocomplete="new-password"
+        maxLength={1024}
+        aria-describedby="upload-link-password-hint"
+        value={value}
+        onInput={(e) => onChange(e.currentTarget.value)}
+      />
+      <small id="upload-link-password-hint" class="hint">
+        {t('ui_link_password_hint')}
+      </small>
     </div>
   );
 }

@@ -12,14 +12,28 @@ export function QrButton({ text, label }: { text: string; label?: string }) {
   const [svg, setSvg] = useState<string | null>(null);
   const toggle = async () => {
     if (svg) return setSvg(null);
-    setSvg(await QRCode.toString(text, { type: 'svg', errorCorrectionLevel: 'M', margin: 4, color: { dark: '#000000', light: '#ffffff' } }));
+    setSvg(
+      await QRCode.toString(text, {
+        type: 'svg',
+        errorCorrectionLevel: 'M',
+        margin: 4,
+        color: { dark: '#000000', light: '#ffffff' },
+      }),
+    );
   };
   return (
     <span class="qr">
       <button type="button" aria-expanded={svg !== null} aria-label={label ?? t('ui_qr_show')} onClick={toggle}>
         {t('ui_qr')}
       </button>
-      {svg && <figure class="qr-code" role="img" aria-label={t('ui_qr_of', { url: text })} dangerouslySetInnerHTML={{ __html: svg }} />}
+      {svg && (
+        <figure
+          class="qr-code"
+          role="img"
+          aria-label={t('ui_qr_of', { url: text })}
+          dangerouslySetInnerHTML={{ __html: svg }}
+        />
+      )}
     </span>
   );
 }

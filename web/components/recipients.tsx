@@ -11,7 +11,6 @@ interface Props {
   max?: number;
 }
 
-
 /**
  * Recipient addresses as removable chips. Typing Enter, a comma, a semicolon or leaving the field adds what
  * was typed (several addresses pasted at once too); suggestions come from the user's frequent recipients
@@ -35,7 +34,10 @@ export function RecipientsInput({ value, onChange, id, label, max }: Props) {
   }, [text]);
 
   const commit = (raw: string): boolean => {
-    const parts = raw.split(/[\s,;]+/).map((s) => s.trim()).filter(Boolean);
+    const parts = raw
+      .split(/[\s,;]+/)
+      .map((s) => s.trim())
+      .filter(Boolean);
     if (parts.length === 0) return true;
     const wrong = parts.find((p) => !isEmail(p));
     if (wrong) {
@@ -58,7 +60,12 @@ export function RecipientsInput({ value, onChange, id, label, max }: Props) {
           {value.map((r) => (
             <li key={r}>
               <span>{r}</span>
-              <button type="button" class="icon" aria-label={t('ui_remove_named', { name: r })} onClick={() => onChange(value.filter((v) => v !== r))}>
+              <button
+                type="button"
+                class="icon"
+                aria-label={t('ui_remove_named', { name: r })}
+                onClick={() => onChange(value.filter((v) => v !== r))}
+              >
                 ×
               </button>
             </li>

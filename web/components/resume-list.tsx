@@ -76,7 +76,14 @@ function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRe
       {record.encryption && (
         <div class="field">
           <label for={`resume-${record.transferId}-password`}>{t('ui_encrypt_resume_password')}</label>
-          <input id={`resume-${record.transferId}-password`} class="resume-password" type="password" autocomplete="off" value={password} onInput={(e) => setPassword(e.currentTarget.value)} />
+          <input
+            id={`resume-${record.transferId}-password`}
+            class="resume-password"
+            type="password"
+            autocomplete="off"
+            value={password}
+            onInput={(e) => setPassword(e.currentTarget.value)}
+          />
         </div>
       )}
       <div class="row">

@@ -6,7 +6,17 @@ import { CopyButton } from './copy-button';
  * A password shown once, in a modal dialog with a copy button. The page keeps it only while the dialog is
  * open: closing it hands control back and the caller forgets it.
  */
-export function SecretDialog({ title, note, secret, onClose }: { title: string; note: string; secret: string; onClose(): void }) {
+export function SecretDialog({
+  title,
+  note,
+  secret,
+  onClose,
+}: {
+  title: string;
+  note: string;
+  secret: string;
+  onClose(): void;
+}) {
   const { t } = useApp();
   const ref = useRef<HTMLDialogElement>(null);
   useEffect(() => {

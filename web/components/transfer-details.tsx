@@ -24,7 +24,12 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
     onChanged();
   };
   useDeliveryPolling(tr.data?.recipients, tr.reload);
-  if (tr.error) return <p class="error" role="alert">{errorText(t, tr.error)}</p>;
+  if (tr.error)
+    return (
+      <p class="error" role="alert">
+        {errorText(t, tr.error)}
+      </p>
+    );
   const x = tr.data;
   if (!x) return <p aria-busy="true">{t('ui_loading')}</p>;
   const closed = x.status === 'closed';
@@ -54,7 +59,13 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
             <span class="name">{f.name}</span>
             <span class="size">{formatBytes(f.size, lang)}</span>
             {!closed && (
-              <ActionButton run={() => api.delete(`/file/${f.id}`)} danger confirm={t('ui_delete_file_confirm', { name: f.name })} label={t('ui_delete_named', { name: f.name })} onDone={changed}>
+              <ActionButton
+                run={() => api.delete(`/file/${f.id}`)}
+                danger
+                confirm={t('ui_delete_file_confirm', { name: f.name })}
+                label={t('ui_delete_named', { name: f.name })}
+                onDone={changed}
+              >
                 {t('ui_delete')}
               </ActionButton>
             )}
@@ -69,13 +80,21 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
             {/* A closed transfer's links lead nowhere: none is shown. */}
             {!closed && (
               <>
-                <a href={r.download_url} class="sub" aria-label={t('ui_download_link_of', { name: r.email || t('ui_link_anyone') })}>
+                <a
+                  href={r.download_url}
+                  class="sub"
+                  aria-label={t('ui_download_link_of', { name: r.email || t('ui_link_anyone') })}
+                >
                   {t('ui_download_link')}
                 </a>
                 <QrButton text={r.download_url} label={t('ui_qr_of', { url: r.email || t('ui_link_anyone') })} />
               </>
             )}
-            <span class="sub">{r.last_activity ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) }) : t('ui_no_activity')}</span>
+            <span class="sub">
+              {r.last_activity
+                ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) })
+                : t('ui_no_activity')}
+            </span>
             <DeliveryState delivery={r.delivery} />
             {/* Bounces are the delivery state's reason; the list is for a recipient whose mail left the queue. */}
             {!r.delivery &&
@@ -89,13 +108,23 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
                 {/* One button: PUT remind sends a deferred or bounced mail again, else a reminder (README, Mail). */}
                 <ActionButton
                   run={() => api.put(`/recipient/${r.id}`, { remind: true })}
-                  label={undelivered(r.delivery) ? t('ui_send_again_named', { name: r.email }) : t('ui_remind_named', { name: r.email })}
+                  label={
+                    undelivered(r.delivery)
+                      ? t('ui_send_again_named', { name: r.email })
+                      : t('ui_remind_named', { name: r.email })
+                  }
                   done={undelivered(r.delivery) ? t('ui_sent_again') : t('ui_reminder_sent')}
                   onDone={changed}
                 >
                   {undelivered(r.delivery) ? t('ui_send_again') : t('ui_remind')}
                 </ActionButton>
-                <ActionButton run={() => api.delete(`/recipient/${r.id}`)} danger confirm={t('ui_remove_recipient_confirm', { email: r.email })} label={t('ui_remove_named', { name: r.email })} onDone={changed}>
+                <ActionButton
+                  run={() => api.delete(`/recipient/${r.id}`)}
+                  danger
+                  confirm={t('ui_remove_recipient_confirm', { email: r.email })}
+                  label={t('ui_remove_named', { name: r.email })}
+                  onDone={changed}
+                >
                   {t('ui_remove')}
                 </ActionButton>
               </>
@@ -106,7 +135,12 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
       {!closed && (
         <form class="row add-recipient" onSubmit={add} noValidate>
           <label for={`add-recipient-${id}`}>{t('ui_add_recipient')}</label>
-          <input id={`add-recipient-${id}`} type="email" value={newRecipient} onInput={(e) => setNewRecipient(e.currentTarget.value)} />
+          <input
+            id={`add-recipient-${id}`}
+            type="email"
+            value={newRecipient}
+            onInput={(e) => setNewRecipient(e.currentTarget.value)}
+          />
           <button type="submit">{t('ui_add')}</button>
           {addError && (
             <span class="error" role="alert">
@@ -135,13 +169,21 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
           ) : (
             <span class="sub extensions-left">{t('ui_extensions_none')}</span>
           )}
-          <ActionButton run={() => api.put(`/transfer/${id}`, { closed: true })} danger confirm={t('ui_close_confirm')} onDone={changed}>
+          <ActionButton
+            run={() => api.put(`/transfer/${id}`, { closed: true })}
+            danger
+            confirm={t('ui_close_confirm')}
+            onDone={changed}
+          >
             {t('ui_close_transfer')}
           </ActionButton>
         </div>
       )}
       <p class="sub when">
-        {closed ? t('ui_closed_on', { date: formatDay(x.closed?.raw ?? x.expires.raw, lang) }) : `${t('expires')}: ${formatDay(x.expires.raw, lang)}`} · {t('ui_downloads_count', { count: downloads })}
+        {closed
+          ? t('ui_closed_on', { date: formatDay(x.closed?.raw ?? x.expires.raw, lang) })
+          : `${t('expires')}: ${formatDay(x.expires.raw, lang)}`}{' '}
+        · {t('ui_downloads_count', { count: downloads })}
       </p>
       <DownloadLimitPanel transfer={x} onChanged={changed} />
       <h2>{t('ui_audit_log')}</h2>

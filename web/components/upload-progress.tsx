@@ -28,7 +28,10 @@ export function UploadProgressView({ upload, progress: p, onCancel }: Props) {
   switch (p.phase) {
     case 'waiting':
       // Offline: no countdown (each failed try would start a longer one); the browser's `online` event resumes.
-      status = navigator.onLine === false ? t('ui_upload_offline') : t('ui_upload_waiting', { seconds: Math.max(0, Math.ceil(((p.retryAt ?? now) - now) / 1000)) });
+      status =
+        navigator.onLine === false
+          ? t('ui_upload_offline')
+          : t('ui_upload_waiting', { seconds: Math.max(0, Math.ceil(((p.retryAt ?? now) - now) / 1000)) });
       break;
     case 'paused':
       status = t('ui_upload_paused');
@@ -77,7 +80,12 @@ export function UploadProgressView({ upload, progress: p, onCancel }: Props) {
             </>
           ))}
       </p>
-      <p class={`status phase-${p.phase}`} role="status" aria-live="polite" data-retry-at={p.phase === 'waiting' && p.retryAt !== null ? String(p.retryAt) : undefined}>
+      <p
+        class={`status phase-${p.phase}`}
+        role="status"
+        aria-live="polite"
+        data-retry-at={p.phase === 'waiting' && p.retryAt !== null ? String(p.retryAt) : undefined}
+      >
         {status}
       </p>
       <ul class="file-progress">

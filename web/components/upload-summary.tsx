@@ -8,7 +8,15 @@ import { QrButton } from './qr-code';
 import { DeliveryState, useDeliveryPolling } from './delivery';
 
 /** After completion: what was uploaded, to whom, the download links, and what became of each recipient's mail. */
-export function UploadSummary({ record, transfer: completed, onAgain }: { record: ResumeRecord; transfer: ApiTransfer | null; onAgain(): void }) {
+export function UploadSummary({
+  record,
+  transfer: completed,
+  onAgain,
+}: {
+  record: ResumeRecord;
+  transfer: ApiTransfer | null;
+  onAgain(): void;
+}) {
   const { api, t, lang, base, guest } = useApp();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []); // screen readers hear that it is done
@@ -19,7 +27,9 @@ export function UploadSummary({ record, transfer: completed, onAgain }: { record
     if (!completed) return;
     api.get<ApiTransfer>(`/transfer/${completed.id}`).then(setLatest, () => undefined);
   });
-  const links = transfer?.recipients?.length ? transfer.recipients.map((r) => ({ email: r.email, url: r.download_url, delivery: r.delivery })) : record.links.map((l) => ({ ...l, delivery: undefined }));
+  const links = transfer?.recipients?.length
+    ? transfer.recipients.map((r) => ({ email: r.email, url: r.download_url, delivery: r.delivery }))
+    : record.links.map((l) => ({ ...l, delivery: undefined }));
   const mailed = transfer?.recipients?.filter((r) => r.email) ?? [];
   // No mail transport: the mail went to the built-in inbox only, and every user is told so (not only admins).
   const kept = mailed.length > 0 && mailed.every((r) => r.delivery?.state === 'kept');
@@ -30,14 +40,24 @@ export function UploadSummary({ record, transfer: completed, onAgain }: { record
         {t('ui_upload_done')}
       </h1>
       {/* Never "sent" before the queue has delivered it: the mail server may still refuse or defer it. */}
-      {mailed.length > 0 && <p class={`mail-status${kept ? ' delivery-kept' : ''}`} role="status">{kept ? t('ui_mail_all_kept') : mailed.every((r) => r.delivery?.state === 'sent') ? t('ui_mail_all_sent') : t('ui_mail_queued_summary')}</p>}
+      {mailed.length > 0 && (
+        <p class={`mail-status${kept ? ' delivery-kept' : ''}`} role="status">
+          {kept
+            ? t('ui_mail_all_kept')
+            : mailed.every((r) => r.delivery?.state === 'sent')
+              ? t('ui_mail_all_sent')
+              : t('ui_mail_queued_summary')}
+        </p>
+      )}
       {record.encryption && (
         <p class="notice password-reminder" role="note">
           {t('ui_summary_password_reminder')}
         </p>
       )}
       <p>{t('ui_summary_files', { count: record.files.length, size: formatBytes(total, lang) })}</p>
-      {transfer?.expires?.raw ? <p>{t('ui_summary_expires', { date: formatDay(transfer.expires.raw, lang) })}</p> : null}
+      {transfer?.expires?.raw ? (
+        <p>{t('ui_summary_expires', { date: formatDay(transfer.expires.raw, lang) })}</p>
+      ) : null}
       <ul class="file-list">
         {record.files.map((f) => (
           <li key={f.fileId}>

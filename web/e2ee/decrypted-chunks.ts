@@ -15,10 +15,19 @@ export interface EncryptedFileJob {
  * Fetches one encrypted chunk in FileSender's Range coordinates (the start is the chunk's plaintext offset,
  * the server maps it to where the chunk is stored) and checks that it came whole.
  */
-export async function fetchChunk(job: Pick<EncryptedFileJob, 'url' | 'size' | 'chunkSize'>, index: number, signal?: AbortSignal): Promise<Uint8Array> {
+export async function fetchChunk(
+  job: Pick<EncryptedFileJob, 'url' | 'size' | 'chunkSize'>,
+  index: number,
+  signal?: AbortSignal,
+): Promise<Uint8Array> {
   const start = index * job.chunkSize;
   const end = Math.min(start + job.chunkSize + CHUNK_OVERHEAD, job.size + CHUNK_OVERHEAD) - 1;
-  const res = await fetch(job.url, { headers: { Range: `bytes=${start}-${end}` }, credentials: 'same-origin', cache: 'no-store', signal });
+  const res = await fetch(job.url, {
+    headers: { Range: `bytes=${start}-${end}` },
+    credentials: 'same-origin',
+    cache: 'no-store',
+    signal,
+  });
   if (res.status !== 206 && res.status !== 200) throw new Error(`HTTP ${res.status}`);
   const bytes = new Uint8Array(await res.arrayBuffer());
   if (bytes.length !== end - start + 1) throw new Error('short chunk');

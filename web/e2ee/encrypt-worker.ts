@@ -15,12 +15,20 @@ interface Job {
   plain: Blob;
 }
 
-const scope = self as unknown as { onmessage: ((e: MessageEvent<Job>) => void) | null; postMessage(m: unknown, transfer?: Transferable[]): void };
+const scope = self as unknown as {
+  onmessage: ((e: MessageEvent<Job>) => void) | null;
+  postMessage(m: unknown, transfer?: Transferable[]): void;
+};
 
 scope.onmessage = async (e) => {
   const { id, key, fileiv, aead, index, plain } = e.data;
   try {
-    const bytes = await encryptChunk(key, { fileIv: fromBase64(fileiv), aad: fromBase64(aead) }, index, new Uint8Array(await plain.arrayBuffer()));
+    const bytes = await encryptChunk(
+      key,
+      { fileIv: fromBase64(fileiv), aad: fromBase64(aead) },
+      index,
+      new Uint8Array(await plain.arrayBuffer()),
+    );
     scope.postMessage({ id, bytes }, [bytes.buffer]);
   } catch (err) {
     scope.postMessage({ id, error: String((err as Error).message ?? err) });

@@ -60,7 +60,11 @@ export class Api {
   }
 
   async request<T = unknown>(method: string, path: string, init: RequestInitEx = {}): Promise<T> {
-    const headers: Record<string, string> = { Accept: 'application/json', ...(this.opts.headers ?? {}), ...(init.headers ?? {}) };
+    const headers: Record<string, string> = {
+      Accept: 'application/json',
+      ...(this.opts.headers ?? {}),
+      ...(init.headers ?? {}),
+    };
     // On every method: a GET that acts (the audit log mailed) needs it too.
     if (this.opts.securityToken) headers['X-Ferry-Security-Token'] = this.opts.securityToken;
     let body: BodyInit | undefined;

@@ -13,11 +13,17 @@ export function PublicAddress() {
   const cfg = useResource(() => api.get<{ base_url: string }>('/config'));
   const [value, setValue] = useState<string | null>(null);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
-  if (!cfg.data) return cfg.error ? <p class="error" role="alert">{errorText(t, cfg.error)}</p> : null;
+  if (!cfg.data)
+    return cfg.error ? (
+      <p class="error" role="alert">
+        {errorText(t, cfg.error)}
+      </p>
+    ) : null;
   const save = async (e: Event) => {
     e.preventDefault();
     const v = (value ?? cfg.data!.base_url).trim().replace(/\/+$/, '');
-    if (v && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(v)) return setNote({ ok: false, text: t('ui_public_address_invalid') });
+    if (v && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(v))
+      return setNote({ ok: false, text: t('ui_public_address_invalid') });
     try {
       await api.put('/config', { base_url: v || null });
       setNote({ ok: true, text: t('ui_saved') });
@@ -32,10 +38,20 @@ export function PublicAddress() {
   return (
     <form class="public-address" id="public-address" onSubmit={save} aria-labelledby="public-address-title" noValidate>
       <h2 id="public-address-title">{t('ui_public_address')}</h2>
-      <p class="hint" id="public-address-hint">{t('ui_public_address_hint')}</p>
+      <p class="hint" id="public-address-hint">
+        {t('ui_public_address_hint')}
+      </p>
       <div class="row">
         <label for="public-address-url">{t('ui_public_address_label')}</label>
-        <input id="public-address-url" type="url" inputMode="url" aria-describedby="public-address-hint" placeholder="https://files.example.org" value={value ?? cfg.data.base_url} onInput={(e) => setValue(e.currentTarget.value)} />
+        <input
+          id="public-address-url"
+          type="url"
+          inputMode="url"
+          aria-describedby="public-address-hint"
+          placeholder="https://files.example.org"
+          value={value ?? cfg.data.base_url}
+          onInput={(e) => setValue(e.currentTarget.value)}
+        />
         <button type="submit">{t('ui_save')}</button>
       </div>
       {note && (

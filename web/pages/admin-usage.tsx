@@ -28,7 +28,12 @@ export function UsageOverview() {
   const storage = useResource(() => api.get<Storage>('/storage'));
   const usage = useResource(() => api.get<Usage>('/usage'));
   const error = storage.error ?? usage.error;
-  if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {errorText(t, error)}
+      </p>
+    );
   if (!storage.data || !usage.data) return <p aria-busy="true">{t('ui_loading')}</p>;
   const st = storage.data;
   const u = usage.data;
@@ -43,17 +48,61 @@ export function UsageOverview() {
         <dt>{t('ui_storage_used')}</dt>
         <dd class="storage-used">{bytes(st.used)}</dd>
         <dt>{t('ui_storage_free')}</dt>
-        <dd class="storage-free">{st.free === null ? '—' : t('ui_storage_free_of', { free: bytes(st.free), total: bytes(st.total ?? 0) })}</dd>
+        <dd class="storage-free">
+          {st.free === null ? '—' : t('ui_storage_free_of', { free: bytes(st.free), total: bytes(st.total ?? 0) })}
+        </dd>
         <dt>{t('ui_host_quota')}</dt>
-        <dd class="host-quota">{st.host_quota > 0 ? t('ui_quota_use', { used: bytes(st.host_used), quota: bytes(st.host_quota) }) : t('ui_quota_none')}</dd>
+        <dd class="host-quota">
+          {st.host_quota > 0
+            ? t('ui_quota_use', { used: bytes(st.host_used), quota: bytes(st.host_quota) })
+            : t('ui_quota_none')}
+        </dd>
       </dl>
-      {st.total ? <meter class="meter" min={0} max={st.total} value={st.total - (st.free ?? 0)} aria-label={t('ui_disk_filled')} /> : null}
+      {st.total ? (
+        <meter
+          class="meter"
+          min={0}
+          max={st.total}
+          value={st.total - (st.free ?? 0)}
+          aria-label={t('ui_disk_filled')}
+        />
+      ) : null}
       <h2>{t('ui_usage_30_days')}</h2>
       <div class="charts">
-        <BarChart id="chart-transfers" title={t('ui_chart_transfers')} bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: d.transfers }))} format={count} labelHeading={t('ui_day')} valueHeading={t('ui_transfer_count')} />
-        <BarChart id="chart-bytes" title={t('ui_chart_bytes')} bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: d.bytes }))} format={bytes} labelHeading={t('ui_day')} valueHeading={t('size')} />
-        <BarChart id="chart-storage" title={t('ui_chart_storage')} bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: samples.get(d.day) ?? null }))} format={bytes} labelHeading={t('ui_day')} valueHeading={t('ui_storage_used')} />
-        <BarChart id="chart-senders" title={t('ui_chart_top_senders')} horizontal showTable bars={u.top_senders.map((s) => ({ label: s.user_id, value: s.bytes }))} format={bytes} labelHeading={t('user_id')} valueHeading={t('size')} />
+        <BarChart
+          id="chart-transfers"
+          title={t('ui_chart_transfers')}
+          bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: d.transfers }))}
+          format={count}
+          labelHeading={t('ui_day')}
+          valueHeading={t('ui_transfer_count')}
+        />
+        <BarChart
+          id="chart-bytes"
+          title={t('ui_chart_bytes')}
+          bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: d.bytes }))}
+          format={bytes}
+          labelHeading={t('ui_day')}
+          valueHeading={t('size')}
+        />
+        <BarChart
+          id="chart-storage"
+          title={t('ui_chart_storage')}
+          bars={u.days.map((d) => ({ label: dayLabel(d.day, lang), value: samples.get(d.day) ?? null }))}
+          format={bytes}
+          labelHeading={t('ui_day')}
+          valueHeading={t('ui_storage_used')}
+        />
+        <BarChart
+          id="chart-senders"
+          title={t('ui_chart_top_senders')}
+          horizontal
+          showTable
+          bars={u.top_senders.map((s) => ({ label: s.user_id, value: s.bytes }))}
+          format={bytes}
+          labelHeading={t('user_id')}
+          valueHeading={t('size')}
+        />
       </div>
     </>
   );

@@ -33,8 +33,19 @@ export function UsersAdmin({ localAccounts }: { localAccounts: boolean }) {
   const users = (list.data ?? []).filter((u) => !localAccounts || u.local);
   return (
     <div>
-      {localAccounts && <AddUser onAdded={(id, password) => { setSecret({ id, password, created: true }); list.reload(); }} />}
-      {list.error !== null && list.error !== undefined && <p class="error" role="alert">{errorText(t, list.error)}</p>}
+      {localAccounts && (
+        <AddUser
+          onAdded={(id, password) => {
+            setSecret({ id, password, created: true });
+            list.reload();
+          }}
+        />
+      )}
+      {list.error !== null && list.error !== undefined && (
+        <p class="error" role="alert">
+          {errorText(t, list.error)}
+        </p>
+      )}
       {!list.data && !list.error && <p aria-busy="true">{t('ui_loading')}</p>}
       {list.data && (
         <div class="table-wrap">
@@ -51,7 +62,14 @@ export function UsersAdmin({ localAccounts }: { localAccounts: boolean }) {
             </thead>
             <tbody>
               {users.map((u) => (
-                <UserRow key={u.id} u={u} self={u.id === user?.id} localAccounts={localAccounts} reload={list.reload} onPassword={(password) => setSecret({ id: u.id, password, created: false })} />
+                <UserRow
+                  key={u.id}
+                  u={u}
+                  self={u.id === user?.id}
+                  localAccounts={localAccounts}
+                  reload={list.reload}
+                  onPassword={(password) => setSecret({ id: u.id, password, created: false })}
+                />
               ))}
             </tbody>
           </table>
@@ -69,7 +87,19 @@ export function UsersAdmin({ localAccounts }: { localAccounts: boolean }) {
   );
 }
 
-function UserRow({ u, self, localAccounts, reload, onPassword }: { u: AdminUser; self: boolean; localAccounts: boolean; reload(): void; onPassword(p: string): void }) {
+function UserRow({
+  u,
+  self,
+  localAccounts,
+  reload,
+  onPassword,
+}: {
+  u: AdminUser;
+  self: boolean;
+  localAccounts: boolean;
+  reload(): void;
+  onPassword(p: string): void;
+}) {
   const { api, t } = useApp();
   const path = `/user/${encodeURIComponent(u.id)}`;
   return (
@@ -80,7 +110,16 @@ function UserRow({ u, self, localAccounts, reload, onPassword }: { u: AdminUser;
       </th>
       <td data-label={t('ui_email')}>
         {/* A local account's addresses are the admin's to change; others come from the identity provider. */}
-        {localAccounts && u.local ? <EmailForm userId={u.id} emails={u.emails} idPrefix={`user-${u.id.replace(/[^A-Za-z0-9_-]/g, '_')}`} onSaved={reload} /> : u.emails.join(', ')}
+        {localAccounts && u.local ? (
+          <EmailForm
+            userId={u.id}
+            emails={u.emails}
+            idPrefix={`user-${u.id.replace(/[^A-Za-z0-9_-]/g, '_')}`}
+            onSaved={reload}
+          />
+        ) : (
+          u.emails.join(', ')
+        )}
       </td>
       <td data-label={t('ui_role')} class="role">
         {u.admin ? (u.admin_by_config ? t('ui_admin_by_config') : t('ui_admin_role')) : t('ui_user_role')}
@@ -109,7 +148,13 @@ function UserRow({ u, self, localAccounts, reload, onPassword }: { u: AdminUser;
             </ActionButton>
           )}
           {localAccounts && u.local && !self && (
-            <ActionButton run={() => api.delete(path)} confirm={t('ui_remove_user_confirm', { id: u.id })} label={t('ui_remove_user_of', { id: u.id })} danger onDone={reload}>
+            <ActionButton
+              run={() => api.delete(path)}
+              confirm={t('ui_remove_user_confirm', { id: u.id })}
+              label={t('ui_remove_user_of', { id: u.id })}
+              danger
+              onDone={reload}
+            >
               {t('ui_remove_user')}
             </ActionButton>
           )}
@@ -144,23 +189,45 @@ function QuotaCell({ u, reload }: { u: AdminUser; reload(): void }) {
       }}
     >
       <span class="quota-now">
-        {u.quota > 0 ? t('ui_quota_use', { used: formatBytes(u.used, lang), quota: formatBytes(u.quota, lang) }) : t('ui_quota_none')}
+        {u.quota > 0
+          ? t('ui_quota_use', { used: formatBytes(u.used, lang), quota: formatBytes(u.quota, lang) })
+          : t('ui_quota_none')}
         {!u.quota_own && <span class="hint"> ({t('ui_quota_default')})</span>}
       </span>
       <label for={id} class="visually-hidden">
         {t('ui_quota_of', { id: u.id })}
       </label>
-      <input id={id} type="number" min={0} step="any" inputMode="decimal" size={6} value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+      <input
+        id={id}
+        type="number"
+        min={0}
+        step="any"
+        inputMode="decimal"
+        size={6}
+        value={value}
+        onInput={(e) => setValue(e.currentTarget.value)}
+      />
       <span aria-hidden="true">MB</span>
       <button type="submit" aria-label={t('ui_set_quota_of', { id: u.id })}>
         {t('ui_set')}
       </button>
       {u.quota_own && (
-        <button type="button" aria-label={t('ui_default_quota_of', { id: u.id })} onClick={() => { setValue(''); void save(null); }}>
+        <button
+          type="button"
+          aria-label={t('ui_default_quota_of', { id: u.id })}
+          onClick={() => {
+            setValue('');
+            void save(null);
+          }}
+        >
           {t('ui_quota_default_button')}
         </button>
       )}
-      {error && <span class="error" role="alert">{error}</span>}
+      {error && (
+        <span class="error" role="alert">
+          {error}
+        </span>
+      )}
     </form>
   );
 }
@@ -176,7 +243,11 @@ function AddUser({ onAdded }: { onAdded(id: string, password: string): void }) {
     e.preventDefault();
     setBusy(true);
     try {
-      const r = await api.post<{ id: string; password: string }>('/user', { id: id.trim(), email: email.trim(), admin });
+      const r = await api.post<{ id: string; password: string }>('/user', {
+        id: id.trim(),
+        email: email.trim(),
+        admin,
+      });
       setError(null);
       setId('');
       setEmail('');
@@ -196,12 +267,17 @@ function AddUser({ onAdded }: { onAdded(id: string, password: string): void }) {
       <label for="new-user-email">{t('ui_email')}</label>
       <input id="new-user-email" type="email" required value={email} onInput={(e) => setEmail(e.currentTarget.value)} />
       <label class="check">
-        <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} /> {t('ui_make_admin')}
+        <input type="checkbox" checked={admin} onChange={(e) => setAdmin(e.currentTarget.checked)} />{' '}
+        {t('ui_make_admin')}
       </label>
       <button type="submit" disabled={busy}>
         {t('ui_add_user')}
       </button>
-      {error && <p class="error" role="alert">{error}</p>}
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
     </form>
   );
 }

@@ -37,8 +37,17 @@ export function AdminPage() {
         ))}
         {mailSink && <a href={`${base}/?s=mail-sink`}>{t('ui_mail_sink')}</a>}
       </nav>
-      {tab === 'overview' && <Overview transfers={transfers.data} guests={guests.data} error={transfers.error ?? guests.error} localAccounts={localAccounts} />}
-      {tab === 'transfers' && <TransferTable transfers={transfers.data} error={transfers.error} reload={transfers.reload} showOwner />}
+      {tab === 'overview' && (
+        <Overview
+          transfers={transfers.data}
+          guests={guests.data}
+          error={transfers.error ?? guests.error}
+          localAccounts={localAccounts}
+        />
+      )}
+      {tab === 'transfers' && (
+        <TransferTable transfers={transfers.data} error={transfers.error} reload={transfers.reload} showOwner />
+      )}
       {tab === 'guests' && <GuestTable guests={guests.data} error={guests.error} reload={guests.reload} showOwner />}
       {tab === 'users' && (
         <>
@@ -50,11 +59,26 @@ export function AdminPage() {
   );
 }
 
-function Overview({ transfers, guests, error, localAccounts }: { transfers: ApiTransfer[] | null; guests: ApiGuest[] | null; error: unknown; localAccounts: boolean }) {
+function Overview({
+  transfers,
+  guests,
+  error,
+  localAccounts,
+}: {
+  transfers: ApiTransfer[] | null;
+  guests: ApiGuest[] | null;
+  error: unknown;
+  localAccounts: boolean;
+}) {
   const { api, t } = useApp();
   // The users the Users tab lists (every account, not only those who have sent something).
   const accounts = useResource(() => api.get<AdminUser[]>('/user/@all'));
-  if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {errorText(t, error)}
+      </p>
+    );
   if (!transfers || !guests) return <p aria-busy="true">{t('ui_loading')}</p>;
   const live = transfers.filter((tr) => !['closed', 'expired'].includes(transferStatus(tr)));
   const senders = new Set([...transfers.map((tr) => tr.user_id), ...guests.map((g) => g.user_id)]);
@@ -84,7 +108,12 @@ function QuotaSettings() {
   const [userMb, setUserMb] = useState<string | null>(null);
   const [hostMb, setHostMb] = useState<string | null>(null);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
-  if (!cfg.data) return cfg.error ? <p class="error" role="alert">{errorText(t, cfg.error)}</p> : null;
+  if (!cfg.data)
+    return cfg.error ? (
+      <p class="error" role="alert">
+        {errorText(t, cfg.error)}
+      </p>
+    ) : null;
   const mb = (v: number) => String(v / 1_000_000);
   const save = async (e: Event) => {
     e.preventDefault();
@@ -105,13 +134,31 @@ function QuotaSettings() {
       <p class="hint">{t('ui_quotas_hint')}</p>
       <div class="row">
         <label for="user-quota">{t('ui_user_quota_mb')}</label>
-        <input id="user-quota" type="number" min={0} step="any" value={userMb ?? mb(cfg.data.user_quota)} onInput={(e) => setUserMb(e.currentTarget.value)} />
-        <span class="hint">{cfg.data.user_quota > 0 ? formatBytes(cfg.data.user_quota, lang) : t('ui_quota_none')}</span>
+        <input
+          id="user-quota"
+          type="number"
+          min={0}
+          step="any"
+          value={userMb ?? mb(cfg.data.user_quota)}
+          onInput={(e) => setUserMb(e.currentTarget.value)}
+        />
+        <span class="hint">
+          {cfg.data.user_quota > 0 ? formatBytes(cfg.data.user_quota, lang) : t('ui_quota_none')}
+        </span>
       </div>
       <div class="row">
         <label for="host-quota">{t('ui_host_quota_mb')}</label>
-        <input id="host-quota" type="number" min={0} step="any" value={hostMb ?? mb(cfg.data.host_quota)} onInput={(e) => setHostMb(e.currentTarget.value)} />
-        <span class="hint">{cfg.data.host_quota > 0 ? formatBytes(cfg.data.host_quota, lang) : t('ui_quota_none')}</span>
+        <input
+          id="host-quota"
+          type="number"
+          min={0}
+          step="any"
+          value={hostMb ?? mb(cfg.data.host_quota)}
+          onInput={(e) => setHostMb(e.currentTarget.value)}
+        />
+        <span class="hint">
+          {cfg.data.host_quota > 0 ? formatBytes(cfg.data.host_quota, lang) : t('ui_quota_none')}
+        </span>
       </div>
       <button type="submit">{t('ui_save_quotas')}</button>
       {note && (

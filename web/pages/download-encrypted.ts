@@ -1,4 +1,10 @@
-import { decryptChunk, DecryptError, deriveKey, fileCrypto, KEY_VERSION_AES_GCM_PBKDF2 } from '../../src/shared-crypto/format';
+import {
+  decryptChunk,
+  DecryptError,
+  deriveKey,
+  fileCrypto,
+  KEY_VERSION_AES_GCM_PBKDF2,
+} from '../../src/shared-crypto/format';
 import { decryptedChunks, fetchChunk, type EncryptedFileJob } from '../e2ee/decrypted-chunks';
 
 /**
@@ -10,7 +16,11 @@ import { decryptedChunks, fetchChunk, type EncryptedFileJob } from '../e2ee/decr
  * - otherwise through the page's service worker (/download-sw.js), which streams a decrypting download.
  */
 interface SaveFilePicker {
-  (o: { suggestedName: string }): Promise<{ createWritable(): Promise<{ write(b: Uint8Array): Promise<void>; close(): Promise<void>; abort(): Promise<void> }> }>;
+  (o: {
+    suggestedName: string;
+  }): Promise<{
+    createWritable(): Promise<{ write(b: Uint8Array): Promise<void>; close(): Promise<void>; abort(): Promise<void> }>;
+  }>;
 }
 
 export function enhanceEncryptedDownload(base: string): void {
@@ -21,9 +31,14 @@ export function enhanceEncryptedDownload(base: string): void {
   const d = section.dataset;
   const say = (key: string) => (status.textContent = d[camel(key)] ?? key);
   /** "Could not decrypt (reason)": the same words for the unlock and for each file's save. */
-  const failed = (err: unknown) => `${d.e2eeFailed ?? ''} (${err instanceof DecryptError ? err.reason : String((err as Error).message ?? err)})`;
+  const failed = (err: unknown) =>
+    `${d.e2eeFailed ?? ''} (${err instanceof DecryptError ? err.reason : String((err as Error).message ?? err)})`;
   const picker = (window as unknown as { showSaveFilePicker?: SaveFilePicker }).showSaveFilePicker;
-  if (!globalThis.crypto?.subtle || (!picker && !('serviceWorker' in navigator)) || Number(d.keyVersion) !== KEY_VERSION_AES_GCM_PBKDF2) {
+  if (
+    !globalThis.crypto?.subtle ||
+    (!picker && !('serviceWorker' in navigator)) ||
+    Number(d.keyVersion) !== KEY_VERSION_AES_GCM_PBKDF2
+  ) {
     say('e2ee_unsupported');
     return;
   }
@@ -47,7 +62,13 @@ export function enhanceEncryptedDownload(base: string): void {
     submit.disabled = true;
     say('e2ee_checking');
     try {
-      const candidate = await deriveKey({ password: input.value, passwordVersion: Number(d.passwordVersion), passwordEncoding: d.passwordEncoding ?? 'none', salt: d.salt ?? '', iterations: Number(d.iterations) });
+      const candidate = await deriveKey({
+        password: input.value,
+        passwordVersion: Number(d.passwordVersion),
+        passwordEncoding: d.passwordEncoding ?? 'none',
+        salt: d.salt ?? '',
+        iterations: Number(d.iterations),
+      });
       const first = rows.find((r) => Number(r.dataset.size) > 0);
       if (first) {
         const job = jobOf(first, candidate);
@@ -57,7 +78,8 @@ export function enhanceEncryptedDownload(base: string): void {
       input.value = '';
       form.hidden = true;
       say('e2ee_unlocked');
-      for (const b of section.querySelectorAll<HTMLButtonElement>('button.e2ee-save, button.e2ee-save-all')) b.hidden = false;
+      for (const b of section.querySelectorAll<HTMLButtonElement>('button.e2ee-save, button.e2ee-save-all'))
+        b.hidden = false;
       for (const s of section.querySelectorAll<HTMLElement>('.e2ee-file-status')) s.textContent = '';
     } catch (err) {
       // A failed tag on the first chunk is a wrong password; anything else (network, a damaged file) says so.
@@ -70,7 +92,10 @@ export function enhanceEncryptedDownload(base: string): void {
   });
 
   /** Decrypts one row's file into `save` (a file the user picked, a folder's file, or the worker's download). */
-  const saveRow = async (row: HTMLElement, save: (name: string, job: EncryptedFileJob) => Promise<void>): Promise<boolean> => {
+  const saveRow = async (
+    row: HTMLElement,
+    save: (name: string, job: EncryptedFileJob) => Promise<void>,
+  ): Promise<boolean> => {
     const rowStatus = row.querySelector<HTMLElement>('.e2ee-file-status')!;
     if (!key) return false;
     rowStatus.textContent = d.e2eeSaving ?? '';
@@ -117,7 +142,9 @@ export function enhanceEncryptedDownload(base: string): void {
   });
 }
 
-type FolderPicker = (o: { mode: 'readwrite' }) => Promise<{ getFileHandle(name: string, o: { create: true }): ReturnType<SaveFilePicker> }>;
+type FolderPicker = (o: {
+  mode: 'readwrite';
+}) => Promise<{ getFileHandle(name: string, o: { create: true }): ReturnType<SaveFilePicker> }>;
 
 /** "e2ee_wrong_password" → the dataset's "e2eeWrongPassword". */
 function camel(key: string): string {

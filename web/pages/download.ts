@@ -6,7 +6,8 @@ import { formatDay } from '../lib/format';
  * rewritten in the reader's own time zone.
  */
 export function enhanceDownload(lang: string): void {
-  for (const el of document.querySelectorAll<HTMLElement>('time[data-day]')) el.textContent = formatDay(Number(el.dataset.day), lang);
+  for (const el of document.querySelectorAll<HTMLElement>('time[data-day]'))
+    el.textContent = formatDay(Number(el.dataset.day), lang);
   // The shortened SHA-256 of each file: a button copies the whole value.
   for (const b of document.querySelectorAll<HTMLButtonElement>('button.copy-hash')) {
     b.hidden = false;

@@ -42,7 +42,9 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
   const [message, setMessage] = useState('');
   const [expiry, setExpiry] = useState(isoDay(today + (info.default_guest_days_valid ?? 20) * DAY));
   // The invitation mail is on unless unticked, as the server has it; the user's saved preferences add to it.
-  const [options, setOptions] = useState<string[]>([...new Set([...GUEST_OPTIONS_ON_BY_DEFAULT, ...(user?.guest_preferences ?? ['email_upload_started'])])]);
+  const [options, setOptions] = useState<string[]>([
+    ...new Set([...GUEST_OPTIONS_ON_BY_DEFAULT, ...(user?.guest_preferences ?? ['email_upload_started'])]),
+  ]);
   const [invited, setInvited] = useState<{ email: string; url: string; mailed: boolean } | null>(null);
   const [transferOptions, setTransferOptions] = useState<string[]>(['email_download_complete']);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
@@ -52,7 +54,10 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
     e.preventDefault();
     if (!isEmail(email.trim())) return setNote({ ok: false, text: t('ui_bad_email', { email }) });
     const expires = endOfDay(expiry);
-    if (!options.includes('does_not_expire') && (expires === null || expires > today + (maxDays + 1) * DAY || expires < today))
+    if (
+      !options.includes('does_not_expire') &&
+      (expires === null || expires > today + (maxDays + 1) * DAY || expires < today)
+    )
       return setNote({ ok: false, text: t('ui_bad_expiry', { max: maxDays }) });
     setBusy(true);
     setInvited(null);
@@ -70,7 +75,10 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       });
       const mailed = g.options.includes('email_guest_created');
       setInvited({ email: g.email, url: g.upload_url, mailed });
-      setNote({ ok: true, text: mailed ? t('ui_guest_invited', { email: g.email }) : t('ui_guest_invited_no_mail', { email: g.email }) });
+      setNote({
+        ok: true,
+        text: mailed ? t('ui_guest_invited', { email: g.email }) : t('ui_guest_invited_no_mail', { email: g.email }),
+      });
       setEmail('');
       setSubject('');
       setMessage('');
@@ -99,7 +107,15 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       </div>
       <div class="field">
         <label for="guest-expires">{t('expires')}</label>
-        <DaySelect id="guest-expires" describedBy="guest-expires-hint" value={expiry} fromDays={1} toDays={maxDays} disabled={options.includes('does_not_expire')} onChange={setExpiry} />
+        <DaySelect
+          id="guest-expires"
+          describedBy="guest-expires-hint"
+          value={expiry}
+          fromDays={1}
+          toDays={maxDays}
+          disabled={options.includes('does_not_expire')}
+          onChange={setExpiry}
+        />
         {options.includes('does_not_expire') ? (
           <p class="hint" id="guest-expires-hint">
             {t('option_does_not_expire')}
@@ -110,8 +126,20 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       </div>
       <details class="options">
         <summary>{t('ui_more_options')}</summary>
-        <OptionBoxes names={GUEST_OPTIONS} value={options} onChange={setOptions} idPrefix="gopt" legend={t('ui_guest_options')} />
-        <OptionBoxes names={TRANSFER_OPTIONS.filter((o) => o !== 'add_me_to_recipients')} value={transferOptions} onChange={setTransferOptions} idPrefix="gtopt" legend={t('ui_guest_transfer_options')} />
+        <OptionBoxes
+          names={GUEST_OPTIONS}
+          value={options}
+          onChange={setOptions}
+          idPrefix="gopt"
+          legend={t('ui_guest_options')}
+        />
+        <OptionBoxes
+          names={TRANSFER_OPTIONS.filter((o) => o !== 'add_me_to_recipients')}
+          value={transferOptions}
+          onChange={setTransferOptions}
+          idPrefix="gtopt"
+          legend={t('ui_guest_transfer_options')}
+        />
       </details>
       {note && (
         <p class={note.ok ? 'ok' : 'error'} role={note.ok ? 'status' : 'alert'}>
@@ -121,7 +149,13 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       {invited && (
         <div class="row upload-link">
           <label for="guest-upload-link">{t('ui_guest_upload_link')}</label>
-          <input id="guest-upload-link" class="mono" readOnly value={invited.url} onFocus={(e) => e.currentTarget.select()} />
+          <input
+            id="guest-upload-link"
+            class="mono"
+            readOnly
+            value={invited.url}
+            onFocus={(e) => e.currentTarget.select()}
+          />
           <CopyButton text={invited.url} label={t('ui_copy_upload_link')} />
           <QrButton text={invited.url} />
         </div>
@@ -136,9 +170,24 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
 }
 
 /** Shared with the admin page (all guests). */
-export function GuestTable({ guests, error, reload, showOwner }: { guests: ApiGuest[] | null; error: unknown; reload(): void; showOwner?: boolean }) {
+export function GuestTable({
+  guests,
+  error,
+  reload,
+  showOwner,
+}: {
+  guests: ApiGuest[] | null;
+  error: unknown;
+  reload(): void;
+  showOwner?: boolean;
+}) {
   const { api, t, lang } = useApp();
-  if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {errorText(t, error)}
+      </p>
+    );
   if (!guests) return <p aria-busy="true">{t('ui_loading')}</p>;
   if (guests.length === 0) return <p>{t('ui_no_guests')}</p>;
   return (
@@ -164,14 +213,30 @@ export function GuestTable({ guests, error, reload, showOwner }: { guests: ApiGu
                 {g.subject && <span class="sub">{g.subject}</span>}
               </td>
               {showOwner && <td data-label={t('from')}>{g.user_email}</td>}
-              <td class="nowrap" data-label={t('created')}>{formatDay(g.created.raw, lang)}</td>
-              <td class="nowrap" data-label={t('expires')}>{g.expires ? formatDay(g.expires.raw, lang) : t('ui_never')}</td>
-              <td class="nowrap" data-label={t('ui_transfer_count')}>{g.transfer_count}</td>
+              <td class="nowrap" data-label={t('created')}>
+                {formatDay(g.created.raw, lang)}
+              </td>
+              <td class="nowrap" data-label={t('expires')}>
+                {g.expires ? formatDay(g.expires.raw, lang) : t('ui_never')}
+              </td>
+              <td class="nowrap" data-label={t('ui_transfer_count')}>
+                {g.transfer_count}
+              </td>
               <td class="row-actions">
-                <ActionButton run={() => api.put(`/guest/${g.id}`, { remind: true })} label={t('ui_remind_named', { name: g.email })} done={t('ui_reminder_sent')}>
+                <ActionButton
+                  run={() => api.put(`/guest/${g.id}`, { remind: true })}
+                  label={t('ui_remind_named', { name: g.email })}
+                  done={t('ui_reminder_sent')}
+                >
                   {t('ui_remind')}
                 </ActionButton>
-                <ActionButton run={() => api.delete(`/guest/${g.id}`)} danger confirm={t('ui_delete_guest_confirm', { email: g.email })} label={t('ui_delete_named', { name: g.email })} onDone={reload}>
+                <ActionButton
+                  run={() => api.delete(`/guest/${g.id}`)}
+                  danger
+                  confirm={t('ui_delete_guest_confirm', { email: g.email })}
+                  label={t('ui_delete_named', { name: g.email })}
+                  onDone={reload}
+                >
                   {t('ui_delete')}
                 </ActionButton>
               </td>

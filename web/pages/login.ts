@@ -19,12 +19,20 @@ function enhanceForm(form: HTMLFormElement, api: Api, t: Translate, base: string
     const button = form.querySelector<HTMLButtonElement>('button[type="submit"]');
     if (button) button.disabled = true;
     try {
-      await api.post(provider ? `/login/${encodeURIComponent(provider)}` : '/login', { user_id: String(data.get('user_id') ?? ''), password: String(data.get('password') ?? '') });
+      await api.post(provider ? `/login/${encodeURIComponent(provider)}` : '/login', {
+        user_id: String(data.get('user_id') ?? ''),
+        password: String(data.get('password') ?? ''),
+      });
       const back = String(data.get('return') ?? '');
       location.assign(back.startsWith('/') && !back.startsWith('//') ? back : `${base}/`);
     } catch (e) {
       if (errorBox) {
-        errorBox.textContent = e instanceof ApiError && e.status === 401 ? t('ui_login_failed') : e instanceof ApiError && e.status === 503 ? t('ui_login_unavailable') : errorText(t, e);
+        errorBox.textContent =
+          e instanceof ApiError && e.status === 401
+            ? t('ui_login_failed')
+            : e instanceof ApiError && e.status === 503
+              ? t('ui_login_unavailable')
+              : errorText(t, e);
         errorBox.hidden = false;
       }
       if (button) button.disabled = false;

@@ -22,7 +22,8 @@ function PasswordChange({ onChanged }: { onChanged: () => void }) {
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
     e.preventDefault();
-    if (next.length < MIN_PASSWORD) return setNote({ ok: false, text: t('ui_password_too_short', { min: MIN_PASSWORD }) });
+    if (next.length < MIN_PASSWORD)
+      return setNote({ ok: false, text: t('ui_password_too_short', { min: MIN_PASSWORD }) });
     if (next !== again) return setNote({ ok: false, text: t('ui_password_mismatch') });
     setBusy(true);
     try {
@@ -43,12 +44,37 @@ function PasswordChange({ onChanged }: { onChanged: () => void }) {
       <h2 id="password-title">{t('ui_change_password')}</h2>
       <form class="password-change" onSubmit={submit}>
         <label for="pw-current">{t('ui_current_password')}</label>
-        <input id="pw-current" type="password" autocomplete="current-password" required value={current} onInput={(e) => setCurrent(e.currentTarget.value)} />
+        <input
+          id="pw-current"
+          type="password"
+          autocomplete="current-password"
+          required
+          value={current}
+          onInput={(e) => setCurrent(e.currentTarget.value)}
+        />
         <label for="pw-new">{t('ui_new_password')}</label>
-        <input id="pw-new" type="password" autocomplete="new-password" required minLength={MIN_PASSWORD} aria-describedby="pw-rule" value={next} onInput={(e) => setNext(e.currentTarget.value)} />
-        <span id="pw-rule" class="hint">{t('ui_password_rule', { min: MIN_PASSWORD })} {t('ui_password_changes_secret')}</span>
+        <input
+          id="pw-new"
+          type="password"
+          autocomplete="new-password"
+          required
+          minLength={MIN_PASSWORD}
+          aria-describedby="pw-rule"
+          value={next}
+          onInput={(e) => setNext(e.currentTarget.value)}
+        />
+        <span id="pw-rule" class="hint">
+          {t('ui_password_rule', { min: MIN_PASSWORD })} {t('ui_password_changes_secret')}
+        </span>
         <label for="pw-again">{t('ui_new_password_again')}</label>
-        <input id="pw-again" type="password" autocomplete="new-password" required value={again} onInput={(e) => setAgain(e.currentTarget.value)} />
+        <input
+          id="pw-again"
+          type="password"
+          autocomplete="new-password"
+          required
+          value={again}
+          onInput={(e) => setAgain(e.currentTarget.value)}
+        />
         <button type="submit" disabled={busy}>
           {t('ui_change_password')}
         </button>
@@ -144,12 +170,22 @@ export function ProfilePage() {
               <label for="remote-config" class="visually-hidden">
                 {t('ui_remote_config')}
               </label>
-              <input id="remote-config" class="mono" readOnly value={me.remote_config} onFocus={(e) => e.currentTarget.select()} />
+              <input
+                id="remote-config"
+                class="mono"
+                readOnly
+                value={me.remote_config}
+                onFocus={(e) => e.currentTarget.select()}
+              />
               <CopyButton text={me.remote_config} label={t('ui_copy_remote_config')} />
             </div>
             <p class="hint">{t('ui_filesender_ini_hint')}</p>
             <p>
-              <a class="button" href={`${base}/user/@me/filesender-python-client-configuration-file`} download="filesender.py.ini">
+              <a
+                class="button"
+                href={`${base}/user/@me/filesender-python-client-configuration-file`}
+                download="filesender.py.ini"
+              >
                 {t('ui_filesender_ini')}
               </a>
             </p>

@@ -26,10 +26,25 @@ export function transferStatus(tr: ApiTransfer): string {
 }
 
 /** Shared with the admin page (all transfers). */
-export function TransferTable({ transfers, error, reload, showOwner }: { transfers: ApiTransfer[] | null; error: unknown; reload(): void; showOwner?: boolean }) {
+export function TransferTable({
+  transfers,
+  error,
+  reload,
+  showOwner,
+}: {
+  transfers: ApiTransfer[] | null;
+  error: unknown;
+  reload(): void;
+  showOwner?: boolean;
+}) {
   const { t, lang } = useApp();
   const [open, setOpen] = useState<number | null>(null);
-  if (error) return <p class="error" role="alert">{errorText(t, error)}</p>;
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {errorText(t, error)}
+      </p>
+    );
   if (!transfers) return <p aria-busy="true">{t('ui_loading')}</p>;
   if (transfers.length === 0) return <p>{t('ui_no_transfers')}</p>;
   const sorted = [...transfers].sort((a, b) => b.created.raw - a.created.raw);
@@ -58,24 +73,41 @@ export function TransferTable({ transfers, error, reload, showOwner }: { transfe
           return (
             <tbody key={tr.id}>
               <tr class={`status-${status}`}>
-                <td class="nowrap" data-label={t('created')}>{formatDay(tr.created.raw, lang)}</td>
+                <td class="nowrap" data-label={t('created')}>
+                  {formatDay(tr.created.raw, lang)}
+                </td>
                 {showOwner && <td data-label={t('from')}>{tr.user_email}</td>}
                 <td data-label={t('subject')}>
                   {tr.subject || t('ui_n_files', { count: tr.files.length })}
                   <span class="sub">{tr.files.map((f) => f.name).join(', ')}</span>
                   {/* A guest's upload lands in the inviter's list: say whose it is (user_email is the guest's). */}
-                  {tr.guest_id ? <span class="sub sent-by-guest">{t('ui_sent_by_guest', { email: tr.user_email })}</span> : null}
+                  {tr.guest_id ? (
+                    <span class="sub sent-by-guest">{t('ui_sent_by_guest', { email: tr.user_email })}</span>
+                  ) : null}
                 </td>
-                <td class="nowrap" data-label={t('size')}>{formatBytes(size, lang)}</td>
+                <td class="nowrap" data-label={t('size')}>
+                  {formatBytes(size, lang)}
+                </td>
                 <td data-label={t('recipients')}>
                   {tr.recipients.map((r) => r.email || t('ui_link_anyone')).join(', ')}
                   <span class="sub">{t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}</span>
-                  {notReached > 0 && <span class="sub delivery-bounced">{t('ui_mail_not_reached', { count: notReached })}</span>}
+                  {notReached > 0 && (
+                    <span class="sub delivery-bounced">{t('ui_mail_not_reached', { count: notReached })}</span>
+                  )}
                 </td>
-                <td class="nowrap" data-label={t('expires')}>{tr.status === 'closed' ? '–' : formatDay(tr.expires.raw, lang)}</td>
-                <td class="nowrap" data-label={t('status')}>{t(`status_${status}`)}</td>
+                <td class="nowrap" data-label={t('expires')}>
+                  {tr.status === 'closed' ? '–' : formatDay(tr.expires.raw, lang)}
+                </td>
+                <td class="nowrap" data-label={t('status')}>
+                  {t(`status_${status}`)}
+                </td>
                 <td class="row-actions">
-                  <button type="button" aria-expanded={open === tr.id} aria-controls={`details-${tr.id}`} onClick={() => setOpen(open === tr.id ? null : tr.id)}>
+                  <button
+                    type="button"
+                    aria-expanded={open === tr.id}
+                    aria-controls={`details-${tr.id}`}
+                    onClick={() => setOpen(open === tr.id ? null : tr.id)}
+                  >
                     {t('ui_details')}
                   </button>
                 </td>

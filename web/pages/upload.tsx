@@ -33,14 +33,16 @@ export function UploadPage() {
   const maxDays = info.max_transfer_days_valid ?? 20;
   const [files, setFiles] = useState<PickedFile[]>([]);
   // A guest sends to the inviter unless told otherwise (as FileSender does): the inviter is a ready recipient.
-  const fixedTo = guest?.options.includes('can_only_send_to_me') ? guest.to ?? t('ui_your_inviter') : null;
+  const fixedTo = guest?.options.includes('can_only_send_to_me') ? (guest.to ?? t('ui_your_inviter')) : null;
   const firstRecipients = guest?.from && !fixedTo ? [guest.from] : [];
   const [recipients, setRecipients] = useState<string[]>(firstRecipients);
   const [from, setFrom] = useState(emails[0] ?? '');
   const [subject, setSubject] = useState('');
   const [message, setMessage] = useState('');
   const [expiry, setExpiry] = useState(isoDay(today + (info.default_transfer_days_valid ?? 10) * DAY));
-  const [options, setOptions] = useState<string[]>((user?.transfer_preferences ?? []).filter((o) => o !== 'get_a_link'));
+  const [options, setOptions] = useState<string[]>(
+    (user?.transfer_preferences ?? []).filter((o) => o !== 'get_a_link'),
+  );
   const [link, setLink] = useState((user?.transfer_preferences ?? []).includes('get_a_link'));
   const [error, setError] = useState<string | null>(null);
   const [downloadLimit, setDownloadLimit] = useState('');
@@ -97,9 +99,18 @@ export function UploadPage() {
         password: linkPassword || undefined,
       };
       if (fixedTo && guest?.to) body.recipients = [guest.to];
-      const choice = encryptionOffered && (encrypt.on || mustEncrypt) ? encryptionChoice(encrypt, passwordRules(info)) : null;
-      const encryption = choice ? { choice, iterations: info.encryption_password_hash_iterations ?? 600000, workerUrl: encryptWorkerUrl(app.api.base) } : undefined;
-      runner.start(await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption));
+      const choice =
+        encryptionOffered && (encrypt.on || mustEncrypt) ? encryptionChoice(encrypt, passwordRules(info)) : null;
+      const encryption = choice
+        ? {
+            choice,
+            iterations: info.encryption_password_hash_iterations ?? 600000,
+            workerUrl: encryptWorkerUrl(app.api.base),
+          }
+        : undefined;
+      runner.start(
+        await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption),
+      );
       setEncrypt(ENCRYPT_OFF); // the password (typed or generated) is not kept past the start
       setLinkPassword('');
     } catch (err) {
@@ -111,13 +122,18 @@ export function UploadPage() {
 
   const check = (): string | null => {
     if (files.length === 0) return t('ui_need_files');
-    if (!link && !fixedTo && recipients.length === 0) return guest ? t('ui_need_recipients_guest') : t('ui_need_recipients');
+    if (!link && !fixedTo && recipients.length === 0)
+      return guest ? t('ui_need_recipients_guest') : t('ui_need_recipients');
     const total = files.reduce((n, f) => n + f.size, 0);
-    if (info.max_transfer_size && total > info.max_transfer_size) return t('ui_too_big', { max: formatBytes(info.max_transfer_size, lang) });
-    if (info.max_transfer_files && files.length > info.max_transfer_files) return t('ui_too_many_files', { max: info.max_transfer_files });
+    if (info.max_transfer_size && total > info.max_transfer_size)
+      return t('ui_too_big', { max: formatBytes(info.max_transfer_size, lang) });
+    if (info.max_transfer_files && files.length > info.max_transfer_files)
+      return t('ui_too_many_files', { max: info.max_transfer_files });
     const expires = endOfDay(expiry);
-    if (expires === null || expires < today || expires > today + (maxDays + 1) * DAY) return t('ui_bad_expiry', { max: maxDays });
-    if (encryptionOffered && (encrypt.on || mustEncrypt) && !encryptionChoice(encrypt, passwordRules(info))) return t('ui_encrypt_weak');
+    if (expires === null || expires < today || expires > today + (maxDays + 1) * DAY)
+      return t('ui_bad_expiry', { max: maxDays });
+    if (encryptionOffered && (encrypt.on || mustEncrypt) && !encryptionChoice(encrypt, passwordRules(info)))
+      return t('ui_encrypt_weak');
     return null;
   };
 
@@ -126,7 +142,13 @@ export function UploadPage() {
       <ResumeList onResume={(u) => runner.start(u)} options={runner.options} />
       {guest && <GuestInvitation />}
       {!guest && <PlaceholderEmailPrompt />}
-      <form class="card upload-form" onSubmit={submit} aria-label={guest ? t('ui_guest_upload_title') : undefined} aria-labelledby={guest ? undefined : 'upload-title'} noValidate>
+      <form
+        class="card upload-form"
+        onSubmit={submit}
+        aria-label={guest ? t('ui_guest_upload_title') : undefined}
+        aria-labelledby={guest ? undefined : 'upload-title'}
+        noValidate
+      >
         {!guest && <h1 id="upload-title">{t('upload_page')}</h1>}
         {!guest && <QuotaUse picked={files.reduce((n, f) => n + f.size, 0)} />}
         <FilePicker files={files} onChange={setFiles} />
@@ -154,10 +176,23 @@ export function UploadPage() {
           </div>
         )}
         {/* A guest who can only send to the inviter was told so above: no recipient field. */}
-        {!fixedTo && !link && <RecipientsInput id="upload-recipients" label={t('recipients')} value={recipients} onChange={setRecipients} max={info.max_transfer_recipients} />}
+        {!fixedTo && !link && (
+          <RecipientsInput
+            id="upload-recipients"
+            label={t('recipients')}
+            value={recipients}
+            onChange={setRecipients}
+            max={info.max_transfer_recipients}
+          />
+        )}
         <div class="field">
           <label for="upload-subject">{t('subject')}</label>
-          <input id="upload-subject" value={subject} maxLength={250} onInput={(e) => setSubject(e.currentTarget.value)} />
+          <input
+            id="upload-subject"
+            value={subject}
+            maxLength={250}
+            onInput={(e) => setSubject(e.currentTarget.value)}
+          />
         </div>
         <div class="field">
           <label for="upload-message">{t('message')}</label>
@@ -165,7 +200,14 @@ export function UploadPage() {
         </div>
         <div class="field">
           <label for="upload-expires">{t('expires')}</label>
-          <DaySelect id="upload-expires" describedBy="upload-expires-hint" value={expiry} fromDays={1} toDays={maxDays} onChange={setExpiry} />
+          <DaySelect
+            id="upload-expires"
+            describedBy="upload-expires-hint"
+            value={expiry}
+            fromDays={1}
+            toDays={maxDays}
+            onChange={setExpiry}
+          />
           <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
         <DownloadLimitField value={downloadLimit} onChange={setDownloadLimit} />
@@ -174,7 +216,12 @@ export function UploadPage() {
         {!guest && (
           <details class="options">
             <summary>{t('ui_more_options')}</summary>
-            <OptionBoxes names={TRANSFER_OPTIONS.filter((o) => o !== 'get_a_link')} value={options} onChange={setOptions} idPrefix="topt" />
+            <OptionBoxes
+              names={TRANSFER_OPTIONS.filter((o) => o !== 'get_a_link')}
+              value={options}
+              onChange={setOptions}
+              idPrefix="topt"
+            />
           </details>
         )}
         {error && (
@@ -191,4 +238,3 @@ export function UploadPage() {
     </>
   );
 }
-

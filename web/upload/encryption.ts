@@ -26,7 +26,12 @@ export interface EncryptionChoice {
 export type RecordEncryption = KeyRecord;
 
 /** The fields of POST /transfer for an encrypted transfer, and each file's IV and base64 AEAD. */
-export function encryptedTransferFields(sizes: number[], chunkSize: number, choice: EncryptionChoice, iterations: number) {
+export function encryptedTransferFields(
+  sizes: number[],
+  chunkSize: number,
+  choice: EncryptionChoice,
+  iterations: number,
+) {
   const ivs = sizes.map(() => generateFileIv());
   const aeads = sizes.map((size, i) => btoa(aeadText(size, chunkSize, ivs[i])));
   return {
@@ -36,13 +41,24 @@ export function encryptedTransferFields(sizes: number[], chunkSize: number, choi
   };
 }
 
-export async function transferKey(choice: Pick<EncryptionChoice, 'password'>, e: Omit<RecordEncryption, 'keyCheck'>): Promise<CryptoKey> {
-  return deriveKey({ password: choice.password, passwordVersion: e.passwordVersion, passwordEncoding: e.passwordEncoding, salt: e.salt, iterations: e.iterations });
+export async function transferKey(
+  choice: Pick<EncryptionChoice, 'password'>,
+  e: Omit<RecordEncryption, 'keyCheck'>,
+): Promise<CryptoKey> {
+  return deriveKey({
+    password: choice.password,
+    passwordVersion: e.passwordVersion,
+    passwordEncoding: e.passwordEncoding,
+    salt: e.salt,
+    iterations: e.iterations,
+  });
 }
 
 /** The check value: chunk number 2³²−1 of an all-zero file IV, which no file of the transfer uses. */
 export async function keyCheck(key: CryptoKey): Promise<string> {
-  return toBase64(await encryptChunk(key, { fileIv: new Uint8Array(12), aad: new Uint8Array(0) }, 0xffff_ffff, new Uint8Array(0)));
+  return toBase64(
+    await encryptChunk(key, { fileIv: new Uint8Array(12), aad: new Uint8Array(0) }, 0xffff_ffff, new Uint8Array(0)),
+  );
 }
 
 /**

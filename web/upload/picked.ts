@@ -25,7 +25,8 @@ export async function filesFromDrop(dt: DataTransfer): Promise<PickedFile[]> {
   const entries = Array.from(dt.items)
     .filter((i) => i.kind === 'file')
     .map((i) => i.webkitGetAsEntry?.() ?? null);
-  if (entries.length === 0 || entries.some((e) => e === null)) return Array.from(dt.files).map((f) => new PickedFile(f));
+  if (entries.length === 0 || entries.some((e) => e === null))
+    return Array.from(dt.files).map((f) => new PickedFile(f));
   const out: PickedFile[] = [];
   for (const e of entries as FileSystemEntry[]) await walk(e, out);
   return out;

@@ -107,12 +107,18 @@ function isRecord(v: unknown): v is ResumeRecord {
     Number.isInteger(r.chunkSize) &&
     r.chunkSize > 0 &&
     Array.isArray(r.files) &&
-    r.files.every((f) => Number.isInteger(f.fileId) && typeof f.uid === 'string' && typeof f.name === 'string' && isRangeList(f.acked))
+    r.files.every(
+      (f) =>
+        Number.isInteger(f.fileId) && typeof f.uid === 'string' && typeof f.name === 'string' && isRangeList(f.acked),
+    )
   );
 }
 
 /** Matches re-selected files to the remembered ones by name, size and modification time. */
-export function matchSources<S extends { name: string; size: number; lastModified: number }>(record: ResumeRecord, chosen: S[]): Map<number, S> {
+export function matchSources<S extends { name: string; size: number; lastModified: number }>(
+  record: ResumeRecord,
+  chosen: S[],
+): Map<number, S> {
   const out = new Map<number, S>();
   for (const f of record.files) {
     // A file first dropped with its folder was sent as "folder/name"; a picker gives back only "name".

@@ -3,7 +3,14 @@ import type { ApiFile, ApiTransfer } from '../lib/types';
 import { isRangeList, rangesTotal } from './ranges';
 import type { ResumeFile, ResumeRecord } from './resume-store';
 import { chunkKeyQuery, Source, Upload, UploadOptions } from './uploader';
-import { ChunkSealer, encryptedTransferFields, keyCheck, transferKey, type EncryptionChoice, type RecordEncryption } from './encryption';
+import {
+  ChunkSealer,
+  encryptedTransferFields,
+  keyCheck,
+  transferKey,
+  type EncryptionChoice,
+  type RecordEncryption,
+} from './encryption';
 
 /** An encrypted upload's password and where the encrypting worker's script is; the password is kept nowhere. */
 export interface EncryptUpload {
@@ -35,8 +42,22 @@ export interface CreateTransfer {
 }
 
 /** POST /transfer, then an Upload ready to run. */
-export async function createUpload(api: Api, sources: Source[], req: CreateTransfer, owner: string, opts: UploadOptions, encrypt?: EncryptUpload): Promise<Upload> {
-  const enc = encrypt ? encryptedTransferFields(sources.map((s) => s.size), opts.chunkSize, encrypt.choice, encrypt.iterations) : null;
+export async function createUpload(
+  api: Api,
+  sources: Source[],
+  req: CreateTransfer,
+  owner: string,
+  opts: UploadOptions,
+  encrypt?: EncryptUpload,
+): Promise<Upload> {
+  const enc = encrypt
+    ? encryptedTransferFields(
+        sources.map((s) => s.size),
+        opts.chunkSize,
+        encrypt.choice,
+        encrypt.iterations,
+      )
+    : null;
   const body = {
     ...req,
     ...(enc ? enc.fields : {}),
@@ -54,13 +75,27 @@ export async function createUpload(api: Api, sources: Source[], req: CreateTrans
   const files: ResumeFile[] = sources.map((s, i) => {
     const f: ApiFile | undefined = byCid.get(`f${i}`) ?? t.files[i];
     map.set(f.id, s);
-    return { fileId: f.id, uid: f.uid, name: s.name, size: s.size, lastModified: s.lastModified, acked: [], complete: false, ...(enc ? { iv: enc.ivs[i], aead: enc.aeads[i] } : {}) };
+    return {
+      fileId: f.id,
+      uid: f.uid,
+      name: s.name,
+      size: s.size,
+      lastModified: s.lastModified,
+      acked: [],
+      complete: false,
+      ...(enc ? { iv: enc.ivs[i], aead: enc.aeads[i] } : {}),
+    };
   });
   let seal: UploadOptions['seal'];
   let encryption: RecordEncryption | undefined;
   if (encrypt && enc) {
     // The key needs the salt the server made for this transfer, so it is derived only now.
-    const params = { salt: t.salt ?? '', iterations: encrypt.iterations, passwordVersion: encrypt.choice.passwordVersion, passwordEncoding: encrypt.choice.passwordEncoding };
+    const params = {
+      salt: t.salt ?? '',
+      iterations: encrypt.iterations,
+      passwordVersion: encrypt.choice.passwordVersion,
+      passwordEncoding: encrypt.choice.passwordEncoding,
+    };
     const key = await transferKey(encrypt.choice, params);
     encryption = { ...params, keyCheck: await keyCheck(key) };
     seal = sealWith(key, encrypt.workerUrl);
@@ -107,7 +142,8 @@ export async function resumeUpload(
     else if (remote.received === f.size) f.acked = [[0, f.size]];
     // Otherwise keep our own list: every range in it was acknowledged, so it is a subset of what the
     // server holds; chunks whose answer never arrived are sent again (they were in flight).
-    if (!f.complete && !sources.has(f.fileId) && rangesTotal(f.acked) < f.size) throw new Error(`missing source for ${f.name}`);
+    if (!f.complete && !sources.has(f.fileId) && rangesTotal(f.acked) < f.size)
+      throw new Error(`missing source for ${f.name}`);
   }
   return new Upload(api, record, sources, { ...opts, chunkSize: record.chunkSize, seal });
 }
@@ -116,4 +152,3 @@ function sealWith(key: CryptoKey, workerUrl: string): UploadOptions['seal'] {
   const sealer = new ChunkSealer(key, workerUrl);
   return (file, index, plain) => sealer.seal(file, index, plain);
 }
-

@@ -13,7 +13,6 @@ export interface Source {
   slice(start?: number, end?: number): Blob;
 }
 
-
 export interface UploadOptions {
   chunkSize: number;
   /** Chunk PUTs in flight at once (over all files). */
@@ -223,7 +222,12 @@ export class Upload {
     this.phase = 'finishing';
     this.emit();
     // With the chunk key, so a session that ended during a long upload does not stop the last step.
-    const t = await this.retrying(() => this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, { json: { complete: true }, query: this.keyQuery(this.record.files[0]) }));
+    const t = await this.retrying(() =>
+      this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, {
+        json: { complete: true },
+        query: this.keyQuery(this.record.files[0]),
+      }),
+    );
     if (!t) return this.settled();
     this.opts.store?.remove(this.transferId);
     this.result = t;
@@ -290,7 +294,9 @@ export class Upload {
     };
     try {
       const plain = source.slice(offset, offset + length);
-      const body = this.opts.seal ? await this.opts.seal(file, Math.floor(offset / this.record.chunkSize), plain) : plain;
+      const body = this.opts.seal
+        ? await this.opts.seal(file, Math.floor(offset / this.record.chunkSize), plain)
+        : plain;
       if (ctl.signal.aborted) return false;
       this.bytesSent += length;
       await this.api.request('PUT', `/file/${file.fileId}/chunk/${offset}`, {
@@ -323,7 +329,9 @@ export class Upload {
 
   private async completeFile(f: ResumeFile): Promise<void> {
     if (f.complete) return;
-    const r = await this.retrying(() => this.api.request('PUT', `/file/${f.fileId}`, { json: { complete: true }, query: this.keyQuery(f) }));
+    const r = await this.retrying(() =>
+      this.api.request('PUT', `/file/${f.fileId}`, { json: { complete: true }, query: this.keyQuery(f) }),
+    );
     if (r === null) return;
     f.complete = true;
     this.opts.store?.save(this.record);

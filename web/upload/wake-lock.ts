@@ -30,7 +30,8 @@ export class ScreenWakeLock {
   }
 
   private async acquire(): Promise<void> {
-    const wl = (navigator as Navigator & { wakeLock?: { request(type: 'screen'): Promise<WakeLockSentinelLike> } }).wakeLock;
+    const wl = (navigator as Navigator & { wakeLock?: { request(type: 'screen'): Promise<WakeLockSentinelLike> } })
+      .wakeLock;
     if (!wl) return;
     try {
       this.lock = await wl.request('screen');

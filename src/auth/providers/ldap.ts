@@ -41,8 +41,11 @@ class LdapProvider implements IdentityProvider {
   }
 
   async checkPassword(userId: string, password: string, clientAddress: string): Promise<SignedInPerson> {
-    if (!userId || userId.length > 256 || /[\x00-\x1f]/.test(userId) || !password) throw Errors.restAuthenticationRequired('login');
-    return this.deps.accounts.throttled(`${this.id}:${userId.toLowerCase()}`, clientAddress, () => this.check(userId, password));
+    if (!userId || userId.length > 256 || /[\x00-\x1f]/.test(userId) || !password)
+      throw Errors.restAuthenticationRequired('login');
+    return this.deps.accounts.throttled(`${this.id}:${userId.toLowerCase()}`, clientAddress, () =>
+      this.check(userId, password),
+    );
   }
 
   private async check(userId: string, password: string): Promise<SignedInPerson> {
@@ -50,7 +53,12 @@ class LdapProvider implements IdentityProvider {
     const ms = this.cfg.timeout_s * 1000;
     const tlsOptions = { ...(this.ca ? { ca: [this.ca] } : {}), minVersion: 'TLSv1.2' as const };
     // ldapts speaks TLS from the first byte whenever tlsOptions are given: only for ldaps://.
-    const client: Client = new Client({ url: this.cfg.url, timeout: ms, connectTimeout: ms, ...(this.cfg.url.startsWith('ldaps:') ? { tlsOptions } : {}) });
+    const client: Client = new Client({
+      url: this.cfg.url,
+      timeout: ms,
+      connectTimeout: ms,
+      ...(this.cfg.url.startsWith('ldaps:') ? { tlsOptions } : {}),
+    });
     const attributes = [this.cfg.uid_attribute, this.cfg.mail_attribute, this.cfg.name_attribute, 'memberOf'];
     try {
       if (this.cfg.start_tls) await client.startTLS(tlsOptions);
@@ -83,15 +91,26 @@ class LdapProvider implements IdentityProvider {
 
   private async find(client: Client, userId: string, attributes: string[]): Promise<Entry | undefined> {
     const filter = this.cfg.user_filter.replaceAll('{uid}', escapeFilter(userId));
-    const { searchEntries } = await client.search(this.cfg.user_base, { scope: 'sub', filter, attributes, sizeLimit: 2 });
+    const { searchEntries } = await client.search(this.cfg.user_base, {
+      scope: 'sub',
+      filter,
+      attributes,
+      sizeLimit: 2,
+    });
     return searchEntries.length === 1 ? (searchEntries[0] as Entry) : undefined;
   }
 
   private async person(client: Client, userId: string, entry: Entry): Promise<SignedInPerson> {
     const uid = first(entry[this.cfg.uid_attribute]) ?? userId;
     const emails = all(entry[this.cfg.mail_attribute]).filter(isEmail);
-    if (emails.length === 0) throw new LoginFailed('no_email', `user ${uid} has no "${this.cfg.mail_attribute}" attribute`);
-    return { uid, emails, displayName: first(entry[this.cfg.name_attribute]) ?? null, admin: await this.isAdmin(client, uid, entry) };
+    if (emails.length === 0)
+      throw new LoginFailed('no_email', `user ${uid} has no "${this.cfg.mail_attribute}" attribute`);
+    return {
+      uid,
+      emails,
+      displayName: first(entry[this.cfg.name_attribute]) ?? null,
+      admin: await this.isAdmin(client, uid, entry),
+    };
   }
 
   /** A member of one of admin_groups: by the entry's memberOf (AD, OpenLDAP's memberof overlay) or the group's own members. */
@@ -141,5 +160,11 @@ function first(v: unknown): string | undefined {
 
 function describe(e: unknown): string {
   const err = e as { name?: string; code?: unknown; message?: string };
-  return [err?.name, typeof err?.code === 'string' || typeof err?.code === 'number' ? String(err.code) : '', String(err?.message ?? e).slice(0, 200)].filter(Boolean).join(' ');
+  return [
+    err?.name,
+    typeof err?.code === 'string' || typeof err?.code === 'number' ? String(err.code) : '',
+    String(err?.message ?? e).slice(0, 200),
+  ]
+    .filter(Boolean)
+    .join(' ');
 }

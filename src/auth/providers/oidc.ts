@@ -1,7 +1,16 @@
 import type { Configuration } from 'openid-client';
 import type { SpOidc } from '../../config/defaults';
 import { isEmail } from '../../domain/transfer-input';
-import { LoginFailed, type IdentityProvider, type ProviderKind, type ProviderRequest, type ProviderSession, type RedirectStart, type RemoteLogout, type SignedInPerson } from '../identity-provider';
+import {
+  LoginFailed,
+  type IdentityProvider,
+  type ProviderKind,
+  type ProviderRequest,
+  type ProviderSession,
+  type RedirectStart,
+  type RemoteLogout,
+  type SignedInPerson,
+} from '../identity-provider';
 import { providerUrl, type ProviderDeps } from './deps';
 
 type Client = typeof import('openid-client');
@@ -45,11 +54,17 @@ class OidcProvider implements IdentityProvider {
       const issuer = new URL(this.cfg.issuer);
       let config: Configuration;
       try {
-        config = await oc.discovery(issuer, this.cfg.client_id, this.cfg.client_secret ?? undefined, this.cfg.client_secret ? undefined : oc.None(), {
-          // A plain-http issuer is for a provider on the same host or a test bench; the admin chose it.
-          execute: issuer.protocol === 'http:' ? [oc.allowInsecureRequests] : [],
-          timeout: this.cfg.timeout_s,
-        });
+        config = await oc.discovery(
+          issuer,
+          this.cfg.client_id,
+          this.cfg.client_secret ?? undefined,
+          this.cfg.client_secret ? undefined : oc.None(),
+          {
+            // A plain-http issuer is for a provider on the same host or a test bench; the admin chose it.
+            execute: issuer.protocol === 'http:' ? [oc.allowInsecureRequests] : [],
+            timeout: this.cfg.timeout_s,
+          },
+        );
       } catch (e) {
         throw new LoginFailed('unavailable', `discovery at ${issuer.href}: ${describe(e)}`);
       }
@@ -84,24 +99,40 @@ class OidcProvider implements IdentityProvider {
 
   async callback(req: ProviderRequest, flow: Record<string, string> | null): Promise<SignedInPerson> {
     const error = req.url.searchParams.get('error');
-    if (error) throw new LoginFailed(error === 'access_denied' || error === 'login_required' ? 'denied' : 'failed', `the provider answered error=${error.slice(0, 64)}`);
-    if (!flow?.state || !flow.nonce || !flow.verifier) throw new LoginFailed('failed', 'no sign-in of this browser is waiting (its flow cookie is missing or expired)');
+    if (error)
+      throw new LoginFailed(
+        error === 'access_denied' || error === 'login_required' ? 'denied' : 'failed',
+        `the provider answered error=${error.slice(0, 64)}`,
+      );
+    if (!flow?.state || !flow.nonce || !flow.verifier)
+      throw new LoginFailed('failed', 'no sign-in of this browser is waiting (its flow cookie is missing or expired)');
     const { oc, config } = await this.client();
     // Checked against the address the provider was told to come back to, whatever Host the proxy forwarded.
     const current = new URL(this.redirectUri);
     current.search = req.url.search;
     let tokens: Awaited<ReturnType<Client['authorizationCodeGrant']>>;
     try {
-      tokens = await oc.authorizationCodeGrant(config, current, { pkceCodeVerifier: flow.verifier, expectedState: flow.state, expectedNonce: flow.nonce, idTokenExpected: true });
+      tokens = await oc.authorizationCodeGrant(config, current, {
+        pkceCodeVerifier: flow.verifier,
+        expectedState: flow.state,
+        expectedNonce: flow.nonce,
+        idTokenExpected: true,
+      });
     } catch (e) {
       // A provider that cannot be reached, or that refuses ferry itself (a wrong client secret or id: the
       // admin's to fix), is "unavailable"; an answer refused for this sign-in only is "failed".
-      const refusesClient = ['invalid_client', 'unauthorized_client'].includes(String((e as { error?: unknown }).error));
-      throw new LoginFailed(unreachable(e) || refusesClient ? 'unavailable' : 'failed', `code exchange: ${describe(e)}`);
+      const refusesClient = ['invalid_client', 'unauthorized_client'].includes(
+        String((e as { error?: unknown }).error),
+      );
+      throw new LoginFailed(
+        unreachable(e) || refusesClient ? 'unavailable' : 'failed',
+        `code exchange: ${describe(e)}`,
+      );
     }
     const claims: Record<string, unknown> = { ...(tokens.claims() ?? {}) };
     const sub = String(claims.sub ?? '');
-    const email = (c: Record<string, unknown>) => (c.email_verified === false ? undefined : claimAt(c, this.cfg.email_claim));
+    const email = (c: Record<string, unknown>) =>
+      c.email_verified === false ? undefined : claimAt(c, this.cfg.email_claim);
     if (email(claims) === undefined && config.serverMetadata().userinfo_endpoint && tokens.access_token) {
       try {
         const info = await oc.fetchUserInfo(config, tokens.access_token, sub);
@@ -111,9 +142,11 @@ class OidcProvider implements IdentityProvider {
       }
     }
     const uid = claimAt(claims, this.cfg.uid_claim);
-    if (typeof uid !== 'string' || !uid || uid.length > 256 || /[\s\x00-\x1f]/.test(uid)) throw new LoginFailed('failed', `the ID token has no usable "${this.cfg.uid_claim}" claim`);
+    if (typeof uid !== 'string' || !uid || uid.length > 256 || /[\s\x00-\x1f]/.test(uid))
+      throw new LoginFailed('failed', `the ID token has no usable "${this.cfg.uid_claim}" claim`);
     const emails = list(email(claims)).filter(isEmail);
-    if (emails.length === 0) throw new LoginFailed('no_email', `user ${uid} has no "${this.cfg.email_claim}" claim (verified e-mail address)`);
+    if (emails.length === 0)
+      throw new LoginFailed('no_email', `user ${uid} has no "${this.cfg.email_claim}" claim (verified e-mail address)`);
     const groups = list(claimAt(claims, this.cfg.groups_claim));
     const name = claimAt(claims, this.cfg.name_claim);
     return {
@@ -133,7 +166,8 @@ class OidcProvider implements IdentityProvider {
    */
   async remoteLogout(req: ProviderRequest): Promise<RemoteLogout> {
     const token = req.body.logout_token;
-    if (req.method !== 'POST' || typeof token !== 'string' || token.length > 16_384) throw new LoginFailed('failed', 'a back-channel logout without a logout_token');
+    if (req.method !== 'POST' || typeof token !== 'string' || token.length > 16_384)
+      throw new LoginFailed('failed', 'a back-channel logout without a logout_token');
     const { config } = await this.client();
     const meta = config.serverMetadata();
     if (!meta.jwks_uri) throw new LoginFailed('unavailable', 'the provider publishes no jwks_uri');
@@ -141,12 +175,18 @@ class OidcProvider implements IdentityProvider {
     this.keys ??= jose.createRemoteJWKSet(new URL(meta.jwks_uri), { timeoutDuration: this.cfg.timeout_s * 1000 });
     let claims: Record<string, unknown>;
     try {
-      ({ payload: claims } = await jose.jwtVerify(token, this.keys, { issuer: meta.issuer, audience: this.cfg.client_id, clockTolerance: this.cfg.clock_tolerance_s, maxTokenAge: '10m' }));
+      ({ payload: claims } = await jose.jwtVerify(token, this.keys, {
+        issuer: meta.issuer,
+        audience: this.cfg.client_id,
+        clockTolerance: this.cfg.clock_tolerance_s,
+        maxTokenAge: '10m',
+      }));
     } catch (e) {
       throw new LoginFailed('failed', `logout token refused: ${describe(e)}`);
     }
     const events = claims.events as Record<string, unknown> | undefined;
-    if (typeof events !== 'object' || events === null || !(BACKCHANNEL_EVENT in events) || 'nonce' in claims) throw new LoginFailed('failed', 'the token is not a logout token');
+    if (typeof events !== 'object' || events === null || !(BACKCHANNEL_EVENT in events) || 'nonce' in claims)
+      throw new LoginFailed('failed', 'the token is not a logout token');
     if (typeof claims.sid !== 'string') throw new LoginFailed('failed', 'the logout token names no session (sid)');
     return { endSessions: [claims.sid], location: null, body: { type: 'application/json', content: '{}' } };
   }
@@ -183,7 +223,11 @@ function list(v: unknown): string[] {
 /** The provider could not be reached (network, timeout), as opposed to an answer that was refused. */
 function unreachable(e: unknown): boolean {
   const name = (e as Error)?.name;
-  return name === 'TimeoutError' || name === 'AbortError' || (name === 'TypeError' && String((e as Error).message).includes('fetch'));
+  return (
+    name === 'TimeoutError' ||
+    name === 'AbortError' ||
+    (name === 'TypeError' && String((e as Error).message).includes('fetch'))
+  );
 }
 
 /**
@@ -191,8 +235,17 @@ function unreachable(e: unknown): boolean {
  * refused code exchange. Never the request or the response body (they hold the code and the tokens).
  */
 function describe(e: unknown): string {
-  const err = e as { code?: unknown; error?: unknown; message?: unknown; cause?: { code?: unknown; message?: unknown } };
-  const parts = [typeof err?.code === 'string' ? err.code : '', typeof err?.error === 'string' ? `error=${err.error}` : '', String(err?.message ?? e).slice(0, 200)];
+  const err = e as {
+    code?: unknown;
+    error?: unknown;
+    message?: unknown;
+    cause?: { code?: unknown; message?: unknown };
+  };
+  const parts = [
+    typeof err?.code === 'string' ? err.code : '',
+    typeof err?.error === 'string' ? `error=${err.error}` : '',
+    String(err?.message ?? e).slice(0, 200),
+  ];
   if (err?.cause && typeof err.cause.code === 'string') parts.push(`(${err.cause.code})`);
   return parts.filter(Boolean).join(' ');
 }

@@ -7,7 +7,10 @@ import type { ServerTransfer } from './server';
  */
 export function unusable(what: string, request: string, got: unknown, lacking: string): ClientError {
   const text = JSON.stringify(got) ?? String(got);
-  return new ClientError(`${what}: the answer to ${request} ${lacking}: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`, 2);
+  return new ClientError(
+    `${what}: the answer to ${request} ${lacking}: ${text.length > 200 ? `${text.slice(0, 200)}…` : text}`,
+    2,
+  );
 }
 
 export function isObject(v: unknown): v is Record<string, unknown> {
@@ -19,8 +22,13 @@ export function transferOf(what: string, request: string, t: unknown): ServerTra
   if (!isObject(t) || wholeNumber(t.id) === null) throw unusable(what, request, t, 'has no transfer id');
   // FileSender echoes what it was sent in the answer to POST /transfer, as PHP holds it: sizes and the expiry
   // as strings ("size":"10"), a cid of "0" as false.
-  const files = Array.isArray(t.files) ? t.files.map((f) => (isObject(f) ? { ...f, id: wholeNumber(f.id), size: wholeNumber(f.size), name: f.name } : null)) : null;
-  if (!files || !files.every((f) => f && f.id !== null && f.size !== null && typeof f.name === 'string')) throw unusable(what, request, t, 'has no list of files with id, name and size');
+  const files = Array.isArray(t.files)
+    ? t.files.map((f) =>
+        isObject(f) ? { ...f, id: wholeNumber(f.id), size: wholeNumber(f.size), name: f.name } : null,
+      )
+    : null;
+  if (!files?.every((f) => f && f.id !== null && f.size !== null && typeof f.name === 'string'))
+    throw unusable(what, request, t, 'has no list of files with id, name and size');
   if (!Array.isArray(t.recipients)) throw unusable(what, request, t, 'has no list of recipients');
   const raw = isObject(t.expires) ? wholeNumber(t.expires.raw) : null;
   return { ...t, id: wholeNumber(t.id), files, expires: raw === null ? null : { raw } } as unknown as ServerTransfer;

@@ -37,7 +37,10 @@ export async function detectServer(url: string, api: FerryApi): Promise<FoundSer
     }
     tried.push(`GET ${requestPath(rest, '/info')} answered ${describeAnswer(res)}`);
   }
-  throw new ClientError(`reading the server settings: ${tried.join('; ')}. That is not FileSender's REST interface: the server's address is https://host/ or https://host/rest.php`, 1);
+  throw new ClientError(
+    `reading the server settings: ${tried.join('; ')}. That is not FileSender's REST interface: the server's address is https://host/ or https://host/rest.php`,
+    1,
+  );
 }
 
 /** FileSender's settings script (`{site}/filesender-config.js.php`), where the encrypted chunk size and crypto parameters are. */
@@ -45,7 +48,11 @@ async function readConfigScript(api: FerryApi, siteUrl: string): Promise<Record<
   const u = new URL(`${siteUrl}/filesender-config.js.php`);
   const res = await retried(api, u, 'reading the server settings script');
   const parsed = res.status === 200 ? parseConfigScript(res.body.toString('utf8')) : null;
-  if (!parsed) throw new ClientError(`reading the server settings script: GET ${u.pathname} answered ${describeAnswer(res)}, not FileSender's window.filesender.config`, 2);
+  if (!parsed)
+    throw new ClientError(
+      `reading the server settings script: GET ${u.pathname} answered ${describeAnswer(res)}, not FileSender's window.filesender.config`,
+      2,
+    );
   return parsed;
 }
 

@@ -3,7 +3,16 @@ import { iterationsFrom } from '../encryption';
 import { ApiError, ClientError } from '../errors';
 import type { FerryApi } from '../http';
 import { isObject, numberOr, transferOf, unusable } from './common';
-import type { ChunkRequest, GuestAnswer, GuestRequest, SendServer, ServerSettings, ServerTransfer, TransferRequest, Unfinished } from './server';
+import type {
+  ChunkRequest,
+  GuestAnswer,
+  GuestRequest,
+  SendServer,
+  ServerSettings,
+  ServerTransfer,
+  TransferRequest,
+  Unfinished,
+} from './server';
 
 const DEFAULT_CHUNK = 5 * 1024 * 1024;
 
@@ -31,7 +40,13 @@ export class FerryServer implements SendServer {
       maxDays: numberOr(i.max_transfer_days_valid, null),
       defaultGuestDays: numberOr(i.default_guest_days_valid, null),
       maxGuestDays: numberOr(i.max_guest_days_valid, null),
-      encryption: { enabled: i.encryption_enabled !== false, mandatory: i.encryption_mandatory === true, iterations: iterationsFrom(i), unsupported: null, rules: i },
+      encryption: {
+        enabled: i.encryption_enabled !== false,
+        mandatory: i.encryption_mandatory === true,
+        iterations: iterationsFrom(i),
+        unsupported: null,
+        rules: i,
+      },
     };
   }
 
@@ -45,7 +60,8 @@ export class FerryServer implements SendServer {
     if (given) return given;
     const me = await this.account();
     const email = Array.isArray(me.email) ? me.email[0] : undefined;
-    if (typeof email !== 'string' || !email) throw new ClientError('your account has no e-mail address on the server: give one with --from');
+    if (typeof email !== 'string' || !email)
+      throw new ClientError('your account has no e-mail address on the server: give one with --from');
     return email;
   }
 
@@ -70,13 +86,19 @@ export class FerryServer implements SendServer {
   async unfinished(id: number): Promise<Unfinished> {
     let t: ServerTransfer;
     try {
-      t = transferOf('looking up the unfinished transfer', `GET /transfer/${id}`, await this.api.call('GET', `/transfer/${id}`, { what: 'looking up the unfinished transfer' }));
+      t = transferOf(
+        'looking up the unfinished transfer',
+        `GET /transfer/${id}`,
+        await this.api.call('GET', `/transfer/${id}`, { what: 'looking up the unfinished transfer' }),
+      );
     } catch (e) {
-      if (e instanceof ApiError && e.status < 500) return { state: 'gone', why: `the server no longer has it (${e.id})` };
+      if (e instanceof ApiError && e.status < 500)
+        return { state: 'gone', why: `the server no longer has it (${e.id})` };
       throw e;
     }
     if (t.status === 'available') return { state: 'done', transfer: t };
-    if (t.status === 'created' || t.status === 'started' || t.status === 'uploading') return { state: 'open', transfer: t };
+    if (t.status === 'created' || t.status === 'started' || t.status === 'uploading')
+      return { state: 'open', transfer: t };
     return { state: 'closed', why: `it is ${t.status ?? 'in an unknown state'}` };
   }
 
@@ -107,13 +129,20 @@ export class FerryServer implements SendServer {
   }
 
   async completeTransfer(id: number): Promise<ServerTransfer> {
-    const t = await this.api.call('PUT', `/transfer/${id}`, { json: { complete: true }, what: 'completing the transfer' });
+    const t = await this.api.call('PUT', `/transfer/${id}`, {
+      json: { complete: true },
+      what: 'completing the transfer',
+    });
     return transferOf('completing the transfer', `PUT /transfer/${id}`, t);
   }
 
   async discardTransfer(id: number): Promise<string | null> {
     try {
-      await this.api.call('DELETE', `/transfer/${id}`, { what: 'removing the unfinished transfer', emptyOk: true, retries: 1 });
+      await this.api.call('DELETE', `/transfer/${id}`, {
+        what: 'removing the unfinished transfer',
+        emptyOk: true,
+        retries: 1,
+      });
       return null;
     } catch (e) {
       return e instanceof Error ? e.message : String(e);
@@ -121,7 +150,12 @@ export class FerryServer implements SendServer {
   }
 
   async inviteGuest(g: GuestRequest): Promise<GuestAnswer> {
-    const body: Record<string, unknown> = { recipient: g.email, subject: g.subject ?? '', message: g.message ?? '', options: [] };
+    const body: Record<string, unknown> = {
+      recipient: g.email,
+      subject: g.subject ?? '',
+      message: g.message ?? '',
+      options: [],
+    };
     // Absent, the server takes the account's first address and its default validity.
     if (g.from) body.from = g.from;
     if (g.days !== undefined) body.expires = this.api.serverNow() + Math.round(g.days * 86400);
@@ -131,6 +165,7 @@ export class FerryServer implements SendServer {
 }
 
 export function guestOf(email: string, answer: unknown): GuestAnswer {
-  if (!isObject(answer) || !Number.isSafeInteger(answer.id)) throw unusable(`inviting ${email}`, 'POST /guest', answer, 'has no guest id');
+  if (!isObject(answer) || !Number.isSafeInteger(answer.id))
+    throw unusable(`inviting ${email}`, 'POST /guest', answer, 'has no guest id');
   return answer as unknown as GuestAnswer;
 }

@@ -26,7 +26,12 @@ export interface LinkFile {
  * what the download page gives every recipient: one `<tr class="file" data-…>` row per file, with the same
  * fields (FileSender's templates/download_page.php).
  */
-export async function fileSenderLinkFiles(found: FoundServer, token: string, probe: FerryApi, signed: FerryApi | null): Promise<LinkFile[]> {
+export async function fileSenderLinkFiles(
+  found: FoundServer,
+  token: string,
+  probe: FerryApi,
+  signed: FerryApi | null,
+): Promise<LinkFile[]> {
   if (signed) {
     const what = 'reading the download link';
     const list = await signed.call<unknown>('GET', '/transfer/fileidsextended', { args: { token }, what });
@@ -42,7 +47,10 @@ export async function fileSenderLinkFiles(found: FoundServer, token: string, pro
   if (res.status !== 200) throw new ClientError(`${what}: ${request} answered ${describeAnswer(res)}`, 2);
   const rows = fileRows(res.body.toString('utf8'));
   if (rows.length === 0) {
-    throw new ClientError(`${what}: ${request} lists no files (an expired or wrong link, or one that needs signing in: ferry login to that server first)`, 1);
+    throw new ClientError(
+      `${what}: ${request} lists no files (an expired or wrong link, or one that needs signing in: ferry login to that server first)`,
+      1,
+    );
   }
   return rows.map((r) => linkFile(r, what, request));
 }
@@ -59,13 +67,17 @@ export function fileRows(html: string): Record<string, string>[] {
 }
 
 function decodeEntities(s: string): string {
-  return s.replace(/&(amp|lt|gt|quot|#0?39|#x27);/g, (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"' })[e as 'amp'] ?? "'");
+  return s.replace(
+    /&(amp|lt|gt|quot|#0?39|#x27);/g,
+    (_, e: string) => ({ amp: '&', lt: '<', gt: '>', quot: '"' })[e as 'amp'] ?? "'",
+  );
 }
 
 function linkFile(r: Record<string, unknown>, what: string, request: string): LinkFile {
   const id = wholeNumber(r.id);
   const size = wholeNumber(r.size);
-  if (id === null || size === null || typeof r.name !== 'string') throw unusable(what, request, r, 'has a file without id, name and size');
+  if (id === null || size === null || typeof r.name !== 'string')
+    throw unusable(what, request, r, 'has a file without id, name and size');
   const str = (v: unknown) => (typeof v === 'string' && v !== '' ? v : null);
   // fileidsextended says true/false; the page writes PHP's true as "1" and false as "".
   const encrypted = r.encrypted === true || r.encrypted === '1' || r.encrypted === 1 || r.encrypted === 'true';
@@ -97,7 +109,11 @@ export function fileSenderSource(siteUrl: string, token: string, agent: http.Age
   return {
     // download.php answers its refusals (an unknown file id, a purged file) with a 500 page.
     final: (status: number) => status === 500,
-    open(fileId: number, range: { from: number; to: number | null } | null, size: number): Promise<http.IncomingMessage> {
+    open(
+      fileId: number,
+      range: { from: number; to: number | null } | null,
+      size: number,
+    ): Promise<http.IncomingMessage> {
       const u = new URL(`${siteUrl}/download.php`);
       u.searchParams.set('token', token);
       u.searchParams.set('files_ids', String(fileId));
@@ -110,7 +126,12 @@ export function fileSenderSource(siteUrl: string, token: string, agent: http.Age
           if (res.statusCode && res.statusCode >= 300 && res.statusCode < 400) {
             res.resume();
             const where = String(res.headers.location ?? '');
-            reject(new ClientError(`downloading file ${fileId}: GET /download.php answered ${res.statusCode} to ${JSON.stringify(where)}${/s=exception/.test(where) ? ': the server refused the download (an expired link, or a download it does not allow)' : ''}`, 2));
+            reject(
+              new ClientError(
+                `downloading file ${fileId}: GET /download.php answered ${res.statusCode} to ${JSON.stringify(where)}${/s=exception/.test(where) ? ': the server refused the download (an expired link, or a download it does not allow)' : ''}`,
+                2,
+              ),
+            );
             return;
           }
           resolve(res);

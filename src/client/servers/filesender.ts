@@ -4,7 +4,16 @@ import type { FerryApi } from '../http';
 import { isObject, transferOf, unusable } from './common';
 import { guestOf } from './ferry';
 import { configInt, configOn, type ConfigValue } from './filesender-config';
-import type { ChunkRequest, GuestAnswer, GuestRequest, SendServer, ServerSettings, ServerTransfer, TransferRequest, Unfinished } from './server';
+import type {
+  ChunkRequest,
+  GuestAnswer,
+  GuestRequest,
+  SendServer,
+  ServerSettings,
+  ServerTransfer,
+  TransferRequest,
+  Unfinished,
+} from './server';
 
 /**
  * A FileSender 3.x server, as its REST endpoints answer a remote user (classes/rest/endpoints of FileSender):
@@ -31,12 +40,17 @@ export class FileSenderServer implements SendServer {
 
   settings(): ServerSettings {
     const c = this.config;
-    const chunk = Number.isSafeInteger(this.info.upload_chunk_size) ? (this.info.upload_chunk_size as number) : configInt(c.upload_chunk_size);
-    if (!chunk || chunk <= 0) throw unusable('reading the server settings', 'GET /info', this.info, 'has no upload_chunk_size');
+    const chunk = Number.isSafeInteger(this.info.upload_chunk_size)
+      ? (this.info.upload_chunk_size as number)
+      : configInt(c.upload_chunk_size);
+    if (!chunk || chunk <= 0)
+      throw unusable('reading the server settings', 'GET /info', this.info, 'has no upload_chunk_size');
     const crypted = configInt(c.upload_crypted_chunk_size);
     let unsupported: string | null = null;
-    if (crypted !== null && crypted !== chunk + CHUNK_OVERHEAD) unsupported = `its encrypted chunks are ${crypted} bytes, not ${chunk} + ${CHUNK_OVERHEAD} (AES-GCM)`;
-    else if (configOn(c.encryption_encode_encrypted_chunks_in_base64_during_upload)) unsupported = 'it wants encrypted chunks in base64 (encryption_encode_encrypted_chunks_in_base64_during_upload)';
+    if (crypted !== null && crypted !== chunk + CHUNK_OVERHEAD)
+      unsupported = `its encrypted chunks are ${crypted} bytes, not ${chunk} + ${CHUNK_OVERHEAD} (AES-GCM)`;
+    else if (configOn(c.encryption_encode_encrypted_chunks_in_base64_during_upload))
+      unsupported = 'it wants encrypted chunks in base64 (encryption_encode_encrypted_chunks_in_base64_during_upload)';
     const positive = (v: ConfigValue | undefined) => {
       const n = configInt(v);
       return n && n > 0 ? n : null;
@@ -58,9 +72,13 @@ export class FileSenderServer implements SendServer {
         unsupported,
         rules: {
           encryption_min_password_length: configInt(c.encryption_min_password_length) ?? 0,
-          encryption_password_must_have_upper_and_lower_case: configOn(c.encryption_password_must_have_upper_and_lower_case),
+          encryption_password_must_have_upper_and_lower_case: configOn(
+            c.encryption_password_must_have_upper_and_lower_case,
+          ),
           encryption_password_must_have_numbers: configOn(c.encryption_password_must_have_numbers),
-          encryption_password_must_have_special_characters: configOn(c.encryption_password_must_have_special_characters),
+          encryption_password_must_have_special_characters: configOn(
+            c.encryption_password_must_have_special_characters,
+          ),
         },
       },
     };
@@ -77,11 +95,17 @@ export class FileSenderServer implements SendServer {
     await this.account();
     if (given) return given;
     if (/^[^@\s|]+@[^@\s]+\.[^@\s|]+$/.test(this.user)) return this.user;
-    throw new ClientError(`FileSender does not tell a remote client your address, and your user id ${JSON.stringify(this.user)} is not one: give it with --from (or FERRY_FROM)`);
+    throw new ClientError(
+      `FileSender does not tell a remote client your address, and your user id ${JSON.stringify(this.user)} is not one: give it with --from (or FERRY_FROM)`,
+    );
   }
 
   async createTransfer(t: TransferRequest): Promise<ServerTransfer> {
-    if (t.downloadLimit !== undefined) throw new ClientError('creating the transfer: FileSender servers have no download limit (--download-limit is for ferry servers)', 1);
+    if (t.downloadLimit !== undefined)
+      throw new ClientError(
+        'creating the transfer: FileSender servers have no download limit (--download-limit is for ferry servers)',
+        1,
+      );
     const answer = await this.api.call<unknown>('POST', '/transfer', {
       json: {
         ...(t.encryption ?? {}),
@@ -98,7 +122,8 @@ export class FileSenderServer implements SendServer {
       what: 'creating the transfer',
     });
     const transfer = transferOf('creating the transfer', 'POST /transfer', answer);
-    if (typeof transfer.roundtriptoken === 'string' && transfer.roundtriptoken) this.roundtripToken = transfer.roundtriptoken;
+    if (typeof transfer.roundtriptoken === 'string' && transfer.roundtriptoken)
+      this.roundtripToken = transfer.roundtriptoken;
     return transfer;
   }
 
@@ -110,7 +135,8 @@ export class FileSenderServer implements SendServer {
       return { state: 'open', transfer: transferOf('looking up the unfinished transfer', `GET /transfer/${id}`, t) };
     } catch (e) {
       // A deleted or purged transfer is 500 transfer_not_found (FileSender gives its not-found errors no status of their own).
-      if (e instanceof ApiError && (e.status < 500 || /not_found|permission/.test(e.id))) return { state: 'gone', why: `the server no longer has it (${e.id})` };
+      if (e instanceof ApiError && (e.status < 500 || /not_found|permission/.test(e.id)))
+        return { state: 'gone', why: `the server no longer has it (${e.id})` };
       throw e;
     }
   }
@@ -137,7 +163,8 @@ export class FileSenderServer implements SendServer {
       ahead: c.ahead,
     });
     // The storage's own count of what it wrote: anything else is not a stored chunk.
-    if (!isObject(answer) || answer.written !== c.body.length) throw unusable(what, request, answer, `does not say ${c.body.length} bytes were written`);
+    if (!isObject(answer) || answer.written !== c.body.length)
+      throw unusable(what, request, answer, `does not say ${c.body.length} bytes were written`);
   }
 
   async storedRanges(): Promise<null> {
@@ -153,13 +180,20 @@ export class FileSenderServer implements SendServer {
   }
 
   async completeTransfer(id: number): Promise<ServerTransfer> {
-    const t = await this.api.call('PUT', `/transfer/${id}`, { json: { complete: true }, what: 'completing the transfer' });
+    const t = await this.api.call('PUT', `/transfer/${id}`, {
+      json: { complete: true },
+      what: 'completing the transfer',
+    });
     return transferOf('completing the transfer', `PUT /transfer/${id}`, t);
   }
 
   async discardTransfer(id: number): Promise<string | null> {
     try {
-      await this.api.call('DELETE', `/transfer/${id}`, { what: 'removing the unfinished transfer', emptyOk: true, retries: 1 });
+      await this.api.call('DELETE', `/transfer/${id}`, {
+        what: 'removing the unfinished transfer',
+        emptyOk: true,
+        retries: 1,
+      });
       return null;
     } catch (e) {
       return e instanceof Error ? e.message : String(e);

@@ -70,7 +70,9 @@ export interface ServerTransfer {
 }
 
 /** An unfinished transfer as the server still has it, or why it cannot be carried on. */
-export type Unfinished = { state: 'open' | 'done'; transfer: ServerTransfer } | { state: 'gone' | 'closed'; why: string };
+export type Unfinished =
+  | { state: 'open' | 'done'; transfer: ServerTransfer }
+  | { state: 'gone' | 'closed'; why: string };
 
 export interface ChunkRequest {
   fileId: number;

@@ -83,7 +83,15 @@ export interface FileStore {
    * (Content-Length or X-Service-Chunk-Size) as `expected`, so a store may send it on as it arrives; otherwise
    * `expected` is only a bound and a shorter body is a whole chunk.
    */
-  writeChunk(file: StoredFile, offset: number, data: Readable | Buffer, expected: number, upload: string | null, exact?: boolean, guard?: ChunkGuard): Promise<WrittenChunk>;
+  writeChunk(
+    file: StoredFile,
+    offset: number,
+    data: Readable | Buffer,
+    expected: number,
+    upload: string | null,
+    exact?: boolean,
+    guard?: ChunkGuard,
+  ): Promise<WrittenChunk>;
   /**
    * Every byte has arrived: assemble the file from the pieces recorded (covering [0, size), possibly
    * overlapping) and make it durable and readable. Creates an empty file when `size` is 0. Idempotent: a

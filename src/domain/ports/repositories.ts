@@ -1,6 +1,15 @@
 import type { StoredPiece } from './file-store';
 import type { Page } from '../paging';
-import type { AuditEntry, FileRecord, Guest, MailDelivery, Recipient, TrackingError, Transfer, TransferStatus } from '../model';
+import type {
+  AuditEntry,
+  FileRecord,
+  Guest,
+  MailDelivery,
+  Recipient,
+  TrackingError,
+  Transfer,
+  TransferStatus,
+} from '../model';
 
 /**
  * The repositories: every read and write of metadata the domain makes, each Promise-returning so that the
@@ -8,9 +17,22 @@ import type { AuditEntry, FileRecord, Guest, MailDelivery, Recipient, TrackingEr
  * from a unit of work (./unit-of-work.ts) runs inside its transaction; the root set outside any.
  */
 
-export type NewTransfer = Pick<Transfer, 'userId' | 'userEmail' | 'guestId' | 'subject' | 'message' | 'options' | 'lang' | 'created' | 'expires' | 'roundtripToken'> &
+export type NewTransfer = Pick<
+  Transfer,
+  | 'userId'
+  | 'userEmail'
+  | 'guestId'
+  | 'subject'
+  | 'message'
+  | 'options'
+  | 'lang'
+  | 'created'
+  | 'expires'
+  | 'roundtripToken'
+> &
   Partial<Pick<Transfer, 'encryption'>>;
-export type NewFile = Pick<FileRecord, 'uid' | 'name' | 'size' | 'mimeType' | 'cid'> & Partial<Pick<FileRecord, 'iv' | 'aead'>>;
+export type NewFile = Pick<FileRecord, 'uid' | 'name' | 'size' | 'mimeType' | 'cid'> &
+  Partial<Pick<FileRecord, 'iv' | 'aead'>>;
 export interface NewRecipient {
   email: string;
   token: string;
@@ -406,7 +428,11 @@ export interface SharingRepository {
   /** Completed downloads per recipient and file, for the owner's view. */
   doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]>;
   /** controls() and doneCounts() of many transfers at once (a page of the owner's list), in two statements. */
-  viewsOf(transferIds: number[]): Promise<Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>>;
+  viewsOf(
+    transferIds: number[],
+  ): Promise<
+    Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>
+  >;
   /** Available transfers expiring after `now` and by `until`: those an automatic reminder may be due for. */
   remindableTransfers(now: number, until: number): Promise<Transfer[]>;
   /** The transfer's recipients that have received every one of these files whole. */
@@ -417,7 +443,10 @@ export interface SharingRepository {
    */
   claimReminder(targetType: 'Recipient' | 'Guest', targetId: number, days: number, now: number): Promise<boolean>;
   /** The automatic reminders sent to these targets, oldest first. */
-  remindersOf(targetType: 'Recipient' | 'Guest', targetIds: number[]): Promise<{ targetId: number; days: number; sent: number }[]>;
+  remindersOf(
+    targetType: 'Recipient' | 'Guest',
+    targetIds: number[],
+  ): Promise<{ targetId: number; days: number; sent: number }[]>;
 }
 
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */

@@ -5,7 +5,10 @@ import { visibleName } from '../../util/names';
  * multi-range request is answered with the whole representation, which the RFC allows) and
  * Content-Disposition with the original Unicode name (RFC 6266 / RFC 5987).
  */
-export type RangeResult = { kind: 'full' } | { kind: 'partial'; start: number; end: number } | { kind: 'unsatisfiable' };
+export type RangeResult =
+  | { kind: 'full' }
+  | { kind: 'partial'; start: number; end: number }
+  | { kind: 'unsatisfiable' };
 
 export function parseRange(header: string | undefined, size: number): RangeResult {
   if (!header) return { kind: 'full' };
@@ -22,7 +25,8 @@ export function parseRange(header: string | undefined, size: number): RangeResul
   }
   const start = Number(r[1]);
   const end = r[2] === '' ? size - 1 : Math.min(Number(r[2]), size - 1);
-  if (!Number.isSafeInteger(start) || start >= size || (r[2] !== '' && Number(r[2]) < start)) return { kind: 'unsatisfiable' };
+  if (!Number.isSafeInteger(start) || start >= size || (r[2] !== '' && Number(r[2]) < start))
+    return { kind: 'unsatisfiable' };
   return { kind: 'partial', start, end };
 }
 
@@ -32,7 +36,11 @@ export function parseRange(header: string | undefined, size: number): RangeResul
  * i·(S + 32); the length asked for is kept. A suffix range (`bytes=-N`) counts from the end of the stored
  * ciphertext. The answer's Content-Range is in stored bytes.
  */
-export function parseEncryptedRange(header: string | undefined, storedSize: number, toStored: (plainOffset: number) => number): RangeResult {
+export function parseEncryptedRange(
+  header: string | undefined,
+  storedSize: number,
+  toStored: (plainOffset: number) => number,
+): RangeResult {
   const r = parseRange(header, storedSize);
   if (r.kind !== 'partial' || !/=\s*\d/.test(header ?? '')) return r;
   const start = toStored(r.start);
@@ -52,7 +60,11 @@ export function contentDisposition(name: string): string {
 export function safeContentType(mime: string | null): string {
   if (mime && /^[a-z0-9][a-z0-9!#$&^_.+-]{0,63}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,63}$/i.test(mime)) {
     // Never let an upload be rendered as a page or script by the browser on our origin.
-    if (/^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)$/i.test(mime)) {
+    if (
+      /^(text\/html|application\/xhtml\+xml|image\/svg\+xml|text\/xml|application\/xml|text\/javascript|application\/javascript)$/i.test(
+        mime,
+      )
+    ) {
       return 'application/octet-stream';
     }
     return mime.toLowerCase();

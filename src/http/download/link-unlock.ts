@@ -17,5 +17,12 @@ export function linkUnlock(ctx: FerryContext): LinkUnlock {
 export function setUnlockCookie(ctx: FerryContext, token: string, proof: string, expires: number): void {
   const secure = ctx.state.services.settings.get().base_url.startsWith('https:');
   if (secure) ctx.cookies.secure = true;
-  ctx.cookies.set(unlockCookieName(token), proof, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, expires: new Date(expires * 1000), overwrite: true });
+  ctx.cookies.set(unlockCookieName(token), proof, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    path: `${basePath(ctx)}/`,
+    expires: new Date(expires * 1000),
+    overwrite: true,
+  });
 }

@@ -6,7 +6,9 @@ import { ArchiveEntry, ArchiveLayout, slicesOf } from '../../archive/layout';
 const MiB = 1024 * 1024;
 
 /** Part of a response body: bytes in memory (archive headers) or [start, end] (inclusive) of a stored file. */
-export type Piece = { kind: 'bytes'; data: Buffer } | { kind: 'file'; open: (start: number, end: number) => Promise<PositionalReader>; start: number; end: number };
+export type Piece =
+  | { kind: 'bytes'; data: Buffer }
+  | { kind: 'file'; open: (start: number, end: number) => Promise<PositionalReader>; start: number; end: number };
 
 /**
  * Writes the pieces to the response (any writable) through two 1 MiB buffers that are reused: each is read into again only
@@ -63,7 +65,10 @@ export async function sendPieces(res: Writable, pieces: Piece[], check?: WholeFi
         if (pending[i]) await pending[i];
         if (gone) return;
         const n = await reader.read(buffers[i], Math.min(MiB, piece.end - pos + 1), pos);
-        if (n === 0) throw new Error(`stored file shorter than recorded: expected ${piece.end - piece.start + 1} bytes, read ${pos - piece.start}`);
+        if (n === 0)
+          throw new Error(
+            `stored file shorter than recorded: expected ${piece.end - piece.start + 1} bytes, read ${pos - piece.start}`,
+          );
         if (hash) hash.update(buffers[i].subarray(0, n));
         if (check && index === lastFile && pos + n > piece.end) {
           const got = stored ? await storedOrGone(stored) : hash!.digest('hex');
@@ -83,9 +88,17 @@ export async function sendPieces(res: Writable, pieces: Piece[], check?: WholeFi
 }
 
 /** The pieces of bytes [start, end] (inclusive) of an archive: its header bytes and the ranges of its files. */
-export function archivePieces(layout: ArchiveLayout, start: number, end: number, open: (entry: ArchiveEntry, start: number, end: number) => Promise<PositionalReader>): Piece[] {
-  return [...slicesOf(layout, start, end)].map(({ seg, from, to }): Piece =>
-    seg.kind === 'bytes' ? { kind: 'bytes', data: seg.data.subarray(from, to + 1) } : { kind: 'file', open: (s, e) => open(seg.entry, s, e), start: from, end: to },
+export function archivePieces(
+  layout: ArchiveLayout,
+  start: number,
+  end: number,
+  open: (entry: ArchiveEntry, start: number, end: number) => Promise<PositionalReader>,
+): Piece[] {
+  return [...slicesOf(layout, start, end)].map(
+    ({ seg, from, to }): Piece =>
+      seg.kind === 'bytes'
+        ? { kind: 'bytes', data: seg.data.subarray(from, to + 1) }
+        : { kind: 'file', open: (s, e) => open(seg.entry, s, e), start: from, end: to },
   );
 }
 

@@ -29,8 +29,14 @@ export function authenticate(): Middleware<FerryState> {
       }
       // Logging in again from a stale login page does not act through the current session: no token needed.
       // A password is its own proof: a login form's, or a link password's.
-      const isLogin = ctx.method === 'POST' && (ctx.path === '/login' || /^\/login\/[^/]+$/.test(ctx.path) || ctx.path === '/download/unlock');
-      if (principal.csrfToken && !isLogin && !securityTokenMatches(ctx.get(SECURITY_TOKEN_HEADER), principal.csrfToken)) {
+      const isLogin =
+        ctx.method === 'POST' &&
+        (ctx.path === '/login' || /^\/login\/[^/]+$/.test(ctx.path) || ctx.path === '/download/unlock');
+      if (
+        principal.csrfToken &&
+        !isLogin &&
+        !securityTokenMatches(ctx.get(SECURITY_TOKEN_HEADER), principal.csrfToken)
+      ) {
         throw Errors.restSecurityTokenDidNotMatch();
       }
     }
@@ -63,10 +69,14 @@ export const actingGet = (ctx: FerryContext, next: () => Promise<unknown>): Prom
   const p = ctx.state.principal;
   if (p.type === 'user' && p.via === 'sp') {
     const site = ctx.get('Sec-Fetch-Site');
-    if (isForeignOrigin(ctx.headers, ctx.state.services.settings.get().base_url) || (site !== '' && site !== 'same-origin' && site !== 'none')) {
+    if (
+      isForeignOrigin(ctx.headers, ctx.state.services.settings.get().base_url) ||
+      (site !== '' && site !== 'same-origin' && site !== 'none')
+    ) {
       throw Errors.restSecurityTokenDidNotMatch('origin');
     }
-    if (p.csrfToken && !securityTokenMatches(ctx.get(SECURITY_TOKEN_HEADER), p.csrfToken)) throw Errors.restSecurityTokenDidNotMatch();
+    if (p.csrfToken && !securityTokenMatches(ctx.get(SECURITY_TOKEN_HEADER), p.csrfToken))
+      throw Errors.restSecurityTokenDidNotMatch();
   }
   return next();
 };
@@ -83,7 +93,8 @@ export function authRequestOf(ctx: FerryContext): AuthRequest {
   const original = ctx.originalUrl;
   const q = original.indexOf('?');
   const rawQuery = q < 0 ? '' : original.slice(q + 1);
-  const raw = ctx.state.rawBody ?? (typeof ctx.request.rawBody === 'string' ? Buffer.from(ctx.request.rawBody) : Buffer.alloc(0));
+  const raw =
+    ctx.state.rawBody ?? (typeof ctx.request.rawBody === 'string' ? Buffer.from(ctx.request.rawBody) : Buffer.alloc(0));
   return {
     method: ctx.method,
     path: q < 0 ? original : original.slice(0, q),

@@ -50,7 +50,10 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
 
 /** An error as one line: its name, code and message, never its stack. */
 function oneLine(err: Error | string): string {
-  const text = typeof err === 'string' ? err : `${err.name}${(err as { code?: unknown }).code ? ` ${String((err as { code?: unknown }).code)}` : ''}: ${err.message}`;
+  const text =
+    typeof err === 'string'
+      ? err
+      : `${err.name}${(err as { code?: unknown }).code ? ` ${String((err as { code?: unknown }).code)}` : ''}: ${err.message}`;
   return text.replace(/\s*\n\s*/g, ' | ').slice(0, 1000);
 }
 
@@ -61,7 +64,14 @@ function oneLine(err: Error | string): string {
  */
 export function toServiceError(err: unknown): ServiceError {
   if (err instanceof ServiceError) return err;
-  const e = err as { status?: number; statusCode?: number; type?: string; code?: string; name?: string; expose?: boolean };
+  const e = err as {
+    status?: number;
+    statusCode?: number;
+    type?: string;
+    code?: string;
+    name?: string;
+    expose?: boolean;
+  };
   const status = e?.status ?? e?.statusCode;
   // The client hung up mid-body (Node's 'aborted'): its mistake, not the server's.
   if (isClientAbort(err)) return Errors.badRequestBody('body ended early');
@@ -84,4 +94,3 @@ function isClientAbort(err: unknown): boolean {
 
 /** Seconds a client is asked to wait after 503 database_unavailable or storage_unavailable. */
 const RETRY_AFTER_S = 5;
-

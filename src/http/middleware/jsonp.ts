@@ -31,9 +31,7 @@ export function jsonpMiddleware(log: Logger): Middleware<FerryState> {
         renderError(ctx, Errors.restAccessForbidden('callback'), log);
       } else if (ctx.response.is('json')) {
         const text = typeof ctx.body === 'string' ? ctx.body : JSON.stringify(ctx.body ?? null);
-        const json = text
-          .replace(/\u2028/g, '\\u2028')
-          .replace(/\u2029/g, '\\u2029');
+        const json = text.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
         ctx.type = 'text/javascript';
         ctx.body = `${callback}(${json});`;
       }

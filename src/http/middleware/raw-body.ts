@@ -111,10 +111,17 @@ async function maySign(ctx: FerryContext): Promise<boolean> {
   const auth = s.settings.get().auth;
   const ts = Number(q.timestamp);
   const now = s.clock();
-  if (!Number.isSafeInteger(ts) || ts < now - auth.signature_max_age_s || ts > now + auth.signature_max_future_s) return false;
+  if (!Number.isSafeInteger(ts) || ts < now - auth.signature_max_age_s || ts > now + auth.signature_max_future_s)
+    return false;
   // The same precedence as the authenticators: with remote_application the request is the application's.
   if (q.remote_application !== undefined) {
-    return auth.remote_application_enabled && typeof q.remote_application === 'string' && (await s.accounts.remoteAppExists(q.remote_application));
+    return (
+      auth.remote_application_enabled &&
+      typeof q.remote_application === 'string' &&
+      (await s.accounts.remoteAppExists(q.remote_application))
+    );
   }
-  return auth.remote_user_enabled && typeof q.remote_user === 'string' && (await s.users.hasRemoteSecret(q.remote_user));
+  return (
+    auth.remote_user_enabled && typeof q.remote_user === 'string' && (await s.users.hasRemoteSecret(q.remote_user))
+  );
 }

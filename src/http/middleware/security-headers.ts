@@ -27,7 +27,8 @@ export function securityHeaders(): Middleware<FerryState> {
     await next();
     // A page that set its own, stricter policy keeps it (a mail's HTML part shown in a sandboxed frame).
     if (ctx.response.is('html') && !ctx.state.ownCsp) ctx.set('Content-Security-Policy', PAGE_CSP);
-    else if (!ctx.response.get('Content-Security-Policy')) ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
+    else if (!ctx.response.get('Content-Security-Policy'))
+      ctx.set('Content-Security-Policy', "default-src 'none'; frame-ancestors 'none'");
     if (!ctx.response.get('Cache-Control')) ctx.set('Cache-Control', 'no-store');
   };
 }

@@ -52,24 +52,50 @@ export class Metrics {
       buckets: [0.005, 0.025, 0.1, 0.25, 1, 2.5, 10, 30, 120],
       registers,
     });
-    this.uploadedBytes = new client.Counter({ name: 'ferry_upload_bytes_total', help: 'File bytes received in accepted chunks', registers });
-    this.downloadedBytes = new client.Counter({ name: 'ferry_download_bytes_total', help: 'Bytes sent in answers to downloads', registers });
-    this.chunks = new client.Counter({ name: 'ferry_chunks_received_total', help: 'Chunks accepted and stored', registers });
+    this.uploadedBytes = new client.Counter({
+      name: 'ferry_upload_bytes_total',
+      help: 'File bytes received in accepted chunks',
+      registers,
+    });
+    this.downloadedBytes = new client.Counter({
+      name: 'ferry_download_bytes_total',
+      help: 'Bytes sent in answers to downloads',
+      registers,
+    });
+    this.chunks = new client.Counter({
+      name: 'ferry_chunks_received_total',
+      help: 'Chunks accepted and stored',
+      registers,
+    });
     this.storageErrors = new client.Counter({
       name: 'ferry_storage_errors_total',
       help: 'Requests that failed in the file store or the database (disk full, unavailable, stored bytes not matching their SHA-256)',
       labelNames: ['kind'],
       registers,
     });
-    this.mailSent = new client.Counter({ name: 'ferry_mail_sent_total', help: 'Messages handed to the mail transport', registers });
+    this.mailSent = new client.Counter({
+      name: 'ferry_mail_sent_total',
+      help: 'Messages handed to the mail transport',
+      registers,
+    });
     this.mailFailures = new client.Counter({
       name: 'ferry_mail_send_failures_total',
       help: 'Attempts to send a message that failed (temporary: retried later; permanent: bounced)',
       labelNames: ['kind'],
       registers,
     });
-    this.purgeRuns = new client.Counter({ name: 'ferry_purge_runs_total', help: 'Purge passes, by result', labelNames: ['result'], registers });
-    this.purged = new client.Counter({ name: 'ferry_purge_removed_total', help: 'What purge passes removed or closed, by kind', labelNames: ['what'], registers });
+    this.purgeRuns = new client.Counter({
+      name: 'ferry_purge_runs_total',
+      help: 'Purge passes, by result',
+      labelNames: ['result'],
+      registers,
+    });
+    this.purged = new client.Counter({
+      name: 'ferry_purge_removed_total',
+      help: 'What purge passes removed or closed, by kind',
+      labelNames: ['what'],
+      registers,
+    });
     new client.Gauge({
       name: 'ferry_transfers',
       help: 'Transfers in the database, by status (read at scrape time)',
@@ -118,11 +144,13 @@ export class Metrics {
           stop({ method, route });
           this.requests.inc({ method, route, status: String(status) });
           if (CHUNK_ROUTES.has(route) && status < 300) this.chunkStored(ctx.request.length ?? 0);
-          if (route.startsWith('/download') && status < 300) this.downloadedBytes.inc(Math.max(0, (socket?.bytesWritten ?? 0) - written0));
+          if (route.startsWith('/download') && status < 300)
+            this.downloadedBytes.inc(Math.max(0, (socket?.bytesWritten ?? 0) - written0));
           const id = (ctx.body as { message?: unknown } | null | undefined)?.message;
           if (ctx.state.digestMismatch) this.storageErrors.inc({ kind: 'digest_mismatch' });
           if (status === 507) this.storageErrors.inc({ kind: 'disk_full' });
-          else if (status === 503 && (id === 'database_unavailable' || id === 'storage_unavailable')) this.storageErrors.inc({ kind: id });
+          else if (status === 503 && (id === 'database_unavailable' || id === 'storage_unavailable'))
+            this.storageErrors.inc({ kind: id });
         };
         if (ctx.res.writableFinished || ctx.res.destroyed) done();
         else ctx.res.once('close', done);
@@ -155,13 +183,31 @@ export class Metrics {
   }
 
   /** One purge pass ended: counted with what it closed and removed. */
-  purgeOutcome(outcome: { transfers_expired: number; guests_expired: number; abandoned_transfers_deleted: number; closed_transfers_deleted: number; orphan_files_deleted: number; bytes_freed: number } | Error): void {
+  purgeOutcome(
+    outcome:
+      | {
+          transfers_expired: number;
+          guests_expired: number;
+          abandoned_transfers_deleted: number;
+          closed_transfers_deleted: number;
+          orphan_files_deleted: number;
+          bytes_freed: number;
+        }
+      | Error,
+  ): void {
     if (outcome instanceof Error) {
       this.purgeRuns.inc({ result: 'failed' });
       return;
     }
     this.purgeRuns.inc({ result: 'ok' });
-    for (const what of ['transfers_expired', 'guests_expired', 'abandoned_transfers_deleted', 'closed_transfers_deleted', 'orphan_files_deleted', 'bytes_freed'] as const) {
+    for (const what of [
+      'transfers_expired',
+      'guests_expired',
+      'abandoned_transfers_deleted',
+      'closed_transfers_deleted',
+      'orphan_files_deleted',
+      'bytes_freed',
+    ] as const) {
       this.purged.inc({ what }, outcome[what]);
     }
   }

@@ -28,7 +28,10 @@ export class Readiness {
   /** The check itself, until it settles: after a timeout it may still run, and is not started a second time. */
   private readonly inFlight = new Map<string, Promise<void>>();
 
-  constructor(private readonly checks: ReadinessCheck[], private readonly timeoutMs = CHECK_TIMEOUT_MS) {}
+  constructor(
+    private readonly checks: ReadinessCheck[],
+    private readonly timeoutMs = CHECK_TIMEOUT_MS,
+  ) {}
 
   async failing(): Promise<string[]> {
     const results = await Promise.all(this.checks.map(async (c) => ((await this.run(c)) ? null : c.name)));

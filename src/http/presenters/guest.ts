@@ -47,6 +47,9 @@ export function presentGuest(g: Guest, baseUrl: string, lang: string): GuestJson
   };
 }
 
-export function presentTrackingError(e: TrackingError, lang: string): { type: string; date: DateJson; details: string } {
+export function presentTrackingError(
+  e: TrackingError,
+  lang: string,
+): { type: string; date: DateJson; details: string } {
   return { type: e.type, date: presentDate(e.date, lang), details: e.details };
 }

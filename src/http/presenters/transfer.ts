@@ -81,11 +81,23 @@ export function downloadUrl(baseUrl: string, token: string): string {
 export function presentDelivery(d: MailDelivery | null | undefined, lang: string, inbox = false) {
   if (!d) return null;
   const state = inbox && d.state === 'sent' ? 'kept' : d.state;
-  return { state, date: presentDate(d.date, lang), reason: d.reason, attempts: d.attempts, next_attempt: presentDate(d.nextAttempt, lang) };
+  return {
+    state,
+    date: presentDate(d.date, lang),
+    reason: d.reason,
+    attempts: d.attempts,
+    next_attempt: presentDate(d.nextAttempt, lang),
+  };
 }
 
 /** The spec's Recipient object, plus `delivery` (presentDelivery). */
-export function presentRecipient(r: Recipient, baseUrl: string, lang: string, delivery?: MailDelivery | null, inbox = false) {
+export function presentRecipient(
+  r: Recipient,
+  baseUrl: string,
+  lang: string,
+  delivery?: MailDelivery | null,
+  inbox = false,
+) {
   return {
     id: r.id,
     transfer_id: r.transferId,
@@ -104,7 +116,15 @@ export function presentRecipient(r: Recipient, baseUrl: string, lang: string, de
  * The spec's Transfer object (plus status, guest_id, closed as extensions, and FileSender's `roundtriptoken`,
  * which as in FileSender only the answer that created the Transfer carries; other answers give "").
  */
-export function presentTransfer(v: TransferView, baseUrl: string, lang: string, extensionsLeft: number, creating = false, delivery = new Map<number, MailDelivery>(), inbox = false) {
+export function presentTransfer(
+  v: TransferView,
+  baseUrl: string,
+  lang: string,
+  extensionsLeft: number,
+  creating = false,
+  delivery = new Map<number, MailDelivery>(),
+  inbox = false,
+) {
   const t = v.transfer;
   return {
     id: t.id,
@@ -131,7 +151,12 @@ export function presentAuditEntry(e: AuditEntry, lang: string) {
   return {
     date: presentDate(e.date, lang),
     event: e.event,
-    author: { type: e.author.type, id: e.author.id, ip: e.author.ip ?? '', ...(e.author.email ? { email: e.author.email } : {}) },
+    author: {
+      type: e.author.type,
+      id: e.author.id,
+      ip: e.author.ip ?? '',
+      ...(e.author.email ? { email: e.author.email } : {}),
+    },
     target: e.target,
   };
 }

@@ -8,7 +8,13 @@ import { ArchiveLayout, safeEntryNames } from '../../archive/layout';
 import { archivePieces, DigestMismatch, Piece, sendPieces } from '../download/send-pieces';
 import { zipLayout } from '../../archive/zip64';
 import { tarLayout } from '../../archive/tar';
-import { contentDisposition, parseEncryptedRange, parseRange, safeContentType, type RangeResult } from '../download/http-range';
+import {
+  contentDisposition,
+  parseEncryptedRange,
+  parseRange,
+  safeContentType,
+  type RangeResult,
+} from '../download/http-range';
 import { encryptedSize, storedOffset } from '../../shared-crypto/format';
 import { downloadErrorPage } from '../web/download-page';
 import { archiveStem } from '../download/archive-name';
@@ -29,7 +35,8 @@ export function downloadRoutes(api: Api): void {
       return await download(ctx);
     } catch (e) {
       // A person who followed a link gets a page, not JSON.
-      if (e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET') return downloadErrorPage(ctx, e).value;
+      if (e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET')
+        return downloadErrorPage(ctx, e).value;
       throw e;
     }
   };
@@ -79,7 +86,14 @@ function presentRecipientFiles(access: DownloadAccess, lang: string) {
     message: transfer.message ?? '',
     from: transfer.userEmail,
     expires: presentDate(transfer.expires, lang),
-    files: files.map((f) => ({ id: f.id, name: f.name, size: f.size, mime_type: f.mimeType ?? 'application/octet-stream', sha256: f.sha256 ?? null, downloads_left: !access.spent.includes(f.id) })),
+    files: files.map((f) => ({
+      id: f.id,
+      name: f.name,
+      size: f.size,
+      mime_type: f.mimeType ?? 'application/octet-stream',
+      sha256: f.sha256 ?? null,
+      downloads_left: !access.spent.includes(f.id),
+    })),
     // docs/sharing.md: each file may be downloaded this many times through this link (null: no limit).
     download_limit: access.controls.downloadLimit,
   };
@@ -103,14 +117,18 @@ async function download(ctx: FerryContext): Promise<undefined> {
   if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');
   // The server cannot read an encrypted file, so it cannot put it into an archive: the page fetches such
   // files one by one (and may build an archive itself).
-  if (access.transfer.encryption && (files.length > 1 || format !== undefined)) throw Errors.encryptedFilesNotArchivable('files_ids');
+  if (access.transfer.encryption && (files.length > 1 || format !== undefined))
+    throw Errors.encryptedFilesNotArchivable('files_ids');
   if (files.length === 1 && format === undefined) await serveFile(ctx, access, files[0]);
   else await serveArchive(ctx, access, files, format === 'tar' ? 'tar' : 'zip');
   return undefined;
 }
 
 function etagOf(files: FileRecord[], format: string): string {
-  return `"${format}-${files.map((f) => `${f.uid.slice(0, 12)}${(f.crc32 ?? 0).toString(16)}`).join('.')}"`.slice(0, 200);
+  return `"${format}-${files.map((f) => `${f.uid.slice(0, 12)}${(f.crc32 ?? 0).toString(16)}`).join('.')}"`.slice(
+    0,
+    200,
+  );
 }
 
 function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): Promise<void> {
@@ -129,12 +147,33 @@ function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord):
   // The stored ciphertext (IV ‖ ciphertext ‖ tag per chunk), for the recipient's client to decrypt.
   ctx.set('Content-Type', 'application/octet-stream');
   const stored = encryptedSize(file.size, enc.chunkSize);
-  return respond(ctx, access, [file], 'file', stored, etag, pieces, (header) => parseEncryptedRange(header, stored, (p) => storedOffset(p, enc.chunkSize)), sha256);
+  return respond(
+    ctx,
+    access,
+    [file],
+    'file',
+    stored,
+    etag,
+    pieces,
+    (header) => parseEncryptedRange(header, stored, (p) => storedOffset(p, enc.chunkSize)),
+    sha256,
+  );
 }
 
-function serveArchive(ctx: FerryContext, access: DownloadAccess, files: FileRecord[], format: 'zip' | 'tar'): Promise<void> {
+function serveArchive(
+  ctx: FerryContext,
+  access: DownloadAccess,
+  files: FileRecord[],
+  format: 'zip' | 'tar',
+): Promise<void> {
   const names = safeEntryNames(files.map((f) => f.name));
-  const entries = files.map((f, i) => ({ name: names[i], size: f.size, crc32: f.crc32 ?? 0, mtime: f.created, ref: f }));
+  const entries = files.map((f, i) => ({
+    name: names[i],
+    size: f.size,
+    crc32: f.crc32 ?? 0,
+    mtime: f.created,
+    ref: f,
+  }));
   const layout: ArchiveLayout = format === 'zip' ? zipLayout(entries) : tarLayout(entries);
   const stem = archiveStem(access.transfer.subject, access.transfer.id);
   ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
@@ -161,7 +200,8 @@ async function respond(
   ctx.set('ETag', etag);
   ctx.set('Cache-Control', 'private, no-cache');
   const ifRange = ctx.get('If-Range');
-  const range = ifRange && ifRange !== etag ? ({ kind: 'full' } as const) : rangeOf(ctx.get('Range') || undefined, size);
+  const range =
+    ifRange && ifRange !== etag ? ({ kind: 'full' } as const) : rangeOf(ctx.get('Range') || undefined, size);
   if (range.kind === 'unsatisfiable') {
     ctx.set('Content-Range', `bytes */${size}`);
     throw Errors.rangeNotSatisfiable();
@@ -180,7 +220,11 @@ async function respond(
   // Claims each file's download for the link before any byte is sent: refused here when its limit is taken.
   const claims = await svc.started(access, files, kind, who, start === 0);
   const recordEnd = (whole: boolean) =>
-    svc.ended(access, files, kind, who, whole ? files : [], claims).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`));
+    svc
+      .ended(access, files, kind, who, whole ? files : [], claims)
+      .catch((e: Error) =>
+        log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`),
+      );
   if (size === 0) {
     ctx.length = 0;
     ctx.body = Buffer.alloc(0);
@@ -191,14 +235,22 @@ async function respond(
   res.once('finish', () => void recordEnd(end === size - 1));
   // Cut before the end: the claims wait to be resumed by a Range request of the same link.
   res.once('close', () => {
-    if (!res.writableFinished) svc.cut(claims).catch((e: Error) => log.error(`download of transfer ${access.transfer.id}: releasing its claims failed: ${e.message}`));
+    if (!res.writableFinished)
+      svc
+        .cut(claims)
+        .catch((e: Error) =>
+          log.error(`download of transfer ${access.transfer.id}: releasing its claims failed: ${e.message}`),
+        );
   });
   ctx.length = end - start + 1;
   ctx.respond = false;
   // The stored bytes' digest on the store's hashing threads when it has them, else here as they are sent.
   const storedDigest = ctx.state.services.storedDigest;
   const file = files[0];
-  const stored = storedDigest && { ahead: (upTo: number) => storedDigest.ahead(file, upTo), digest: () => storedDigest.digest(file, size) };
+  const stored = storedDigest && {
+    ahead: (upTo: number) => storedDigest.ahead(file, upTo),
+    digest: () => storedDigest.digest(file, size),
+  };
   const whole = range.kind === 'full' && sha256 ? { sha256, ...(stored ? { stored } : {}) } : undefined;
   ctx.state.sendBody = () =>
     sendPieces(res, pieces(start, end), whole).catch((e: Error) => {

@@ -46,7 +46,8 @@ export function fileRoutes(api: Api): void {
     // (IV ‖ ciphertext ‖ tag) is 32 octets longer.
     const overhead = transfer.encryption ? CHUNK_OVERHEAD : 0;
     const declaredSize = intHeader(ctx, 'Chunk-Size');
-    if (declaredSize !== null && length !== null && declaredSize + overhead !== length) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+    if (declaredSize !== null && length !== null && declaredSize + overhead !== length)
+      throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
     const announced = declaredSize !== null ? declaredSize + overhead : length;
     const raw = ctx.state.rawBody; // set when a signature had to cover the body
     const req = {
@@ -55,12 +56,17 @@ export function fileRoutes(api: Api): void {
       declaredFileSize: intHeader(ctx, 'File-Size'),
       declaredOffset: intHeader(ctx, 'Chunk-Offset'),
     };
-    if (raw && announced !== null && announced !== raw.length) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+    if (raw && announced !== null && announced !== raw.length)
+      throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
     const uploads = ctx.state.services.uploads;
     uploads.checkChunk(transfer, file, req); // refuse before reading a byte
     const p = ctx.state.principal;
     const signed = p.type === 'user' || p.type === 'application' ? p.signedBody : undefined;
-    const after = await uploads.writeChunk(actorOf(ctx), transfer, file, { ...req, body: raw ?? ctx.req, ...(signed ? { signed } : {}) });
+    const after = await uploads.writeChunk(actorOf(ctx), transfer, file, {
+      ...req,
+      body: raw ?? ctx.req,
+      ...(signed ? { signed } : {}),
+    });
     return presentFile(after);
   });
 

@@ -7,7 +7,8 @@ import type { FerryContext } from '../state';
 
 /** The optional `filterOp[contains]=<text>` query argument (also accepted as a parsed filterOp object). */
 function contains(ctx: FerryContext): string | null {
-  const v = ctx.query['filterOp[contains]'] ?? (ctx.query.filterOp as unknown as Record<string, unknown> | undefined)?.contains;
+  const v =
+    ctx.query['filterOp[contains]'] ?? (ctx.query.filterOp as unknown as Record<string, unknown> | undefined)?.contains;
   if (v === undefined) return null;
   if (typeof v !== 'string' || v.length > 254) throw Errors.restBadParameter('filterOp[contains]');
   return v;

@@ -19,7 +19,10 @@ export const PROGRESS_FIELD = 'PHP_SESSION_UPLOAD_PROGRESS';
  * Streams the first file part of a multipart body to `onFile`; fields seen before it are passed along. A signed
  * request's body was already read (its signature covers it) and comes from ctx.state.rawBody instead.
  */
-function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Record<string, string>) => Promise<FileRecord>): Promise<FileRecord> {
+function firstFilePart(
+  ctx: FerryContext,
+  onFile: (stream: Readable, fields: Record<string, string>) => Promise<FileRecord>,
+): Promise<FileRecord> {
   return new Promise((resolve, reject) => {
     let bb: busboy.Busboy;
     try {
@@ -49,17 +52,25 @@ function firstFilePart(ctx: FerryContext, onFile: (stream: Readable, fields: Rec
 
 /** POST /file/{id}/whole and GET /legacyuploadprogress/{key}: uploads from clients that cannot send chunks. */
 export function legacyUploadRoutes(api: Api): void {
-  api.post('/file/:id/whole', owner(loadFile, { notFound: Errors.fileNotFound, chunkKey: true }), roundtripToken, invitedGuest, uploadSlot, async (ctx) => {
-    if (!ctx.is('multipart/form-data')) throw Errors.badRequestBody('content-type');
-    const { file, transfer } = ctx.state.resource as { file: FileRecord; transfer: Transfer };
-    const uploads = ctx.state.services.uploads;
-    const after = await firstFilePart(ctx, (stream, fields) => {
-      const key = fields[PROGRESS_FIELD];
-      const progress = key && key.length <= 128 ? ctx.state.services.uploadProgress.start(key, ctx.state.services.clock()) : null;
-      return uploads.writeWhole(actorOf(ctx), transfer, file, stream, progress);
-    });
-    return created(ctx, presentFile(after), `/file/${after.id}`);
-  });
+  api.post(
+    '/file/:id/whole',
+    owner(loadFile, { notFound: Errors.fileNotFound, chunkKey: true }),
+    roundtripToken,
+    invitedGuest,
+    uploadSlot,
+    async (ctx) => {
+      if (!ctx.is('multipart/form-data')) throw Errors.badRequestBody('content-type');
+      const { file, transfer } = ctx.state.resource as { file: FileRecord; transfer: Transfer };
+      const uploads = ctx.state.services.uploads;
+      const after = await firstFilePart(ctx, (stream, fields) => {
+        const key = fields[PROGRESS_FIELD];
+        const progress =
+          key && key.length <= 128 ? ctx.state.services.uploadProgress.start(key, ctx.state.services.clock()) : null;
+        return uploads.writeWhole(actorOf(ctx), transfer, file, stream, progress);
+      });
+      return created(ctx, presentFile(after), `/file/${after.id}`);
+    },
+  );
 
   api.get('/legacyuploadprogress/:key', publicAccess, (ctx) => {
     const key = ctx.params.key;

@@ -14,7 +14,8 @@ async function found<T>(ctx: FerryContext, find: () => Promise<T>): Promise<T> {
   try {
     return await find();
   } catch (e) {
-    if (e instanceof ServiceError && e.status === 404 && ctx.state.principal.type === 'anonymous') throw Errors.restAuthenticationRequired();
+    if (e instanceof ServiceError && e.status === 404 && ctx.state.principal.type === 'anonymous')
+      throw Errors.restAuthenticationRequired();
     throw e;
   }
 }

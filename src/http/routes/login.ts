@@ -3,7 +3,12 @@ import { Errors, isError, retryAfterOf, ServiceError } from '../../domain/errors
 import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
 import { isForeignOrigin } from '../../auth/origin';
 import { throttleAddress } from '../../auth/client-address';
-import { LoginFailed, type IdentityProvider, type ProviderRequest, type SignedInPerson } from '../../auth/identity-provider';
+import {
+  LoginFailed,
+  type IdentityProvider,
+  type ProviderRequest,
+  type SignedInPerson,
+} from '../../auth/identity-provider';
 import type { FerryContext, FerryState } from '../state';
 import { basePath } from '../web/layout';
 import { loginFailurePage } from '../web/app-pages';
@@ -38,7 +43,14 @@ const DEVICE_MAX_S = 400 * 86400;
 function setCookie(ctx: FerryContext, name: string, value: string, maxAgeS: number): void {
   const secure = secureBase(ctx);
   if (secure) ctx.cookies.secure = true;
-  ctx.cookies.set(name, value, { httpOnly: true, sameSite: 'lax', secure, path: `${basePath(ctx)}/`, maxAge: maxAgeS * 1000, overwrite: true });
+  ctx.cookies.set(name, value, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure,
+    path: `${basePath(ctx)}/`,
+    maxAge: maxAgeS * 1000,
+    overwrite: true,
+  });
 }
 
 /**
@@ -52,7 +64,14 @@ function setFlowCookie(ctx: FerryContext, p: IdentityProvider, value: string, ma
   const secure = secureBase(ctx);
   if (secure) ctx.cookies.secure = true;
   const sameSite = p.crossSiteCallback && secure ? 'none' : 'lax';
-  ctx.cookies.set(FLOW_COOKIE, value, { httpOnly: true, sameSite, secure, path: `${basePath(ctx)}/login/${p.id}/`, maxAge: maxAgeS * 1000, overwrite: true });
+  ctx.cookies.set(FLOW_COOKIE, value, {
+    httpOnly: true,
+    sameSite,
+    secure,
+    path: `${basePath(ctx)}/login/${p.id}/`,
+    maxAge: maxAgeS * 1000,
+    overwrite: true,
+  });
 }
 
 function readFlow(ctx: FerryContext): { flow: Record<string, string>; back: string } | null {
@@ -61,7 +80,9 @@ function readFlow(ctx: FerryContext): { flow: Record<string, string>; back: stri
   try {
     const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { f?: unknown; r?: unknown };
     if (typeof v.f !== 'object' || v.f === null) return null;
-    const flow = Object.fromEntries(Object.entries(v.f as Record<string, unknown>).filter(([, x]) => typeof x === 'string')) as Record<string, string>;
+    const flow = Object.fromEntries(
+      Object.entries(v.f as Record<string, unknown>).filter(([, x]) => typeof x === 'string'),
+    ) as Record<string, string>;
     return { flow, back: safeReturnPath(v.r) };
   } catch {
     return null;
@@ -71,7 +92,10 @@ function readFlow(ctx: FerryContext): { flow: Record<string, string>; back: stri
 /** The login body's fields: both present, of sane length (checked here, at the edge). */
 function credentials(b: Record<string, unknown>): { userId: string; password: string } {
   const { user_id: userId, password } = b;
-  const missing = [typeof userId === 'string' && userId ? null : 'user_id', typeof password === 'string' && password ? null : 'password'];
+  const missing = [
+    typeof userId === 'string' && userId ? null : 'user_id',
+    typeof password === 'string' && password ? null : 'password',
+  ];
   if (missing.some((m) => m)) throw Errors.restMissingParameter(...missing.filter((m): m is string => m !== null));
   const id = userId as string;
   const pw = password as string;
@@ -116,7 +140,13 @@ async function signIn(ctx: FerryContext, p: IdentityProvider, person: SignedInPe
  * ("unavailable"), never a 500 and never a stack trace.
  */
 function failed(ctx: FerryContext, p: IdentityProvider, e: unknown): void {
-  const f = e instanceof LoginFailed ? e : new LoginFailed('unavailable', `unexpected ${(e as Error)?.name ?? 'error'}: ${String((e as Error)?.message ?? e).slice(0, 200)}`);
+  const f =
+    e instanceof LoginFailed
+      ? e
+      : new LoginFailed(
+          'unavailable',
+          `unexpected ${(e as Error)?.name ?? 'error'}: ${String((e as Error)?.message ?? e).slice(0, 200)}`,
+        );
   ctx.state.services.log.info(`sign-in through ${p.id} refused (${f.reason}): ${f.detail}`);
   ctx.set('Cache-Control', 'no-store');
   loginFailurePage(ctx, p, f.reason, f.status);
@@ -140,7 +170,12 @@ export function loginRoutes(): Router<FerryState> {
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
       const { userId, password } = credentials(b);
-      const person = await p.checkPassword(userId, password, throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers), ctx.cookies.get(DEVICE_COOKIE));
+      const person = await p.checkPassword(
+        userId,
+        password,
+        throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers),
+        ctx.cookies.get(DEVICE_COOKIE),
+      );
       const result = await signIn(ctx, p, person);
       if (person.device) setCookie(ctx, DEVICE_COOKIE, person.device, DEVICE_MAX_S);
       if (form) {
@@ -157,7 +192,10 @@ export function loginRoutes(): Router<FerryState> {
       if (form && err instanceof ServiceError && (err.status === 401 || err.status === 503 || wait)) {
         const why = wait ? `wait=${wait}` : err.status === 503 ? 'unavailable=1' : 'failed=1';
         // The page's first form is the one meant when none is named (and older pages' links keep their shape).
-        const which = p.type === 'local' && p === ctx.state.services.identity.firstPassword() ? '' : `&provider=${encodeURIComponent(p.id)}`;
+        const which =
+          p.type === 'local' && p === ctx.state.services.identity.firstPassword()
+            ? ''
+            : `&provider=${encodeURIComponent(p.id)}`;
         ctx.redirect(`${basePath(ctx)}/login?${why}${which}&return=${encodeURIComponent(safeReturnPath(b.return))}`);
         ctx.status = 303;
         return;
@@ -165,8 +203,12 @@ export function loginRoutes(): Router<FerryState> {
       throw err;
     }
   };
-  r.post('/login', (ctx) => passwordLogin(ctx as FerryContext, (ctx as FerryContext).state.services.identity.firstPassword()));
-  r.post('/login/:provider', (ctx) => passwordLogin(ctx as FerryContext, (ctx as FerryContext).state.services.identity.get(String(ctx.params.provider))));
+  r.post('/login', (ctx) =>
+    passwordLogin(ctx as FerryContext, (ctx as FerryContext).state.services.identity.firstPassword()),
+  );
+  r.post('/login/:provider', (ctx) =>
+    passwordLogin(ctx as FerryContext, (ctx as FerryContext).state.services.identity.get(String(ctx.params.provider))),
+  );
 
   // A redirect sign-in starts here (the login page's button): off to the identity provider.
   r.get('/login/:provider', async (koaCtx) => {
@@ -240,7 +282,10 @@ export function loginRoutes(): Router<FerryState> {
     let next: string | null = null;
     if (p?.logoutUrl && session) {
       try {
-        next = await p.logoutUrl({ ref: session.providerRef, data: session.providerData }, `${s.settings.get().base_url}/login`);
+        next = await p.logoutUrl(
+          { ref: session.providerRef, data: session.providerData },
+          `${s.settings.get().base_url}/login`,
+        );
       } catch (e) {
         // ferry's session has ended; the provider's stays, which the person can end there.
         s.log.info(`logout at ${p.id} not offered: ${(e as Error).message}`);

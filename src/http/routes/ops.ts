@@ -34,7 +34,10 @@ export function opsRoutes(deps: OpsDeps) {
     api.get('/readyz', publicAccess, async () => {
       const failing = await deps.readiness.failing();
       if (failing.length === 0) return new Reply({ status: 'ok' }, 200, { 'Cache-Control': 'no-store' });
-      return new Reply({ status: 'unavailable', failing }, 503, { 'Retry-After': RETRY_AFTER_S, 'Cache-Control': 'no-store' });
+      return new Reply({ status: 'unavailable', failing }, 503, {
+        'Retry-After': RETRY_AFTER_S,
+        'Cache-Control': 'no-store',
+      });
     });
   };
 }

@@ -14,7 +14,13 @@ const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
 async function present(ctx: FerryContext, r: Recipient) {
   const s = ctx.state.services;
   const delivery = (await s.mailDelivery.deliveryFor('Recipient', [r.id])).get(r.id);
-  return presentRecipient({ ...r, errors: await s.trackingErrors.forTarget('Recipient', r.id) }, s.settings.get().base_url, await requestLang(ctx), delivery, s.mailInbox !== null);
+  return presentRecipient(
+    { ...r, errors: await s.trackingErrors.forTarget('Recipient', r.id) },
+    s.settings.get().base_url,
+    await requestLang(ctx),
+    delivery,
+    s.mailInbox !== null,
+  );
 }
 
 /** Recipient endpoints of the spec. */

@@ -39,7 +39,15 @@ async function presentViews(ctx: FerryContext, views: TransferView[], creating =
   const lang = await requestLang(ctx);
   return views.map((view) => {
     const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
-    const shown = presentTransfer(withErrors, baseUrl, lang, s.transfers.extensionsLeft(view.transfer), creating, delivery, s.mailInbox !== null);
+    const shown = presentTransfer(
+      withErrors,
+      baseUrl,
+      lang,
+      s.transfers.extensionsLeft(view.transfer),
+      creating,
+      delivery,
+      s.mailInbox !== null,
+    );
     const shared = sharing.get(view.transfer.id);
     return shared ? { ...shown, ...presentSharing(shared) } : shown;
   });
@@ -58,7 +66,8 @@ const transferOf = (ctx: FerryContext) => ctx.state.resource as Transfer;
 
 /** Transfer endpoints of the spec. */
 export function transferRoutes(api: Api): void {
-  const list = (ctx: FerryContext) => presentList(ctx, (page) => ctx.state.services.transfers.pageFor(actorOf(ctx), page));
+  const list = (ctx: FerryContext) =>
+    presentList(ctx, (page) => ctx.state.services.transfers.pageFor(actorOf(ctx), page));
   api.get('/transfer', users({ guests: true }), list);
   api.get('/transfer/@me', users({ guests: true }), list);
   api.get('/transfer/@all', admin, (ctx) => presentList(ctx, (page) => ctx.state.services.transfers.pageAll(page)));
@@ -69,11 +78,17 @@ export function transferRoutes(api: Api): void {
     const body = ctx.request.body;
     // Under a guest token `from` and `options` are ignored (spec), so they are not even checked. The body is
     // checked here, at the edge; the service takes the checked draft.
-    const given = senderFieldsIgnored(actor) && body && typeof body === 'object' && !Array.isArray(body) ? { ...(body as object), from: undefined, options: undefined } : body;
+    const given =
+      senderFieldsIgnored(actor) && body && typeof body === 'object' && !Array.isArray(body)
+        ? { ...(body as object), from: undefined, options: undefined }
+        : body;
     const draft = parseTransferInput(given, s.transferLimits(), s.clock());
     draft.encryption = parseEncryption(given as Record<string, unknown>, draft.files, s.encryptionPolicy());
     const sharing = parseSharingInput(body);
-    draft.sharing = { downloadLimit: sharing.downloadLimit, passwordHash: sharing.password === null ? null : await hashLinkPassword(sharing.password) };
+    draft.sharing = {
+      downloadLimit: sharing.downloadLimit,
+      passwordHash: sharing.password === null ? null : await hashLinkPassword(sharing.password),
+    };
     const view = await s.transfers.create(actor, draft, await requestLang(ctx));
     return created(ctx, await present(ctx, view, true), `/transfer/${view.transfer.id}`);
   });
@@ -113,7 +128,11 @@ export function transferRoutes(api: Api): void {
     const s = ctx.state.services;
     const r = await s.recipients.add(actorOf(ctx), transferOf(ctx), email);
     const delivery = (await s.mailDelivery.deliveryFor('Recipient', [r.id])).get(r.id);
-    return created(ctx, presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery, s.mailInbox !== null), `/recipient/${r.id}`);
+    return created(
+      ctx,
+      presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery, s.mailInbox !== null),
+      `/recipient/${r.id}`,
+    );
   });
 
   // The chunk-upload key may only complete a Transfer (spec: PUT /transfer access).

@@ -36,7 +36,13 @@ function quotaValue(v: unknown): number | null {
 function emailsOf(b: Record<string, unknown>): string[] {
   onlyKeys(b, ['email']);
   if (b.email === undefined) throw Errors.restMissingParameter('email');
-  const emails = typeof b.email === 'string' ? b.email.split(',').map((e) => e.trim()).filter(Boolean) : b.email;
+  const emails =
+    typeof b.email === 'string'
+      ? b.email
+          .split(',')
+          .map((e) => e.trim())
+          .filter(Boolean)
+      : b.email;
   if (!Array.isArray(emails) || !emails.every((e) => typeof e === 'string')) throw Errors.badEmail('email');
   return emails as string[];
 }
@@ -54,7 +60,16 @@ export function userAdminRoutes(api: Api): void {
     // The whole list, or the page `?limit=N&offset=M` asks for (docs/architecture.md, "Lists and pages").
     return pageOf(await s.accounts.listUsers(), parsePage(ctx.query)).map((u) => {
       const q = quotaOf(u.id);
-      return { id: u.id, emails: u.emails, local: u.local, admin: u.admin, admin_by_config: configAdmins.includes(u.id), quota: q.limit, quota_own: q.own, used: q.used };
+      return {
+        id: u.id,
+        emails: u.emails,
+        local: u.local,
+        admin: u.admin,
+        admin_by_config: configAdmins.includes(u.id),
+        quota: q.limit,
+        quota_own: q.own,
+        used: q.used,
+      };
     });
   });
 
@@ -63,7 +78,13 @@ export function userAdminRoutes(api: Api): void {
     const b = bodyObject(ctx);
     onlyKeys(b, ['id', 'email', 'admin']);
     if (typeof b.id !== 'string' || !b.id) throw Errors.restMissingParameter('id');
-    const emails = typeof b.email === 'string' ? b.email.split(',').map((e) => e.trim()).filter(Boolean) : b.email;
+    const emails =
+      typeof b.email === 'string'
+        ? b.email
+            .split(',')
+            .map((e) => e.trim())
+            .filter(Boolean)
+        : b.email;
     if (!Array.isArray(emails) || !emails.every((e) => typeof e === 'string')) throw Errors.badEmail('email');
     if (b.admin !== undefined && typeof b.admin !== 'boolean') throw Errors.restBadParameter('admin');
     const password = await ctx.state.services.accounts.createLocalUser(b.id, emails as string[], b.admin === true);
@@ -119,10 +140,12 @@ export function userAdminRoutes(api: Api): void {
   api.put('/user/@me/password', users(), async (ctx) => {
     const s = ctx.state.services;
     const p = ctx.state.principal;
-    if (p.type !== 'user' || p.via !== 'sp' || !p.provider || !s.identity.get(p.provider)?.localAccounts) throw Errors.restAccessForbidden();
+    if (p.type !== 'user' || p.via !== 'sp' || !p.provider || !s.identity.get(p.provider)?.localAccounts)
+      throw Errors.restAccessForbidden();
     const b = bodyObject(ctx);
     onlyKeys(b, ['current_password', 'password']);
-    if (typeof b.current_password !== 'string' || !b.current_password) throw Errors.restMissingParameter('current_password');
+    if (typeof b.current_password !== 'string' || !b.current_password)
+      throw Errors.restMissingParameter('current_password');
     if (typeof b.password !== 'string' || !b.password) throw Errors.restMissingParameter('password');
     if (b.current_password.length > 1024) throw Errors.restBadParameter('current_password');
     const ip = throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers);

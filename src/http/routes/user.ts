@@ -45,7 +45,8 @@ async function preferences(ctx: FerryContext, u: UserRecord) {
     emails: await s.users.emails(u.id),
     frequentRecipients: await s.transfers.frequentRecipients(u.id, null),
     // The secret is created the first time it is needed (spec: remote_config).
-    remoteConfig: cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${await s.users.remoteSecret(u.id)}` : null,
+    remoteConfig:
+      cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${await s.users.remoteSecret(u.id)}` : null,
     isAdmin: await s.users.isAdmin(u.id),
     defaultLang: normaliseLang(cfg.default_lang) ?? 'en',
     lang: await requestLang(ctx),
@@ -59,7 +60,8 @@ async function update(ctx: FerryContext, u: UserRecord): Promise<true> {
   const unknown = Object.keys(b).filter((k) => k !== 'lang' && k !== 'secret_rotate');
   if (unknown.length) throw Errors.restBadParameter(...unknown);
   if (b.lang !== undefined && !isLang(b.lang)) throw Errors.badLangCode('lang');
-  if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean') throw Errors.restBadParameter('secret_rotate');
+  if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean')
+    throw Errors.restBadParameter('secret_rotate');
   if (typeof b.lang === 'string') await s.users.setLang(u.id, b.lang);
   if (b.secret_rotate === true) await s.users.remoteSecret(u.id, true);
   return true;
@@ -87,7 +89,9 @@ async function filesenderIni(ctx: FerryContext): Promise<Reply> {
   const lines = [
     '# FileSender command-line client (filesender.py) settings for ferry: save as ~/.filesender/filesender.py.ini',
     '# This file contains your API secret: keep it private.',
-    ...(isEmail(u.id) ? [] : [`# Your user name is not an e-mail address: give yours with -f (e.g. -f ${firstEmail}).`]),
+    ...(isEmail(u.id)
+      ? []
+      : [`# Your user name is not an e-mail address: give yours with -f (e.g. -f ${firstEmail}).`]),
     '[system]',
     `base_url = ${value(`${cfg.base_url}/rest.php`)}`,
     // The client dates its guests' invitations with this too, so it stays within what a guest may be given.
@@ -110,7 +114,9 @@ export function userRoutes(api: Api): void {
   api.get('/user/@me/filesender-python-client-configuration-file', users(), filesenderIni);
   api.get('/user', users(), async (ctx) => preferences(ctx, await me(ctx)));
   api.get('/user/@me', users(), async (ctx) => preferences(ctx, await me(ctx)));
-  api.get('/user/:id', admin, async (ctx) => preferences(ctx, await ctx.state.services.users.get(String(ctx.params.id))));
+  api.get('/user/:id', admin, async (ctx) =>
+    preferences(ctx, await ctx.state.services.users.get(String(ctx.params.id))),
+  );
   api.put('/user', users(), async (ctx) => update(ctx, await me(ctx)));
   api.put('/user/@me', users(), async (ctx) => update(ctx, await me(ctx)));
   api.put('/user/:id', userSelfOrAdmin(), (ctx) => update(ctx, ctx.state.resource as UserRecord));

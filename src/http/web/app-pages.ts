@@ -19,8 +19,17 @@ export function registerWebPages(pages: PageRegistry): void {
       return layout(ctx, { title: pageT(ctx)('upload_page'), page: 'upload', data: await guestData(ctx) });
     }
     // A local account (its provider keeps the addresses here): the page may ask for a real e-mail address.
-    const local = p.type === 'user' && p.via === 'sp' && !!p.provider && !!ctx.state.services.identity.get(p.provider)?.localAccounts;
-    return userPage(ctx, 'upload', 'upload_page', p.type === 'user' ? { emails: p.user.emails.join(','), ...(local ? { 'local-account': '1' } : {}) } : {});
+    const local =
+      p.type === 'user' &&
+      p.via === 'sp' &&
+      !!p.provider &&
+      !!ctx.state.services.identity.get(p.provider)?.localAccounts;
+    return userPage(
+      ctx,
+      'upload',
+      'upload_page',
+      p.type === 'user' ? { emails: p.user.emails.join(','), ...(local ? { 'local-account': '1' } : {}) } : {},
+    );
   };
   pages.register('', upload);
   pages.register('upload', upload);
@@ -29,14 +38,21 @@ export function registerWebPages(pages: PageRegistry): void {
   // The password form is for a local account signed in with its session (PUT /user/@me/password).
   pages.register('profile', (ctx) => {
     const p = ctx.state.principal;
-    const local = p.type === 'user' && p.via === 'sp' && !!p.provider && !!ctx.state.services.identity.get(p.provider)?.localAccounts;
+    const local =
+      p.type === 'user' &&
+      p.via === 'sp' &&
+      !!p.provider &&
+      !!ctx.state.services.identity.get(p.provider)?.localAccounts;
     return userPage(ctx, 'profile', 'ui_profile', local ? { 'local-account': '1' } : {});
   });
   pages.register('admin', (ctx) => {
     const p = ctx.state.principal;
     if (p.type === 'user' && !p.isAdmin) return refusal(ctx, 'rest_admin_required', 403);
     const local = ctx.state.services.identity.localAccounts;
-    return userPage(ctx, 'admin', 'admin', { ...(ctx.state.services.mailInbox ? { 'mail-sink': '1' } : {}), ...(local ? { 'local-accounts': '1' } : {}) });
+    return userPage(ctx, 'admin', 'admin', {
+      ...(ctx.state.services.mailInbox ? { 'mail-sink': '1' } : {}),
+      ...(local ? { 'local-accounts': '1' } : {}),
+    });
   });
 }
 
@@ -69,7 +85,11 @@ function userPage(ctx: FerryContext, page: string, titleKey: string, data: Recor
 async function guestData(ctx: FerryContext): Promise<Record<string, string>> {
   const p = ctx.state.principal;
   if (p.type !== 'guest') return {};
-  const data: Record<string, string> = { guest: '1', 'guest-email': p.guest.email, 'guest-options': p.guest.options.join(',') };
+  const data: Record<string, string> = {
+    guest: '1',
+    'guest-email': p.guest.email,
+    'guest-options': p.guest.options.join(','),
+  };
   try {
     const g = await ctx.state.services.guests.get(p.guest.id);
     data['guest-from'] = g.userEmail;
@@ -93,9 +113,12 @@ export function loginPage(ctx: FerryContext): SafeHtml {
   const t = pageT(ctx);
   const base = basePath(ctx);
   const providers = ctx.state.services.identity.list;
-  const back = safeReturnPath(ctx.path === '/login' ? (typeof ctx.query.return === 'string' ? ctx.query.return : '') : ctx.originalUrl);
+  const back = safeReturnPath(
+    ctx.path === '/login' ? (typeof ctx.query.return === 'string' ? ctx.query.return : '') : ctx.originalUrl,
+  );
   const wait = typeof ctx.query.wait === 'string' && /^\d{1,6}$/.test(ctx.query.wait) ? Number(ctx.query.wait) : 0;
-  const about = typeof ctx.query.provider === 'string' ? ctx.query.provider : providers.find((p) => p.style === 'password')?.id;
+  const about =
+    typeof ctx.query.provider === 'string' ? ctx.query.provider : providers.find((p) => p.style === 'password')?.id;
   const message = wait
     ? t('ui_login_throttled', { minutes: String(Math.max(1, Math.ceil(wait / 60))) })
     : ctx.query.unavailable
@@ -144,5 +167,8 @@ export function loginFailurePage(ctx: FerryContext, p: IdentityProvider, reason:
 function refusal(ctx: FerryContext, key: string, status: number): SafeHtml {
   const t = pageT(ctx);
   ctx.status = status;
-  return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1><p><a href="${basePath(ctx)}/">${t('upload_page')}</a></p></section>` });
+  return layout(ctx, {
+    title: t(key),
+    body: html`<section class="card narrow"><h1>${t(key)}</h1><p><a href="${basePath(ctx)}/">${t('upload_page')}</a></p></section>`,
+  });
 }

@@ -48,7 +48,7 @@ export class AssetStore {
     };
     const files = new Map<string, WebAsset>();
     const manifest = read('manifest.json');
-    const names = manifest ? (JSON.parse(manifest.toString('utf8')) as { files?: string[] }).files ?? [] : [];
+    const names = manifest ? ((JSON.parse(manifest.toString('utf8')) as { files?: string[] }).files ?? []) : [];
     for (const name of names) {
       if (!NAME.test(name)) continue;
       const body = read(name);

@@ -61,12 +61,24 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
  * A file's SHA-256, shortened (64 hex digits wrapped to six lines on a phone): its first and last digits,
  * enough to compare by eye, the whole value in the title and for the copy button the page's script shows.
  */
-function hashLine(t: (k: string, v?: Record<string, string | number>) => string, sha256: string, name: string): SafeHtml {
+function hashLine(
+  t: (k: string, v?: Record<string, string | number>) => string,
+  sha256: string,
+  name: string,
+): SafeHtml {
   return html`<div class="hash">SHA-256 <code class="hash-value" title="${sha256}">${sha256.slice(0, 12)}…${sha256.slice(-8)}</code> <button type="button" class="copy-hash" data-hash="${sha256}" data-copied="${t('ui_copied')}" aria-label="${t('ui_copy_hash_of', { name })}" hidden>${t('ui_copy')}</button><span class="copied" role="status" aria-live="polite"></span></div>`;
 }
 
 /** The page's script shows these itself, in the page's language. */
-const E2EE_MESSAGES = ['e2ee_checking', 'e2ee_wrong_password', 'e2ee_unlocked', 'e2ee_saving', 'e2ee_saved', 'e2ee_failed', 'e2ee_unsupported'];
+const E2EE_MESSAGES = [
+  'e2ee_checking',
+  'e2ee_wrong_password',
+  'e2ee_unlocked',
+  'e2ee_saving',
+  'e2ee_saved',
+  'e2ee_failed',
+  'e2ee_unsupported',
+];
 
 /**
  * An end-to-end encrypted Transfer: the server cannot decrypt, so it offers no archive (it could only pack
@@ -101,7 +113,10 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 <p class="e2ee-status" role="status" aria-live="polite"></p>
 <table class="files e2ee-files"><thead><tr><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
-      (f, i) => html`<tr class="e2ee-file" data-file-id="${f.id}" data-size="${f.size}" data-fileiv="${f.iv ?? ''}" data-fileaead="${f.aead ?? ''}" data-save-name="${saveNames[i]}">
+      (
+        f,
+        i,
+      ) => html`<tr class="e2ee-file" data-file-id="${f.id}" data-size="${f.size}" data-fileiv="${f.iv ?? ''}" data-fileaead="${f.aead ?? ''}" data-save-name="${saveNames[i]}">
 <td class="name">${visibleName(f.name)}<div class="e2ee-file-status" role="status">${t('e2ee_locked')}</div></td>
 <td class="size">${formatBytes(f.size, lang)}</td>
 <td class="act"><button type="button" class="e2ee-save" hidden aria-label="${t('e2ee_save')}: ${visibleName(f.name)}">${t('e2ee_save')}</button></td>
@@ -124,7 +139,13 @@ function localDay(unixSeconds: number, lang: string): SafeHtml {
 export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e);
   const t = pageT(ctx);
-  const shown = [Errors.transferExpired, Errors.transferClosed, Errors.recipientWithdrawn, Errors.downloadLimitReached, Errors.fileNotFound].find((entry) => isError(e, entry));
+  const shown = [
+    Errors.transferExpired,
+    Errors.transferClosed,
+    Errors.recipientWithdrawn,
+    Errors.downloadLimitReached,
+    Errors.fileNotFound,
+  ].find((entry) => isError(e, entry));
   const key = (shown ?? Errors.transferNotFound).id;
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
@@ -137,7 +158,10 @@ function transferFacts(ctx: FerryContext, access: DownloadAccess): SafeHtml {
   const lang = pageLang(ctx);
   const { transfer, files } = access;
   const total = files.reduce((n, f) => n + f.size, 0);
-  const count = t(pluralKey((k) => t(k) !== k, lang, 'ui_n_files', files.length), { count: files.length });
+  const count = t(
+    pluralKey((k) => t(k) !== k, lang, 'ui_n_files', files.length),
+    { count: files.length },
+  );
   return html`<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
 <dl class="facts">
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
@@ -156,7 +180,12 @@ const PASSWORD_ERRORS = new Set(['download_password_required', 'download_passwor
  */
 function linkPasswordPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   const t = pageT(ctx);
-  const token = typeof ctx.query.token === 'string' ? ctx.query.token : typeof (ctx.request.body as { token?: unknown } | undefined)?.token === 'string' ? String((ctx.request.body as { token: string }).token) : '';
+  const token =
+    typeof ctx.query.token === 'string'
+      ? ctx.query.token
+      : typeof (ctx.request.body as { token?: unknown } | undefined)?.token === 'string'
+        ? String((ctx.request.body as { token: string }).token)
+        : '';
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Referrer-Policy', 'no-referrer');

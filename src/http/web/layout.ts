@@ -119,7 +119,11 @@ ${langSwitch(ctx, t, lang)}
  * Admins only, on every page: mail is kept in the built-in inbox instead of being delivered (no mail.transport
  * configured), so nobody is told of a transfer until they configure one. Links to the inbox viewer.
  */
-function mailInboxNotice(ctx: FerryContext, t: (k: string, vars?: Record<string, string>) => string, base: string): SafeHtml | string {
+function mailInboxNotice(
+  ctx: FerryContext,
+  t: (k: string, vars?: Record<string, string>) => string,
+  base: string,
+): SafeHtml | string {
   const p = ctx.state.principal;
   if (p.type !== 'user' || !p.isAdmin || !ctx.state.services.mailInbox) return '';
   const [before, after = ''] = t('ui_mail_inbox_banner', { key: '\u0000' }).split('\u0000');
@@ -130,7 +134,11 @@ function mailInboxNotice(ctx: FerryContext, t: (k: string, vars?: Record<string,
  * Admins only, on every page: serve listens on every address but no public address is set, so every mailed
  * link names localhost (dead for everyone else). Links to the setting in Administration.
  */
-function publicAddressNotice(ctx: FerryContext, t: (k: string, vars?: Record<string, string>) => string, base: string): SafeHtml | string {
+function publicAddressNotice(
+  ctx: FerryContext,
+  t: (k: string, vars?: Record<string, string>) => string,
+  base: string,
+): SafeHtml | string {
   const p = ctx.state.principal;
   const settings = ctx.state.services.settings;
   if (p.type !== 'user' || !p.isAdmin || !settings.publicAddressMissing()) return '';
@@ -139,7 +147,10 @@ function publicAddressNotice(ctx: FerryContext, t: (k: string, vars?: Record<str
 
 /** A plain GET form, so the switch works with the keyboard and even before the script has loaded. */
 function langSwitch(ctx: FerryContext, t: (k: string) => string, lang: string): SafeHtml {
-  const keep = Object.entries(ctx.query).filter(([k, v]) => k !== 'lang' && typeof v === 'string') as [string, string][];
+  const keep = Object.entries(ctx.query).filter(([k, v]) => k !== 'lang' && typeof v === 'string') as [
+    string,
+    string,
+  ][];
   return html`<form class="lang" method="get" action="">
 ${keep.map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 <label for="lang-select">${t('ui_language')}</label>

@@ -17,18 +17,28 @@ export function mailSinkPage(ctx: FerryContext): SafeHtml | undefined {
   if (p.type === 'anonymous') return loginPage(ctx);
   if (!isAdmin(p)) {
     ctx.status = 403;
-    return layout(ctx, { title: t('rest_admin_required'), body: html`<section class="card narrow"><h1>${t('rest_admin_required')}</h1></section>` });
+    return layout(ctx, {
+      title: t('rest_admin_required'),
+      body: html`<section class="card narrow"><h1>${t('rest_admin_required')}</h1></section>`,
+    });
   }
   const dir = ctx.state.services.mailInbox;
   const title = t('ui_mail_sink');
-  if (!dir) return layout(ctx, { title, body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_off')}</p></section>` });
+  if (!dir)
+    return layout(ctx, {
+      title,
+      body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_off')}</p></section>`,
+    });
   const base = basePath(ctx);
   const id = typeof ctx.query.id === 'string' ? ctx.query.id : null;
   if (id !== null) {
     const raw = readSinkMessage(dir, id, 8 * 1024 * 1024);
     if (!raw) {
       ctx.status = 404;
-      return layout(ctx, { title, body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_no_message')}</p></section>` });
+      return layout(ctx, {
+        title,
+        body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_no_message')}</p></section>`,
+      });
     }
     const m = readEml(raw.toString('utf8'));
     if (ctx.query.part === 'html') return htmlPart(ctx, m.html);
@@ -38,9 +48,13 @@ export function mailSinkPage(ctx: FerryContext): SafeHtml | undefined {
       body: html`<section class="card"><p><a href="${base}/?s=mail-sink">${t('ui_mail_sink')}</a></p>
 <h1>${m.headers.subject ?? ''}</h1>
 <dl class="mail-headers">${rows.map((h) => html`<dt>${h}</dt><dd>${m.headers[h]}</dd>`)}</dl>
-${m.html !== null ? html`<h2>${t('ui_mail_as_read')}</h2>
+${
+  m.html !== null
+    ? html`<h2>${t('ui_mail_as_read')}</h2>
 <iframe class="mail-frame" title="${t('ui_mail_as_read')}" sandbox="allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation" src="${base}/?s=mail-sink&id=${id}&part=html"></iframe>
-<h2>${t('ui_mail_text_part')}</h2>` : ''}
+<h2>${t('ui_mail_text_part')}</h2>`
+    : ''
+}
 <pre class="mail-text">${linked(m.text)}</pre>
 ${m.html !== null ? html`<details><summary>${t('ui_mail_html_part')}</summary><pre class="mail-html">${m.html}</pre></details>` : ''}</section>`,
     });
@@ -78,7 +92,10 @@ function linked(text: string): SafeHtml[] {
  */
 function htmlPart(ctx: FerryContext, part: string | null): undefined {
   ctx.state.ownCsp = true;
-  ctx.set('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; frame-ancestors 'self'; sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation");
+  ctx.set(
+    'Content-Security-Policy',
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:; form-action 'none'; frame-ancestors 'self'; sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation",
+  );
   ctx.set('X-Frame-Options', 'SAMEORIGIN');
   ctx.type = 'text/html; charset=utf-8';
   if (part === null) ctx.status = 404;

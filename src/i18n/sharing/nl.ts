@@ -1,6 +1,7 @@
 /** Teksten van de deelinstellingen (docs/sharing.md). */
 export const sharingNl: Record<string, string> = {
-  download_limit_reached: 'Via deze link kan niets meer worden gedownload: de afzender heeft het aantal downloads van elk bestand beperkt.',
+  download_limit_reached:
+    'Via deze link kan niets meer worden gedownload: de afzender heeft het aantal downloads van elk bestand beperkt.',
   ui_download_limit: 'Downloadlimiet',
   ui_download_limit_hint: 'Hoe vaak elk bestand via elke link mag worden gedownload. Leeg: geen limiet.',
   ui_download_limit_file_spent: 'Geen downloads meer',
@@ -11,16 +12,18 @@ export const sharingNl: Record<string, string> = {
   ui_download_limit_none: 'geen limiet',
   audit_download_limit_changed: '{who} heeft de downloadlimiet gewijzigd.',
   audit_download_refused: 'Een download via de link van {who} is geweigerd: de limiet was bereikt.',
-  download_password_required: "Deze link vraagt om een wachtwoord. Vraag het aan de afzender.",
-  download_password_incorrect: "Het wachtwoord klopt niet.",
-  ui_link_password_title: "Deze link vraagt om een wachtwoord",
-  ui_link_password_notice: "De afzender heeft deze link met een wachtwoord beveiligd: de server controleert het voordat de bestanden worden getoond. Dit is geen end-to-end-versleuteling; een versleutelde transfer vraagt bij het opslaan om een eigen wachtwoord.",
-  ui_link_password_open: "Openen",
-  ui_link_password: "Linkwachtwoord",
-  ui_link_password_hint: "Optioneel: ontvangers moeten het invoeren voordat ze de bestanden zien. Geef het hun op een andere manier dan per e-mail. Geen end-to-end-versleuteling.",
-  ui_link_password_set: "De links vragen om een wachtwoord.",
-  ui_qr: "QR-code",
-  ui_qr_show: "De link als QR-code tonen",
-  ui_qr_of: "QR-code van {url}",
-  audit_transfer_automatic_reminder: "{email} kreeg vóór de vervaldatum een automatische herinnering.",
+  download_password_required: 'Deze link vraagt om een wachtwoord. Vraag het aan de afzender.',
+  download_password_incorrect: 'Het wachtwoord klopt niet.',
+  ui_link_password_title: 'Deze link vraagt om een wachtwoord',
+  ui_link_password_notice:
+    'De afzender heeft deze link met een wachtwoord beveiligd: de server controleert het voordat de bestanden worden getoond. Dit is geen end-to-end-versleuteling; een versleutelde transfer vraagt bij het opslaan om een eigen wachtwoord.',
+  ui_link_password_open: 'Openen',
+  ui_link_password: 'Linkwachtwoord',
+  ui_link_password_hint:
+    'Optioneel: ontvangers moeten het invoeren voordat ze de bestanden zien. Geef het hun op een andere manier dan per e-mail. Geen end-to-end-versleuteling.',
+  ui_link_password_set: 'De links vragen om een wachtwoord.',
+  ui_qr: 'QR-code',
+  ui_qr_show: 'De link als QR-code tonen',
+  ui_qr_of: 'QR-code van {url}',
+  audit_transfer_automatic_reminder: '{email} kreeg vóór de vervaldatum een automatische herinnering.',
 };

@@ -9,7 +9,8 @@ export function guestMail(c: MailContext, g: Guest, kind: GuestMailKind): MailPa
   const sender = g.userEmail;
   const withLink = kind === 'created' || kind === 'reminder';
   const paragraphs = [tr(c, `mail_guest_${kind}_intro`, { sender })];
-  if (withLink && g.expires !== null) paragraphs.push(tr(c, 'mail_guest_valid_until', { date: formatDate(g.expires, c.lang) }));
+  if (withLink && g.expires !== null)
+    paragraphs.push(tr(c, 'mail_guest_valid_until', { date: formatDate(g.expires, c.lang) }));
   return {
     lang: c.lang,
     subject: withUserSubject(tr(c, `mail_guest_${kind}_subject`, { sender }), withLink ? g.subject : null),
@@ -21,7 +22,12 @@ export function guestMail(c: MailContext, g: Guest, kind: GuestMailKind): MailPa
 }
 
 /** To the guest's creator: receipt of the invitation, upload started, upload page opened. */
-export function guestCreatorMail(c: MailContext, g: Guest, kind: 'receipt' | 'upload_started' | 'page_access', t?: Transfer): MailParts {
+export function guestCreatorMail(
+  c: MailContext,
+  g: Guest,
+  kind: 'receipt' | 'upload_started' | 'page_access',
+  t?: Transfer,
+): MailParts {
   const vars = { guest: g.email, id: t?.id ?? '' };
   return {
     lang: c.lang,

@@ -13,11 +13,20 @@ import {
 } from './context';
 
 /** To a recipient: the Transfer is available (or a reminder of it), with that recipient's own link. */
-export function transferAvailableMail(c: MailContext, t: Transfer, files: FileRecord[], r: Recipient, reminder: boolean): MailParts {
+export function transferAvailableMail(
+  c: MailContext,
+  t: Transfer,
+  files: FileRecord[],
+  r: Recipient,
+  reminder: boolean,
+): MailParts {
   const sender = t.userEmail;
   return {
     lang: c.lang,
-    subject: withUserSubject(tr(c, reminder ? 'mail_reminder_subject' : 'mail_transfer_available_subject', { sender }), t.subject),
+    subject: withUserSubject(
+      tr(c, reminder ? 'mail_reminder_subject' : 'mail_transfer_available_subject', { sender }),
+      t.subject,
+    ),
     paragraphs: [
       tr(c, reminder ? 'mail_reminder_intro' : 'mail_transfer_available_intro', { sender }),
       // The password never travels with the link: the mail only says that it will come another way.
@@ -32,7 +41,12 @@ export function transferAvailableMail(c: MailContext, t: Transfer, files: FileRe
 }
 
 /** To the sender: the upload is done and the recipients were told (email_upload_complete / email_me_copies). */
-export function uploadCompleteMail(c: MailContext, t: Transfer, files: FileRecord[], recipients: Recipient[]): MailParts {
+export function uploadCompleteMail(
+  c: MailContext,
+  t: Transfer,
+  files: FileRecord[],
+  recipients: Recipient[],
+): MailParts {
   const list = recipients.map((r) => r.email || tr(c, 'mail_link_recipient')).join(', ');
   return {
     lang: c.lang,
@@ -67,10 +81,19 @@ export function recipientRemovedMail(c: MailContext, t: Transfer): MailParts {
 }
 
 /** To the owner: closed (email_report_on_closing) or expired (email_me_on_expire), with what it held. */
-export function transferEndedMail(c: MailContext, t: Transfer, files: FileRecord[], recipients: Recipient[], expired: boolean): MailParts {
+export function transferEndedMail(
+  c: MailContext,
+  t: Transfer,
+  files: FileRecord[],
+  recipients: Recipient[],
+  expired: boolean,
+): MailParts {
   return {
     lang: c.lang,
-    subject: withUserSubject(tr(c, expired ? 'mail_transfer_expired_subject' : 'mail_transfer_closed_subject', { id: t.id }), t.subject),
+    subject: withUserSubject(
+      tr(c, expired ? 'mail_transfer_expired_subject' : 'mail_transfer_closed_subject', { id: t.id }),
+      t.subject,
+    ),
     paragraphs: [
       tr(c, expired ? 'mail_transfer_expired_intro' : 'mail_transfer_closed_intro', { id: t.id }),
       recipients.length ? `${recipients.map((r) => r.email || tr(c, 'mail_link_recipient')).join(', ')}` : '',
@@ -112,8 +135,7 @@ function eventName(c: MailContext, event: string): string {
 }
 
 export function auditLogMail(c: MailContext, t: Transfer, entries: AuditEntry[]): MailParts {
-  const describeTarget = (e: AuditEntry) =>
-    `${e.target.type} ${e.target.name ?? e.target.email ?? `#${e.target.id}`}`;
+  const describeTarget = (e: AuditEntry) => `${e.target.type} ${e.target.name ?? e.target.email ?? `#${e.target.id}`}`;
   const rows = entries.map((e) => [
     `${formatDate(e.date, c.lang)} ${new Date(e.date * 1000).toISOString().slice(11, 19)} UTC`,
     eventName(c, e.event),
@@ -125,7 +147,12 @@ export function auditLogMail(c: MailContext, t: Transfer, entries: AuditEntry[])
     subject: tr(c, 'mail_auditlog_subject', { id: t.id }),
     paragraphs: [tr(c, entries.length ? 'mail_auditlog_intro' : 'mail_auditlog_empty', { id: t.id })],
     table: entries.length
-      ? { headers: ['mail_auditlog_date', 'mail_auditlog_event', 'mail_auditlog_author', 'mail_auditlog_target'].map((k) => tr(c, k)), rows }
+      ? {
+          headers: ['mail_auditlog_date', 'mail_auditlog_event', 'mail_auditlog_author', 'mail_auditlog_target'].map(
+            (k) => tr(c, k),
+          ),
+          rows,
+        }
       : undefined,
     link: { label: tr(c, 'mail_manage_link'), url: manageUrl(c) },
     footer: footer(c),

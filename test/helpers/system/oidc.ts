@@ -28,9 +28,17 @@ const OIDC_PROVIDER = 'oidc-provider';
 
 export async function startOidcProvider(
   port: number,
-  opts: { redirectUris: string[]; postLogoutRedirectUris: string[]; accounts: Record<string, TestAccount>; clientSecret?: string; backchannelLogoutUri?: string },
+  opts: {
+    redirectUris: string[];
+    postLogoutRedirectUris: string[];
+    accounts: Record<string, TestAccount>;
+    clientSecret?: string;
+    backchannelLogoutUri?: string;
+  },
 ): Promise<OidcServer> {
-  const { default: Provider } = (await import(OIDC_PROVIDER)) as unknown as { default: new (issuer: string, config: Record<string, unknown>) => OidcProviderApp };
+  const { default: Provider } = (await import(OIDC_PROVIDER)) as unknown as {
+    default: new (issuer: string, config: Record<string, unknown>) => OidcProviderApp;
+  };
   const jose = await import('jose');
   const issuer = `http://127.0.0.1:${port}`;
   const state: OidcServer = { issuer, fault: null, close: async () => {} };
@@ -47,7 +55,9 @@ export async function startOidcProvider(
         redirect_uris: opts.redirectUris,
         post_logout_redirect_uris: opts.postLogoutRedirectUris,
         token_endpoint_auth_method: 'client_secret_post',
-        ...(opts.backchannelLogoutUri ? { backchannel_logout_uri: opts.backchannelLogoutUri, backchannel_logout_session_required: true } : {}),
+        ...(opts.backchannelLogoutUri
+          ? { backchannel_logout_uri: opts.backchannelLogoutUri, backchannel_logout_session_required: true }
+          : {}),
       },
     ],
     async findAccount(_ctx: unknown, sub: string) {
@@ -55,7 +65,12 @@ export async function startOidcProvider(
       if (!a) return undefined;
       return { accountId: sub, claims: async () => ({ sub, ...a }) };
     },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'preferred_username'], groups: ['groups'] },
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'preferred_username'],
+      groups: ['groups'],
+    },
     scopes: ['openid', 'email', 'profile', 'groups', 'offline_access'],
     // The claims go into the ID token itself (as Entra ID and Keycloak put them), not only userinfo.
     conformIdTokenClaims: false,
@@ -66,7 +81,11 @@ export async function startOidcProvider(
       delete options.dispatcher;
       return globalThis.fetch(url, options);
     },
-    features: { devInteractions: { enabled: true }, rpInitiatedLogout: { enabled: true }, backchannelLogout: { enabled: true } },
+    features: {
+      devInteractions: { enabled: true },
+      rpInitiatedLogout: { enabled: true },
+      backchannelLogout: { enabled: true },
+    },
   });
   provider.use(async (ctx, next) => {
     await next();

@@ -49,14 +49,18 @@ export function installMissingPart(missing: MissingPart, say: (line: string) => 
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   const run = (args: string[]) =>
     spawnSync('apt-get', args, { env, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 15 * 60 * 1000 });
-  say(`${missing.part} is missing: installing it (running as root with apt-get: apt-get install -y ${packages.join(' ')})`);
+  say(
+    `${missing.part} is missing: installing it (running as root with apt-get: apt-get install -y ${packages.join(' ')})`,
+  );
   if (!aptUpdated) {
     run(['update', '-qq']);
     aptUpdated = true;
   }
   const r = run(['install', '-y', '-qq', ...packages]);
   if (r.status !== 0) {
-    say(`apt-get install failed (exit ${r.status ?? r.signal}): ${`${r.stdout}${r.stderr}`.trim().split('\n').slice(-5).join(' / ')}`);
+    say(
+      `apt-get install failed (exit ${r.status ?? r.signal}): ${`${r.stdout}${r.stderr}`.trim().split('\n').slice(-5).join(' / ')}`,
+    );
     return false;
   }
   // Only the daemons of the packages just installed: a server the machine already ran is left alone.
@@ -83,14 +87,20 @@ const ROOT = path.resolve(__dirname, '../../..');
 export async function chromiumExecutable(): Promise<string> {
   const given = process.env.CHROMIUM_PATH;
   if (given) {
-    if (!fs.existsSync(given)) throw new MissingPart(`chromium at CHROMIUM_PATH=${given}`, 'apt-get install -y chromium, or unset CHROMIUM_PATH');
+    if (!fs.existsSync(given))
+      throw new MissingPart(
+        `chromium at CHROMIUM_PATH=${given}`,
+        'apt-get install -y chromium, or unset CHROMIUM_PATH',
+      );
     return given;
   }
   if (fs.existsSync('/usr/bin/chromium')) return '/usr/bin/chromium';
   const pkg = path.join(ROOT, 'node_modules/@sparticuz/chromium');
   if (fs.existsSync(pkg)) {
     // An ES module: imported by file URL so that this CommonJS-compiled helper can load it.
-    const mod = (await import(new URL(`file://${pkg}/build/index.js`).href)) as { default: { executablePath(): Promise<string> } };
+    const mod = (await import(new URL(`file://${pkg}/build/index.js`).href)) as {
+      default: { executablePath(): Promise<string> };
+    };
     return mod.default.executablePath();
   }
   throw new MissingPart('chromium', 'apt-get install -y chromium (or `npm ci`, which installs @sparticuz/chromium)');
@@ -102,7 +112,10 @@ export async function chromiumExecutable(): Promise<string> {
  */
 export async function python3Cryptography(): Promise<string> {
   const { spawnSync } = await import('node:child_process');
-  const r = spawnSync('python3', ['-c', 'import cryptography; print(cryptography.__version__)'], { encoding: 'utf8', timeout: 30_000 });
+  const r = spawnSync('python3', ['-c', 'import cryptography; print(cryptography.__version__)'], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
   if (r.status !== 0) throw new MissingPart('python3-cryptography', 'apt-get install -y python3-cryptography');
   return `python3 cryptography ${r.stdout.trim()}`;
 }
@@ -112,7 +125,10 @@ async function postgresPart(): Promise<FoundPart> {
   try {
     return { part: 'postgresql', found: postgresBinDir() };
   } catch (e) {
-    throw new MissingPart(`postgresql (${(e as Error).message.split(' (')[1]?.split(')')[0] ?? 'server binaries'})`, POSTGRES_INSTALL);
+    throw new MissingPart(
+      `postgresql (${(e as Error).message.split(' (')[1]?.split(')')[0] ?? 'server binaries'})`,
+      POSTGRES_INSTALL,
+    );
   }
 }
 
@@ -125,7 +141,8 @@ export async function systemdAnalyze(): Promise<string> {
   throw new MissingPart('systemd-analyze', 'apt-get install -y systemd');
 }
 
-export const SWIFT_INSTALL = 'apt-get install -y swift-proxy swift-object swift-container swift-account python3-swift memcached';
+export const SWIFT_INSTALL =
+  'apt-get install -y swift-proxy swift-object swift-container swift-account python3-swift memcached';
 
 export interface SwiftParts {
   proxy: string;

@@ -103,7 +103,8 @@ async function start(): Promise<PostgresServer> {
     fs.chownSync(dir, uid, -1);
   }
   const stop = () => {
-    if (fs.existsSync(path.join(data, 'postmaster.pid'))) runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], uid);
+    if (fs.existsSync(path.join(data, 'postmaster.pid')))
+      runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'immediate', '-w', 'stop'], uid);
     fs.rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', stop);
@@ -113,13 +114,22 @@ async function start(): Promise<PostgresServer> {
       process.exit(130);
     });
   }
-  const init = runAs(path.join(bin, 'initdb'), ['-D', data, '-U', 'ferry', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'], uid);
+  const init = runAs(
+    path.join(bin, 'initdb'),
+    ['-D', data, '-U', 'ferry', '--auth=trust', '-E', 'UTF8', '--locale=C', '--no-sync'],
+    uid,
+  );
   if (init.status !== 0) throw new Error(`initdb failed:\n${init.out}`);
   // A port taken between choosing it and the server binding it makes pg_ctl fail: then another is tried.
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
     const opts = `-c fsync=off -c synchronous_commit=off -c full_page_writes=off -c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c max_connections=200`;
-    const pgStart = () => runAs(path.join(bin, 'pg_ctl'), ['-D', data, '-o', opts, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'], uid);
+    const pgStart = () =>
+      runAs(
+        path.join(bin, 'pg_ctl'),
+        ['-D', data, '-o', opts, '-l', path.join(dir, 'server.log'), '-w', '-t', '60', 'start'],
+        uid,
+      );
     const started = pgStart();
     if (started.status === 0) {
       const url = `postgres://ferry@127.0.0.1:${port}/postgres`;
@@ -147,8 +157,11 @@ async function start(): Promise<PostgresServer> {
         },
       };
     }
-    const log = fs.existsSync(path.join(dir, 'server.log')) ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8') : '';
-    if (!/could not bind|address already in use/i.test(log + started.out)) throw new Error(`pg_ctl start failed:\n${started.out}\n${log}`);
+    const log = fs.existsSync(path.join(dir, 'server.log'))
+      ? fs.readFileSync(path.join(dir, 'server.log'), 'utf8')
+      : '';
+    if (!/could not bind|address already in use/i.test(log + started.out))
+      throw new Error(`pg_ctl start failed:\n${started.out}\n${log}`);
   }
   throw new Error('pg_ctl start failed: no free port after 5 attempts');
 }

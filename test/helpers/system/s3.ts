@@ -126,7 +126,10 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
   const logTail = (n = 40) => {
     const outs = daemons.map((d) => {
       const text = fs.existsSync(d.outFile) ? fs.readFileSync(d.outFile, 'utf8').trimEnd() : '';
-      const status = d.proc.exitCode !== null || d.proc.signalCode !== null ? ` (exited: ${d.proc.exitCode ?? d.proc.signalCode})` : '';
+      const status =
+        d.proc.exitCode !== null || d.proc.signalCode !== null
+          ? ` (exited: ${d.proc.exitCode ?? d.proc.signalCode})`
+          : '';
       return text || status ? `--- ${d.name}${status}\n${tail(text, 15)}` : '';
     });
     return [...outs.filter(Boolean), `--- swift log\n${tail(log.lines.join('\n'), n)}`].join('\n');
@@ -192,7 +195,8 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
         DEFAULT: common('proxy-server', proxyPort),
         'pipeline:main': {
           // s3api before the auth (tempauth checks the S3 signature), slo after it (multipart uploads are SLOs).
-          pipeline: 'catch_errors gatekeeper proxy-logging cache listing_formats s3api tempauth copy slo dlo versioned_writes proxy-logging proxy-server',
+          pipeline:
+            'catch_errors gatekeeper proxy-logging cache listing_formats s3api tempauth copy slo dlo versioned_writes proxy-logging proxy-server',
         },
         'app:proxy-server': { use: 'egg:swift#proxy', account_autocreate: 'true' },
         'filter:catch_errors': { use: 'egg:swift#catch_errors' },
@@ -206,7 +210,10 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
           // S3 allows 10,000 parts per upload; Swift's default is 1,000, and its SLO must allow as many segments.
           max_upload_part_num: 10000,
         },
-        'filter:tempauth': { use: 'egg:swift#tempauth', [`user_${accessKeyId.replace(':', '_')}`]: `${secretAccessKey} .admin` },
+        'filter:tempauth': {
+          use: 'egg:swift#tempauth',
+          [`user_${accessKeyId.replace(':', '_')}`]: `${secretAccessKey} .admin`,
+        },
         'filter:copy': { use: 'egg:swift#copy' },
         'filter:slo': { use: 'egg:swift#slo', max_manifest_segments: 10000 },
         'filter:dlo': { use: 'egg:swift#dlo' },
@@ -236,7 +243,20 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
       daemons.push({ name, port, proc, outFile, exit });
     };
     const asRoot = process.getuid?.() === 0 ? ['-u', user] : [];
-    launch('memcached', memcachedPort, [parts.memcached, '-l', '127.0.0.1', '-p', String(memcachedPort), '-U', '0', '-t', '1', '-m', '64', ...asRoot]);
+    launch('memcached', memcachedPort, [
+      parts.memcached,
+      '-l',
+      '127.0.0.1',
+      '-p',
+      String(memcachedPort),
+      '-U',
+      '0',
+      '-t',
+      '1',
+      '-m',
+      '64',
+      ...asRoot,
+    ]);
     launch('account-server', accountPort, [parts.account, path.join(etc, 'account-server.conf')]);
     launch('container-server', containerPort, [parts.container, path.join(etc, 'container-server.conf')]);
     launch('object-server', objectPort, [parts.object, path.join(etc, 'object-server.conf')]);
@@ -245,13 +265,23 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
     const deadline = Date.now() + START_TIMEOUT_MS;
     for (const d of daemons) {
       while (!(await accepts(d.port))) {
-        if (d.proc.exitCode !== null || d.proc.signalCode !== null) throw new StartFailure(`${d.name} exited before listening on port ${d.port}`);
-        if (Date.now() > deadline) throw new StartFailure(`${d.name} was not listening on port ${d.port} within ${START_TIMEOUT_MS / 1000} s`);
+        if (d.proc.exitCode !== null || d.proc.signalCode !== null)
+          throw new StartFailure(`${d.name} exited before listening on port ${d.port}`);
+        if (Date.now() > deadline)
+          throw new StartFailure(`${d.name} was not listening on port ${d.port} within ${START_TIMEOUT_MS / 1000} s`);
         await sleep(50);
       }
     }
 
-    const server: S3Server = { endpoint: `http://127.0.0.1:${proxyPort}`, region: REGION, bucket: BUCKET, accessKeyId, secretAccessKey, logTail, stop };
+    const server: S3Server = {
+      endpoint: `http://127.0.0.1:${proxyPort}`,
+      region: REGION,
+      bucket: BUCKET,
+      accessKeyId,
+      secretAccessKey,
+      logTail,
+      stop,
+    };
     // The first request through the whole chain (auth, memcached, account auto-creation, container server) is the
     // readiness check, and leaves the bucket the tests use.
     const client = s3Client(server, 1);
@@ -261,7 +291,8 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
           await client.send(new CreateBucketCommand({ Bucket: BUCKET }));
           break;
         } catch (e) {
-          if (Date.now() > deadline) throw new StartFailure(`creating bucket ${BUCKET} failed: ${(e as Error).message}`);
+          if (Date.now() > deadline)
+            throw new StartFailure(`creating bucket ${BUCKET} failed: ${(e as Error).message}`);
           await sleep(100);
         }
       }
@@ -273,7 +304,9 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
     const message = `Swift's S3 server (test/helpers/system/s3.ts) did not start: ${(e as Error).message}\n${logTail()}`;
     live.delete(handle);
     killNow();
-    throw e instanceof StartFailure || !(e instanceof Error) ? new StartFailure(message) : Object.assign(e, { message });
+    throw e instanceof StartFailure || !(e instanceof Error)
+      ? new StartFailure(message)
+      : Object.assign(e, { message });
   }
 }
 
@@ -361,18 +394,27 @@ function writeRing(file: string, port: number): void {
 
 function ini(sections: Record<string, Record<string, string | number>>): string {
   return Object.entries(sections)
-    .map(([name, kv]) => `[${name}]\n${Object.entries(kv).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`)
+    .map(
+      ([name, kv]) =>
+        `[${name}]\n${Object.entries(kv)
+          .map(([k, v]) => `${k} = ${v}`)
+          .join('\n')}\n`,
+    )
     .join('\n');
 }
 
 /** n distinct ports that were free a moment ago (held open together, so that they differ). */
 async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: n }, () => new Promise<net.Server>((resolve, reject) => {
-      const s = net.createServer();
-      s.once('error', reject);
-      s.listen(0, '127.0.0.1', () => resolve(s));
-    })),
+    Array.from(
+      { length: n },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const s = net.createServer();
+          s.once('error', reject);
+          s.listen(0, '127.0.0.1', () => resolve(s));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as net.AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((r) => s.close(r))));
@@ -400,7 +442,12 @@ function logSink(): Promise<{ port: number; lines: string[]; close(): void }> {
     const lines: string[] = [];
     let closed = false;
     socket.on('message', (msg) => {
-      lines.push(msg.toString('utf8').replace(/^<\d+>/, '').trimEnd());
+      lines.push(
+        msg
+          .toString('utf8')
+          .replace(/^<\d+>/, '')
+          .trimEnd(),
+      );
       if (lines.length > 500) lines.splice(0, lines.length - 400);
     });
     socket.once('error', reject);

@@ -70,8 +70,14 @@ access to * by users read by * none
     `dn: ou=people,${suffix}\nobjectClass: organizationalUnit\nou: people`,
     `dn: ou=groups,${suffix}\nobjectClass: organizationalUnit\nou: groups`,
     `dn: ${bindDn}\nobjectClass: person\ncn: reader\nsn: reader\nuserPassword: ${hash(bindPassword)}`,
-    ...users.map((u) => `dn: uid=${u.uid},ou=people,${suffix}\nobjectClass: inetOrgPerson\nuid: ${u.uid}\ncn: ${u.cn}\nsn: ${u.cn}${u.mail ? `\nmail: ${u.mail}` : ''}\nuserPassword: ${hash(u.password)}`),
-    ...Object.entries(groups).map(([cn, members]) => `dn: cn=${cn},ou=groups,${suffix}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: uid=${m},ou=people,${suffix}`).join('\n')}`),
+    ...users.map(
+      (u) =>
+        `dn: uid=${u.uid},ou=people,${suffix}\nobjectClass: inetOrgPerson\nuid: ${u.uid}\ncn: ${u.cn}\nsn: ${u.cn}${u.mail ? `\nmail: ${u.mail}` : ''}\nuserPassword: ${hash(u.password)}`,
+    ),
+    ...Object.entries(groups).map(
+      ([cn, members]) =>
+        `dn: cn=${cn},ou=groups,${suffix}\nobjectClass: groupOfNames\ncn: ${cn}\n${members.map((m) => `member: uid=${m},ou=people,${suffix}`).join('\n')}`,
+    ),
   ].join('\n\n');
   fs.writeFileSync(path.join(dir, 'data.ldif'), `${ldif}\n`);
   const added = spawnSync(bins.slapadd, ['-f', conf, '-l', path.join(dir, 'data.ldif')], { encoding: 'utf8' });
@@ -79,7 +85,11 @@ access to * by users read by * none
   const [port, tlsPort] = [await freePort(), await freePort()];
   let child: ChildProcess | null = null;
   const start = async () => {
-    child = spawn(bins.slapd, ['-f', conf, '-h', `ldap://127.0.0.1:${port}/ ldaps://127.0.0.1:${tlsPort}/`, '-d', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    child = spawn(
+      bins.slapd,
+      ['-f', conf, '-h', `ldap://127.0.0.1:${port}/ ldaps://127.0.0.1:${tlsPort}/`, '-d', '0'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let err = '';
     child.stderr!.on('data', (d) => (err += String(d)));
     const deadline = Date.now() + 15_000;
@@ -98,7 +108,17 @@ access to * by users read by * none
     child = null;
   };
   await start();
-  return { url: `ldap://127.0.0.1:${port}`, ldapsUrl: `ldaps://localhost:${tlsPort}`, caFile, suffix, bindDn, bindPassword, stop, start, close: stop };
+  return {
+    url: `ldap://127.0.0.1:${port}`,
+    ldapsUrl: `ldaps://localhost:${tlsPort}`,
+    caFile,
+    suffix,
+    bindDn,
+    bindPassword,
+    stop,
+    start,
+    close: stop,
+  };
 }
 
 function listening(port: number): Promise<boolean> {
@@ -118,10 +138,51 @@ function makeCertificates(dir: string): string {
     const r = spawnSync('openssl', args, { cwd: dir, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(`openssl ${args[0]}: ${r.stderr}`);
   };
-  run(['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=ferry test CA']);
-  run(['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost']);
+  run([
+    'req',
+    '-x509',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'ca.key',
+    '-out',
+    'ca.pem',
+    '-days',
+    '2',
+    '-subj',
+    '/CN=ferry test CA',
+  ]);
+  run([
+    'req',
+    '-newkey',
+    'rsa:2048',
+    '-nodes',
+    '-keyout',
+    'server.key',
+    '-out',
+    'server.csr',
+    '-subj',
+    '/CN=localhost',
+  ]);
   fs.writeFileSync(path.join(dir, 'san.ext'), 'subjectAltName=DNS:localhost,IP:127.0.0.1\n');
-  run(['x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2', '-extfile', 'san.ext']);
+  run([
+    'x509',
+    '-req',
+    '-in',
+    'server.csr',
+    '-CA',
+    'ca.pem',
+    '-CAkey',
+    'ca.key',
+    '-CAcreateserial',
+    '-out',
+    'server.pem',
+    '-days',
+    '2',
+    '-extfile',
+    'san.ext',
+  ]);
   fs.chmodSync(path.join(dir, 'server.key'), 0o644);
   return path.join(dir, 'ca.pem');
 }
