@@ -222,18 +222,42 @@ export class Upload {
     this.phase = 'finishing';
     this.emit();
     // With the chunk key, so a session that ended during a long upload does not stop the last step.
-    const t = await this.retrying(() =>
+    let t = await this.retrying(() =>
       this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, {
         json: { complete: true },
         query: this.keyQuery(this.record.files[0]),
       }),
     );
     if (!t) return this.settled();
+    t = await this.untilAvailable(t);
     this.opts.store?.remove(this.transferId);
     this.result = t;
     this.phase = 'done';
     this.emit();
     return t;
+  }
+
+  /**
+   * A very large file on S3 is assembled in the background after its completion was asked for: the transfer
+   * becomes available, and its mail goes out, once that is done (docs/configuration.md, the filesystem or S3).
+   * The page stays on "finishing" meanwhile, asking every 2 s for at most an hour; should the transfer not be
+   * readable here (a guest's), the answer to the completion is shown as it was.
+   */
+  private async untilAvailable(t: ApiTransfer): Promise<ApiTransfer> {
+    let now = t;
+    for (
+      let i = 0;
+      i < 1800 && now.status !== undefined && now.status !== 'available' && this.phase === 'finishing';
+      i++
+    ) {
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      try {
+        now = await this.api.request<ApiTransfer>('GET', `/transfer/${this.transferId}`, {});
+      } catch {
+        return now;
+      }
+    }
+    return now;
   }
 
   /** The phase as of now (a method, so TypeScript does not narrow it across awaits). */
