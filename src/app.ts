@@ -31,6 +31,8 @@ import { legacyUploadRoutes } from './http/routes/legacy-upload';
 import { RecipientsService } from './domain/recipients';
 import { DownloadsService } from './domain/downloads';
 import { SharingService } from './domain/sharing';
+import { VirusScans } from './domain/virus-scans';
+import { ClamdScanner } from './antivirus/clamd';
 import { AutomaticReminders } from './domain/automatic-reminders';
 import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
@@ -93,6 +95,8 @@ export interface FerryApp {
 /** How often a running server reads the runtime overrides again (another node's PUT /config). */
 const SETTINGS_RELOAD_MS = 5000;
 /** How often a node looks for completed files whose SHA-256 is still to be computed (S3 store). */
+/** How often a node looks for virus scans to take up (held ones are due every few minutes). */
+const SCAN_POLL_MS = 30_000;
 const DIGEST_POLL_MS = 30_000;
 /** How often a node looks for background completions to take up: a lapsed claim waits at most this long more. */
 const ASSEMBLY_POLL_MS = 5_000;
@@ -227,6 +231,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   });
   // Completions that outlive their request (a file in many parts on S3) are finished by any node.
   let assemblyJobs: AssemblyJobs | null = null;
+  // Virus scanning (docs/sharing.md): built from the config's antivirus key; null scans nothing.
+  let virusScans: VirusScans | null = null;
   const transfers = new TransfersService({
     repos,
     uow,
@@ -239,7 +245,23 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     usage,
     chunkSize: () => cfg.get().upload_chunk_size,
     assembleLater: () => void assemblyJobs?.kick(),
+    scanning: () => virusScans,
   });
+  const av = config.antivirus;
+  const scanner = av ? new ClamdScanner(av.clamd, av.timeout_s * 1000) : null;
+  virusScans = new VirusScans({
+    repos,
+    uow,
+    files: fileStore,
+    notifier,
+    transfers,
+    clock,
+    policy: () =>
+      av && scanner ? { scanner, onInfected: av.on_infected, onError: av.on_error, maxBytes: av.max_bytes } : null,
+    configAdmins: () => cfg.get().admin,
+    log,
+  });
+  const scans = virusScans;
   const uploads = new UploadsService({
     repos,
     uow,
@@ -308,6 +330,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     recipients,
     downloads,
     sharing,
+    virusScans: scans,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
     ...(hasUploadHashing(fileStore)
@@ -420,9 +443,15 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         poll.unref();
         stoppers.push(() => clearInterval(poll));
       }
+      // Scans another node left (claims lapsed), held ones due again, and those of a config turned off since.
+      void scans.kick();
+      const scanPoll = setInterval(() => void scans.kick(), SCAN_POLL_MS);
+      scanPoll.unref();
+      stoppers.push(() => clearInterval(scanPoll));
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
+      await scans.stop();
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mailQueue.stop();
       await assemblyJobs?.stop();

@@ -26,6 +26,7 @@ import type { UploadSlots } from './domain/upload-slots';
 import type { RecipientsService } from './domain/recipients';
 import type { DownloadsService } from './domain/downloads';
 import type { SharingService } from './domain/sharing';
+import type { VirusScans } from './domain/virus-scans';
 import type { GuestsService } from './domain/guests';
 import type { VerifyProgress, VerifyReport } from './domain/verify';
 import type { ChunkKeyChecker } from './domain/chunk-keys';
@@ -81,6 +82,8 @@ export interface Services {
   downloads: DownloadsService;
   /** Download limits, link passwords (docs/sharing.md). */
   sharing: SharingService;
+  /** Virus scanning of completed transfers (docs/sharing.md); `enabled` says whether antivirus is configured. */
+  virusScans: VirusScans;
   /** Reads stored bytes of a File (downloads). */
   openFile: FileOpener;
   /**

@@ -140,6 +140,8 @@ export function sendCommand(program: Command, io: CliIO): void {
         io.out(
           `transfer ${r.transfer_id} sent ${to}: ${r.files.length} file${r.files.length === 1 ? '' : 's'}, ${size} in ${r.seconds.toFixed(1)} s${rate}${r.resumed ? ', resumed' : ''}${r.encrypted ? ', encrypted end to end' : ''}`,
         );
+        if (r.status === 'checking')
+          io.out('being checked for viruses: the recipients are told (and the link works) once every file is clean');
         if (r.link) io.out(`link: ${r.link}`);
       } finally {
         stop();

@@ -216,7 +216,8 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       : null;
     return {
       transfer_id: transfer.id,
-      status: transfer.status ?? 'available',
+      // A server that scans for viruses releases the transfer once every file is clean.
+      status: transfer.virus_scan?.status === 'checking' ? 'checking' : (transfer.status ?? 'available'),
       expires: transfer.expires?.raw ?? null,
       recipients: transfer.recipients.map((r) => r.email).filter(Boolean),
       link,

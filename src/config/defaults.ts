@@ -98,7 +98,32 @@ export interface Config {
   /** docs/sharing.md, Automatic reminders: days before expiry at which recipients / unused invitations are reminded. */
   transfer_automatic_reminder: number[];
   guest_automatic_reminder: number[];
+  /**
+   * docs/sharing.md, Virus scanning: null (the default) scans nothing; else every completed transfer's files
+   * are streamed to this clamd before its recipients are told.
+   */
+  antivirus: AntivirusConfig | null;
 }
+
+export interface AntivirusConfig {
+  /** "tcp://host:port" or "unix:/path/to/clamd.ctl". */
+  clamd: string;
+  /** A file clamd finds infected: the transfer is blocked (never made available), or flagged and made available. */
+  on_infected: 'block' | 'flag';
+  /** clamd down, failing or later than timeout_s: the transfer is held (retried, shown to admins), or goes on unscanned. */
+  on_error: 'hold' | 'allow';
+  /** Files larger than this are not sent to clamd (keep it within clamd's StreamMaxLength); the log says so. */
+  max_bytes: number;
+  /** Seconds clamd may stay silent (not reading, or not answering) before the scan counts as failed. */
+  timeout_s: number;
+}
+
+export const ANTIVIRUS_DEFAULTS: Omit<AntivirusConfig, 'clamd'> = {
+  on_infected: 'block',
+  on_error: 'hold',
+  max_bytes: 104857600,
+  timeout_s: 60,
+};
 
 export type StorageConfig =
   | { type: 'fs' }
@@ -188,6 +213,7 @@ export function defaultConfig(): Config {
     host_quota: 0,
     transfer_automatic_reminder: [],
     guest_automatic_reminder: [],
+    antivirus: null,
   };
 }
 

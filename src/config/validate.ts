@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { Config, defaultConfig, MailSinkConfig } from './defaults';
+import { ANTIVIRUS_DEFAULTS, Config, defaultConfig, MailSinkConfig } from './defaults';
 import { arrayOf, bool, type Check, int, ipOrCidr, nullable, object, oneOf, str } from './checks';
 import { providerConfigs, providerCrossChecks, spCheck } from './provider-schemas';
 
@@ -8,7 +8,10 @@ import { providerConfigs, providerCrossChecks, spCheck } from './provider-schema
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
 const DISCLOSABLE = Object.keys(defaultConfig()).filter(
-  (k) => !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics', 'storage'].includes(k),
+  (k) =>
+    !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics', 'storage', 'antivirus'].includes(
+      k,
+    ),
 );
 
 const storageCheck: Check = (v, path, problems) => {
@@ -90,6 +93,22 @@ const schema = object({
     str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL'),
   ),
   storage: storageCheck,
+  // docs/sharing.md, Virus scanning
+  antivirus: nullable(
+    object(
+      {
+        clamd: str(
+          /^(tcp:\/\/[^\s/:]+:\d{1,5}|unix:\/\S+)$/,
+          'a clamd address such as "tcp://127.0.0.1:3310" or "unix:/run/clamav/clamd.ctl"',
+        ),
+        on_infected: oneOf(['block', 'flag']),
+        on_error: oneOf(['hold', 'allow']),
+        max_bytes: int(1),
+        timeout_s: int(1, 3600),
+      },
+      ['clamd'],
+    ),
+  ),
 });
 
 export class ConfigError extends Error {
@@ -152,6 +171,7 @@ export function mergeConfig(raw: Partial<Config>): Config {
     mail,
     log: { ...d.log, ...(raw.log ?? {}) },
     storage: raw.storage?.type === 's3' ? { ...S3_DEFAULTS, ...(raw.storage as object) } : d.storage,
+    antivirus: raw.antivirus ? { ...ANTIVIRUS_DEFAULTS, ...raw.antivirus } : null,
   } as Config;
 }
 

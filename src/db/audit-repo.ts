@@ -26,6 +26,7 @@ export class AuditRepo implements AuditRepository {
         target_name: e.target.name ?? null,
         target_size: e.target.size ?? null,
         target_email: e.target.email ?? null,
+        detail: e.detail ?? null,
       })
       .execute();
   }
@@ -49,6 +50,7 @@ export class AuditRepo implements AuditRepository {
         ...(r.target_size !== null ? { size: r.target_size } : {}),
         ...(r.target_email !== null ? { email: r.target_email } : {}),
       },
+      ...(r.detail !== null && r.detail !== undefined ? { detail: r.detail } : {}),
     }));
   }
 }

@@ -28,6 +28,7 @@ import { PurgeRepo } from './purge-repo';
 import { UsageRepo } from './usage-repo';
 import { OverridesRepo } from './overrides-repo';
 import { SharingRepo } from './sharing-repo';
+import { VirusScanRepo } from './virus-scan-repo';
 
 /** The metadata database, whichever it is: repositories, units of work, cross-node locks. */
 export interface Database {
@@ -72,6 +73,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     overrides: new OverridesRepo(db),
     usage: new UsageRepo(db, ctx),
     sharing: new SharingRepo(db, ctx),
+    virusScans: new VirusScanRepo(db, ctx),
   };
 }
 

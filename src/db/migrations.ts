@@ -376,4 +376,29 @@ CREATE INDEX files_assembly_due ON files(assembly_by, complete);
 CREATE INDEX transfers_completion_due ON transfers(complete_by, status);
 `,
   },
+  {
+    // Virus scanning (docs/sharing.md): a completed transfer's scan, claimed by one node at a time (a lease,
+    // like the SHA-256 jobs'), held scans tried again from retry_at; each infected file with the signature
+    // clamd named; and the audit log's detail (that signature, or why a scan failed).
+    version: 23,
+    sql: `
+CREATE TABLE virus_scans (
+  transfer_id INTEGER PRIMARY KEY REFERENCES transfers(id) ON DELETE CASCADE,
+  state TEXT NOT NULL,
+  started INTEGER NOT NULL,
+  finished INTEGER,
+  claim_until INTEGER,
+  retry_at INTEGER NOT NULL,
+  error TEXT
+);
+CREATE INDEX virus_scans_due ON virus_scans(state, retry_at);
+CREATE TABLE virus_findings (
+  file_id INTEGER PRIMARY KEY REFERENCES files(id) ON DELETE CASCADE,
+  transfer_id INTEGER NOT NULL REFERENCES transfers(id) ON DELETE CASCADE,
+  signature TEXT NOT NULL
+);
+CREATE INDEX virus_findings_transfer ON virus_findings(transfer_id);
+ALTER TABLE audit_log ADD COLUMN detail TEXT;
+`,
+  },
 ];

@@ -53,6 +53,9 @@ export function postgresDialect(pool: pg.Pool): PostgresDialect {
           // The server going away mid-statement is the catalogue's database_unavailable (src/db/errors.ts).
           return answer instanceof Promise ? answer.catch((e) => Promise.reject(fromPostgres(e))) : answer;
         };
+        // A connection the server drops while it is checked out (the pool listens only to idle ones) emits
+        // 'error' besides failing its query: without a listener that would end the process, not the request.
+        client.on('error', () => {});
         marked.ferryChecked = true;
       }
       return client;

@@ -159,6 +159,7 @@ export interface AuditLogTable {
   target_name: string | null;
   target_size: number | null;
   target_email: string | null;
+  detail: string | null;
 }
 export interface FrequentRecipientsTable {
   user_id: string;
@@ -238,6 +239,26 @@ export interface AutomaticRemindersTable {
   sent: number;
 }
 
+/** A completed transfer's virus scan (docs/sharing.md, Virus scanning). */
+export interface VirusScansTable {
+  transfer_id: number;
+  state: string;
+  started: number;
+  finished: number | null;
+  /** Until when the node scanning it holds it (UNIX seconds); null when nobody does. */
+  claim_until: number | null;
+  /** When a held scan is tried again. */
+  retry_at: number;
+  error: string | null;
+}
+
+/** A file clamd found infected, with the signature it named. */
+export interface VirusFindingsTable {
+  file_id: number;
+  transfer_id: number;
+  signature: string;
+}
+
 export interface DB {
   users: UsersTable;
   user_emails: UserEmailsTable;
@@ -264,6 +285,8 @@ export interface DB {
   transfer_sharing: TransferSharingTable;
   download_claims: DownloadClaimsTable;
   automatic_reminders: AutomaticRemindersTable;
+  virus_scans: VirusScansTable;
+  virus_findings: VirusFindingsTable;
 }
 
 /**
@@ -296,4 +319,6 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'transfer_sharing', orderBy: ['transfer_id'], identity: false },
   { name: 'download_claims', orderBy: ['id'], identity: true },
   { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
+  { name: 'virus_scans', orderBy: ['transfer_id'], identity: false },
+  { name: 'virus_findings', orderBy: ['file_id'], identity: false },
 ];

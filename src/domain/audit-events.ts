@@ -23,6 +23,12 @@ export const AUDIT_EVENTS = [
   'download_limit_changed',
   'download_refused',
   'transfer_automatic_reminder',
+  // docs/sharing.md, Virus scanning (virus_found's detail: the signature clamd named)
+  'virus_scan_clean',
+  'virus_found',
+  'virus_scan_held',
+  'virus_scan_failed',
+  'virus_scan_skipped',
 ] as const;
 
 export function auditAuthor(a: Actor): AuditEntry['author'] {

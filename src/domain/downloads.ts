@@ -67,7 +67,13 @@ export class DownloadsService {
     const now = this.d.clock();
     if (transfer.expires <= now || transfer.closedReason === 'expired') throw Errors.transferExpired();
     if (transfer.status === 'closed') throw Errors.transferClosed();
-    if (transfer.status !== 'available') throw Errors.transferNotFound('token');
+    if (transfer.status !== 'available') {
+      // Completed but not released by its virus scan: say why rather than "not found" (docs/sharing.md).
+      const scan = await this.d.repos.virusScans.find(transfer.id);
+      if (scan?.state === 'infected') throw Errors.transferInfected('token');
+      if (scan?.state === 'checking' || scan?.state === 'held') throw Errors.transferBeingChecked('token');
+      throw Errors.transferNotFound('token');
+    }
     const [files, controls] = await Promise.all([
       this.d.repos.transfers.files(transfer.id),
       this.d.repos.sharing.controls(transfer.id),

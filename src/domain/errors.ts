@@ -84,6 +84,8 @@ export const Errors = {
   transferFilesIncomplete: entry('transfer_files_incomplete', 409),
   transferExpiryExtensionCountExceeded: entry('transfer_expiry_extension_count_exceeded', 409),
   transferNotAvailable: entry('transfer_not_available', 409),
+  // Virus scanning (docs/sharing.md): its files are being checked (or held, the scanner down)
+  transferBeingChecked: entry('transfer_being_checked', 409),
   guestClosed: entry('guest_closed', 409),
   userExists: entry('user_exists', 409),
   // 410: it existed and is gone
@@ -94,6 +96,8 @@ export const Errors = {
   guestExpired: entry('guest_expired', 410),
   // Every download the link's limit allows of the file(s) is taken (docs/sharing.md, Download limits)
   downloadLimitReached: entry('download_limit_reached', 410),
+  // A virus scan found an infected file and antivirus.on_infected is "block" (docs/sharing.md, Virus scanning)
+  transferInfected: entry('transfer_infected', 410),
   // 413, 416, 429
   storageChunkTooLarge: entry('storage_chunk_too_large', 413),
   requestBodyTooLarge: entry('request_body_too_large', 413),

@@ -143,6 +143,8 @@ export interface AuditEntry {
   event: string;
   author: { type: AuthorType; id: string; ip: string | null; email?: string | null };
   target: { type: TargetType; id: string; name?: string; size?: number; email?: string };
+  /** What the event found, where it says more than its target: the signature clamd named (docs/sharing.md). */
+  detail?: string;
 }
 
 /** Who acts on a Transfer: for `from` rules, ownership of what is created, and the audit log's author. */

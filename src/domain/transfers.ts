@@ -40,6 +40,8 @@ export interface TransferDeps {
   chunkSize: () => number;
   /** Called when a completion waits for files assembled in the background (src/domain/assembly.ts). */
   assembleLater?: () => void;
+  /** Virus scanning (./virus-scans.ts): whether a completed transfer waits for a scan; absent: never. */
+  scanning?: () => { wanted(t: Transfer): boolean; kick(): void } | null;
 }
 
 /**
@@ -199,46 +201,78 @@ export class TransfersService {
         return { ...cur, completing: true };
       }
       if (incomplete.length) throw Errors.transferFilesIncomplete(...incomplete.map((f) => `files[${f.id}]`));
-      await tx.transfers.setStatus(t.id, 'available', now);
-      const after = (await tx.transfers.find(t.id))!;
-      const recipients = await tx.transfers.recipients(t.id);
       const author = auditAuthor(actor);
+      // With virus scanning on, the transfer stays "being checked" (uploading, with a scan waiting) and the
+      // scan's job makes it available (releaseIn) once every file is clean: docs/sharing.md, Virus scanning.
+      const scans = this.d.scanning?.() ?? null;
+      if (scans?.wanted(cur)) {
+        if (await tx.virusScans.find(t.id)) return cur; // a retried completion: its scan is under way already
+        await tx.virusScans.begin(t.id, now);
+        await tx.audit.record({
+          transferId: t.id,
+          date: now,
+          event: 'upload_ended',
+          author,
+          target: transferTarget(cur),
+        });
+        tx.afterCommit(() => scans.kick());
+        return cur;
+      }
       await tx.audit.record({
         transferId: t.id,
         date: now,
         event: 'upload_ended',
         author,
-        target: transferTarget(after),
+        target: transferTarget(cur),
       });
-      await tx.audit.record({
-        transferId: t.id,
-        date: now,
-        event: 'transfer_available',
-        author,
-        target: transferTarget(after),
-      });
-      if (!after.options.includes('get_a_link')) {
-        await this.d.notifier.transferAvailable(tx, after, files, recipients);
-        if (recipients.some((r) => r.email))
-          await tx.audit.record({
-            transferId: t.id,
-            date: now,
-            event: 'transfer_sent',
-            author,
-            target: transferTarget(after),
-          });
-      }
-      if (after.options.includes('email_upload_complete') || after.options.includes('email_me_copies')) {
-        await this.d.notifier.uploadComplete(tx, after, files, recipients);
-      }
-      if (after.guestId !== null) await this.d.guests.transferMadeAvailable(tx, after.guestId);
-      return after;
+      return this.releaseIn(tx, cur, author, now, files);
     });
   }
 
   /**
+   * The end of a completion: available, recipients mailed (unless get_a_link), the sender's copy, the guest's
+   * count. In the caller's unit of work, the transfer's row held (completion, or a virus scan found it clean).
+   */
+  async releaseIn(
+    tx: Tx,
+    cur: Transfer,
+    author: AuditEntry['author'],
+    now: number,
+    given?: FileRecord[],
+  ): Promise<Transfer> {
+    const t = cur;
+    const files = given ?? (await tx.transfers.files(t.id));
+    await tx.transfers.setStatus(t.id, 'available', now);
+    const after = (await tx.transfers.find(t.id))!;
+    const recipients = await tx.transfers.recipients(t.id);
+    await tx.audit.record({
+      transferId: t.id,
+      date: now,
+      event: 'transfer_available',
+      author,
+      target: transferTarget(after),
+    });
+    if (!after.options.includes('get_a_link')) {
+      await this.d.notifier.transferAvailable(tx, after, files, recipients);
+      if (recipients.some((r) => r.email))
+        await tx.audit.record({
+          transferId: t.id,
+          date: now,
+          event: 'transfer_sent',
+          author,
+          target: transferTarget(after),
+        });
+    }
+    if (after.options.includes('email_upload_complete') || after.options.includes('email_me_copies')) {
+      await this.d.notifier.uploadComplete(tx, after, files, recipients);
+    }
+    if (after.guestId !== null) await this.d.guests.transferMadeAvailable(tx, after.guestId);
+    return after;
+  }
+
+  /**
    * A completion asked for while files were being assembled, run again once they may be: false while some are
-   * still incomplete.
+   * still incomplete (or its virus scan runs).
    */
   async completeWhenAssembled(actor: Actor, transferId: number): Promise<boolean> {
     const t = await this.d.repos.transfers.find(transferId);

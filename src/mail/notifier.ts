@@ -13,6 +13,7 @@ import {
   transferAvailableMail,
   transferEndedMail,
   uploadCompleteMail,
+  virusFoundMail,
 } from './templates/transfer';
 import { guestCreatorMail, guestMail } from './templates/guest';
 
@@ -79,6 +80,21 @@ export class MailNotifier implements Notifier {
       (c) => auditLogMail(c, t, entries),
       null,
     );
+  }
+
+  async virusFound(
+    tx: Tx,
+    t: Transfer,
+    findings: { file: FileRecord; signature: string }[],
+    blocked: boolean,
+    admins: string[],
+  ): Promise<void> {
+    await this.toOwner(tx, t, (c) => virusFoundMail(c, t, findings, blocked));
+    const owner = t.guestId !== null ? ((await tx.users.emails(t.userId))[0] ?? null) : t.userEmail;
+    for (const to of admins) {
+      if (to.toLowerCase() === owner?.toLowerCase()) continue; // an admin who owns it gets one mail
+      await this.send(tx, to, this.context(), (c) => virusFoundMail(c, t, findings, blocked), null);
+    }
   }
 
   guestCreated(tx: Tx, g: Guest): Promise<void> {

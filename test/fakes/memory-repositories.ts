@@ -710,6 +710,7 @@ export class MemoryWorld {
       overrides: absent('overrides'),
       sharing: absent('sharing'),
       loginDevices: absent('loginDevices'),
+      virusScans: absent('virusScans'),
     };
     this.uow = {
       run: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {

@@ -17,10 +17,10 @@ export interface ClientWorld {
   close(): Promise<void>;
 }
 
-export async function clientWorld(homePrefix: string): Promise<ClientWorld> {
+export async function clientWorld(homePrefix: string, config: Record<string, unknown> = {}): Promise<ClientWorld> {
   const lines: string[] = [];
   const log = { info: (m: string) => lines.push(m), error: (m: string) => lines.push(m) };
-  const srv = await startTestServer({ ...HEADER_SP }, { log });
+  const srv = await startTestServer({ ...HEADER_SP, ...config }, { log });
   const me = await srv.request('GET', '/user', { headers: asUser('alice') });
   const home = tempDir(homePrefix);
   const env: NodeJS.ProcessEnv = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, 'config') };

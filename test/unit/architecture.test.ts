@@ -73,6 +73,7 @@ test('the ports are where the domain says: one folder, every port async', () => 
     'mailer.ts',
     'repositories.ts',
     'unit-of-work.ts',
+    'virus-scanner.ts',
   ]);
   // Every repository method returns a Promise: nothing shaped by a synchronous driver.
   const repos = fs.readFileSync(path.join(SRC, 'domain', 'ports', 'repositories.ts'), 'utf8');

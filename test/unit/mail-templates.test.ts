@@ -150,6 +150,7 @@ async function everyNotification(n: Bound, lang: string) {
   await n.guestExpired(guest(lang));
   await n.guestUploadStarted(guest(lang), t);
   await n.guestUploadPageAccess(guest(lang));
+  await n.virusFound(t, [{ file, signature: 'Test.EICAR.UNOFFICIAL' }], true, []);
 }
 
 test('every mail text exists in every language with the same placeholders as in English', async () => {
@@ -169,7 +170,7 @@ test('every notification renders in every language: no untranslated key, no unfi
     // Owner mails follow the owner's language, so the directory says the same one here.
     const { sent, n } = notifierFor({ userLang: () => lang });
     await everyNotification(n, lang);
-    assert.is(sent.length, 17, 'one mail per call, two for download complete (owner and recipient)');
+    assert.is(sent.length, 18, 'one mail per call, two for download complete (owner and recipient)');
     for (const m of sent) {
       assert.is(m.lang, lang);
       for (const part of [m.subject, m.text, m.html]) {

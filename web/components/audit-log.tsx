@@ -14,7 +14,13 @@ export function auditSentence(t: Translate, e: ApiAuditEntry): string {
     e.event === 'transfer_reminded' && e.target.type === 'Recipient'
       ? 'audit_transfer_reminded_recipient'
       : `audit_${e.event}`;
-  const vars = { who, file: e.target.name ?? '', email: e.target.email || t('ui_link_anyone'), event: e.event };
+  const vars = {
+    who,
+    file: e.target.name ?? '',
+    email: e.target.email || t('ui_link_anyone'),
+    event: e.event,
+    detail: e.detail ?? '',
+  };
   const text = t(key, vars);
   return text === key ? t('audit_other', vars) : text;
 }

@@ -10,6 +10,7 @@ import { AuditLog, countDownloads } from './audit-log';
 import { isEmail } from '../../src/domain/transfer-input';
 import { DownloadLimitPanel } from './download-limit';
 import { QrButton } from './qr-code';
+import { VirusScanNote } from './virus-scan';
 
 /** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
 export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
@@ -51,6 +52,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
 
   return (
     <div class="details">
+      <VirusScanNote transfer={x} />
       {x.message && <p class="message">{x.message}</p>}
       <h2>{t('files')}</h2>
       <ul class="file-list">

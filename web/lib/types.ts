@@ -63,6 +63,13 @@ export interface ApiTransfer {
   closed?: ApiDate | null;
   /** Extension: the guest who sent it, when a guest did. */
   guest_id?: number | null;
+  /** Extension (docs/sharing.md, Virus scanning): null when scanning is off. */
+  virus_scan?: {
+    status: string;
+    blocked: boolean;
+    error: string | null;
+    files: { file_id: number; signature: string }[];
+  } | null;
 }
 
 export interface ApiGuest {
@@ -90,6 +97,8 @@ export interface ApiAuditEntry {
   event: string;
   author: { type: string; id: string; ip?: string; email?: string };
   target: { type: string; id: string; name?: string; size?: number; email?: string };
+  /** Extension: what the event found (a virus scan's signature, why a scan failed). */
+  detail?: string;
 }
 
 export interface ApiUser {

@@ -83,6 +83,8 @@ function Overview({
   const live = transfers.filter((tr) => !['closed', 'expired'].includes(transferStatus(tr)));
   const senders = new Set([...transfers.map((tr) => tr.user_id), ...guests.map((g) => g.user_id)]);
   const users = accounts.data ? { size: accounts.data.filter((u) => !localAccounts || u.local).length } : senders;
+  // Held by the virus scan (clamd down): the admins' to-do (docs/sharing.md, Virus scanning).
+  const held = transfers.filter((tr) => tr.virus_scan?.status === 'held' && tr.status !== 'closed');
   return (
     <>
       <dl class="facts overview">
@@ -90,6 +92,12 @@ function Overview({
         <dd>{live.length}</dd>
         <dt>{t('ui_all_transfers')}</dt>
         <dd>{transfers.length}</dd>
+        {held.length > 0 && (
+          <>
+            <dt>{t('ui_virus_held_list')}</dt>
+            <dd class="virus-held">{held.map((tr) => `#${tr.id}`).join(', ')}</dd>
+          </>
+        )}
         <dt>{t('ui_all_guests')}</dt>
         <dd>{guests.length}</dd>
         <dt>{t('ui_users')}</dt>

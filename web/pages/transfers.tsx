@@ -6,6 +6,7 @@ import type { ApiTransfer } from '../lib/types';
 import { useResource } from '../lib/use-resource';
 import { TransferDetails } from '../components/transfer-details';
 import { undelivered } from '../components/delivery';
+import { virusStatus } from '../components/virus-scan';
 
 /** "My transfers": every Transfer of the user (GET /transfer), newest first, with details on demand. */
 export function TransfersPage() {
@@ -22,7 +23,7 @@ export function TransfersPage() {
 export function transferStatus(tr: ApiTransfer): string {
   if (tr.status === 'closed') return 'closed';
   if (tr.expires.raw < Date.now() / 1000) return 'expired';
-  return tr.status ?? 'available';
+  return virusStatus(tr) ?? tr.status ?? 'available';
 }
 
 /** Shared with the admin page (all transfers). */

@@ -64,6 +64,8 @@ export interface ServerTransfer {
   status?: string;
   /** FileSender gives it once, with the new transfer; its chunk requests carry it. */
   roundtriptoken?: string;
+  /** ferry's virus scan (docs/sharing.md, Virus scanning), when it scans. */
+  virus_scan?: { status: string } | null;
   expires?: { raw: number } | null;
   files: ServerFile[];
   recipients: { email: string; download_url: string }[];

@@ -8,3 +8,4 @@ export * from './file-store';
 export * from './mailer';
 export * from './repositories';
 export * from './unit-of-work';
+export * from './virus-scanner';

@@ -28,6 +28,14 @@ export interface Notifier {
   /** To the owner (email_download_complete) and to the recipient (enable_recipient_email_download_complete). */
   downloadComplete(tx: Tx, transfer: Transfer, recipient: Recipient, files: FileRecord[]): Promise<void>;
   auditLog(tx: Tx, transfer: Transfer, entries: AuditEntry[], to: string, lang: string | null): Promise<void>;
+  /** A virus scan found infected files (docs/sharing.md, Virus scanning): to the owner and to each admin address. */
+  virusFound(
+    tx: Tx,
+    transfer: Transfer,
+    findings: { file: FileRecord; signature: string }[],
+    blocked: boolean,
+    admins: string[],
+  ): Promise<void>;
   guestCreated(tx: Tx, guest: Guest): Promise<void>;
   /** Receipt to the creator when email_guest_created_receipt is set. */
   guestCreatedReceipt(tx: Tx, guest: Guest): Promise<void>;

@@ -449,6 +449,43 @@ export interface SharingRepository {
   ): Promise<{ targetId: number; days: number; sent: number }[]>;
 }
 
+/** A scan's state, kept beside the transfer: checking → clean | infected | held (→ checking again) | not_scanned. */
+export type ScanState = 'checking' | 'held' | 'clean' | 'infected' | 'not_scanned';
+
+export interface VirusScanRecord {
+  transferId: number;
+  state: ScanState;
+  started: number;
+  finished: number | null;
+  /** Why the scan failed (held, or went on unscanned); null otherwise. */
+  error: string | null;
+  findings: { fileId: number; signature: string }[];
+}
+
+/** The scans of completed transfers; a row claimed in the database so one node scans each transfer. */
+export interface VirusScanRepository {
+  /** Inside the completion's unit of work: the transfer waits for its scan. */
+  begin(transferId: number, now: number): Promise<void>;
+  find(transferId: number): Promise<VirusScanRecord | undefined>;
+  /**
+   * Claims a scan that is due (checking, or held with its next try at or before `dueBy`) for this caller
+   * until `until`; another node may take it over after that. Returns the transfer id, or undefined.
+   */
+  claim(now: number, until: number, dueBy: number): Promise<number | undefined>;
+  /** The scan ended: clean, infected (with the findings) or not_scanned (with why). */
+  finish(
+    transferId: number,
+    state: 'clean' | 'infected' | 'not_scanned',
+    now: number,
+    error: string | null,
+    findings: { fileId: number; signature: string }[],
+  ): Promise<void>;
+  /** The scan failed and waits: tried again from `retryAt`. */
+  hold(transferId: number, retryAt: number, error: string): Promise<void>;
+  /** Transfer ids of held scans (the admins' view). */
+  held(): Promise<number[]>;
+}
+
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
 export interface Repositories {
   transfers: TransferRepository;
@@ -468,4 +505,5 @@ export interface Repositories {
   overrides: OverrideRepository;
   usage: UsageRepository;
   sharing: SharingRepository;
+  virusScans: VirusScanRepository;
 }

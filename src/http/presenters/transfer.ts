@@ -158,6 +158,8 @@ export function presentAuditEntry(e: AuditEntry, lang: string) {
       ...(e.author.email ? { email: e.author.email } : {}),
     },
     target: e.target,
+    // ferry's extension: what the event found (a virus scan's signature, why a scan failed)
+    ...(e.detail ? { detail: e.detail } : {}),
   };
 }
 

@@ -9,7 +9,7 @@ import { isEmail, parseTransferInput } from '../../domain/transfer-input';
 import { type Page, parsePage } from '../../domain/paging';
 import { parseEncryption } from '../../domain/encryption-input';
 import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
-import { presentSharing } from '../presenters/sharing';
+import { presentSharing, presentVirusScan } from '../presenters/sharing';
 import { parseSharingInput } from '../../domain/sharing';
 import { hashLinkPassword } from '../../domain/link-password';
 import { actorOf, bodyObject } from '../actor';
@@ -35,9 +35,12 @@ async function presentViews(ctx: FerryContext, views: TransferView[], creating =
     s.mailDelivery.deliveryFor('Recipient', ids),
     s.sharing.views(views.map((v) => v.transfer)),
   ]);
+  // One read per transfer: a virus scan's state (docs/sharing.md, Virus scanning).
+  const scans = await Promise.all(views.map((v) => s.virusScans.find(v.transfer.id)));
+  const scanning = s.virusScans.enabled();
   const baseUrl = s.settings.get().base_url;
   const lang = await requestLang(ctx);
-  return views.map((view) => {
+  return views.map((view, i) => {
     const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
     const shown = presentTransfer(
       withErrors,
@@ -49,7 +52,8 @@ async function presentViews(ctx: FerryContext, views: TransferView[], creating =
       s.mailInbox !== null,
     );
     const shared = sharing.get(view.transfer.id);
-    return shared ? { ...shown, ...presentSharing(shared) } : shown;
+    const scan = presentVirusScan(view.transfer, scans[i], scanning);
+    return shared ? { ...shown, ...presentSharing(shared), ...scan } : { ...shown, ...scan };
   });
 }
 

@@ -29,11 +29,12 @@ export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
   const token = recipient.token;
   const link = (extra: string) => `${base}/download?token=${encodeURIComponent(token)}${extra}`;
   ctx.set('Referrer-Policy', 'no-referrer'); // the token is in this page's URL
-  if (transfer.encryption) return encryptedDownloadPage(ctx, access);
+  if (transfer.encryption) return encryptedDownloadPage(ctx, access, await virusNotice(ctx, access));
   return layout(ctx, {
     title: t('download'),
     body: html`<section class="card download">
 ${transferFacts(ctx, access)}
+${await virusNotice(ctx, access)}
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
 <form method="get" action="${base}/download" class="download-form">
 <input type="hidden" name="token" value="${token}">
@@ -89,7 +90,7 @@ const E2EE_MESSAGES = [
  * stored bytes: saved under the file's name they would pass for the file and open as garbage. A client that
  * has the password fetches them itself (`ferry get`, filesender.py -d … -e …).
  */
-function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess): SafeHtml {
+function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess, virus: SafeHtml | string): SafeHtml {
   const t = pageT(ctx);
   const lang = pageLang(ctx);
   const { transfer, recipient, files } = access;
@@ -102,6 +103,7 @@ function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess): SafeH
     body: html`<section class="card download encrypted" data-token="${recipient.token}" data-salt="${e.salt}" data-iterations="${e.hashIterations}" data-key-version="${e.keyVersion}" data-password-version="${e.passwordVersion}" data-password-encoding="${e.passwordEncoding}" data-chunk-size="${e.chunkSize}"${messages}>
 ${transferFacts(ctx, access)}
 <p class="notice" role="note">${t('encrypted_download_notice')}</p>
+${virus}
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
 <form class="e2ee-unlock" hidden>
 <fieldset><legend>${t('e2ee_unlock_legend')}</legend>
@@ -135,6 +137,7 @@ function localDay(unixSeconds: number, lang: string): SafeHtml {
   return html`<time datetime="${new Date(unixSeconds * 1000).toISOString()}" data-day="${unixSeconds}">${formatDay(unixSeconds, lang, 'UTC')}</time>`;
 }
 
+/** Errors the page names as they are (others read "not found"). */
 /** Unknown, expired or closed: a plain page that says which, and shows nothing of any Transfer. */
 export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e);
@@ -144,12 +147,37 @@ export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml 
     Errors.transferClosed,
     Errors.recipientWithdrawn,
     Errors.downloadLimitReached,
+    Errors.transferInfected,
+    Errors.transferBeingChecked,
     Errors.fileNotFound,
   ].find((entry) => isError(e, entry));
   const key = (shown ?? Errors.transferNotFound).id;
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1></section>` });
+}
+
+/**
+ * What the virus scan says of an available transfer (docs/sharing.md, Virus scanning): checked and clean, a
+ * flagged infected file (named, with its signature), not scanned because the scanner was down, or never
+ * scanned because it is end-to-end encrypted. Nothing when scanning is off.
+ */
+async function virusNotice(ctx: FerryContext, access: DownloadAccess): Promise<SafeHtml | string> {
+  const s = ctx.state.services.virusScans;
+  const t = pageT(ctx);
+  if (access.transfer.encryption)
+    return s.enabled() ? html`<p class="notice virus-scan" role="note">${t('ui_virus_encrypted')}</p>` : '';
+  const scan = await s.find(access.transfer.id);
+  if (!scan) return '';
+  if (scan.state === 'clean') return html`<p class="notice virus-scan">${t('ui_virus_clean')}</p>`;
+  if (scan.state === 'not_scanned')
+    return html`<p class="notice virus-scan" role="note">${t('ui_virus_not_scanned')}</p>`;
+  if (scan.state !== 'infected') return '';
+  const names = new Map(access.files.map((f) => [f.id, f.name]));
+  return html`<div class="error virus-scan" role="alert"><p>${t('ui_virus_flagged')}</p><ul>${scan.findings.map(
+    (x) =>
+      html`<li>${t('ui_virus_file', { file: visibleName(names.get(x.fileId) ?? `#${x.fileId}`), signature: x.signature })}</li>`,
+  )}</ul></div>`;
 }
 
 /** The heading and facts both download pages open with: subject, sender, expiry, size and file count. */

@@ -84,4 +84,17 @@ export const mailDe: Table = {
   ui_mail_to: 'An',
   ui_mail_html_part: 'HTML-Teil (Quelltext)',
   file_not_found: 'Diese Datei gehört nicht zur Übertragung.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Virus in Übertragung Nr. {id} gefunden',
+  mail_virus_found_blocked:
+    'Der Virenscanner hat in der Übertragung Nr. {id} von {sender} infizierte Dateien gefunden. Die Übertragung ist gesperrt: Ihre Empfänger wurden nicht benachrichtigt, und ihre Dateien können nicht heruntergeladen werden.',
+  mail_virus_found_flagged:
+    'Der Virenscanner hat in der Übertragung Nr. {id} von {sender} infizierte Dateien gefunden. Die Übertragung wurde mit einer Warnung bereitgestellt: Ihre Empfänger sehen, welche Dateien infiziert sind.',
+  mail_virus_file: 'Datei',
+  mail_virus_signature: 'Gefunden',
+  mail_event_virus_found: 'Virus gefunden',
+  mail_event_virus_scan_clean: 'Virenprüfung: sauber',
+  mail_event_virus_scan_held: 'Virenprüfung angehalten (Scanner nicht erreichbar)',
+  mail_event_virus_scan_failed: 'nicht geprüft (Scanner nicht erreichbar)',
+  mail_event_virus_scan_skipped: 'nicht geprüft (zu groß)',
 };

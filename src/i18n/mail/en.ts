@@ -81,4 +81,17 @@ export const mailEn: Table = {
   ui_mail_to: 'To',
   ui_mail_html_part: 'HTML part (source)',
   file_not_found: 'This file is not part of the transfer.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Virus found in transfer #{id}',
+  mail_virus_found_blocked:
+    'The virus scanner found infected files in transfer #{id} from {sender}. The transfer is blocked: its recipients were not told, and its files cannot be downloaded.',
+  mail_virus_found_flagged:
+    'The virus scanner found infected files in transfer #{id} from {sender}. The transfer was made available with a warning: its recipients see which files are infected.',
+  mail_virus_file: 'File',
+  mail_virus_signature: 'Found',
+  mail_event_virus_found: 'virus found',
+  mail_event_virus_scan_clean: 'virus scan: clean',
+  mail_event_virus_scan_held: 'virus scan held (scanner unavailable)',
+  mail_event_virus_scan_failed: 'not scanned (scanner unavailable)',
+  mail_event_virus_scan_skipped: 'not scanned (too large)',
 };

@@ -85,4 +85,17 @@ export const mailFr: Table = {
   ui_mail_to: 'À',
   ui_mail_html_part: 'Partie HTML (source)',
   file_not_found: 'Ce fichier ne fait pas partie du dépôt.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Virus trouvé dans le dépôt n° {id}',
+  mail_virus_found_blocked:
+    'L’antivirus a trouvé des fichiers infectés dans le dépôt n° {id} de {sender}. Le dépôt est bloqué : ses destinataires n’ont pas été prévenus et ses fichiers ne peuvent pas être téléchargés.',
+  mail_virus_found_flagged:
+    'L’antivirus a trouvé des fichiers infectés dans le dépôt n° {id} de {sender}. Le dépôt a été mis à disposition avec un avertissement : ses destinataires voient quels fichiers sont infectés.',
+  mail_virus_file: 'Fichier',
+  mail_virus_signature: 'Trouvé',
+  mail_event_virus_found: 'virus trouvé',
+  mail_event_virus_scan_clean: 'analyse antivirus : sain',
+  mail_event_virus_scan_held: 'analyse antivirus en attente (antivirus indisponible)',
+  mail_event_virus_scan_failed: 'non analysé (antivirus indisponible)',
+  mail_event_virus_scan_skipped: 'non analysé (trop volumineux)',
 };

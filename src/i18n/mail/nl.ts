@@ -81,4 +81,17 @@ export const mailNl: Table = {
   ui_mail_to: 'Aan',
   ui_mail_html_part: 'HTML-deel (bron)',
   file_not_found: 'Dit bestand hoort niet bij de transfer.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Virus gevonden in transfer #{id}',
+  mail_virus_found_blocked:
+    'De virusscanner heeft geïnfecteerde bestanden gevonden in transfer #{id} van {sender}. De transfer is geblokkeerd: de ontvangers zijn niet op de hoogte gebracht en de bestanden kunnen niet worden gedownload.',
+  mail_virus_found_flagged:
+    'De virusscanner heeft geïnfecteerde bestanden gevonden in transfer #{id} van {sender}. De transfer is met een waarschuwing beschikbaar gesteld: de ontvangers zien welke bestanden geïnfecteerd zijn.',
+  mail_virus_file: 'Bestand',
+  mail_virus_signature: 'Gevonden',
+  mail_event_virus_found: 'virus gevonden',
+  mail_event_virus_scan_clean: 'virusscan: schoon',
+  mail_event_virus_scan_held: 'virusscan aangehouden (scanner onbereikbaar)',
+  mail_event_virus_scan_failed: 'niet gescand (scanner onbereikbaar)',
+  mail_event_virus_scan_skipped: 'niet gescand (te groot)',
 };

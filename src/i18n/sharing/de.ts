@@ -26,4 +26,29 @@ export const sharingDe: Record<string, string> = {
   ui_qr_show: 'Den Link als QR-Code zeigen',
   ui_qr_of: 'QR-Code von {url}',
   audit_transfer_automatic_reminder: '{email} wurde vor dem Ablauf automatisch erinnert.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked:
+    'Die Dateien dieser Übertragung werden auf Viren geprüft. Versuchen Sie es in einigen Minuten erneut.',
+  transfer_infected: 'Diese Übertragung ist gesperrt: Der Virenscanner hat darin eine infizierte Datei gefunden.',
+  ui_virus_checking: 'Wird auf Viren geprüft: Die Empfänger werden benachrichtigt, sobald alle Dateien sauber sind.',
+  ui_virus_held:
+    'Angehalten: Der Virenscanner ist nicht erreichbar ({error}). Alle paar Minuten wird es erneut versucht; die Empfänger werden benachrichtigt, sobald alle Dateien sauber sind.',
+  ui_virus_clean: 'Auf Viren geprüft: kein Virus gefunden.',
+  ui_virus_blocked:
+    'Gesperrt: Der Virenscanner hat eine infizierte Datei gefunden. Die Empfänger wurden nicht benachrichtigt, und nichts kann heruntergeladen werden.',
+  ui_virus_flagged: 'Warnung: Der Virenscanner hat in dieser Übertragung eine infizierte Datei gefunden.',
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned:
+    'Nicht auf Viren geprüft: Der Virenscanner war nicht erreichbar, oder eine Datei war größer, als er annimmt.',
+  ui_virus_encrypted:
+    'Nicht auf Viren geprüft: Die Dateien sind Ende-zu-Ende-verschlüsselt, der Server kann sie nicht lesen.',
+  ui_virus_held_list: 'Von der Virenprüfung angehaltene Übertragungen',
+  audit_virus_scan_clean: 'Die Virenprüfung hat keinen Virus gefunden.',
+  audit_virus_found: 'Der Virenscanner hat {detail} in {file} gefunden.',
+  audit_virus_scan_held: 'Die Virenprüfung ist angehalten: {detail}.',
+  audit_virus_scan_failed: 'Die Übertragung wurde ohne Virenprüfung bereitgestellt: {detail}.',
+  audit_virus_scan_skipped: '{file} wurde nicht auf Viren geprüft: {detail}.',
+  status_virus_checking: 'Wird geprüft',
+  status_virus_held: 'Angehalten (Virenprüfung)',
+  status_virus_blocked: 'Gesperrt (Virus)',
 };

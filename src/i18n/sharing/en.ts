@@ -26,4 +26,27 @@ export const sharingEn: Record<string, string> = {
   ui_qr_show: 'Show the link as a QR code',
   ui_qr_of: 'QR code of {url}',
   audit_transfer_automatic_reminder: '{email} was reminded automatically before the expiry.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked: 'The files of this transfer are being checked for viruses. Try again in a few minutes.',
+  transfer_infected: 'This transfer is blocked: the virus scanner found an infected file in it.',
+  ui_virus_checking: 'Being checked for viruses: the recipients are told once every file is clean.',
+  ui_virus_held:
+    'Held: the virus scanner could not be reached ({error}). It is tried again every few minutes; the recipients are told once every file is clean.',
+  ui_virus_clean: 'Checked for viruses: no virus found.',
+  ui_virus_blocked:
+    'Blocked: the virus scanner found an infected file. The recipients were not told and nothing can be downloaded.',
+  ui_virus_flagged: 'Warning: the virus scanner found an infected file in this transfer.',
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned:
+    'Not checked for viruses: the virus scanner could not be reached, or a file was larger than it takes.',
+  ui_virus_encrypted: 'Not checked for viruses: the files are end-to-end encrypted, so the server cannot read them.',
+  ui_virus_held_list: 'Transfers held by the virus scan',
+  audit_virus_scan_clean: 'The virus scan found no virus.',
+  audit_virus_found: 'The virus scanner found {detail} in {file}.',
+  audit_virus_scan_held: 'The virus scan is held: {detail}.',
+  audit_virus_scan_failed: 'The transfer went on without a virus scan: {detail}.',
+  audit_virus_scan_skipped: '{file} was not checked for viruses: {detail}.',
+  status_virus_checking: 'Being checked',
+  status_virus_held: 'Held (virus scan)',
+  status_virus_blocked: 'Blocked (virus)',
 };

@@ -26,4 +26,30 @@ export const sharingFr: Record<string, string> = {
   ui_qr_show: 'Afficher le lien en code QR',
   ui_qr_of: 'Code QR de {url}',
   audit_transfer_automatic_reminder: '{email} a reçu un rappel automatique avant l’expiration.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked:
+    'Les fichiers de ce dépôt sont en cours d’analyse antivirus. Réessayez dans quelques minutes.',
+  transfer_infected: 'Ce dépôt est bloqué : l’antivirus y a trouvé un fichier infecté.',
+  ui_virus_checking:
+    'Analyse antivirus en cours : les destinataires seront prévenus dès que tous les fichiers seront sains.',
+  ui_virus_held:
+    'En attente : l’antivirus est injoignable ({error}). Une nouvelle tentative a lieu toutes les quelques minutes ; les destinataires seront prévenus dès que tous les fichiers seront sains.',
+  ui_virus_clean: 'Analysé par l’antivirus : aucun virus trouvé.',
+  ui_virus_blocked:
+    'Bloqué : l’antivirus a trouvé un fichier infecté. Les destinataires n’ont pas été prévenus et rien ne peut être téléchargé.',
+  ui_virus_flagged: 'Attention : l’antivirus a trouvé un fichier infecté dans ce dépôt.',
+  ui_virus_file: '{file} : {signature}',
+  ui_virus_not_scanned:
+    'Non analysé par l’antivirus : l’antivirus était injoignable, ou un fichier dépassait la taille qu’il accepte.',
+  ui_virus_encrypted:
+    'Non analysé par l’antivirus : les fichiers sont chiffrés de bout en bout, le serveur ne peut pas les lire.',
+  ui_virus_held_list: 'Dépôts en attente de l’analyse antivirus',
+  audit_virus_scan_clean: 'L’analyse antivirus n’a trouvé aucun virus.',
+  audit_virus_found: 'L’antivirus a trouvé {detail} dans {file}.',
+  audit_virus_scan_held: 'L’analyse antivirus est en attente : {detail}.',
+  audit_virus_scan_failed: 'Le dépôt a été mis à disposition sans analyse antivirus : {detail}.',
+  audit_virus_scan_skipped: '{file} n’a pas été analysé par l’antivirus : {detail}.',
+  status_virus_checking: 'En cours d’analyse',
+  status_virus_held: 'En attente (antivirus)',
+  status_virus_blocked: 'Bloqué (virus)',
 };

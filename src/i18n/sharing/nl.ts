@@ -26,4 +26,30 @@ export const sharingNl: Record<string, string> = {
   ui_qr_show: 'De link als QR-code tonen',
   ui_qr_of: 'QR-code van {url}',
   audit_transfer_automatic_reminder: '{email} kreeg vóór de vervaldatum een automatische herinnering.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked:
+    'De bestanden van deze transfer worden op virussen gecontroleerd. Probeer het over een paar minuten opnieuw.',
+  transfer_infected: 'Deze transfer is geblokkeerd: de virusscanner heeft er een geïnfecteerd bestand in gevonden.',
+  ui_virus_checking:
+    'Wordt op virussen gecontroleerd: de ontvangers worden op de hoogte gebracht zodra alle bestanden schoon zijn.',
+  ui_virus_held:
+    'Aangehouden: de virusscanner is onbereikbaar ({error}). Het wordt om de paar minuten opnieuw geprobeerd; de ontvangers worden op de hoogte gebracht zodra alle bestanden schoon zijn.',
+  ui_virus_clean: 'Op virussen gecontroleerd: geen virus gevonden.',
+  ui_virus_blocked:
+    'Geblokkeerd: de virusscanner heeft een geïnfecteerd bestand gevonden. De ontvangers zijn niet op de hoogte gebracht en er kan niets worden gedownload.',
+  ui_virus_flagged: 'Waarschuwing: de virusscanner heeft een geïnfecteerd bestand in deze transfer gevonden.',
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned:
+    'Niet op virussen gecontroleerd: de virusscanner was onbereikbaar, of een bestand was groter dan hij aanneemt.',
+  ui_virus_encrypted:
+    'Niet op virussen gecontroleerd: de bestanden zijn end-to-end versleuteld, de server kan ze niet lezen.',
+  ui_virus_held_list: 'Transfers aangehouden door de virusscan',
+  audit_virus_scan_clean: 'De virusscan heeft geen virus gevonden.',
+  audit_virus_found: 'De virusscanner heeft {detail} gevonden in {file}.',
+  audit_virus_scan_held: 'De virusscan is aangehouden: {detail}.',
+  audit_virus_scan_failed: 'De transfer is zonder virusscan beschikbaar gesteld: {detail}.',
+  audit_virus_scan_skipped: '{file} is niet op virussen gecontroleerd: {detail}.',
+  status_virus_checking: 'Wordt gecontroleerd',
+  status_virus_held: 'Aangehouden (virusscan)',
+  status_virus_blocked: 'Geblokkeerd (virus)',
 };

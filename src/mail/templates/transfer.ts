@@ -158,3 +158,24 @@ export function auditLogMail(c: MailContext, t: Transfer, entries: AuditEntry[])
     footer: footer(c),
   };
 }
+
+/** To the owner and the admins: a virus scan found infected files (docs/sharing.md, Virus scanning). */
+export function virusFoundMail(
+  c: MailContext,
+  t: Transfer,
+  findings: { file: FileRecord; signature: string }[],
+  blocked: boolean,
+): MailParts {
+  const vars = { id: t.id, sender: t.userEmail };
+  return {
+    lang: c.lang,
+    subject: withUserSubject(tr(c, 'mail_virus_found_subject', vars), t.subject),
+    paragraphs: [tr(c, blocked ? 'mail_virus_found_blocked' : 'mail_virus_found_flagged', vars)],
+    table: {
+      headers: [tr(c, 'mail_virus_file'), tr(c, 'mail_virus_signature')],
+      rows: findings.map((x) => [x.file.name, x.signature]),
+    },
+    link: { label: tr(c, 'mail_manage_link'), url: manageUrl(c) },
+    footer: footer(c),
+  };
+}

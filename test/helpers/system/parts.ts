@@ -198,16 +198,38 @@ async function slapdPart(): Promise<FoundPart> {
   return { part: 'slapd', found: slapdBinaries().slapd };
 }
 
+export const CLAMD_INSTALL =
+  'apt-get install -y clamav-daemon clamav (then stop clamav-daemon and clamav-freshclam: the tests start their own clamd)';
+
+/**
+ * Debian's clamd, which the virus-scanning tests start themselves with a signature database of their own
+ * (test/helpers/system/clamd.ts).
+ */
+export function clamdBinary(): string {
+  for (const p of ['/usr/sbin/clamd', '/usr/bin/clamd']) if (fs.existsSync(p)) return p;
+  throw new MissingPart('clamd', CLAMD_INSTALL);
+}
+
+async function clamdPart(): Promise<FoundPart> {
+  return { part: 'clamd', found: clamdBinary() };
+}
+
 /** Every finder by the test group that needs it; the runner checks them before running the group. */
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
-  browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() }), slapdPart],
+  browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() }), slapdPart, clamdPart],
   unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
-  http: [slapdPart],
-  'http-postgres': [postgresPart, slapdPart],
-  'http-s3': [s3ServerPart, slapdPart],
+  // test/http/virus-scan.test.ts starts a clamd; test/storage/virus-scan-s3.test.ts too, on the S3 server.
+  http: [slapdPart, clamdPart],
+  'http-postgres': [postgresPart, slapdPart, clamdPart],
+  'http-s3': [s3ServerPart, slapdPart, clamdPart],
   // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
-  e2e: [async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }), postgresPart, s3ServerPart],
-  storage: [s3ServerPart],
+  e2e: [
+    async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }),
+    postgresPart,
+    s3ServerPart,
+    clamdPart,
+  ],
+  storage: [s3ServerPart, clamdPart],
   // The late-chunk races run on the filesystem and on the S3 server (test/adversarial/signed-chunks.test.ts).
   adversarial: [s3ServerPart],
   'adversarial-postgres': [postgresPart, s3ServerPart],

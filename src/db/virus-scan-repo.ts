@@ -1,0 +1,116 @@
+import type { ScanState, VirusScanRecord, VirusScanRepository } from '../domain/ports';
+import { affected, firstRow, type Db, type RepoContext } from './context';
+
+/** Completed transfers' virus scans and what they found (docs/sharing.md, Virus scanning). */
+export class VirusScanRepo implements VirusScanRepository {
+  constructor(
+    private readonly db: Db,
+    private readonly ctx: RepoContext,
+  ) {}
+
+  async begin(transferId: number, now: number): Promise<void> {
+    await this.db
+      .insertInto('virus_scans')
+      .values({
+        transfer_id: transferId,
+        state: 'checking',
+        started: now,
+        finished: null,
+        claim_until: null,
+        retry_at: now,
+        error: null,
+      })
+      .onConflict((oc) => oc.column('transfer_id').doNothing())
+      .execute();
+  }
+
+  async find(transferId: number): Promise<VirusScanRecord | undefined> {
+    const row = await this.db
+      .selectFrom('virus_scans')
+      .selectAll()
+      .where('transfer_id', '=', transferId)
+      .executeTakeFirst();
+    if (!row) return undefined;
+    const findings = await this.db
+      .selectFrom('virus_findings')
+      .select(['file_id', 'signature'])
+      .where('transfer_id', '=', transferId)
+      .orderBy('file_id')
+      .execute();
+    return {
+      transferId,
+      state: row.state as ScanState,
+      started: Number(row.started),
+      finished: row.finished === null ? null : Number(row.finished),
+      error: row.error,
+      findings: findings.map((f) => ({ fileId: Number(f.file_id), signature: f.signature })),
+    };
+  }
+
+  async claim(now: number, until: number, dueBy: number): Promise<number | undefined> {
+    // Several nodes may pick the same candidate: the conditional update lets one of them have it.
+    for (let attempt = 0; attempt < 5; attempt++) {
+      const candidate = await firstRow(
+        this.db,
+        this.ctx,
+        this.db
+          .selectFrom('virus_scans')
+          .select('transfer_id')
+          .where('state', 'in', ['checking', 'held'])
+          .where('retry_at', '<=', dueBy)
+          .where((eb) => eb.or([eb('claim_until', 'is', null), eb('claim_until', '<', now)]))
+          .orderBy('retry_at')
+          .limit(1),
+      );
+      if (!candidate) return undefined;
+      const r = await this.db
+        .updateTable('virus_scans')
+        .set({ claim_until: until })
+        .where('transfer_id', '=', candidate.transfer_id)
+        .where('state', 'in', ['checking', 'held'])
+        .where((eb) => eb.or([eb('claim_until', 'is', null), eb('claim_until', '<', now)]))
+        .execute();
+      if (affected(r) > 0) return Number(candidate.transfer_id);
+    }
+    return undefined;
+  }
+
+  async finish(
+    transferId: number,
+    state: 'clean' | 'infected' | 'not_scanned',
+    now: number,
+    error: string | null,
+    findings: { fileId: number; signature: string }[],
+  ): Promise<void> {
+    await this.db
+      .updateTable('virus_scans')
+      .set({ state, finished: now, claim_until: null, error })
+      .where('transfer_id', '=', transferId)
+      .execute();
+    for (const f of findings) {
+      await this.db
+        .insertInto('virus_findings')
+        .values({ file_id: f.fileId, transfer_id: transferId, signature: f.signature })
+        .onConflict((oc) => oc.column('file_id').doUpdateSet({ signature: f.signature }))
+        .execute();
+    }
+  }
+
+  async hold(transferId: number, retryAt: number, error: string): Promise<void> {
+    await this.db
+      .updateTable('virus_scans')
+      .set({ state: 'held', retry_at: retryAt, claim_until: null, error })
+      .where('transfer_id', '=', transferId)
+      .execute();
+  }
+
+  async held(): Promise<number[]> {
+    const rows = await this.db
+      .selectFrom('virus_scans')
+      .select('transfer_id')
+      .where('state', '=', 'held')
+      .orderBy('transfer_id')
+      .execute();
+    return rows.map((r) => Number(r.transfer_id));
+  }
+}
