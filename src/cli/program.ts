@@ -14,6 +14,7 @@ import { sendCommand } from './send';
 import { getCommand } from './get';
 import { serviceCommand } from './service';
 import { backupCommand } from './backup';
+import { samlCommand } from './saml';
 import { ConfigError } from '../config/validate';
 import { ClientError } from '../client/errors';
 import { ServiceError } from '../domain/errors';
@@ -21,7 +22,7 @@ import { ServiceError } from '../domain/errors';
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
 
-export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand, backupCommand];
+export const commandModules: CommandModule[] = [serveCommand, versionCommand, configCommand, mailSinkCommand, adminCommand, userCommand, remoteAppCommand, purgeCommand, loginCommand, sendCommand, getCommand, serviceCommand, dbCommand, backupCommand, samlCommand];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
   const program = new Command('ferry')

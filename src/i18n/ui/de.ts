@@ -306,4 +306,6 @@ export const uiDe: Table = {
   ui_sign_in_no_email: "Ihr Konto bei {provider} hat keine E-Mail-Adresse, die ferry zum Senden von Dateien braucht. Bitte wenden Sie sich an Ihre Administration.",
   ui_sign_in_unavailable: "{provider} ist gerade nicht erreichbar. Bitte versuchen Sie es in einigen Minuten erneut.",
   ui_sign_in_again: "Zurück zur Anmeldung",
+  ui_sign_in_choose_title: "Wählen Sie Ihre Einrichtung",
+  ui_sign_in_choose_hint: "Anmeldung mit {provider}: Wählen Sie die Organisation, der Sie angehören.",
 };

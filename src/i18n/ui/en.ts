@@ -313,4 +313,6 @@ export const uiEn: Table = {
   ui_sign_in_no_email: "Your account at {provider} has no e-mail address, which ferry needs to send files. Please ask your administrator.",
   ui_sign_in_unavailable: "{provider} cannot be reached right now. Please try again in a few minutes.",
   ui_sign_in_again: "Back to sign-in",
+  ui_sign_in_choose_title: "Choose your institution",
+  ui_sign_in_choose_hint: "Sign in with {provider}: pick the organisation you belong to.",
 };

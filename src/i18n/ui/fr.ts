@@ -306,4 +306,6 @@ export const uiFr: Table = {
   ui_sign_in_no_email: "Votre compte {provider} n'a pas d'adresse e-mail, dont ferry a besoin pour envoyer des fichiers. Adressez-vous à votre administrateur.",
   ui_sign_in_unavailable: "{provider} est injoignable pour le moment. Réessayez dans quelques minutes.",
   ui_sign_in_again: "Retour à la connexion",
+  ui_sign_in_choose_title: "Choisissez votre établissement",
+  ui_sign_in_choose_hint: "Connexion avec {provider} : choisissez l’organisation dont vous faites partie.",
 };

@@ -306,4 +306,6 @@ export const uiNl: Table = {
   ui_sign_in_no_email: "Uw account bij {provider} heeft geen e-mailadres, en dat heeft ferry nodig om bestanden te versturen. Vraag het uw beheerder.",
   ui_sign_in_unavailable: "{provider} is nu niet bereikbaar. Probeer het over een paar minuten opnieuw.",
   ui_sign_in_again: "Terug naar aanmelden",
+  ui_sign_in_choose_title: "Kies uw instelling",
+  ui_sign_in_choose_hint: "Aanmelden met {provider}: kies de organisatie waartoe u behoort.",
 };
