@@ -26,6 +26,8 @@ export const samlKind: ProviderKind<SpSaml, ProviderDeps> = {
   create: (cfg, deps) => new SamlProvider(cfg, deps),
 };
 
+const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+
 /** How long a sign-in may take at the identity provider (as the flow cookie lives). */
 const REQUEST_MAX_MS = 10 * 60 * 1000;
 
@@ -106,6 +108,7 @@ class SamlProvider implements IdentityProvider {
       callbackUrl: this.acsUrl,
       logoutCallbackUrl: providerUrl(this.deps, this.id, '/logout'),
       decryptionCert: this.cert,
+      decryptionPvk: this.key,
       publicCerts: this.cert,
       // With the key, the metadata says AuthnRequestsSigned="true" (every request ferry sends is signed).
       privateKey: this.key,
@@ -113,7 +116,8 @@ class SamlProvider implements IdentityProvider {
       wantAssertionsSigned: true,
       identifierFormat: null,
     });
-    return { type: 'application/samlmetadata+xml', body };
+    // node-saml names the POST binding for single logout; ferry's /login/<id>/logout takes HTTP-Redirect.
+    return { type: 'application/samlmetadata+xml', body: body.replace(/(<SingleLogoutService Binding=")[^"]+"/, `$1${REDIRECT_BINDING}"`) };
   }
 
   async start(req: ProviderRequest): Promise<RedirectStart | ChooseFirst> {
@@ -277,7 +281,8 @@ function readPem(file: string, key: string, label: string): string {
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (e) {
-    throw new Error(`auth.sp (saml) ${key}: ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); \`ferry saml keygen\` makes the service provider's key pair`);
+    const hint = key === 'metadata_cert_file' ? '' : "; `ferry saml keygen` makes the service provider's key pair";
+    throw new Error(`auth.sp (saml) ${key}: ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})${hint}`);
   }
   if (!text.includes(`-----BEGIN `) || !text.includes(label.split(' ').pop()!)) throw new Error(`auth.sp (saml) ${key}: ${file} holds no PEM ${label}`);
   return text;

@@ -116,6 +116,8 @@ export async function startIdp(users: Record<string, IdpUser>, opts: { port?: nu
   let child: ChildProcess | null = spawn(files.php, ['-S', `127.0.0.1:${port}`, '-t', files.www], {
     env: { ...process.env, SIMPLESAMLPHP_CONFIG_DIR: conf, PHP_CLI_SERVER_WORKERS: '4' },
     stdio: ['ignore', 'ignore', 'pipe'],
+    // Its own process group: PHP's built-in server forks its workers, and closing ends the whole group.
+    detached: true,
   });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr = (stderr + d).slice(-4000)));
@@ -136,8 +138,15 @@ export async function startIdp(users: Record<string, IdpUser>, opts: { port?: nu
     setServiceProviders,
     async close() {
       if (!child) return;
-      child.kill('SIGTERM');
-      const killer = setTimeout(() => child?.kill('SIGKILL'), 3000);
+      const group = -child.pid!;
+      process.kill(group, 'SIGTERM');
+      const killer = setTimeout(() => {
+        try {
+          process.kill(group, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }, 3000);
       await exited;
       clearTimeout(killer);
       child = null;
