@@ -7,6 +7,7 @@ import { signXml } from '@node-saml/node-saml/lib/xml';
 import { freePort, startTestServer, tempDir, type TestServer } from '../helpers/server';
 import { capturingLogger } from '../helpers/session';
 import { signedPath } from '../helpers/signing';
+import { FileSenderPy } from '../helpers/filesender-py';
 import { startIdp, type IdpServiceProvider, type TestIdp } from '../helpers/system/simplesamlphp';
 import { CookieJar, postAnswer, toAssertion, visit, type SamlAnswer } from '../helpers/saml-flow';
 import { runCli } from '../../src/cli/program';
@@ -335,15 +336,27 @@ test('metadata checked against a signing certificate: signed by it, sign-in work
   assert.ok(logged.lines.slice(before).some((l) => /sign-in through badsig refused \(unavailable\): metadata .* refused: its signature does not verify/.test(l)), logged.lines.slice(before).join('\n'));
 });
 
-test('the API string from the profile works for a person who signed in through SAML', async () => {
+test('filesender.py with the API string from the profile: a SAML user sends a file, from her second address', async () => {
   const { jar } = await signIn('alice');
   const ini = await s.request('GET', '/user/@me/filesender-python-client-configuration-file', { headers: { Cookie: session(jar) } });
   assert.is(ini.status, 200, ini.text);
-  const apikey = /apikey = (\S+)/.exec(ini.text)![1];
-  const p = signedPath({ method: 'GET', host: new URL(s.url).host, path: '/user', args: { remote_user: 'alice@example.org', timestamp: Math.floor(Date.now() / 1000) }, secret: apikey });
-  const me = await s.request('GET', p);
-  assert.is(me.status, 200, me.text);
-  assert.is(me.json.id, 'alice@example.org');
+  const value = (k: string) => new RegExp(`^${k} = (\\S+)$`, 'm').exec(ini.text)![1];
+  assert.is(value('username'), 'alice@example.org');
+  const py = new FileSenderPy({ baseUrl: value('base_url'), username: value('username'), apikey: value('apikey'), retries: 0 });
+  const data = Buffer.from('results of the SAML run\n'.repeat(100));
+  const { created: t } = await py.postTransfer([{ name: 'results.txt', size: data.length }], 'friend@example.net', 'a.smith@lab.example.org', Math.floor(Date.now() / 1000) + 7 * 86400, 'results');
+  const f = t.files[0];
+  await py.putChunk(t, f, data, 0);
+  await py.fileComplete(t, f);
+  await py.transferComplete(t);
+  const mine = await s.request('GET', '/transfer', { headers: { Cookie: session(jar) } });
+  const sent = (mine.json as any[]).find((x) => x.id === t.id);
+  assert.ok(sent, mine.text);
+  assert.is(sent.status, 'available');
+  assert.is(sent.user_email, 'a.smith@lab.example.org');
+  // The same API string, signed with another user's name, is refused.
+  const p = signedPath({ method: 'GET', host: new URL(s.url).host, path: '/user', args: { remote_user: 'boss@example.org', timestamp: Math.floor(Date.now() / 1000) }, secret: value('apikey') });
+  assert.ok((await s.request('GET', p)).status >= 400);
 });
 
 test.run();
