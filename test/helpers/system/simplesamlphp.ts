@@ -44,7 +44,7 @@ export interface TestIdp {
  * run by PHP's built-in server from /usr/share/simplesamlphp/www with SIMPLESAMLPHP_CONFIG_DIR pointing at a temp
  * copy of /etc/simplesamlphp. The copy's config.php reads the original and sets what a test instance needs:
  * the full base URL, its own cert/log/temp/data folders, a random secret salt, the IdP and exampleauth on,
- * and session cookies without Secure (plain HTTP on loopback). Its key pair is made with openssl; its metadata
+ * and session cookies without Secure and with SameSite=Lax (plain HTTP on loopback). Its key pair is made with openssl; its metadata
  * is served at /saml2/idp/metadata.php. Listens on 127.0.0.1 only.
  */
 export async function startIdp(users: Record<string, IdpUser>, opts: { port?: number; signMetadata?: boolean } = {}): Promise<TestIdp> {
@@ -74,6 +74,10 @@ export async function startIdp(users: Record<string, IdpUser>, opts: { port?: nu
     'enable.saml20-idp': true,
     'module.enable': { exampleauth: true, core: true, saml: true },
     'session.cookie.secure': false,
+    // Debian's config asks SameSite=None, which browsers refuse without Secure: Lax carries the session over
+    // the top-level redirects of a sign-in on plain HTTP.
+    'session.cookie.samesite': 'Lax',
+    'language.cookie.samesite': 'Lax',
     'session.phpsession.savepath': path.join(dir, 'sessions'),
     'metadata.sources': [{ type: 'flatfile', directory: path.join(dir, 'metadata') }],
     'metadata.sign.enable': !!opts.signMetadata,
