@@ -17,8 +17,9 @@ import { selfSignedCertificate } from '../../src/auth/saml/self-signed';
 // exampleauth users. ferry's service providers: `uni` (the main one; an entitlement makes admins), `enc` (the
 // IdP encrypts its assertions), `short` (the IdP's assertions live 3 s; no clock skew allowed), `other` (whose
 // answers are posted to `uni`: the wrong audience), `fed` (two IdPs: the discovery page), `signed` and
-// `badsig` (metadata checked against the right and a wrong signing certificate). Bad answers are made from
-// real answers of the IdP: signatures removed, a value edited, re-signed with another key, expired, replayed.
+// `badsig` (metadata checked against the right and a wrong signing certificate), `fromfile` (metadata from a
+// file). Bad answers are made from real answers of the IdP: signatures removed, a value edited, re-signed with
+// another key, expired, replayed.
 let s: TestServer;
 let idp: TestIdp;
 let idp2: TestIdp;
@@ -50,6 +51,8 @@ test.before(async () => {
   idp = await startIdp(users, { port });
   idp2 = await startIdp(users, { port: port2, signMetadata: true });
   fs.writeFileSync(idp2Cert, idp2.certPem);
+  const mdFile = path.join(dir, 'idp-metadata.xml');
+  fs.writeFileSync(mdFile, await (await fetch(md(port))).text());
   s = await startTestServer(
     {
       auth: {
@@ -61,6 +64,7 @@ test.before(async () => {
           sp('fed', { idp_metadata: [md(port), md(port2)] }),
           sp('signed', { idp_metadata: [md(port2)], metadata_cert_file: idp2Cert }),
           sp('badsig', { idp_metadata: [md(port2)], metadata_cert_file: wrongCert }),
+          sp('fromfile', { idp_metadata: [mdFile] }),
         ],
       },
     },
@@ -68,7 +72,7 @@ test.before(async () => {
   );
   const cert = fs.readFileSync(keys.cert_file, 'utf8');
   const remote = (id: string, extra: Partial<IdpServiceProvider> = {}): IdpServiceProvider => ({ entityId: `${s.url}/login/${id}/metadata`, acs: `${s.url}/login/${id}/callback`, slo: `${s.url}/login/${id}/logout`, certPem: cert, ...extra });
-  idp.setServiceProviders([remote('uni'), remote('enc', { encrypt: true }), remote('short', { lifetimeS: 3 }), remote('other'), remote('fed')]);
+  idp.setServiceProviders([remote('uni'), remote('enc', { encrypt: true }), remote('short', { lifetimeS: 3 }), remote('other'), remote('fed'), remote('fromfile')]);
   idp2.setServiceProviders([remote('fed'), remote('signed')]);
 });
 test.after(async () => {
@@ -334,6 +338,12 @@ test('metadata checked against a signing certificate: signed by it, sign-in work
   assert.is(bad.status, 503, page.slice(0, 300));
   assert.match(page, /data-reason="unavailable"/);
   assert.ok(logged.lines.slice(before).some((l) => /sign-in through badsig refused \(unavailable\): metadata .* refused: its signature does not verify/.test(l)), logged.lines.slice(before).join('\n'));
+});
+
+test('IdP metadata from a file signs in as from a URL', async () => {
+  const { jar, res } = await signIn('alice', 'fromfile');
+  assert.is(res.status, 302);
+  assert.is((await s.request('GET', '/user', { headers: { Cookie: session(jar) } })).json.id, 'alice@example.org');
 });
 
 test('filesender.py with the API string from the profile: a SAML user sends a file, from her second address', async () => {

@@ -76,12 +76,12 @@ export class IdpMetadata {
   async get(): Promise<Map<string, IdpEntry>> {
     const stale = Date.now() - this.readAt > this.refreshS * 1000;
     if (this.current && !stale) return this.current;
-    this.reading ??= this.read().finally(() => (this.reading = null));
-    if (this.current) {
-      this.reading.catch((e) => this.logLine(`SAML metadata not refreshed (the previous one stays): ${(e as Error).message}`));
-      return this.current;
+    if (!this.reading) {
+      this.reading = this.read().finally(() => (this.reading = null));
+      // A refresh that fails keeps what was read before, and says so once.
+      if (this.current) this.reading.catch((e) => this.logLine(`SAML metadata not refreshed (the previous one stays): ${(e as Error).message}`));
     }
-    return this.reading;
+    return this.current ?? this.reading;
   }
 
   private async read(): Promise<Map<string, IdpEntry>> {
