@@ -3,7 +3,10 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { selfSignedCertificate } from '../../src/auth/saml/self-signed';
 import { attributeValues } from '../../src/auth/saml/attributes';
-import { parseIdpMetadata } from '../../src/auth/saml/metadata';
+import fs from 'node:fs';
+import path from 'node:path';
+import { IdpMetadata, parseIdpMetadata } from '../../src/auth/saml/metadata';
+import { tempDir } from '../helpers/temp-dir';
 
 // The SAML provider's own pieces: the key pair `ferry saml keygen` writes, FileSender's attribute names (friendly
 // or urn:oid:), and reading a federation's metadata (several entities, only identity providers kept).
@@ -62,6 +65,30 @@ test('metadata past its validUntil is refused; unsigned metadata is refused when
   assert.match(await failure(parseIdpMetadata(aggregate('2001-01-01T00:00:00Z'), null, new Date())), /expired/);
   const signer = selfSignedCertificate('federation', 1, 2048).certPem;
   assert.match(await failure(parseIdpMetadata(aggregate('2099-01-01T00:00:00Z'), signer, new Date())), /signature does not verify/);
+});
+
+test('metadata is read again once refresh_s has passed: sign-ins go on with the old list meanwhile; a failed read keeps it and logs once', async () => {
+  const file = path.join(tempDir(), 'federation.xml');
+  const only = (id: string, name: string) => `<md:EntitiesDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" xmlns:mdui="urn:oasis:names:tc:SAML:metadata:ui">${idp(id, name)}</md:EntitiesDescriptor>`;
+  fs.writeFileSync(file, only('https://idp.one.example', 'One'));
+  const lines: string[] = [];
+  // refresh_s 0: every use finds the list stale and starts a read in the background.
+  const md = new IdpMetadata([file], null, [], 0, 5, (l) => lines.push(l));
+  const ids = async () => [...(await md.get()).keys()];
+  assert.equal(await ids(), ['https://idp.one.example']);
+  fs.writeFileSync(file, only('https://idp.two.example', 'Two'));
+  let seen: string[] = [];
+  for (let i = 0; i < 50 && seen[0] !== 'https://idp.two.example'; i++) {
+    seen = await ids();
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.equal(seen, ['https://idp.two.example']);
+  fs.writeFileSync(file, '<not-metadata');
+  for (let i = 0; i < 20 && lines.length === 0; i++) {
+    assert.equal(await ids(), ['https://idp.two.example']);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  assert.ok(lines.length >= 1 && lines.every((l) => l.startsWith('SAML metadata not refreshed (the previous one stays)')), lines.join('\n'));
 });
 
 test.run();
