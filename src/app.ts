@@ -51,6 +51,7 @@ import { localKind } from './auth/providers/local';
 import { headerKind } from './auth/providers/header';
 import { oidcKind } from './auth/providers/oidc';
 import { ldapKind } from './auth/providers/ldap';
+import { samlKind } from './auth/providers/saml';
 import { providerConfigs, type SpConfig } from './config/provider-schemas';
 import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
@@ -165,6 +166,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     clock,
     baseUrl: () => cfg.get().base_url,
     logLine: (l) => log.info(l),
+    oneTime: repos.signatures,
   });
   // The spec's evaluation order: guest token, service provider (the providers that vouch for each request,
   // then the sessions the others' sign-ins made), remote application, remote user.
@@ -474,6 +476,7 @@ const PROVIDER_KINDS: { [T in SpConfig['type']]: ProviderKind<Extract<SpConfig, 
   header: headerKind,
   oidc: oidcKind,
   ldap: ldapKind,
+  saml: samlKind,
 };
 
 async function buildIdentityProviders(config: Config, deps: ProviderDeps): Promise<IdentityProviders> {

@@ -10,6 +10,7 @@ import type { Authenticator } from './principal';
  *   GET  /login/<id>                 a redirect provider's start: off to the identity provider
  *   GET|POST /login/<id>/callback    its answer (OIDC's redirect_uri, SAML's assertion consumer service)
  *   GET|POST /login/<id>/logout      a logout the identity provider starts (front channel, SAML's SLO)
+ *   GET  /login/<id>/metadata        what the identity provider must know of ferry (SAML's service provider metadata)
  *   GET|POST /logout                 ferry's logout, then the provider's own when it has one (RP-initiated)
  *
  * Providers know nothing of Koa: they get plain requests and answer plain values, and say why a sign-in failed
@@ -67,6 +68,12 @@ export interface RemoteLogout {
   body?: { type: string; content: string };
 }
 
+/** A provider with several identity providers behind it (a SAML federation) asks the person to pick one first. */
+export interface ChooseFirst {
+  /** `id` goes back to `start` as the query's `idp`. */
+  choose: Array<{ id: string; label: string }>;
+}
+
 /** The state a ferry session keeps for its provider. */
 export interface ProviderSession {
   ref: string | null;
@@ -95,7 +102,7 @@ export interface IdentityProvider {
   /** `password` style: checks the credentials (throttled), or throws LoginFailed or a ServiceError (401, 429, 503). */
   checkPassword?(userId: string, password: string, clientAddress: string, device?: string): Promise<SignedInPerson>;
   /** `redirect` style: where the browser goes to sign in. */
-  start?(req: ProviderRequest): Promise<RedirectStart>;
+  start?(req: ProviderRequest): Promise<RedirectStart | ChooseFirst>;
   /**
    * `redirect` style: the identity provider's answer at /login/<id>/callback, with the flow kept at `start`
    * (null when the browser brought none: an IdP-initiated sign-in, which the provider may accept or refuse).
@@ -115,6 +122,8 @@ export interface IdentityProvider {
    * back-channel logout, SAML's SOAP binding).
    */
   remoteLogout?(req: ProviderRequest): Promise<RemoteLogout>;
+  /** What the identity provider must know of ferry, served at /login/<id>/metadata (SAML's SP metadata). */
+  metadata?(): Promise<{ type: string; body: string }>;
   /** Per-request sign-in (the header kind), evaluated where the spec's order puts the service provider. */
   readonly authenticator?: Authenticator;
   close?(): Promise<void>;

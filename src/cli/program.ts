@@ -15,6 +15,7 @@ import { sendCommand } from './send';
 import { getCommand } from './get';
 import { serviceCommand } from './service';
 import { backupCommand } from './backup';
+import { samlCommand } from './saml';
 import { ConfigError } from '../config/validate';
 import { ClientError } from '../client/errors';
 import { ServiceError } from '../domain/errors';
@@ -38,6 +39,7 @@ export const commandModules: CommandModule[] = [
   serviceCommand,
   dbCommand,
   backupCommand,
+  samlCommand,
 ];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {

@@ -1,7 +1,7 @@
 /** The configuration ferry runs with when no file says otherwise (docs/architecture.md, Configuration). */
 import type { SpInput } from './provider-schemas';
 
-export type { SpConfig, SpHeader, SpInput, SpLdap, SpLocal, SpOidc } from './provider-schemas';
+export type { SpConfig, SpHeader, SpInput, SpLdap, SpLocal, SpOidc, SpSaml } from './provider-schemas';
 export interface AuthConfig {
   /**
    * The identity providers people sign in with: one, or a list shown side by side on the login page

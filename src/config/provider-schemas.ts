@@ -70,7 +70,35 @@ export interface SpLdap extends Common {
   timeout_s: number;
 }
 
-export type SpConfig = SpLocal | SpHeader | SpOidc | SpLdap;
+export interface SpSaml extends Common {
+  type: 'saml';
+  /** The service provider's entity id; null: its metadata URL, base_url + /login/<id>/metadata. */
+  entity_id: string | null;
+  /** The service provider's private key and certificate (PEM files, made by `ferry saml keygen`): signing and decryption. */
+  key_file: string;
+  cert_file: string;
+  /** Where the identity providers' metadata comes from: files, or http(s) URLs (a federation's aggregate). */
+  idp_metadata: string[];
+  /** A PEM certificate the metadata must be signed with (a federation's metadata signing key); null: not checked. */
+  metadata_cert_file: string | null;
+  /** Seconds between two reads of metadata from a URL (a file is read again when it changes). */
+  metadata_refresh_s: number;
+  /** Only these identity providers of the metadata are offered; empty: all of them. */
+  idp_entity_ids: string[];
+  /** The first of these attributes the assertion has names the ferry user (friendly names or urn:oid: names). */
+  uid_attributes: string[];
+  email_attribute: string;
+  name_attributes: string[];
+  /** A person with one of admin_values in one of these attributes is an admin. */
+  admin_attributes: string[];
+  admin_values: string[];
+  /** Seconds of clock difference tolerated for NotBefore / NotOnOrAfter. */
+  clock_skew_s: number;
+  /** Seconds to wait for a metadata URL. */
+  timeout_s: number;
+}
+
+export type SpConfig = SpLocal | SpHeader | SpOidc | SpLdap | SpSaml;
 /** An entry as the file gives it: its type, and any of its kind's keys (the rest from the defaults). */
 export type SpInput = {
   [T in SpConfig['type']]: Partial<Extract<SpConfig, { type: T }>> & { type: T };
@@ -166,6 +194,39 @@ const KINDS: Record<SpConfig['type'], Kind> = {
       timeout_s: 5,
     },
   },
+  saml: {
+    fields: {
+      entity_id: nullable(str(/^\S{1,1024}$/, 'an entity id (a URI)')),
+      key_file: str(/\S/, 'a file path'),
+      cert_file: str(/\S/, 'a file path'),
+      idp_metadata: arrayOf(str(/\S/, 'a metadata file or http(s) URL')),
+      metadata_cert_file: nullable(str(/\S/, 'a file path')),
+      metadata_refresh_s: int(60, 7 * 86400),
+      idp_entity_ids: arrayOf(str(/^\S{1,1024}$/, 'an entity id')),
+      uid_attributes: arrayOf(str(/^[\w.:-]{1,128}$/, 'an attribute name')),
+      email_attribute: str(/^[\w.:-]{1,128}$/, 'an attribute name'),
+      name_attributes: arrayOf(str(/^[\w.:-]{1,128}$/, 'an attribute name')),
+      admin_attributes: arrayOf(str(/^[\w.:-]{1,128}$/, 'an attribute name')),
+      admin_values: arrayOf(str(/\S/, 'an entitlement or group value')),
+      clock_skew_s: int(0, 600),
+      timeout_s: int(1, 120),
+    },
+    required: ['key_file', 'cert_file', 'idp_metadata'],
+    defaults: {
+      label: 'Institution (SAML)',
+      entity_id: null,
+      metadata_cert_file: null,
+      metadata_refresh_s: 6 * 3600,
+      idp_entity_ids: [],
+      uid_attributes: ['eduPersonPrincipalName', 'eduPersonTargetedID', 'subject-id', 'uid'],
+      email_attribute: 'mail',
+      name_attributes: ['displayName', 'cn'],
+      admin_attributes: ['eduPersonEntitlement', 'isMemberOf'],
+      admin_values: [],
+      clock_skew_s: 60,
+      timeout_s: 10,
+    },
+  },
 };
 
 export const PROVIDER_TYPES = Object.keys(KINDS) as SpConfig['type'][];
@@ -209,6 +270,9 @@ export function providerCrossChecks(list: SpConfig[]): string[] {
         );
     }
   }
+  for (const p of list)
+    if (p.type === 'saml' && p.idp_metadata.length === 0)
+      problems.push(`auth.sp (${p.id}): idp_metadata needs at least one metadata file or URL`);
   if (list.filter((p) => p.type === 'header').length > 1) problems.push('auth.sp: at most one "header" provider');
   if (list.filter((p) => p.type === 'local').length > 1) problems.push('auth.sp: at most one "local" provider');
   return problems;

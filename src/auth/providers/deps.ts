@@ -1,6 +1,6 @@
 import type { AccountsService } from '../../domain/accounts';
 import type { UserDirectory } from '../../domain/users';
-import type { Clock } from '../../domain/ports';
+import type { Clock, SignatureRepository } from '../../domain/ports';
 
 /** What the composition root hands every identity provider it builds. */
 export interface ProviderDeps {
@@ -11,6 +11,8 @@ export interface ProviderDeps {
   baseUrl: () => string;
   /** One line for the server's log (a provider's start-up or a refusal); never a token, code or secret. */
   logLine: (line: string) => void;
+  /** One-time values every node shares (a SAML assertion's id): `use` is false when one was already used. */
+  oneTime: Pick<SignatureRepository, 'use'>;
 }
 
 /** The address a provider's own routes answer at: base_url + /login/<id> + tail. */

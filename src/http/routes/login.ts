@@ -11,7 +11,7 @@ import {
 } from '../../auth/identity-provider';
 import type { FerryContext, FerryState } from '../state';
 import { basePath } from '../web/layout';
-import { loginFailurePage } from '../web/app-pages';
+import { idpChoicePage, loginFailurePage } from '../web/app-pages';
 
 /** Only same-site relative paths are followed after login (no open redirect). */
 export function safeReturnPath(v: unknown): string {
@@ -217,8 +217,13 @@ export function loginRoutes(): Router<FerryState> {
     if (!p?.start) throw Errors.restEndpointNotFound(ctx.path);
     ctx.set('Cache-Control', 'no-store');
     try {
-      const { location, flow } = await p.start(providerRequest(ctx));
+      const started = await p.start(providerRequest(ctx));
       const back = safeReturnPath(ctx.query.return);
+      if ('choose' in started) {
+        idpChoicePage(ctx, p, started.choose, back);
+        return;
+      }
+      const { location, flow } = started;
       setFlowCookie(ctx, p, Buffer.from(JSON.stringify({ f: flow, r: back })).toString('base64url'), FLOW_MAX_S);
       ctx.redirect(location);
     } catch (e) {
@@ -265,6 +270,16 @@ export function loginRoutes(): Router<FerryState> {
     }
   };
   r.get('/login/:provider/logout', remoteLogout);
+
+  // What the identity provider must know of ferry (SAML's service provider metadata): public, and stable.
+  r.get('/login/:provider/metadata', async (koaCtx) => {
+    const ctx = koaCtx as FerryContext;
+    const p = ctx.state.services.identity.get(String(ctx.params.provider));
+    if (!p?.metadata) throw Errors.restEndpointNotFound(ctx.path);
+    const { type, body } = await p.metadata();
+    ctx.type = type;
+    ctx.body = body;
+  });
   r.post('/login/:provider/logout', remoteLogout);
 
   // POST needs the security token like any cookie-authenticated change (checked by the authenticate

@@ -164,6 +164,30 @@ export function loginFailurePage(ctx: FerryContext, p: IdentityProvider, reason:
   ctx.body = layout(ctx, { title: t('ui_sign_in_failed_title'), body, scripts: [] }).value;
 }
 
+/**
+ * A provider with several identity providers (a SAML federation's metadata) asks which one first: a list of
+ * links back to its start, each naming the identity provider (the discovery page).
+ */
+export function idpChoicePage(
+  ctx: FerryContext,
+  p: IdentityProvider,
+  choices: Array<{ id: string; label: string }>,
+  back: string,
+): void {
+  const t = pageT(ctx);
+  const link = (c: { id: string }) =>
+    `${basePath(ctx)}/login/${p.id}?idp=${encodeURIComponent(c.id)}&return=${encodeURIComponent(back)}`;
+  const body = html`<section class="card narrow idp-choice" data-provider="${p.id}">
+<h1>${t('ui_sign_in_choose_title')}</h1>
+<p>${t('ui_sign_in_choose_hint', { provider: p.label })}</p>
+<ul class="idp-list">${choices.map((c) => html`<li><a class="button login-button" data-idp="${c.id}" href="${link(c)}">${c.label}</a></li>`)}</ul>
+</section>`;
+  ctx.status = 200;
+  ctx.set('Cache-Control', 'no-store');
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = layout(ctx, { title: t('ui_sign_in_choose_title'), body, scripts: [] }).value;
+}
+
 function refusal(ctx: FerryContext, key: string, status: number): SafeHtml {
   const t = pageT(ctx);
   ctx.status = status;

@@ -354,4 +354,6 @@ export const uiDe: Table = {
   ui_email_prompt_title: 'Ihre E-Mail-Adresse',
   ui_email_prompt:
     'Die Adresse Ihres Kontos ist noch {email}, das Postfach von niemandem. Jede E-Mail, die Sie senden, kommt von ihr, und Antworten gehen dorthin: Geben Sie Ihre eigene ein.',
+  ui_sign_in_choose_title: 'Wählen Sie Ihre Einrichtung',
+  ui_sign_in_choose_hint: 'Anmeldung mit {provider}: Wählen Sie die Organisation, der Sie angehören.',
 };

@@ -354,4 +354,6 @@ export const uiEn: Table = {
   ui_email_prompt_title: 'Your e-mail address',
   ui_email_prompt:
     "Your account's address is still {email}, which is nobody's mailbox. Every mail you send comes from it and replies go to it: enter your own.",
+  ui_sign_in_choose_title: 'Choose your institution',
+  ui_sign_in_choose_hint: 'Sign in with {provider}: pick the organisation you belong to.',
 };

@@ -355,4 +355,6 @@ export const uiFr: Table = {
   ui_email_prompt_title: 'Votre adresse e-mail',
   ui_email_prompt:
     'L’adresse de votre compte est encore {email}, qui n’est la boîte de personne. Chaque e-mail que vous envoyez vient d’elle et les réponses y vont : saisissez la vôtre.',
+  ui_sign_in_choose_title: 'Choisissez votre établissement',
+  ui_sign_in_choose_hint: 'Connexion avec {provider} : choisissez l’organisation dont vous faites partie.',
 };

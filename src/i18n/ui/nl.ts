@@ -350,4 +350,6 @@ export const uiNl: Table = {
   ui_email_prompt_title: 'Uw e-mailadres',
   ui_email_prompt:
     'Het adres van uw account is nog {email}, de mailbox van niemand. Elke e-mail die u verstuurt komt ervan en antwoorden gaan ernaartoe: vul uw eigen adres in.',
+  ui_sign_in_choose_title: 'Kies uw instelling',
+  ui_sign_in_choose_hint: 'Aanmelden met {provider}: kies de organisatie waartoe u behoort.',
 };

@@ -214,14 +214,44 @@ async function clamdPart(): Promise<FoundPart> {
   return { part: 'clamd', found: clamdBinary() };
 }
 
+export const SIMPLESAMLPHP_INSTALL = 'apt-get install -y simplesamlphp php-cli php-xml php-mbstring php-curl openssl';
+
+/** Debian's SimpleSAMLphp and PHP's command line (the SAML tests run it as their identity provider: test/helpers/system/simplesamlphp.ts). */
+export function simplesamlphpFiles(): { php: string; www: string; configDir: string; openssl: string } {
+  const files = {
+    php: '/usr/bin/php',
+    www: '/usr/share/simplesamlphp/www',
+    configDir: '/etc/simplesamlphp',
+    openssl: '/usr/bin/openssl',
+  };
+  const needed = [
+    ...Object.values(files),
+    '/usr/share/simplesamlphp/modules/exampleauth',
+    '/etc/simplesamlphp/config.php',
+  ];
+  const missing = needed.filter((f) => !fs.existsSync(f));
+  if (missing.length) throw new MissingPart(`simplesamlphp (missing ${missing.join(', ')})`, SIMPLESAMLPHP_INSTALL);
+  return files;
+}
+
+async function simplesamlphpPart(): Promise<FoundPart> {
+  const f = simplesamlphpFiles();
+  return { part: 'simplesamlphp', found: `${f.www} with ${f.php}` };
+}
+
 /** Every finder by the test group that needs it; the runner checks them before running the group. */
 export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
-  browser: [async () => ({ part: 'chromium', found: await chromiumExecutable() }), slapdPart, clamdPart],
+  browser: [
+    async () => ({ part: 'chromium', found: await chromiumExecutable() }),
+    slapdPart,
+    clamdPart,
+    simplesamlphpPart,
+  ],
   unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
   // test/http/virus-scan.test.ts starts a clamd; test/storage/virus-scan-s3.test.ts too, on the S3 server.
-  http: [slapdPart, clamdPart],
-  'http-postgres': [postgresPart, slapdPart, clamdPart],
-  'http-s3': [s3ServerPart, slapdPart, clamdPart],
+  http: [slapdPart, clamdPart, simplesamlphpPart],
+  'http-postgres': [postgresPart, slapdPart, clamdPart, simplesamlphpPart],
+  'http-s3': [s3ServerPart, slapdPart, clamdPart, simplesamlphpPart],
   // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
   e2e: [
     async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }),
