@@ -52,6 +52,7 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'ui_summary_files_one',
     'ui_n_files_one',
     'ui_downloads_count_one',
+    'mail_virus_file',
   ],
   pt: ['ui_total', 'ui_email', 'ui_quota', 'ui_quotas'],
   pl: ['ui_email', 'ui_admin_role', 'ui_make_admin'],

@@ -82,4 +82,17 @@ export const mailCs: Table = {
   ui_mail_to: 'Komu',
   ui_mail_html_part: 'Část HTML (zdroj)',
   file_not_found: 'Tento soubor do zásilky nepatří.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'V zásilce č. {id} byl nalezen virus',
+  mail_virus_found_blocked:
+    'Antivirová kontrola našla v zásilce č. {id} (odesílatel: {sender}) nakažené soubory. Zásilka je zablokovaná: její příjemci nebyli upozorněni a její soubory nelze stáhnout.',
+  mail_virus_found_flagged:
+    'Antivirová kontrola našla v zásilce č. {id} (odesílatel: {sender}) nakažené soubory. Zásilka byla zpřístupněna s varováním: její příjemci vidí, které soubory jsou nakažené.',
+  mail_virus_file: 'Soubor',
+  mail_virus_signature: 'Nalezeno',
+  mail_event_virus_found: 'nalezen virus',
+  mail_event_virus_scan_clean: 'antivirová kontrola: čisté',
+  mail_event_virus_scan_held: 'antivirová kontrola pozastavena (antivir nedostupný)',
+  mail_event_virus_scan_failed: 'nezkontrolováno (antivir nedostupný)',
+  mail_event_virus_scan_skipped: 'nezkontrolováno (příliš velké)',
 };

@@ -83,4 +83,17 @@ export const mailEs: Table = {
   ui_mail_to: 'Para',
   ui_mail_html_part: 'Parte HTML (código)',
   file_not_found: 'Este archivo no forma parte de la transferencia.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Virus encontrado en la transferencia n.º {id}',
+  mail_virus_found_blocked:
+    'El antivirus ha encontrado archivos infectados en la transferencia n.º {id} de {sender}. La transferencia está bloqueada: no se ha avisado a sus destinatarios y sus archivos no se pueden descargar.',
+  mail_virus_found_flagged:
+    'El antivirus ha encontrado archivos infectados en la transferencia n.º {id} de {sender}. La transferencia se ha puesto a disposición con una advertencia: sus destinatarios ven qué archivos están infectados.',
+  mail_virus_file: 'Archivo',
+  mail_virus_signature: 'Detectado',
+  mail_event_virus_found: 'virus encontrado',
+  mail_event_virus_scan_clean: 'análisis antivirus: sin virus',
+  mail_event_virus_scan_held: 'análisis antivirus en espera (antivirus no disponible)',
+  mail_event_virus_scan_failed: 'sin analizar (antivirus no disponible)',
+  mail_event_virus_scan_skipped: 'sin analizar (demasiado grande)',
 };

@@ -81,4 +81,17 @@ export const mailIt: Table = {
   ui_mail_to: 'A',
   ui_mail_html_part: 'Parte HTML (sorgente)',
   file_not_found: 'Questo file non fa parte del trasferimento.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Virus trovato nel trasferimento n. {id}',
+  mail_virus_found_blocked:
+    "L'antivirus ha trovato file infetti nel trasferimento n. {id} di {sender}. Il trasferimento è bloccato: i destinatari non sono stati avvisati e i file non si possono scaricare.",
+  mail_virus_found_flagged:
+    "L'antivirus ha trovato file infetti nel trasferimento n. {id} di {sender}. Il trasferimento è stato reso disponibile con un avviso: i destinatari vedono quali file sono infetti.",
+  mail_virus_file: 'File',
+  mail_virus_signature: 'Rilevato',
+  mail_event_virus_found: 'virus trovato',
+  mail_event_virus_scan_clean: 'controllo antivirus: nessun virus',
+  mail_event_virus_scan_held: 'controllo antivirus sospeso (antivirus non disponibile)',
+  mail_event_virus_scan_failed: 'non controllato (antivirus non disponibile)',
+  mail_event_virus_scan_skipped: 'non controllato (troppo grande)',
 };

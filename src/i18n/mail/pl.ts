@@ -83,4 +83,17 @@ export const mailPl: Table = {
   ui_mail_to: 'Do',
   ui_mail_html_part: 'Część HTML (źródło)',
   file_not_found: 'Ten plik nie należy do przesyłki.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Wykryto wirusa w przesyłce nr {id}',
+  mail_virus_found_blocked:
+    'Skaner antywirusowy wykrył zainfekowane pliki w przesyłce nr {id} (nadawca: {sender}). Przesyłka jest zablokowana: jej odbiorcy nie zostali powiadomieni, a jej plików nie można pobrać.',
+  mail_virus_found_flagged:
+    'Skaner antywirusowy wykrył zainfekowane pliki w przesyłce nr {id} (nadawca: {sender}). Przesyłka została udostępniona z ostrzeżeniem: jej odbiorcy widzą, które pliki są zainfekowane.',
+  mail_virus_file: 'Plik',
+  mail_virus_signature: 'Wykryto',
+  mail_event_virus_found: 'wykryto wirusa',
+  mail_event_virus_scan_clean: 'skanowanie antywirusowe: czysto',
+  mail_event_virus_scan_held: 'wstrzymano skanowanie antywirusowe (skaner niedostępny)',
+  mail_event_virus_scan_failed: 'nie przeskanowano (skaner niedostępny)',
+  mail_event_virus_scan_skipped: 'nie przeskanowano (za duży plik)',
 };

@@ -84,4 +84,17 @@ export const mailPt: Table = {
   ui_mail_to: 'Para',
   ui_mail_html_part: 'Parte HTML (código-fonte)',
   file_not_found: 'Este ficheiro não faz parte da transferência.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Vírus encontrado na transferência n.º {id}',
+  mail_virus_found_blocked:
+    'O antivírus encontrou ficheiros infetados na transferência n.º {id} de {sender}. A transferência está bloqueada: os destinatários não foram avisados e os ficheiros não podem ser descarregados.',
+  mail_virus_found_flagged:
+    'O antivírus encontrou ficheiros infetados na transferência n.º {id} de {sender}. A transferência foi disponibilizada com um aviso: os destinatários veem quais os ficheiros infetados.',
+  mail_virus_file: 'Ficheiro',
+  mail_virus_signature: 'Detetado',
+  mail_event_virus_found: 'vírus encontrado',
+  mail_event_virus_scan_clean: 'verificação antivírus: sem vírus',
+  mail_event_virus_scan_held: 'verificação antivírus suspensa (antivírus indisponível)',
+  mail_event_virus_scan_failed: 'não verificado (antivírus indisponível)',
+  mail_event_virus_scan_skipped: 'não verificado (demasiado grande)',
 };

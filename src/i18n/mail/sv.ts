@@ -84,4 +84,17 @@ export const mailSv: Table = {
   ui_mail_to: 'Till',
   ui_mail_html_part: 'HTML-del (källkod)',
   file_not_found: 'Filen ingår inte i överföringen.',
+  // Virus scanning (docs/sharing.md)
+  mail_virus_found_subject: 'Virus hittat i överföring nr {id}',
+  mail_virus_found_blocked:
+    'Virusskannern hittade infekterade filer i överföring nr {id} från {sender}. Överföringen är spärrad: mottagarna har inte meddelats och filerna kan inte laddas ned.',
+  mail_virus_found_flagged:
+    'Virusskannern hittade infekterade filer i överföring nr {id} från {sender}. Överföringen gjordes tillgänglig med en varning: mottagarna ser vilka filer som är infekterade.',
+  mail_virus_file: 'Fil',
+  mail_virus_signature: 'Hittat',
+  mail_event_virus_found: 'virus hittat',
+  mail_event_virus_scan_clean: 'virusskanning: inget virus',
+  mail_event_virus_scan_held: 'virusskanning väntar (skannern otillgänglig)',
+  mail_event_virus_scan_failed: 'inte skannad (skannern otillgänglig)',
+  mail_event_virus_scan_skipped: 'inte skannad (för stor)',
 };

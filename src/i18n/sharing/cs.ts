@@ -26,4 +26,26 @@ export const sharingCs: Record<string, string> = {
   ui_qr_show: 'Zobrazit odkaz jako QR kód',
   ui_qr_of: 'QR kód: {url}',
   audit_transfer_automatic_reminder: 'Automatická připomínka před vypršením platnosti odeslána na {email}.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked: 'Soubory této zásilky se právě kontrolují na viry. Zkuste to znovu za několik minut.',
+  transfer_infected: 'Tato zásilka je zablokovaná: antivirová kontrola v ní našla nakažený soubor.',
+  ui_virus_checking: 'Probíhá kontrola na viry: příjemci budou upozorněni, jakmile budou všechny soubory čisté.',
+  ui_virus_held:
+    'Pozastaveno: antivir není dostupný ({error}). Kontrola se opakuje každých několik minut; příjemci budou upozorněni, jakmile budou všechny soubory čisté.',
+  ui_virus_clean: 'Zkontrolováno na viry: žádný virus nenalezen.',
+  ui_virus_blocked:
+    'Zablokováno: antivirová kontrola našla nakažený soubor. Příjemci nebyli upozorněni a nic nelze stáhnout.',
+  ui_virus_flagged: 'Upozornění: antivirová kontrola našla v této zásilce nakažený soubor.',
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned: 'Nezkontrolováno na viry: antivir nebyl dostupný, nebo byl soubor větší, než antivir přijímá.',
+  ui_virus_encrypted: 'Nezkontrolováno na viry: soubory jsou šifrované end-to-end, takže je server nemůže číst.',
+  ui_virus_held_list: 'Zásilky pozastavené antivirovou kontrolou',
+  audit_virus_scan_clean: 'Antivirová kontrola nenašla žádný virus.',
+  audit_virus_found: 'Antivirová kontrola našla {detail} v souboru {file}.',
+  audit_virus_scan_held: 'Antivirová kontrola je pozastavena: {detail}.',
+  audit_virus_scan_failed: 'Zásilka pokračovala bez antivirové kontroly: {detail}.',
+  audit_virus_scan_skipped: 'Soubor {file} nebyl zkontrolován na viry: {detail}.',
+  status_virus_checking: 'Kontroluje se',
+  status_virus_held: 'Pozastavená (antivirová kontrola)',
+  status_virus_blocked: 'Zablokovaná (virus)',
 };

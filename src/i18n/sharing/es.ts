@@ -26,4 +26,29 @@ export const sharingEs: Record<string, string> = {
   ui_qr_show: 'Mostrar el enlace como código QR',
   ui_qr_of: 'Código QR de {url}',
   audit_transfer_automatic_reminder: 'Se envió a {email} un recordatorio automático antes de la caducidad.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked:
+    'Se están analizando los archivos de esta transferencia en busca de virus. Vuelva a intentarlo dentro de unos minutos.',
+  transfer_infected: 'Esta transferencia está bloqueada: el antivirus ha encontrado en ella un archivo infectado.',
+  ui_virus_checking: 'En análisis antivirus: se avisará a los destinatarios cuando todos los archivos estén limpios.',
+  ui_virus_held:
+    'En espera: no se ha podido contactar con el antivirus ({error}). Se vuelve a intentar cada pocos minutos; se avisará a los destinatarios cuando todos los archivos estén limpios.',
+  ui_virus_clean: 'Analizada en busca de virus: no se ha encontrado ningún virus.',
+  ui_virus_blocked:
+    'Bloqueada: el antivirus ha encontrado un archivo infectado. No se ha avisado a los destinatarios y no se puede descargar nada.',
+  ui_virus_flagged: 'Atención: el antivirus ha encontrado un archivo infectado en esta transferencia.',
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned:
+    'Sin análisis antivirus: no se pudo contactar con el antivirus, o un archivo superaba el tamaño que admite.',
+  ui_virus_encrypted:
+    'Sin análisis antivirus: los archivos están cifrados de extremo a extremo, así que el servidor no puede leerlos.',
+  ui_virus_held_list: 'Transferencias en espera del análisis antivirus',
+  audit_virus_scan_clean: 'El análisis antivirus no encontró ningún virus.',
+  audit_virus_found: 'El antivirus encontró {detail} en {file}.',
+  audit_virus_scan_held: 'El análisis antivirus está en espera: {detail}.',
+  audit_virus_scan_failed: 'La transferencia siguió adelante sin análisis antivirus: {detail}.',
+  audit_virus_scan_skipped: '{file} no se analizó en busca de virus: {detail}.',
+  status_virus_checking: 'En análisis',
+  status_virus_held: 'En espera (antivirus)',
+  status_virus_blocked: 'Bloqueada (virus)',
 };

@@ -26,4 +26,30 @@ export const sharingIt: Record<string, string> = {
   ui_qr_show: 'Mostra il link come codice QR',
   ui_qr_of: 'Codice QR di {url}',
   audit_transfer_automatic_reminder: '{email} ha ricevuto un promemoria automatico prima della scadenza.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked:
+    'È in corso il controllo antivirus dei file di questo trasferimento. Riprova tra qualche minuto.',
+  transfer_infected: "Questo trasferimento è bloccato: l'antivirus vi ha trovato un file infetto.",
+  ui_virus_checking:
+    'Controllo antivirus in corso: i destinatari vengono avvisati quando tutti i file risultano puliti.',
+  ui_virus_held:
+    "Sospeso: non è stato possibile contattare l'antivirus ({error}). Si riprova ogni pochi minuti; i destinatari vengono avvisati quando tutti i file risultano puliti.",
+  ui_virus_clean: "Controllato con l'antivirus: nessun virus trovato.",
+  ui_virus_blocked:
+    "Bloccato: l'antivirus ha trovato un file infetto. I destinatari non sono stati avvisati e non si può scaricare nulla.",
+  ui_virus_flagged: "Attenzione: l'antivirus ha trovato un file infetto in questo trasferimento.",
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned:
+    "Non controllato dall'antivirus: l'antivirus non era raggiungibile, oppure un file superava la dimensione che accetta.",
+  ui_virus_encrypted:
+    "Non controllato dall'antivirus: i file sono cifrati end-to-end, quindi il server non può leggerli.",
+  ui_virus_held_list: 'Trasferimenti sospesi dal controllo antivirus',
+  audit_virus_scan_clean: 'Il controllo antivirus non ha trovato virus.',
+  audit_virus_found: "L'antivirus ha trovato {detail} in {file}.",
+  audit_virus_scan_held: 'Il controllo antivirus è sospeso: {detail}.',
+  audit_virus_scan_failed: 'Il trasferimento è proseguito senza controllo antivirus: {detail}.',
+  audit_virus_scan_skipped: "{file} non è stato controllato dall'antivirus: {detail}.",
+  status_virus_checking: 'In controllo',
+  status_virus_held: 'Sospeso (antivirus)',
+  status_virus_blocked: 'Bloccato (virus)',
 };

@@ -25,4 +25,29 @@ export const sharingPl: Record<string, string> = {
   ui_qr_show: 'Pokaż link jako kod QR',
   ui_qr_of: 'Kod QR: {url}',
   audit_transfer_automatic_reminder: 'Wysłano automatyczne przypomnienie do {email} przed wygaśnięciem przesyłki.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked: 'Pliki tej przesyłki są sprawdzane pod kątem wirusów. Spróbuj ponownie za kilka minut.',
+  transfer_infected: 'Ta przesyłka jest zablokowana: skaner antywirusowy wykrył w niej zainfekowany plik.',
+  ui_virus_checking:
+    'Trwa sprawdzanie pod kątem wirusów: odbiorcy zostaną powiadomieni, gdy wszystkie pliki okażą się czyste.',
+  ui_virus_held:
+    'Wstrzymana: nie udało się połączyć ze skanerem antywirusowym ({error}). Kolejna próba następuje co kilka minut; odbiorcy zostaną powiadomieni, gdy wszystkie pliki okażą się czyste.',
+  ui_virus_clean: 'Sprawdzona pod kątem wirusów: nie wykryto wirusów.',
+  ui_virus_blocked:
+    'Zablokowana: skaner antywirusowy wykrył zainfekowany plik. Odbiorcy nie zostali powiadomieni i nie można niczego pobrać.',
+  ui_virus_flagged: 'Uwaga: skaner antywirusowy wykrył zainfekowany plik w tej przesyłce.',
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned:
+    'Niesprawdzona pod kątem wirusów: nie udało się połączyć ze skanerem antywirusowym albo plik przekraczał rozmiar, jaki skaner przyjmuje.',
+  ui_virus_encrypted:
+    'Niesprawdzona pod kątem wirusów: pliki są zaszyfrowane end-to-end, więc serwer nie może ich odczytać.',
+  ui_virus_held_list: 'Przesyłki wstrzymane przez skanowanie antywirusowe',
+  audit_virus_scan_clean: 'Skanowanie antywirusowe nie wykryło wirusów.',
+  audit_virus_found: 'Skaner antywirusowy wykrył {detail} w pliku {file}.',
+  audit_virus_scan_held: 'Skanowanie antywirusowe jest wstrzymane: {detail}.',
+  audit_virus_scan_failed: 'Przesyłka została udostępniona bez skanowania antywirusowego: {detail}.',
+  audit_virus_scan_skipped: 'Plik {file} nie został sprawdzony pod kątem wirusów: {detail}.',
+  status_virus_checking: 'W trakcie sprawdzania',
+  status_virus_held: 'Wstrzymana (skanowanie antywirusowe)',
+  status_virus_blocked: 'Zablokowana (wirus)',
 };

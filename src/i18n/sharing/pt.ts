@@ -27,4 +27,30 @@ export const sharingPt: Record<string, string> = {
   ui_qr_show: 'Mostrar a ligação como código QR',
   ui_qr_of: 'Código QR de {url}',
   audit_transfer_automatic_reminder: 'Foi enviado a {email} um lembrete automático antes da expiração.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked:
+    'Os ficheiros desta transferência estão a ser verificados pelo antivírus. Tente novamente dentro de alguns minutos.',
+  transfer_infected: 'Esta transferência está bloqueada: o antivírus encontrou nela um ficheiro infetado.',
+  ui_virus_checking:
+    'Em verificação antivírus: os destinatários são avisados quando todos os ficheiros estiverem limpos.',
+  ui_virus_held:
+    'Suspensa: não foi possível contactar o antivírus ({error}). É feita nova tentativa a cada poucos minutos; os destinatários são avisados quando todos os ficheiros estiverem limpos.',
+  ui_virus_clean: 'Verificada pelo antivírus: nenhum vírus encontrado.',
+  ui_virus_blocked:
+    'Bloqueada: o antivírus encontrou um ficheiro infetado. Os destinatários não foram avisados e não é possível descarregar nada.',
+  ui_virus_flagged: 'Atenção: o antivírus encontrou um ficheiro infetado nesta transferência.',
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned:
+    'Não verificada pelo antivírus: não foi possível contactar o antivírus, ou um ficheiro excedia o tamanho que este aceita.',
+  ui_virus_encrypted:
+    'Não verificada pelo antivírus: os ficheiros estão cifrados ponto a ponto, pelo que o servidor não os consegue ler.',
+  ui_virus_held_list: 'Transferências suspensas pela verificação antivírus',
+  audit_virus_scan_clean: 'A verificação antivírus não encontrou nenhum vírus.',
+  audit_virus_found: 'O antivírus encontrou {detail} em {file}.',
+  audit_virus_scan_held: 'A verificação antivírus está suspensa: {detail}.',
+  audit_virus_scan_failed: 'A transferência prosseguiu sem verificação antivírus: {detail}.',
+  audit_virus_scan_skipped: '{file} não foi verificado pelo antivírus: {detail}.',
+  status_virus_checking: 'Em verificação',
+  status_virus_held: 'Suspensa (antivírus)',
+  status_virus_blocked: 'Bloqueada (vírus)',
 };

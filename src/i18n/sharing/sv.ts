@@ -26,4 +26,27 @@ export const sharingSv: Record<string, string> = {
   ui_qr_show: 'Visa länken som QR-kod',
   ui_qr_of: 'QR-kod för {url}',
   audit_transfer_automatic_reminder: '{email} fick en automatisk påminnelse före slutdatumet.',
+  // Virus scanning (docs/sharing.md)
+  transfer_being_checked: 'Filerna i den här överföringen kontrolleras efter virus. Försök igen om några minuter.',
+  transfer_infected: 'Den här överföringen är spärrad: virusskannern hittade en infekterad fil i den.',
+  ui_virus_checking: 'Kontrolleras efter virus: mottagarna meddelas när alla filer är rena.',
+  ui_virus_held:
+    'Väntar: virusskannern gick inte att nå ({error}). Ett nytt försök görs med några minuters mellanrum; mottagarna meddelas när alla filer är rena.',
+  ui_virus_clean: 'Kontrollerad efter virus: inget virus hittades.',
+  ui_virus_blocked:
+    'Spärrad: virusskannern hittade en infekterad fil. Mottagarna har inte meddelats och ingenting kan laddas ned.',
+  ui_virus_flagged: 'Varning: virusskannern hittade en infekterad fil i den här överföringen.',
+  ui_virus_file: '{file}: {signature}',
+  ui_virus_not_scanned:
+    'Inte kontrollerad efter virus: virusskannern gick inte att nå, eller så var en fil större än skannern tar emot.',
+  ui_virus_encrypted: 'Inte kontrollerad efter virus: filerna är krypterade hela vägen, så servern kan inte läsa dem.',
+  ui_virus_held_list: 'Överföringar som väntar på virusskanningen',
+  audit_virus_scan_clean: 'Virusskanningen hittade inget virus.',
+  audit_virus_found: 'Virusskannern hittade {detail} i {file}.',
+  audit_virus_scan_held: 'Virusskanningen väntar: {detail}.',
+  audit_virus_scan_failed: 'Överföringen gick vidare utan virusskanning: {detail}.',
+  audit_virus_scan_skipped: '{file} kontrollerades inte efter virus: {detail}.',
+  status_virus_checking: 'Kontrolleras',
+  status_virus_held: 'Väntar (virusskanning)',
+  status_virus_blocked: 'Spärrad (virus)',
 };

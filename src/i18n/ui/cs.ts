@@ -364,4 +364,6 @@ export const uiCs: Table = {
   ui_email_prompt_title: 'Vaše e-mailová adresa',
   ui_email_prompt:
     'Adresa vašeho účtu je stále {email}, což není ničí schránka. Každý e-mail, který pošlete, odchází z ní a odpovědi chodí na ni: zadejte svou vlastní.',
+  ui_sign_in_choose_title: 'Vyberte svou instituci',
+  ui_sign_in_choose_hint: 'Přihlášení přes {provider}: vyberte organizaci, ke které patříte.',
 };

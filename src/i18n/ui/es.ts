@@ -360,4 +360,6 @@ export const uiEs: Table = {
   ui_email_prompt_title: 'Su dirección de correo electrónico',
   ui_email_prompt:
     'La dirección de su cuenta sigue siendo {email}, que no es el buzón de nadie. Todos los correos que envía salen de ella y las respuestas van a ella: introduzca la suya.',
+  ui_sign_in_choose_title: 'Elija su institución',
+  ui_sign_in_choose_hint: 'Iniciar sesión con {provider}: elija la organización a la que pertenece.',
 };

@@ -355,4 +355,6 @@ export const uiIt: Table = {
   ui_email_prompt_title: 'Il tuo indirizzo email',
   ui_email_prompt:
     "L'indirizzo del tuo account è ancora {email}, che non è la casella di nessuno. Ogni email che invii parte da lì e le risposte arrivano lì: inserisci il tuo.",
+  ui_sign_in_choose_title: 'Scegli il tuo ente',
+  ui_sign_in_choose_hint: "Accedi con {provider}: scegli l'organizzazione a cui appartieni.",
 };

@@ -375,4 +375,6 @@ export const uiPl: Table = {
   ui_email_prompt_title: 'Twój adres e-mail',
   ui_email_prompt:
     'Adres Twojego konta to nadal {email}, który nie jest niczyją skrzynką. Każda wysyłana przez Ciebie wiadomość pochodzi z tego adresu i na niego trafiają odpowiedzi: wpisz własny.',
+  ui_sign_in_choose_title: 'Wybierz swoją instytucję',
+  ui_sign_in_choose_hint: 'Zaloguj się przez {provider}: wybierz organizację, do której należysz.',
 };

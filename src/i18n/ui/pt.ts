@@ -358,4 +358,6 @@ export const uiPt: Table = {
   ui_email_prompt_title: 'O seu endereço de e-mail',
   ui_email_prompt:
     'O endereço da sua conta ainda é {email}, que não é a caixa de correio de ninguém. Todos os e-mails que envia saem dele e as respostas vão para ele: introduza o seu.',
+  ui_sign_in_choose_title: 'Escolha a sua instituição',
+  ui_sign_in_choose_hint: 'Iniciar sessão com {provider}: escolha a organização a que pertence.',
 };

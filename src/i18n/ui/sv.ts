@@ -356,4 +356,6 @@ export const uiSv: Table = {
   ui_email_prompt_title: 'Din e-postadress',
   ui_email_prompt:
     'Ditt kontos adress är fortfarande {email}, som inte är någons brevlåda. All e-post du skickar kommer från den och svar går till den: ange din egen.',
+  ui_sign_in_choose_title: 'Välj din organisation',
+  ui_sign_in_choose_hint: 'Logga in med {provider}: välj den organisation du tillhör.',
 };
