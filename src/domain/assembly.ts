@@ -1,5 +1,6 @@
 import type { Actor } from './model';
 import type { Clock, Repositories } from './ports';
+import { JobRunner } from './job-runner';
 
 /** A claim on a file's assembly lasts this long, and is renewed while the work goes on. */
 const CLAIM_S = 30;
@@ -20,44 +21,29 @@ export interface AssemblyWork {
  * "Files larger than one multipart upload").
  */
 export class AssemblyJobs {
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly runner: JobRunner;
 
   constructor(
     private readonly repos: Repositories,
     private readonly work: AssemblyWork,
     private readonly clock: Clock,
     private readonly onError: (e: Error) => void,
-  ) {}
+  ) {
+    this.runner = new JobRunner(() => this.drain(), onError);
+  }
 
   /** Works through the waiting files and transfers now (a second call while running makes it look again when done). */
   kick(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.drain()
-      .catch((e: Error) => this.onError(e))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          void this.kick();
-        }
-      });
-    return this.running;
+    return this.runner.kick();
   }
 
   /** Takes no more work and waits for the file under way (its claim lapses if the process dies instead). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
+  stop(): Promise<void> {
+    return this.runner.stop();
   }
 
   private async drain(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.runner.stopped) {
       const now = this.clock();
       const claimed = await this.repos.transfers.claimAssembly(now, now + CLAIM_S);
       if (!claimed) break;
@@ -77,7 +63,7 @@ export class AssemblyJobs {
         clearInterval(renew);
       }
     }
-    if (this.stopped) return;
+    if (this.runner.stopped) return;
     for (const due of await this.repos.transfers.completionsDue()) {
       await this.work
         .completeTransfer(JSON.parse(due.by) as Actor, due.transferId)

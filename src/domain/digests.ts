@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import zlib from 'node:zlib';
 import type { Clock, FileStore, Repositories } from './ports';
 import { encryptedSize } from '../shared-crypto/format';
+import { JobRunner } from './job-runner';
 
 const MiB = 1024 * 1024;
 /** A claim on a file's SHA-256 lasts this long; a node that died with it leaves it to another after that. */
@@ -41,44 +42,29 @@ export async function readDigests(
  * queue's claims), reads the object back and saves the digest. Completion never waits for it.
  */
 export class DigestJobs {
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly runner: JobRunner;
 
   constructor(
     private readonly repos: Repositories,
     private readonly files: FileStore,
     private readonly clock: Clock,
-    private readonly onError: (e: Error) => void,
-  ) {}
+    onError: (e: Error) => void,
+  ) {
+    this.runner = new JobRunner(() => this.drain(), onError);
+  }
 
   /** Works through the waiting files now (a second call while running makes it look again when done). */
   kick(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.drain()
-      .catch((e: Error) => this.onError(e))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          void this.kick();
-        }
-      });
-    return this.running;
+    return this.runner.kick();
   }
 
   /** Takes no more files and waits for the one being read (its claim lapses if the process dies instead). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
+  stop(): Promise<void> {
+    return this.runner.stop();
   }
 
   private async drain(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.runner.stopped) {
       const now = this.clock();
       const f = await this.repos.transfers.claimDigest(now, now + CLAIM_S);
       if (!f) return;

@@ -2,6 +2,7 @@ import type { AuditEntry, FileRecord, Transfer } from './model';
 import type { Clock, FileStore, Notifier, Repositories, UnitOfWork, VirusScanRecord, VirusScanner } from './ports';
 import { fileTarget, transferTarget } from './audit-events';
 import type { TransfersService } from './transfers';
+import { JobRunner } from './job-runner';
 
 const MiB = 1024 * 1024;
 /** A claim on a transfer's scan lasts this long; a node that died with it leaves it to another after that. */
@@ -59,11 +60,14 @@ export function scanOutcome(
  * every HOLD_RETRY_S) or, with on_error "allow", on unscanned. Encrypted transfers are never scanned.
  */
 export class VirusScans {
-  private running: Promise<void> | null = null;
-  private again = false;
-  private stopped = false;
+  private readonly runner: JobRunner;
 
-  constructor(private readonly d: VirusScanDeps) {}
+  constructor(private readonly d: VirusScanDeps) {
+    this.runner = new JobRunner(
+      () => this.drain(),
+      (e) => this.d.log.error(`virus scan: ${e.message}`),
+    );
+  }
 
   /** Whether antivirus is configured. */
   enabled(): boolean {
@@ -81,31 +85,16 @@ export class VirusScans {
 
   /** Works through the due scans now (a second call while running makes it look again when done). */
   kick(): Promise<void> {
-    if (this.stopped) return Promise.resolve();
-    if (this.running) {
-      this.again = true;
-      return this.running;
-    }
-    this.running = this.drain()
-      .catch((e: Error) => this.d.log.error(`virus scan: ${e.message}`))
-      .finally(() => {
-        this.running = null;
-        if (this.again) {
-          this.again = false;
-          void this.kick();
-        }
-      });
-    return this.running;
+    return this.runner.kick();
   }
 
   /** Takes no more scans and waits for the one running (its claim lapses if the process dies instead). */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    await this.running;
+  stop(): Promise<void> {
+    return this.runner.stop();
   }
 
   private async drain(): Promise<void> {
-    while (!this.stopped) {
+    while (!this.runner.stopped) {
       const now = this.d.clock();
       // With scanning turned off, held scans need not wait for their next try: they are released now.
       const dueBy = this.d.policy() === null ? Number.MAX_SAFE_INTEGER : now;
