@@ -73,7 +73,7 @@ export function toTransfer(r: TransferRow): Transfer {
     closedReason: r.closed_reason,
     encryption: r.encryption ? (JSON.parse(r.encryption) as TransferEncryption) : null,
     roundtripToken: r.roundtrip_token ?? null,
-    completing: (r.complete_by ?? null) !== null,
+    completing: (r.complete_by ?? null) !== null && r.status !== 'available' && r.status !== 'closed',
   };
 }
 

@@ -77,11 +77,11 @@ test('the quota is warned of when the files are picked, with "exceed"; the expir
 
     await page.goto(`${ferry.url}/?lang=fr`);
     await page.locator('.quota-use').waitFor();
-    assert.match((await page.locator('.quota-use').innerText()).replace(/\u00a0/g, ' '), /1,0 Mo/);
+    assert.match((await page.locator('.quota-use').innerText()).replace(/[\u00a0\u202f]/g, ' '), /1,0 Mo/);
     await page.setInputFiles('#pick-files', [
       { name: 'petit.txt', mimeType: 'text/plain', buffer: Buffer.alloc(1500) },
     ]);
-    assert.match((await page.locator('.dropzone .total').innerText()).replace(/\u00a0/g, ' '), /1,5 ko/);
+    assert.match((await page.locator('.dropzone .total').innerText()).replace(/[\u00a0\u202f]/g, ' '), /1,5 ko/);
     assert.not.match(await page.locator('main').innerText(), /\d\s?(kB|MB)\b/);
     // The expiry is chosen among days written as the page writes them, never the browser's 12/07/2026.
     const chosen = await page

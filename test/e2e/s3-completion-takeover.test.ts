@@ -133,6 +133,7 @@ test('a background completion whose node dies is finished by another node: avail
   const completing = await call(n3, 'PUT', `/transfer/${t.id}`, { complete: true });
   assert.is(completing.status, 200, completing.text);
   assert.is(completing.json.status, 'uploading', 'answered before the file is assembled');
+  assert.is(completing.json.completing, true, 'the answer says the completion waits for the assembly');
   await n1.kill9();
   assert.is((await call(n2, 'GET', `/transfer/${t.id}`)).json.status, 'uploading');
 

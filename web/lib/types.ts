@@ -59,6 +59,8 @@ export interface ApiTransfer {
   files: ApiFile[];
   recipients: ApiRecipient[];
   status?: string;
+  /** Extension: its completion waits for files assembled in the background (very large files on S3). */
+  completing?: boolean;
   /** Extension: when it was closed. */
   closed?: ApiDate | null;
   /** Extension: the guest who sent it, when a guest did. */

@@ -240,14 +240,14 @@ export class Upload {
   /**
    * A very large file on S3 is assembled in the background after its completion was asked for: the transfer
    * becomes available, and its mail goes out, once that is done (docs/configuration.md, the filesystem or S3).
-   * The page stays on "finishing" meanwhile, asking every 2 s for at most an hour; should the transfer not be
-   * readable here (a guest's), the answer to the completion is shown as it was.
+   * The answer says so (`completing`); the page stays on "finishing" meanwhile, asking every 2 s for at most an
+   * hour; should the transfer not be readable here (a guest's), the answer to the completion is shown as it was.
    */
   private async untilAvailable(t: ApiTransfer): Promise<ApiTransfer> {
     let now = t;
     for (
       let i = 0;
-      i < 1800 && now.status !== undefined && now.status !== 'available' && this.phase === 'finishing';
+      i < 1800 && now.completing === true && now.status !== 'available' && this.phase === 'finishing';
       i++
     ) {
       await new Promise((resolve) => setTimeout(resolve, 2000));

@@ -142,6 +142,8 @@ export function presentTransfer(
     guest_id: t.guestId,
     closed: presentDate(t.closed, lang),
     roundtriptoken: creating ? (t.roundtripToken ?? '') : '',
+    // Extension: its completion waits for files the store assembles in the background (docs/configuration.md).
+    ...(t.completing && t.status !== 'available' ? { completing: true } : {}),
     ...presentTransferEncryption(t),
   };
 }
