@@ -1,4 +1,5 @@
 import { ClientError } from '../errors';
+import type { FerryApi } from '../http';
 import type { ServerTransfer } from './server';
 
 /**
@@ -42,4 +43,24 @@ export function wholeNumber(v: unknown): number | null {
 
 export function numberOr(v: unknown, fallback: number | null): number | null {
   return typeof v === 'number' && Number.isFinite(v) ? v : fallback;
+}
+
+/** PUT /transfer/{id} {complete}: the same request on ferry and on FileSender. */
+export async function completeTransfer(api: FerryApi, id: number): Promise<ServerTransfer> {
+  const t = await api.call('PUT', `/transfer/${id}`, { json: { complete: true }, what: 'completing the transfer' });
+  return transferOf('completing the transfer', `PUT /transfer/${id}`, t);
+}
+
+/** Removes a transfer that will not be carried on: best effort, a failure is reported (its message), not thrown. */
+export async function discardTransfer(api: FerryApi, id: number): Promise<string | null> {
+  try {
+    await api.call('DELETE', `/transfer/${id}`, {
+      what: 'removing the unfinished transfer',
+      emptyOk: true,
+      retries: 1,
+    });
+    return null;
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e);
+  }
 }

@@ -2,7 +2,7 @@ import type { Range } from '../../shared/chunks';
 import { iterationsFrom } from '../encryption';
 import { ApiError, ClientError } from '../errors';
 import type { FerryApi } from '../http';
-import { isObject, numberOr, transferOf, unusable } from './common';
+import { completeTransfer, discardTransfer, isObject, numberOr, transferOf, unusable } from './common';
 import type {
   ChunkRequest,
   GuestAnswer,
@@ -128,25 +128,12 @@ export class FerryServer implements SendServer {
     await this.api.call('PUT', `/file/${fileId}`, { json: { complete: true }, what: `completing ${name}` });
   }
 
-  async completeTransfer(id: number): Promise<ServerTransfer> {
-    const t = await this.api.call('PUT', `/transfer/${id}`, {
-      json: { complete: true },
-      what: 'completing the transfer',
-    });
-    return transferOf('completing the transfer', `PUT /transfer/${id}`, t);
+  completeTransfer(id: number): Promise<ServerTransfer> {
+    return completeTransfer(this.api, id);
   }
 
-  async discardTransfer(id: number): Promise<string | null> {
-    try {
-      await this.api.call('DELETE', `/transfer/${id}`, {
-        what: 'removing the unfinished transfer',
-        emptyOk: true,
-        retries: 1,
-      });
-      return null;
-    } catch (e) {
-      return e instanceof Error ? e.message : String(e);
-    }
+  discardTransfer(id: number): Promise<string | null> {
+    return discardTransfer(this.api, id);
   }
 
   async inviteGuest(g: GuestRequest): Promise<GuestAnswer> {

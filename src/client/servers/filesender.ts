@@ -1,7 +1,7 @@
 import { CHUNK_OVERHEAD, DEFAULT_HASH_ITERATIONS } from '../../shared-crypto/format';
 import { ApiError, ClientError } from '../errors';
 import type { FerryApi } from '../http';
-import { isObject, transferOf, unusable } from './common';
+import { completeTransfer, discardTransfer, isObject, transferOf, unusable } from './common';
 import { guestOf } from './ferry';
 import { configInt, configOn, type ConfigValue } from './filesender-config';
 import type {
@@ -179,25 +179,12 @@ export class FileSenderServer implements SendServer {
     });
   }
 
-  async completeTransfer(id: number): Promise<ServerTransfer> {
-    const t = await this.api.call('PUT', `/transfer/${id}`, {
-      json: { complete: true },
-      what: 'completing the transfer',
-    });
-    return transferOf('completing the transfer', `PUT /transfer/${id}`, t);
+  completeTransfer(id: number): Promise<ServerTransfer> {
+    return completeTransfer(this.api, id);
   }
 
-  async discardTransfer(id: number): Promise<string | null> {
-    try {
-      await this.api.call('DELETE', `/transfer/${id}`, {
-        what: 'removing the unfinished transfer',
-        emptyOk: true,
-        retries: 1,
-      });
-      return null;
-    } catch (e) {
-      return e instanceof Error ? e.message : String(e);
-    }
+  discardTransfer(id: number): Promise<string | null> {
+    return discardTransfer(this.api, id);
   }
 
   async inviteGuest(g: GuestRequest): Promise<GuestAnswer> {
