@@ -1,7 +1,9 @@
 /** The configuration ferry runs with when no file says otherwise (docs/architecture.md, Configuration). */
 import type { SpInput } from './provider-schemas';
+import type { StorageConfig } from './stores';
 
 export type { SpConfig, SpHeader, SpInput, SpLdap, SpLocal, SpOidc, SpSaml } from './provider-schemas';
+export type { StorageConfig } from './stores';
 export interface AuthConfig {
   /**
    * The identity providers people sign in with: one, or a list shown side by side on the login page
@@ -82,8 +84,7 @@ export interface Config {
   database_url: string | null;
   /**
    * Where file data lives: under data_dir/files (`fs`, the default), or in an S3-compatible bucket (`s3`), as
-   * several nodes need. S3 credentials come from FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY, which
-   * override access_key_id / secret_access_key here.
+   * several nodes need. Each kind's keys, defaults and checks: src/config/stores/.
    */
   storage: StorageConfig;
   /** null: GET /metrics answers 404; else Prometheus text for the peers in `allow` only. */
@@ -124,28 +125,6 @@ export const ANTIVIRUS_DEFAULTS: Omit<AntivirusConfig, 'clamd'> = {
   max_bytes: 104857600,
   timeout_s: 60,
 };
-
-export type StorageConfig =
-  | { type: 'fs' }
-  | {
-      type: 's3';
-      /** http(s)://host:port of the S3 endpoint. */
-      endpoint: string;
-      bucket: string;
-      region: string;
-      /** Prepended to every object key (e.g. "ferry/"), so a bucket can be shared. */
-      prefix: string;
-      /** Path-style URLs (endpoint/bucket/key): needed by Ceph, Swift and MinIO without wildcard DNS. */
-      force_path_style: boolean;
-      access_key_id?: string;
-      secret_access_key?: string;
-      /**
-       * Parts one multipart upload may have on this server: S3's 10,000 (the default); Swift's s3api allows
-       * 1,000 unless raised. A file of more parts is kept in segments (docs/architecture.md, "Files larger than
-       * one multipart upload"): no size the config allows is refused.
-       */
-      max_parts?: number;
-    };
 
 export function defaultConfig(): Config {
   return {

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { Config } from './defaults';
+import { storeSchemaOf } from './stores';
 import { ConfigError, validateConfig } from './validate';
 
 export interface LoadedConfig {
@@ -44,8 +45,8 @@ export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.e
 }
 
 /**
- * FERRY_DATABASE_URL overrides database_url, and FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY the S3
- * store's credentials, so passwords need not sit in the file. They are validated with the file (a bad value
+ * FERRY_DATABASE_URL overrides database_url, and a store kind's variables its block (the S3 store's credentials:
+ * FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY, src/config/stores/s3.ts), so passwords need not sit in the file. They are validated with the file (a bad value
  * is reported under its key).
  */
 function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
@@ -54,12 +55,8 @@ function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   const url = env.FERRY_DATABASE_URL;
   if (url !== undefined && url !== '') out = { ...out, database_url: url };
   const storage = out.storage as Record<string, unknown> | undefined;
-  if (storage && typeof storage === 'object' && storage.type === 's3') {
-    const keys: Record<string, string> = {};
-    if (env.FERRY_S3_ACCESS_KEY_ID) keys.access_key_id = env.FERRY_S3_ACCESS_KEY_ID;
-    if (env.FERRY_S3_SECRET_ACCESS_KEY) keys.secret_access_key = env.FERRY_S3_SECRET_ACCESS_KEY;
-    out = { ...out, storage: { ...storage, ...keys } };
-  }
+  const fromEnv = storage && typeof storage === 'object' ? storeSchemaOf(storage.type)?.fromEnv : undefined;
+  if (storage && fromEnv) out = { ...out, storage: fromEnv(storage, env) };
   const auth = out.auth as Record<string, unknown> | undefined;
   if (auth && typeof auth === 'object' && auth.sp && typeof auth.sp === 'object') {
     const list = Array.isArray(auth.sp) ? auth.sp : [auth.sp];
