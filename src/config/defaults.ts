@@ -54,7 +54,8 @@ export interface Config {
   max_transfer_files: number;
   max_transfer_recipients: number;
   chunk_upload_security: 'key' | 'auth';
-  disclose: string[];
+  /** Options GET /info and filesender-config.js.php show to anyone (plain values only: never a block or a secret). */
+  disclose: DisclosableOption[];
   admin: string[];
   auditlog_enabled: boolean;
   auditlog_lifetime_days: number;
@@ -196,6 +197,32 @@ export function defaultConfig(): Config {
   };
 }
 
+/**
+ * The name of an option of the config file: a key of Config. Validation problems, PUT /config, its overrides in
+ * the database and the environment's overrides name options by it, so a misspelt name fails the typecheck.
+ */
+export type OptionName = keyof Config;
+
+/** Options `disclose` may not name: blocks, secrets and what only concerns this machine. */
+export const UNDISCLOSABLE = [
+  'auth',
+  'mail',
+  'admin',
+  'data_dir',
+  'listen',
+  'log',
+  'database_url',
+  'metrics',
+  'storage',
+  'antivirus',
+] as const satisfies readonly OptionName[];
+export type DisclosableOption = Exclude<OptionName, (typeof UNDISCLOSABLE)[number]>;
+
+/** A problem with an option, as validation and PUT /config report it: "option: what is wrong". */
+export function problem(option: OptionName, text: string): string {
+  return `${option}: ${text}`;
+}
+
 /** Keys an admin may change at run time through PUT /config (docs/architecture.md, Configuration). */
 export const RUNTIME_KEYS = [
   'default_transfer_days_valid',
@@ -214,5 +241,13 @@ export const RUNTIME_KEYS = [
   // The public address links are built from: an admin may set it from the web pages (null: the config's, or
   // the address listened on). Settings.compose handles it apart from the others.
   'base_url',
-] as const;
+] as const satisfies readonly OptionName[];
 export type RuntimeKey = (typeof RUNTIME_KEYS)[number];
+
+/** Whether a name (a key of PUT /config's body, of a stored override) is an option PUT /config may change. */
+export function isRuntimeKey(name: string): name is RuntimeKey {
+  return (RUNTIME_KEYS as readonly string[]).includes(name);
+}
+
+/** Runtime overrides by option (PUT /config's body, the rows of config_overrides): JSON values, checked on use. */
+export type Overrides = Partial<Record<RuntimeKey, unknown>>;

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Config } from './defaults';
+import type { Config, OptionName, SpLdap, SpOidc } from './defaults';
 import { storeSchemaOf } from './stores';
 import { ConfigError, validateConfig } from './validate';
 
@@ -51,7 +51,8 @@ export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.e
  */
 function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
-  let out = raw as Record<string, unknown>;
+  // The file's options by name (still unchecked: validateConfig checks them with the environment's values).
+  let out = raw as Partial<Record<OptionName, unknown>>;
   const url = env.FERRY_DATABASE_URL;
   if (url !== undefined && url !== '') out = { ...out, database_url: url };
   const storage = out.storage as Record<string, unknown> | undefined;
@@ -77,11 +78,11 @@ function providerSecrets(entry: unknown, env: NodeJS.ProcessEnv): unknown {
   const id = (typeof e.id === 'string' ? e.id : String(e.type)).toUpperCase().replace(/-/g, '_');
   if (e.type === 'oidc') {
     const secret = env[`FERRY_OIDC_${id}_CLIENT_SECRET`] || env.FERRY_OIDC_CLIENT_SECRET;
-    if (secret) return { ...e, client_secret: secret };
+    if (secret) return { ...e, client_secret: secret } satisfies Partial<Record<keyof SpOidc, unknown>>;
   }
   if (e.type === 'ldap') {
     const password = env[`FERRY_LDAP_${id}_BIND_PASSWORD`] || env.FERRY_LDAP_BIND_PASSWORD;
-    if (password) return { ...e, bind_password: password };
+    if (password) return { ...e, bind_password: password } satisfies Partial<Record<keyof SpLdap, unknown>>;
   }
   return e;
 }

@@ -1,5 +1,14 @@
 import path from 'node:path';
-import { ANTIVIRUS_DEFAULTS, Config, defaultConfig, MailSinkConfig } from './defaults';
+import {
+  ANTIVIRUS_DEFAULTS,
+  Config,
+  defaultConfig,
+  MailSinkConfig,
+  type OptionName,
+  problem,
+  type RuntimeKey,
+  UNDISCLOSABLE,
+} from './defaults';
 import { arrayOf, bool, type Check, int, ipOrCidr, nullable, object, oneOf, str } from './checks';
 import { providerConfigs, providerCrossChecks, spCheck } from './provider-schemas';
 import { storeSchemaOf, storeTypes } from './stores';
@@ -8,11 +17,8 @@ import { storeSchemaOf, storeTypes } from './stores';
 // the defaults. Every problem is collected (with the key's path) so an admin fixes the file in one go.
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter(
-  (k) =>
-    !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics', 'storage', 'antivirus'].includes(
-      k,
-    ),
+const DISCLOSABLE = (Object.keys(defaultConfig()) as OptionName[]).filter(
+  (k) => !(UNDISCLOSABLE as readonly OptionName[]).includes(k),
 );
 
 /** `storage`: the block of one kind of store, checked by that kind's schema (src/config/stores/). */
@@ -26,7 +32,7 @@ const storageCheck: Check = (v, path, problems) => {
 };
 
 /** Checks for the keys PUT /config may change; shared with the runtime override path. */
-export const runtimeChecks: Record<string, Check> = {
+export const runtimeChecks: { [K in RuntimeKey]: Check } = {
   default_transfer_days_valid: int(1, 36500),
   max_transfer_days_valid: int(1, 36500),
   default_guest_days_valid: int(1, 36500),
@@ -44,7 +50,8 @@ export const runtimeChecks: Record<string, Check> = {
   base_url: nullable(str(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'an http(s) URL without query')),
 };
 
-const schema = object({
+/** Every option's check: an option without one fails the typecheck, as does a check of no option. */
+const optionChecks: { [K in OptionName]: Check } = {
   listen: object({ host: str(/^\S+$/, 'a host name or address'), port: int(0, 65535) }),
   data_dir: str(/\S/, 'a directory path'),
   upload_chunk_size: int(1024, 1 << 30),
@@ -98,7 +105,8 @@ const schema = object({
       ['clamd'],
     ),
   ),
-});
+};
+const schema = object(optionChecks);
 
 export class ConfigError extends Error {
   constructor(
@@ -124,10 +132,11 @@ export function checkConfig(raw: unknown): string[] {
 export function crossChecks(c: Config): string[] {
   const problems: string[] = [];
   if (c.default_transfer_days_valid > c.max_transfer_days_valid)
-    problems.push('default_transfer_days_valid: must not exceed max_transfer_days_valid');
+    problems.push(problem('default_transfer_days_valid', 'must not exceed max_transfer_days_valid'));
   if (c.default_guest_days_valid > c.max_guest_days_valid)
-    problems.push('default_guest_days_valid: must not exceed max_guest_days_valid');
-  if (c.encryption_mandatory && !c.encryption_enabled) problems.push('encryption_mandatory: needs encryption_enabled');
+    problems.push(problem('default_guest_days_valid', 'must not exceed max_guest_days_valid'));
+  if (c.encryption_mandatory && !c.encryption_enabled)
+    problems.push(problem('encryption_mandatory', 'needs encryption_enabled'));
   problems.push(...(storeSchemaOf(c.storage.type)?.problems?.(c.storage) ?? []));
   problems.push(...providerCrossChecks(providerConfigs(c.auth.sp)));
   return problems;

@@ -2,7 +2,7 @@ import type { BlockOf, StoreSchema } from './kind';
 import { fsStore } from './fs';
 import { s3Store } from './s3';
 
-export type { StoreSchema } from './kind';
+export type { StoreSchema, Unchecked } from './kind';
 export type { StorageFs } from './fs';
 export type { StorageS3 } from './s3';
 

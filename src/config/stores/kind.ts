@@ -15,7 +15,7 @@ export interface StoreSchema<C extends { type: string }> {
   /** Rules checked on the merged block (after the environment's values); each problem starts with "storage:". */
   problems?(c: C): string[];
   /** The block with the values the environment gives (secrets that need not sit in the file). */
-  fromEnv?(block: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown>;
+  fromEnv?(block: Unchecked<C>, env: NodeJS.ProcessEnv): Unchecked<C>;
   /** Where files go, for the start-up log ("files: …"). */
   describe(c: C, dataDir: string): string;
   /**
@@ -24,6 +24,9 @@ export interface StoreSchema<C extends { type: string }> {
    */
   outsideDataDir?(c: C): string;
 }
+
+/** A block as the file gives it, before its checks: its keys, any values. */
+export type Unchecked<C> = Partial<Record<keyof C, unknown>>;
 
 /** The config block a schema describes. */
 export type BlockOf<S> = S extends StoreSchema<infer C> ? C : never;
