@@ -12,6 +12,7 @@ import type { Logger } from '../../src/log';
 import { HEADER_SP, startTestServer } from '../helpers/server';
 import { availableTransfer } from '../helpers/factories';
 import { tempDir } from '../helpers/temp-dir';
+import { runCli } from '../../src/cli/program';
 
 // A kind of store made up here, as a module adding Azure Blob would be: files in a folder of their own. It is
 // registered once, and nothing else in ferry is changed for the config, the app and the backup to take it.
@@ -90,6 +91,37 @@ test('a registered kind of store: the server builds it with its factory and keep
   } finally {
     await s.close();
   }
+});
+
+/** `ferry backup <dir> --files` on a config file holding `storage`: exit code and error output. */
+async function backupFiles(storage: Record<string, unknown>) {
+  const dir = tempDir();
+  const file = path.join(dir, 'ferry.json');
+  fs.writeFileSync(file, JSON.stringify({ data_dir: path.join(dir, 'data'), storage }));
+  const err: string[] = [];
+  const code = await runCli(['backup', path.join(dir, 'out'), '--files', '-c', file], {
+    out: () => {},
+    err: (t) => err.push(t),
+    readStdin: async () => '',
+  });
+  return { code, err: err.join('\n'), made: fs.existsSync(path.join(dir, 'out')) };
+}
+
+test('ferry backup --files refuses a store whose files are not under data_dir, naming where they are', async () => {
+  const scratch = await backupFiles({ type: 'scratch', folder: '/srv/x' });
+  assert.is(scratch.code, 1);
+  assert.match(scratch.err, 'the file data is in the scratch folder /srv/x: back it up with the store');
+  assert.not.ok(scratch.made);
+  const s3 = await backupFiles({
+    type: 's3',
+    endpoint: 'http://127.0.0.1:9',
+    bucket: 'ferry',
+    prefix: 'p/',
+    access_key_id: 'a',
+    secret_access_key: 's',
+  });
+  assert.is(s3.code, 1);
+  assert.match(s3.err, 'the file data is in the S3 bucket ferry (prefix "p/"): back it up with the store');
 });
 
 test.run();
