@@ -27,7 +27,7 @@ module.exports = {
     // Adapters: each implements ports of the domain.
     row('src/config/', src('domain')),
     row('src/db/', src('domain', 'config', 'util')),
-    row('src/storage/', src('domain', 'util', 'shared')),
+    row('src/storage/', src('domain', 'config', 'util', 'shared')),
     row('src/antivirus/', src('domain')),
     row('src/mail/', src('domain', 'config', 'i18n', 'util', 'shared', 'log.ts')),
     row('src/auth/', src('domain', 'config', 'util', 'shared')),

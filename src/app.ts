@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type Koa from 'koa';
 import type { Config } from './config/defaults';
 import { Settings } from './config/settings';
@@ -10,12 +9,11 @@ import { fileRoutes } from './http/routes/file';
 import { recipientRoutes } from './http/routes/recipient';
 import { frequentRecipientRoutes } from './http/routes/frequent-recipients';
 import { downloadRoutes } from './http/routes/download';
-import { FsFileStore } from './storage/fs-store';
 import { UsageService } from './domain/usage';
 import { DigestJobs } from './domain/digests';
 import { AssemblyJobs } from './domain/assembly';
-import { hasMultipartUploads, hasUploadHashing, type FileStore } from './domain/ports';
-import { WorkerHasher } from './storage/file-hasher';
+import { hasMultipartUploads, hasUploadHashing } from './domain/ports';
+import { openFileStore } from './storage/kinds';
 import { HashThread } from './util/hash-thread';
 import { BodyPool } from './util/body-pool';
 import { threadedSignatureCheck } from './auth/signature';
@@ -53,6 +51,7 @@ import { oidcKind } from './auth/providers/oidc';
 import { ldapKind } from './auth/providers/ldap';
 import { samlKind } from './auth/providers/saml';
 import { providerConfigs, type SpConfig } from './config/provider-schemas';
+import { describeStore } from './config/stores';
 import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
 import { RemoteApplicationAuthenticator, RemoteUserAuthenticator } from './auth/remote';
@@ -201,7 +200,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   if (config.auth.remote_user_enabled)
     authenticators.push(new RemoteUserAuthenticator(repos.users, repos.signatures, users, sig, clock));
 
-  const fileStore = await buildFileStore(config, hashThread);
+  const fileStore = await openFileStore(config.storage, { dataDir: config.data_dir, hashThread });
   // Stores that cannot hash during uploads get each completed file's SHA-256 in the background, on any node.
   const digestJobs = hasUploadHashing(fileStore)
     ? null
@@ -406,10 +405,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     http,
     start() {
       log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);
-      const st = config.storage;
-      log.info(
-        `files: ${st.type === 's3' ? `S3 bucket ${st.bucket} at ${st.endpoint}${st.prefix ? `, prefix ${st.prefix}` : ''}` : path.join(config.data_dir, 'files')}`,
-      );
+      log.info(`files: ${describeStore(config.storage, config.data_dir)}`);
       log.info(
         route.kind === 'smtp'
           ? `mail: via ${redactTransportUrl(route.url)}`
@@ -484,27 +480,4 @@ async function buildIdentityProviders(config: Config, deps: ProviderDeps): Promi
   for (const c of providerConfigs(config.auth.sp))
     list.push(await (PROVIDER_KINDS[c.type] as ProviderKind<SpConfig, ProviderDeps>).create(c, deps));
   return new IdentityProviders(list);
-}
-
-/**
- * The file store of config.storage: the filesystem under data_dir (hashing on the hashing threads), or S3. The S3
- * adapter is loaded only when configured: evaluating the AWS SDK's modules costs every process ~25 MB of memory
- * and start-up time, which a node on the filesystem store (and every CLI command) would pay for nothing.
- */
-async function buildFileStore(config: Config, hashThread: HashThread): Promise<FileStore> {
-  const s = config.storage;
-  if (s.type === 'fs') return new FsFileStore(path.join(config.data_dir, 'files'), new WorkerHasher(hashThread));
-  const { S3FileStore } = await import('./storage/s3-store');
-  return new S3FileStore(
-    {
-      endpoint: s.endpoint,
-      bucket: s.bucket,
-      region: s.region,
-      prefix: s.prefix,
-      forcePathStyle: s.force_path_style,
-      accessKeyId: s.access_key_id ?? '',
-      secretAccessKey: s.secret_access_key ?? '',
-    },
-    { maxParts: s.max_parts },
-  );
 }

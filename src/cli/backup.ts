@@ -3,6 +3,7 @@ import path from 'node:path';
 import { CliIO, UsageError } from './io';
 import { configFrom } from './config-option';
 import { redactDatabaseUrl } from '../config/database-url';
+import { filesOutsideDataDir } from '../config/stores';
 
 /**
  * ferry backup <dir> [--files] and ferry restore <dir>: parse and report only; the work is in src/backup.
@@ -22,9 +23,10 @@ export function backupCommand(program: Command, io: CliIO): void {
       const { config } = configFrom(o);
       if (config.database_url) throw new UsageError(pgDumpGuidance(config.database_url, dir));
       // The file data is not under data_dir: copying nothing would pass for a backup of the files.
-      if (o.files && config.storage.type === 's3') {
+      const elsewhere = filesOutsideDataDir(config.storage);
+      if (o.files && elsewhere) {
         throw new UsageError(
-          `the file data is in the S3 bucket ${config.storage.bucket} (prefix "${config.storage.prefix}"): back it up with the store's own tools (versioning, replication), and the metadata with ferry backup without --files`,
+          `the file data is ${elsewhere}: back it up with the store's own tools (versioning, replication), and the metadata with ferry backup without --files`,
         );
       }
       const { backupSqlite, BackupRefused } = await import('../backup/backup');

@@ -4,6 +4,10 @@ import { UsageError } from './io';
 import { ConfigError } from '../config/validate';
 import { configFrom } from './config-option';
 import { redactDatabaseUrl } from '../config/database-url';
+import type { OptionName, SpLdap, SpOidc } from '../config/defaults';
+
+/** An identity provider's keys `config check --json` shows as "(set)", never as their value. */
+const SECRETS = ['client_secret', 'bind_password'] as const satisfies readonly (keyof SpOidc | keyof SpLdap)[];
 
 export function configCommand(program: Command, io: CliIO): void {
   const config = program.command('config').description('configuration tools');
@@ -19,10 +23,10 @@ export function configCommand(program: Command, io: CliIO): void {
         // Nor is an identity provider's client secret or bind password.
         const hide = (e: object) =>
           Object.fromEntries(
-            Object.entries(e).map(([k, v]) => [k, (k === 'client_secret' || k === 'bind_password') && v ? '(set)' : v]),
+            Object.entries(e).map(([k, v]) => [k, (SECRETS as readonly string[]).includes(k) && v ? '(set)' : v]),
           );
         const sp = Array.isArray(c.auth.sp) ? c.auth.sp.map(hide) : hide(c.auth.sp);
-        const shown = {
+        const shown: Record<OptionName, unknown> = {
           ...c,
           database_url: c.database_url && redactDatabaseUrl(c.database_url),
           auth: { ...c.auth, sp },

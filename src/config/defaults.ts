@@ -1,7 +1,9 @@
 /** The configuration ferry runs with when no file says otherwise (docs/architecture.md, Configuration). */
 import type { SpInput } from './provider-schemas';
+import type { StorageConfig } from './stores';
 
 export type { SpConfig, SpHeader, SpInput, SpLdap, SpLocal, SpOidc, SpSaml } from './provider-schemas';
+export type { StorageConfig } from './stores';
 export interface AuthConfig {
   /**
    * The identity providers people sign in with: one, or a list shown side by side on the login page
@@ -52,7 +54,8 @@ export interface Config {
   max_transfer_files: number;
   max_transfer_recipients: number;
   chunk_upload_security: 'key' | 'auth';
-  disclose: string[];
+  /** Options GET /info and filesender-config.js.php show to anyone (plain values only: never a block or a secret). */
+  disclose: DisclosableOption[];
   admin: string[];
   auditlog_enabled: boolean;
   auditlog_lifetime_days: number;
@@ -82,8 +85,7 @@ export interface Config {
   database_url: string | null;
   /**
    * Where file data lives: under data_dir/files (`fs`, the default), or in an S3-compatible bucket (`s3`), as
-   * several nodes need. S3 credentials come from FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY, which
-   * override access_key_id / secret_access_key here.
+   * several nodes need. Each kind's keys, defaults and checks: src/config/stores/.
    */
   storage: StorageConfig;
   /** null: GET /metrics answers 404; else Prometheus text for the peers in `allow` only. */
@@ -124,28 +126,6 @@ export const ANTIVIRUS_DEFAULTS: Omit<AntivirusConfig, 'clamd'> = {
   max_bytes: 104857600,
   timeout_s: 60,
 };
-
-export type StorageConfig =
-  | { type: 'fs' }
-  | {
-      type: 's3';
-      /** http(s)://host:port of the S3 endpoint. */
-      endpoint: string;
-      bucket: string;
-      region: string;
-      /** Prepended to every object key (e.g. "ferry/"), so a bucket can be shared. */
-      prefix: string;
-      /** Path-style URLs (endpoint/bucket/key): needed by Ceph, Swift and MinIO without wildcard DNS. */
-      force_path_style: boolean;
-      access_key_id?: string;
-      secret_access_key?: string;
-      /**
-       * Parts one multipart upload may have on this server: S3's 10,000 (the default); Swift's s3api allows
-       * 1,000 unless raised. A file of more parts is kept in segments (docs/architecture.md, "Files larger than
-       * one multipart upload"): no size the config allows is refused.
-       */
-      max_parts?: number;
-    };
 
 export function defaultConfig(): Config {
   return {
@@ -217,6 +197,32 @@ export function defaultConfig(): Config {
   };
 }
 
+/**
+ * The name of an option of the config file: a key of Config. Validation problems, PUT /config, its overrides in
+ * the database and the environment's overrides name options by it, so a misspelt name fails the typecheck.
+ */
+export type OptionName = keyof Config;
+
+/** Options `disclose` may not name: blocks, secrets and what only concerns this machine. */
+export const UNDISCLOSABLE = [
+  'auth',
+  'mail',
+  'admin',
+  'data_dir',
+  'listen',
+  'log',
+  'database_url',
+  'metrics',
+  'storage',
+  'antivirus',
+] as const satisfies readonly OptionName[];
+export type DisclosableOption = Exclude<OptionName, (typeof UNDISCLOSABLE)[number]>;
+
+/** A problem with an option, as validation and PUT /config report it: "option: what is wrong". */
+export function problem(option: OptionName, text: string): string {
+  return `${option}: ${text}`;
+}
+
 /** Keys an admin may change at run time through PUT /config (docs/architecture.md, Configuration). */
 export const RUNTIME_KEYS = [
   'default_transfer_days_valid',
@@ -235,5 +241,13 @@ export const RUNTIME_KEYS = [
   // The public address links are built from: an admin may set it from the web pages (null: the config's, or
   // the address listened on). Settings.compose handles it apart from the others.
   'base_url',
-] as const;
+] as const satisfies readonly OptionName[];
 export type RuntimeKey = (typeof RUNTIME_KEYS)[number];
+
+/** Whether a name (a key of PUT /config's body, of a stored override) is an option PUT /config may change. */
+export function isRuntimeKey(name: string): name is RuntimeKey {
+  return (RUNTIME_KEYS as readonly string[]).includes(name);
+}
+
+/** Runtime overrides by option (PUT /config's body, the rows of config_overrides): JSON values, checked on use. */
+export type Overrides = Partial<Record<RuntimeKey, unknown>>;

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { Config } from './defaults';
+import type { Config, OptionName, SpLdap, SpOidc } from './defaults';
+import { storeSchemaOf } from './stores';
 import { ConfigError, validateConfig } from './validate';
 
 export interface LoadedConfig {
@@ -44,22 +45,19 @@ export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.e
 }
 
 /**
- * FERRY_DATABASE_URL overrides database_url, and FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY the S3
- * store's credentials, so passwords need not sit in the file. They are validated with the file (a bad value
+ * FERRY_DATABASE_URL overrides database_url, and a store kind's variables its block (the S3 store's credentials:
+ * FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY, src/config/stores/s3.ts), so passwords need not sit in the file. They are validated with the file (a bad value
  * is reported under its key).
  */
 function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
-  let out = raw as Record<string, unknown>;
+  // The file's options by name (still unchecked: validateConfig checks them with the environment's values).
+  let out = raw as Partial<Record<OptionName, unknown>>;
   const url = env.FERRY_DATABASE_URL;
   if (url !== undefined && url !== '') out = { ...out, database_url: url };
   const storage = out.storage as Record<string, unknown> | undefined;
-  if (storage && typeof storage === 'object' && storage.type === 's3') {
-    const keys: Record<string, string> = {};
-    if (env.FERRY_S3_ACCESS_KEY_ID) keys.access_key_id = env.FERRY_S3_ACCESS_KEY_ID;
-    if (env.FERRY_S3_SECRET_ACCESS_KEY) keys.secret_access_key = env.FERRY_S3_SECRET_ACCESS_KEY;
-    out = { ...out, storage: { ...storage, ...keys } };
-  }
+  const fromEnv = storage && typeof storage === 'object' ? storeSchemaOf(storage.type)?.fromEnv : undefined;
+  if (storage && fromEnv) out = { ...out, storage: fromEnv(storage, env) };
   const auth = out.auth as Record<string, unknown> | undefined;
   if (auth && typeof auth === 'object' && auth.sp && typeof auth.sp === 'object') {
     const list = Array.isArray(auth.sp) ? auth.sp : [auth.sp];
@@ -80,11 +78,11 @@ function providerSecrets(entry: unknown, env: NodeJS.ProcessEnv): unknown {
   const id = (typeof e.id === 'string' ? e.id : String(e.type)).toUpperCase().replace(/-/g, '_');
   if (e.type === 'oidc') {
     const secret = env[`FERRY_OIDC_${id}_CLIENT_SECRET`] || env.FERRY_OIDC_CLIENT_SECRET;
-    if (secret) return { ...e, client_secret: secret };
+    if (secret) return { ...e, client_secret: secret } satisfies Partial<Record<keyof SpOidc, unknown>>;
   }
   if (e.type === 'ldap') {
     const password = env[`FERRY_LDAP_${id}_BIND_PASSWORD`] || env.FERRY_LDAP_BIND_PASSWORD;
-    if (password) return { ...e, bind_password: password };
+    if (password) return { ...e, bind_password: password } satisfies Partial<Record<keyof SpLdap, unknown>>;
   }
   return e;
 }

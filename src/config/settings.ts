@@ -1,8 +1,12 @@
-import { Config, RUNTIME_KEYS, RuntimeKey } from './defaults';
+import { Config, isRuntimeKey, type OptionName, type Overrides, RUNTIME_KEYS } from './defaults';
 import { crossChecks, runtimeChecks } from './validate';
 import { Errors } from '../domain/errors';
 
-/** Where runtime overrides (PUT /config) are persisted; the database implements it. */
+/**
+ * Where runtime overrides (PUT /config) are persisted; the database implements it: one JSON value per option, the
+ * option's name as the key. A name this version does not take (another node's newer version may) is ignored
+ * here and kept as it is.
+ */
 export interface OverrideStore {
   load(): Promise<Record<string, unknown>>;
   save(values: Record<string, unknown>): Promise<void>;
@@ -31,7 +35,7 @@ export class Settings {
 
   /** Reads the stored overrides again (at start-up, then periodically so another node's PUT /config applies here too). */
   async reload(): Promise<void> {
-    const overrides = (await this.store?.load()) ?? {};
+    const overrides = await this.stored();
     this.current = this.compose(overrides);
     this.adminBase = adminBaseOf(overrides);
   }
@@ -57,39 +61,51 @@ export class Settings {
     return this.current;
   }
 
-  async overrides(): Promise<Record<string, unknown>> {
-    return (await this.store?.load()) ?? {};
+  async overrides(): Promise<Overrides> {
+    return this.stored();
   }
 
-  /** Validates and applies overrides; throws ServiceError naming every offending key. */
+  /** The stored overrides of options PUT /config may change. */
+  private async stored(): Promise<Overrides> {
+    const rows = (await this.store?.load()) ?? {};
+    return Object.fromEntries(Object.entries(rows).filter(([name]) => isRuntimeKey(name)));
+  }
+
+  /**
+   * Validates and applies overrides (PUT /config's body: option names and JSON values); throws ServiceError naming
+   * every offending key.
+   */
   async update(values: Record<string, unknown>): Promise<Config> {
     const problems: string[] = [];
     const bad: string[] = [];
+    const given: Overrides = {};
     for (const [key, value] of Object.entries(values)) {
-      if (!(RUNTIME_KEYS as readonly string[]).includes(key)) {
+      if (!isRuntimeKey(key)) {
         bad.push(key);
         continue;
       }
       const before = problems.length;
       runtimeChecks[key](value, key, problems);
       if (problems.length > before) bad.push(key);
+      given[key] = value;
     }
     if (bad.length) throw Errors.restBadParameter(...bad);
-    const merged = { ...((await this.store?.load()) ?? {}), ...values };
+    const merged = { ...((await this.store?.load()) ?? {}), ...given };
     const next = this.compose(merged);
     const cross = crossChecks(next);
-    if (cross.length) throw Errors.restBadParameter(...cross.map((c) => c.split(':')[0]));
+    // Each problem starts with its option's name (`problem()` in src/config/defaults.ts).
+    if (cross.length) throw Errors.restBadParameter(...cross.map((c) => c.split(':')[0] as OptionName));
     await this.store?.save(merged);
     this.current = next;
     this.adminBase = adminBaseOf(merged);
     return next;
   }
 
-  private compose(overrides: Record<string, unknown>): Config {
+  private compose(overrides: Overrides): Config {
     const next: Config = { ...this.base };
     for (const key of RUNTIME_KEYS) {
-      if (key !== 'base_url' && key in overrides)
-        (next as unknown as Record<RuntimeKey, unknown>)[key] = overrides[key];
+      // Checked when stored (update), so each value has its option's type.
+      if (key !== 'base_url' && key in overrides) (next as Record<typeof key, unknown>)[key] = overrides[key];
     }
     // The public address: an admin's, else the listening address (no base_url in the file), else the file's.
     next.base_url = adminBaseOf(overrides) ?? this.listenBase ?? this.base.base_url;
@@ -97,6 +113,6 @@ export class Settings {
   }
 }
 
-function adminBaseOf(overrides: Record<string, unknown>): string | null {
+function adminBaseOf(overrides: Overrides): string | null {
   return typeof overrides.base_url === 'string' ? overrides.base_url.replace(/\/+$/, '') : null;
 }

@@ -1,43 +1,38 @@
 import path from 'node:path';
-import { ANTIVIRUS_DEFAULTS, Config, defaultConfig, MailSinkConfig } from './defaults';
+import {
+  ANTIVIRUS_DEFAULTS,
+  Config,
+  defaultConfig,
+  MailSinkConfig,
+  type OptionName,
+  problem,
+  type RuntimeKey,
+  UNDISCLOSABLE,
+} from './defaults';
 import { arrayOf, bool, type Check, int, ipOrCidr, nullable, object, oneOf, str } from './checks';
 import { providerConfigs, providerCrossChecks, spCheck } from './provider-schemas';
+import { storeSchemaOf, storeTypes } from './stores';
 
 // Validates a parsed config object against the schema of docs/architecture.md, Configuration and merges it over
 // the defaults. Every problem is collected (with the key's path) so an admin fixes the file in one go.
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = Object.keys(defaultConfig()).filter(
-  (k) =>
-    !['auth', 'mail', 'admin', 'data_dir', 'listen', 'log', 'database_url', 'metrics', 'storage', 'antivirus'].includes(
-      k,
-    ),
+const DISCLOSABLE = (Object.keys(defaultConfig()) as OptionName[]).filter(
+  (k) => !(UNDISCLOSABLE as readonly OptionName[]).includes(k),
 );
 
+/** `storage`: the block of one kind of store, checked by that kind's schema (src/config/stores/). */
 const storageCheck: Check = (v, path, problems) => {
-  const type = (v as { type?: unknown } | null)?.type;
-  if (type === 's3') {
-    object(
-      {
-        type: oneOf(['s3']),
-        endpoint: str(/^https?:\/\/[^\s/?#]+\/?$/, 'an http(s)://host:port URL'),
-        bucket: str(/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/, 'a bucket name (3 to 63 of a-z, 0-9, dot, hyphen)'),
-        region: str(/^[a-z0-9-]{1,64}$/, 'a region name such as "us-east-1"'),
-        prefix: str(/^([A-Za-z0-9._-]+\/)*$/, 'empty, or folder names ending in "/" such as "ferry/"'),
-        force_path_style: bool,
-        access_key_id: str(/^\S+$/, 'an access key id'),
-        secret_access_key: str(/^\S+$/, 'a secret access key'),
-        max_parts: int(2, 10_000),
-      },
-      ['type', 'endpoint', 'bucket'],
-    )(v, path, problems);
-  } else {
-    object({ type: oneOf(['fs', 's3']) }, ['type'])(v, path, problems);
+  const kind = storeSchemaOf((v as { type?: unknown } | null)?.type);
+  if (!kind || typeof v !== 'object' || v === null) {
+    object({ type: oneOf(storeTypes()) }, ['type'])(v, path, problems);
+    return;
   }
+  object({ type: str(), ...kind.fields }, ['type', ...kind.required])(v, path, problems);
 };
 
 /** Checks for the keys PUT /config may change; shared with the runtime override path. */
-export const runtimeChecks: Record<string, Check> = {
+export const runtimeChecks: { [K in RuntimeKey]: Check } = {
   default_transfer_days_valid: int(1, 36500),
   max_transfer_days_valid: int(1, 36500),
   default_guest_days_valid: int(1, 36500),
@@ -55,7 +50,8 @@ export const runtimeChecks: Record<string, Check> = {
   base_url: nullable(str(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'an http(s) URL without query')),
 };
 
-const schema = object({
+/** Every option's check: an option without one fails the typecheck, as does a check of no option. */
+const optionChecks: { [K in OptionName]: Check } = {
   listen: object({ host: str(/^\S+$/, 'a host name or address'), port: int(0, 65535) }),
   data_dir: str(/\S/, 'a directory path'),
   upload_chunk_size: int(1024, 1 << 30),
@@ -109,7 +105,8 @@ const schema = object({
       ['clamd'],
     ),
   ),
-});
+};
+const schema = object(optionChecks);
 
 export class ConfigError extends Error {
   constructor(
@@ -135,19 +132,15 @@ export function checkConfig(raw: unknown): string[] {
 export function crossChecks(c: Config): string[] {
   const problems: string[] = [];
   if (c.default_transfer_days_valid > c.max_transfer_days_valid)
-    problems.push('default_transfer_days_valid: must not exceed max_transfer_days_valid');
+    problems.push(problem('default_transfer_days_valid', 'must not exceed max_transfer_days_valid'));
   if (c.default_guest_days_valid > c.max_guest_days_valid)
-    problems.push('default_guest_days_valid: must not exceed max_guest_days_valid');
-  if (c.encryption_mandatory && !c.encryption_enabled) problems.push('encryption_mandatory: needs encryption_enabled');
-  if (c.storage.type === 's3' && (!c.storage.access_key_id || !c.storage.secret_access_key))
-    problems.push(
-      'storage: S3 credentials missing: set FERRY_S3_ACCESS_KEY_ID and FERRY_S3_SECRET_ACCESS_KEY, or storage.access_key_id and storage.secret_access_key',
-    );
+    problems.push(problem('default_guest_days_valid', 'must not exceed max_guest_days_valid'));
+  if (c.encryption_mandatory && !c.encryption_enabled)
+    problems.push(problem('encryption_mandatory', 'needs encryption_enabled'));
+  problems.push(...(storeSchemaOf(c.storage.type)?.problems?.(c.storage) ?? []));
   problems.push(...providerCrossChecks(providerConfigs(c.auth.sp)));
   return problems;
 }
-
-const S3_DEFAULTS = { region: 'us-east-1', prefix: '', force_path_style: true };
 
 export function mergeConfig(raw: Partial<Config>): Config {
   const d = defaultConfig();
@@ -170,7 +163,7 @@ export function mergeConfig(raw: Partial<Config>): Config {
     auth,
     mail,
     log: { ...d.log, ...(raw.log ?? {}) },
-    storage: raw.storage?.type === 's3' ? { ...S3_DEFAULTS, ...(raw.storage as object) } : d.storage,
+    storage: raw.storage ? { ...storeSchemaOf(raw.storage.type)?.defaults, ...raw.storage } : d.storage,
     antivirus: raw.antivirus ? { ...ANTIVIRUS_DEFAULTS, ...raw.antivirus } : null,
   } as Config;
 }

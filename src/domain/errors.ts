@@ -16,13 +16,13 @@ export class ServiceError extends Error {
 }
 
 /** A catalogue entry: call it with the details (offending fields) to get the error to throw. */
-export interface ErrorEntry {
+export interface ErrorEntry<I extends string = string> {
   (...details: string[]): ServiceError;
-  readonly id: string;
+  readonly id: I;
   readonly status: number;
 }
 
-function entry(id: string, status: number): ErrorEntry {
+function entry<I extends string>(id: I, status: number): ErrorEntry<I> {
   // No details is `null` in the body, as the spec's examples have it, never an empty list.
   const make = (...details: string[]) => new ServiceError(id, status, details.length ? details : null);
   return Object.assign(make, { id, status });
@@ -116,6 +116,9 @@ export const Errors = {
 } as const satisfies Record<string, ErrorEntry>;
 
 /** Whether err is the catalogue's error `entry` (`isError(e, Errors.transferExpired)`): ids compared in one place. */
+/** The message id of an entry of the catalogue: a text of the pages has the same key (src/i18n/). */
+export type ErrorId = (typeof Errors)[keyof typeof Errors]['id'];
+
 export function isError(err: unknown, entry: ErrorEntry): err is ServiceError {
   return err instanceof ServiceError && err.id === entry.id;
 }

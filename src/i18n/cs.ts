@@ -1,8 +1,8 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
 // Czech: "zásilka" for a transfer, "host" for a guest, "nahrát" to upload, "stáhnout" to download, "vy"
 // throughout; sentences about a named person avoid the gendered past tense (docs/languages.md).
-export const cs: Table = {
+export const cs: Translations = {
   lang_name: 'Čeština',
   upload_page: 'Odeslat soubory',
   my_transfers: 'Moje zásilky',

@@ -1,6 +1,6 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
-export const de: Table = {
+export const de: Translations = {
   lang_name: 'Deutsch',
   upload_page: 'Dateien senden',
   my_transfers: 'Meine Übertragungen',

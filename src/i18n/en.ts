@@ -1,6 +1,6 @@
 import type { Table } from './index';
 
-export const en: Table = {
+export const en = {
   lang_name: 'English',
   app_name: 'ferry',
   upload_page: 'Send files',
@@ -107,4 +107,4 @@ export const en: Table = {
   database_unavailable: 'The service cannot reach its database right now: try again in a moment.',
   storage_unavailable: 'The service cannot reach its file storage right now: try again in a moment.',
   storage_not_enough_space_left: 'The service has no space left for these files: try again later or send less.',
-};
+} satisfies Table;

@@ -1,7 +1,7 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
 // Spanish: "transferencia" for a transfer, "invitado" for a guest, "usted" throughout (docs/languages.md).
-export const es: Table = {
+export const es: Translations = {
   lang_name: 'Español',
   upload_page: 'Enviar archivos',
   my_transfers: 'Mis transferencias',

@@ -1,6 +1,6 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
-export const fr: Table = {
+export const fr: Translations = {
   lang_name: 'Français',
   upload_page: 'Envoyer des fichiers',
   my_transfers: 'Mes dépôts',

@@ -29,6 +29,8 @@ import { mailPl } from './mail/pl';
 import { mailCs } from './mail/cs';
 import { mailSv } from './mail/sv';
 import { LANGUAGE_NAMES } from './languages';
+import type { TextKey } from './keys';
+import { pluralKey } from './format';
 import { sharingEn } from './sharing/en';
 import { sharingFr } from './sharing/fr';
 import { sharingDe } from './sharing/de';
@@ -42,6 +44,7 @@ import { sharingSv } from './sharing/sv';
 
 /** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
 export type Table = Record<string, string>;
+export type { TextKey, Translations } from './keys';
 // The web pages' texts (src/i18n/ui/) sit under each core table, so a core key always wins.
 // Mail texts (src/i18n/mail/) likewise.
 const TABLES: Record<string, Table> = {
@@ -105,14 +108,27 @@ export function translations(lang: string, defaultLang = 'en'): Table {
   };
 }
 
-/** Looks a key up and fills {name} placeholders; an unknown key comes back as itself so gaps are visible. */
+/**
+ * A key made at run time (an error's message id, an audit event): the key when English has a text for it (or
+ * its counted forms), else null. The one way a string becomes a TextKey; literal keys need no check.
+ */
+export function textKey(key: string): TextKey | null {
+  return Object.hasOwn(TABLES.en, key) || Object.hasOwn(TABLES.en, `${key}_other`) ? (key as TextKey) : null;
+}
+
+/**
+ * Looks a key up and fills {name} placeholders; an unknown key comes back as itself so gaps are visible. A text
+ * given a numeric `count` takes the language's plural form (`key_one`, `key_other` …), as the pages' do.
+ */
 export function translate(
   lang: string,
-  key: string,
+  key: TextKey,
   vars: Record<string, string | number> = {},
   defaultLang = 'en',
 ): string {
   const table = translations(lang, defaultLang);
-  const text = table[key] ?? key;
+  const k =
+    typeof vars.count === 'number' ? pluralKey((x) => x in table, normaliseLang(lang) ?? 'en', key, vars.count) : key;
+  const text = table[k] ?? key;
   return text.replace(/\{(\w+)\}/g, (m, name: string) => (name in vars ? String(vars[name]) : m));
 }

@@ -1,7 +1,7 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
 // Italian: "trasferimento" for a transfer, "ospite" for a guest, "tu" throughout (docs/languages.md).
-export const it: Table = {
+export const it: Translations = {
   lang_name: 'Italiano',
   upload_page: 'Invia file',
   my_transfers: 'I miei trasferimenti',

@@ -1,6 +1,6 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
-export const nl: Table = {
+export const nl: Translations = {
   lang_name: 'Nederlands',
   upload_page: 'Bestanden versturen',
   my_transfers: 'Mijn transfers',

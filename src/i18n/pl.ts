@@ -1,9 +1,9 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
 // Polish: "przesyłka" for a transfer, "gość" for a guest, "wysyłać" to upload, "pobierać" to download, "ty"
 // (Ci, Cię, Twój capitalised in mails); sentences about a named person avoid the gendered past tense
 // (docs/languages.md).
-export const pl: Table = {
+export const pl: Translations = {
   lang_name: 'Polski',
   upload_page: 'Wyślij pliki',
   my_transfers: 'Moje przesyłki',

@@ -1,8 +1,8 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
 // Portuguese (European): "transferência" for a transfer, "convidado" for a guest, the courteous third person
 // ("o seu", "escolha") throughout (docs/languages.md).
-export const pt: Table = {
+export const pt: Translations = {
   lang_name: 'Português',
   upload_page: 'Enviar ficheiros',
   my_transfers: 'As minhas transferências',

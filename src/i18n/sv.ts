@@ -1,8 +1,8 @@
-import type { Table } from './index';
+import type { Translations } from './keys';
 
 // Swedish: "överföring" for a transfer, "gäst" for a guest, "ladda upp" / "ladda ner", "du" throughout
 // (docs/languages.md).
-export const sv: Table = {
+export const sv: Translations = {
   lang_name: 'Svenska',
   upload_page: 'Skicka filer',
   my_transfers: 'Mina överföringar',

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import { Errors, isError, retryAfter, retryAfterOf, ServiceError } from '../../src/domain/errors';
+import { type ErrorEntry, Errors, isError, retryAfter, retryAfterOf, ServiceError } from '../../src/domain/errors';
 import { ownTable } from '../../src/i18n';
 
 // The error catalogue is the one place a message id meets its HTTP status. Clients tell errors apart by
@@ -73,7 +73,7 @@ const DESIGN_TABLE: Record<number, string[]> = {
   507: ['storage_not_enough_space_left'],
 };
 const entries = Object.entries(Errors);
-const byId = new Map(entries.map(([, e]) => [e.id, e]));
+const byId = new Map<string, ErrorEntry>(entries.map(([, e]) => [e.id, e]));
 // Each language's own texts (mail's and the pages' under the core's, as src/i18n/index.ts lays them), without
 // the fallback to English that a reader gets.
 const LANGS: Record<string, Record<string, string>> = Object.fromEntries(

@@ -13,7 +13,7 @@ export function auditSentence(t: Translate, e: ApiAuditEntry): string {
   const key =
     e.event === 'transfer_reminded' && e.target.type === 'Recipient'
       ? 'audit_transfer_reminded_recipient'
-      : `audit_${e.event}`;
+      : t.known(`audit_${e.event}`);
   const vars = {
     who,
     file: e.target.name ?? '',
@@ -21,8 +21,7 @@ export function auditSentence(t: Translate, e: ApiAuditEntry): string {
     event: e.event,
     detail: e.detail ?? '',
   };
-  const text = t(key, vars);
-  return text === key ? t('audit_other', vars) : text;
+  return t(key ?? 'audit_other', vars);
 }
 
 export function AuditLog({ entries, error }: { entries: ApiAuditEntry[] | null; error: unknown }) {

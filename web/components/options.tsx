@@ -2,9 +2,13 @@ import { useApp } from '../lib/context';
 
 // The option names of docs/architecture.md, Options come from the server's own list; their labels are the translations `option_<name>`.
 export { TRANSFER_OPTIONS, GUEST_OPTIONS } from '../../src/domain/options';
+import type { GUEST_OPTIONS, TRANSFER_OPTIONS } from '../../src/domain/options';
+
+/** A transfer's or a guest's option: its label is the text `option_<name>`. */
+type OptionName = (typeof TRANSFER_OPTIONS)[number] | (typeof GUEST_OPTIONS)[number];
 
 interface Props {
-  names: readonly string[];
+  names: readonly OptionName[];
   value: string[];
   onChange(v: string[]): void;
   idPrefix: string;

@@ -37,7 +37,7 @@ export function VirusScanNote({ transfer }: { transfer: ApiTransfer }) {
 }
 
 /** The status column's word for a transfer its virus scan keeps from being available. */
-export function virusStatus(transfer: ApiTransfer): string | null {
+export function virusStatus(transfer: ApiTransfer): 'virus_checking' | 'virus_held' | 'virus_blocked' | null {
   const v = transfer.virus_scan;
   if (!v || transfer.status === 'available' || transfer.status === 'closed') return null;
   if (v.status === 'checking') return 'virus_checking';

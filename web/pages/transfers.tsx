@@ -7,6 +7,7 @@ import { useResource } from '../lib/use-resource';
 import { TransferDetails } from '../components/transfer-details';
 import { undelivered } from '../components/delivery';
 import { virusStatus } from '../components/virus-scan';
+import type { TransferStatus } from '../../src/domain/model';
 
 /** "My transfers": every Transfer of the user (GET /transfer), newest first, with details on demand. */
 export function TransfersPage() {
@@ -20,10 +21,20 @@ export function TransfersPage() {
   );
 }
 
-export function transferStatus(tr: ApiTransfer): string {
+/** What the status column shows of a transfer: its text is `status_<this>`. */
+export type ShownStatus = TransferStatus | 'expired' | NonNullable<ReturnType<typeof virusStatus>>;
+const STATUSES: readonly string[] = [
+  'created',
+  'started',
+  'uploading',
+  'available',
+  'closed',
+] satisfies TransferStatus[];
+
+export function transferStatus(tr: ApiTransfer): ShownStatus {
   if (tr.status === 'closed') return 'closed';
   if (tr.expires.raw < Date.now() / 1000) return 'expired';
-  return virusStatus(tr) ?? tr.status ?? 'available';
+  return virusStatus(tr) ?? (tr.status && STATUSES.includes(tr.status) ? (tr.status as TransferStatus) : 'available');
 }
 
 /** Shared with the admin page (all transfers). */

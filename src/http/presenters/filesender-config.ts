@@ -11,7 +11,7 @@ export function filesenderConfigScript(config: Config, version: string): string 
   // One line per name (clients read the first match): a disclosed key that is also a client setting appears once.
   const values = new Map<string, unknown>([['site_url', `${config.base_url}/`]]);
   for (const key of config.disclose) {
-    if (key in config) values.set(key, (config as unknown as Record<string, unknown>)[key]);
+    if (key in config) values.set(key, config[key]);
   }
   for (const [k, v] of clientSettings(config)) values.set(k, v);
   const lines = [...values].map(([k, v]) => `    ${k}: ${jsValue(v)},`);

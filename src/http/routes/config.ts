@@ -10,7 +10,7 @@ import { bodyObject } from '../actor';
  */
 export function configRoutes(api: Api): void {
   api.get('/config', admin, (ctx) => {
-    const cfg = ctx.state.services.settings.get() as unknown as Record<string, unknown>;
+    const cfg = ctx.state.services.settings.get();
     // antivirus is shown (docs/sharing.md, Virus scanning) but set in the config file only: PUT refuses it.
     return { ...Object.fromEntries(RUNTIME_KEYS.map((k) => [k, cfg[k]])), antivirus: cfg.antivirus };
   });

@@ -16,7 +16,7 @@ export function miscRoutes(api: Api): void {
     const config = ctx.state.services.settings.get();
     const info: Record<string, unknown> = { url: config.base_url };
     for (const key of config.disclose) {
-      if (key in config) info[key] = (config as unknown as Record<string, unknown>)[key];
+      if (key in config) info[key] = config[key];
     }
     info.version = ctx.state.services.version;
     // Where a person signs in (FileSender's logon_url): the provider's own start when it is the only way in

@@ -1,6 +1,7 @@
 import Router from '@koa/router';
 import type { FerryContext, FerryState } from '../state';
 import { html, SafeHtml } from './html';
+import type { TextKey } from '../../i18n';
 import { layout, pageT, basePath } from './layout';
 import type { PageRegistry } from './pages';
 import { safeReturnPath } from '../routes/login';
@@ -71,7 +72,7 @@ export function loginRouter(): Router<FerryState> {
   return r;
 }
 
-function userPage(ctx: FerryContext, page: string, titleKey: string, data: Record<string, string> = {}): SafeHtml {
+function userPage(ctx: FerryContext, page: string, titleKey: TextKey, data: Record<string, string> = {}): SafeHtml {
   const p = ctx.state.principal;
   if (p.type !== 'user') return loginPage(ctx);
   return layout(ctx, { title: pageT(ctx)(titleKey), page, data });
@@ -188,7 +189,7 @@ export function idpChoicePage(
   ctx.body = layout(ctx, { title: t('ui_sign_in_choose_title'), body, scripts: [] }).value;
 }
 
-function refusal(ctx: FerryContext, key: string, status: number): SafeHtml {
+function refusal(ctx: FerryContext, key: TextKey, status: number): SafeHtml {
   const t = pageT(ctx);
   ctx.status = status;
   return layout(ctx, {

@@ -4,8 +4,9 @@ import type { DownloadAccess } from '../../domain/downloads';
 import type { FerryContext } from '../state';
 import { html, SafeHtml } from './html';
 import { visibleName, visibleText } from '../../util/names';
-import { basePath, layout, pageLang, pageT } from './layout';
-import { formatBytes, formatDay, pluralKey } from './format';
+import type { TextKey } from '../../i18n';
+import { basePath, errorSentence, layout, pageLang, type PageT, pageT } from './layout';
+import { formatBytes, formatDay } from './format';
 import { safeEntryNames } from '../../shared/entry-names';
 
 /**
@@ -62,16 +63,12 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
  * A file's SHA-256, shortened (64 hex digits wrapped to six lines on a phone): its first and last digits,
  * enough to compare by eye, the whole value in the title and for the copy button the page's script shows.
  */
-function hashLine(
-  t: (k: string, v?: Record<string, string | number>) => string,
-  sha256: string,
-  name: string,
-): SafeHtml {
+function hashLine(t: PageT, sha256: string, name: string): SafeHtml {
   return html`<div class="hash">SHA-256 <code class="hash-value" title="${sha256}">${sha256.slice(0, 12)}…${sha256.slice(-8)}</code> <button type="button" class="copy-hash" data-hash="${sha256}" data-copied="${t('ui_copied')}" aria-label="${t('ui_copy_hash_of', { name })}" hidden>${t('ui_copy')}</button><span class="copied" role="status" aria-live="polite"></span></div>`;
 }
 
 /** The page's script shows these itself, in the page's language. */
-const E2EE_MESSAGES = [
+const E2EE_MESSAGES: readonly TextKey[] = [
   'e2ee_checking',
   'e2ee_wrong_password',
   'e2ee_unlocked',
@@ -186,10 +183,7 @@ function transferFacts(ctx: FerryContext, access: DownloadAccess): SafeHtml {
   const lang = pageLang(ctx);
   const { transfer, files } = access;
   const total = files.reduce((n, f) => n + f.size, 0);
-  const count = t(
-    pluralKey((k) => t(k) !== k, lang, 'ui_n_files', files.length),
-    { count: files.length },
-  );
+  const count = t('ui_n_files', { count: files.length });
   return html`<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
 <dl class="facts">
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
@@ -217,7 +211,8 @@ function linkPasswordPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Referrer-Policy', 'no-referrer');
-  const problem = e.id === 'download_password_required' ? '' : html`<p class="error" role="alert">${t(e.id)}</p>`;
+  const problem =
+    e.id === 'download_password_required' ? '' : html`<p class="error" role="alert">${errorSentence(t, e.id)}</p>`;
   return layout(ctx, {
     title: t('ui_link_password_title'),
     body: html`<section class="card narrow link-password">

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { FerryContext } from '../state';
 import { PAGE_CSP } from '../middleware/security-headers';
 import { html } from './html';
-import { basePath, layout, pageT } from './layout';
+import { basePath, errorSentence, layout, pageT } from './layout';
 
 /**
  * A page opened in a browser that fails before any page renders (an expired or unknown guest link, a
@@ -16,13 +16,13 @@ export function wantsErrorPage(ctx: Context): boolean {
 export function renderErrorPage(koaCtx: Context, id: string, status: number, uid: string): void {
   const ctx = koaCtx as FerryContext;
   const t = pageT(ctx);
-  const text = t(id);
+  const text = errorSentence(t, id);
   const body = html`<section class="card narrow error-page">
-<h1>${text === id ? t('ui_error_with_id', { id }) : text}</h1>
+<h1>${text}</h1>
 <p class="hint">${t('ui_error_reference', { uid })}</p>
 <p><a href="${basePath(ctx)}/">${t('upload_page')}</a></p>
 </section>`;
-  const page = layout(ctx, { title: text === id ? t('ui_error_with_id', { id }) : text, body, scripts: [] });
+  const page = layout(ctx, { title: text, body, scripts: [] });
   ctx.status = status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Content-Security-Policy', PAGE_CSP); // the security middleware's own pass was cut short by the error

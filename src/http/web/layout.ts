@@ -1,4 +1,4 @@
-import { LANGS, normaliseLang, translate, translations } from '../../i18n';
+import { LANGS, normaliseLang, type TextKey, textKey, translate, translations } from '../../i18n';
 import { knownRequestLang } from '../request-lang';
 import type { FerryContext } from '../state';
 import { html, SafeHtml } from './html';
@@ -49,8 +49,17 @@ export function basePath(ctx: FerryContext): string {
   }
 }
 
+/** A text of a server-rendered page, in its language. */
+export type PageT = (key: TextKey, vars?: Record<string, string | number>) => string;
+
+/** An error's message id as a sentence of the page: its text, or a generic one naming the id. */
+export function errorSentence(t: PageT, id: string): string {
+  const key = textKey(id);
+  return key ? t(key) : t('ui_error_with_id', { id });
+}
+
 /** A translator bound to the page's language, for server-rendered text. */
-export function pageT(ctx: FerryContext): (key: string, vars?: Record<string, string | number>) => string {
+export function pageT(ctx: FerryContext): PageT {
   const lang = pageLang(ctx);
   const def = ctx.state.services.settings.get().default_lang;
   return (key, vars = {}) => translate(lang, key, vars, def);
@@ -91,10 +100,10 @@ ${opts.page ? html`<noscript><p class="notice">${t('ui_needs_javascript')}</p></
 </html>`;
 }
 
-function header(ctx: FerryContext, t: (k: string) => string, base: string, lang: string): SafeHtml {
+function header(ctx: FerryContext, t: PageT, base: string, lang: string): SafeHtml {
   const p = ctx.state.principal;
   const current = typeof ctx.query.s === 'string' ? ctx.query.s : '';
-  const link = (s: string, key: string) =>
+  const link = (s: string, key: TextKey) =>
     html`<a href="${base}/${s ? `?s=${s}` : ''}"${current === s || (s === '' && current === 'upload') ? html` aria-current="page"` : ''}>${t(key)}</a>`;
   let nav: SafeHtml | string = '';
   let who: SafeHtml | string = '';
@@ -119,11 +128,7 @@ ${langSwitch(ctx, t, lang)}
  * Admins only, on every page: mail is kept in the built-in inbox instead of being delivered (no mail.transport
  * configured), so nobody is told of a transfer until they configure one. Links to the inbox viewer.
  */
-function mailInboxNotice(
-  ctx: FerryContext,
-  t: (k: string, vars?: Record<string, string>) => string,
-  base: string,
-): SafeHtml | string {
+function mailInboxNotice(ctx: FerryContext, t: PageT, base: string): SafeHtml | string {
   const p = ctx.state.principal;
   if (p.type !== 'user' || !p.isAdmin || !ctx.state.services.mailInbox) return '';
   const [before, after = ''] = t('ui_mail_inbox_banner', { key: '\u0000' }).split('\u0000');
@@ -134,11 +139,7 @@ function mailInboxNotice(
  * Admins only, on every page: serve listens on every address but no public address is set, so every mailed
  * link names localhost (dead for everyone else). Links to the setting in Administration.
  */
-function publicAddressNotice(
-  ctx: FerryContext,
-  t: (k: string, vars?: Record<string, string>) => string,
-  base: string,
-): SafeHtml | string {
+function publicAddressNotice(ctx: FerryContext, t: PageT, base: string): SafeHtml | string {
   const p = ctx.state.principal;
   const settings = ctx.state.services.settings;
   if (p.type !== 'user' || !p.isAdmin || !settings.publicAddressMissing()) return '';
@@ -146,7 +147,7 @@ function publicAddressNotice(
 }
 
 /** A plain GET form, so the switch works with the keyboard and even before the script has loaded. */
-function langSwitch(ctx: FerryContext, t: (k: string) => string, lang: string): SafeHtml {
+function langSwitch(ctx: FerryContext, t: PageT, lang: string): SafeHtml {
   const keep = Object.entries(ctx.query).filter(([k, v]) => k !== 'lang' && typeof v === 'string') as [
     string,
     string,

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailCs: Table = {
+export const mailCs: Translations = {
   mail_footer: 'Tuto zprávu odeslal ferry, služba pro přenos souborů na {site}.',
   mail_message_from: 'Zpráva od {sender}:',
   mail_files: 'Soubory',

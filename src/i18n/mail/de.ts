@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailDe: Table = {
+export const mailDe: Translations = {
   mail_footer: 'Diese Nachricht wurde von ferry gesendet, dem Dateiübertragungsdienst von {site}.',
   mail_message_from: 'Nachricht von {sender}:',
   mail_files: 'Dateien',

@@ -1,6 +1,6 @@
 import type { Table } from '../index';
 
-export const mailEn: Table = {
+export const mailEn = {
   mail_footer: 'This message was sent by ferry, the file transfer service of {site}.',
   mail_message_from: 'Message from {sender}:',
   mail_files: 'Files',
@@ -94,4 +94,4 @@ export const mailEn: Table = {
   mail_event_virus_scan_held: 'virus scan held (scanner unavailable)',
   mail_event_virus_scan_failed: 'not scanned (scanner unavailable)',
   mail_event_virus_scan_skipped: 'not scanned (too large)',
-};
+} satisfies Table;

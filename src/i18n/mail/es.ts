@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailEs: Table = {
+export const mailEs: Translations = {
   mail_footer: 'Este mensaje lo ha enviado ferry, el servicio de transferencia de archivos de {site}.',
   mail_message_from: 'Mensaje de {sender}:',
   mail_files: 'Archivos',

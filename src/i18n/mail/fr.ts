@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailFr: Table = {
+export const mailFr: Translations = {
   mail_footer: 'Ce message a été envoyé par ferry, le service de transfert de fichiers de {site}.',
   mail_message_from: 'Message de {sender} :',
   mail_files: 'Fichiers',

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailIt: Table = {
+export const mailIt: Translations = {
   mail_footer: 'Questo messaggio è stato inviato da ferry, il servizio di trasferimento file di {site}.',
   mail_message_from: 'Messaggio di {sender}:',
   mail_files: 'File',

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailNl: Table = {
+export const mailNl: Translations = {
   mail_footer: 'Dit bericht is verstuurd door ferry, de bestandsoverdrachtdienst van {site}.',
   mail_message_from: 'Bericht van {sender}:',
   mail_files: 'Bestanden',

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailPl: Table = {
+export const mailPl: Translations = {
   mail_footer: 'Tę wiadomość wysłał ferry, serwis przesyłania plików {site}.',
   mail_message_from: 'Wiadomość od {sender}:',
   mail_files: 'Pliki',

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailPt: Table = {
+export const mailPt: Translations = {
   mail_footer: 'Esta mensagem foi enviada pelo ferry, o serviço de transferência de ficheiros de {site}.',
   mail_message_from: 'Mensagem de {sender}:',
   mail_files: 'Ficheiros',

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const mailSv: Table = {
+export const mailSv: Translations = {
   mail_footer: 'Det här meddelandet skickades av ferry, filöverföringstjänsten på {site}.',
   mail_message_from: 'Meddelande från {sender}:',
   mail_files: 'Filer',

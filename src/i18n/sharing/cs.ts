@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Texty nastavení sdílení (docs/sharing.md). */
-export const sharingCs: Record<string, string> = {
+export const sharingCs: Translations = {
   download_limit_reached:
     'Přes tento odkaz už nelze nic stáhnout: odesílatel omezil, kolikrát lze každý soubor stáhnout.',
   ui_download_limit: 'Limit stahování',

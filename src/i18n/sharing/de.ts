@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Texte der Freigabe-Einstellungen (docs/sharing.md). */
-export const sharingDe: Record<string, string> = {
+export const sharingDe: Translations = {
   download_limit_reached:
     'Über diesen Link sind keine Downloads mehr möglich: Der Absender hat die Zahl der Downloads jeder Datei begrenzt.',
   ui_download_limit: 'Download-Limit',

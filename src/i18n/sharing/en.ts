@@ -1,5 +1,7 @@
+import type { Table } from '../index';
+
 /** Texts of the sharing controls (docs/sharing.md): download limits, link passwords, QR codes, reminders, scanning. */
-export const sharingEn: Record<string, string> = {
+export const sharingEn = {
   download_limit_reached:
     'This link has no downloads left: the sender allowed each file to be downloaded a limited number of times.',
   ui_download_limit: 'Download limit',
@@ -49,4 +51,4 @@ export const sharingEn: Record<string, string> = {
   status_virus_checking: 'Being checked',
   status_virus_held: 'Held (virus scan)',
   status_virus_blocked: 'Blocked (virus)',
-};
+} satisfies Table;

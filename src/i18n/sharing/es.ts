@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Textos de los controles de uso compartido (docs/sharing.md). */
-export const sharingEs: Record<string, string> = {
+export const sharingEs: Translations = {
   download_limit_reached:
     'Este enlace ya no admite más descargas: el remitente limitó cuántas veces puede descargarse cada archivo.',
   ui_download_limit: 'Límite de descargas',

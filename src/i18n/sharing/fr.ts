@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Textes des contrôles de partage (docs/sharing.md). */
-export const sharingFr: Record<string, string> = {
+export const sharingFr: Translations = {
   download_limit_reached:
     'Ce lien n’a plus de téléchargements disponibles : l’expéditeur a limité le nombre de téléchargements de chaque fichier.',
   ui_download_limit: 'Limite de téléchargements',

@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Testi dei controlli di condivisione (docs/sharing.md). */
-export const sharingIt: Record<string, string> = {
+export const sharingIt: Translations = {
   download_limit_reached:
     'Questo link non ha più download disponibili: il mittente ha limitato quante volte si può scaricare ogni file.',
   ui_download_limit: 'Limite di download',

@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Teksten van de deelinstellingen (docs/sharing.md). */
-export const sharingNl: Record<string, string> = {
+export const sharingNl: Translations = {
   download_limit_reached:
     'Via deze link kan niets meer worden gedownload: de afzender heeft het aantal downloads van elk bestand beperkt.',
   ui_download_limit: 'Downloadlimiet',

@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Teksty ustawień udostępniania (docs/sharing.md). */
-export const sharingPl: Record<string, string> = {
+export const sharingPl: Translations = {
   download_limit_reached: 'Przez ten link nie można już nic pobrać: nadawca ograniczył liczbę pobrań każdego pliku.',
   ui_download_limit: 'Limit pobrań',
   ui_download_limit_hint: 'Ile razy można pobrać każdy plik przez każdy link. Puste pole: bez limitu.',

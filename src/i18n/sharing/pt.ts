@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Textos dos controlos de partilha (docs/sharing.md). */
-export const sharingPt: Record<string, string> = {
+export const sharingPt: Translations = {
   download_limit_reached:
     'Esta ligação já não permite descargas: o remetente limitou quantas vezes cada ficheiro pode ser descarregado.',
   ui_download_limit: 'Limite de descargas',

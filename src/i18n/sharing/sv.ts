@@ -1,5 +1,7 @@
+import type { Translations } from '../keys';
+
 /** Texter för delningsinställningarna (docs/sharing.md). */
-export const sharingSv: Record<string, string> = {
+export const sharingSv: Translations = {
   download_limit_reached:
     'Den här länken har inga nedladdningar kvar: avsändaren har begränsat hur många gånger varje fil får laddas ner.',
   ui_download_limit: 'Nedladdningsgräns',

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiCs: Table = {
+export const uiCs: Translations = {
   ui_skip_to_content: 'Přejít na obsah',
   ui_needs_javascript: 'Tato stránka potřebuje JavaScript. Zapněte ho pro tento web.',
   ui_main_menu: 'Hlavní nabídka',

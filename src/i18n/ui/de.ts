@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiDe: Table = {
+export const uiDe: Translations = {
   ui_skip_to_content: 'Zum Inhalt springen',
   ui_needs_javascript: 'Diese Seite braucht JavaScript. Bitte für diese Website aktivieren.',
   ui_main_menu: 'Hauptmenü',

@@ -1,7 +1,7 @@
 import type { Table } from '../index';
 
 /** Texts of the web pages (web/ and src/http/web/), merged under the core table of the same language. */
-export const uiEn: Table = {
+export const uiEn = {
   ui_skip_to_content: 'Skip to content',
   ui_needs_javascript: 'This page needs JavaScript. Please enable it for this site.',
   ui_main_menu: 'Main menu',
@@ -356,4 +356,4 @@ export const uiEn: Table = {
     "Your account's address is still {email}, which is nobody's mailbox. Every mail you send comes from it and replies go to it: enter your own.",
   ui_sign_in_choose_title: 'Choose your institution',
   ui_sign_in_choose_hint: 'Sign in with {provider}: pick the organisation you belong to.',
-};
+} satisfies Table;

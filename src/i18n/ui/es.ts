@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiEs: Table = {
+export const uiEs: Translations = {
   ui_skip_to_content: 'Ir al contenido',
   ui_needs_javascript: 'Esta página necesita JavaScript. Actívelo para este sitio.',
   ui_main_menu: 'Menú principal',

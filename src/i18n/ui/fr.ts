@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiFr: Table = {
+export const uiFr: Translations = {
   ui_skip_to_content: 'Aller au contenu',
   ui_needs_javascript: 'Cette page a besoin de JavaScript. Activez-le pour ce site.',
   ui_main_menu: 'Menu principal',

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiIt: Table = {
+export const uiIt: Translations = {
   ui_skip_to_content: 'Vai al contenuto',
   ui_needs_javascript: 'Questa pagina richiede JavaScript. Attivalo per questo sito.',
   ui_main_menu: 'Menu principale',

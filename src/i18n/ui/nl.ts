@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiNl: Table = {
+export const uiNl: Translations = {
   ui_skip_to_content: 'Naar de inhoud',
   ui_needs_javascript: 'Deze pagina heeft JavaScript nodig. Zet het aan voor deze site.',
   ui_main_menu: 'Hoofdmenu',

@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiPl: Table = {
+export const uiPl: Translations = {
   ui_skip_to_content: 'Przejdź do treści',
   ui_needs_javascript: 'Ta strona wymaga JavaScriptu. Włącz go dla tej witryny.',
   ui_main_menu: 'Menu główne',

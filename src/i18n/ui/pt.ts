@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiPt: Table = {
+export const uiPt: Translations = {
   ui_skip_to_content: 'Saltar para o conteúdo',
   ui_needs_javascript: 'Esta página precisa de JavaScript. Ative-o para este sítio.',
   ui_main_menu: 'Menu principal',

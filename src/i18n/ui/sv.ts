@@ -1,6 +1,6 @@
-import type { Table } from '../index';
+import type { Translations } from '../keys';
 
-export const uiSv: Table = {
+export const uiSv: Translations = {
   ui_skip_to_content: 'Hoppa till innehållet',
   ui_needs_javascript: 'Den här sidan behöver JavaScript. Slå på det för den här webbplatsen.',
   ui_main_menu: 'Huvudmeny',

@@ -1,4 +1,4 @@
-import { translate } from '../../i18n';
+import { type TextKey, translate } from '../../i18n';
 import type { FileRecord, Transfer } from '../../domain/model';
 import { formatDate, MailParts } from '../render';
 
@@ -9,7 +9,7 @@ export interface MailContext {
   baseUrl: string;
 }
 
-export function tr(c: MailContext, key: string, vars: Record<string, string | number> = {}): string {
+export function tr(c: MailContext, key: TextKey, vars: Record<string, string | number> = {}): string {
   return translate(c.lang, key, vars, c.defaultLang);
 }
 

@@ -1,4 +1,5 @@
 import type { AuditEntry, FileRecord, Recipient, Transfer } from '../../domain/model';
+import { textKey } from '../../i18n';
 import { formatDate, MailParts } from '../render';
 import {
   availableUntil,
@@ -129,9 +130,8 @@ export function downloadCompleteRecipientMail(c: MailContext, t: Transfer, files
 
 /** The event's name in the mail's language, with the identifier the REST audit log uses. */
 function eventName(c: MailContext, event: string): string {
-  const key = `mail_event_${event}`;
-  const text = tr(c, key);
-  return text === key ? event : `${text} (${event})`;
+  const key = textKey(`mail_event_${event}`);
+  return key ? `${tr(c, key)} (${event})` : event;
 }
 
 export function auditLogMail(c: MailContext, t: Transfer, entries: AuditEntry[]): MailParts {
@@ -148,9 +148,9 @@ export function auditLogMail(c: MailContext, t: Transfer, entries: AuditEntry[])
     paragraphs: [tr(c, entries.length ? 'mail_auditlog_intro' : 'mail_auditlog_empty', { id: t.id })],
     table: entries.length
       ? {
-          headers: ['mail_auditlog_date', 'mail_auditlog_event', 'mail_auditlog_author', 'mail_auditlog_target'].map(
-            (k) => tr(c, k),
-          ),
+          headers: (
+            ['mail_auditlog_date', 'mail_auditlog_event', 'mail_auditlog_author', 'mail_auditlog_target'] as const
+          ).map((k) => tr(c, k)),
           rows,
         }
       : undefined,
