@@ -17,7 +17,6 @@ import { openFileStore } from './storage/kinds';
 import { HashThread } from './util/hash-thread';
 import { BodyPool } from './util/body-pool';
 import { threadedSignatureCheck } from './auth/signature';
-import type { StoredHmac } from './auth/body-signature';
 import { cryptoIds, scryptPasswords } from './auth/passwords';
 import { TransfersService } from './domain/transfers';
 import { PurgeService } from './domain/purge';
@@ -180,20 +179,14 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
         (id) => (identity.get(id)?.style ?? 'proxy') !== 'proxy',
       ),
     );
-  // Uploads' digests and signed chunks' HMACs are computed beside the event loop.
+  // Uploads' digests, and the HMACs of signed bodies other than chunks, are computed beside the event loop.
   const hashThread = new HashThread();
-  // Signed chunks are checked as stored on threads of normal priority: the client waits for the answer.
-  const signedChunkThread = new HashThread(1000, undefined, false);
   const bodyPool = new BodyPool();
   const sig = {
     baseUrl: () => cfg.get().base_url,
     maxAge: config.auth.signature_max_age_s,
     maxFuture: config.auth.signature_max_future_s,
     check: threadedSignatureCheck(hashThread, bodyPool),
-    stored: ((file, offset, length, secrets, heads, given) =>
-      signedChunkThread
-        .call<{ index: number }>({ op: 'hmacFile', file, offset, length, secrets, heads, given })
-        .then((r) => r.index)) as StoredHmac,
   };
   if (config.auth.remote_application_enabled)
     authenticators.push(new RemoteApplicationAuthenticator(repos.remoteApps, repos.signatures, users, sig, clock));
@@ -457,7 +450,6 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await digestJobs?.stop();
       await fileStore.close();
       await hashThread.close();
-      await signedChunkThread.close();
       await db.close();
     },
   };

@@ -1,7 +1,7 @@
 import { Errors } from '../domain/errors';
 import type { Authenticator, AuthRequest, Principal } from './principal';
 import { matchingShape, SignatureCheck } from './signature';
-import { learnShape, streamingSignature, type StoredHmac } from './body-signature';
+import { learnShape, streamingSignature } from './body-signature';
 import type { UserDirectory } from './header-sp';
 import type { RemoteApp } from '../domain/ports';
 import type { Clock } from '../domain/ports';
@@ -31,8 +31,6 @@ export interface SignatureSettings {
   maxFuture: number;
   /** Where the HMAC is computed (the server's hashing thread for big bodies); here when not given. */
   check?: SignatureCheck;
-  /** Where a signed chunk written to a file is checked as stored (the server's hashing thread). */
-  stored?: StoredHmac;
 }
 
 const UNSAFE = new Set(['POST', 'PUT', 'DELETE', 'PATCH']);
@@ -73,18 +71,10 @@ function pending<P extends Principal & { signedBody?: unknown; releaseSignature?
   credential: string,
   replay: () => Promise<(() => Promise<void>) | undefined>,
 ): P {
-  principal.signedBody = streamingSignature(
-    signature,
-    secrets,
-    req,
-    s.baseUrl(),
-    credential,
-    async () => {
-      const release = await replay();
-      if (release) principal.releaseSignature = release;
-    },
-    s.stored,
-  );
+  principal.signedBody = streamingSignature(signature, secrets, req, s.baseUrl(), credential, async () => {
+    const release = await replay();
+    if (release) principal.releaseSignature = release;
+  });
   return principal;
 }
 

@@ -90,11 +90,9 @@ export class FsFileStore implements FileStore {
     const gaps = guard ? gapsOf(guard.keep, offset, offset + expected) : [[offset, offset + expected]];
     // Bytes on recorded ranges are never written (guard.keep): only a write outside them may touch hashed bytes.
     if (gaps.length > 0) this.digests.written(entry.key, offset);
+    // A signed body is hashed as it streams, and counts only once its signature is known right
+    // (docs/architecture.md, Signed chunks while they stream).
     const signed = guard?.signed;
-    // A signed body written whole where nothing recorded lies is checked as stored, on the hashing thread: the
-    // event loop only moves its bytes (docs/architecture.md, Signed chunks while they stream).
-    const whole = gaps.length === 1 && gaps[0][0] === offset && gaps[0][1] === offset + expected;
-    const readBack = signed?.verifyStored && !Buffer.isBuffer(data) && whole ? signed : null;
     try {
       const handle = await entry.handle;
       let written: number;
@@ -104,11 +102,10 @@ export class FsFileStore implements FileStore {
           await writeAll(handle, data.subarray(a - offset, b - offset), a);
         written = data.length;
       } else {
-        written = await writeStreamAt(handle, data, offset, expected, readBack ? { keep: guard!.keep } : guard);
+        written = await writeStreamAt(handle, data, offset, expected, guard);
       }
       // The bytes went only where nothing recorded lies; they count once their signature is known right.
-      if (readBack) await readBack.verifyStored!(entry.path, offset, written);
-      else await signed?.verified();
+      await signed?.verified();
       return written;
     } catch (e) {
       throw fromFileSystem(e);

@@ -9,10 +9,7 @@ const fs = require('node:fs');
 const zlib = require('node:zlib');
 // Digests may lag behind the upload and catch up (completion waits for them): receiving, writing and answering
 // requests go first when the cores are busy.
-// A thread whose work a client waits on (the HMAC of a signed chunk) keeps the normal priority.
-if (require('node:worker_threads').workerData?.nice !== false) {
-  try { require('node:os').setPriority(10); } catch {}
-}
+try { require('node:os').setPriority(10); } catch {}
 
 // Files are read here with blocking reads of BLOCK bytes, one block per turn and file by file, so that HMAC
 // requests and new work are taken between blocks.
@@ -79,36 +76,6 @@ function hmacMatches({ secrets, heads, memory, offset, length, given }) {
   }
   return false;
 }
-let hmacBlock = null;
-// A signed chunk as written to its file, read back (from the page cache) in blocks: the index of the first head
-// whose HMAC under one of the secrets is the signature given, or -1.
-function hmacOfFile({ file, offset, length, secrets, heads, given }) {
-  const want = Buffer.from(given, 'hex');
-  const hmacs = [];
-  for (const secret of secrets) heads.forEach((head, i) => hmacs.push({ i, h: crypto.createHmac('sha1', secret).update(Buffer.from(head, 'latin1')) }));
-  if (length > 0) {
-    for (const x of hmacs) x.h.update(AMP);
-    const fd = fs.openSync(file, 'r');
-    // One buffer for the thread's life: a new one per chunk is memory outside the heap that this thread, which
-    // allocates little else, would free only at some rare collection (60 signed uploads: +160 MiB RSS).
-    hmacBlock ??= Buffer.allocUnsafeSlow(BLOCK * 4);
-    const buf = hmacBlock;
-    try {
-      for (let pos = 0; pos < length; ) {
-        const n = fs.readSync(fd, buf, 0, Math.min(buf.length, length - pos), offset + pos);
-        if (n === 0) throw new Error('file shorter than its chunk');
-        const data = buf.subarray(0, n);
-        for (const x of hmacs) x.h.update(data);
-        pos += n;
-      }
-    } finally {
-      fs.closeSync(fd);
-    }
-  }
-  let found = -1;
-  for (const x of hmacs) if (crypto.timingSafeEqual(x.h.digest(), want) && found < 0) found = x.i;
-  return found;
-}
 parentPort.on('message', (m) => {
   try {
     if (m.op === 'hash') {
@@ -130,8 +97,6 @@ parentPort.on('message', (m) => {
       if (s) settle(m.id, s);
     } else if (m.op === 'hmac') {
       reply(m.req, { match: hmacMatches(m) });
-    } else if (m.op === 'hmacFile') {
-      reply(m.req, { index: hmacOfFile(m) });
     }
   } catch (e) {
     if (m.req) reply(m.req, undefined, String(e && e.message));
@@ -157,7 +122,7 @@ interface Lane {
 }
 
 /**
- * The server's threads for bulk hashing: the SHA-256 and CRC-32 of uploads and the HMAC of signed chunks, each
+ * The server's threads for bulk hashing: the SHA-256 and CRC-32 of uploads and the HMAC of big signed bodies, each
  * costing about as much CPU as receiving and writing the bytes. A pool sized to the cores: one file's SHA-256 is
  * sequential, and one thread hashes about 1.2 GB/s, so files go to different threads (a file's stream stays on
  * the thread that holds its state) and HMACs to the least busy one. Threads start on demand, up to the pool's
@@ -179,8 +144,6 @@ export class HashThread {
   constructor(
     private readonly idleMs = 1000,
     readonly size = os.availableParallelism(),
-    /** False for threads whose answers a request waits for: they keep the normal priority. */
-    private readonly nice = true,
   ) {}
 
   /** Jobs sent to the threads and not answered yet (the hashing backlog /metrics shows). */
@@ -256,7 +219,7 @@ export class HashThread {
 
   private startLane(): Lane | null {
     try {
-      const worker = new Worker(SOURCE, { eval: true, workerData: { nice: this.nice } });
+      const worker = new Worker(SOURCE, { eval: true });
       worker.unref();
       const lane: Lane = { worker, due: 0, streams: 0, idleTimer: null };
       worker.on('message', (m: Reply) => this.receive(lane, m));

@@ -1,14 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import crypto from 'node:crypto';
-import fs from 'node:fs';
-import path from 'node:path';
-import { streamingSignature, storedHmacHere } from '../../src/auth/body-signature';
+import { streamingSignature } from '../../src/auth/body-signature';
 import { matchingShape } from '../../src/auth/signature';
 import { gapsOf } from '../../src/storage/positional-writer';
-import { HashThread } from '../../src/util/hash-thread';
 import type { AuthRequest } from '../../src/auth/principal';
-import { tempDir } from '../helpers/temp-dir';
 
 const SECRET = 's'.repeat(64);
 
@@ -103,30 +99,6 @@ test('the way a credential signed is learnt from a match: its next chunk is hash
   assert.is((next as unknown as { hmacs: unknown[] }).hmacs.length, 1);
   next.see(body);
   await next.verified();
-});
-
-test('checked as stored: the chunk read back from its file, on the hashing thread and on this one alike', async () => {
-  const dir = tempDir();
-  const file = path.join(dir, 'f');
-  const body = crypto.randomBytes(3 * 1024 * 1024 + 17);
-  fs.writeFileSync(file, Buffer.concat([crypto.randomBytes(4096), body]));
-  const { req, signature } = chunk(body, 'files.example:8443', 'stored');
-  const thread = new HashThread(50);
-  try {
-    const viaThread = (f: string, o: number, l: number, s: string[], h: string[], g: string) =>
-      thread
-        .call<{ index: number }>({ op: 'hmacFile', file: f, offset: o, length: l, secrets: s, heads: h, given: g })
-        .then((r) => r.index);
-    for (const stored of [viaThread, storedHmacHere]) {
-      const ok = streamingSignature(signature, [SECRET], req, 'https://x', 'user:stored', async () => {}, stored);
-      await ok.verifyStored!(file, 4096, body.length);
-      const shifted = streamingSignature(signature, [SECRET], req, 'https://x', 'user:stored', async () => {}, stored);
-      const e = await shifted.verifyStored!(file, 4095, body.length).catch((x) => x);
-      assert.is(e.status, 401);
-    }
-  } finally {
-    await thread.close();
-  }
 });
 
 test('gapsOf: the parts of a chunk no recorded range covers', () => {

@@ -52,12 +52,6 @@ export interface ChunkGuard {
 export interface SignedBody {
   see(piece: Uint8Array): void;
   verified(): Promise<void>;
-  /**
-   * Instead of see() and verified(), when the whole body was written, unverified, where nothing recorded or
-   * readable lies: checks it as stored, bytes [offset, offset + length) of `file`, read back off the event
-   * loop. Absent when there is no thread to do it.
-   */
-  verifyStored?(file: string, offset: number, length: number): Promise<void>;
 }
 
 /** A recorded chunk: bytes [start, end) of the stored file, with its CRC-32 and receipt. */
