@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
+import { signatureOf, signingHead, sortedQuery } from '../util/signing';
 import type { Credentials } from './credentials';
 import { ApiError, ClientError, namedFailure } from './errors';
 import {
@@ -11,7 +11,7 @@ import {
   retryDelay,
   RetryPolicy,
   sleep,
-} from './retry';
+} from '../shared/retry';
 
 export interface RawResponse {
   status: number;

@@ -2,7 +2,7 @@ import type { AuditEntry, FileRecord, MailDelivery, Recipient, Transfer } from '
 import { encryptedSize } from '../../shared-crypto/format';
 import { presentTrackingError } from './guest';
 import type { TransferView } from '../../domain/transfers';
-import { missingRanges } from '../../domain/ranges';
+import { missingRanges } from '../../shared/ranges';
 import { presentDate } from './date';
 
 /**
