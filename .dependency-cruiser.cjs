@@ -63,6 +63,8 @@ module.exports = {
     row('web/components/', [...web('lib', 'upload', 'e2ee'), ...PURE]),
     row('web/pages/', [...web('lib', 'upload', 'e2ee', 'components'), ...PURE]),
     row('web/[^/]+\\.tsx?$', ['web/']),
+    // The REST answers' shapes, as the server's presenters build them: types only, erased from the bundle.
+    { from: { path: '^web/' }, to: { path: '^src/http/presenters/wire\\.ts$', dependencyTypes: ['type-only'] } },
   ],
   forbidden: [
     {

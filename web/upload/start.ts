@@ -1,5 +1,5 @@
 import type { Api } from '../lib/api';
-import type { ApiFile, ApiTransfer } from '../lib/types';
+import type { FileJson, TransferJson } from '../../src/http/presenters/wire';
 import { allSent, reconcile } from '../../src/shared/resume';
 import type { ResumeFile, ResumeRecord } from './resume-store';
 import { chunkKeyQuery, Source, Upload, UploadOptions } from './uploader';
@@ -69,11 +69,11 @@ export async function createUpload(
       ...(enc ? { iv: enc.ivs[i], aead: enc.aeads[i] } : {}),
     })),
   };
-  const t = await api.post<ApiTransfer & { salt?: string }>('/transfer', body);
+  const t = await api.post<TransferJson & { salt?: string }>('/transfer', body);
   const byCid = new Map(t.files.map((f) => [f.cid, f]));
   const map = new Map<number, Source>();
   const files: ResumeFile[] = sources.map((s, i) => {
-    const f: ApiFile | undefined = byCid.get(`f${i}`) ?? t.files[i];
+    const f: FileJson | undefined = byCid.get(`f${i}`) ?? t.files[i];
     map.set(f.id, s);
     return {
       fileId: f.id,
@@ -136,7 +136,7 @@ export async function resumeUpload(
   }
   for (const f of record.files) {
     if (f.complete) continue;
-    reconcile(f, await api.get<ApiFile>(`/file/${f.fileId}`, { query: chunkKeyQuery(f, opts.useKey) }));
+    reconcile(f, await api.get<FileJson>(`/file/${f.fileId}`, { query: chunkKeyQuery(f, opts.useKey) }));
     if (!f.complete && !sources.has(f.fileId) && !allSent(f)) throw new Error(`missing source for ${f.name}`);
   }
   return new Upload(api, record, sources, { ...opts, chunkSize: record.chunkSize, seal });

@@ -1,5 +1,5 @@
 import { Api, ApiError, NetworkError, isTransient } from '../lib/api';
-import type { ApiTransfer } from '../lib/types';
+import type { TransferJson } from '../../src/http/presenters/wire';
 import { chunkIndex } from '../../src/shared/chunks';
 import { acknowledge, allSent, chunksToSend, sentBytes } from '../../src/shared/resume';
 import { Backoff, DEFAULT_RETRY } from '../../src/shared/retry';
@@ -96,14 +96,14 @@ export class Upload {
   private bytesSent = 0;
   /** Bytes of chunks in flight that have left already, per file (not yet acknowledged). */
   private readonly leaving = new Map<number, number>();
-  private running: Promise<ApiTransfer | null> | null = null;
+  private running: Promise<TransferJson | null> | null = null;
   private readonly sleepers = new Set<() => void>();
   private retryAt: number | null = null;
   private readonly speed: SpeedMeter;
   private readonly now: () => number;
   private readonly backoff: Backoff;
   /** The Transfer as PUT complete returned it, once done. */
-  result: ApiTransfer | null = null;
+  result: TransferJson | null = null;
 
   /** Use createUpload / resumeUpload (start.ts), which build the record from the server's answers. */
   constructor(
@@ -122,7 +122,7 @@ export class Upload {
   }
 
   /** Runs until the Transfer is complete (resolves with it), failed (rejects), or cancelled (resolves null). */
-  run(): Promise<ApiTransfer | null> {
+  run(): Promise<TransferJson | null> {
     if (!this.running) {
       this.phase = 'uploading';
       this.fillQueue();
@@ -210,7 +210,7 @@ export class Upload {
     }
   }
 
-  private async loop(): Promise<ApiTransfer | null> {
+  private async loop(): Promise<TransferJson | null> {
     this.leaving.clear();
     this.speed.reset(this.progress().sent);
     this.emit();
@@ -227,7 +227,7 @@ export class Upload {
     this.emit();
     // With the chunk key, so a session that ended during a long upload does not stop the last step.
     let t = await this.retrying(() =>
-      this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, {
+      this.api.request<TransferJson>('PUT', `/transfer/${this.transferId}`, {
         json: { complete: true },
         query: this.keyQuery(this.record.files[0]),
       }),
@@ -247,7 +247,7 @@ export class Upload {
    * The answer says so (`completing`); the page stays on "finishing" meanwhile, asking every 2 s for at most an
    * hour; should the transfer not be readable here (a guest's), the answer to the completion is shown as it was.
    */
-  private async untilAvailable(t: ApiTransfer): Promise<ApiTransfer> {
+  private async untilAvailable(t: TransferJson): Promise<TransferJson> {
     let now = t;
     for (
       let i = 0;
@@ -256,7 +256,7 @@ export class Upload {
     ) {
       await new Promise((resolve) => setTimeout(resolve, 2000));
       try {
-        now = await this.api.request<ApiTransfer>('GET', `/transfer/${this.transferId}`, {});
+        now = await this.api.request<TransferJson>('GET', `/transfer/${this.transferId}`, {});
       } catch {
         return now;
       }
