@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { encryptionRequestFields } from '../shared-crypto/format';
-import { reconcile, sentBytes } from '../shared/resume';
+import { reconcile, ResumeBook, sentBytes } from '../shared/resume';
 import { clientConfigDir, type Credentials } from './credentials';
 import {
   checkPasswordRules,
@@ -13,7 +13,6 @@ import {
 } from './encryption';
 import { ApiError, ClientError } from './errors';
 import { createReporter, humanBytes, reportMode, type Reporter, type ReporterIO } from './progress';
-import { ResumeBook } from '../shared/resume';
 import { DirectoryStorage, isResumeRecord, resumeKey, type ResumeRecord } from './resume-store';
 import { DEFAULT_RETRY } from '../shared/retry';
 import { openSendServer } from './servers/open';
