@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { chunkIndex, missingChunks } from '../../src/shared/chunks';
+import { specError } from '../../src/shared/error-body';
 import { addRange, coveredBytes, isRangeList } from '../../src/shared/ranges';
 import {
   acknowledge,
@@ -142,6 +143,24 @@ test('Retry-After: in seconds or as an HTTP date, capped at an hour; a wait is n
     30_000,
     'a short Retry-After does not shorten the backoff',
   );
+});
+
+test("the spec's error body, as both clients read it: ferry's details as a list, FileSender's as an object", () => {
+  assert.equal(specError({ message: 'bad_email', uid: 'x', details: ['from'] }), {
+    id: 'bad_email',
+    details: ['from'],
+  });
+  assert.equal(specError({ message: 'rest_ownership_required', details: { method: 'get', endpoint: 'user' } }), {
+    id: 'rest_ownership_required',
+    details: ['method: get', 'endpoint: user'],
+  });
+  assert.equal(specError({ message: 'quota_exceeded', details: ['used=5', 7] }), {
+    id: 'quota_exceeded',
+    details: ['used=5', '7'],
+  });
+  assert.equal(specError({ message: 'internal_error', details: null }), { id: 'internal_error', details: [] });
+  for (const notOne of [null, undefined, 'text', [], { error: 'x' }, { message: 5 }])
+    assert.is(specError(notOne), null, JSON.stringify(notOne));
 });
 
 /** The storage a side injects, here a Map (the browser's is localStorage, the terminal's a folder). */

@@ -4,6 +4,7 @@
  * guest. Kept free of the DOM so the upload engine built on it runs under Node in tests. What is retried, and
  * how long after, is the policy every client shares (src/shared/retry.ts).
  */
+import { specError } from '../../src/shared/error-body';
 import { parseRetryAfter, retryableStatus } from '../../src/shared/retry';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
@@ -25,7 +26,7 @@ export class ApiError extends Error {
   constructor(
     readonly id: string,
     readonly status: number,
-    readonly details: unknown[] | null = null,
+    readonly details: string[] | null = null,
     /** The answer's Retry-After, in seconds (a 429 or 503 saying when to come back); null when it had none. */
     readonly retryAfterS: number | null = null,
   ) {
@@ -136,9 +137,8 @@ function answer<T>(status: number, text: string, retryAfter: string | null): T {
     }
   }
   if (status < 200 || status > 299) {
-    const err = data as { message?: unknown; details?: unknown } | undefined;
-    const id = typeof err?.message === 'string' ? err.message : `http_${status}`;
-    throw new ApiError(id, status, Array.isArray(err?.details) ? err.details : null, parseRetryAfter(retryAfter));
+    const err = specError(data);
+    throw new ApiError(err?.id ?? `http_${status}`, status, err?.details ?? null, parseRetryAfter(retryAfter));
   }
   return data as T;
 }
