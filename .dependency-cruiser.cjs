@@ -23,10 +23,10 @@ module.exports = {
     { from: { path: '^(src|web)/' }, to: { dependencyTypes: ['npm', 'npm-dev'] } },
 
     // The rules, and what the world must give them (src/domain/ports).
-    row('src/domain/', src('shared-crypto')),
+    row('src/domain/', src('shared-crypto', 'shared')),
     // Adapters: each implements ports of the domain.
     row('src/config/', src('domain')),
-    row('src/db/', src('domain', 'config', 'util')),
+    row('src/db/', src('domain', 'config', 'util', 'shared')),
     row('src/storage/', src('domain', 'config', 'util', 'shared')),
     row('src/antivirus/', src('domain')),
     row('src/mail/', src('domain', 'config', 'i18n', 'util', 'shared', 'log.ts')),
@@ -63,6 +63,8 @@ module.exports = {
     row('web/components/', [...web('lib', 'upload', 'e2ee'), ...PURE]),
     row('web/pages/', [...web('lib', 'upload', 'e2ee', 'components'), ...PURE]),
     row('web/[^/]+\\.tsx?$', ['web/']),
+    // The REST answers' shapes, as the server's presenters build them: types only, erased from the bundle.
+    { from: { path: '^web/' }, to: { path: '^src/http/presenters/wire\\.ts$', dependencyTypes: ['type-only'] } },
   ],
   forbidden: [
     {
@@ -77,6 +79,13 @@ module.exports = {
       comment: 'The pages run in a browser: no Node built-in.',
       severity: 'error',
       from: { path: '^web/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'shared-uses-no-node',
+      comment: 'What the pages share with the server and the terminal client runs in a browser too: no Node built-in.',
+      severity: 'error',
+      from: { path: '^src/(shared|shared-crypto)/' },
       to: { dependencyTypes: ['core'] },
     },
     {

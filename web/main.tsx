@@ -2,7 +2,7 @@ import { render } from 'preact';
 import { Api, ApiError } from './lib/api';
 import { Ctx, AppContext, GuestContext } from './lib/context';
 import { errorText, translator } from './lib/i18n';
-import type { ApiInfo, ApiUser } from './lib/types';
+import type { InfoJson, UserJson } from '../src/http/presenters/wire';
 import { UploadPage } from './pages/upload';
 import { TransfersPage } from './pages/transfers';
 import { GuestsPage } from './pages/guests';
@@ -51,11 +51,11 @@ async function boot(): Promise<void> {
   const View = VIEWS[page];
   if (!View) return;
   try {
-    const info = await api.get<ApiInfo>('/info');
+    const info = await api.get<InfoJson>('/info');
     // Without preferences the views still work (no defaults, no suggestions); a lost session reloads below.
     const user = vid
       ? null
-      : await api.get<ApiUser>('/user').catch((e) => {
+      : await api.get<UserJson>('/user').catch((e) => {
           if (e instanceof ApiError && e.status === 401) throw e;
           return null;
         });

@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import type { AuthRequest } from './principal';
 import type { HashThread } from '../util/hash-thread';
 import type { BodyPool } from '../util/body-pool';
-import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
+import { signatureOf, signingHead, sortedQuery } from '../util/signing';
 
 /**
  * The spec's signed request: HMAC-SHA1 (hex) of

@@ -22,7 +22,14 @@ import {
   fileCrypto,
   type FileCrypto,
 } from '../shared-crypto/format';
-import { DEFAULT_RETRY, parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, sleep } from './retry';
+import {
+  DEFAULT_RETRY,
+  parseRetryAfter,
+  retryableNetworkError,
+  retryableStatus,
+  retryDelay,
+  sleep,
+} from '../shared/retry';
 
 export interface GetOptions {
   link: string;

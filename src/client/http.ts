@@ -1,6 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
-import { signatureOf, signingHead, sortedQuery } from '../shared/signing';
+import { specError } from '../shared/error-body';
+import { signatureOf, signingHead, sortedQuery } from '../util/signing';
 import type { Credentials } from './credentials';
 import { ApiError, ClientError, namedFailure } from './errors';
 import {
@@ -11,7 +12,7 @@ import {
   retryDelay,
   RetryPolicy,
   sleep,
-} from './retry';
+} from '../shared/retry';
 
 export interface RawResponse {
   status: number;
@@ -269,23 +270,9 @@ export function parseJson(body: Buffer): unknown {
   }
 }
 
-/**
- * The spec's error body, or the status alone when the answer is not one (a proxy's HTML page). ferry's
- * `details` is a list; FileSender's is an object (`{"method":"get","endpoint":"user"}`) or null: both are kept.
- */
+/** The spec's error body (src/shared/error-body.ts), or the status alone when the answer is not one (a proxy's HTML page). */
 export function errorBody(res: RawResponse): { id: string; details: string[] } {
-  const j = parseJson(res.body) as { message?: unknown; details?: unknown } | null;
-  const id =
-    j && typeof j === 'object' && typeof j.message === 'string'
-      ? j.message
-      : `HTTP ${res.status}${describeNonJson(res)}`;
-  let details: string[] = [];
-  if (j && typeof j === 'object' && Array.isArray(j.details)) details = j.details.map(String);
-  else if (j && typeof j === 'object' && j.details && typeof j.details === 'object')
-    details = Object.entries(j.details as Record<string, unknown>).map(
-      ([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`,
-    );
-  return { id, details };
+  return specError(parseJson(res.body)) ?? { id: `HTTP ${res.status}${describeNonJson(res)}`, details: [] };
 }
 
 function describeNonJson(res: RawResponse): string {

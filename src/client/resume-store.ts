@@ -2,13 +2,15 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writePrivateFile } from './credentials';
+import type { RecordStorage } from '../shared/resume';
 import type { RecordEncryption } from './encryption';
 import type { SourceFile } from './sources';
 
 /**
  * What `ferry send` needs to carry on after it was killed or lost the network: which Transfer it created and
  * which File each local file became. What has arrived is asked from the server (a File's `ranges`), never
- * kept here, so a record cannot make the client skip bytes the server does not have.
+ * kept here, so a record cannot make the client skip bytes the server does not have. Records are kept with the
+ * web page's bookkeeping (src/shared/resume.ts), one file each in a private folder.
  */
 export interface ResumeRecord {
   version: 1;
@@ -45,41 +47,45 @@ export function resumeKey(parts: { url: string; user: string; files: SourceFile[
     .slice(0, 32);
 }
 
-export class ResumeStore {
+/** The records as files of a folder, `<key>.json`, readable by their owner only. */
+export class DirectoryStorage implements RecordStorage {
   constructor(private readonly dir: string) {}
 
   private file(key: string): string {
     return path.join(this.dir, `${key}.json`);
   }
 
-  load(key: string): ResumeRecord | null {
+  read(key: string): string | null {
     try {
-      const r = JSON.parse(fs.readFileSync(this.file(key), 'utf8')) as ResumeRecord;
-      return r && r.version === 1 && Number.isInteger(r.transferId) && Array.isArray(r.files) ? r : null;
+      return fs.readFileSync(this.file(key), 'utf8');
     } catch {
       return null;
     }
   }
 
-  save(key: string, r: ResumeRecord): void {
-    writePrivateFile(this.file(key), `${JSON.stringify(r)}\n`);
+  write(key: string, text: string): void {
+    writePrivateFile(this.file(key), `${text}\n`);
   }
 
   remove(key: string): void {
     fs.rmSync(this.file(key), { force: true });
   }
 
-  /** Drops records of Transfers the server has purged by now. */
-  prune(now = Date.now()): void {
-    let names: string[];
+  keys(): string[] {
     try {
-      names = fs.readdirSync(this.dir);
+      return fs
+        .readdirSync(this.dir)
+        .filter((n) => n.endsWith('.json'))
+        .map((n) => n.slice(0, -'.json'.length));
     } catch {
-      return;
+      return [];
     }
-    for (const n of names) {
-      if (!n.endsWith('.json')) continue;
-      const f = path.join(this.dir, n);
+  }
+
+  /** Drops records of Transfers the server has purged by now (last written more than KEEP_MS ago). */
+  prune(now = Date.now()): void {
+    for (const key of this.keys()) {
+      const f = this.file(key);
       try {
         if (now - fs.statSync(f).mtimeMs > KEEP_MS) fs.rmSync(f, { force: true });
       } catch {
@@ -87,4 +93,9 @@ export class ResumeStore {
       }
     }
   }
+}
+
+export function isResumeRecord(v: unknown): v is ResumeRecord {
+  const r = v as ResumeRecord;
+  return !!r && r.version === 1 && Number.isInteger(r.transferId) && Array.isArray(r.files);
 }

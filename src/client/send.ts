@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { encryptionRequestFields } from '../shared-crypto/format';
-import type { Range } from '../shared/chunks';
+import { reconcile, ResumeBook, sentBytes } from '../shared/resume';
 import { clientConfigDir, type Credentials } from './credentials';
 import {
   checkPasswordRules,
@@ -13,8 +13,8 @@ import {
 } from './encryption';
 import { ApiError, ClientError } from './errors';
 import { createReporter, humanBytes, reportMode, type Reporter, type ReporterIO } from './progress';
-import { ResumeStore, resumeKey, type ResumeRecord } from './resume-store';
-import { DEFAULT_RETRY } from './retry';
+import { DirectoryStorage, isResumeRecord, resumeKey, type ResumeRecord } from './resume-store';
+import { DEFAULT_RETRY } from '../shared/retry';
 import { openSendServer } from './servers/open';
 import type { SendServer, ServerSettings, ServerTransfer } from './servers/server';
 import { collectSources, mimeTypeOf, type SourceFile } from './sources';
@@ -134,8 +134,9 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
       from,
       encrypt: !!enc,
     };
-    const store = new ResumeStore(path.join(clientConfigDir(o.env), 'uploads'));
-    store.prune();
+    const records = new DirectoryStorage(path.join(clientConfigDir(o.env), 'uploads'));
+    records.prune();
+    const store = new ResumeBook(records, isResumeRecord);
     const key = resumeKey({ url: creds.url, user: creds.user, files, terms });
 
     let record = store.load(key);
@@ -175,7 +176,7 @@ export async function sendFiles(creds: Credentials, o: SendOptions, io: Reporter
     const total = files.reduce((n, f) => n + f.size, 0);
     const stats = { chunksSent: 0, bytesSent: 0 };
     for (let attempt = 0; ; attempt++) {
-      const already = uploads.reduce((n, u) => n + (u.complete ? u.size : covered(u.ranges, u.size)), 0);
+      const already = uploads.reduce((n, u) => n + sentBytes(u), 0);
       if (resumed)
         reporter.note(
           `resuming transfer ${transfer.id}: ${humanBytes(already)} of ${humanBytes(total)} already on the server`,
@@ -281,7 +282,7 @@ async function createTransfer(
       path: src.path,
       size: src.size,
       mtimeMs: src.mtimeMs,
-      ranges: [],
+      acked: [],
       complete: false,
       ...(seals ? { seal: seals[i] } : {}),
     };
@@ -333,12 +334,12 @@ async function createTransfer(
  */
 function keeper(
   server: SendServer,
-  store: ResumeStore,
+  store: ResumeBook<ResumeRecord>,
   key: string,
   record: ResumeRecord,
   uploads: UploadFile[],
 ): {
-  onStored?: (f: UploadFile, offset: number, length: number) => void;
+  onStored?: (f: UploadFile) => void;
   onCompleted?: (f: UploadFile) => void;
   flush?: () => void;
 } {
@@ -346,9 +347,8 @@ function keeper(
   const index = new Map(uploads.map((u, i) => [u, i]));
   const save = () => store.save(key, record);
   return {
-    onStored: (f: UploadFile, offset: number, length: number) => {
-      const i = index.get(f)!;
-      record.stored![i] = addRange(record.stored![i] ?? [], [offset, offset + length]);
+    onStored: (f: UploadFile) => {
+      record.stored![index.get(f)!] = f.acked;
       save();
     },
     onCompleted: (f: UploadFile) => {
@@ -362,25 +362,6 @@ function keeper(
 async function discard(server: SendServer, id: number, reporter: Reporter): Promise<void> {
   const failed = await server.discardTransfer(id);
   if (failed) reporter.note(`could not remove the unfinished transfer ${id} (${failed}); the server purges it in time`);
-}
-
-/** A range added to a sorted list of disjoint ranges, merged with those it touches. */
-export function addRange(list: Range[], r: Range): Range[] {
-  const all = [...list, r].sort((a, b) => a[0] - b[0]);
-  const out: Range[] = [];
-  for (const [a, b] of all) {
-    const last = out[out.length - 1];
-    if (last && a <= last[1]) last[1] = Math.max(last[1], b);
-    else out.push([a, b]);
-  }
-  return out;
-}
-
-function covered(ranges: Range[], size: number): number {
-  return Math.min(
-    size,
-    ranges.reduce((n, [a, b]) => n + (b - a), 0),
-  );
 }
 
 /**
@@ -421,18 +402,19 @@ async function resumeTransfer(
       return null;
     }
     // Killed after the Transfer was completed (ferry says so): every file is in.
-    const done = found.state === 'done' || f.complete === true || (record.completed ?? []).includes(f.id);
-    const ranges = server.tellsRanges ? (f.ranges ?? []) : (record.stored?.[i] ?? []);
-    uploads.push({
+    const upload: UploadFile = {
       fileId: f.id,
       name: src.name,
       path: src.path,
       size: src.size,
       mtimeMs: src.mtimeMs,
-      ranges,
-      complete: done,
+      acked: record.stored?.[i] ?? [],
+      complete: found.state === 'done' || (record.completed ?? []).includes(f.id),
       ...(seal ? { seal } : {}),
-    });
+    };
+    // What the server tells of the file wins; FileSender tells nothing of what arrived, the record keeps it.
+    reconcile(upload, server.tellsRanges ? f : { complete: f.complete });
+    uploads.push(upload);
   }
   server.roundtripToken = record.roundtripToken;
   return { transfer: t, uploads, done: found.state === 'done' };

@@ -1,21 +1,21 @@
 import fs from 'node:fs';
-import { missingChunks, type Range } from '../shared/chunks';
+import { chunkIndex } from '../shared/chunks';
+import { acknowledge, chunksToSend, reconcile, type SentFile } from '../shared/resume';
 import { ApiError, ClientError } from './errors';
 import type { SendServer } from './servers/server';
 import type { FileSeal } from './encryption';
 import { RateMeter, type Reporter } from './progress';
 
-/** A File of the Transfer and the local file whose bytes it gets. */
-export interface UploadFile {
+/**
+ * A File of the Transfer and the local file whose bytes it gets, with what the server has of it (`acked`: the
+ * File's `ranges`, or what the resume record kept) and whether it was completed already (a rerun after the kill
+ * came between completions): the bookkeeping the web page keeps too (src/shared/resume.ts).
+ */
+export interface UploadFile extends SentFile {
   fileId: number;
   name: string;
   path: string;
-  size: number;
   mtimeMs: number;
-  /** What the server has already (the File's `ranges`). */
-  ranges: Range[];
-  /** The server already completed it (a rerun after the kill came between completions). */
-  complete: boolean;
   /** An encrypted transfer's file: its IV and AEAD (docs/encryption.md). */
   seal?: FileSeal;
 }
@@ -43,8 +43,8 @@ export async function uploadFiles(
     chunkSize: number;
     parallel: number;
     reporter: Reporter;
-    /** Told of each chunk the server acknowledged (kept for a resume where the server cannot tell it). */
-    onStored?: (file: UploadFile, offset: number, length: number) => void;
+    /** Told of each chunk the server acknowledged, once `acked` has it (kept for a resume where the server cannot tell it). */
+    onStored?: (file: UploadFile) => void;
     onCompleted?: (file: UploadFile) => void;
     /** Encrypts a file's plaintext chunk `index` (an encrypted transfer); the URL offset stays the plaintext's. */
     seal?: (seal: FileSeal, index: number, plain: Uint8Array) => Promise<Buffer>;
@@ -59,7 +59,7 @@ export async function uploadFiles(
       o.reporter.fileDone('already sent', f.name, f.size);
       continue;
     }
-    const chunks = missingChunks(f.size, o.chunkSize, f.ranges).map((c) => ({ file: f, ...c }));
+    const chunks = chunksToSend(f, o.chunkSize).map((c) => ({ file: f, ...c }));
     if (chunks.length === 0) toComplete.push(f);
     left.set(f, chunks.length);
     queue.push(...chunks);
@@ -92,7 +92,7 @@ export async function uploadFiles(
     let body = plain;
     if (c.file.seal) {
       if (!o.seal) throw new ClientError(`${c.file.name} belongs to an encrypted transfer and no key was given`);
-      body = await o.seal(c.file.seal, c.offset / o.chunkSize, plain);
+      body = await o.seal(c.file.seal, chunkIndex(c.offset, o.chunkSize), plain);
     }
     await server.putChunk(
       {
@@ -111,7 +111,8 @@ export async function uploadFiles(
         return (ranges ?? []).some(([a, b]) => a <= c.offset && b >= c.offset + c.length);
       },
     );
-    o.onStored?.(c.file, c.offset, c.length);
+    acknowledge(c.file, c.offset, c.length);
+    o.onStored?.(c.file);
     stats.chunksSent += 1;
     stats.bytesSent += body.length;
     meter.add(body.length);
@@ -136,7 +137,8 @@ export async function uploadFiles(
           `completing ${f.name}: the server finds the file incomplete and cannot tell what it lacks; run the command again`,
           2,
         );
-      for (const c of missingChunks(f.size, o.chunkSize, ranges)) await sendChunk({ file: f, ...c }, buffer);
+      reconcile(f, { ranges });
+      for (const c of chunksToSend(f, o.chunkSize)) await sendChunk({ file: f, ...c }, buffer);
       await close(f);
     }
   };

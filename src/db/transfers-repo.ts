@@ -8,7 +8,7 @@ import type {
   TransferOwner,
   TransferRepository,
 } from '../domain/ports';
-import { addRange, coveredBytes, Range } from '../domain/ranges';
+import { addRange, coveredBytes, Range } from '../shared/ranges';
 import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 

@@ -17,7 +17,7 @@ import { hasMultipartUploads, hasUploadHashing } from './ports';
 import { combinedCrc32 } from './pieces';
 import { readDigests } from './digests';
 import { dropFileData } from './stored-data';
-import { isComplete } from './ranges';
+import { isComplete } from '../shared/ranges';
 import { auditAuthor, fileTarget, transferTarget } from './audit-events';
 import type { GuestsService } from './guests';
 import { CHUNK_OVERHEAD, encryptedSize, storedOffset } from '../shared-crypto/format';

@@ -1,16 +1,22 @@
+import type { Range } from './ranges';
+
 /**
- * Chunk arithmetic shared by the clients (the web page's uploader, `ferry send`) and kept beside the server's
- * own range code: pure functions over the byte ranges a File reports (`ranges`, half-open [start, end)).
+ * Chunk planning shared by the clients (the web page's uploader, `ferry send`): which chunks of a file are
+ * still to send, given the byte ranges known to be on the server.
  */
-export type Range = [number, number];
+
+export interface ChunkPlan {
+  offset: number;
+  length: number;
+}
 
 /**
  * The chunks still to send for a file of `size` bytes: chunk boundaries every `chunkSize` bytes from 0, minus
  * those entirely covered by `have`. A chunk only partly covered is sent whole (the server accepts rewrites of
  * the same bytes), so every chunk sent stays aligned and at most `chunkSize` long.
  */
-export function missingChunks(size: number, chunkSize: number, have: Range[]): { offset: number; length: number }[] {
-  const out: { offset: number; length: number }[] = [];
+export function missingChunks(size: number, chunkSize: number, have: Range[]): ChunkPlan[] {
+  const out: ChunkPlan[] = [];
   if (size === 0) return out;
   for (let offset = 0; offset < size; offset += chunkSize) {
     const end = Math.min(size, offset + chunkSize);
@@ -19,9 +25,7 @@ export function missingChunks(size: number, chunkSize: number, have: Range[]): {
   return out;
 }
 
-export function isRangeList(v: unknown): v is Range[] {
-  return (
-    Array.isArray(v) &&
-    v.every((r) => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isInteger(n) && n >= 0) && r[0] <= r[1])
-  );
+/** The number of a chunk (an encrypted chunk's IV counts them), from its offset. */
+export function chunkIndex(offset: number, chunkSize: number): number {
+  return Math.floor(offset / chunkSize);
 }

@@ -31,7 +31,7 @@ import type {
   UnitOfWork,
   UsageRepository,
 } from '../../src/domain/ports';
-import { addRange, coveredBytes } from '../../src/domain/ranges';
+import { addRange, coveredBytes } from '../../src/shared/ranges';
 
 /**
  * The domain's repositories in memory: what the domain relies on from its ports, without a database, so that its

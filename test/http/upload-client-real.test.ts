@@ -4,6 +4,7 @@ import * as assert from 'uvu/assert';
 import { Api } from '../../web/lib/api';
 import { MemoryKeyValue, StorageResumeStore } from '../../web/upload/resume-store';
 import { createUpload, resumeUpload } from '../../web/upload/start';
+import { Backoff } from '../../src/shared/retry';
 import type { Source } from '../../web/upload/uploader';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 
@@ -105,6 +106,61 @@ test("resume uses the server's ranges: chunks stored but never acknowledged to t
   assert.is(sent, 3 * CHUNK, 'only chunks 1, 3 and 4');
   assert.ok((await download(u.transferId)).get('r.bin')!.equals(data));
   assert.is(store.list('user:alice').length, 0);
+});
+
+test("a busy server's Retry-After is waited for: the page asks again no sooner than it says", async () => {
+  // One chunk upload at a time for each uploader: the page's other chunks are refused with 429 and Retry-After: 1.
+  const busy = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK, max_concurrent_chunk_uploads: 1 });
+  try {
+    const api = new Api({ base: busy.url, headers: asUser('alice', 'alice@example.org') });
+    const data = crypto.randomBytes(8 * CHUNK);
+    const refusals: number[] = [];
+    const waits: number[] = [];
+    const counting = new Api({
+      base: busy.url,
+      headers: asUser('alice', 'alice@example.org'),
+      fetch: async (url, init) => {
+        const res = await fetch(url, init);
+        if (res.status === 429) refusals.push(Number(res.headers.get('retry-after')));
+        return res;
+      },
+    });
+    const u = await createUpload(api, [new BufSource('busy.bin', data)], req(), 'user:alice', { chunkSize: CHUNK });
+    const { Upload } = await import('../../web/upload/uploader');
+    let last: number | null = null;
+    const run = new Upload(counting, u.record, new Map([[u.record.files[0].fileId, new BufSource('busy.bin', data)]]), {
+      chunkSize: CHUNK,
+      concurrency: 3,
+      // Its own backoff would come back after 20 ms: only Retry-After makes it wait longer.
+      backoff: new Backoff({ baseDelayMs: 20, maxDelayMs: 40 }),
+      onChange: (p) => {
+        if (p.phase === 'waiting' && p.retryAt !== null && p.retryAt !== last) {
+          last = p.retryAt;
+          waits.push(p.retryAt - Date.now());
+        }
+      },
+    });
+    const started = Date.now();
+    assert.ok(await run.run());
+    assert.ok(refusals.length > 0, 'three chunks at once met the one-upload limit');
+    assert.ok(
+      refusals.every((r) => r === 1),
+      `Retry-After ${refusals.join()}`,
+    );
+    assert.ok(waits.length > 0);
+    assert.ok(
+      waits.every((w) => w >= 900),
+      `each wait is the second the server asked for, not the 20 ms backoff: ${waits.join()}`,
+    );
+    assert.ok(Date.now() - started >= 1000);
+    const t = (
+      await busy.request('GET', `/transfer/${u.transferId}`, { headers: asUser('alice', 'alice@example.org') })
+    ).json;
+    const res = await fetch(`${busy.url}/download?token=${t.recipients[0].token}&files_ids=${t.files[0].id}`);
+    assert.ok(Buffer.from(await res.arrayBuffer()).equals(data));
+  } finally {
+    await busy.close();
+  }
 });
 
 test.run();

@@ -12,10 +12,8 @@ import { ApiError, namedFailure } from '../../src/client/errors';
 import { transferOf } from '../../src/client/servers/common';
 import { fileRows } from '../../src/client/servers/filesender-download';
 import { configInt, configOn, parseConfigScript } from '../../src/client/servers/filesender-config';
-import { addRange } from '../../src/client/send';
 import { barLine, humanBytes, humanDuration } from '../../src/client/progress';
 import { resumeKey } from '../../src/client/resume-store';
-import { DEFAULT_RETRY, parseRetryAfter, retryableStatus, retryDelay } from '../../src/client/retry';
 import { collectSources } from '../../src/client/sources';
 import { ClientError } from '../../src/client/errors';
 import { splitAddresses } from '../../src/cli/send';
@@ -202,30 +200,6 @@ test('resume key: the same command on the same files finds its record; a touched
   assert.is.not(resumeKey({ url: 'u', user: 'alice', files: [f], terms: { r: ['c@x'] } }), k);
 });
 
-test('retries: what is retried, backoff with jitter from 1 s to 30 s, Retry-After honoured', () => {
-  for (const s of [429, 500, 502, 503, 504, 507, 408]) assert.ok(retryableStatus(s), String(s));
-  for (const s of [400, 401, 403, 404, 409, 413, 501]) assert.not.ok(retryableStatus(s), String(s));
-  assert.is(
-    retryDelay(DEFAULT_RETRY, 1, null, () => 0),
-    1000,
-  );
-  assert.is(
-    retryDelay(DEFAULT_RETRY, 3, null, () => 1),
-    4000,
-  );
-  assert.is(
-    retryDelay(DEFAULT_RETRY, 20, null, () => 1),
-    30_000,
-  );
-  assert.is(
-    retryDelay(DEFAULT_RETRY, 1, 7, () => 0),
-    7000,
-  );
-  assert.is(parseRetryAfter('5'), 5);
-  assert.is(parseRetryAfter(new Date(Date.now() + 10_000).toUTCString()) !== null, true);
-  assert.is(parseRetryAfter('soon'), null);
-});
-
 test('progress line, sizes, durations, addresses, systemd quoting', () => {
   assert.is(humanBytes(512), '512 B');
   assert.is(humanBytes(5 * 1024 * 1024), '5.0 MiB');
@@ -311,22 +285,6 @@ test("FileSender's settings script read as text; values PHP wrote as strings rea
   assert.not.ok(configOn(c.encryption_mandatory));
   assert.ok(configOn('1'));
   assert.is(parseConfigScript('<html>not it</html>'), null);
-});
-
-test('acknowledged ranges merge as chunks arrive in any order', () => {
-  let r: [number, number][] = [];
-  for (const [a, b] of [
-    [10, 20],
-    [0, 10],
-    [30, 40],
-    [20, 30],
-  ] as [number, number][])
-    r = addRange(r, [a, b]);
-  assert.equal(r, [[0, 40]]);
-  assert.equal(addRange([[0, 10]], [20, 30]), [
-    [0, 10],
-    [20, 30],
-  ]);
 });
 
 test.run();

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import { Api, ApiError } from '../../web/lib/api';
 import { MemoryKeyValue, StorageResumeStore } from '../../web/upload/resume-store';
 import { createUpload, resumeUpload } from '../../web/upload/start';
-import { Backoff } from '../../web/upload/timing';
+import { Backoff } from '../../src/shared/retry';
 import type { Phase, Source, Upload } from '../../web/upload/uploader';
 import { startFakeUploadServer, FakeServer } from './upload-fake-server';
 
@@ -94,7 +94,7 @@ test('network cut mid-upload: the engine waits, retries and finishes by itself',
     const u = await createUpload(api, sources, req, 'user:a', {
       chunkSize: CHUNK,
       concurrency: 2,
-      backoff: new Backoff(50, 200),
+      backoff: new Backoff({ baseDelayMs: 50, maxDelayMs: 200 }),
       onChange: ph.onChange,
     });
     await u.run();
@@ -113,7 +113,7 @@ test('wake() (the browser going online) ends a long backoff at once', () =>
     const u = await createUpload(api, sources, req, 'user:a', {
       chunkSize: CHUNK,
       concurrency: 1,
-      backoff: new Backoff(60_000, 60_000),
+      backoff: new Backoff({ baseDelayMs: 60_000, maxDelayMs: 60_000 }),
       onChange: (p) => {
         if (p.phase === 'waiting' && s.down) {
           s.down = false;
@@ -134,7 +134,7 @@ test('server errors (5xx) are retried; a client error stops the upload with its 
     const u = await createUpload(api, sources, req, 'user:a', {
       chunkSize: CHUNK,
       concurrency: 2,
-      backoff: new Backoff(20, 50),
+      backoff: new Backoff({ baseDelayMs: 20, maxDelayMs: 50 }),
     });
     await u.run();
     assertArrived(s, u, sources);
@@ -145,7 +145,7 @@ test('server errors (5xx) are retried; a client error stops the upload with its 
     const v = await createUpload(api, other, req, 'user:a', {
       chunkSize: CHUNK,
       concurrency: 1,
-      backoff: new Backoff(20, 50),
+      backoff: new Backoff({ baseDelayMs: 20, maxDelayMs: 50 }),
       onChange: ph.onChange,
     });
     const err = await v.run().then(

@@ -1,68 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { addRange, missingChunks, rangesTotal, isRangeList } from '../../web/upload/ranges';
 import { MemoryKeyValue, StorageResumeStore, matchSources, ResumeRecord } from '../../web/upload/resume-store';
-import { Backoff, SpeedMeter } from '../../web/upload/timing';
-
-test('addRange merges touching and overlapping ranges and keeps order', () => {
-  let r: [number, number][] = [];
-  r = addRange(r, 10, 20);
-  r = addRange(r, 0, 5);
-  r = addRange(r, 30, 40);
-  assert.equal(r, [
-    [0, 5],
-    [10, 20],
-    [30, 40],
-  ]);
-  r = addRange(r, 5, 10);
-  assert.equal(r, [
-    [0, 20],
-    [30, 40],
-  ]);
-  r = addRange(r, 15, 35);
-  assert.equal(r, [[0, 40]]);
-  assert.is(
-    rangesTotal([
-      [0, 5],
-      [10, 20],
-    ]),
-    15,
-  );
-});
-
-test('missingChunks lists aligned chunks not fully covered, holes included', () => {
-  const size = 10 * 4 + 3; // 11 chunks of 4, the last one 3 bytes
-  const have: [number, number][] = [
-    [0, 12],
-    [16, 28],
-    [30, 34],
-  ];
-  const missing = missingChunks(size, 4, have);
-  assert.equal(
-    missing.map((c) => [c.offset, c.length]),
-    [
-      [12, 4],
-      [28, 4],
-      [32, 4],
-      [36, 4],
-      [40, 3],
-    ],
-  );
-  assert.equal(missingChunks(0, 4, []), []);
-  assert.equal(missingChunks(8, 4, [[0, 8]]), []);
-});
-
-test('isRangeList accepts only well-formed ranges', () => {
-  assert.ok(
-    isRangeList([
-      [0, 1],
-      [3, 9],
-    ]),
-  );
-  assert.not.ok(isRangeList([[2, 1]]));
-  assert.not.ok(isRangeList([[0, '1']]));
-  assert.not.ok(isRangeList('x'));
-});
+import { SpeedMeter } from '../../web/upload/timing';
 
 const record = (id: number, owner = 'user:a'): ResumeRecord => ({
   transferId: id,
@@ -97,6 +36,22 @@ test('resume store keeps records per owner, replaces by transfer id, ignores gar
   assert.equal(store.list('user:a'), []);
 });
 
+test('records kept as a list, before they had keys, are still found after an update', () => {
+  const kv = new MemoryKeyValue();
+  kv.setItem('ferry.unfinished-uploads', JSON.stringify([record(7), record(8, 'guest:v')]));
+  const store = new StorageResumeStore(kv);
+  assert.equal(
+    store.list('user:a').map((r) => r.transferId),
+    [7],
+  );
+  store.remove(7);
+  assert.equal(
+    store.list('guest:v').map((r) => r.transferId),
+    [8],
+  );
+  assert.is(store.list('user:a').length, 0);
+});
+
 test('files chosen again are matched by name, size and modification time (folder path optional)', () => {
   const chosen = [
     { name: 'a.bin', size: 10, lastModified: 111 },
@@ -105,13 +60,6 @@ test('files chosen again are matched by name, size and modification time (folder
   const m = matchSources(record(1), chosen);
   assert.is(m.get(1), chosen[0]);
   assert.not.ok(m.has(2));
-});
-
-test('backoff doubles up to its cap and resets', () => {
-  const b = new Backoff(1000, 8000, () => 0.5);
-  assert.equal([b.next(), b.next(), b.next(), b.next(), b.next()], [1000, 2000, 4000, 8000, 8000]);
-  b.reset();
-  assert.is(b.next(), 1000);
 });
 
 test('speed meter: nothing during the warm-up and the first seconds, then the rate over its window', () => {

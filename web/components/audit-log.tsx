@@ -1,14 +1,14 @@
 import { useApp } from '../lib/context';
 import { formatDate } from '../lib/format';
 import { errorText, Translate } from '../lib/i18n';
-import type { ApiAuditEntry } from '../lib/types';
+import type { AuditEntryJson } from '../../src/http/presenters/wire';
 
 /**
  * The audit log as sentences in the page's language ("anna@example.org downloaded report.pdf."): the API
  * gives event ids and targets, which mean nothing to most readers. An event this page does not know yet
  * still shows, with its id.
  */
-export function auditSentence(t: Translate, e: ApiAuditEntry): string {
+export function auditSentence(t: Translate, e: AuditEntryJson): string {
   const who = e.author.email || (e.author.type === 'Recipient' ? t('audit_link_visitor') : t('audit_someone'));
   const key =
     e.event === 'transfer_reminded' && e.target.type === 'Recipient'
@@ -24,7 +24,7 @@ export function auditSentence(t: Translate, e: ApiAuditEntry): string {
   return t(key ?? 'audit_other', vars);
 }
 
-export function AuditLog({ entries, error }: { entries: ApiAuditEntry[] | null; error: unknown }) {
+export function AuditLog({ entries, error }: { entries: AuditEntryJson[] | null; error: unknown }) {
   const { t, lang } = useApp();
   if (error) return <p class="error">{errorText(t, error)}</p>;
   if (!entries) return <p aria-busy="true">{t('ui_loading')}</p>;
@@ -54,6 +54,6 @@ export function AuditLog({ entries, error }: { entries: ApiAuditEntry[] | null; 
 }
 
 /** Downloads as people count them: a finished download of one file or of the archive, not its start. */
-export function countDownloads(entries: ApiAuditEntry[] | null): number {
+export function countDownloads(entries: AuditEntryJson[] | null): number {
   return (entries ?? []).filter((e) => e.event === 'download_ended' || e.event === 'archive_download_ended').length;
 }

@@ -1,15 +1,15 @@
 import { useEffect, useRef } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatDate } from '../lib/format';
-import type { ApiDelivery, ApiRecipient } from '../lib/types';
+import type { DeliveryJson, RecipientJson } from '../../src/http/presenters/wire';
 
 /** Deferred or bounced: the owner may send it again. */
-export function undelivered(d: ApiDelivery | null | undefined): boolean {
+export function undelivered(d: DeliveryJson | null | undefined): boolean {
   return d?.state === 'deferred' || d?.state === 'bounced';
 }
 
 /** What became of the mail to one recipient, with the mail server's answer when it failed (text, escaped by Preact). */
-export function DeliveryState({ delivery: d }: { delivery: ApiDelivery | null | undefined }) {
+export function DeliveryState({ delivery: d }: { delivery: DeliveryJson | null | undefined }) {
   const { t, lang } = useApp();
   if (!d) return null;
   const label =
@@ -31,7 +31,7 @@ const MAX_POLLS = 30;
  * Calls reload() every 2 s while some recipient's mail is still queued, so "Mail queued" turns into "Mail
  * sent" (or deferred) without a reload of the page; bounded, and stopped when the view goes away.
  */
-export function useDeliveryPolling(recipients: ApiRecipient[] | undefined, reload: () => void) {
+export function useDeliveryPolling(recipients: RecipientJson[] | undefined, reload: () => void) {
   const polls = useRef(0);
   const waiting = (recipients ?? []).some((r) => r.delivery?.state === 'queued');
   useEffect(() => {

@@ -1,7 +1,7 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { errorText } from '../lib/i18n';
-import type { ApiTransfer } from '../lib/types';
+import type { TransferJson } from '../../src/http/presenters/wire';
 
 /** What GET /transfer/{id} adds for the sharing controls (docs/sharing.md). */
 export interface SharingFields {
@@ -44,7 +44,7 @@ export function DownloadLimitPanel({
   transfer,
   onChanged,
 }: {
-  transfer: ApiTransfer & SharingFields;
+  transfer: TransferJson & SharingFields;
   onChanged(): void;
 }) {
   const { api, t } = useApp();

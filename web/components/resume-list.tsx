@@ -3,7 +3,7 @@ import { useApp } from '../lib/context';
 import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import type { PickedFile } from '../upload/picked';
-import { rangesTotal } from '../upload/ranges';
+import { allSent, sentBytes } from '../../src/shared/resume';
 import { matchSources, ResumeRecord } from '../upload/resume-store';
 import { resumeUpload, WrongResumePassword } from '../upload/start';
 import { encryptWorkerUrl } from '../upload/encryption';
@@ -42,9 +42,9 @@ function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRe
   const [error, setError] = useState<string | null>(null);
   // An encrypted upload needs its password again: the record keeps no password and no key.
   const [password, setPassword] = useState('');
-  const sent = record.files.reduce((n, f) => n + (f.complete ? f.size : rangesTotal(f.acked)), 0);
+  const sent = record.files.reduce((n, f) => n + sentBytes(f), 0);
   const total = record.files.reduce((n, f) => n + f.size, 0);
-  const needed = record.files.filter((f) => !f.complete && rangesTotal(f.acked) < f.size);
+  const needed = record.files.filter((f) => !f.complete && !allSent(f));
 
   const chosen = async (files: PickedFile[]) => {
     const map = matchSources(record, files);

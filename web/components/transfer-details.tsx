@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatBytes, formatDate, formatDay } from '../lib/format';
 import { errorText, Translate } from '../lib/i18n';
-import type { ApiAuditEntry, ApiTransfer } from '../lib/types';
+import type { AuditEntryJson, TransferJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
 import { ActionButton } from './action';
 import { DeliveryState, undelivered, useDeliveryPolling } from './delivery';
@@ -15,8 +15,8 @@ import { VirusScanNote } from './virus-scan';
 /** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
 export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
   const { api, t, lang, info } = useApp();
-  const tr = useResource(() => api.get<ApiTransfer>(`/transfer/${id}`));
-  const log = useResource(() => api.get<ApiAuditEntry[]>(`/transfer/${id}/auditlog`));
+  const tr = useResource(() => api.get<TransferJson>(`/transfer/${id}`));
+  const log = useResource(() => api.get<AuditEntryJson[]>(`/transfer/${id}/auditlog`));
   const [newRecipient, setNewRecipient] = useState('');
   const [addError, setAddError] = useState<string | null>(null);
   const changed = () => {
@@ -159,9 +159,11 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
           {extensionsLeft > 0 ? (
             <>
               <ActionButton
-                run={() => api.put<ApiTransfer>(`/transfer/${id}`, { extend_expiry_date: true })}
+                run={() => api.put<TransferJson>(`/transfer/${id}`, { extend_expiry_date: true })}
                 confirm={extendQuestion(t, lang, x, info.allow_transfer_expiry_date_extension)}
-                done={(after) => t('ui_expiry_extended', { date: formatDay((after as ApiTransfer).expires.raw, lang) })}
+                done={(after) =>
+                  t('ui_expiry_extended', { date: formatDay((after as TransferJson).expires.raw, lang) })
+                }
                 onDone={changed}
               >
                 {t('ui_extend_expiry')}
@@ -198,7 +200,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
 }
 
 /** "Extend the expiry by 7 days, to 19 Dec 2026? After this, 1 more extension is possible." */
-function extendQuestion(t: Translate, lang: string, x: ApiTransfer, steps: number[] | undefined): string {
+function extendQuestion(t: Translate, lang: string, x: TransferJson, steps: number[] | undefined): string {
   const left = x.expiry_date_extension ?? 0;
   const days = steps?.[steps.length - left];
   if (!days) return t('ui_extend_confirm_unknown');

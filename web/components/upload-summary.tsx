@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatBytes, formatDay } from '../lib/format';
-import type { ApiTransfer } from '../lib/types';
+import type { TransferJson } from '../../src/http/presenters/wire';
 import type { ResumeRecord } from '../upload/resume-store';
 import { CopyButton } from './copy-button';
 import { QrButton } from './qr-code';
@@ -14,18 +14,18 @@ export function UploadSummary({
   onAgain,
 }: {
   record: ResumeRecord;
-  transfer: ApiTransfer | null;
+  transfer: TransferJson | null;
   onAgain(): void;
 }) {
   const { api, t, lang, base, guest } = useApp();
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []); // screen readers hear that it is done
   // The Transfer as completed, then as read again while its mail waits in the queue ("queued", then "sent").
-  const [latest, setLatest] = useState<ApiTransfer | null>(null);
+  const [latest, setLatest] = useState<TransferJson | null>(null);
   const transfer = latest ?? completed;
   useDeliveryPolling(transfer?.recipients, () => {
     if (!completed) return;
-    api.get<ApiTransfer>(`/transfer/${completed.id}`).then(setLatest, () => undefined);
+    api.get<TransferJson>(`/transfer/${completed.id}`).then(setLatest, () => undefined);
   });
   const links = transfer?.recipients?.length
     ? transfer.recipients.map((r) => ({ email: r.email, url: r.download_url, delivery: r.delivery }))

@@ -1,12 +1,12 @@
 import { useApp } from '../lib/context';
-import type { ApiTransfer } from '../lib/types';
+import type { TransferJson } from '../../src/http/presenters/wire';
 
 /**
  * What the virus scan says of a transfer, in its details (docs/sharing.md, Virus scanning): being checked,
  * held (with clamd's error), clean, blocked or flagged (each infected file with the signature clamd named),
  * not scanned, or never scanned because it is end-to-end encrypted. Nothing when scanning is off.
  */
-export function VirusScanNote({ transfer }: { transfer: ApiTransfer }) {
+export function VirusScanNote({ transfer }: { transfer: TransferJson }) {
   const { t } = useApp();
   const v = transfer.virus_scan;
   if (!v) return null;
@@ -37,7 +37,7 @@ export function VirusScanNote({ transfer }: { transfer: ApiTransfer }) {
 }
 
 /** The status column's word for a transfer its virus scan keeps from being available. */
-export function virusStatus(transfer: ApiTransfer): 'virus_checking' | 'virus_held' | 'virus_blocked' | null {
+export function virusStatus(transfer: TransferJson): 'virus_checking' | 'virus_held' | 'virus_blocked' | null {
   const v = transfer.virus_scan;
   if (!v || transfer.status === 'available' || transfer.status === 'closed') return null;
   if (v.status === 'checking') return 'virus_checking';

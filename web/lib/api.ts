@@ -1,8 +1,12 @@
 /**
  * The browser's REST client: the same endpoints every other client uses. Adds the security token that
  * cookie-authenticated state-changing requests need, and the guest token (`vid`) when the page acts for a
- * guest. Kept free of the DOM so the upload engine built on it runs under Node in tests.
+ * guest. Kept free of the DOM so the upload engine built on it runs under Node in tests. What is retried, and
+ * how long after, is the policy every client shares (src/shared/retry.ts).
  */
+import { specError } from '../../src/shared/error-body';
+import { parseRetryAfter, retryableStatus } from '../../src/shared/retry';
+
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
 export interface ApiOptions {
@@ -22,7 +26,9 @@ export class ApiError extends Error {
   constructor(
     readonly id: string,
     readonly status: number,
-    readonly details: unknown[] | null = null,
+    readonly details: string[] | null = null,
+    /** The answer's Retry-After, in seconds (a 429 or 503 saying when to come back); null when it had none. */
+    readonly retryAfterS: number | null = null,
   ) {
     super(id);
   }
@@ -76,8 +82,15 @@ export class Api {
     }
     const url = this.url(path, init.query);
     if (init.onProgress && !this.opts.fetch && typeof XMLHttpRequest !== 'undefined') {
-      const { status, text } = await sendWithProgress(method, url, headers, body, init.signal, init.onProgress);
-      return answer<T>(status, text);
+      const { status, text, retryAfter } = await sendWithProgress(
+        method,
+        url,
+        headers,
+        body,
+        init.signal,
+        init.onProgress,
+      );
+      return answer<T>(status, text, retryAfter);
     }
     const doFetch = this.opts.fetch ?? ((input: string, i?: RequestInit) => fetch(input, i));
     let res: Response;
@@ -94,7 +107,7 @@ export class Api {
       if (isAbort(e)) throw e;
       throw new NetworkError('connection lost while reading the answer');
     }
-    const out = answer<T>(res.status, text);
+    const out = answer<T>(res.status, text, res.headers.get('retry-after'));
     init.onProgress?.(bodySize(body));
     return out;
   }
@@ -113,8 +126,8 @@ export class Api {
   }
 }
 
-/** The answer's JSON, or the ApiError its status and `message` say. */
-function answer<T>(status: number, text: string): T {
+/** The answer's JSON, or the ApiError its status, `message` and Retry-After say. */
+function answer<T>(status: number, text: string, retryAfter: string | null): T {
   let data: unknown = undefined;
   if (text) {
     try {
@@ -124,9 +137,8 @@ function answer<T>(status: number, text: string): T {
     }
   }
   if (status < 200 || status > 299) {
-    const err = data as { message?: unknown; details?: unknown } | undefined;
-    const id = typeof err?.message === 'string' ? err.message : `http_${status}`;
-    throw new ApiError(id, status, Array.isArray(err?.details) ? err.details : null);
+    const err = specError(data);
+    throw new ApiError(err?.id ?? `http_${status}`, status, err?.details ?? null, parseRetryAfter(retryAfter));
   }
   return data as T;
 }
@@ -145,7 +157,7 @@ function sendWithProgress(
   body: BodyInit | undefined,
   signal: AbortSignal | undefined,
   onProgress: (loaded: number) => void,
-): Promise<{ status: number; text: string }> {
+): Promise<{ status: number; text: string; retryAfter: string | null }> {
   return new Promise((resolve, reject) => {
     const x = new XMLHttpRequest();
     const aborted = () => reject(new DOMException('The request was aborted', 'AbortError'));
@@ -159,7 +171,7 @@ function sendWithProgress(
     x.onload = () => {
       done();
       onProgress(bodySize(body));
-      resolve({ status: x.status, text: x.responseText });
+      resolve({ status: x.status, text: x.responseText, retryAfter: x.getResponseHeader('Retry-After') });
     };
     x.onerror = () => {
       done();
@@ -177,8 +189,8 @@ export function isAbort(e: unknown): boolean {
   return typeof e === 'object' && e !== null && (e as { name?: string }).name === 'AbortError';
 }
 
-/** Errors worth retrying after a pause: no answer, or the server/proxy saying "later". */
+/** Errors worth retrying after a pause: no answer, or the server/proxy saying "later" (src/shared/retry.ts). */
 export function isTransient(e: unknown): boolean {
   if (e instanceof NetworkError) return true;
-  return e instanceof ApiError && (e.status >= 500 || e.status === 408 || e.status === 429) && e.status !== 507;
+  return e instanceof ApiError && retryableStatus(e.status);
 }

@@ -2,15 +2,15 @@ import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Api } from './api';
 import type { Translate } from './i18n';
-import type { ApiInfo, ApiUser } from './types';
+import type { InfoJson, UserJson } from '../../src/http/presenters/wire';
 
 /** What every view needs: the REST client, translations, instance facts and (when signed in) the user. */
 export interface AppContext {
   api: Api;
   t: Translate;
   lang: string;
-  info: ApiInfo;
-  user: ApiUser | null;
+  info: InfoJson;
+  user: UserJson | null;
   /** Path prefix of base_url, "" at the root. */
   base: string;
   /** The signed-in user's addresses (the `from` choices), given by the page shell. */

@@ -5,7 +5,7 @@ import { PublicAddress } from './admin-address';
 import { useApp } from '../lib/context';
 import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
-import type { ApiGuest, ApiTransfer } from '../lib/types';
+import type { GuestJson, TransferJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
 import { TransferTable, transferStatus } from './transfers';
 import { GuestTable } from './guests';
@@ -16,8 +16,8 @@ type Tab = 'overview' | 'transfers' | 'guests' | 'users';
 export function AdminPage() {
   const { api, t, base } = useApp();
   const [tab, setTab] = useState<Tab>('overview');
-  const transfers = useResource(() => api.get<ApiTransfer[]>('/transfer/@all'));
-  const guests = useResource(() => api.get<ApiGuest[]>('/guest/@all'));
+  const transfers = useResource(() => api.get<TransferJson[]>('/transfer/@all'));
+  const guests = useResource(() => api.get<GuestJson[]>('/guest/@all'));
   const mailSink = document.getElementById('main')?.dataset.mailSink === '1';
   const localAccounts = document.getElementById('main')?.dataset.localAccounts === '1';
   const tabs: [Tab, string][] = [
@@ -65,8 +65,8 @@ function Overview({
   error,
   localAccounts,
 }: {
-  transfers: ApiTransfer[] | null;
-  guests: ApiGuest[] | null;
+  transfers: TransferJson[] | null;
+  guests: GuestJson[] | null;
   error: unknown;
   localAccounts: boolean;
 }) {

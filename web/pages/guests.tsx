@@ -3,7 +3,7 @@ import { useApp } from '../lib/context';
 import { isEmail, latestExpiry } from '../../src/domain/transfer-input';
 import { endOfDay, formatDay, isoDay } from '../lib/format';
 import { errorText } from '../lib/i18n';
-import type { ApiGuest } from '../lib/types';
+import type { GuestJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
 import { ActionButton } from '../components/action';
 import { GUEST_OPTIONS, OptionBoxes, TRANSFER_OPTIONS } from '../components/options';
@@ -18,7 +18,7 @@ const DAY = 86400;
 /** Guests: invite someone to upload on the user's behalf (POST /guest), and the invitations sent. */
 export function GuestsPage() {
   const { api, t } = useApp();
-  const list = useResource(() => api.get<ApiGuest[]>('/guest'));
+  const list = useResource(() => api.get<GuestJson[]>('/guest'));
   return (
     <>
       <h1 id="guests-page-title" class="page-title">
@@ -62,7 +62,7 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
     setBusy(true);
     setInvited(null);
     try {
-      const g = await api.post<ApiGuest>('/guest', {
+      const g = await api.post<GuestJson>('/guest', {
         recipient: email.trim(),
         from: emails[0] ?? '',
         subject,
@@ -176,7 +176,7 @@ export function GuestTable({
   reload,
   showOwner,
 }: {
-  guests: ApiGuest[] | null;
+  guests: GuestJson[] | null;
   error: unknown;
   reload(): void;
   showOwner?: boolean;

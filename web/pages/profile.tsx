@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatDate } from '../lib/format';
 import { errorText } from '../lib/i18n';
-import type { ApiUser } from '../lib/types';
+import type { UserJson } from '../../src/http/presenters/wire';
 import { ActionButton } from '../components/action';
 import { CopyButton } from '../components/copy-button';
 import { concurrency, CONCURRENCY_KEY } from '../upload/use-upload';
@@ -97,7 +97,7 @@ const LANGS = LANGUAGE_NAMES;
  */
 export function ProfilePage() {
   const { api, t, user, lang, base } = useApp();
-  const [me, setMe] = useState<ApiUser | null>(user);
+  const [me, setMe] = useState<UserJson | null>(user);
   const [chosenLang, setChosenLang] = useState(me?.lang ?? lang);
   const [parallel, setParallel] = useState(String(concurrency()));
   const [note, setNote] = useState<string | null>(null);
@@ -160,7 +160,7 @@ export function ProfilePage() {
           </p>
         )}
       </section>
-      {localAccount && <PasswordChange onChanged={() => void api.get<ApiUser>('/user').then(setMe, () => {})} />}
+      {localAccount && <PasswordChange onChanged={() => void api.get<UserJson>('/user').then(setMe, () => {})} />}
       <section class="card" aria-labelledby="api-title">
         <h2 id="api-title">{t('ui_api_access')}</h2>
         {me.remote_config ? (
@@ -192,7 +192,7 @@ export function ProfilePage() {
             <ActionButton
               run={async () => {
                 await api.put('/user', { secret_rotate: true });
-                setMe(await api.get<ApiUser>('/user'));
+                setMe(await api.get<UserJson>('/user'));
               }}
               confirm={t('ui_rotate_confirm')}
               done={t('ui_rotated')}

@@ -2,7 +2,7 @@ import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatBytes, formatDay } from '../lib/format';
 import { errorText } from '../lib/i18n';
-import type { ApiTransfer } from '../lib/types';
+import type { TransferJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
 import { TransferDetails } from '../components/transfer-details';
 import { undelivered } from '../components/delivery';
@@ -12,7 +12,7 @@ import type { TransferStatus } from '../../src/domain/model';
 /** "My transfers": every Transfer of the user (GET /transfer), newest first, with details on demand. */
 export function TransfersPage() {
   const { api, t } = useApp();
-  const list = useResource(() => api.get<ApiTransfer[]>('/transfer'));
+  const list = useResource(() => api.get<TransferJson[]>('/transfer'));
   return (
     <section class="card" aria-labelledby="transfers-title">
       <h1 id="transfers-title">{t('my_transfers')}</h1>
@@ -31,7 +31,7 @@ const STATUSES: readonly string[] = [
   'closed',
 ] satisfies TransferStatus[];
 
-export function transferStatus(tr: ApiTransfer): ShownStatus {
+export function transferStatus(tr: TransferJson): ShownStatus {
   if (tr.status === 'closed') return 'closed';
   if (tr.expires.raw < Date.now() / 1000) return 'expired';
   return virusStatus(tr) ?? (tr.status && STATUSES.includes(tr.status) ? (tr.status as TransferStatus) : 'available');
@@ -44,7 +44,7 @@ export function TransferTable({
   reload,
   showOwner,
 }: {
-  transfers: ApiTransfer[] | null;
+  transfers: TransferJson[] | null;
   error: unknown;
   reload(): void;
   showOwner?: boolean;

@@ -1,20 +1,17 @@
-import { isRangeList, Range } from './ranges';
+import { isSentFile, type RecordStorage, ResumeBook, type SentFile } from '../../src/shared/resume';
 import type { RecordEncryption } from './encryption';
 
 /**
  * What the page remembers of an unfinished upload so that it survives a reload or a browser restart. Only
  * facts the server gave and the byte ranges it acknowledged are kept; the file data is asked for again and
- * matched by name, size and modification time.
+ * matched by name, size and modification time. The bookkeeping is the one `ferry send` uses
+ * (src/shared/resume.ts); the page injects where records are kept: the browser's localStorage.
  */
-export interface ResumeFile {
+export interface ResumeFile extends SentFile {
   fileId: number;
   uid: string;
   name: string;
-  size: number;
   lastModified: number;
-  /** Ranges the server acknowledged (each one a finished chunk PUT). */
-  acked: Range[];
-  complete: boolean;
   /** An encrypted file's IV and AEAD (base64, as the server has them): chunk i is sealed the same way again. */
   iv?: string;
   aead?: string;
@@ -48,39 +45,77 @@ export interface KeyValue {
   removeItem(key: string): void;
 }
 
-const KEY = 'ferry.unfinished-uploads';
+const ITEM = 'ferry.unfinished-uploads';
 
-export class StorageResumeStore implements ResumeStore {
-  constructor(private readonly kv: KeyValue) {}
+/**
+ * The records as one item of the browser's storage: an object of records by key. Storage full or disabled (a
+ * private window) loses the record, never the upload: it goes on, it just cannot be resumed after a reload.
+ */
+export class ItemStorage implements RecordStorage {
+  constructor(
+    private readonly kv: KeyValue,
+    private readonly item = ITEM,
+  ) {}
 
-  private all(): ResumeRecord[] {
+  private all(): Record<string, unknown> {
     try {
-      const parsed: unknown = JSON.parse(this.kv.getItem(KEY) ?? '[]');
-      return Array.isArray(parsed) ? parsed.filter(isRecord) : [];
+      const parsed: unknown = JSON.parse(this.kv.getItem(this.item) ?? '{}');
+      // A list is how records were kept before they had keys: each is keyed by its transfer.
+      if (Array.isArray(parsed))
+        return Object.fromEntries(parsed.map((r) => [String((r as { transferId?: unknown })?.transferId), r]));
+      return parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : {};
     } catch {
-      return [];
+      return {};
     }
   }
 
-  private write(records: ResumeRecord[]): void {
+  private put(records: Record<string, unknown>): void {
     try {
-      if (records.length) this.kv.setItem(KEY, JSON.stringify(records));
-      else this.kv.removeItem(KEY);
+      if (Object.keys(records).length) this.kv.setItem(this.item, JSON.stringify(records));
+      else this.kv.removeItem(this.item);
     } catch {
-      // Storage full or disabled (private mode): the upload goes on, it just cannot be resumed after a reload.
+      // Storage full or disabled: see above.
     }
+  }
+
+  read(key: string): string | null {
+    const r = this.all()[key];
+    return r === undefined ? null : JSON.stringify(r);
+  }
+
+  write(key: string, text: string): void {
+    this.put({ ...this.all(), [key]: JSON.parse(text) });
+  }
+
+  remove(key: string): void {
+    const { [key]: _gone, ...rest } = this.all();
+    this.put(rest);
+  }
+
+  keys(): string[] {
+    return Object.keys(this.all());
+  }
+}
+
+export class StorageResumeStore implements ResumeStore {
+  private readonly book: ResumeBook<ResumeRecord>;
+  constructor(kv: KeyValue) {
+    this.book = new ResumeBook(new ItemStorage(kv), isRecord);
   }
 
   list(owner: string): ResumeRecord[] {
-    return this.all().filter((r) => r.owner === owner);
+    return this.book
+      .all()
+      .map((e) => e.record)
+      .filter((r) => r.owner === owner);
   }
 
   save(record: ResumeRecord): void {
-    this.write([...this.all().filter((r) => r.transferId !== record.transferId), record]);
+    this.book.save(String(record.transferId), record);
   }
 
   remove(transferId: number): void {
-    this.write(this.all().filter((r) => r.transferId !== transferId));
+    this.book.remove(String(transferId));
   }
 }
 
@@ -108,8 +143,7 @@ function isRecord(v: unknown): v is ResumeRecord {
     r.chunkSize > 0 &&
     Array.isArray(r.files) &&
     r.files.every(
-      (f) =>
-        Number.isInteger(f.fileId) && typeof f.uid === 'string' && typeof f.name === 'string' && isRangeList(f.acked),
+      (f) => isSentFile(f) && Number.isInteger(f.fileId) && typeof f.uid === 'string' && typeof f.name === 'string',
     )
   );
 }

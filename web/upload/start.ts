@@ -1,6 +1,6 @@
 import type { Api } from '../lib/api';
-import type { ApiFile, ApiTransfer } from '../lib/types';
-import { isRangeList, rangesTotal } from './ranges';
+import type { FileJson, TransferJson } from '../../src/http/presenters/wire';
+import { allSent, reconcile } from '../../src/shared/resume';
 import type { ResumeFile, ResumeRecord } from './resume-store';
 import { chunkKeyQuery, Source, Upload, UploadOptions } from './uploader';
 import {
@@ -69,11 +69,11 @@ export async function createUpload(
       ...(enc ? { iv: enc.ivs[i], aead: enc.aeads[i] } : {}),
     })),
   };
-  const t = await api.post<ApiTransfer & { salt?: string }>('/transfer', body);
+  const t = await api.post<TransferJson & { salt?: string }>('/transfer', body);
   const byCid = new Map(t.files.map((f) => [f.cid, f]));
   const map = new Map<number, Source>();
   const files: ResumeFile[] = sources.map((s, i) => {
-    const f: ApiFile | undefined = byCid.get(`f${i}`) ?? t.files[i];
+    const f: FileJson | undefined = byCid.get(`f${i}`) ?? t.files[i];
     map.set(f.id, s);
     return {
       fileId: f.id,
@@ -136,14 +136,8 @@ export async function resumeUpload(
   }
   for (const f of record.files) {
     if (f.complete) continue;
-    const remote = await api.get<ApiFile>(`/file/${f.fileId}`, { query: chunkKeyQuery(f, opts.useKey) });
-    if (remote.complete) f.complete = true;
-    if (isRangeList(remote.ranges)) f.acked = remote.ranges;
-    else if (remote.received === f.size) f.acked = [[0, f.size]];
-    // Otherwise keep our own list: every range in it was acknowledged, so it is a subset of what the
-    // server holds; chunks whose answer never arrived are sent again (they were in flight).
-    if (!f.complete && !sources.has(f.fileId) && rangesTotal(f.acked) < f.size)
-      throw new Error(`missing source for ${f.name}`);
+    reconcile(f, await api.get<FileJson>(`/file/${f.fileId}`, { query: chunkKeyQuery(f, opts.useKey) }));
+    if (!f.complete && !sources.has(f.fileId) && !allSent(f)) throw new Error(`missing source for ${f.name}`);
   }
   return new Upload(api, record, sources, { ...opts, chunkSize: record.chunkSize, seal });
 }

@@ -1,24 +1,4 @@
-/** Backoff and speed measurement for the upload engine (clock injected so tests control time). */
-/** Exponential backoff with jitter: initial, ×2 each failure, capped. */
-export class Backoff {
-  private failures = 0;
-  constructor(
-    private readonly initialMs = 1000,
-    private readonly maxMs = 30_000,
-    private readonly random: () => number = Math.random,
-  ) {}
-
-  next(): number {
-    const base = Math.min(this.maxMs, this.initialMs * 2 ** this.failures);
-    this.failures += 1;
-    return Math.round(base * (0.8 + 0.4 * this.random()));
-  }
-
-  reset(): void {
-    this.failures = 0;
-  }
-}
-
+/** Speed measurement for the upload engine (clock injected so tests control time). */
 /**
  * Bytes per second over a sliding window, fed with bytes as they leave (the upload progress of each chunk
  * request), not as chunks are acknowledged: on a slow link a 5 MiB chunk takes seconds, and counting whole

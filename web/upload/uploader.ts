@@ -1,8 +1,10 @@
 import { Api, ApiError, NetworkError, isTransient } from '../lib/api';
-import type { ApiTransfer } from '../lib/types';
-import { addRange, missingChunks, rangesTotal } from './ranges';
+import type { TransferJson } from '../../src/http/presenters/wire';
+import { chunkIndex } from '../../src/shared/chunks';
+import { acknowledge, allSent, chunksToSend, sentBytes } from '../../src/shared/resume';
+import { Backoff, DEFAULT_RETRY } from '../../src/shared/retry';
 import type { ResumeFile, ResumeRecord, ResumeStore } from './resume-store';
-import { Backoff, SpeedMeter } from './timing';
+import { SpeedMeter } from './timing';
 
 /** What the engine reads from a file: a browser File, or a Blob with the same facts in tests. */
 export interface Source {
@@ -23,7 +25,10 @@ export interface UploadOptions {
   onChange?: (p: UploadProgress) => void;
   now?: () => number;
   backoff?: Backoff;
-  /** Consecutive server errors (5xx) tolerated before the upload is reported failed. Network errors never count. */
+  /**
+   * Consecutive error answers tolerated before the upload is reported failed (default: the shared policy's
+   * retries, src/shared/retry.ts). Network errors never count.
+   */
   maxServerErrors?: number;
   /** A chunk PUT with neither progress nor an answer for this long is abandoned and retried. */
   chunkTimeoutMs?: number;
@@ -78,8 +83,8 @@ interface Chunk {
 /**
  * The upload engine (spec: Upload procedure): chunk PUTs, `concurrency` in flight over all files, each file
  * completed as soon as its last chunk is acknowledged, then the Transfer. Transient failures (no answer, 5xx,
- * 408, 429) put the chunk back and wait with exponential backoff; `wake()` (the browser's `online` event)
- * ends the wait at once. Every acknowledged chunk is recorded in the ResumeStore, so after a reload only what
+ * 408, 429) put the chunk back and wait as every client does (src/shared/retry.ts: exponential backoff with
+ * jitter, never before the server's Retry-After); `wake()` (the browser's `online` event) ends the wait at once. Every acknowledged chunk is recorded in the ResumeStore, so after a reload only what
  * the server has not acknowledged is sent again.
  */
 export class Upload {
@@ -91,14 +96,14 @@ export class Upload {
   private bytesSent = 0;
   /** Bytes of chunks in flight that have left already, per file (not yet acknowledged). */
   private readonly leaving = new Map<number, number>();
-  private running: Promise<ApiTransfer | null> | null = null;
+  private running: Promise<TransferJson | null> | null = null;
   private readonly sleepers = new Set<() => void>();
   private retryAt: number | null = null;
   private readonly speed: SpeedMeter;
   private readonly now: () => number;
   private readonly backoff: Backoff;
   /** The Transfer as PUT complete returned it, once done. */
-  result: ApiTransfer | null = null;
+  result: TransferJson | null = null;
 
   /** Use createUpload / resumeUpload (start.ts), which build the record from the server's answers. */
   constructor(
@@ -117,7 +122,7 @@ export class Upload {
   }
 
   /** Runs until the Transfer is complete (resolves with it), failed (rejects), or cancelled (resolves null). */
-  run(): Promise<ApiTransfer | null> {
+  run(): Promise<TransferJson | null> {
     if (!this.running) {
       this.phase = 'uploading';
       this.fillQueue();
@@ -167,7 +172,7 @@ export class Upload {
       fileId: f.fileId,
       name: f.name,
       size: f.size,
-      sent: f.complete ? f.size : Math.min(f.size, rangesTotal(f.acked) + (this.leaving.get(f.fileId) ?? 0)),
+      sent: f.complete ? f.size : Math.min(f.size, sentBytes(f) + (this.leaving.get(f.fileId) ?? 0)),
       complete: f.complete,
     }));
     const total = files.reduce((n, f) => n + f.size, 0);
@@ -201,12 +206,11 @@ export class Upload {
   private fillQueue(): void {
     this.queue.length = 0;
     for (const f of this.record.files) {
-      if (f.complete) continue;
-      for (const c of missingChunks(f.size, this.record.chunkSize, f.acked)) this.queue.push({ file: f, ...c });
+      for (const c of chunksToSend(f, this.record.chunkSize)) this.queue.push({ file: f, ...c });
     }
   }
 
-  private async loop(): Promise<ApiTransfer | null> {
+  private async loop(): Promise<TransferJson | null> {
     this.leaving.clear();
     this.speed.reset(this.progress().sent);
     this.emit();
@@ -217,13 +221,13 @@ export class Upload {
     if (this.phase === 'paused') return null;
     if (this.phase === 'failed') throw this.error;
     // Files with no chunk to send (empty, or fully received before a reload) still need completing.
-    for (const f of this.record.files) if (!f.complete && rangesTotal(f.acked) >= f.size) await this.completeFile(f);
+    for (const f of this.record.files) if (!f.complete && allSent(f)) await this.completeFile(f);
     if (this.current() !== 'uploading') return this.settled();
     this.phase = 'finishing';
     this.emit();
     // With the chunk key, so a session that ended during a long upload does not stop the last step.
     let t = await this.retrying(() =>
-      this.api.request<ApiTransfer>('PUT', `/transfer/${this.transferId}`, {
+      this.api.request<TransferJson>('PUT', `/transfer/${this.transferId}`, {
         json: { complete: true },
         query: this.keyQuery(this.record.files[0]),
       }),
@@ -243,7 +247,7 @@ export class Upload {
    * The answer says so (`completing`); the page stays on "finishing" meanwhile, asking every 2 s for at most an
    * hour; should the transfer not be readable here (a guest's), the answer to the completion is shown as it was.
    */
-  private async untilAvailable(t: ApiTransfer): Promise<ApiTransfer> {
+  private async untilAvailable(t: TransferJson): Promise<TransferJson> {
     let now = t;
     for (
       let i = 0;
@@ -252,7 +256,7 @@ export class Upload {
     ) {
       await new Promise((resolve) => setTimeout(resolve, 2000));
       try {
-        now = await this.api.request<ApiTransfer>('GET', `/transfer/${this.transferId}`, {});
+        now = await this.api.request<TransferJson>('GET', `/transfer/${this.transferId}`, {});
       } catch {
         return now;
       }
@@ -282,7 +286,7 @@ export class Upload {
       }
       this.opts.store?.save(this.record);
       this.emit();
-      if (rangesTotal(chunk.file.acked) >= chunk.file.size) await this.completeFile(chunk.file);
+      if (allSent(chunk.file)) await this.completeFile(chunk.file);
     }
   }
 
@@ -319,7 +323,7 @@ export class Upload {
     try {
       const plain = source.slice(offset, offset + length);
       const body = this.opts.seal
-        ? await this.opts.seal(file, Math.floor(offset / this.record.chunkSize), plain)
+        ? await this.opts.seal(file, chunkIndex(offset, this.record.chunkSize), plain)
         : plain;
       if (ctl.signal.aborted) return false;
       this.bytesSent += length;
@@ -337,7 +341,7 @@ export class Upload {
       });
       leave(length);
       // Acknowledged: the range now counts instead of the bytes in flight (in the same turn, so the bar never dips).
-      file.acked = addRange(file.acked, offset, offset + length);
+      acknowledge(file, offset, length);
       this.succeeded();
       return true;
     } catch (e) {
@@ -401,14 +405,17 @@ export class Upload {
       this.fail(err);
       return;
     }
-    if (err instanceof ApiError && ++this.serverErrors > (this.opts.maxServerErrors ?? 8)) {
+    if (err instanceof ApiError && ++this.serverErrors > (this.opts.maxServerErrors ?? DEFAULT_RETRY.retries)) {
       this.fail(err);
       return;
     }
     if (this.phase === 'paused' || this.phase === 'failed') return;
     this.error = err;
-    // Several chunks fail together when the link drops; they share one wait instead of stretching it.
-    if (this.retryAt === null || this.retryAt <= this.now()) this.retryAt = this.now() + this.backoff.next();
+    // Several chunks fail together when the link drops; they share one wait instead of stretching it. A server
+    // that says when to come back (Retry-After) is not asked before.
+    const retryAfterS = err instanceof ApiError ? err.retryAfterS : null;
+    if (this.retryAt === null || this.retryAt <= this.now()) this.retryAt = this.now() + this.backoff.next(retryAfterS);
+    else if (retryAfterS !== null) this.retryAt = Math.max(this.retryAt, this.now() + retryAfterS * 1000);
     this.phase = 'waiting';
     this.emit();
   }

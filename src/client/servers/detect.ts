@@ -1,6 +1,6 @@
 import { ClientError } from '../errors';
 import { describeAnswer, describeNetworkError, exchange, FerryApi, parseJson, requestPath } from '../http';
-import { retryableNetworkError, retryableStatus, retryDelay, sleep } from '../retry';
+import { parseRetryAfter, retryableNetworkError, retryableStatus, retryDelay, sleep } from '../../shared/retry';
 import { parseConfigScript, type ConfigValue } from './filesender-config';
 import type { ServerKind } from './server';
 
@@ -60,18 +60,20 @@ async function readConfigScript(api: FerryApi, siteUrl: string): Promise<Record<
 async function retried(api: FerryApi, u: URL, what: string) {
   for (let attempt = 0; ; attempt++) {
     let reason: string;
+    let retryAfter: number | null = null;
     try {
       const res = await exchange(u, 'GET', { accept: 'application/json, text/javascript' }, undefined, api.agent);
       api.noteDate(res.headers.date);
       if (!retryableStatus(res.status)) return res;
       reason = `${res.status}`;
+      retryAfter = parseRetryAfter(res.headers['retry-after']);
       if (attempt >= api.retry.retries) return res;
     } catch (e) {
       if (!retryableNetworkError(e)) throw new ClientError(`${what}: ${describeNetworkError(e, u.href)}`, 2);
       reason = describeNetworkError(e, u.href);
       if (attempt >= api.retry.retries) throw new ClientError(`${what}: ${reason} (after ${attempt + 1} attempts)`, 2);
     }
-    const delayMs = retryDelay(api.retry, attempt + 1);
+    const delayMs = retryDelay(api.retry, attempt + 1, retryAfter);
     api.opts.onRetry?.({ what, reason, attempt: attempt + 1, delayMs });
     await sleep(delayMs);
   }

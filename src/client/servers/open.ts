@@ -1,6 +1,6 @@
 import type { Credentials } from '../credentials';
 import { FerryApi, type RetryNotice } from '../http';
-import type { RetryPolicy } from '../retry';
+import type { RetryPolicy } from '../../shared/retry';
 import { detectServer, type FoundServer } from './detect';
 import { FerryServer } from './ferry';
 import { FileSenderServer } from './filesender';

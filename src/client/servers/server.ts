@@ -1,4 +1,4 @@
-import type { Range } from '../../shared/chunks';
+import type { Range } from '../../shared/ranges';
 import type { FerryApi } from '../http';
 
 /**

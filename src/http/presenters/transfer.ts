@@ -2,7 +2,7 @@ import type { AuditEntry, FileRecord, MailDelivery, Recipient, Transfer } from '
 import { encryptedSize } from '../../shared-crypto/format';
 import { presentTrackingError } from './guest';
 import type { TransferView } from '../../domain/transfers';
-import { missingRanges } from '../../domain/ranges';
+import { missingRanges } from '../../shared/ranges';
 import { presentDate } from './date';
 
 /**
@@ -80,7 +80,7 @@ export function downloadUrl(baseUrl: string, token: string): string {
  */
 export function presentDelivery(d: MailDelivery | null | undefined, lang: string, inbox = false) {
   if (!d) return null;
-  const state = inbox && d.state === 'sent' ? 'kept' : d.state;
+  const state: MailDelivery['state'] | 'kept' = inbox && d.state === 'sent' ? 'kept' : d.state;
   return {
     state,
     date: presentDate(d.date, lang),

@@ -10,6 +10,7 @@ import { type Page, parsePage } from '../../domain/paging';
 import { parseEncryption } from '../../domain/encryption-input';
 import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
 import { presentSharing, presentVirusScan } from '../presenters/sharing';
+import type { TransferJson } from '../presenters/wire';
 import { parseSharingInput } from '../../domain/sharing';
 import { hashLinkPassword } from '../../domain/link-password';
 import { actorOf, bodyObject } from '../actor';
@@ -27,7 +28,7 @@ async function present(ctx: FerryContext, v: TransferView | Transfer, creating =
 }
 
 /** Views presented together: their recipients' errors and mail states read at once for all of them. */
-async function presentViews(ctx: FerryContext, views: TransferView[], creating = false) {
+async function presentViews(ctx: FerryContext, views: TransferView[], creating = false): Promise<TransferJson[]> {
   const s = ctx.state.services;
   const ids = views.flatMap((v) => v.recipients.map((r) => r.id));
   const [errors, delivery, sharing] = await Promise.all([

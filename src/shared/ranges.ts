@@ -1,4 +1,7 @@
-/** Received byte ranges of a file: half-open [start, end), sorted, merged. Pure functions. */
+/**
+ * Byte ranges of a file: half-open [start, end), sorted, merged. Pure functions, used alike by the server
+ * (what a File has received), the web page's uploader and `ferry send` (what was acknowledged).
+ */
 export type Range = [number, number];
 
 export function addRange(ranges: Range[], start: number, end: number): Range[] {
@@ -44,4 +47,12 @@ export function missingRanges(ranges: Range[], size: number): Range[] {
   }
   if (pos < size) out.push([pos, size]);
   return out;
+}
+
+/** A list of ranges as an answer or a stored record may hold one (checked before it is trusted). */
+export function isRangeList(v: unknown): v is Range[] {
+  return (
+    Array.isArray(v) &&
+    v.every((r) => Array.isArray(r) && r.length === 2 && r.every((n) => Number.isInteger(n) && n >= 0) && r[0] <= r[1])
+  );
 }

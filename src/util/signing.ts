@@ -1,10 +1,11 @@
 import crypto from 'node:crypto';
 
 /**
- * The FileSender signed request, shared by the server that checks it (src/auth/signature.ts) and the clients
- * that make it (src/client/): HMAC-SHA1 (hex) of
+ * The FileSender signed request, shared by the server that checks it (src/auth/signature.ts) and the terminal
+ * client that makes it (src/client/): HMAC-SHA1 (hex) of
  *   <lowercased method>&<host and path>?<arguments sorted, signature removed>[&<body>]
- * Pure: no request or server types, so either side imports it without the other.
+ * No request or server types, so either side imports it without the other. Node's HMAC, fed the body in pieces
+ * as it streams: the pages never sign (they have a session), so this is not browser code (src/shared/ is).
  */
 
 /** The query arguments as signed: `name=value` pairs, sorted, joined with '&' (values as the caller gives them). */
