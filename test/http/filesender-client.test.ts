@@ -5,6 +5,7 @@ import { startTestServer, TestServer } from '../helpers/server';
 import { startTestSink, TestSink } from '../helpers/mail';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { patternBytes, sha256 } from '../helpers/upload-client';
+import { until } from '../helpers/until';
 import {
   FileSenderPy,
   pyEncryptChunk,
@@ -208,7 +209,16 @@ test('upload: four files, three in a folder tree, to two recipients as filesende
   assert.equal(t.options, [], '{get_a_link: 0} sets nothing');
   // Every request carried the client's headers and went to /rest.php; every answer was a success.
   assert.ok(alice.sent.every((r) => r.url.startsWith(`${base}/`) && r.headers.Accept === 'application/json'));
-  const stored = (await alice.call({ method: 'get', path: `/transfer/${t.id}` })) as any;
+  // The SHA-256s are known at completion on the filesystem, a moment later on S3 (read back in the background).
+  let stored: any;
+  await until(
+    'the SHA-256 of every file',
+    async () => {
+      stored = await alice.call({ method: 'get', path: `/transfer/${t.id}` });
+      return stored.files.every((f: any) => f.sha256 !== null);
+    },
+    15_000,
+  );
   assert.is(stored.status, 'available');
   assert.ok(stored.files.every((f: any) => f.complete));
   assert.equal(
