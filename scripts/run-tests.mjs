@@ -4,8 +4,8 @@
 // built when it is missing or stale, and a system part a group needs (test/helpers/system/parts.ts) that cannot
 // be found is installed when this process may (root, apt-get present, FERRY_TEST_INSTALL not 0), and otherwise
 // fails that group with the command that installs it.
-// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: lint unit http http-postgres adversarial adversarial-postgres
-// storage e2e browser, all of them when none is named; and http-s3)
+// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: lint unit http http-postgres http-s3 adversarial
+// adversarial-postgres storage e2e browser, all of them when none is named)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,16 +20,18 @@ const ALL = [
   'unit',
   'http',
   'http-postgres',
+  'http-s3',
   'adversarial',
   'adversarial-postgres',
   'storage',
   'e2e',
   'browser',
 ];
-// The HTTP suite runs twice: on SQLite and the filesystem, and on a real PostgreSQL the tests start
-// (test/helpers/system/postgres.ts). `http-s3`, named alone, runs it with file data on a real S3 server
-// (test/helpers/system/s3.ts); it is not among the groups `npm test` runs until every file passes there. A file
-// run alone follows FERRY_TEST_DB and FERRY_TEST_STORAGE from the environment.
+// The HTTP suite runs three times: on SQLite and the filesystem, on a real PostgreSQL the tests start
+// (test/helpers/system/postgres.ts), and with file data on a real S3 server (test/helpers/system/s3.ts). The few
+// tests about the filesystem store itself (a file cut short on disk) choose that store whatever the group. The S3
+// group shares one server among its files (`sharedS3`; each test server has a prefix of its own), instead of
+// starting Swift once per file. A file run alone follows FERRY_TEST_DB and FERRY_TEST_STORAGE from the environment.
 // Of the adversarial suite, the races the database decides (signed-chunks) and the hardening-* files (full
 // disks, batches of statements, guests withdrawn in a unit of work) run on PostgreSQL too.
 const VARIANTS = {
@@ -39,7 +41,7 @@ const VARIANTS = {
     env: { FERRY_TEST_DB: 'postgres' },
     only: /^(signed-chunks|hardening-)/,
   },
-  'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' } },
+  'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' }, sharedS3: true },
 };
 const args = process.argv.slice(2);
 const groups = args.length ? args : ALL;
@@ -69,6 +71,16 @@ const { partsOfGroup, MissingPart, installMissingPart } = await tsImport(
   '../test/helpers/system/parts.ts',
   import.meta.url,
 );
+
+/**
+ * The S3 server a group's files share (test/helpers/system/s3.ts, SHARED_S3_ENV), started before its first file;
+ * its env for the files, and how to stop it. A server that does not start fails the group with its reason.
+ */
+async function sharedS3() {
+  const { startS3, sharedS3Env, SHARED_S3_ENV } = await tsImport('../test/helpers/system/s3.ts', import.meta.url);
+  const server = await startS3();
+  return { env: { [SHARED_S3_ENV]: sharedS3Env(server) }, stop: () => server.stop() };
+}
 
 /**
  * Finds every system part the group needs; prints what was found, or installs what is missing when this process
@@ -135,6 +147,25 @@ for (const group of groups) {
     failed += 1;
     continue;
   }
+  let shared = null;
+  if (variant.sharedS3) {
+    try {
+      shared = await sharedS3();
+    } catch (e) {
+      failed += 1;
+      console.log(`${group}: FAILED, ${e instanceof Error ? e.message : e}`);
+      continue;
+    }
+  }
+  try {
+    await runFiles(files, variant, shared?.env ?? {});
+  } finally {
+    await shared?.stop();
+  }
+}
+
+/** Each file of a group in a process of its own, with the group's environment; counts what uvu reports. */
+async function runFiles(files, variant, extraEnv) {
   for (const file of files) {
     const rel =
       path.relative(root, file) +
@@ -148,7 +179,7 @@ for (const group of groups) {
     const r = spawnSync(process.execPath, ['--import', 'tsx', file], {
       cwd: root,
       encoding: 'utf8',
-      env: { ...process.env, ...variant.env, FORCE_COLOR: '0' },
+      env: { ...process.env, ...variant.env, ...extraEnv, FORCE_COLOR: '0' },
       maxBuffer: 64 * 1024 * 1024,
       timeout: 15 * 60 * 1000,
     });

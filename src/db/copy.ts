@@ -55,6 +55,10 @@ export async function copySqliteToPostgres(dataDir: string, url: string): Promis
           tables[t.name] = copied;
         }
       });
+      // The planner's statistics for the copied rows, as PostgreSQL advises after a bulk load: without them it
+      // takes the tables for empty until autovacuum's next round, and scans them whole (docs/architecture.md,
+      // "Lists and pages").
+      await pool.query('ANALYZE');
       return { tables };
     } finally {
       snap.close();

@@ -401,4 +401,16 @@ CREATE INDEX virus_findings_transfer ON virus_findings(transfer_id);
 ALTER TABLE audit_log ADD COLUMN detail TEXT;
 `,
   },
+  {
+    // A page of someone's transfers, newest first (GET /transfer?limit=N): read in the index's order and stopped
+    // after N rows, instead of every transfer of theirs sorted (docs/architecture.md, "Lists and pages"). The
+    // single-column indexes these replace are the new ones' prefixes.
+    version: 25,
+    sql: `
+CREATE INDEX transfers_user_newest ON transfers(user_id, id);
+DROP INDEX transfers_user;
+CREATE INDEX transfers_guest_newest ON transfers(guest_id, id);
+DROP INDEX transfers_guest;
+`,
+  },
 ];

@@ -47,6 +47,41 @@ export class VirusScanRepo implements VirusScanRepository {
     };
   }
 
+  async findMany(transferIds: number[]): Promise<Map<number, VirusScanRecord>> {
+    const out = new Map<number, VirusScanRecord>();
+    // One statement per 500 transfers: each scan with its findings (none for most), in slices within the databases'
+    // limits on bound parameters.
+    const ids = [...new Set(transferIds)];
+    for (let i = 0; i < ids.length; i += 500) {
+      const rows = await this.db
+        .selectFrom('virus_scans as s')
+        .leftJoin('virus_findings as f', 'f.transfer_id', 's.transfer_id')
+        .select(['s.transfer_id', 's.state', 's.started', 's.finished', 's.error', 'f.file_id', 'f.signature'])
+        .where('s.transfer_id', 'in', ids.slice(i, i + 500))
+        .orderBy('s.transfer_id')
+        .orderBy('f.file_id')
+        .execute();
+      for (const row of rows) {
+        const transferId = Number(row.transfer_id);
+        let scan = out.get(transferId);
+        if (!scan) {
+          scan = {
+            transferId,
+            state: row.state as ScanState,
+            started: Number(row.started),
+            finished: row.finished === null ? null : Number(row.finished),
+            error: row.error,
+            findings: [],
+          };
+          out.set(transferId, scan);
+        }
+        if (row.file_id !== null && row.signature !== null)
+          scan.findings.push({ fileId: Number(row.file_id), signature: row.signature });
+      }
+    }
+    return out;
+  }
+
   async claim(now: number, until: number, dueBy: number): Promise<number | undefined> {
     // Several nodes may pick the same candidate: the conditional update lets one of them have it.
     for (let attempt = 0; attempt < 5; attempt++) {

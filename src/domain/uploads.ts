@@ -227,7 +227,10 @@ export class UploadsService {
         if (c.size !== null) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
         throw room === limit ? Errors.storageChunkTooLarge() : Errors.fileChunkOutOfBounds('offset');
       }
-      if (code === 'ECONNRESET') throw Errors.badRequestBody('body ended early');
+      // A store that streams the body with its length (S3) stores nothing of a body ending short of it: with a
+      // size announced, that is the size check's failure, as when the filesystem's store reports fewer bytes.
+      if (code === 'ESHORT_BODY' && c.size !== null) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+      if (code === 'ECONNRESET' || code === 'ESHORT_BODY') throw Errors.badRequestBody('body ended early');
       throw e;
     }
     if (c.size !== null && w.written !== c.size) throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
@@ -281,7 +284,8 @@ export class UploadsService {
       w = await this.store(t, f, at, c.body, plain + CHUNK_OVERHEAD, c.size === plain + CHUNK_OVERHEAD, guard);
     } catch (e) {
       const code = (e as { code?: string }).code;
-      if (code === 'EOVERFLOW_CHUNK') throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
+      if (code === 'EOVERFLOW_CHUNK' || code === 'ESHORT_BODY')
+        throw Errors.restSanityCheckFailed('X-Service-Chunk-Size');
       if (code === 'ECONNRESET') throw Errors.badRequestBody('body ended early');
       throw e;
     }
@@ -321,6 +325,8 @@ export class UploadsService {
       const code = (e as { code?: string }).code;
       if (code === 'EOVERFLOW_CHUNK') throw Errors.fileChunkOutOfBounds('file');
       if (code === 'ECONNRESET') throw Errors.badRequestBody('body ended early');
+      if (code === 'ESHORT_BODY')
+        throw Errors.fileIncomplete(`received ${(e as { received: number }).received} of ${f.size}`);
       throw e;
     }
     if (w.written !== f.size) {

@@ -4,6 +4,18 @@ import { AbortedError, OverflowError } from './positional-writer';
 import { objectStoreGarbage } from '../util/socket-garbage';
 import type { SignedBody } from '../domain/ports';
 
+/**
+ * A body that ended cleanly before the length the chunk announced: the client's sizes were wrong, the connection
+ * was not cut. Nothing of it is stored (the store's request is aborted), so the caller answers as for any chunk of
+ * the wrong size: what the filesystem's store tells by a short `written`.
+ */
+export class ShortBodyError extends Error {
+  readonly code = 'ESHORT_BODY';
+  constructor(readonly received: number) {
+    super('the request body ended before the announced length');
+  }
+}
+
 /** An answer for the client (a wrong signature: 401), not a broken body. */
 function isRefusal(e: unknown): boolean {
   return typeof (e as { status?: unknown })?.status === 'number';
@@ -112,7 +124,7 @@ export function countedBody(
       } catch (e) {
         failure = e instanceof OverflowError || isRefusal(e) ? (e as Error) : new AbortedError();
       }
-      if (!failure && seen < expected) failure = new AbortedError();
+      if (!failure && seen < expected) failure = new ShortBodyError(seen);
       if (failure) abort.abort(failure);
     })(),
     { objectMode: false },

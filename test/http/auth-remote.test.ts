@@ -5,6 +5,7 @@ import { startTestServer, TestServer } from '../helpers/server';
 import { signedPath } from '../helpers/signing';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { inAWeek } from '../helpers/upload-client';
+import { until } from '../helpers/until';
 
 // Signed requests: remote applications (as themselves or acting as a user) and remote users.
 let s: TestServer;
@@ -440,11 +441,21 @@ test('signed chunks of a full chunk size (checked beside the event loop) are sto
     { body: '{"complete":true}', headers: JSON_HEADERS },
   );
   assert.is(done.status, 200, done.text);
-  const f = await s.request(
-    'GET',
-    asApp('GET', `/file/${fileId}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal),
+  // At completion on the filesystem, a moment later on S3 (read back by a background job).
+  let digest: string | null = null;
+  await until(
+    'the SHA-256',
+    async () => {
+      const f = await s.request(
+        'GET',
+        asApp('GET', `/file/${fileId}`, { remote_user: 'uploader', timestamp: now() + ++n }, portal),
+      );
+      digest = f.json.sha256;
+      return digest !== null;
+    },
+    15_000,
   );
-  assert.is(f.json.sha256, crypto.createHash('sha256').update(data).digest('hex'));
+  assert.is(digest, crypto.createHash('sha256').update(data).digest('hex'));
 });
 
 test("with remote-user mode off: remote_config is null and a user's signature opens nothing; with remote applications off they are not heard", async () => {

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import pg from 'pg';
-import { startTestServer, asUser, HEADER_SP, TestServer, sql } from '../helpers/server';
+import { startTestServer, asUser, HEADER_SP, TestServer, sql, testStorage } from '../helpers/server';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
 import { until } from '../helpers/until';
 import { signedPath, nowS } from '../helpers/signing';
@@ -16,6 +16,8 @@ import { TABLES } from '../../src/db/schema';
 // switched over with database_url serves what was there.
 
 let s: TestServer;
+/** The file store both instances share (the filesystem of the data dir, or one S3 prefix): only the database moves. */
+let storage: Record<string, unknown> | undefined;
 const alice = asUser('alice');
 const data = patternBytes('copy', 200_000);
 
@@ -35,7 +37,14 @@ async function cli(args: string[]): Promise<{ code: number; out: string }> {
 
 test.before(async () => {
   // The source is SQLite whatever FERRY_TEST_DB says: this is the move from one box to many.
-  s = await startTestServer({ ...HEADER_SP, admin: ['boss'], database_url: null, mail: { transport: null } });
+  storage = await testStorage();
+  s = await startTestServer({
+    ...HEADER_SP,
+    admin: ['boss'],
+    database_url: null,
+    mail: { transport: null },
+    ...(storage ? { storage } : {}),
+  });
   // Transfers with uploaded files, recipients, downloads, audit entries and queued mail; a guest; users,
   // admins, a remote application and its used signatures; overrides; a session's worth of every table.
   const t = (
@@ -213,6 +222,7 @@ test('ferry db copy moves every row of every table into an empty PostgreSQL data
     database_url: url,
     data_dir: path.join(s.dir, 'data'),
     mail: { transport: null },
+    ...(storage ? { storage } : {}),
   });
   try {
     const list = (await moved.request('GET', '/transfer', { headers: alice })).json;

@@ -1,8 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fs from 'node:fs';
-import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { fileWithDigest, storedBytes } from '../helpers/stored-files';
 import { startTestSink, TestSink } from '../helpers/mail';
 import { patternBytes, sha256, inAWeek } from '../helpers/upload-client';
 import {
@@ -150,12 +149,12 @@ test("stored bytes are the ciphertext, never the plaintext; downloads in FileSen
   const data = patternBytes('secret payload ', 10_000); // 4096 + 4096 + 1808
   const { t, sent, token, key } = await uploadEncrypted([{ name: 'patients.csv', data }]);
   const f = t.files[0];
-  const stored = fs.readFileSync(path.join(s.dir, 'data', 'files', String(t.id), f.uid));
+  const stored = await storedBytes(s, t.id, f.uid);
   assert.is(stored.length, 10_000 + 3 * 32);
   assert.ok(stored.equals(Buffer.concat(sent[0])), 'stored bytes are the encrypted chunks back to back');
   assert.not.ok(stored.includes(data.subarray(0, 32)), 'plaintext found in storage');
   assert.not.ok(stored.includes(Buffer.from('secret payload')), 'plaintext found in storage');
-  const meta = (await s.request('GET', `/file/${f.id}`, { headers: alice })).json;
+  const meta = await fileWithDigest(s, f.id, alice);
   assert.equal([meta.received, meta.complete, meta.sha256], [10_000, true, sha256(stored)]);
 
   // Whole: the ciphertext.
@@ -318,7 +317,7 @@ test('a guest encrypts too: its transfer keeps the fields, and encryption_mandat
     (await s.request('PUT', `/file/${t.files[0].id}?vid=${g.token}`, { json: { complete: true } })).status,
     200,
   );
-  const stored = fs.readFileSync(path.join(s.dir, 'data', 'files', String(t.id), t.files[0].uid));
+  const stored = await storedBytes(s, t.id, t.files[0].uid);
   assert.is(stored.length, 5000 + 2 * 32);
   assert.not.ok(stored.includes(data.subarray(0, 32)));
 });

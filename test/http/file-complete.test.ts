@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne } from '../helpers/server';
 import { patternBytes, sendChunks, inAWeek, sha256 } from '../helpers/upload-client';
+import { fileWithDigest } from '../helpers/stored-files';
 
 // PUT /file/{id} {complete} when clients retry or race: repeated completions, completion against deletion.
 const CHUNK = 1024 * 1024;
@@ -47,7 +48,7 @@ test('completions sent at once all answer true; the File is hashed and logged on
     ],
   );
   assert.is((await complete(f.id)).json, true, 'a later retry too');
-  assert.is((await s.request('GET', `/file/${f.id}`, { headers: alice })).json.sha256, sha256(data));
+  assert.is((await fileWithDigest(s, f.id, alice)).sha256, sha256(data));
   assert.equal(
     (await events(t.id)).filter((e) => e === 'file_uploaded'),
     ['file_uploaded'],

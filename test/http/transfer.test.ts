@@ -1,10 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fs from 'node:fs';
-import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 import { patternBytes, sendChunks, inAWeek, sha256, shuffled } from '../helpers/upload-client';
 import { createTransfer } from '../helpers/factories';
+import { fileWithDigest, storedBytes, storedUids } from '../helpers/stored-files';
 
 const CHUNK = 64 * 1024;
 let s: TestServer;
@@ -67,14 +66,13 @@ test('the whole procedure: 3 files, parallel out-of-order chunks, byte-identical
   const after = (await s.request('GET', `/transfer/${t.id}`, { headers: alice })).json;
   assert.is(after.status, 'uploading');
   for (const [i, f] of t.files.entries()) {
-    const stored = fs.readFileSync(path.join(s.dir, 'data', 'files', String(t.id), f.uid));
-    assert.is(sha256(stored), sha256(datas[i]));
     const info = (await s.request('GET', `/file/${f.id}`, { headers: alice })).json;
     assert.is(info.received, datas[i].length);
     const done = await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } });
     assert.is(done.status, 200);
+    assert.is(sha256(await storedBytes(s, t.id, f.uid)), sha256(datas[i]));
     assert.is(done.json, true);
-    assert.is((await s.request('GET', `/file/${f.id}`, { headers: alice })).json.sha256, sha256(datas[i]));
+    assert.is((await fileWithDigest(s, f.id, alice)).sha256, sha256(datas[i]));
   }
   const complete = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
   assert.is(complete.status, 200);
@@ -165,8 +163,7 @@ test('file names are kept as given (any Unicode, folder paths too) and never bec
   const t = await create({ files: [{ name, size: 3 }] });
   assert.is(t.files[0].name, name);
   await sendChunks(s.request, t.files[0].id, Buffer.from('abc'), CHUNK, { headers: alice });
-  const dir = path.join(s.dir, 'data', 'files', String(t.id));
-  assert.equal(fs.readdirSync(dir), [t.files[0].uid]);
+  assert.equal(await storedUids(s, t.id), [t.files[0].uid]);
 });
 
 test('get_a_link: no recipients needed, a link recipient without address, no mail', async () => {
@@ -220,8 +217,7 @@ test('chunk rules: size limit 413, out of bounds, header mismatches, completion 
   assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
   expectError(await put(0, data.subarray(0, 10)), 409, 'cannot_add_data_to_complete_transfer');
   assert.is((await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } })).status, 200);
-  const stored = fs.readFileSync(path.join(s.dir, 'data', 'files', String(t.id), f.uid));
-  assert.ok(stored.equals(data));
+  assert.ok((await storedBytes(s, t.id, f.uid)).equals(data));
 });
 
 test('extend_expiry_date uses the configured steps, then 409; remind and close', async () => {
@@ -283,7 +279,7 @@ test('deleting the last file closes the Transfer and removes its data', async ()
   assert.is((await s.request('GET', `/transfer/${t.id}`, { headers: alice })).json.files.length, 1);
   await s.request('DELETE', `/file/${t.files[1].id}`, { headers: alice });
   assert.is((await s.request('GET', `/transfer/${t.id}`, { headers: alice })).json.status, 'closed');
-  assert.not.ok(fs.existsSync(path.join(s.dir, 'data', 'files', String(t.id))));
+  assert.equal(await storedUids(s, t.id), []);
 });
 
 test('owners only: another user gets the same 404 as for an unknown id; an admin sees everything', async () => {

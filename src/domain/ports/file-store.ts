@@ -72,7 +72,8 @@ export interface FileStore {
   /**
    * Stores a chunk at `offset` of the file from a stream or buffer. Resolves once the bytes are durable;
    * rejects with code EOVERFLOW_CHUNK when the body runs past `expected`, ECONNRESET when it is cut short,
-   * ENOSPC when the disk is full, FERRY_STORAGE_DOWN when the store cannot be reached. `upload`: the file's
+   * ESHORT_BODY when a body the store sends on with `expected` as its length (S3) ends cleanly before it (nothing
+   * of it is kept; the filesystem's store resolves with the shorter `written` instead), ENOSPC when the disk is full, FERRY_STORAGE_DOWN when the store cannot be reached. `upload`: the file's
    * upload id from MultipartUploads.beginUpload, or null. `exact`: the request announced the body's length
    * (Content-Length or X-Service-Chunk-Size) as `expected`, so a store may send it on as it arrives; otherwise
    * `expected` is only a bound and a shorter body is a whole chunk.

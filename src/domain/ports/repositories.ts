@@ -467,6 +467,8 @@ export interface VirusScanRepository {
   /** Inside the completion's unit of work: the transfer waits for its scan. */
   begin(transferId: number, now: number): Promise<void>;
   find(transferId: number): Promise<VirusScanRecord | undefined>;
+  /** The scans of many transfers at once (a page of a list), by transfer id; a transfer never scanned is absent. */
+  findMany(transferIds: number[]): Promise<Map<number, VirusScanRecord>>;
   /**
    * Claims a scan that is due (checking, or held with its next try at or before `dueBy`) for this caller
    * until `until`; another node may take it over after that. Returns the transfer id, or undefined.

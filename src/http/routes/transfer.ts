@@ -23,25 +23,48 @@ const BEFORE_AVAILABLE = ['created', 'started', 'uploading'];
 
 async function present(ctx: FerryContext, v: TransferView | Transfer, creating = false) {
   const s = ctx.state.services;
-  const view = 'transfer' in v ? v : await s.transfers.view(v);
-  return (await presentViews(ctx, [view], creating))[0];
+  const view = 'transfer' in v ? v : s.transfers.view(v);
+  const transfer = 'transfer' in v ? v.transfer : v;
+  return (
+    await presentViews(
+      ctx,
+      [transfer],
+      Promise.resolve(view).then((one) => [one]),
+      creating,
+    )
+  )[0];
 }
 
-/** Views presented together: their recipients' errors and mail states read at once for all of them. */
-async function presentViews(ctx: FerryContext, views: TransferView[], creating = false): Promise<TransferJson[]> {
+/**
+ * Transfers presented together, in two rounds of reads whatever their number (docs/architecture.md, "Lists and
+ * pages"): what depends on the transfers alone (their sharing controls and download counts, their virus scans, the
+ * caller's language) is read beside their files and recipients (`views`, already under way); the recipients'
+ * errors and mail states once the recipients are known.
+ */
+async function presentViews(
+  ctx: FerryContext,
+  transfers: Transfer[],
+  views: Promise<TransferView[]>,
+  creating = false,
+): Promise<TransferJson[]> {
   const s = ctx.state.services;
-  const ids = views.flatMap((v) => v.recipients.map((r) => r.id));
-  const [errors, delivery, sharing] = await Promise.all([
+  const byTransfer = Promise.all([
+    s.sharing.views(transfers),
+    s.virusScans.findMany(transfers.map((t) => t.id)),
+    requestLang(ctx),
+  ]);
+  // Handled below; without this, a failure of these reads while `views` fails too would be an unhandled rejection.
+  byTransfer.catch(() => {});
+  const shownViews = await views;
+  const ids = shownViews.flatMap((v) => v.recipients.map((r) => r.id));
+  const [[sharing, scans, lang], errors, delivery] = await Promise.all([
+    byTransfer,
     s.trackingErrors.forTargets('Recipient', ids),
     s.mailDelivery.deliveryFor('Recipient', ids),
-    s.sharing.views(views.map((v) => v.transfer)),
   ]);
-  // One read per transfer: a virus scan's state (docs/sharing.md, Virus scanning).
-  const scans = await Promise.all(views.map((v) => s.virusScans.find(v.transfer.id)));
   const scanning = s.virusScans.enabled();
   const baseUrl = s.settings.get().base_url;
-  const lang = await requestLang(ctx);
-  return views.map((view, i) => {
+  return shownViews.map((view) => {
     const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
     const shown = presentTransfer(
       withErrors,
@@ -53,7 +76,7 @@ async function presentViews(ctx: FerryContext, views: TransferView[], creating =
       s.mailInbox !== null,
     );
     const shared = sharing.get(view.transfer.id);
-    const scan = presentVirusScan(view.transfer, scans[i], scanning);
+    const scan = presentVirusScan(view.transfer, scans.get(view.transfer.id), scanning);
     return shared ? { ...shown, ...presentSharing(shared), ...scan } : { ...shown, ...scan };
   });
 }
@@ -64,7 +87,7 @@ async function presentViews(ctx: FerryContext, views: TransferView[], creating =
  */
 async function presentList(ctx: FerryContext, read: (page: Page | null) => Promise<Transfer[]>) {
   const list = await read(parsePage(ctx.query));
-  return presentViews(ctx, await ctx.state.services.transfers.views(list));
+  return presentViews(ctx, list, ctx.state.services.transfers.views(list));
 }
 
 const transferOf = (ctx: FerryContext) => ctx.state.resource as Transfer;

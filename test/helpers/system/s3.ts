@@ -18,7 +18,7 @@ import { addContentMd5OnDeleteObjects } from '../../../src/storage/s3-client';
  * own process group, without forking workers; no replicator, auditor or updater runs, so nothing talks to any
  * other host. Starts in about 3 s on an idle machine.
  *
- * One server per test process: startS3() returns the running one. stop() kills it and removes its files; the
+ * One server per test process (or one per group of files, SHARED_S3_ENV): startS3() returns the running one. stop() kills it and removes its files; the
  * process's exit (or SIGINT/SIGTERM/SIGHUP) does the same if a test forgets, and the kernel kills the daemons if
  * the test process is killed outright (setpriv --pdeathsig).
  */
@@ -70,12 +70,43 @@ let current: Promise<S3Server> | undefined;
  * error is also printed: uvu drops what a before-hook throws, and counts the suite's tests as failed in silence.
  */
 export function startS3(): Promise<S3Server> {
+  const shared = sharedServer();
+  if (shared) return Promise.resolve(shared);
   current ??= startWithRetries().catch((e) => {
     current = undefined;
     console.error(e instanceof Error ? e.message : e);
     throw e;
   });
   return current;
+}
+
+/**
+ * The test runner may start one server for a whole group of test files that only use it through servers of
+ * their own prefix (the HTTP suite on S3: test/helpers/server.ts gives each test server a fresh prefix), instead
+ * of one per file; it passes the server here in SHARED_S3_ENV. A file never stops the shared server: the runner
+ * does, after the group.
+ */
+export const SHARED_S3_ENV = 'FERRY_TEST_SHARED_S3';
+
+function sharedServer(): S3Server | null {
+  const given = process.env[SHARED_S3_ENV];
+  if (!given) return null;
+  const { endpoint, region, bucket, accessKeyId, secretAccessKey } = JSON.parse(given) as Record<string, string>;
+  return {
+    endpoint,
+    region,
+    bucket,
+    accessKeyId,
+    secretAccessKey,
+    logTail: () => `(the test runner's shared S3 server at ${endpoint}: its log is in the runner's process)`,
+    stop: async () => {},
+  };
+}
+
+/** What a test process needs to use this server as its shared one (the value of SHARED_S3_ENV). */
+export function sharedS3Env(server: S3Server): string {
+  const { endpoint, region, bucket, accessKeyId, secretAccessKey } = server;
+  return JSON.stringify({ endpoint, region, bucket, accessKeyId, secretAccessKey });
 }
 
 async function startWithRetries(): Promise<S3Server> {
