@@ -18,10 +18,17 @@ const types = {
       : (pg.types.getTypeParser as (o: number, f?: string) => unknown)(oid, format)) as typeof pg.types.getTypeParser,
 };
 
+/** The listener of a connection's 'error' events: its failing query says what went wrong. */
+const ignore = () => {};
+
 export function createPool(url: string): pg.Pool {
   const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types, application_name: 'ferry' });
   // An idle connection the server drops (restart, network) is an event on the pool, not an exception for the process.
   pool.on('error', () => {});
+  // So is a connection the server drops while it is checked out (the pool listens only to idle ones): a unit of
+  // work's, or one held for a cross-node lock (src/db/database.ts). Its query fails, and the pool discards it
+  // when it comes back; without a listener the 'error' event would end the process, not the request.
+  pool.on('connect', (client) => client.on('error', ignore));
   return pool;
 }
 
@@ -53,9 +60,6 @@ export function postgresDialect(pool: pg.Pool): PostgresDialect {
           // The server going away mid-statement is the catalogue's database_unavailable (src/db/errors.ts).
           return answer instanceof Promise ? answer.catch((e) => Promise.reject(fromPostgres(e))) : answer;
         };
-        // A connection the server drops while it is checked out (the pool listens only to idle ones) emits
-        // 'error' besides failing its query: without a listener that would end the process, not the request.
-        client.on('error', () => {});
         marked.ferryChecked = true;
       }
       return client;

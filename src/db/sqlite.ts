@@ -4,6 +4,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { migrations, Migration, sqlFor } from './migrations';
 import { loadNativeBinding } from './native-addon';
+import { ServiceError } from '../domain/errors';
+import { DatabaseFullError, DatabaseUnavailableError } from './errors';
 
 export type SqliteDb = BetterSqlite3.Database;
 
@@ -110,19 +112,36 @@ export function sqliteWalFlush(dataDir: string): WalFlush {
   };
   return {
     async flush() {
-      await flushWal();
-      if (!folderFlushed) {
-        const d = await fsp.open(path.dirname(wal), 'r');
-        try {
-          await d.sync();
-        } finally {
-          await d.close();
+      try {
+        await flushWal();
+        if (!folderFlushed) {
+          const d = await fsp.open(path.dirname(wal), 'r');
+          try {
+            await d.sync();
+          } finally {
+            await d.close();
+          }
+          folderFlushed = true;
         }
-        folderFlushed = true;
+      } catch (e) {
+        throw flushFailure(e);
       }
     },
     close: drop,
   };
+}
+
+/**
+ * A flush the disk refused (EIO, a full disk): the commits waiting on it are not acknowledged, as the
+ * catalogue's typed error, never an internal error: database_unavailable (503, the client sends it again) or,
+ * for a full disk, storage_not_enough_space_left (507).
+ */
+function flushFailure(e: unknown): unknown {
+  if (e instanceof ServiceError) return e;
+  const code = (e as { code?: unknown })?.code;
+  const why = `the -wal file could not be flushed to the disk: ${(e as Error)?.message ?? String(e)}`;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new DatabaseFullError(why, e);
+  return new DatabaseUnavailableError(why, e);
 }
 
 export function migrateSqlite(db: SqliteDb, list: Migration[]): void {

@@ -8,6 +8,7 @@ import { BINARY } from '../helpers/binary';
 import { freePort, tempDir } from '../helpers/server';
 import { ARTIFACTS, openBrowser, makeFile } from './harness';
 import { axe } from './fixtures';
+import { watchProcess } from '../helpers/internal-errors';
 
 // README, "First steps", done as a new user does it: dist/ferry serve in an empty directory with no
 // configuration at all (what `npm start` runs), the password it prints, the upload page, the built-in inbox.
@@ -43,6 +44,12 @@ test('first steps on the embedded defaults: log in with the printed password, se
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   const exited = new Promise((r) => proc.once('exit', r));
+  watchProcess(
+    proc,
+    `ferry serve in ${dir}`,
+    () => out,
+    () => false,
+  );
   const b = await openBrowser();
   try {
     for (let i = 0; i < 150 && !/listening on http/.test(out); i++) await new Promise((r) => setTimeout(r, 100));

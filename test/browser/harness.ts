@@ -6,6 +6,7 @@ import { chromium, BrowserContext, Page } from 'playwright-core';
 import { startBinary, writeConfig, runFerry, BinaryServer, RunResult } from '../helpers/binary';
 import { tempDir, freePort } from '../helpers/server';
 import { chromiumExecutable } from '../helpers/system/parts';
+import { watchProcess } from '../helpers/internal-errors';
 
 /**
  * Browser tests: Chromium (Debian's, else the one @sparticuz/chromium carries: test/helpers/system/parts.ts) driven by playwright-core against the built binary (dist/ferry), with a
@@ -40,6 +41,12 @@ export async function startFerry(given: Record<string, unknown> = {}): Promise<B
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
+  watchProcess(
+    proc,
+    `ferry serve (source) in ${dir}`,
+    () => out,
+    () => (given.log as { debug?: boolean })?.debug === true,
+  );
   for (let i = 0; i < 300 && !/listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
   const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
   if (!url) throw new Error(`ferry did not start:\n${out}`);

@@ -2,6 +2,7 @@ import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from './server';
+import { watchProcess } from './internal-errors';
 
 export const BINARY = path.resolve(__dirname, '../../dist/ferry');
 
@@ -55,6 +56,13 @@ export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer
   proc.stdout!.on('data', (d) => (out += d));
   proc.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  // No answer is a 500 and no log line a stack trace without log.debug (test/helpers/internal-errors.ts).
+  watchProcess(
+    proc,
+    `ferry serve in ${dir}`,
+    () => out,
+    () => logDebug(configFile),
+  );
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => {
       proc.kill('SIGKILL');
@@ -93,6 +101,15 @@ export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer
       await exited;
     },
   };
+}
+
+/** The config file's log.debug, read when the output is checked (a test may have rewritten the file). */
+function logDebug(configFile: string): boolean {
+  try {
+    return JSON.parse(fs.readFileSync(configFile, 'utf8'))?.log?.debug === true;
+  } catch {
+    return false;
+  }
 }
 
 /** Waits (bounded) for a process to end by itself: its exit code, or null if it was killed or did not end. */

@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/log';
 import { freshPostgresDatabase } from './system/postgres';
 import { startS3 } from './system/s3';
 import { tempDir } from './temp-dir';
+import { watchAnswers, watchedLogger } from './internal-errors';
 
 export interface TestServer {
   url: string;
@@ -90,8 +91,20 @@ export async function startTestServer(
     ...(storage ? { storage } : {}),
   };
   const cfg: Config = validateConfig(raw, 'test');
-  const app = await createApp(cfg, { log: silentLogger, ...opts });
+  // No answer is a 500 and no log line a stack trace without log.debug: the process fails if one is
+  // (test/helpers/internal-errors.ts).
+  let label = 'test server (starting)';
+  let debug = () => cfg.log.debug === true;
+  const log = watchedLogger(
+    opts.log ?? silentLogger,
+    () => label,
+    () => debug(),
+  );
+  const app = await createApp(cfg, { ...opts, log });
+  debug = () => app.services.settings.get().log.debug === true;
   const server = await listen(app.http, '127.0.0.1', 0, timeouts);
+  label = `test server ${server.url}`;
+  watchAnswers(server.server, label);
   // base_url must point at the real port so Location headers and links work.
   if (!('base_url' in config)) {
     (cfg as { base_url: string }).base_url = server.url;

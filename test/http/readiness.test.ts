@@ -64,6 +64,31 @@ test('GET /readyz: 503 naming "database" while PostgreSQL is stopped, 200 again 
   }
 });
 
+test('PostgreSQL stopped while a cross-node lock holds its connection: the process goes on, the lock is released, ready again', async () => {
+  const pg = await postgresServer();
+  const s = await startTestServer({ ...HEADER_SP, database_url: await pg.createDatabase('ferry_lock') });
+  try {
+    // What the purge and the background jobs hold: a session-level lock on a connection of its own, checked out
+    // of the pool for as long as the lock. The server ending that session used to be an unhandled 'error'
+    // event on it, which ended the whole process.
+    const release = await s.app.db.locks.tryLock('readiness-test');
+    assert.ok(release, 'the lock is free');
+    pg.stop();
+    try {
+      assertUnavailable(await ready(s), ['database']);
+    } finally {
+      pg.start();
+    }
+    await release!();
+    assert.is((await until(s, 200)).status, 200);
+    const again = await s.app.db.locks.tryLock('readiness-test');
+    assert.ok(again, 'the lock ended with its session');
+    await again!();
+  } finally {
+    await s.close();
+  }
+});
+
 test('GET /readyz: 503 naming "store" while the files folder is gone, 200 again once it is back', async () => {
   // This test looks at data/files itself: the filesystem store whatever FERRY_TEST_STORAGE says.
   const s = await startTestServer({ storage: { type: 'fs' } });
