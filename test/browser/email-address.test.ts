@@ -48,7 +48,9 @@ test('the placeholder address is asked for at sign-in; a user changes theirs in 
     await mine.waitFor();
     assert.is(await mine.inputValue(), 'ops@example.org');
     await mine.fill('ops@example.org, it@example.org');
-    await page.click('form.email-form button[type=submit]');
+    // Saving reloads the page (the header and the sender's address come from the server): wait for that
+    // reload, or it interrupts the next navigation.
+    await Promise.all([page.waitForEvent('load'), page.click('form.email-form button[type=submit]')]);
     await page.waitForURL(/s=profile/);
     await page.locator('#profile-email').waitFor();
     assert.is(await page.locator('#profile-email').inputValue(), 'ops@example.org, it@example.org');
