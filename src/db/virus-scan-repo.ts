@@ -25,26 +25,7 @@ export class VirusScanRepo implements VirusScanRepository {
   }
 
   async find(transferId: number): Promise<VirusScanRecord | undefined> {
-    const row = await this.db
-      .selectFrom('virus_scans')
-      .selectAll()
-      .where('transfer_id', '=', transferId)
-      .executeTakeFirst();
-    if (!row) return undefined;
-    const findings = await this.db
-      .selectFrom('virus_findings')
-      .select(['file_id', 'signature'])
-      .where('transfer_id', '=', transferId)
-      .orderBy('file_id')
-      .execute();
-    return {
-      transferId,
-      state: row.state as ScanState,
-      started: Number(row.started),
-      finished: row.finished === null ? null : Number(row.finished),
-      error: row.error,
-      findings: findings.map((f) => ({ fileId: Number(f.file_id), signature: f.signature })),
-    };
+    return (await this.findMany([transferId])).get(transferId);
   }
 
   async findMany(transferIds: number[]): Promise<Map<number, VirusScanRecord>> {
