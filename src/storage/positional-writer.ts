@@ -3,7 +3,12 @@ import type { Readable } from 'node:stream';
 import { uploadGarbage } from '../util/socket-garbage';
 import type { ChunkGuard } from '../domain/ports';
 
-/** Bytes gathered from the socket while a write is under way, written together with one writev. */
+/**
+ * Bytes gathered from the socket before they are written, together with one writev: a write starts once this
+ * much is queued, the body has ended, or all uploads together hold HELD_LIMIT. Each write is a hand-off to a
+ * thread and back; writing every piece as it came cost a client that sends slowly (filesender.py: a piece of
+ * 40 KiB at a time) six writes per 1 MiB and about 0.3 CPU-s/GiB more (docs/performance.md, Signed uploads).
+ */
 const BATCH = 1024 * 1024;
 /**
  * Bytes held by all uploads together (gathered or being written). Past it an upload whose write is under way
@@ -33,9 +38,10 @@ export class AbortedError extends Error {
 }
 
 /**
- * Writes a stream at `offset` of an open file. The socket keeps being read while a write runs: what arrives
- * meanwhile (up to BATCH, then the stream is paused) goes to disk in one writev, so a chunk costs a few system
- * calls rather than one per 64 KiB read. Resolves with the bytes written once all are on the file.
+ * Writes a stream at `offset` of an open file, in batches of BATCH bytes gathered from the socket. The socket
+ * keeps being read while a write runs: what arrives meanwhile (up to BATCH, then the stream is paused) is the
+ * next batch, so a chunk costs a few system calls rather than one per 64 KiB read. Resolves with the bytes
+ * written once all are on the file.
  *
  * When a write fails (ENOSPC) or the body runs past `expected`, the rest of the body is drained (up to
  * `expected` more bytes) before rejecting, so the client gets the error answer on an intact connection
@@ -83,6 +89,8 @@ export function writeStreamAt(
     };
     const flush = () => {
       if (writing || queuedBytes === 0 || failed) return finishIfDone();
+      // Below a batch, wait for more: the next piece, the body's end or the shared limit starts the write.
+      if (!ended && queuedBytes < BATCH && heldTotal < HELD_LIMIT) return;
       const batch = queued;
       const size = queuedBytes;
       queued = [];

@@ -49,6 +49,38 @@ test('many small reads land at the offset, in order, whatever the batching', asy
   });
 });
 
+test('a body arriving slowly, a small piece at a time, is written in batches of 1 MiB, not a write per piece', async () => {
+  const MiB = 1024 * 1024;
+  const data = patternBytes('slow', 4 * MiB + 5);
+  await withFile(data.length, async (h, file) => {
+    let writes = 0;
+    // The descriptor, counting the writes that reach it.
+    const counted = new Proxy(h, {
+      get(target, key) {
+        const v = Reflect.get(target, key);
+        if (key !== 'write' && key !== 'writev') return typeof v === 'function' ? v.bind(target) : v;
+        return (...args: unknown[]) => {
+          writes++;
+          return (v as (...a: unknown[]) => unknown).apply(target, args);
+        };
+      },
+    });
+    // 40 KiB at a time with a pause after each: every write is over before the next piece comes.
+    const slow = Readable.from(
+      (async function* () {
+        for (let i = 0; i < data.length; i += 40 * 1024) {
+          await new Promise((r) => setTimeout(r, 1));
+          yield data.subarray(i, i + 40 * 1024);
+        }
+      })(),
+    );
+    assert.is(await writeStreamAt(counted, slow, 0, data.length), data.length);
+    assert.ok(fs.readFileSync(file).equals(data));
+    // 103 pieces: one write each before; now a write per MiB gathered and one for the tail.
+    assert.ok(writes <= 6, `${writes} writes`);
+  });
+});
+
 test('more bytes than expected: EOVERFLOW_CHUNK once the body is drained', async () => {
   await withFile(10, async (h) => {
     const err = await writeStreamAt(h, Readable.from([Buffer.alloc(6), Buffer.alloc(6)]), 0, 10).catch((e) => e);
