@@ -81,6 +81,39 @@ test('a body arriving slowly, a small piece at a time, is written in batches of 
   });
 });
 
+test('bodies that send part of a batch and stall keep at most 4 MiB gathered between them, not a batch each', async () => {
+  const MiB = 1024 * 1024;
+  const piece = 64 * 1024;
+  const bodies = Array.from({ length: 30 }, () => new PassThrough());
+  const data = bodies.map((_, i) => patternBytes(`stall${i}`, 12 * piece));
+  const results = Promise.all(
+    bodies.map((body, i) =>
+      withFile(data[i].length, (h, file) =>
+        writeStreamAt(h, body, 0, data[i].length).then(
+          (n) => n === data[i].length && fs.readFileSync(file).equals(data[i]),
+        ),
+      ),
+    ),
+  );
+  // One after the other, each sends 8 pieces (512 KiB, half a batch: 15 MiB in all) and then nothing for a while.
+  for (let i = 0; i < bodies.length; i++) {
+    for (let k = 0; k < 8; k++) {
+      bodies[i].write(data[i].subarray(k * piece, (k + 1) * piece));
+      await new Promise((r) => setImmediate(r));
+    }
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  const stalled = heldBytes();
+  for (let i = 0; i < bodies.length; i++) bodies[i].end(data[i].subarray(8 * piece));
+  assert.equal(
+    await results,
+    bodies.map(() => true),
+    'every body written whole at its place',
+  );
+  assert.ok(stalled <= 4 * MiB + 2 * piece, `held while stalled: ${stalled}`);
+  assert.is(heldBytes(), 0);
+});
+
 test('more bytes than expected: EOVERFLOW_CHUNK once the body is drained', async () => {
   await withFile(10, async (h) => {
     const err = await writeStreamAt(h, Readable.from([Buffer.alloc(6), Buffer.alloc(6)]), 0, 10).catch((e) => e);
