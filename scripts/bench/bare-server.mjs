@@ -40,7 +40,11 @@ const fdOf = (id) => {
 };
 
 const BATCH = 1024 * 1024;
-/** Writes a body at `pos`: what arrives while a write runs (up to BATCH, then the body is paused) is written next. */
+/**
+ * Writes a body at `pos` in batches of BATCH gathered from the socket, as ferry does (src/storage/positional-writer.ts):
+ * a write starts once a batch is queued or the body ended; what arrives while it runs (up to BATCH, then the body
+ * is paused) is the next batch.
+ */
 function writeBody(fd, body, pos) {
   return new Promise((resolve, reject) => {
     let queued = [];
@@ -50,6 +54,7 @@ function writeBody(fd, body, pos) {
     const next = () => {
       if (writing) return;
       if (bytes === 0) return ended && resolve(pos);
+      if (!ended && bytes < BATCH) return;
       const batch = queued;
       const n = bytes;
       queued = [];
