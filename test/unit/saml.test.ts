@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { selfSignedCertificate } from '../../src/auth/saml/self-signed';
+import { selfSignedCertificate, serialNumber } from '../../src/auth/saml/self-signed';
 import { attributeValues } from '../../src/auth/saml/attributes';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -24,6 +24,21 @@ test('keygen: an X.509 v3 certificate that parses, is self-signed, and matches i
   assert.ok(
     new Date(new crypto.X509Certificate(selfSignedCertificate('x', 40, 2048).certPem).validTo).getUTCFullYear() >= 2066,
   );
+});
+
+test('keygen: whatever the random bytes, the serial is a positive INTEGER in its shortest form (no padding byte)', () => {
+  for (let first = 0; first < 256; first++) {
+    for (const second of [0x00, 0x7f, 0x80, 0xff]) {
+      const random = crypto.randomBytes(16);
+      random[0] = first;
+      random[1] = second;
+      const serial = serialNumber(random);
+      assert.is(serial.length, 16);
+      // DER: a leading 0x00 is only allowed before a byte with its top bit set, and a top bit set means negative.
+      assert.ok(serial[0] !== 0 && serial[0] < 0x80, `first byte ${serial[0]} from ${first}`);
+      assert.ok(serial.subarray(1).equals(random.subarray(1)), 'the rest stays random');
+    }
+  }
 });
 
 test('attributes by friendly name or urn:oid: name; eduPersonTargetedID as a NameID value', () => {

@@ -17,8 +17,7 @@ export function selfSignedCertificate(
   const notBefore = new Date(now.getTime() - 60_000);
   const notAfter = new Date(now);
   notAfter.setUTCFullYear(now.getUTCFullYear() + years);
-  const serial = crypto.randomBytes(16);
-  serial[0] &= 0x7f; // a positive INTEGER
+  const serial = serialNumber(crypto.randomBytes(16));
   const sha256WithRsa = seq(oid('1.2.840.113549.1.1.11'), Buffer.from([0x05, 0x00]));
   const name = seq(set(seq(oid('2.5.4.3'), tlv(0x0c, Buffer.from(commonName, 'utf8')))));
   const tbs = seq(
@@ -34,6 +33,18 @@ export function selfSignedCertificate(
   const der = seq(tbs, sha256WithRsa, tlv(0x03, Buffer.concat([Buffer.from([0]), signature])));
   const certPem = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n?$/, '\n')}-----END CERTIFICATE-----\n`;
   return { keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(), certPem };
+}
+
+/**
+ * A certificate's serial from 16 random bytes: a positive DER INTEGER in its shortest form. Clearing only the top
+ * bit left a first byte of 0 once in 128, and with a second byte under 0x80 that is a padded INTEGER, which
+ * OpenSSL refuses to parse ("illegal padding"): one certificate in 256 was unreadable. The first byte is now
+ * 0x40-0x7f (126 random bits left).
+ */
+export function serialNumber(random: Buffer): Buffer {
+  const serial = Buffer.from(random);
+  serial[0] = (serial[0] & 0x3f) | 0x40;
+  return serial;
 }
 
 function tlv(tag: number, body: Buffer): Buffer {
