@@ -114,6 +114,25 @@ test('bodies that send part of a batch and stall keep at most 4 MiB gathered bet
   assert.is(heldBytes(), 0);
 });
 
+test("written socket buffers are freed at once; a caller's views of a larger buffer are left alone", async () => {
+  const data = patternBytes('owned', 8 * 64 * 1024);
+  // Each piece owns its ArrayBuffer, as the HTTP parser's do.
+  const owned = Array.from({ length: 8 }, (_, i) => Buffer.from(data.subarray(i * 65536, (i + 1) * 65536)));
+  await withFile(data.length, async (h, file) => {
+    assert.is(await writeStreamAt(h, Readable.from(owned), 0, data.length), data.length);
+    assert.ok(fs.readFileSync(file).equals(data));
+  });
+  assert.ok(
+    owned.every((b) => b.length === 0 && b.buffer.byteLength === 0),
+    'each owned piece was given back',
+  );
+  const whole = Buffer.from(data);
+  await withFile(data.length, async (h) => {
+    await writeStreamAt(h, pieces(whole, 65536), 0, whole.length);
+  });
+  assert.ok(whole.equals(data), 'views of a larger buffer are not touched');
+});
+
 test('more bytes than expected: EOVERFLOW_CHUNK once the body is drained', async () => {
   await withFile(10, async (h) => {
     const err = await writeStreamAt(h, Readable.from([Buffer.alloc(6), Buffer.alloc(6)]), 0, 10).catch((e) => e);
