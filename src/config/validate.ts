@@ -85,6 +85,7 @@ const optionChecks: { [K in OptionName]: Check } = {
   encryption_min_password_length: int(1, 1000),
   log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')), debug: bool }),
   metrics: nullable(object({ allow: arrayOf(ipOrCidr) })),
+  trusted_proxies: arrayOf(ipOrCidr),
   database_url: nullable(
     str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL'),
   ),
