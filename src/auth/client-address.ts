@@ -32,16 +32,23 @@ export function clientAddress(
   if (!trusted(client)) return client;
   const chain = forwardedChain(headers['x-forwarded-for']);
   if (chain.length === 0) {
-    const real = single(headers['x-real-ip']);
-    return real && net.isIP(normaliseIp(real)) ? normaliseIp(real) : client;
+    const real = hopAddress(single(headers['x-real-ip']) ?? '');
+    return real ?? client;
   }
   for (let i = chain.length - 1; i >= 0; i--) {
-    const hop = normaliseIp(chain[i]);
-    if (!net.isIP(hop)) return client;
+    const hop = hopAddress(chain[i]);
+    if (!hop) return client;
     client = hop;
     if (!trusted(hop)) return hop;
   }
   return client;
+}
+
+/** An entry's address; some proxies add the client's port (`192.0.2.1:4711`, `[2001:db8::1]:4711`). */
+function hopAddress(entry: string): string | null {
+  const m = /^\[([^\]]+)\](?::\d+)?$/.exec(entry) ?? /^(\d{1,3}(?:\.\d{1,3}){3}):\d+$/.exec(entry);
+  const ip = normaliseIp(m ? m[1] : entry);
+  return net.isIP(ip) ? ip : null;
 }
 
 function forwardedChain(v: string | string[] | undefined): string[] {

@@ -17,6 +17,10 @@ test('forwarded headers count from trusted proxies only; a chain is read from it
   assert.is(clientAddress('127.0.0.1', { 'x-forwarded-for': '192.0.2.1, garbage' }, chain), '127.0.0.1');
   assert.is(clientAddress('::1', { 'x-real-ip': '2001:db8::5' }, chain), '2001:db8::5');
   assert.is(clientAddress('127.0.0.1', {}, chain), '127.0.0.1');
+  // A port some proxies add is not part of the address.
+  assert.is(clientAddress('127.0.0.1', { 'x-forwarded-for': '192.0.2.1:4711' }, chain), '192.0.2.1');
+  assert.is(clientAddress('127.0.0.1', { 'x-forwarded-for': '[2001:db8::7]:4711' }, chain), '2001:db8::7');
+  assert.is(clientAddress('127.0.0.1', { 'x-real-ip': '[2001:db8::8]' }, chain), '2001:db8::8');
   // The default is a proxy on the same host.
   assert.is(clientAddress('127.0.0.9', { 'x-forwarded-for': '192.0.2.7' }), '192.0.2.7');
   assert.is(clientAddress('192.0.2.8', { 'x-forwarded-for': '192.0.2.7' }), '192.0.2.8');
