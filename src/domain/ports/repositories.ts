@@ -266,7 +266,11 @@ export interface SignatureRepository {
   count(): Promise<number>;
 }
 
-/** Failed logins per key (an account, a client address), shared by every node. */
+/**
+ * Timestamped events under a key, shared by every node, as the throttles count them: failed logins per account
+ * and client address, link-password tries, and the reminders sent by hand (src/domain/reminder-limits.ts).
+ * Kept a day.
+ */
 export interface LoginFailureRepository {
   /** Inside a unit of work: other units of work counting these keys wait until this one ends (PostgreSQL). */
   hold(keys: string[]): Promise<void>;

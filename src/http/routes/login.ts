@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { Errors, isError, retryAfterOf, ServiceError } from '../../domain/errors';
 import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
 import { isForeignOrigin } from '../../auth/origin';
-import { throttleAddress } from '../../auth/client-address';
+import { requestClientAddress } from '../client-address';
 import {
   LoginFailed,
   type IdentityProvider,
@@ -111,7 +111,7 @@ function providerRequest(ctx: FerryContext): ProviderRequest {
     method: ctx.method === 'POST' ? 'POST' : 'GET',
     url,
     body: ctx.method === 'POST' ? ((ctx.request.body ?? {}) as Record<string, unknown>) : {},
-    clientAddress: throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers),
+    clientAddress: requestClientAddress(ctx),
   };
 }
 
@@ -170,12 +170,7 @@ export function loginRoutes(): Router<FerryState> {
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
       const { userId, password } = credentials(b);
-      const person = await p.checkPassword(
-        userId,
-        password,
-        throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers),
-        ctx.cookies.get(DEVICE_COOKIE),
-      );
+      const person = await p.checkPassword(userId, password, requestClientAddress(ctx), ctx.cookies.get(DEVICE_COOKIE));
       const result = await signIn(ctx, p, person);
       if (person.device) setCookie(ctx, DEVICE_COOKIE, person.device, DEVICE_MAX_S);
       if (form) {

@@ -5,7 +5,7 @@ import { bodyObject } from '../actor';
 import { pageOf, parsePage } from '../../domain/paging';
 import type { FerryContext } from '../state';
 import { SESSION_COOKIE } from '../../auth/sessions';
-import { throttleAddress } from '../../auth/client-address';
+import { requestClientAddress } from '../client-address';
 
 /** The signed-in user's id (the access level has checked there is one). */
 function actorId(ctx: FerryContext): string {
@@ -148,7 +148,7 @@ export function userAdminRoutes(api: Api): void {
       throw Errors.restMissingParameter('current_password');
     if (typeof b.password !== 'string' || !b.password) throw Errors.restMissingParameter('password');
     if (b.current_password.length > 1024) throw Errors.restBadParameter('current_password');
-    const ip = throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers);
+    const ip = requestClientAddress(ctx);
     await s.accounts.changeOwnPassword(p.user.id, b.current_password, b.password, ctx.cookies.get(SESSION_COOKIE), ip);
     return true;
   });
