@@ -412,6 +412,7 @@ test('upgrade to a higher version: the config edits and the data kept, the migra
 
 test('dpkg -r keeps /var/lib/ferry and the config; dpkg -P removes them, the user and the group', () => {
   mustRun();
+  stopServers(); // one a failed test left running would keep the user from being removed
   const removed = run('dpkg', ['--remove', 'ferry']);
   assert.is(removed.code, 0, removed.out);
   assert.ok(packageStatus().startsWith('rc '), packageStatus());
