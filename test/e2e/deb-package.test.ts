@@ -44,6 +44,21 @@ function run(cmd: string, args: string[], timeoutMs = 5 * 60_000): Run {
   return { code: r.status, out: `${r.stdout ?? ''}${r.stderr ?? ''}` };
 }
 
+/** As run, without blocking this process (bounded: killed after timeoutMs). */
+function runAsync(cmd: string, args: string[], timeoutMs: number): Promise<Run> {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d) => (out += d));
+    p.stderr.on('data', (d) => (out += d));
+    const t = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.on('close', (code) => {
+      clearTimeout(t);
+      resolve({ code, out });
+    });
+  });
+}
+
 function packageStatus(): string {
   const r = spawnSync('dpkg-query', ['-W', '-f=${db:Status-Abbrev} ${Version}', 'ferry'], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : '';
@@ -135,6 +150,12 @@ function cleanUp(): void {
   if (state.refused === null) fs.rmSync(LOCK, { force: true });
 }
 process.once('exit', cleanUp);
+// Stopped from outside (the runner's time limit, Ctrl-C): the package goes too.
+for (const signal of ['SIGINT', 'SIGTERM'] as const)
+  process.once(signal, () => {
+    cleanUp();
+    process.exit(1);
+  });
 
 function mustRun(): void {
   if (state.refused) throw new Error(state.refused);
@@ -244,28 +265,18 @@ test('the package builds from dist/ferry with dpkg-deb; it depends only on the C
   mustRun();
   state.before = ferryFootprint();
   state.dir = tempDir('ferry-deb-');
+  // Both at once (a second core), the same way: the version of package.json, and a higher one to upgrade to.
   const build = (args: string[]) =>
-    run(path.join(ROOT, 'scripts/deb/build.sh'), ['--fast', '--out', state.dir, ...args], 3 * 60_000);
-  const first = build([]);
+    runAsync(path.join(ROOT, 'scripts/deb/build.sh'), ['--fast', '--out', state.dir, ...args], 3 * 60_000);
+  const [first, next] = await Promise.all([build([]), build(['--version', NEXT])]);
   assert.is(first.code, 0, first.out);
-  const next = build(['--version', NEXT]);
   assert.is(next.code, 0, next.out);
   state.debs = {
     first: path.join(state.dir, `ferry_${VERSION}_amd64.deb`),
     next: path.join(state.dir, `ferry_${NEXT}_amd64.deb`),
   };
   // lintian reads the whole 110 MB executable (about a minute): it runs while the package is tried out.
-  state.lintian = new Promise((resolve) => {
-    const p = spawn('lintian', [state.debs.first], { env: ENV, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    p.stdout.on('data', (d) => (out += d));
-    p.stderr.on('data', (d) => (out += d));
-    const t = setTimeout(() => p.kill('SIGKILL'), 5 * 60_000);
-    p.on('close', (code) => {
-      clearTimeout(t);
-      resolve({ code, out });
-    });
-  });
+  state.lintian = runAsync('lintian', [state.debs.first], 5 * 60_000);
   const field = (f: string) => run('dpkg-deb', ['--field', state.debs.first, f]).out.trim();
   assert.is(field('Package'), 'ferry');
   assert.is(field('Version'), VERSION);
