@@ -1,4 +1,4 @@
-import type { UserRecord, UserRepository } from '../domain/ports';
+import type { AccountOwner, UserRecord, UserRepository } from '../domain/ports';
 import { affected, atomically, Db, firstRow, RepoContext, rows, runSql, selectSql } from './context';
 
 /** How long a user's stored e-mails are taken as known without reading them again (another process may change them). */
@@ -150,6 +150,73 @@ export class UsersRepo implements UserRepository {
       .where('id', '=', id)
       .where((eb) => eb.or([eb('display_name', 'is', null), eb('display_name', '!=', name)]))
       .execute();
+  }
+
+  async owner(id: string): Promise<AccountOwner | undefined> {
+    const [r] = await selectSql<{ provider: string | null; provider_admin: number; local: number }>(
+      this.db,
+      this.ctx,
+      'SELECT provider, provider_admin, (SELECT COUNT(*) FROM local_accounts WHERE user_id = users.id) AS local FROM users WHERE id = ?',
+      [id],
+    );
+    if (!r) return undefined;
+    const links = await selectSql<{ provider: string }>(
+      this.db,
+      this.ctx,
+      'SELECT provider FROM user_links WHERE user_id = ? ORDER BY provider',
+      [id],
+    );
+    return {
+      provider: r.provider,
+      hasPassword: Number(r.local) > 0,
+      links: links.map((l) => l.provider),
+      providerAdmin: Number(r.provider_admin) === 1,
+    };
+  }
+
+  async createFor(id: string, provider: string, now: number): Promise<void> {
+    await this.db
+      .insertInto('users')
+      .values({ id, provider, created: now, last_activity: now })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+
+  async adopt(id: string, provider: string): Promise<boolean> {
+    const r = await this.db
+      .updateTable('users')
+      .set({ provider })
+      .where('id', '=', id)
+      .where('provider', 'is', null)
+      .execute();
+    return affected(r) > 0;
+  }
+
+  async setProviderAdmin(id: string, admin: boolean): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ provider_admin: admin ? 1 : 0 })
+      .where('id', '=', id)
+      .where('provider_admin', '!=', admin ? 1 : 0)
+      .execute();
+  }
+
+  async link(id: string, provider: string, now: number): Promise<boolean> {
+    const rows = await this.db
+      .insertInto('user_links')
+      .values({ user_id: id, provider, created: now })
+      .onConflict((oc) => oc.columns(['user_id', 'provider']).doNothing())
+      .returning('user_id')
+      .execute();
+    return rows.length > 0;
+  }
+
+  async unlink(id: string, provider: string): Promise<boolean> {
+    return (
+      affected(
+        await this.db.deleteFrom('user_links').where('user_id', '=', id).where('provider', '=', provider).execute(),
+      ) > 0
+    );
   }
 
   async removeAdmin(id: string): Promise<boolean> {
