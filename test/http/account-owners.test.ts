@@ -56,7 +56,8 @@ test.before(async () => {
   assert.is(code, 0, out.join('\n'));
   const keys = { key_file: path.join(keyDir, 'saml-sp-key.pem'), cert_file: path.join(keyDir, 'saml-sp-cert.pem') };
   const samlUsers: Record<string, IdpUser> = {};
-  for (const uid of IDS) samlUsers[uid] = { password: pw(uid), attributes: { uid: [uid], mail: [`${uid}@uni.example`] } };
+  for (const uid of IDS)
+    samlUsers[uid] = { password: pw(uid), attributes: { uid: [uid], mail: [`${uid}@uni.example`] } };
   idp = await startIdp(samlUsers, { port: idpPort });
   const sp = [
     {
