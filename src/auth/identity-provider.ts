@@ -3,11 +3,13 @@ import type { SignedInPerson } from '../domain/sign-in';
 
 /**
  * The seam every way of signing in goes through (docs/architecture.md, "How to add … An identity provider"). A
- * provider vouches for a person; the HTTP layer (src/http/routes/login.ts) turns that into a ferry user and a
- * session, shows the provider on the login page, and routes its requests:
+ * provider vouches for a person; the sign-in service (src/domain/sign-in.ts) turns that into a ferry user and a
+ * session, and the HTTP layer (src/http/routes/login.ts) shows the provider on the login page and routes its
+ * requests:
  *
  *   GET  /login                      the login page: a form per password provider, a button per redirect provider
- *   POST /login/<id>                 a password provider's form (POST /login: the first password provider)
+ *   POST /login/<id>                 a password provider's form (POST /login: every password provider, in the
+ *                                    sign-in service's order)
  *   GET  /login/<id>                 a redirect provider's start: off to the identity provider
  *   GET|POST /login/<id>/callback    its answer (OIDC's redirect_uri, SAML's assertion consumer service)
  *   GET|POST /login/<id>/logout      a logout the identity provider starts (front channel, SAML's SLO)
