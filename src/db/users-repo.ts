@@ -153,19 +153,23 @@ export class UsersRepo implements UserRepository {
   }
 
   async owner(id: string): Promise<AccountOwner | undefined> {
-    const [r] = await selectSql<{ provider: string | null; provider_admin: number; local: number }>(
+    // One fixed statement: the header kind asks on every request (links, rare, are read only when there are some).
+    const [r] = await selectSql<{ provider: string | null; provider_admin: number; local: number; links: number }>(
       this.db,
       this.ctx,
-      'SELECT provider, provider_admin, (SELECT COUNT(*) FROM local_accounts WHERE user_id = users.id) AS local FROM users WHERE id = ?',
+      'SELECT provider, provider_admin, (SELECT COUNT(*) FROM local_accounts WHERE user_id = users.id) AS local, (SELECT COUNT(*) FROM user_links WHERE user_id = users.id) AS links FROM users WHERE id = ?',
       [id],
     );
     if (!r) return undefined;
-    const links = await selectSql<{ provider: string }>(
-      this.db,
-      this.ctx,
-      'SELECT provider FROM user_links WHERE user_id = ? ORDER BY provider',
-      [id],
-    );
+    const links =
+      Number(r.links) === 0
+        ? []
+        : await selectSql<{ provider: string }>(
+            this.db,
+            this.ctx,
+            'SELECT provider FROM user_links WHERE user_id = ? ORDER BY provider',
+            [id],
+          );
     return {
       provider: r.provider,
       hasPassword: Number(r.local) > 0,
