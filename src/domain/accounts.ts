@@ -137,7 +137,10 @@ export class AccountsService {
   async addUser(userId: string, emails: string[], password: string | null): Promise<void> {
     if (!USER_ID.test(userId)) throw Errors.restBadParameter('user_id');
     if (emails.length === 0 || !emails.every(isEmail)) throw Errors.badEmail('email');
-    if (password !== null) checkPassword(password);
+    if (password !== null) {
+      checkPassword(password);
+      await this.mayHavePassword(userId);
+    }
     await this.d.repos.users.upsertSeen(userId, emails, this.d.clock());
     await this.d.repos.users.setEmails(userId, emails);
     if (password !== null) await this.setPassword(userId, password);
@@ -161,10 +164,7 @@ export class AccountsService {
    * to whoever knows the password (src/domain/sign-in.ts).
    */
   async setPassword(userId: string, password: string): Promise<void> {
-    const owner = await this.d.repos.users.owner(userId);
-    if (!owner) throw Errors.userNotFound();
-    if (!owner.hasPassword && owner.provider !== null && owner.provider !== LOCAL_OWNER)
-      throw Errors.loginAccountElsewhere('user_id');
+    if (!(await this.mayHavePassword(userId))) throw Errors.userNotFound();
     checkPassword(password);
     const hash = await this.d.passwords.hash(password);
     await this.dropRemoteSecret(userId);
@@ -223,6 +223,17 @@ export class AccountsService {
    */
   private async dropRemoteSecret(userId: string): Promise<void> {
     await this.d.repos.users.setRemoteSecret(userId, null);
+  }
+
+  /**
+   * Refuses (403) a password on another provider's account; false when there is no such user. Checked before
+   * anything is written, so a refused `ferry user add … --password-stdin` changes nothing.
+   */
+  private async mayHavePassword(userId: string): Promise<boolean> {
+    const owner = await this.d.repos.users.owner(userId);
+    if (owner && !owner.hasPassword && owner.provider !== null && owner.provider !== LOCAL_OWNER)
+      throw Errors.loginAccountElsewhere('user_id');
+    return owner !== undefined;
   }
 
   /** True when the user has a local account (a password to change). */

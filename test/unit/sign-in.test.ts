@@ -91,6 +91,14 @@ test('every pair of kinds: an account one provider made is entered by it again, 
           } catch (e) {
             assert.ok(isError(e, Errors.loginAccountElsewhere), String(e));
           }
+          // ferry user add … --password-stdin on it: refused before anything changed.
+          try {
+            await t.accounts.addUser(uid, ['evil@local.example'], 'a password of mine');
+            assert.unreachable('a local account was made of another provider’s account');
+          } catch (e) {
+            assert.ok(isError(e, Errors.loginAccountElsewhere), String(e));
+          }
+          assert.equal(await t.users.emails(uid), [`${uid}@${a}.example`]);
         }
         continue;
       }
