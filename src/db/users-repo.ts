@@ -152,8 +152,26 @@ export class UsersRepo implements UserRepository {
       .execute();
   }
 
-  async owner(id: string): Promise<AccountOwner | undefined> {
-    // One fixed statement: the header kind asks on every request (links, rare, are read only when there are some).
+  /**
+   * Read again at most once a second per node (the header kind asks on every request, and on PostgreSQL a read is
+   * a round trip): an account's provider is set once and never changes, and this repository's own writes forget
+   * what it kept, and the sign-in rule reads again before it refuses (a link just made). An account with links
+   * (rare) is read every time, so a link removed by another process (ferry user unlink) holds at once.
+   */
+  async owner(id: string, fresh = false): Promise<AccountOwner | undefined> {
+    const wall = Date.now();
+    const hit = this.db.isTransaction || fresh ? undefined : this.ctx.owners.get(id);
+    if (hit && wall - hit.at < SEEN_MS) return hit.owner;
+    const owner = await this.readOwner(id);
+    if (owner && owner.links.length === 0 && !this.db.isTransaction) {
+      if (this.ctx.owners.size >= SEEN_MAX) this.ctx.owners.clear();
+      this.ctx.owners.set(id, { at: wall, owner });
+    }
+    return owner;
+  }
+
+  private async readOwner(id: string): Promise<AccountOwner | undefined> {
+    // One fixed statement (links, rare, are read only when there are some).
     const [r] = await selectSql<{ provider: string | null; provider_admin: number; local: number; links: number }>(
       this.db,
       this.ctx,
@@ -179,6 +197,7 @@ export class UsersRepo implements UserRepository {
   }
 
   async createFor(id: string, provider: string, now: number): Promise<void> {
+    this.ctx.owners.delete(id);
     await this.db
       .insertInto('users')
       .values({ id, provider, created: now, last_activity: now })
@@ -187,6 +206,7 @@ export class UsersRepo implements UserRepository {
   }
 
   async adopt(id: string, provider: string): Promise<boolean> {
+    this.ctx.owners.delete(id);
     const r = await this.db
       .updateTable('users')
       .set({ provider })
@@ -197,6 +217,7 @@ export class UsersRepo implements UserRepository {
   }
 
   async setProviderAdmin(id: string, admin: boolean): Promise<void> {
+    this.ctx.owners.delete(id);
     await this.db
       .updateTable('users')
       .set({ provider_admin: admin ? 1 : 0 })
@@ -206,6 +227,7 @@ export class UsersRepo implements UserRepository {
   }
 
   async link(id: string, provider: string, now: number): Promise<boolean> {
+    this.ctx.owners.delete(id);
     const rows = await this.db
       .insertInto('user_links')
       .values({ user_id: id, provider, created: now })
@@ -216,6 +238,7 @@ export class UsersRepo implements UserRepository {
   }
 
   async unlink(id: string, provider: string): Promise<boolean> {
+    this.ctx.owners.delete(id);
     return (
       affected(
         await this.db.deleteFrom('user_links').where('user_id', '=', id).where('provider', '=', provider).execute(),

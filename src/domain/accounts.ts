@@ -230,7 +230,7 @@ export class AccountsService {
    * anything is written, so a refused `ferry user add … --password-stdin` changes nothing.
    */
   private async mayHavePassword(userId: string): Promise<boolean> {
-    const owner = await this.d.repos.users.owner(userId);
+    const owner = await this.d.repos.users.owner(userId, true);
     if (owner && !owner.hasPassword && owner.provider !== null && owner.provider !== LOCAL_OWNER)
       throw Errors.loginAccountElsewhere('user_id');
     return owner !== undefined;
@@ -259,7 +259,7 @@ export class AccountsService {
     const local = new Set(await this.d.repos.localAccounts.userIds());
     const out = [];
     for (const id of await this.d.repos.users.listIds()) {
-      const owner = await this.d.repos.users.owner(id);
+      const owner = await this.d.repos.users.owner(id, true);
       const byProvider = owner?.providerAdmin === true;
       out.push({
         id,
@@ -311,7 +311,7 @@ export class AccountsService {
     const password = this.d.ids.password();
     const hash = await this.d.passwords.hash(password);
     // An account "admin" another provider made stays theirs: no first account is made (the operator adds one).
-    const owner = await this.d.repos.users.owner('admin');
+    const owner = await this.d.repos.users.owner('admin', true);
     if (owner && owner.provider !== null && owner.provider !== LOCAL_OWNER) return null;
     // Several processes may start at once on a new data dir: only the one whose insert lands prints a password.
     await this.addUser('admin', [PLACEHOLDER_EMAIL], null);

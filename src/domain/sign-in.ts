@@ -138,12 +138,17 @@ export class SignInService {
     if (!owner && p.type !== 'local') {
       // One statement: two first sign-ins at once make one account, and the rule then judges what is stored.
       await users.createFor(person.uid, p.id, this.d.clock());
-      owner = await users.owner(person.uid);
+      owner = await users.owner(person.uid, true);
     }
     let entry = this.decide(p, owner);
+    // What was read may be a second old (src/db/users-repo.ts): a refusal, or a change, is decided on the row.
+    if (entry !== 'enter') {
+      owner = await users.owner(person.uid, true);
+      entry = this.decide(p, owner);
+    }
     if (entry === 'adopt') {
       await users.adopt(person.uid, p.id);
-      owner = await users.owner(person.uid);
+      owner = await users.owner(person.uid, true);
       entry = this.decide(p, owner);
     }
     if (entry !== 'enter' || !owner) throw new AccountElsewhere(person.uid, p.id, owner?.provider ?? null);
@@ -211,7 +216,7 @@ export class SignInService {
 
   /** An operator lets `providerId` sign in to `userId`'s account too (never a local account with a password). */
   async link(userId: string, providerId: string): Promise<boolean> {
-    const owner = await this.d.repos.users.owner(userId);
+    const owner = await this.d.repos.users.owner(userId, true);
     if (!owner) throw Errors.userNotFound();
     if (owner.hasPassword) throw Errors.loginAccountElsewhere('user_id');
     const p = this.byId.get(providerId);
@@ -220,7 +225,7 @@ export class SignInService {
   }
 
   async unlink(userId: string, providerId: string): Promise<boolean> {
-    if (!(await this.d.repos.users.owner(userId))) throw Errors.userNotFound();
+    if (!(await this.d.repos.users.owner(userId, true))) throw Errors.userNotFound();
     return this.d.repos.users.unlink(userId, providerId);
   }
 }

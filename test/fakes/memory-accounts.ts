@@ -99,7 +99,7 @@ export class MemoryUsers implements UserRepository {
     const row = this.rows.get(id);
     if (row) row.displayName = name;
   }
-  async owner(id: string): Promise<AccountOwner | undefined> {
+  async owner(id: string, _fresh?: boolean): Promise<AccountOwner | undefined> {
     const row = this.rows.get(id);
     if (!row) return undefined;
     return {

@@ -193,8 +193,11 @@ export interface UserRepository {
   removeAdmin(id: string): Promise<boolean>;
   listAdmins(): Promise<string[]>;
   setDisplayName(id: string, name: string | null): Promise<void>;
-  /** Whose the account is (src/domain/sign-in.ts); undefined when there is no such user. */
-  owner(id: string): Promise<AccountOwner | undefined>;
+  /**
+   * Whose the account is (src/domain/sign-in.ts); undefined when there is no such user. May be what this node
+   * read in the last second, unless `fresh`.
+   */
+  owner(id: string, fresh?: boolean): Promise<AccountOwner | undefined>;
   /** Creates the account as `provider`'s unless it exists (one statement: two first sign-ins at once make one). */
   createFor(id: string, provider: string, now: number): Promise<void>;
   /** Attributes an account no provider is recorded for to `provider`; false when it has one already. */
