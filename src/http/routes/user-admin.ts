@@ -66,6 +66,9 @@ export function userAdminRoutes(api: Api): void {
         local: u.local,
         admin: u.admin,
         admin_by_config: configAdmins.includes(u.id),
+        // Through the identity provider's admin_groups / admin_values, as it said at the last sign-in.
+        admin_by_provider: u.adminByProvider,
+        provider: u.provider,
         quota: q.limit,
         quota_own: q.own,
         used: q.used,
