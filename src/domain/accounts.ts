@@ -5,7 +5,7 @@ import { LoginThrottle } from './login-throttle';
 import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
 import { isEmail } from './transfer-input';
 import { MIN_PASSWORD_LENGTH } from './password-rules';
-import { LOCAL_OWNER } from './sign-in';
+import { LOCAL_OWNER } from './account-owners';
 
 export { MIN_PASSWORD_LENGTH } from './password-rules';
 
