@@ -1,3 +1,4 @@
+import { suite, type Test } from 'uvu';
 import { openDatabase } from '../../src/db/database';
 import type { Locks, Repositories, UnitOfWork } from '../../src/domain/ports';
 import { MemoryWorld } from '../fakes/memory-repositories';
@@ -30,6 +31,24 @@ export const repositoryWorlds: Record<'memory' | 'sqlite' | 'postgres', () => Pr
 export function worldsToRun(): [string, () => Promise<RepositoryWorld>][] {
   const only = process.env.FERRY_TEST_DB;
   return Object.entries(repositoryWorlds).filter(([name]) => !only || name === 'memory' || name === only);
+}
+
+/**
+ * One suite of a repository contract per world (all three, or those FERRY_TEST_DB leaves): `cases` adds the same
+ * cases to each; the world is opened before them and closed after them.
+ */
+export function forEachWorld(title: string, cases: (it: Test<{ w: RepositoryWorld }>) => void): void {
+  for (const [name, open] of worldsToRun()) {
+    const it = suite<{ w: RepositoryWorld }>(`${title} on ${name}`);
+    it.before(async (ctx) => {
+      ctx.w = await open();
+    });
+    it.after(async (ctx) => {
+      await ctx.w.close();
+    });
+    cases(it);
+    it.run();
+  }
 }
 
 const T0 = 1_900_000_000;

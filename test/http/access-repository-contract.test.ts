@@ -1,7 +1,6 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { Session } from '../../src/domain/ports';
-import { type RepositoryWorld, worldsToRun } from '../helpers/repository-worlds';
+import { forEachWorld } from '../helpers/repository-worlds';
 
 // The repository contract of who may act (users and whose an account is, local accounts, sessions, remote
 // applications, used signatures, login failures and known devices, PUT /config's overrides), run on the
@@ -23,15 +22,7 @@ const session = (id: string, userId: string, over: Partial<Session> = {}): Sessi
   ...over,
 });
 
-for (const [name, open] of worldsToRun()) {
-  const it = suite<{ w: RepositoryWorld }>(`who may act: the repositories on ${name}`);
-  it.before(async (ctx) => {
-    ctx.w = await open();
-  });
-  it.after(async (ctx) => {
-    await ctx.w.close();
-  });
-
+forEachWorld('who may act: the repositories', (it) => {
   it('users: seen once, e-mails lower-cased as a list, language and remote secret kept, admins by id', async ({
     w,
   }) => {
@@ -220,6 +211,4 @@ for (const [name, open] of worldsToRun()) {
     assert.is(await w.repos.remoteApps.get('rolled-back'), undefined);
     assert.equal(await w.repos.loginFailures.window('user:rb', T0 - 1), { count: 0, oldest: null });
   });
-
-  it.run();
-}
+});

@@ -1,6 +1,5 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { newTransferIn, type RepositoryWorld, worldsToRun } from '../helpers/repository-worlds';
+import { newTransferIn, type RepositoryWorld, forEachWorld } from '../helpers/repository-worlds';
 
 // The repository contract of what happens after an upload (sharing controls, download claims, automatic
 // reminders, virus scans, the mail queue), run on the in-memory fakes of test/fakes/ as on SQLite and
@@ -9,15 +8,7 @@ import { newTransferIn, type RepositoryWorld, worldsToRun } from '../helpers/rep
 const T0 = 1_900_000_000;
 const msg = (to: string) => ({ from: 'ferry@x.org', to, subject: 's', text: 't', html: 'h', lang: 'en' });
 
-for (const [name, open] of worldsToRun()) {
-  const it = suite<{ w: RepositoryWorld }>(`after an upload: the repositories on ${name}`);
-  it.before(async (ctx) => {
-    ctx.w = await open();
-  });
-  it.after(async (ctx) => {
-    await ctx.w.close();
-  });
-
+forEachWorld('after an upload: the repositories', (it) => {
   /** A Transfer with its file and recipient ids. */
   const transferWith = async (w: RepositoryWorld, user: string, files = 2, recipients = 2) => {
     const id = await newTransferIn(w, user, { files, recipients });
@@ -240,8 +231,6 @@ for (const [name, open] of worldsToRun()) {
     assert.equal(await w.repos.sharing.claims(t.recipients[0], t.files, 0), []);
     assert.is(await w.repos.virusScans.find(t.id), undefined);
   });
-
-  it.run();
-}
+});
 
 const q = (w: RepositoryWorld) => w.repos.mailQueue;
