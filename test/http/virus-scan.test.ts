@@ -6,6 +6,7 @@ import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { until } from '../helpers/until';
+import { createTransfer } from '../helpers/factories';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 import { HOLD_RETRY_S } from '../../src/domain/virus-scans';
 import {
@@ -63,18 +64,11 @@ test.after(async () => {
 });
 
 async function upload(s: TestServer, files: { name: string; data: Buffer }[], extra: Record<string, unknown> = {}) {
-  const created = await s.request('POST', '/transfer', {
-    headers: alice,
-    json: {
-      files: files.map((f) => ({ name: f.name, size: f.data.length })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      ...extra,
-    },
-  });
-  assert.is(created.status, 201, created.text);
-  const t = created.json;
+  const t = await createTransfer(
+    s,
+    { files: files.map((f) => ({ name: f.name, size: f.data.length })), ...extra },
+    alice,
+  );
   for (const [i, f] of t.files.entries()) {
     await sendChunks(s.request, f.id, files[i].data, CHUNK, { headers: alice });
     assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
