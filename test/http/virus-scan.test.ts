@@ -6,17 +6,10 @@ import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { until } from '../helpers/until';
-import { createTransfer } from '../helpers/factories';
+import { createTransfer, encryptionFields } from '../helpers/factories';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 import { HOLD_RETRY_S } from '../../src/domain/virus-scans';
-import {
-  aeadText,
-  deriveKey,
-  encryptChunk,
-  fileCrypto,
-  generateClientEntropy,
-  generateFileIv,
-} from '../../src/shared-crypto/format';
+import { aeadText, deriveKey, encryptChunk, fileCrypto, generateFileIv } from '../../src/shared-crypto/format';
 
 // Virus scanning (docs/sharing.md): a completed transfer's files are streamed to a real clamd (Debian's,
 // started here with a signature database of the test's own); the transfer is "being checked" until every file
@@ -375,12 +368,7 @@ test('encrypted transfers are not scanned: available at once, marked so, and the
       recipients: ['r@example.org'],
       from: 'alice@example.org',
       expires: inAWeek(),
-      encryption: true,
-      encryption_key_version: 3,
-      encryption_password_version: 1,
-      encryption_password_encoding: 'none',
-      encryption_password_hash_iterations: 1000,
-      encryption_client_entropy: generateClientEntropy(),
+      ...encryptionFields(),
     },
   });
   assert.is(created.status, 201, created.text);
