@@ -330,8 +330,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...(hasUploadHashing(fileStore)
       ? {
           storedDigest: {
-            ahead: (f, upTo) => fileStore.digestAhead(f.transferId, f.uid, upTo),
-            digest: async (f, size) => (await fileStore.digest(f.transferId, f.uid, size)).sha256,
+            stream: (f) => {
+              const s = fileStore.readDigest(f.transferId, f.uid);
+              return { ahead: s.ahead, digest: async (size) => (await s.digest(size)).sha256, forget: s.forget };
+            },
           },
         }
       : {}),
