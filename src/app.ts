@@ -444,6 +444,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
+      // Downloads cut by the shutdown record what they sent before the database closes (docs/sharing.md).
+      await downloads.settled();
       await scans.stop();
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mailQueue.stop();

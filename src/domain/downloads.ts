@@ -45,6 +45,10 @@ export interface ClaimUse {
 export interface DownloadUse {
   lease: string;
   claims: ClaimUse[];
+  /** Bytes of each claim's span written to the connection so far (the sender keeps it up to date). */
+  sent: number[];
+  /** Its end is recorded (or being recorded): later ends change nothing. */
+  ended?: boolean;
 }
 
 /** Who downloads, for the audit log. */
@@ -66,6 +70,8 @@ export interface DownloadDeps {
  */
 export class DownloadsService {
   private readonly throttle: LoginThrottle;
+  /** Responses sending now, each with how to record its end as cut (when the node stops). */
+  private readonly live = new Map<DownloadUse, () => Promise<void>>();
 
   constructor(private readonly d: DownloadDeps) {
     this.throttle = new LoginThrottle(d.uow);
@@ -203,7 +209,9 @@ export class DownloadsService {
       },
     );
     if (outcome.refused) throw Errors.downloadLimitReached('files_ids');
-    return { lease, claims: outcome.claims };
+    const use: DownloadUse = { lease, claims: outcome.claims, sent: [] };
+    this.live.set(use, () => this.ended(access, access.files, kind, who, use, false));
+    return use;
   }
 
   /**
@@ -211,8 +219,9 @@ export class DownloadsService {
    * renews the lease; false when a claim is no longer this response's (its lease lapsed and another took it:
    * the caller stops sending).
    */
-  async progress(use: DownloadUse, sent: number[]): Promise<boolean> {
-    if (use.claims.length === 0) return true;
+  async progress(use: DownloadUse): Promise<boolean> {
+    const sent = use.sent;
+    if (use.claims.length === 0 || use.ended) return true;
     const now = this.d.clock();
     return this.d.uow.run(async (tx) => {
       let held = true;
@@ -230,6 +239,28 @@ export class DownloadsService {
    * as having received it (email_download_complete once they have every file).
    */
   async ended(
+    access: DownloadAccess,
+    files: FileRecord[],
+    kind: DownloadKind,
+    who: Downloader,
+    use: DownloadUse,
+    finished: boolean,
+  ): Promise<void> {
+    if (use.ended) return;
+    use.ended = true;
+    this.live.delete(use);
+    await this.recordEnd(access, files, kind, who, use, use.sent, finished);
+  }
+
+  /**
+   * The node stops: every response still sending is recorded as cut where it is now (the recipient resumes on
+   * another node), before the database closes.
+   */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.live.values()].map((end) => end()));
+  }
+
+  private async recordEnd(
     access: DownloadAccess,
     files: FileRecord[],
     kind: DownloadKind,

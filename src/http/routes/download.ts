@@ -219,12 +219,12 @@ async function respond(
   // when the limit leaves none (docs/sharing.md, Download limits).
   const spans = claimSpans(body, files, kind, size === 0 || (start === 0 && end === size - 1));
   const use = await svc.started(access, spans, kind, who);
-  const sent: number[] = [];
+  const sent = use.sent;
   const recordEnd = (finished: boolean) => {
     // Finished: every byte was written (the write callbacks of the last ones may not have run yet).
     if (finished) spans.forEach((sp, i) => (sent[i] = sp.end - sp.start));
     return svc
-      .ended(access, files, kind, who, use, sent, finished)
+      .ended(access, files, kind, who, use, finished)
       .catch((e: Error) =>
         log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`),
       );
@@ -240,9 +240,9 @@ async function respond(
   // request borrows them and a node that dies lets them go with what it sent counted.
   const renew = setInterval(() => {
     svc
-      .progress(use, sent)
+      .progress(use)
       .then((held) => {
-        if (held) return;
+        if (held || use.ended) return;
         log.error(`download of transfer ${access.transfer.id} cut: its download claim was taken over`);
         res.destroy();
       })
