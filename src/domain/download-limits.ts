@@ -15,6 +15,8 @@ import { addRange, isComplete, type Range } from '../shared/ranges';
 export const CLAIM_LEASE_S = 60;
 /** How often a sending response renews its lease (and records how far it got). */
 export const CLAIM_RENEW_MS = 15_000;
+/** How long a request waits for a copy another response holds (see planClaims' `busy`) before it goes without. */
+export const CLAIM_WAIT_MS = 2000;
 
 /** What a response sends of one file: bytes [start, end) of the file as served (of size bytes). */
 export interface FileSpan {
@@ -55,33 +57,43 @@ export interface ClaimStep {
  * Which claim each span of a response is sent on: one no other response holds, whose bytes sent again stay
  * within its allowance (the fewest sent again; an unfinished copy before a done one); else a new claim if
  * the file's claims leave a slot (every claim holds one: done, unfinished or being sent). `refused`: files
- * with none.
+ * with none. `busy`: under a limit, a file would have gone on with a copy another response holds (the caller
+ * may wait for it a moment: a client fetching a file chunk after chunk asks for the next before the end of the
+ * last one is recorded).
  */
 export function planClaims(
   claims: DownloadClaim[],
   spans: FileSpan[],
   limit: number | null,
   now: number,
-): { steps: ClaimStep[]; refused: number[] } {
+): { steps: ClaimStep[]; refused: number[]; busy: boolean } {
   const steps: ClaimStep[] = [];
   const refused: number[] = [];
+  let busy = false;
   for (const span of spans) {
     const mine = claims.filter((c) => c.fileId === span.fileId);
     let best: { claim: DownloadClaim; again: number } | undefined;
+    let held = false;
     for (const claim of mine) {
-      if (claim.leaseUntil > now) continue; // another response is sending on it
       // An empty file has no bytes to send again: a done copy of it is never sent again.
       if (span.size === 0 && claim.done !== null) continue;
       const again = overlap(sentOf(claim, span.size), span.start, span.end);
       if (claim.resent + again > resendAllowance(span.size) && again > 0) continue;
+      if (claim.leaseUntil > now) {
+        held = true; // another response is sending on it
+        continue;
+      }
       if (!best || again < best.again || (again === best.again && best.claim.done !== null && claim.done === null))
         best = { claim, again };
     }
     if (best) steps.push({ span, claim: best.claim });
-    else if (limit !== null && mine.length >= limit) refused.push(span.fileId);
-    else steps.push({ span });
+    else {
+      busy ||= held && limit !== null;
+      if (limit !== null && mine.length >= limit) refused.push(span.fileId);
+      else steps.push({ span });
+    }
   }
-  return { steps, refused };
+  return { steps, refused, busy };
 }
 
 /**

@@ -3,7 +3,15 @@ import type { FileRecord, Recipient, Transfer } from './model';
 import type { Clock, Notifier, Repositories, SharingControls, UnitOfWork } from './ports';
 import type { Range } from '../shared/ranges';
 import crypto from 'node:crypto';
-import { CLAIM_LEASE_S, type FileSpan, filesSpent, linkSpent, planClaims, progressOf } from './download-limits';
+import {
+  CLAIM_LEASE_S,
+  CLAIM_WAIT_MS,
+  type FileSpan,
+  filesSpent,
+  linkSpent,
+  planClaims,
+  progressOf,
+} from './download-limits';
 import { LINK_PASSWORD_MAX, proofMatches, unlockProof, verifyLinkPassword } from './link-password';
 import { LoginThrottle } from './login-throttle';
 
@@ -68,6 +76,8 @@ export interface DownloadDeps {
  * unexpired. Starts and ends of downloads are audited; once a recipient has received every file whole the
  * owner is told (email_download_complete), once.
  */
+type Outcome = { wait: true } | { refused: true } | { refused: false; claims: ClaimUse[] };
+
 export class DownloadsService {
   private readonly throttle: LoginThrottle;
   /** Responses sending now, each with how to record its end as cut (when the node stops). */
@@ -168,50 +178,74 @@ export class DownloadsService {
     const r = access.recipient;
     const lease = crypto.randomBytes(16).toString('base64url');
     const until = now + CLAIM_LEASE_S;
-    const outcome = await this.d.uow.run(
-      async (tx): Promise<{ refused: true } | { refused: false; claims: ClaimUse[] }> => {
-        await tx.sharing.holdLink(r.id);
-        // Read again inside the unit of work: an owner who raised the limit a moment ago is seen at once.
-        const { downloadLimit } = await tx.sharing.controls(access.transfer.id);
-        const ids = [...new Set(spans.map((sp) => sp.fileId))];
-        const plan = planClaims(await tx.sharing.claims(r.id, ids), spans, downloadLimit, now);
-        if (plan.refused.length) {
-          await tx.audit.record({
-            transferId: access.transfer.id,
-            date: now,
-            event: 'download_refused',
-            author: this.author(access, who),
-            target: { type: 'Transfer', id: String(access.transfer.id) },
-          });
-          // Recorded, and the refusal thrown after the commit so that the record stays.
-          return { refused: true };
-        }
-        const claims: ClaimUse[] = [];
-        for (const { span, claim } of plan.steps) {
-          if (claim) {
-            await tx.sharing.take(claim.id, lease, until);
-            claims.push({ id: claim.id, span, before: { sent: claim.sent, resent: claim.resent, done: claim.done } });
-          } else {
-            const id = await tx.sharing.claim(r.id, span.fileId, now, lease, until);
-            claims.push({ id, span, before: { sent: [], resent: 0, done: null } });
-          }
-        }
-        await tx.transfers.touchRecipient(r.id, now);
-        await this.record(
-          tx,
-          access,
-          access.files.filter((f) => ids.includes(f.id)),
-          kind === 'archive' ? 'archive_download_started' : 'download_started',
-          who,
-          now,
-        );
-        return { refused: false, claims };
-      },
-    );
+    const ids = [...new Set(spans.map((sp) => sp.fileId))];
+    const waitUntil = Date.now() + CLAIM_WAIT_MS;
+    const attempt = async (tx: Repositories, last: boolean): Promise<Outcome> => {
+      await tx.sharing.holdLink(r.id);
+      // Read again inside the unit of work: an owner who raised the limit a moment ago is seen at once.
+      const { downloadLimit } = await tx.sharing.controls(access.transfer.id);
+      const plan = planClaims(await tx.sharing.claims(r.id, ids), spans, downloadLimit, this.d.clock());
+      // The copy this goes on with is still held by the answer before it: wait for that one's end.
+      if (plan.busy && !last) return { wait: true };
+      return this.take(tx, access, who, kind, ids, plan, lease, until, now);
+    };
+    let outcome: Outcome;
+    // Waits (outside any unit of work) while the copy this would go on with is held, up to CLAIM_WAIT_MS.
+    for (;;) {
+      const last = Date.now() >= waitUntil;
+      outcome = await this.d.uow.run((tx) => attempt(tx, last));
+      if (!('wait' in outcome)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     if (outcome.refused) throw Errors.downloadLimitReached('files_ids');
     const use: DownloadUse = { lease, claims: outcome.claims, sent: [] };
     this.live.set(use, () => this.ended(access, access.files, kind, who, use, false));
     return use;
+  }
+
+  /** Takes the claims a plan goes on with, or records the refusal (thrown by the caller after the commit). */
+  private async take(
+    tx: Repositories,
+    access: DownloadAccess,
+    who: Downloader,
+    kind: DownloadKind,
+    ids: number[],
+    plan: ReturnType<typeof planClaims>,
+    lease: string,
+    until: number,
+    now: number,
+  ): Promise<Outcome> {
+    const r = access.recipient;
+    if (plan.refused.length) {
+      await tx.audit.record({
+        transferId: access.transfer.id,
+        date: now,
+        event: 'download_refused',
+        author: this.author(access, who),
+        target: { type: 'Transfer', id: String(access.transfer.id) },
+      });
+      return { refused: true };
+    }
+    const claims: ClaimUse[] = [];
+    for (const { span, claim } of plan.steps) {
+      if (claim) {
+        await tx.sharing.take(claim.id, lease, until);
+        claims.push({ id: claim.id, span, before: { sent: claim.sent, resent: claim.resent, done: claim.done } });
+      } else {
+        const id = await tx.sharing.claim(r.id, span.fileId, now, lease, until);
+        claims.push({ id, span, before: { sent: [], resent: 0, done: null } });
+      }
+    }
+    await tx.transfers.touchRecipient(r.id, now);
+    await this.record(
+      tx,
+      access,
+      access.files.filter((f) => ids.includes(f.id)),
+      kind === 'archive' ? 'archive_download_started' : 'download_started',
+      who,
+      now,
+    );
+    return { refused: false, claims };
   }
 
   /**

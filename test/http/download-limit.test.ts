@@ -286,6 +286,26 @@ test('a download cut near its end (its last bytes written but not read) is resum
   assert.match(await page.text(), /no downloads left/);
 });
 
+test('a file fetched chunk after chunk with Range, each asked as the last one ends, is one copy', async () => {
+  const data = patternBytes('chunks', 6 * MiB);
+  const { t, tokens } = await available([{ name: 'chunks.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  const parts: Buffer[] = [];
+  // As the page and `ferry get` fetch an encrypted file: the next request leaves as soon as the last body is in.
+  for (let at = 0; at < data.length; at += 256 * 1024) {
+    const r = await get(url, { Range: `bytes=${at}-${Math.min(at + 256 * 1024, data.length) - 1}` });
+    assert.is(r.status, 206, `the chunk at ${at}`);
+    parts.push(Buffer.from(await r.arrayBuffer()));
+  }
+  assert.is(sha256(Buffer.concat(parts)), sha256(data));
+  await settled(t.id, 1);
+  assert.equal(
+    (await counts(t.id)).map((c) => c.downloads),
+    [1],
+  );
+  assert.is((await get(url, { Accept: 'application/json' })).status, 410);
+});
+
 test('a ZIP counts one per file; a file spent refuses the archive that holds it; other links are their own', async () => {
   const a = patternBytes('za', 20_000);
   const b = patternBytes('zb', 30_000);

@@ -21,8 +21,11 @@ const claim = (c: Partial<DownloadClaim> & { id: number }): DownloadClaim => ({
 
 test('a claim another response holds is never borrowed; once its lease lapses it is resumed', () => {
   const held = claim({ id: 1, sent: [[0, 1]], leaseUntil: NOW + 30 });
-  assert.equal(planClaims([held], [span(1)], 1, NOW), { steps: [], refused: [7] });
+  // Refused, but worth a moment's wait: the answer holding it may be about to end (a chunk fetched after chunk).
+  assert.equal(planClaims([held], [span(1)], 1, NOW), { steps: [], refused: [7], busy: true });
   assert.equal(planClaims([held], [span(1)], 2, NOW).steps, [{ span: span(1) }], 'a new copy while the limit allows');
+  assert.is(planClaims([held], [span(1)], null, NOW).busy, false, 'without a limit, never waited for');
+  assert.is(planClaims([{ ...held, done: NOW }], [span(1)], 1, NOW).busy, false, 'nor when it could not go on');
   const lapsed = { ...held, leaseUntil: NOW - 1 };
   assert.equal(planClaims([lapsed], [span(1)], 1, NOW).steps, [{ span: span(1), claim: lapsed }]);
 });
