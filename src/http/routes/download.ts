@@ -236,6 +236,11 @@ async function respond(
     return;
   }
   const res = ctx.res;
+  // Gone while its claims were taken (a request may wait for them): nothing was sent, they are let go at once.
+  if (res.destroyed || !res.socket || res.socket.destroyed) {
+    await recordEnd(false);
+    return;
+  }
   // While it sends, the answer keeps its claims (a lease) and records how far it got, so that no other
   // request borrows them and a node that dies lets them go with what it sent counted.
   const renew = setInterval(() => {
