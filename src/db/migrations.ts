@@ -413,4 +413,19 @@ CREATE INDEX transfers_guest_newest ON transfers(guest_id, id);
 DROP INDEX transfers_guest;
 `,
   },
+  {
+    // `ferry import filesender` (docs/moving-from-filesender.md): which transfers and guests an import brought
+    // over under their FileSender ids, so a second run continues where the first stopped and a ferry that holds
+    // anything else is told apart from one holding only what an import made.
+    version: 26,
+    sql: `
+CREATE TABLE imported_records (
+  kind TEXT NOT NULL,
+  id INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  imported INTEGER NOT NULL,
+  PRIMARY KEY (kind, id)
+);
+`,
+  },
 ];

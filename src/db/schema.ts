@@ -259,6 +259,14 @@ export interface VirusFindingsTable {
   signature: string;
 }
 
+/** A transfer or guest `ferry import filesender` brought over under its FileSender id. */
+export interface ImportedRecordsTable {
+  kind: string;
+  id: number;
+  source: string;
+  imported: number;
+}
+
 export interface DB {
   users: UsersTable;
   user_emails: UserEmailsTable;
@@ -287,6 +295,7 @@ export interface DB {
   automatic_reminders: AutomaticRemindersTable;
   virus_scans: VirusScansTable;
   virus_findings: VirusFindingsTable;
+  imported_records: ImportedRecordsTable;
 }
 
 /**
@@ -321,4 +330,5 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
   { name: 'virus_scans', orderBy: ['transfer_id'], identity: false },
   { name: 'virus_findings', orderBy: ['file_id'], identity: false },
+  { name: 'imported_records', orderBy: ['kind', 'id'], identity: false },
 ];
