@@ -4,6 +4,7 @@ import { type CliIO, UsageError } from './io';
 import { configFrom } from './config-option';
 import { withApp } from './with-app';
 import {
+  checkFileSenderSource,
   importFromFileSender,
   ImportRefused,
   type ImportProgress,
@@ -36,11 +37,17 @@ export function importCommand(program: Command, io: CliIO): void {
   cmd
     .command('filesender')
     .description("import a FileSender 3.8 site's users, open transfers, guests and API secrets (reads it only)")
-    .requiredOption('--database <url>', "FileSender's database: postgres://… (?host=/socket/dir for a Unix socket) or mysql://…")
+    .requiredOption(
+      '--database <url>',
+      "FileSender's database: postgres://… (?host=/socket/dir for a Unix socket) or mysql://…",
+    )
     .requiredOption('--files <dir>', "FileSender's storage_filesystem_path, where the files' bytes are")
     .option('--dry-run', 'report what would be imported, write nothing')
     .option('--merge', 'import into a ferry that already holds transfers or guests of its own')
-    .option('--admins <uids>', "user ids that FileSender's config names in `admin` (comma-separated): made ferry admins")
+    .option(
+      '--admins <uids>',
+      "user ids that FileSender's config names in `admin` (comma-separated): made ferry admins",
+    )
     .option('--json', 'print the report as JSON')
     .option('-c, --config <file>', 'config file (default ./ferry.json, or $FERRY_CONFIG)')
     .action((o: ImportOpts) => runImport(o, io));
@@ -64,12 +71,19 @@ async function runImport(o: ImportOpts, io: CliIO): Promise<void> {
   }
   const progress = progressLine(io);
   try {
+    // A wrong or unknown schema is refused before ferry's data folder is opened (or made).
+    await checkFileSenderSource(source);
     let report: ImportReport;
     const { config } = configFrom(o);
     if (opts.dryRun && config.database_url === null && !fs.existsSync(sqliteFile(config.data_dir))) {
       // A dry run makes no data directory: with none yet, nothing is imported and nothing is in the way.
       report = await importFromFileSender(
-        { repos: emptyFerry(), uow: { run: () => Promise.reject(new Error('dry run')) }, files: null as never, clock: () => Math.floor(Date.now() / 1000) },
+        {
+          repos: emptyFerry(),
+          uow: { run: () => Promise.reject(new Error('dry run')) },
+          files: null as never,
+          clock: () => Math.floor(Date.now() / 1000),
+        },
         source,
         opts,
       );

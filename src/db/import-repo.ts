@@ -169,13 +169,25 @@ export class ImportRepo implements ImportRepository {
       .execute();
   }
 
-  async moveSequences(): Promise<void> {
-    // SQLite's AUTOINCREMENT already numbers past the largest id inserted; PostgreSQL's identity does not.
-    if (this.ctx.dialect !== 'postgres') return;
+  async moveSequences(floor: { transfers: number; files: number; recipients: number; guests: number }): Promise<void> {
     for (const table of ['transfers', 'files', 'recipients', 'guests'] as const) {
-      await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), COALESCE((SELECT MAX(id) FROM ${sql.table(table)}), 0) + 1, false)`.execute(
-        this.db,
-      );
+      const r = await this.db
+        .selectFrom(table)
+        .select((eb) => eb.fn.max('id').as('m'))
+        .executeTakeFirst();
+      const next = Math.max(Number(r?.m ?? 0), floor[table]) + 1;
+      if (this.ctx.dialect === 'postgres') {
+        await sql`SELECT setval(pg_get_serial_sequence(${table}, 'id'), GREATEST(${next}, nextval(pg_get_serial_sequence(${table}, 'id'))), false)`.execute(
+          this.db,
+        );
+      } else {
+        // SQLite's AUTOINCREMENT numbers past `seq` (its row appears with the table's first row).
+        const seq = next - 1;
+        const has = await sql<{ seq: number }>`SELECT seq FROM sqlite_sequence WHERE name = ${table}`.execute(this.db);
+        if (has.rows.length)
+          await sql`UPDATE sqlite_sequence SET seq = MAX(seq, ${seq}) WHERE name = ${table}`.execute(this.db);
+        else await sql`INSERT INTO sqlite_sequence (name, seq) VALUES (${table}, ${seq})`.execute(this.db);
+      }
     }
   }
 

@@ -3,14 +3,7 @@ import { Transform } from 'node:stream';
 import zlib from 'node:zlib';
 import type { Clock, FileStore, Repositories, StoredFile, StoredPiece, UnitOfWork } from './ports';
 import { hasMultipartUploads } from './ports';
-import type {
-  FileSenderSource,
-  FsDownload,
-  FsFile,
-  FsGuest,
-  FsTransfer,
-  FsUser,
-} from './ports/filesender-source';
+import type { FileSenderSource, FsDownload, FsFile, FsGuest, FsTransfer, FsUser } from './ports/filesender-source';
 import type { FileRecord, Guest, Recipient, Transfer, TransferEncryption } from './model';
 import { GUEST_OPTIONS, TRANSFER_OPTIONS } from './options';
 import { CHUNK_OVERHEAD, encryptedSize, KEY_VERSION_AES_GCM_PBKDF2 } from '../shared-crypto/format';
@@ -111,17 +104,22 @@ interface TransferPlan {
   files: FilePlan[];
 }
 
+/** Refuses a source whose schema is not FileSender 3.8's (before anything of ferry is opened). */
+export async function checkFileSenderSource(source: FileSenderSource): Promise<void> {
+  const version = await source.schemaVersion();
+  if (version !== FILESENDER_SCHEMA_VERSION)
+    throw new ImportRefused(
+      `FileSender's database has schema version ${version}; this import reads version ${FILESENDER_SCHEMA_VERSION} (FileSender 3.8): upgrade FileSender first`,
+    );
+}
+
 export async function importFromFileSender(
   deps: ImportDeps,
   source: FileSenderSource,
   opts: ImportOptions,
   onProgress: (p: ImportProgress) => void = () => {},
 ): Promise<ImportReport> {
-  const version = await source.schemaVersion();
-  if (version !== FILESENDER_SCHEMA_VERSION)
-    throw new ImportRefused(
-      `FileSender's database has schema version ${version}; this import reads version ${FILESENDER_SCHEMA_VERSION} (FileSender 3.8): upgrade FileSender first`,
-    );
+  await checkFileSenderSource(source);
   const { repos } = deps;
   const now = deps.clock();
   if (!opts.merge) {
@@ -214,7 +212,11 @@ export async function importFromFileSender(
       }
       const stored = enc ? encryptedSize(f.size, enc.chunkSize) : f.size;
       if (enc && f.encryptedSize !== null && f.encryptedSize !== stored) {
-        skip('file', f.id, `FileSender records ${f.encryptedSize} encrypted bytes; its size and chunk size make ${stored}`);
+        skip(
+          'file',
+          f.id,
+          `FileSender records ${f.encryptedSize} encrypted bytes; its size and chunk size make ${stored}`,
+        );
         continue;
       }
       const onDisk = await source.storedSize(t, f);
@@ -230,7 +232,9 @@ export async function importFromFileSender(
       skip(
         'file',
         f.id,
-        onDisk === null ? `no stored file ${f.uid} under the storage folder` : `stored size ${onDisk} differs from the recorded ${stored}`,
+        onDisk === null
+          ? `no stored file ${f.uid} under the storage folder`
+          : `stored size ${onDisk} differs from the recorded ${stored}`,
       );
     }
     const plan: TransferPlan = { t, owner, encryption: enc, files };
@@ -273,7 +277,10 @@ export async function importFromFileSender(
   report.downloads = downloads.filter((d) => fileIds.has(d.fileId)).length;
   report.files = toCopy.length;
   report.bytes = toCopy.reduce((n, c) => n + c.f.stored, 0);
-  for (const p of plans) optionsOf(p.t.options, TRANSFER_OPTIONS, (name) => skip('option', `transfer ${p.t.id}: ${name}`, 'no such option in ferry'));
+  for (const p of plans)
+    optionsOf(p.t.options, TRANSFER_OPTIONS, (name) =>
+      skip('option', `transfer ${p.t.id}: ${name}`, 'no such option in ferry'),
+    );
   if (opts.dryRun) return report;
 
   // Users first: transfers and guests name them.
@@ -309,7 +316,7 @@ export async function importFromFileSender(
       });
     });
   }
-  await repos.imports.moveSequences();
+  await repos.imports.moveSequences(await source.maxIds());
 
   // The bytes, file by file: each one complete (range, digests) or not at all.
   const progress: ImportProgress = { files: 0, totalFiles: toCopy.length, bytes: 0, totalBytes: report.bytes };
@@ -336,14 +343,40 @@ export async function importFromFileSender(
 async function takenBy(
   repos: Repositories,
   fresh: FsTransfer[],
-): Promise<{ transfers: Set<number>; files: Set<number>; recipients: Set<number>; tokens: Set<string>; uids: Set<string> }> {
+): Promise<{
+  transfers: Set<number>;
+  files: Set<number>;
+  recipients: Set<number>;
+  tokens: Set<string>;
+  uids: Set<string>;
+}> {
   const files = fresh.flatMap((t) => t.files);
   const recipients = fresh.flatMap((t) => t.recipients);
   return {
-    transfers: new Set(await repos.imports.taken('transfer', fresh.map((t) => t.id))),
-    files: new Set(await repos.imports.taken('file', files.map((f) => f.id))),
-    recipients: new Set(await repos.imports.taken('recipient', recipients.map((r) => r.id))),
-    tokens: new Set(await repos.imports.tokensTaken('recipient', recipients.map((r) => r.token))),
+    transfers: new Set(
+      await repos.imports.taken(
+        'transfer',
+        fresh.map((t) => t.id),
+      ),
+    ),
+    files: new Set(
+      await repos.imports.taken(
+        'file',
+        files.map((f) => f.id),
+      ),
+    ),
+    recipients: new Set(
+      await repos.imports.taken(
+        'recipient',
+        recipients.map((r) => r.id),
+      ),
+    ),
+    tokens: new Set(
+      await repos.imports.tokensTaken(
+        'recipient',
+        recipients.map((r) => r.token),
+      ),
+    ),
     uids: new Set(await repos.imports.uidsTaken(files.map((f) => ferryUid(f.uid) ?? ''))),
   };
 }
@@ -447,7 +480,12 @@ function recordsOf(
     message: t.message,
     options: optionsOf(t.options, TRANSFER_OPTIONS, () => {}),
     // Made available once its files are copied; until then a link finds it being uploaded.
-    status: t.status === 'available' || t.status === 'uploading' ? 'uploading' : t.status === 'started' ? 'started' : 'created',
+    status:
+      t.status === 'available' || t.status === 'uploading'
+        ? 'uploading'
+        : t.status === 'started'
+          ? 'started'
+          : 'created',
     lang: t.lang,
     created: t.created,
     expires: t.expires,
@@ -520,14 +558,18 @@ async function copyFile(
           done(null, b);
         },
       });
-      source.read(plan.t, f.file, at, end).on('error', (e) => tap.destroy(e)).pipe(tap);
+      source
+        .read(plan.t, f.file, at, end)
+        .on('error', (e) => tap.destroy(e))
+        .pipe(tap);
       const w = await store.writeChunk(target, at, tap, end - at, upload, true);
       if (w.written !== end - at) throw new Error(`file ${f.file.id}: ${w.written} of ${end - at} bytes read at ${at}`);
       pieces.push({ start: at, end, crc32: w.crc32, receipt: w.receipt });
     }
     await store.complete(target, pieces, upload);
   } catch (e) {
-    if (upload && hasMultipartUploads(store)) await store.abortUpload(target.transferId, target.uid, upload).catch(() => {});
+    if (upload && hasMultipartUploads(store))
+      await store.abortUpload(target.transferId, target.uid, upload).catch(() => {});
     throw e;
   }
   const sha256 = sha.digest('hex');

@@ -27,7 +27,9 @@ export async function openSourceDb(url: string): Promise<SourceDb> {
     // host; WHATWG URLs refuse credentials without a host, so one stands in.
     u = new URL(url.replace(/^([a-z]+:\/\/(?:[^@/]*@)?)\//i, '$1localhost/'));
   } catch {
-    throw new SourceRefused(`--database: not a URL: give postgres://… or mysql://… (e.g. mysql://filesender:secret@localhost/filesender)`);
+    throw new SourceRefused(
+      `--database: not a URL: give postgres://… or mysql://… (e.g. mysql://filesender:secret@localhost/filesender)`,
+    );
   }
   const scheme = u.protocol.replace(/:$/, '');
   if (scheme === 'postgres' || scheme === 'postgresql') return openPostgres(u);
@@ -66,7 +68,12 @@ async function openPostgres(u: URL): Promise<SourceDb> {
     where: hidden(u),
     async query<T>(text: string, params: unknown[] = []) {
       let n = 0;
-      return (await client.query(text.replace(/\?/g, () => `$${++n}`), params)).rows as T[];
+      return (
+        await client.query(
+          text.replace(/\?/g, () => `$${++n}`),
+          params,
+        )
+      ).rows as T[];
     },
     seconds: (c) => `CAST(EXTRACT(EPOCH FROM ${c}) AS BIGINT)`,
     async table(name) {
@@ -89,7 +96,9 @@ async function openMysql(u: URL): Promise<SourceDb> {
   let conn: mysql.Connection;
   try {
     conn = await mysql.createConnection({
-      ...(socket ? { socketPath: socket } : { host: decodeURIComponent(u.hostname) || 'localhost', port: Number(u.port) || 3306 }),
+      ...(socket
+        ? { socketPath: socket }
+        : { host: decodeURIComponent(u.hostname) || 'localhost', port: Number(u.port) || 3306 }),
       user: decodeURIComponent(u.username) || undefined,
       password: decodeURIComponent(u.password) || undefined,
       database: decodeURIComponent(u.pathname.replace(/^\//, '')) || undefined,

@@ -9,6 +9,7 @@ import {
   type FsRecipient,
   type FsTransfer,
   type FsUser,
+  type IdFloor,
   SourceRefused,
 } from '../domain/ports/filesender-source';
 import { openSourceDb, type SourceDb } from './filesender-db';
@@ -301,6 +302,17 @@ class FileSenderDb implements FileSenderSource {
     return out;
   }
 
+  async maxIds(): Promise<IdFloor> {
+    const max = async (table: string) =>
+      num((await this.db.query<Row>(`SELECT MAX(id) AS m FROM ${this.t(table)}`))[0]?.m);
+    return {
+      transfers: await max('transfers'),
+      files: await max('files'),
+      recipients: await max('recipients'),
+      guests: await max('guests'),
+    };
+  }
+
   async storedSize(t: FsTransfer, f: FsFile): Promise<number | null> {
     const p = this.locate(t, f);
     return p ? fs.statSync(p).size : null;
@@ -325,7 +337,9 @@ class FileSenderDb implements FileSenderSource {
     const hour = String(at - (at % 3600));
     const candidates = [
       path.join(this.dir, f.uid),
-      ...(f.storagePath ? [path.join(path.isAbsolute(f.storagePath) ? f.storagePath : path.join(this.dir, f.storagePath), f.uid)] : []),
+      ...(f.storagePath
+        ? [path.join(path.isAbsolute(f.storagePath) ? f.storagePath : path.join(this.dir, f.storagePath), f.uid)]
+        : []),
       path.join(this.dir, day, f.uid),
       path.join(this.dir, hour, f.uid),
       path.join(this.dir, day, hour, f.uid),

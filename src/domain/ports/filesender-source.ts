@@ -99,6 +99,14 @@ export interface FsDownload {
   date: number;
 }
 
+/** The largest ids in use per kind of record. */
+export interface IdFloor {
+  transfers: number;
+  files: number;
+  recipients: number;
+  guests: number;
+}
+
 /** Raised for a source that cannot be read as asked: a wrong URL, an unknown schema, no storage folder. */
 export class SourceRefused extends Error {}
 
@@ -115,6 +123,8 @@ export interface FileSenderSource {
   /** Every address a user sent from or invited guests from, newest first, by user row id. */
   senderAddresses(): Promise<Map<number, string[]>>;
   downloads(transferIds: number[]): Promise<FsDownload[]>;
+  /** The largest id FileSender gave in each table, imported or not. */
+  maxIds(): Promise<IdFloor>;
   /** The stored bytes of a file: its size on disk, or null when no stored file is found for it. */
   storedSize(t: FsTransfer, f: FsFile): Promise<number | null>;
   /** Reads bytes [start, end) of a stored file. */

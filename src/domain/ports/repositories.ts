@@ -519,8 +519,11 @@ export interface ImportRepository {
   recordReceived(rows: ReceivedFile[]): Promise<void>;
   /** The Transfer's status once its files are in (`made_available` as the source recorded it). */
   setImportedStatus(id: number, status: Transfer['status'], madeAvailable: number | null): Promise<void>;
-  /** After rows were inserted with their own ids: new rows are numbered past them (PostgreSQL's identity sequences). */
-  moveSequences(): Promise<void>;
+  /**
+   * After rows were inserted with their own ids: new rows are numbered past them, and past `floor` (the ids the
+   * source gave to records that did not come), so no new record takes an id an old link names.
+   */
+  moveSequences(floor: { transfers: number; files: number; recipients: number; guests: number }): Promise<void>;
 }
 
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
