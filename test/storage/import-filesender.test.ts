@@ -277,8 +277,10 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
 });
 
 test('from MariaDB into PostgreSQL and S3: the old links, the API key and the guest link work', async () => {
-  const url = await (await mariadbServer()).createDatabase();
-  const { db, files, site: st } = await site(url);
+  const maria = await mariadbServer();
+  const { db, files, site: st } = await site(await maria.createDatabase());
+  // The import reaches MariaDB over its Unix socket, as on a FileSender host.
+  const url = `mysql://root@localhost/${(await db.query<{ d: string }>('SELECT DATABASE() AS d'))[0].d}?socket=${maria.socket}`;
   try {
     const before = await siteSnapshot(db);
     const t = ferryTarget({
