@@ -293,11 +293,15 @@ export async function importFromFileSender(
 
   for (const g of guests) await deps.uow.run((tx) => tx.imports.insertGuest(g, SOURCE, now));
 
+  // A transfer a guest sent keeps its guest when the guest is in ferry; a guest left behind (closed, expired)
+  // leaves the transfer with the user who invited them, as FileSender records it.
+  const guestsIn = new Set([...importedGuests, ...guests.map((g) => g.id)]);
   const received = new Map<number, FsDownload[]>();
   for (const d of downloads) received.set(d.transferId, [...(received.get(d.transferId) ?? []), d]);
   for (const plan of plans) {
     await deps.uow.run(async (tx) => {
       const { transfer, files, recipients } = recordsOf(plan, now);
+      if (transfer.guestId !== null && !guestsIn.has(transfer.guestId)) transfer.guestId = null;
       await tx.imports.insertTransfer(transfer, files, recipients, SOURCE, now);
       const ids = new Set(files.map((f) => f.id));
       const rids = new Set(recipients.map((r) => r.id));

@@ -309,6 +309,8 @@ export interface Site {
   partial: { id: number; good: SiteFile; badId: number; token: string };
   guestToken: string;
   closedGuestToken: string;
+  /** Transfer 47 sent by the open guest 61, transfer 46 by the closed guest 62 (which is not imported). */
+  fromGuests: { id: number; guestId: number; file: SiteFile }[];
 }
 
 const MiB = 1024 * 1024;
@@ -477,6 +479,19 @@ export async function buildSite(db: SiteDb, filesDir: string, schemaVersion = 25
   };
   const guestToken = await guest(61, 'available');
   const closedGuestToken = await guest(62, 'closed');
+  // Transfers guests sent (FileSender records the inviting user as their owner): from the open guest and from
+  // the closed one.
+  const fromGuests: Site['fromGuests'] = [];
+  for (const [id, guestId, fileId] of [
+    [47, 61, 107],
+    [46, 62, 108],
+  ] as const) {
+    await transfer(id, { guest_id: guestId, user_email: `guest${guestId}@example.org` });
+    const f = await file(fileId, id, `from-guest-${guestId}.txt`, Buffer.from(`sent by guest ${guestId}\n`));
+    write(f.uid, f.stored);
+    await recipient(200 + fileId, id, 'alice@example.org');
+    fromGuests.push({ id, guestId, file: f });
+  }
   return {
     now,
     aliceSecret,
@@ -486,6 +501,7 @@ export async function buildSite(db: SiteDb, filesDir: string, schemaVersion = 25
     partial: { id: 43, good: f104, badId: 105, token: partialToken },
     guestToken,
     closedGuestToken,
+    fromGuests,
   };
 }
 

@@ -115,7 +115,14 @@ async function checkServed(s: TestServer, st: Site): Promise<void> {
   // A FileSender client's signed request with the API secret of its filesender.py.ini.
   const mine = await signed('/rest.php/transfer');
   assert.is(mine.status, 200, mine.text);
-  assert.equal(mine.json.map((t: { id: number }) => t.id).sort(), [st.plain.id, st.encrypted.id, st.partial.id]);
+  // Hers, and those her guests sent (FileSender records her as their owner).
+  assert.equal(mine.json.map((t: { id: number }) => t.id).sort(), [
+    st.plain.id,
+    st.encrypted.id,
+    st.partial.id,
+    46,
+    47,
+  ]);
   const t42 = (await signed(`/rest.php/transfer/${enc.id}`)).json;
   const f = t42.files[0];
   assert.equal(
@@ -152,8 +159,8 @@ async function checkServed(s: TestServer, st: Site): Promise<void> {
   });
   assert.is(created.status, 201, created.text);
   const fid = created.json.files[0].id;
-  // New records take ids FileSender never gave (its last file was 106, its last transfer 45).
-  assert.equal([created.json.id > 45, fid > 106], [true, true], JSON.stringify(created.json));
+  // New records take ids FileSender never gave (its last file was 108, its last transfer 47).
+  assert.equal([created.json.id > 47, fid > 108], [true, true], JSON.stringify(created.json));
   for (const r of await sendChunks(s.request, fid, Buffer.alloc(1000, 7), 1000, { query: `?vid=${st.guestToken}` }))
     assert.is(r.status, 200, r.text);
   assert.is((await s.request('PUT', `/file/${fid}?vid=${st.guestToken}`, { json: { complete: true } })).status, 200);
@@ -193,11 +200,16 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
     const report = JSON.parse(dry.out.split('\n').pop()!);
     assert.equal(
       [report.users, report.transfers, report.files, report.recipients, report.guests, report.downloads],
-      [2, 3, 4, 4, 1, 1],
+      [2, 5, 6, 6, 1, 1],
     );
+    const fromGuests = st.fromGuests.reduce((n, g) => n + g.file.plain.length, 0);
     assert.is(
       report.bytes,
-      st.plain.files[0].plain.length + st.plain.files[1].plain.length + st.encrypted.file.stored.length + 6,
+      st.plain.files[0].plain.length +
+        st.plain.files[1].plain.length +
+        st.encrypted.file.stored.length +
+        6 +
+        fromGuests,
     );
     assert.ok(
       report.unmapped.some(
@@ -213,11 +225,11 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
 
     const first = await cli(...importArgs(url, files, t, '--admins', 'alice'));
     assert.is(first.code, 0, first.out);
-    assert.match(first.out, /imported: 2 user\(s\), 3 transfer\(s\), 4 file\(s\)/);
+    assert.match(first.out, /imported: 2 user\(s\), 5 transfer\(s\), 6 file\(s\)/);
     assert.match(first.out, /not imported: file 105: stored size 3000 differs/);
     const again = await cli(...importArgs(url, files, t));
     assert.is(again.code, 0, again.out);
-    assert.match(again.out, /already imported: 3 transfer\(s\), 1 guest\(s\), 4 file\(s\)/);
+    assert.match(again.out, /already imported: 5 transfer\(s\), 1 guest\(s\), 6 file\(s\)/);
     assert.match(again.out, /imported: 2 user\(s\), 0 transfer\(s\), 0 file\(s\)/);
 
     const s = await startTestServer({ ...t.config, database_url: null });
@@ -226,7 +238,12 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
         s,
         'SELECT (SELECT COUNT(*) FROM transfers) AS t, (SELECT COUNT(*) FROM files) AS f, (SELECT COUNT(*) FROM recipients) AS r, (SELECT COUNT(*) FROM guests) AS g',
       );
-      assert.equal(counts[0], { t: 3, f: 4, r: 4, g: 1 }, 'no duplicates');
+      assert.equal(counts[0], { t: 5, f: 6, r: 6, g: 1 }, 'no duplicates');
+      // The open guest's transfer stays the guest's; the closed guest's (not imported) stays with its user.
+      assert.equal(await sql(s, 'SELECT id, user_id, guest_id FROM transfers WHERE id IN (46, 47) ORDER BY id'), [
+        { id: 46, user_id: 'alice', guest_id: null },
+        { id: 47, user_id: 'alice', guest_id: 61 },
+      ]);
       const f101 = (await sql(s, 'SELECT sha256 FROM files WHERE id = 101'))[0];
       assert.is(f101.sha256, crypto.createHash('sha256').update(st.plain.files[0].plain).digest('hex'));
       assert.equal(await sql(s, 'SELECT recipient_id, file_id FROM recipient_downloads'), [
@@ -236,7 +253,7 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
         (await sql(s, "SELECT transfer_id FROM audit_log WHERE event = 'transfer_imported' ORDER BY transfer_id")).map(
           (r) => r.transfer_id,
         ),
-        [41, 42, 43],
+        [41, 42, 43, 46, 47],
       );
       assert.equal(await sql(s, 'SELECT user_id FROM admins'), [{ user_id: 'alice' }]);
       // A run cut short after the records, before a file's bytes: the next run finishes it.
@@ -260,7 +277,7 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
     const other = await startTestServer({ ...used.config, database_url: null });
     await sql(
       other,
-      "INSERT INTO transfers (user_id, user_email, status, created, expires) VALUES ('zed', 'z@example.org', 'created', 1, 2)",
+      "INSERT INTO transfers (id, user_id, user_email, status, created, expires) VALUES (41, 'zed', 'z@example.org', 'created', 1, 2)",
     );
     await other.close();
     const refused = await cli(...importArgs(url, files, used));
@@ -269,6 +286,11 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
       [1, true],
       refused.out,
     );
+    // Asked to merge: FileSender's records come beside ferry's, but none takes an id ferry already gave.
+    const merged = await cli(...importArgs(url, files, used, '--merge'));
+    assert.is(merged.code, 0, merged.out);
+    assert.match(merged.out, /not imported: transfer 41: ferry already has another transfer with id 41/);
+    assert.match(merged.out, /imported: 2 user\(s\), 4 transfer\(s\), 4 file\(s\)/);
 
     assert.is(await siteSnapshot(db), before, "FileSender's database is unchanged");
   } finally {
@@ -298,8 +320,8 @@ test('from MariaDB into PostgreSQL and S3: the old links, the API key and the gu
     });
     const first = await cli(...importArgs(url, files, t));
     assert.is(first.code, 0, first.out);
-    assert.match(first.out, /imported: 2 user\(s\), 3 transfer\(s\), 4 file\(s\)/);
-    assert.match((await cli(...importArgs(url, files, t))).out, /already imported: 3 transfer\(s\)/);
+    assert.match(first.out, /imported: 2 user\(s\), 5 transfer\(s\), 6 file\(s\)/);
+    assert.match((await cli(...importArgs(url, files, t))).out, /already imported: 5 transfer\(s\)/);
     const s = await startTestServer(t.config);
     try {
       await checkServed(s, st);
