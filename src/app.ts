@@ -329,7 +329,12 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
     importFromFileSender: (source, opts, onProgress) =>
-      importFromFileSender({ repos, uow, files: fileStore, clock }, source, opts, onProgress),
+      importFromFileSender(
+        { repos, uow, files: fileStore, clock, pieceSize: () => cfg.get().upload_chunk_size },
+        source,
+        opts,
+        onProgress,
+      ),
     ...(hasUploadHashing(fileStore)
       ? {
           storedDigest: {

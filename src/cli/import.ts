@@ -83,6 +83,7 @@ async function runImport(o: ImportOpts, io: CliIO): Promise<void> {
           uow: { run: () => Promise.reject(new Error('dry run')) },
           files: null as never,
           clock: () => Math.floor(Date.now() / 1000),
+          pieceSize: () => 0,
         },
         source,
         opts,

@@ -28,8 +28,6 @@ const OPEN_TRANSFERS = ['created', 'started', 'uploading', 'available'];
 const INTERNAL_UID = /^filesender-[a-z0-9]+@localhost\.localdomain$/;
 /** FileSender's password encodings (DBConstantPasswordEncoding) that ferry's decryption knows. */
 const PASSWORD_ENCODINGS: Record<number, string> = { 0: 'none', 1: 'base64' };
-/** Bytes handed to the store per write: a part of an S3 multipart upload, a positional write on the filesystem. */
-const PIECE = 64 * 1024 * 1024;
 const SOURCE = 'filesender';
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i;
 
@@ -87,6 +85,11 @@ export interface ImportDeps {
   uow: UnitOfWork;
   files: FileStore;
   clock: Clock;
+  /**
+   * Bytes handed to the store per write, as an upload's chunks are (`upload_chunk_size`): a part of an S3
+   * multipart upload, a positional write on the filesystem.
+   */
+  pieceSize: () => number;
 }
 
 interface FilePlan {
@@ -284,10 +287,12 @@ export async function importFromFileSender(
   if (opts.dryRun) return report;
 
   // Users first: transfers and guests name them.
+  // What a user already has in ferry (signed in since, rotated the secret, chose a language) is kept.
   for (const u of people) {
-    await repos.users.upsertSeen(u.uid, addresses.get(u.rowId) ?? [], u.lastActivity ?? u.created);
-    if (u.secret) await repos.users.setRemoteSecret(u.uid, u.secret);
-    if (u.lang) await repos.users.setLang(u.uid, u.lang);
+    const known = await repos.users.record(u.uid);
+    await repos.users.upsertSeen(u.uid, known ? [] : (addresses.get(u.rowId) ?? []), u.lastActivity ?? u.created);
+    if (u.secret && !(await repos.users.remoteSecret(u.uid))) await repos.users.setRemoteSecret(u.uid, u.secret);
+    if (u.lang && !known?.lang) await repos.users.setLang(u.uid, u.lang);
   }
   for (const uid of opts.admins) if ([...uidOf.values()].includes(uid)) await repos.users.addAdmin(uid, now);
 
@@ -543,7 +548,7 @@ async function copyFile(
 ): Promise<void> {
   const store = deps.files;
   const target: StoredFile = { transferId: plan.t.id, uid: ferryUid(f.file.uid) as string, size: f.stored };
-  const piece = f.stored > PIECE * 9000 ? Math.ceil(f.stored / 9000) : PIECE;
+  const piece = deps.pieceSize();
   const upload =
     hasMultipartUploads(store) && store.uploadNeeded(f.stored, piece) ? await store.beginUpload(target, piece) : null;
   const sha = crypto.createHash('sha256');

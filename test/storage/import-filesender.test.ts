@@ -306,6 +306,8 @@ test('from MariaDB into PostgreSQL and S3: the old links, the API key and the gu
   try {
     const before = await siteSnapshot(db);
     const t = ferryTarget({
+      // Files of several chunks go to S3 as multipart uploads.
+      upload_chunk_size: 1024 * 1024,
       database_url: await freshPostgresDatabase('ferry_import'),
       storage: {
         type: 's3',
