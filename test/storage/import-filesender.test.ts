@@ -183,6 +183,15 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
     assert.equal([wrong.code, /cannot open FileSender's database/.test(wrong.out)], [1, true], wrong.out);
     const noDir = await cli(...importArgs(url, path.join(files, 'absent'), t));
     assert.equal([noDir.code, /--files: no folder/.test(noDir.out)], [1, true], noDir.out);
+    const empty = await cli(...importArgs(await freshPostgresDatabase('not_filesender'), files, t));
+    assert.equal(
+      [
+        empty.code,
+        /is not a FileSender 3\.8 database: it lacks table metadatas, table authentications/.test(empty.out),
+      ],
+      [1, true],
+      empty.out,
+    );
     const older = await freshPostgresDatabase('filesender_old');
     const oldDb = await openSiteDb(older);
     await buildSite(oldDb, tempDir(), 22);
