@@ -24,6 +24,7 @@ interface ImportOpts {
   dryRun?: boolean;
   merge?: boolean;
   admins?: string;
+  timeZone: string;
   json?: boolean;
 }
 
@@ -48,6 +49,11 @@ export function importCommand(program: Command, io: CliIO): void {
       '--admins <uids>',
       "user ids that FileSender's config names in `admin` (comma-separated): made ferry admins",
     )
+    .option(
+      '--time-zone <zone>',
+      "PHP's time zone on the FileSender server (date.timezone), in which it wrote its dates",
+      'UTC',
+    )
     .option('--json', 'print the report as JSON')
     .option('-c, --config <file>', 'config file (default ./ferry.json, or $FERRY_CONFIG)')
     .action((o: ImportOpts) => runImport(o, io));
@@ -64,7 +70,7 @@ async function runImport(o: ImportOpts, io: CliIO): Promise<void> {
   };
   let source: FileSenderSource;
   try {
-    source = await openFileSenderSource(o.database, o.files);
+    source = await openFileSenderSource(o.database, o.files, o.timeZone);
   } catch (e) {
     if (e instanceof SourceRefused) throw new UsageError(e.message);
     throw e;

@@ -13,6 +13,7 @@ import {
   SourceRefused,
 } from '../domain/ports/filesender-source';
 import { openSourceDb, type SourceDb } from './filesender-db';
+import { instantToWallClock, knownTimeZone, wallClockToInstant } from './wall-clock';
 
 /**
  * FileSender 3.8's tables and the columns the import reads, as its classes define them (classes/data/*.class.php,
@@ -87,7 +88,17 @@ const json = (v: unknown): unknown => {
   }
 };
 
-export async function openFileSenderSource(databaseUrl: string, filesDir: string): Promise<FileSenderSource> {
+/**
+ * Opens a FileSender site read only. `timeZone`: PHP's time zone on the FileSender server (its `date.timezone`),
+ * in which it wrote every date.
+ */
+export async function openFileSenderSource(
+  databaseUrl: string,
+  filesDir: string,
+  timeZone = 'UTC',
+): Promise<FileSenderSource> {
+  if (!knownTimeZone(timeZone))
+    throw new SourceRefused(`--time-zone: unknown time zone ${timeZone} (an IANA name such as Europe/Amsterdam)`);
   let st: fs.Stats;
   try {
     st = fs.statSync(filesDir);
@@ -96,7 +107,7 @@ export async function openFileSenderSource(databaseUrl: string, filesDir: string
   }
   if (!st.isDirectory()) throw new SourceRefused(`--files: ${filesDir} is not a folder`);
   const db = await openSourceDb(databaseUrl);
-  return new FileSenderDb(db, path.resolve(filesDir));
+  return new FileSenderDb(db, path.resolve(filesDir), timeZone);
 }
 
 class FileSenderDb implements FileSenderSource {
@@ -105,7 +116,17 @@ class FileSenderDb implements FileSenderSource {
   constructor(
     private readonly db: SourceDb,
     private readonly dir: string,
+    private readonly zone: string,
   ) {}
+
+  /** A date column's reading as the instant FileSender meant. */
+  private at(v: unknown): number {
+    return wallClockToInstant(num(v), this.zone);
+  }
+
+  private atOrNull(v: unknown): number | null {
+    return v === null || v === undefined ? null : this.at(v);
+  }
 
   describe(): string {
     return `${this.db.where} with files in ${this.dir}`;
@@ -150,8 +171,8 @@ class FileSenderDb implements FileSenderSource {
       uid: String(r.uid),
       lang: str(r.lang) || null,
       secret: str(r.auth_secret) || null,
-      created: num(r.created),
-      lastActivity: numOrNull(r.last_activity),
+      created: this.at(r.created),
+      lastActivity: this.atOrNull(r.last_activity),
     }));
   }
 
@@ -185,7 +206,7 @@ class FileSenderDb implements FileSenderSource {
               roundtriptoken, storage_filesystem_per_day_buckets AS day_buckets,
               storage_filesystem_per_hour_buckets AS hour_buckets, chunk_size, crypted_chunk_size
        FROM ${this.t('transfers')} WHERE status IN (${marks}) AND ${s('expires')} > ? ORDER BY id`,
-      [...statuses, now],
+      [...statuses, instantToWallClock(now, this.zone)],
     );
     const out: FsTransfer[] = rows.map((r) => ({
       id: num(r.id),
@@ -195,9 +216,9 @@ class FileSenderDb implements FileSenderSource {
       lang: str(r.lang) || null,
       subject: str(r.subject) || null,
       message: str(r.message) || null,
-      created: num(r.created),
-      madeAvailable: numOrNull(r.made_available),
-      expires: num(r.expires),
+      created: this.at(r.created),
+      madeAvailable: this.atOrNull(r.made_available),
+      expires: this.at(r.expires),
       expiryExtensions: num(r.expiry_extensions),
       status: String(r.status),
       options: json(r.options),
@@ -245,8 +266,8 @@ class FileSenderDb implements FileSenderSource {
           id: num(r.id),
           email: str(r.email) ?? '',
           token: String(r.token),
-          created: num(r.created),
-          lastActivity: numOrNull(r.last_activity),
+          created: this.at(r.created),
+          lastActivity: this.atOrNull(r.last_activity),
         };
         byId.get(num(r.transfer_id))?.recipients.push(rec);
       }
@@ -261,7 +282,7 @@ class FileSenderDb implements FileSenderSource {
       `SELECT id, userid, user_email, token, email, transfer_count, subject, message, options, transfer_options, status,
               ${s('created')} AS created, ${s('expires')} AS expires, ${s('last_activity')} AS last_activity
        FROM ${this.t('guests')} WHERE status IN (${marks}) AND (expires IS NULL OR ${s('expires')} > ?) ORDER BY id`,
-      [...statuses, now],
+      [...statuses, instantToWallClock(now, this.zone)],
     );
     return rows.map((r) => ({
       id: num(r.id),
@@ -275,9 +296,9 @@ class FileSenderDb implements FileSenderSource {
       transferOptions: json(r.transfer_options),
       status: String(r.status),
       transferCount: num(r.transfer_count),
-      created: num(r.created),
-      expires: numOrNull(r.expires),
-      lastActivity: numOrNull(r.last_activity),
+      created: this.at(r.created),
+      expires: this.atOrNull(r.expires),
+      lastActivity: this.atOrNull(r.last_activity),
     }));
   }
 
@@ -296,7 +317,7 @@ class FileSenderDb implements FileSenderSource {
         const recipientId = Number(r.author_id);
         const fileId = Number(r.target_id);
         if (Number.isSafeInteger(recipientId) && Number.isSafeInteger(fileId))
-          out.push({ transferId: num(r.transfer_id), recipientId, fileId, date: num(r.date) });
+          out.push({ transferId: num(r.transfer_id), recipientId, fileId, date: this.at(r.date) });
       }
     }
     return out;

@@ -11,6 +11,7 @@ import {
   generateFileIv,
   toBase64,
 } from '../../src/shared-crypto/format';
+import { instantToWallClock } from '../../src/import/wall-clock';
 
 /**
  * A FileSender 3.8 site as `ferry import filesender` finds one: its database (the tables and columns FileSender's
@@ -316,11 +317,12 @@ export interface Site {
 const MiB = 1024 * 1024;
 
 /** Builds FileSender 3.8's schema and the site's rows in an empty database, and its stored files under `filesDir`. */
-export async function buildSite(db: SiteDb, filesDir: string, schemaVersion = 258): Promise<Site> {
+/** `zone`: PHP's time zone on the FileSender server, in which its dates are written as wall-clock text. */
+export async function buildSite(db: SiteDb, filesDir: string, schemaVersion = 258, zone = 'UTC'): Promise<Site> {
   for (const table of Object.keys(TABLES)) await db.query(createSql(db.dialect, table));
   const now = Math.floor(Date.now() / 1000);
   const day = 86400;
-  const t = (s: number) => datetime(s);
+  const t = (s: number) => datetime(instantToWallClock(s, zone));
   await db.insert('metadatas', { schemaversion: schemaVersion, created: t(now - 30 * day), message: 'upgrade' });
   const aliceSecret = crypto.randomBytes(32).toString('hex');
   for (const [id, uid] of [

@@ -45,10 +45,10 @@ function ferryTarget(config: Record<string, unknown> = {}): Target {
   return { dir, configFile, config: full };
 }
 
-async function site(url: string): Promise<{ db: SiteDb; files: string; site: Site }> {
+async function site(url: string, zone = 'UTC'): Promise<{ db: SiteDb; files: string; site: Site }> {
   const db = await openSiteDb(url);
   const files = tempDir();
-  return { db, files, site: await buildSite(db, files) };
+  return { db, files, site: await buildSite(db, files, 258, zone) };
 }
 
 const importArgs = (url: string, files: string, t: Target, ...more: string[]) => [
@@ -70,6 +70,10 @@ async function bytes(s: TestServer, p: string, headers: Record<string, string> =
 
 /** What a user of the old site relies on, asked of a ferry server running on the imported data. */
 async function checkServed(s: TestServer, st: Site): Promise<void> {
+  // The dates are the instants FileSender meant, whatever its server's time zone.
+  assert.equal(await sql(s, 'SELECT created, expires FROM transfers WHERE id = 41'), [
+    { created: st.now - 2 * 86400, expires: st.now + 5 * 86400 },
+  ]);
   const [f101, f102] = st.plain.files;
   const token = st.plain.tokens[0];
   // The download page of the mail's link, and each file whole, by FileSender's ids.
@@ -309,7 +313,8 @@ test('from PostgreSQL into SQLite and the filesystem: refusals, a dry run, the i
 
 test('from MariaDB into PostgreSQL and S3: the old links, the API key and the guest link work', async () => {
   const maria = await mariadbServer();
-  const { db, files, site: st } = await site(await maria.createDatabase());
+  // This FileSender ran with PHP in Europe/Amsterdam: its dates are that zone's wall-clock text.
+  const { db, files, site: st } = await site(await maria.createDatabase(), 'Europe/Amsterdam');
   // The import reaches MariaDB over its Unix socket, as on a FileSender host.
   const url = `mysql://root@localhost/${(await db.query<{ d: string }>('SELECT DATABASE() AS d'))[0].d}?socket=${maria.socket}`;
   try {
@@ -329,10 +334,13 @@ test('from MariaDB into PostgreSQL and S3: the old links, the API key and the gu
         secret_access_key: s3.secretAccessKey,
       },
     });
-    const first = await cli(...importArgs(url, files, t));
+    const first = await cli(...importArgs(url, files, t, '--time-zone', 'Europe/Amsterdam'));
     assert.is(first.code, 0, first.out);
     assert.match(first.out, /imported: 2 user\(s\), 5 transfer\(s\), 6 file\(s\)/);
-    assert.match((await cli(...importArgs(url, files, t))).out, /already imported: 5 transfer\(s\)/);
+    assert.match(
+      (await cli(...importArgs(url, files, t, '--time-zone', 'Europe/Amsterdam'))).out,
+      /already imported: 5 transfer\(s\)/,
+    );
     const s = await startTestServer(t.config);
     try {
       await checkServed(s, st);
