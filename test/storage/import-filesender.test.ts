@@ -147,6 +147,16 @@ async function checkServed(s: TestServer, st: Site): Promise<void> {
     plain.push(Buffer.from(await decryptChunk(key, fc, i, cipher.body.subarray(from, from + enc.chunkSize + 32))));
   }
   assert.ok(Buffer.concat(plain).equals(enc.file.plain), 'decrypts to the original');
+  // And as a recipient does it with the link of the mail FileSender sent: `ferry get` with the password.
+  const into = tempDir();
+  const out: string[] = [];
+  const got = await runCli(['get', `${s.url}/?s=download&token=${enc.token}`, '-o', into, '--password-stdin'], {
+    out: (x) => out.push(x),
+    err: (x) => out.push(x),
+    readStdin: async () => `${st.password}\n`,
+  });
+  assert.is(got, 0, out.join('\n'));
+  assert.ok(fs.readFileSync(path.join(into, enc.file.name)).equals(enc.file.plain), '`ferry get` decrypts it');
 
   // The file stored shorter than recorded was left out; its transfer's other file came.
   const t43 = (await signed(`/rest.php/transfer/${st.partial.id}`)).json;
