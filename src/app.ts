@@ -56,6 +56,7 @@ import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
 import { RemoteApplicationAuthenticator, RemoteUserAuthenticator } from './auth/remote';
 import { AccountsService } from './domain/accounts';
+import { SignInService } from './domain/sign-in';
 import { userRoutes } from './http/routes/user';
 import { configRoutes } from './http/routes/config';
 import { loginRoutes } from './http/routes/login';
@@ -123,6 +124,18 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const cfg = settings;
   const users = new UsersService({ store: repos.users, configAdmins: () => cfg.get().admin, clock, ids });
   const accounts = new AccountsService({ repos, uow, users, clock, ids, passwords: scryptPasswords });
+  const signIn = new SignInService({
+    repos,
+    users,
+    accounts,
+    clock,
+    providers: providerConfigs(config.auth.sp).map((p) => ({
+      id: p.id,
+      type: p.type,
+      linkAccountsOf: p.link_accounts_of,
+      adoptUnattributed: p.adopt_unattributed,
+    })),
+  });
 
   // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs); with no
   // transport at all, into the built-in inbox's folder.
@@ -162,6 +175,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const identity = await buildIdentityProviders(config, {
     accounts,
     users,
+    signIn,
     clock,
     baseUrl: () => cfg.get().base_url,
     logLine: (l) => log.info(l),
@@ -317,6 +331,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     usage,
     accounts,
     users,
+    signIn,
     transfers,
     uploads,
     uploadProgress: new UploadProgress(),

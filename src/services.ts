@@ -19,6 +19,7 @@ import type { TransfersService } from './domain/transfers';
 import type { PurgeService } from './domain/purge';
 import type { UsageService } from './domain/usage';
 import type { AccountsService } from './domain/accounts';
+import type { SignInService } from './domain/sign-in';
 import type { UsersService } from './domain/users';
 import type { UploadsService } from './domain/uploads';
 import type { UploadProgress } from './domain/upload-progress';
@@ -68,6 +69,8 @@ export interface Services {
   guests: GuestsService;
   /** Local accounts, sessions and remote applications (src/domain/accounts.ts). */
   accounts: AccountsService;
+  /** Sign-in through any identity provider, under the rule of whose an account is (src/domain/sign-in.ts). */
+  signIn: SignInService;
   /** Users: created on first sight, admins, preferences, remote-user secrets (src/domain/users.ts). */
   users: UsersService;
   transfers: TransfersService;

@@ -219,6 +219,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     dialect: opts.url ? 'postgres' : 'sqlite',
     auditEnabled: opts.auditEnabled ?? (() => true),
     seenUsers: new Map(),
+    owners: new Map(),
     signatureSweep: { last: -Infinity },
   };
   if (!opts.url) {

@@ -193,6 +193,30 @@ export interface UserRepository {
   removeAdmin(id: string): Promise<boolean>;
   listAdmins(): Promise<string[]>;
   setDisplayName(id: string, name: string | null): Promise<void>;
+  /**
+   * Whose the account is (src/domain/sign-in.ts); undefined when there is no such user. May be what this node
+   * read in the last second, unless `fresh`.
+   */
+  owner(id: string, fresh?: boolean): Promise<AccountOwner | undefined>;
+  /** Creates the account as `provider`'s unless it exists (one statement: two first sign-ins at once make one). */
+  createFor(id: string, provider: string, now: number): Promise<void>;
+  /** Attributes an account no provider is recorded for to `provider`; false when it has one already. */
+  adopt(id: string, provider: string): Promise<boolean>;
+  /** What the provider said of admin rights at the last sign-in. */
+  setProviderAdmin(id: string, admin: boolean): Promise<void>;
+  /** An operator lets another provider sign in to the account (ferry user link); false when it already could. */
+  link(id: string, provider: string, now: number): Promise<boolean>;
+  unlink(id: string, provider: string): Promise<boolean>;
+}
+
+/** Whose an account is: the provider that made it, a local password, the providers an operator linked to it. */
+export interface AccountOwner {
+  /** auth.sp[].id of the provider that made it ("local" for a local account); null: not attributed. */
+  provider: string | null;
+  hasPassword: boolean;
+  links: string[];
+  /** The provider said at the last sign-in that the person is an admin. */
+  providerAdmin: boolean;
 }
 
 /** Password hashes of the local service provider's accounts. */
@@ -266,7 +290,11 @@ export interface SignatureRepository {
   count(): Promise<number>;
 }
 
-/** Failed logins per key (an account, a client address), shared by every node. */
+/**
+ * Timestamped events under a key, shared by every node, as the throttles count them: failed logins per account
+ * and client address, link-password tries, and the reminders sent by hand (src/domain/reminder-limits.ts).
+ * Kept a day.
+ */
 export interface LoginFailureRepository {
   /** Inside a unit of work: other units of work counting these keys wait until this one ends (PostgreSQL). */
   hold(keys: string[]): Promise<void>;

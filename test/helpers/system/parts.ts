@@ -156,6 +156,22 @@ export async function systemdAnalyze(): Promise<string> {
   throw new MissingPart('systemd-analyze', 'apt-get install -y systemd');
 }
 
+export const DEB_TOOLS_INSTALL = 'apt-get install -y dpkg-dev lintian';
+
+/**
+ * Debian's packaging tools for the package test (test/e2e/deb-package.test.ts): dpkg-deb and dpkg-shlibdeps build
+ * it (scripts/deb/build.sh), lintian checks it, deb-systemd-helper (init-system-helpers, essential) enables its unit.
+ */
+export async function debianPackaging(): Promise<string> {
+  const bins = ['dpkg-deb', 'dpkg-shlibdeps', 'lintian', 'deb-systemd-helper'];
+  const dirs = ['/usr/bin', '/usr/sbin', '/bin', '/sbin'];
+  const missing = bins.filter((b) => !dirs.some((d) => fs.existsSync(path.join(d, b))));
+  if (missing.length)
+    throw new MissingPart(`Debian packaging tools (missing ${missing.join(', ')})`, DEB_TOOLS_INSTALL);
+  const v = spawnSync('lintian', ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  return `dpkg-deb, dpkg-shlibdeps, ${v.stdout.trim() || 'lintian'}`;
+}
+
 export const SWIFT_INSTALL =
   'apt-get install -y swift-proxy swift-object swift-container swift-account python3-swift memcached';
 
@@ -272,6 +288,8 @@ export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
   e2e: [
     async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }),
+    // The Debian package test builds, checks and installs the package (test/e2e/deb-package.test.ts).
+    async () => ({ part: 'debian packaging', found: await debianPackaging() }),
     postgresPart,
     s3ServerPart,
     clamdPart,
