@@ -35,6 +35,7 @@ import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
 import { verifyStoredFiles } from './domain/verify';
+import { importFromFileSender } from './domain/filesender-import';
 import type { Services } from './services';
 import { UsersService } from './domain/users';
 import { MailQueue } from './mail/queue';
@@ -342,6 +343,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     virusScans: scans,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
+    importFromFileSender: (source, opts, onProgress) =>
+      importFromFileSender(
+        { repos, uow, files: fileStore, clock, pieceSize: () => cfg.get().upload_chunk_size },
+        source,
+        opts,
+        onProgress,
+      ),
     ...(hasUploadHashing(fileStore)
       ? {
           storedDigest: {

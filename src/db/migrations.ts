@@ -439,4 +439,19 @@ UPDATE users SET provider = (
 DELETE FROM sessions WHERE provider <> 'local' AND user_id IN (SELECT user_id FROM local_accounts);
 `,
   },
+  {
+    // `ferry import filesender` (docs/moving-from-filesender.md): which transfers and guests an import brought
+    // over under their FileSender ids, so a second run continues where the first stopped and a ferry that holds
+    // anything else is told apart from one holding only what an import made.
+    version: 27,
+    sql: `
+CREATE TABLE imported_records (
+  kind TEXT NOT NULL,
+  id INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  imported INTEGER NOT NULL,
+  PRIMARY KEY (kind, id)
+);
+`,
+  },
 ];

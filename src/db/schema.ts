@@ -268,6 +268,14 @@ export interface VirusFindingsTable {
   signature: string;
 }
 
+/** A transfer or guest `ferry import filesender` brought over under its FileSender id. */
+export interface ImportedRecordsTable {
+  kind: string;
+  id: number;
+  source: string;
+  imported: number;
+}
+
 export interface DB {
   users: UsersTable;
   user_emails: UserEmailsTable;
@@ -297,6 +305,7 @@ export interface DB {
   automatic_reminders: AutomaticRemindersTable;
   virus_scans: VirusScansTable;
   virus_findings: VirusFindingsTable;
+  imported_records: ImportedRecordsTable;
 }
 
 /**
@@ -332,4 +341,5 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
   { name: 'virus_scans', orderBy: ['transfer_id'], identity: false },
   { name: 'virus_findings', orderBy: ['file_id'], identity: false },
+  { name: 'imported_records', orderBy: ['kind', 'id'], identity: false },
 ];

@@ -715,6 +715,7 @@ export class MemoryWorld {
       sharing: absent('sharing'),
       loginDevices: absent('loginDevices'),
       virusScans: absent('virusScans'),
+      imports: absent('imports'),
     };
     this.uow = {
       run: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {

@@ -516,6 +516,44 @@ export interface VirusScanRepository {
   held(): Promise<number[]>;
 }
 
+/** What `ferry import filesender` brings over under its FileSender ids (docs/moving-from-filesender.md). */
+export type ImportedKind = 'transfer' | 'guest';
+
+/** A download finished by a recipient: its file counts as received (recipient_downloads). */
+export interface ReceivedFile {
+  recipientId: number;
+  fileId: number;
+  date: number;
+}
+
+/**
+ * The writes of an import: records inserted with the ids they had in the system they come from, so links
+ * naming them (`files_ids`, `/transfer/{id}`) keep working, each marked as imported so a second run continues.
+ */
+export interface ImportRepository {
+  /** Transfers and guests that no import brought: a ferry already in use. */
+  otherRecords(): Promise<{ transfers: number; guests: number }>;
+  /** The ids of this kind already imported. */
+  imported(kind: ImportedKind): Promise<Set<number>>;
+  /** Which of these ids, tokens or file uids ferry already holds (in another record than an imported one). */
+  taken(what: 'transfer' | 'file' | 'recipient' | 'guest', ids: number[]): Promise<number[]>;
+  tokensTaken(what: 'recipient' | 'guest', tokens: string[]): Promise<string[]>;
+  uidsTaken(uids: string[]): Promise<string[]>;
+  /** Inserts the Guest under its id and marks it imported from `source`. */
+  insertGuest(g: Guest, source: string, now: number): Promise<void>;
+  /** Inserts the Transfer, its files (nothing received yet) and recipients under their ids, marked imported. */
+  insertTransfer(t: Transfer, files: FileRecord[], recipients: Recipient[], source: string, now: number): Promise<void>;
+  /** Records files as received whole by recipients; those already recorded are left. */
+  recordReceived(rows: ReceivedFile[]): Promise<void>;
+  /** The Transfer's status once its files are in (`made_available` as the source recorded it). */
+  setImportedStatus(id: number, status: Transfer['status'], madeAvailable: number | null): Promise<void>;
+  /**
+   * After rows were inserted with their own ids: new rows are numbered past them, and past `floor` (the ids the
+   * source gave to records that did not come), so no new record takes an id an old link names.
+   */
+  moveSequences(floor: { transfers: number; files: number; recipients: number; guests: number }): Promise<void>;
+}
+
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
 export interface Repositories {
   transfers: TransferRepository;
@@ -536,4 +574,5 @@ export interface Repositories {
   usage: UsageRepository;
   sharing: SharingRepository;
   virusScans: VirusScanRepository;
+  imports: ImportRepository;
 }

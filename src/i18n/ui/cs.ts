@@ -210,6 +210,7 @@ export const uiCs: Translations = {
   audit_transfer_reminded: '{who}: připomínka všem příjemcům.',
   audit_transfer_reminded_recipient: '{who}: připomínka pro {email}.',
   audit_transfer_expiry_extended: '{who}: prodloužení platnosti.',
+  audit_transfer_imported: 'Přenos uživatele {who} byl převzat z FileSenderu.',
   audit_upload_started: '{who}: zahájení nahrávání.',
   audit_upload_ended: '{who}: dokončení nahrávání.',
   audit_file_uploaded: '{who}: nahrání souboru {file}.',

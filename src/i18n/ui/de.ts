@@ -199,6 +199,7 @@ export const uiDe: Translations = {
   audit_transfer_reminded: '{who} hat alle Empfänger erinnert.',
   audit_transfer_reminded_recipient: '{who} hat {email} erinnert.',
   audit_transfer_expiry_extended: '{who} hat das Ablaufdatum verlängert.',
+  audit_transfer_imported: 'Die Übertragung von {who} wurde aus FileSender übernommen.',
   audit_upload_started: '{who} hat mit dem Hochladen begonnen.',
   audit_upload_ended: '{who} hat das Hochladen beendet.',
   audit_file_uploaded: '{who} hat {file} hochgeladen.',

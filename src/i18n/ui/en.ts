@@ -204,6 +204,7 @@ export const uiEn = {
   audit_transfer_reminded: '{who} sent a reminder to every recipient.',
   audit_transfer_reminded_recipient: '{who} sent a reminder to {email}.',
   audit_transfer_expiry_extended: '{who} extended the expiry date.',
+  audit_transfer_imported: "{who}'s transfer was brought over from FileSender.",
   audit_upload_started: '{who} started uploading.',
   audit_upload_ended: '{who} finished uploading.',
   audit_file_uploaded: '{who} uploaded {file}.',

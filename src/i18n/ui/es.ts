@@ -204,6 +204,7 @@ export const uiEs: Translations = {
   audit_transfer_reminded: '{who} envió un recordatorio a todos los destinatarios.',
   audit_transfer_reminded_recipient: '{who} envió un recordatorio a {email}.',
   audit_transfer_expiry_extended: '{who} prolongó la fecha de caducidad.',
+  audit_transfer_imported: 'La transferencia de {who} se trajo desde FileSender.',
   audit_upload_started: '{who} empezó a subir.',
   audit_upload_ended: '{who} terminó de subir.',
   audit_file_uploaded: '{who} subió {file}.',

@@ -199,6 +199,7 @@ export const uiFr: Translations = {
   audit_transfer_reminded: '{who} a envoyé un rappel à tous les destinataires.',
   audit_transfer_reminded_recipient: '{who} a envoyé un rappel à {email}.',
   audit_transfer_expiry_extended: "{who} a prolongé la date d'expiration.",
+  audit_transfer_imported: 'Le transfert de {who} a été repris de FileSender.',
   audit_upload_started: "{who} a commencé l'envoi.",
   audit_upload_ended: "{who} a terminé l'envoi.",
   audit_file_uploaded: '{who} a envoyé {file}.',

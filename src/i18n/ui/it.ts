@@ -203,6 +203,7 @@ export const uiIt: Translations = {
   audit_transfer_reminded: '{who} ha inviato un promemoria a tutti i destinatari.',
   audit_transfer_reminded_recipient: '{who} ha inviato un promemoria a {email}.',
   audit_transfer_expiry_extended: '{who} ha prorogato la data di scadenza.',
+  audit_transfer_imported: 'Il trasferimento di {who} è stato importato da FileSender.',
   audit_upload_started: '{who} ha iniziato il caricamento.',
   audit_upload_ended: '{who} ha terminato il caricamento.',
   audit_file_uploaded: '{who} ha caricato {file}.',

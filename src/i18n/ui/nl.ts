@@ -197,6 +197,7 @@ export const uiNl: Translations = {
   audit_transfer_reminded: '{who} heeft alle ontvangers een herinnering gestuurd.',
   audit_transfer_reminded_recipient: '{who} heeft {email} een herinnering gestuurd.',
   audit_transfer_expiry_extended: '{who} heeft de vervaldatum verlengd.',
+  audit_transfer_imported: 'De overdracht van {who} is overgenomen uit FileSender.',
   audit_upload_started: '{who} is begonnen met uploaden.',
   audit_upload_ended: '{who} is klaar met uploaden.',
   audit_file_uploaded: '{who} heeft {file} geüpload.',

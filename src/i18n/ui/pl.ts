@@ -217,6 +217,7 @@ export const uiPl: Translations = {
   audit_transfer_reminded: '{who}: przypomnienie do wszystkich odbiorców.',
   audit_transfer_reminded_recipient: '{who}: przypomnienie do {email}.',
   audit_transfer_expiry_extended: '{who}: przedłużenie daty ważności.',
+  audit_transfer_imported: 'Przesyłka użytkownika {who} została przeniesiona z FileSendera.',
   audit_upload_started: '{who}: rozpoczęcie wysyłania.',
   audit_upload_ended: '{who}: zakończenie wysyłania.',
   audit_file_uploaded: '{who}: wysłanie pliku {file}.',

@@ -203,6 +203,7 @@ export const uiPt: Translations = {
   audit_transfer_reminded: '{who} enviou um lembrete a todos os destinatários.',
   audit_transfer_reminded_recipient: '{who} enviou um lembrete a {email}.',
   audit_transfer_expiry_extended: '{who} prolongou a data de expiração.',
+  audit_transfer_imported: 'A transferência de {who} foi trazida do FileSender.',
   audit_upload_started: '{who} começou a carregar.',
   audit_upload_ended: '{who} terminou o carregamento.',
   audit_file_uploaded: '{who} carregou {file}.',

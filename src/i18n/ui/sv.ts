@@ -203,6 +203,7 @@ export const uiSv: Translations = {
   audit_transfer_reminded: '{who} skickade en påminnelse till alla mottagare.',
   audit_transfer_reminded_recipient: '{who} skickade en påminnelse till {email}.',
   audit_transfer_expiry_extended: '{who} förlängde slutdatumet.',
+  audit_transfer_imported: '{who}s överföring hämtades från FileSender.',
   audit_upload_started: '{who} började ladda upp.',
   audit_upload_ended: '{who} laddade upp klart.',
   audit_file_uploaded: '{who} laddade upp {file}.',
