@@ -1,5 +1,6 @@
 import { Api } from '../api';
-import { linkUnlock, setUnlockCookie } from '../download/link-unlock';
+import { formUnlock, linkUnlock, setUnlockCookie } from '../download/link-unlock';
+import { requestClientAddress } from '../client-address';
 import { publicAccess } from '../access';
 import { Errors, ServiceError } from '../../domain/errors';
 import type { DownloadAccess, DownloadKind, FileSpan } from '../../domain/downloads';
@@ -53,7 +54,7 @@ export function downloadRoutes(api: Api): void {
     const wantsPage = ctx.accepts(['json', 'html']) === 'html';
     try {
       const svc = ctx.state.services.downloads;
-      const access = await svc.access(token, { password: password || undefined, ip: ctx.request.ip || '' });
+      const access = await svc.access(token, formUnlock(ctx, token, password));
       const proof = await svc.proofFor(access);
       if (proof) setUnlockCookie(ctx, token, proof, access.transfer.expires);
       if (!wantsPage) return true;
@@ -212,7 +213,7 @@ async function respond(
     return;
   }
   const svc = ctx.state.services.downloads;
-  const who = { ip: ctx.request.ip || null };
+  const who = { ip: requestClientAddress(ctx) || null };
   const log = ctx.state.services.log;
   const body = size === 0 ? [] : pieces(start, end);
   // Each file's bytes in this answer are sent on a claim of the link, taken before any byte: refused here
