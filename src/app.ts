@@ -353,8 +353,10 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     ...(hasUploadHashing(fileStore)
       ? {
           storedDigest: {
-            ahead: (f, upTo) => fileStore.digestAhead(f.transferId, f.uid, upTo),
-            digest: async (f, size) => (await fileStore.digest(f.transferId, f.uid, size)).sha256,
+            stream: (f) => {
+              const s = fileStore.readDigest(f.transferId, f.uid);
+              return { ahead: s.ahead, digest: async (size) => (await s.digest(size)).sha256, forget: s.forget };
+            },
           },
         }
       : {}),
@@ -465,6 +467,8 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
+      // Downloads cut by the shutdown record what they sent before the database closes (docs/sharing.md).
+      await downloads.settled();
       await scans.stop();
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mailQueue.stop();

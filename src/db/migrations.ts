@@ -454,4 +454,17 @@ CREATE TABLE imported_records (
 );
 `,
   },
+  {
+    // Download limits count whole copies delivered (docs/sharing.md, Download limits): each claim records the
+    // byte ranges its responses sent ([[start, end), …] as JSON) and how many bytes they sent again, and is
+    // held by one response at a time through a lease (its holder's random token and the time it lapses,
+    // renewed while the response sends), so no other request borrows it and a node that died lets it go.
+    version: 28,
+    sql: `
+ALTER TABLE download_claims ADD COLUMN sent TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE download_claims ADD COLUMN resent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE download_claims ADD COLUMN lease TEXT;
+ALTER TABLE download_claims ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];

@@ -235,9 +235,16 @@ export interface DownloadClaimsTable {
   recipient_id: number;
   file_id: number;
   claimed: number;
-  /** 1 while a response is sending on it; 0 once it ended short (a later Range request resumes it). */
+  /** 1 while a response is sending on it (see lease); 0 once none is. */
   active: Generated<number>;
   done: number | null;
+  /** The byte ranges of the file its responses sent, as JSON [[start, end), …] (sorted, merged). */
+  sent: Generated<string>;
+  /** Bytes its responses sent again (a resume from before where a cut response stopped). */
+  resent: Generated<number>;
+  /** The random token of the response holding it, until lease_until (seconds); null when none does. */
+  lease: string | null;
+  lease_until: Generated<number>;
 }
 
 /** An automatic reminder sent: one row per Recipient or Guest and day-mark, claimed before the mail. */

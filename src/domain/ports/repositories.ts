@@ -431,13 +431,31 @@ export interface SharingControls {
   passwordHash: string | null;
 }
 
-/** A download of one file by one link: begun (claimed), sending now (active), completed (done). */
+/**
+ * A copy of one file downloaded by one link (docs/sharing.md, Download limits): the byte ranges its responses
+ * sent, the bytes they sent again, and the lease of the response sending on it now, if any; done once every
+ * byte of the file has been sent.
+ */
 export interface DownloadClaim {
   id: number;
   fileId: number;
   claimed: number;
-  active: boolean;
   done: number | null;
+  /** [start, end) ranges of the file sent on this claim (sorted, merged); of a done claim: all of it. */
+  sent: [number, number][];
+  resent: number;
+  /** Until when (seconds) a response holds it; a time past means no response does. */
+  leaseUntil: number;
+}
+
+/** What a response's bytes did to a claim: written at its end and while it sends (which renews the lease). */
+export interface ClaimProgress {
+  sent: [number, number][];
+  resent: number;
+  /** When every byte of the file was sent (the copy counts), else null. */
+  done: number | null;
+  /** The lease renewed until then; null: the response ended and lets the claim go. */
+  leaseUntil: number | null;
 }
 
 export interface SharingRepository {
@@ -445,14 +463,17 @@ export interface SharingRepository {
   setControls(transferId: number, c: SharingControls): Promise<void>;
   /** Inside a unit of work: holds the link until the unit of work ends, so two claims by one link queue. */
   holdLink(recipientId: number): Promise<void>;
-  /** The link's claims of these files: every done one, and the unfinished ones claimed at or after `since`. */
-  claims(recipientId: number, fileIds: number[], since: number): Promise<DownloadClaim[]>;
-  /** A new claim, active. */
-  claim(recipientId: number, fileId: number, now: number): Promise<number>;
-  /** An unfinished claim sends again (a resumed download). */
-  resume(id: number, now: number): Promise<void>;
-  /** A response on the claim ended: done when it delivered the file's last byte; false if it was done already. */
-  release(id: number, now: number, done: boolean): Promise<boolean>;
+  /** Every claim of the link on these files, oldest first. */
+  claims(recipientId: number, fileIds: number[]): Promise<DownloadClaim[]>;
+  /** A new claim, held by the response whose token is `lease` until `until`. */
+  claim(recipientId: number, fileId: number, now: number, lease: string, until: number): Promise<number>;
+  /** A claim no response holds is taken by this one (a resumed download). */
+  take(id: number, lease: string, until: number): Promise<void>;
+  /**
+   * Records a response's progress on the claim it holds; false when it no longer holds it (its lease lapsed
+   * and another response took the claim), in which case nothing is written.
+   */
+  record(id: number, lease: string, p: ClaimProgress): Promise<boolean>;
   /** Completed downloads per recipient and file, for the owner's view. */
   doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]>;
   /** controls() and doneCounts() of many transfers at once (a page of the owner's list), in two statements. */
