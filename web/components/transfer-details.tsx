@@ -8,7 +8,7 @@ import { ActionButton } from './action';
 import { DeliveryState, undelivered, useDeliveryPolling } from './delivery';
 import { AuditLog, countDownloads } from './audit-log';
 import { isEmail } from '../../src/domain/transfer-input';
-import { DownloadLimitPanel } from './download-limit';
+import { DownloadLimitPanel, hasDownloaded } from './download-limit';
 import { QrButton } from './qr-code';
 import { VirusScanNote } from './virus-scan';
 
@@ -92,10 +92,12 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
                 <QrButton text={r.download_url} label={t('ui_qr_of', { url: r.email || t('ui_link_anyone') })} />
               </>
             )}
-            <span class="sub">
-              {r.last_activity
-                ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) })
-                : t('ui_no_activity')}
+            <span class="sub activity">
+              {!r.last_activity
+                ? t('ui_no_activity')
+                : hasDownloaded(x, r.id)
+                  ? t('ui_recipient_downloaded', { date: formatDate(r.last_activity.raw, lang) })
+                  : t('ui_recipient_opened', { date: formatDate(r.last_activity.raw, lang) })}
             </span>
             <DeliveryState delivery={r.delivery} />
             {/* Bounces are the delivery state's reason; the list is for a recipient whose mail left the queue. */}

@@ -8,6 +8,7 @@ import { TransferDetails } from '../components/transfer-details';
 import { undelivered } from '../components/delivery';
 import { virusStatus } from '../components/virus-scan';
 import type { TransferStatus } from '../../src/domain/model';
+import { hasDownloaded } from '../components/download-limit';
 
 /** "My transfers": every Transfer of the user (GET /transfer), newest first, with details on demand. */
 export function TransfersPage() {
@@ -79,7 +80,8 @@ export function TransferTable({
         </thead>
         {sorted.map((tr) => {
           const size = tr.files.reduce((n, f) => n + f.size, 0);
-          const downloaded = tr.recipients.filter((r) => r.last_activity).length;
+          const downloaded = tr.recipients.filter((r) => hasDownloaded(tr, r.id)).length;
+          const opened = tr.recipients.filter((r) => r.last_activity && !hasDownloaded(tr, r.id)).length;
           const notReached = tr.recipients.filter((r) => undelivered(r.delivery)).length;
           const status = transferStatus(tr);
           return (
@@ -102,7 +104,10 @@ export function TransferTable({
                 </td>
                 <td data-label={t('recipients')}>
                   {tr.recipients.map((r) => r.email || t('ui_link_anyone')).join(', ')}
-                  <span class="sub">{t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}</span>
+                  <span class="sub downloaded-by">
+                    {t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}
+                  </span>
+                  {opened > 0 && <span class="sub opened-only">{t('ui_opened_only', { n: opened })}</span>}
                   {notReached > 0 && (
                     <span class="sub delivery-bounced">{t('ui_mail_not_reached', { count: notReached })}</span>
                   )}

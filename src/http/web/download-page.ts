@@ -37,11 +37,11 @@ export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
 ${transferFacts(ctx, access)}
 ${await virusNotice(ctx, access)}
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
-<form method="get" action="${base}/download" class="download-form">
+<form method="get" action="${base}/download" class="download-form"${access.controls.downloadLimit !== null ? html` data-limited="1" data-token="${token}" data-spent-text="${t('ui_download_limit_file_spent')}" data-refused-text="${t('ui_download_limit_refused')}"` : ''}>
 <input type="hidden" name="token" value="${token}">
 <table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
-      (f) => html`<tr>
+      (f) => html`<tr data-file-id="${f.id}">
 <td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"${access.spent.includes(f.id) ? html` disabled` : ''}></td>
 <td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? hashLine(t, f.sha256, visibleName(f.name)) : ''}</td>
 <td>${formatBytes(f.size, lang)}</td>
@@ -54,6 +54,7 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 <a href="${link('&archive_format=tar')}" download>tar</a>
 </p>
 <p class="hint" id="select-hint">${t('ui_select_files_hint')}</p>
+<p class="download-status error" role="status" aria-live="polite" hidden></p>
 </form>
 </section>`,
   });

@@ -366,4 +366,10 @@ export const uiCs: Translations = {
     'Adresa vašeho účtu je stále {email}, což není ničí schránka. Každý e-mail, který pošlete, odchází z ní a odpovědi chodí na ni: zadejte svou vlastní.',
   ui_sign_in_choose_title: 'Vyberte svou instituci',
   ui_sign_in_choose_hint: 'Přihlášení přes {provider}: vyberte organizaci, ke které patříte.',
+  ui_download_limit_range: "Celé číslo od 1 do {max}.",
+  ui_download_limit_invalid: "Limit stažení: „{value}“ není celé číslo od 1 do {max}. Pro žádný limit nechte pole prázdné.",
+  ui_opened_only: "otevřeno, nestaženo: {n}",
+  ui_recipient_downloaded: "staženo · poslední aktivita {date}",
+  ui_recipient_opened: "stránka otevřena {date}; zatím nic nestaženo",
+  ui_download_limit_refused: "Přes tento odkaz už u vybraných souborů nezbývá žádné stažení: nic nebylo uloženo.",
 };

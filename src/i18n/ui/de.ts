@@ -356,4 +356,10 @@ export const uiDe: Translations = {
     'Die Adresse Ihres Kontos ist noch {email}, das Postfach von niemandem. Jede E-Mail, die Sie senden, kommt von ihr, und Antworten gehen dorthin: Geben Sie Ihre eigene ein.',
   ui_sign_in_choose_title: 'Wählen Sie Ihre Einrichtung',
   ui_sign_in_choose_hint: 'Anmeldung mit {provider}: Wählen Sie die Organisation, der Sie angehören.',
+  ui_download_limit_range: "Eine ganze Zahl von 1 bis {max}.",
+  ui_download_limit_invalid: "Download-Limit: „{value}“ ist keine ganze Zahl von 1 bis {max}. Lassen Sie das Feld leer für kein Limit.",
+  ui_opened_only: "geöffnet, nicht heruntergeladen: {n}",
+  ui_recipient_downloaded: "heruntergeladen · letzte Aktivität {date}",
+  ui_recipient_opened: "Seite geöffnet {date}; noch nichts heruntergeladen",
+  ui_download_limit_refused: "Für die gewählten Dateien sind über diesen Link keine Downloads mehr übrig: nichts wurde gespeichert.",
 };

@@ -356,4 +356,10 @@ export const uiEn = {
     "Your account's address is still {email}, which is nobody's mailbox. Every mail you send comes from it and replies go to it: enter your own.",
   ui_sign_in_choose_title: 'Choose your institution',
   ui_sign_in_choose_hint: 'Sign in with {provider}: pick the organisation you belong to.',
+  ui_download_limit_range: "A whole number from 1 to {max}.",
+  ui_download_limit_invalid: "Download limit: \"{value}\" is not a whole number from 1 to {max}. Leave the field empty for no limit.",
+  ui_opened_only: "opened, not downloaded: {n}",
+  ui_recipient_downloaded: "downloaded · last activity {date}",
+  ui_recipient_opened: "opened the page {date}; nothing downloaded yet",
+  ui_download_limit_refused: "No downloads left through this link for the chosen files: nothing was saved.",
 } satisfies Table;

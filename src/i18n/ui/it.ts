@@ -357,4 +357,10 @@ export const uiIt: Translations = {
     "L'indirizzo del tuo account è ancora {email}, che non è la casella di nessuno. Ogni email che invii parte da lì e le risposte arrivano lì: inserisci il tuo.",
   ui_sign_in_choose_title: 'Scegli il tuo ente',
   ui_sign_in_choose_hint: "Accedi con {provider}: scegli l'organizzazione a cui appartieni.",
+  ui_download_limit_range: "Un numero intero da 1 a {max}.",
+  ui_download_limit_invalid: "Limite di download: «{value}» non è un numero intero da 1 a {max}. Lasciare il campo vuoto per nessun limite.",
+  ui_opened_only: "aperto, non scaricato: {n}",
+  ui_recipient_downloaded: "scaricato · ultima attività {date}",
+  ui_recipient_opened: "pagina aperta il {date}; ancora nessun download",
+  ui_download_limit_refused: "Nessun download rimasto tramite questo link per i file scelti: non è stato salvato nulla.",
 };

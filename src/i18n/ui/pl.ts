@@ -377,4 +377,10 @@ export const uiPl: Translations = {
     'Adres Twojego konta to nadal {email}, który nie jest niczyją skrzynką. Każda wysyłana przez Ciebie wiadomość pochodzi z tego adresu i na niego trafiają odpowiedzi: wpisz własny.',
   ui_sign_in_choose_title: 'Wybierz swoją instytucję',
   ui_sign_in_choose_hint: 'Zaloguj się przez {provider}: wybierz organizację, do której należysz.',
+  ui_download_limit_range: "Liczba całkowita od 1 do {max}.",
+  ui_download_limit_invalid: "Limit pobrań: „{value}” nie jest liczbą całkowitą od 1 do {max}. Zostaw pole puste, aby nie ustawiać limitu.",
+  ui_opened_only: "otwarte, nie pobrane: {n}",
+  ui_recipient_downloaded: "pobrane · ostatnia aktywność: {date}",
+  ui_recipient_opened: "otwarto stronę {date}; jeszcze nic nie pobrano",
+  ui_download_limit_refused: "Przez ten link nie zostało już pobrań wybranych plików: nic nie zapisano.",
 };

@@ -360,4 +360,10 @@ export const uiPt: Translations = {
     'O endereço da sua conta ainda é {email}, que não é a caixa de correio de ninguém. Todos os e-mails que envia saem dele e as respostas vão para ele: introduza o seu.',
   ui_sign_in_choose_title: 'Escolha a sua instituição',
   ui_sign_in_choose_hint: 'Iniciar sessão com {provider}: escolha a organização a que pertence.',
+  ui_download_limit_range: "Um número inteiro de 1 a {max}.",
+  ui_download_limit_invalid: "Limite de descargas: «{value}» não é um número inteiro de 1 a {max}. Deixe o campo vazio para não ter limite.",
+  ui_opened_only: "aberto, não descarregado: {n}",
+  ui_recipient_downloaded: "descarregado · última atividade: {date}",
+  ui_recipient_opened: "abriu a página em {date}; ainda nada descarregado",
+  ui_download_limit_refused: "Não restam descargas por esta ligação para os ficheiros escolhidos: nada foi guardado.",
 };

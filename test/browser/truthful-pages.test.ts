@@ -1,0 +1,166 @@
+import fs from 'node:fs';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { Page } from 'playwright-core';
+import type { BinaryServer } from '../helpers/binary';
+import { tempDir } from '../helpers/server';
+import { sendViaRest } from './fixtures';
+import { openBrowser, startFerry, shot, makeFile, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+
+// The pages tell the truth (the web application's fourth pass): a download limit the form cannot hold is
+// refused in words before anything is sent; "downloaded" means bytes went out, not that the page was opened; a
+// spent limit shows on an open page and a refused download is never saved; mail kept in the built-in inbox is
+// not called sent; a link-only transfer offers no reminders; one error page design; plural forms; and the
+// smaller things a new user tripped on.
+
+let ferry: BinaryServer;
+let dir: string;
+let alice: BrowserSession;
+test.before(async () => {
+  dir = tempDir('ferry-browser-truthful-');
+  // No mail settings: the defaults keep mail in the built-in inbox.
+  ferry = await startFerry({ ...HEADER_SP_CONFIG, admin: ['root'] });
+  alice = await openBrowser({ headers: asUserHeaders('alice') });
+});
+test.after(async () => {
+  await alice?.close();
+  await ferry?.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function uploadForm(page: Page, file: string, subject: string) {
+  await page.goto(`${ferry.url}/`);
+  await page.locator('#upload-title').waitFor();
+  await page.setInputFiles('#pick-files', [file]);
+  await page.fill('#upload-recipients', 'rita@example.org');
+  await page.keyboard.press('Enter');
+  await page.fill('#upload-subject', subject);
+}
+
+async function transferNamed(subject: string, user = 'alice') {
+  const list = (await rest(ferry.url, 'GET', '/transfer', user)).json as any[];
+  return list.find((x) => x.subject === subject);
+}
+
+test('1. a download limit the field cannot hold is refused in words that give the range, and nothing is sent', async () => {
+  const file = makeFile(dir, 'limit-check.bin', 2000);
+  const { page } = alice;
+  await uploadForm(page, file.path, 'Bad limits');
+  let posted = 0;
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && new URL(r.url()).pathname.endsWith('/transfer')) posted++;
+  });
+  for (const typed of ['-1', '0', '1.5', 'abc', '1000001']) {
+    await page.fill('#upload-download-limit', typed);
+    await page.click('button.primary');
+    const said = await page.locator('.upload-form p.error[role=alert]').innerText();
+    assert.is(
+      said,
+      `Download limit: "${typed}" is not a whole number from 1 to 1,000,000. Leave the field empty for no limit.`,
+      typed,
+    );
+    assert.is(await page.getAttribute('#upload-download-limit', 'aria-invalid'), 'true');
+  }
+  assert.is(posted, 0, 'no transfer was created');
+  assert.match(await page.locator('#upload-download-limit-hint').innerText(), 'A whole number from 1 to 1,000,000.');
+  await shot(page, 'truthful-download-limit-refused');
+  // A right one goes through as typed.
+  await page.fill('#upload-download-limit', ' 3 ');
+  await page.click('button.primary');
+  await page.locator('#summary-title').waitFor({ timeout: 60_000 });
+  assert.is((await transferNamed('Bad limits')).download_limit, 3);
+});
+
+test('11. a wrong recipient entry is quoted as typed, not its first word', async () => {
+  const { page } = alice;
+  await page.goto(`${ferry.url}/`);
+  await page.locator('#upload-title').waitFor();
+  await page.fill('#upload-recipients', 'not an address');
+  await page.keyboard.press('Enter');
+  assert.is(
+    await page.locator('.recipients p.error').innerText(),
+    '"not an address" is not a valid e-mail address.',
+  );
+  // Addresses separated by spaces are still taken one by one.
+  await page.fill('#upload-recipients', 'a@example.org b@example.org');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('.recipients ul.chips li span').allInnerTexts(), ['a@example.org', 'b@example.org']);
+});
+
+test('2. a recipient who only opened the page has "opened", not "downloaded", in my transfers and the admin list', async () => {
+  const t = await sendViaRest(ferry.url, 'alice', 'Opened only', { 'a.txt': 'alpha', 'b.txt': 'beta' }, [
+    'rita@example.org',
+    'sam@example.org',
+  ]);
+  const [rita, sam] = t.recipients;
+  const visitor = await openBrowser();
+  try {
+    await visitor.page.goto(`${ferry.url}/?s=download&token=${rita.token}`);
+    await visitor.page.goto(`${ferry.url}/?s=download&token=${sam.token}`);
+  } finally {
+    await visitor.close();
+  }
+  // Sam downloads one file whole; Rita only looked.
+  const got = await fetch(`${ferry.url}/download?token=${sam.token}&files_ids=${t.files[0].id}`);
+  assert.is(await got.text(), 'alpha');
+  const { page } = alice;
+  const row = async (path: string) => {
+    await page.goto(`${ferry.url}/${path}`);
+    return page.locator('table.transfers tbody tr', { hasText: 'Opened only' }).first();
+  };
+  for (let i = 0; i < 50; i++) {
+    const r = await row('?s=transfers');
+    if ((await r.locator('.downloaded-by').innerText()) === 'downloaded by 1 of 2') break;
+    await page.waitForTimeout(100); // the download's end is counted once its last byte has gone out
+  }
+  const mine = await row('?s=transfers');
+  assert.is(await mine.locator('.downloaded-by').innerText(), 'downloaded by 1 of 2');
+  assert.is(await mine.locator('.opened-only').innerText(), 'opened, not downloaded: 1');
+  await mine.locator('button', { hasText: 'Details' }).click();
+  const ritaLine = page.locator('.details .recipient-list li', { hasText: 'rita@example.org' });
+  assert.match(await ritaLine.locator('.activity').innerText(), /^opened the page .*; nothing downloaded yet$/);
+  const samLine = page.locator('.details .recipient-list li', { hasText: 'sam@example.org' });
+  assert.match(await samLine.locator('.activity').innerText(), /^downloaded · last activity /);
+  await shot(page, 'truthful-opened-not-downloaded');
+  const root = await openBrowser({ headers: asUserHeaders('root') });
+  try {
+    await root.page.goto(`${ferry.url}/?s=admin`);
+    await root.page.locator('nav.tabs button', { hasText: 'All transfers' }).click();
+    const adminRow = root.page.locator('table.transfers tbody tr', { hasText: 'Opened only' }).first();
+    assert.is(await adminRow.locator('.downloaded-by').innerText(), 'downloaded by 1 of 2');
+    assert.is(await adminRow.locator('.opened-only').innerText(), 'opened, not downloaded: 1');
+  } finally {
+    await root.close();
+  }
+});
+
+test('3. a spent download limit shows on the open page, and a refused download is never saved', async () => {
+  const t = await sendViaRest(ferry.url, 'alice', 'Once', { 'once.txt': 'only once' }, ['rita@example.org']);
+  assert.is((await rest(ferry.url, 'PUT', `/transfer/${t.id}`, 'alice', { download_limit: 1 })).status, 200);
+  const b = await openBrowser();
+  try {
+    const { page } = b;
+    await page.goto(`${ferry.url}/?s=download&token=${t.recipients[0].token}`);
+    const saved: string[] = [];
+    page.on('download', (d) => saved.push(d.suggestedFilename()));
+    const row = page.locator('tr[data-file-id]', { hasText: 'once.txt' });
+    const first = page.waitForEvent('download');
+    await row.locator('a[download]').click();
+    const d = await first;
+    assert.is(fs.readFileSync((await d.path())!, 'utf8'), 'only once');
+    // The page learns that the file is spent without a reload.
+    await row.locator('.spent', { hasText: 'No downloads left' }).waitFor({ timeout: 15_000 });
+    assert.is(await row.locator('a[download]').count(), 0);
+    assert.ok(await row.locator('input[type=checkbox]').isDisabled());
+    // "Download all" is refused in words, and no download.json appears.
+    await page.locator('a.button.primary[download]').click();
+    await page.locator('.download-status', { hasText: 'No downloads left through this link' }).waitFor();
+    await page.waitForTimeout(1000);
+    assert.equal(saved, ['once.txt']);
+    await shot(page, 'truthful-limit-spent-on-open-page');
+  } finally {
+    await b.close();
+  }
+});
+
+test.run();
