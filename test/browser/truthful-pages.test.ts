@@ -5,7 +5,16 @@ import type { Page } from 'playwright-core';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { sendViaRest } from './fixtures';
-import { openBrowser, startFerry, shot, makeFile, rest, HEADER_SP_CONFIG, asUserHeaders, BrowserSession } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  shot,
+  makeFile,
+  rest,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+  BrowserSession,
+} from './harness';
 
 // The pages tell the truth (the web application's fourth pass): a download limit the form cannot hold is
 // refused in words before anything is sent; "downloaded" means bytes went out, not that the page was opened; a
@@ -77,10 +86,7 @@ test('11. a wrong recipient entry is quoted as typed, not its first word', async
   await page.locator('#upload-title').waitFor();
   await page.fill('#upload-recipients', 'not an address');
   await page.keyboard.press('Enter');
-  assert.is(
-    await page.locator('.recipients p.error').innerText(),
-    '"not an address" is not a valid e-mail address.',
-  );
+  assert.is(await page.locator('.recipients p.error').innerText(), '"not an address" is not a valid e-mail address.');
   // Addresses separated by spaces are still taken one by one.
   await page.fill('#upload-recipients', 'a@example.org b@example.org');
   await page.keyboard.press('Enter');
@@ -161,6 +167,59 @@ test('3. a spent download limit shows on the open page, and a refused download i
   } finally {
     await b.close();
   }
+});
+
+const KEPT_REMINDER = 'Reminder kept in the built-in inbox; not delivered (no mail server is configured).';
+
+test('4. an invitation or a reminder kept in the built-in inbox is never called sent', async () => {
+  const { page } = alice;
+  await page.goto(`${ferry.url}/?s=guests`);
+  await page.fill('#guest-email', 'gail@example.org');
+  await page.click('form.invite button.primary');
+  assert.is(
+    await page.locator('form.invite p.ok[role=status]').innerText(),
+    'The invitation for gail@example.org was kept in the built-in inbox; not delivered (no mail server is configured). Give them the link below.',
+  );
+  assert.not.match(await page.locator('main').innerText(), /invitation was sent|Invitations sent/);
+  const guestRow = page.locator('table.guests tbody tr', { hasText: 'gail@example.org' });
+  await guestRow.locator('button', { hasText: 'Remind' }).click();
+  assert.is(await guestRow.locator('.action .ok').innerText(), KEPT_REMINDER);
+  await shot(page, 'truthful-invitation-kept');
+  await sendViaRest(ferry.url, 'alice', 'Kept reminder', { 'k.txt': 'k' }, ['kim@example.org']);
+  await page.goto(`${ferry.url}/?s=transfers`);
+  await page
+    .locator('table.transfers tbody tr', { hasText: 'Kept reminder' })
+    .locator('button', { hasText: 'Details' })
+    .click();
+  await page.locator('.details .actions button', { hasText: 'Remind all' }).click();
+  assert.is(await page.locator('.details .actions .action .ok').first().innerText(), KEPT_REMINDER);
+  assert.not.match(await page.locator('.details').innerText(), /Reminder sent/);
+});
+
+test('5. a link-only transfer offers neither reminders nor "Add a recipient", and the API refuses both', async () => {
+  const t = await sendViaRest(ferry.url, 'alice', 'Link only', { 'l.txt': 'l' }, [], ['get_a_link']);
+  const { page } = alice;
+  await page.goto(`${ferry.url}/?s=transfers`);
+  await page
+    .locator('table.transfers tbody tr', { hasText: 'Link only' })
+    .locator('button', { hasText: 'Details' })
+    .click();
+  await page.locator('.details .recipient-list').waitFor();
+  const details = page.locator('.details');
+  assert.is(await details.locator('button', { hasText: /Remind/ }).count(), 0);
+  assert.is(await details.locator('form.add-recipient').count(), 0);
+  assert.ok(await details.locator('button', { hasText: 'Close transfer' }).count(), 'the other actions stay');
+  const remind = await rest(ferry.url, 'PUT', `/transfer/${t.id}`, 'alice', { remind: true });
+  assert.equal([remind.status, remind.json.message], [409, 'transfer_link_only']);
+  const one = await rest(ferry.url, 'PUT', `/recipient/${t.recipients[0].id}`, 'alice', { remind: true });
+  assert.equal([one.status, one.json.message], [409, 'transfer_link_only']);
+  const add = await rest(ferry.url, 'POST', `/transfer/${t.id}/recipient`, 'alice', { recipient: 'x@example.org' });
+  assert.equal([add.status, add.json.message], [409, 'transfer_link_only']);
+  const log = (await rest(ferry.url, 'GET', `/transfer/${t.id}/auditlog`, 'alice')).json as any[];
+  assert.not.ok(
+    log.some((e) => e.event === 'transfer_reminded'),
+    'no reminder recorded',
+  );
 });
 
 test.run();

@@ -37,6 +37,7 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'ui_quotas',
     'mail_auditlog_date',
     'ui_mail_date',
+    'ui_invitations',
   ],
   // German says "Downloads" too.
   de: ['status', 'ui_details', 'ui_admin_role', 'ui_make_admin', 'ui_download_counts'],

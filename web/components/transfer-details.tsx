@@ -14,7 +14,7 @@ import { VirusScanNote } from './virus-scan';
 
 /** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
 export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
-  const { api, t, lang, info } = useApp();
+  const { api, t, lang, info, mailKept } = useApp();
   const tr = useResource(() => api.get<TransferJson>(`/transfer/${id}`));
   const log = useResource(() => api.get<AuditEntryJson[]>(`/transfer/${id}/auditlog`));
   const [newRecipient, setNewRecipient] = useState('');
@@ -34,6 +34,9 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
   const x = tr.data;
   if (!x) return <p aria-busy="true">{t('ui_loading')}</p>;
   const closed = x.status === 'closed';
+  // A link-only transfer mails nobody: no reminders, and an added address would never be told.
+  const linkOnly = x.options.includes('get_a_link') || !x.recipients.some((r) => r.email);
+  const reminded = mailKept ? t('ui_reminder_kept') : t('ui_reminder_sent');
   const downloads = countDownloads(log.data);
   const extensionsLeft = x.expiry_date_extension ?? 0;
 
@@ -117,7 +120,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
                       ? t('ui_send_again_named', { name: r.email })
                       : t('ui_remind_named', { name: r.email })
                   }
-                  done={undelivered(r.delivery) ? t('ui_sent_again') : t('ui_reminder_sent')}
+                  done={undelivered(r.delivery) ? t('ui_sent_again') : reminded}
                   onDone={changed}
                 >
                   {undelivered(r.delivery) ? t('ui_send_again') : t('ui_remind')}
@@ -136,7 +139,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
           </li>
         ))}
       </ul>
-      {!closed && (
+      {!closed && !linkOnly && (
         <form class="row add-recipient" onSubmit={add} noValidate>
           <label for={`add-recipient-${id}`}>{t('ui_add_recipient')}</label>
           <input
@@ -155,9 +158,11 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
       )}
       {!closed && (
         <div class="actions">
-          <ActionButton run={() => api.put(`/transfer/${id}`, { remind: true })} done={t('ui_reminder_sent')}>
-            {t('ui_remind_all')}
-          </ActionButton>
+          {!linkOnly && (
+            <ActionButton run={() => api.put(`/transfer/${id}`, { remind: true })} done={reminded}>
+              {t('ui_remind_all')}
+            </ActionButton>
+          )}
           {extensionsLeft > 0 ? (
             <>
               <ActionButton

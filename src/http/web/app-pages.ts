@@ -75,7 +75,9 @@ export function loginRouter(): Router<FerryState> {
 function userPage(ctx: FerryContext, page: string, titleKey: TextKey, data: Record<string, string> = {}): SafeHtml {
   const p = ctx.state.principal;
   if (p.type !== 'user') return loginPage(ctx);
-  return layout(ctx, { title: pageT(ctx)(titleKey), page, data });
+  // Mail kept in the built-in inbox is not called sent on any page (docs/web-behaviour.md).
+  const inbox: Record<string, string> = ctx.state.services.mailInbox ? { 'mail-inbox': '1' } : {};
+  return layout(ctx, { title: pageT(ctx)(titleKey), page, data: { ...inbox, ...data } });
 }
 
 /**

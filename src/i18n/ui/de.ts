@@ -117,7 +117,7 @@ export const uiDe: Translations = {
   ui_guest_transfer_options: 'Optionen der Übertragungen des Gastes',
   ui_send_invitation: 'Einladung senden',
   ui_guest_invited: 'Eine Einladung wurde an {email} gesendet.',
-  ui_invitations: 'Gesendete Einladungen',
+  ui_invitations: 'Einladungen',
   ui_no_guests: 'Keine Gäste.',
   ui_never: 'nie',
   ui_transfer_count: 'Übertragungen',
@@ -356,10 +356,15 @@ export const uiDe: Translations = {
     'Die Adresse Ihres Kontos ist noch {email}, das Postfach von niemandem. Jede E-Mail, die Sie senden, kommt von ihr, und Antworten gehen dorthin: Geben Sie Ihre eigene ein.',
   ui_sign_in_choose_title: 'Wählen Sie Ihre Einrichtung',
   ui_sign_in_choose_hint: 'Anmeldung mit {provider}: Wählen Sie die Organisation, der Sie angehören.',
-  ui_download_limit_range: "Eine ganze Zahl von 1 bis {max}.",
-  ui_download_limit_invalid: "Download-Limit: „{value}“ ist keine ganze Zahl von 1 bis {max}. Lassen Sie das Feld leer für kein Limit.",
-  ui_opened_only: "geöffnet, nicht heruntergeladen: {n}",
-  ui_recipient_downloaded: "heruntergeladen · letzte Aktivität {date}",
-  ui_recipient_opened: "Seite geöffnet {date}; noch nichts heruntergeladen",
-  ui_download_limit_refused: "Für die gewählten Dateien sind über diesen Link keine Downloads mehr übrig: nichts wurde gespeichert.",
+  ui_download_limit_range: 'Eine ganze Zahl von 1 bis {max}.',
+  ui_download_limit_invalid:
+    'Download-Limit: „{value}“ ist keine ganze Zahl von 1 bis {max}. Lassen Sie das Feld leer für kein Limit.',
+  ui_opened_only: 'geöffnet, nicht heruntergeladen: {n}',
+  ui_recipient_downloaded: 'heruntergeladen · letzte Aktivität {date}',
+  ui_recipient_opened: 'Seite geöffnet {date}; noch nichts heruntergeladen',
+  ui_download_limit_refused:
+    'Für die gewählten Dateien sind über diesen Link keine Downloads mehr übrig: nichts wurde gespeichert.',
+  ui_guest_invited_kept:
+    'Die Einladung für {email} wurde im eingebauten Posteingang abgelegt; nicht zugestellt (kein Mailserver konfiguriert). Geben Sie ihr oder ihm den Link unten.',
+  ui_reminder_kept: 'Erinnerung im eingebauten Posteingang abgelegt; nicht zugestellt (kein Mailserver konfiguriert).',
 };

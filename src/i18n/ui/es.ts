@@ -119,7 +119,7 @@ export const uiEs: Translations = {
   ui_guest_transfer_options: 'Opciones de las transferencias del invitado',
   ui_send_invitation: 'Enviar la invitación',
   ui_guest_invited: 'Se ha enviado una invitación a {email}.',
-  ui_invitations: 'Invitaciones enviadas',
+  ui_invitations: 'Invitaciones',
   ui_no_guests: 'No hay invitados.',
   ui_never: 'nunca',
   ui_transfer_count: 'Transferencias',
@@ -362,10 +362,15 @@ export const uiEs: Translations = {
     'La dirección de su cuenta sigue siendo {email}, que no es el buzón de nadie. Todos los correos que envía salen de ella y las respuestas van a ella: introduzca la suya.',
   ui_sign_in_choose_title: 'Elija su institución',
   ui_sign_in_choose_hint: 'Iniciar sesión con {provider}: elija la organización a la que pertenece.',
-  ui_download_limit_range: "Un número entero de 1 a {max}.",
-  ui_download_limit_invalid: "Límite de descargas: «{value}» no es un número entero de 1 a {max}. Deje el campo vacío para no poner límite.",
-  ui_opened_only: "abierto sin descargar: {n}",
-  ui_recipient_downloaded: "descargado · última actividad: {date}",
-  ui_recipient_opened: "abrió la página el {date}; aún no ha descargado nada",
-  ui_download_limit_refused: "No quedan descargas por este enlace para los archivos elegidos: no se ha guardado nada.",
+  ui_download_limit_range: 'Un número entero de 1 a {max}.',
+  ui_download_limit_invalid:
+    'Límite de descargas: «{value}» no es un número entero de 1 a {max}. Deje el campo vacío para no poner límite.',
+  ui_opened_only: 'abierto sin descargar: {n}',
+  ui_recipient_downloaded: 'descargado · última actividad: {date}',
+  ui_recipient_opened: 'abrió la página el {date}; aún no ha descargado nada',
+  ui_download_limit_refused: 'No quedan descargas por este enlace para los archivos elegidos: no se ha guardado nada.',
+  ui_guest_invited_kept:
+    'La invitación para {email} se ha guardado en el buzón integrado; no se ha entregado (no hay ningún servidor de correo configurado). Dele usted el enlace de abajo.',
+  ui_reminder_kept:
+    'Recordatorio guardado en el buzón integrado; no entregado (no hay ningún servidor de correo configurado).',
 };

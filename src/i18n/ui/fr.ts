@@ -116,7 +116,7 @@ export const uiFr: Translations = {
   ui_guest_transfer_options: "Options des dépôts de l'invité",
   ui_send_invitation: "Envoyer l'invitation",
   ui_guest_invited: 'Une invitation a été envoyée à {email}.',
-  ui_invitations: 'Invitations envoyées',
+  ui_invitations: 'Invitations',
   ui_no_guests: 'Aucun invité.',
   ui_never: 'jamais',
   ui_transfer_count: 'Dépôts',
@@ -357,10 +357,16 @@ export const uiFr: Translations = {
     'L’adresse de votre compte est encore {email}, qui n’est la boîte de personne. Chaque e-mail que vous envoyez vient d’elle et les réponses y vont : saisissez la vôtre.',
   ui_sign_in_choose_title: 'Choisissez votre établissement',
   ui_sign_in_choose_hint: 'Connexion avec {provider} : choisissez l’organisation dont vous faites partie.',
-  ui_download_limit_range: "Un nombre entier de 1 à {max}.",
-  ui_download_limit_invalid: "Limite de téléchargements : « {value} » n’est pas un nombre entier de 1 à {max}. Laissez le champ vide pour ne fixer aucune limite.",
-  ui_opened_only: "ouvert sans téléchargement : {n}",
-  ui_recipient_downloaded: "téléchargé · dernière activité {date}",
-  ui_recipient_opened: "page ouverte le {date} ; rien de téléchargé pour l’instant",
-  ui_download_limit_refused: "Plus aucun téléchargement possible par ce lien pour les fichiers choisis : rien n’a été enregistré.",
+  ui_download_limit_range: 'Un nombre entier de 1 à {max}.',
+  ui_download_limit_invalid:
+    'Limite de téléchargements : « {value} » n’est pas un nombre entier de 1 à {max}. Laissez le champ vide pour ne fixer aucune limite.',
+  ui_opened_only: 'ouvert sans téléchargement : {n}',
+  ui_recipient_downloaded: 'téléchargé · dernière activité {date}',
+  ui_recipient_opened: 'page ouverte le {date} ; rien de téléchargé pour l’instant',
+  ui_download_limit_refused:
+    'Plus aucun téléchargement possible par ce lien pour les fichiers choisis : rien n’a été enregistré.',
+  ui_guest_invited_kept:
+    'L’invitation pour {email} a été conservée dans la boîte de réception intégrée ; non distribuée (aucun serveur de messagerie n’est configuré). Donnez-lui le lien ci-dessous.',
+  ui_reminder_kept:
+    'Relance conservée dans la boîte de réception intégrée ; non distribuée (aucun serveur de messagerie n’est configuré).',
 };

@@ -118,7 +118,7 @@ export const uiIt: Translations = {
   ui_guest_transfer_options: "Opzioni dei trasferimenti dell'ospite",
   ui_send_invitation: "Invia l'invito",
   ui_guest_invited: 'È stato inviato un invito a {email}.',
-  ui_invitations: 'Inviti inviati',
+  ui_invitations: 'Inviti',
   ui_no_guests: 'Nessun ospite.',
   ui_never: 'mai',
   ui_transfer_count: 'Trasferimenti',
@@ -357,10 +357,16 @@ export const uiIt: Translations = {
     "L'indirizzo del tuo account è ancora {email}, che non è la casella di nessuno. Ogni email che invii parte da lì e le risposte arrivano lì: inserisci il tuo.",
   ui_sign_in_choose_title: 'Scegli il tuo ente',
   ui_sign_in_choose_hint: "Accedi con {provider}: scegli l'organizzazione a cui appartieni.",
-  ui_download_limit_range: "Un numero intero da 1 a {max}.",
-  ui_download_limit_invalid: "Limite di download: «{value}» non è un numero intero da 1 a {max}. Lasciare il campo vuoto per nessun limite.",
-  ui_opened_only: "aperto, non scaricato: {n}",
-  ui_recipient_downloaded: "scaricato · ultima attività {date}",
-  ui_recipient_opened: "pagina aperta il {date}; ancora nessun download",
-  ui_download_limit_refused: "Nessun download rimasto tramite questo link per i file scelti: non è stato salvato nulla.",
+  ui_download_limit_range: 'Un numero intero da 1 a {max}.',
+  ui_download_limit_invalid:
+    'Limite di download: «{value}» non è un numero intero da 1 a {max}. Lasciare il campo vuoto per nessun limite.',
+  ui_opened_only: 'aperto, non scaricato: {n}',
+  ui_recipient_downloaded: 'scaricato · ultima attività {date}',
+  ui_recipient_opened: 'pagina aperta il {date}; ancora nessun download',
+  ui_download_limit_refused:
+    'Nessun download rimasto tramite questo link per i file scelti: non è stato salvato nulla.',
+  ui_guest_invited_kept:
+    'L’invito per {email} è stato conservato nella casella integrata; non consegnato (nessun server di posta configurato). Consegna tu il link qui sotto.',
+  ui_reminder_kept:
+    'Promemoria conservato nella casella integrata; non consegnato (nessun server di posta configurato).',
 };

@@ -115,7 +115,7 @@ export const uiNl: Translations = {
   ui_guest_transfer_options: 'Opties van de overdrachten van de gast',
   ui_send_invitation: 'Uitnodiging versturen',
   ui_guest_invited: 'Er is een uitnodiging naar {email} verstuurd.',
-  ui_invitations: 'Verstuurde uitnodigingen',
+  ui_invitations: 'Uitnodigingen',
   ui_no_guests: 'Geen gasten.',
   ui_never: 'nooit',
   ui_transfer_count: 'Overdrachten',
@@ -352,10 +352,15 @@ export const uiNl: Translations = {
     'Het adres van uw account is nog {email}, de mailbox van niemand. Elke e-mail die u verstuurt komt ervan en antwoorden gaan ernaartoe: vul uw eigen adres in.',
   ui_sign_in_choose_title: 'Kies uw instelling',
   ui_sign_in_choose_hint: 'Aanmelden met {provider}: kies de organisatie waartoe u behoort.',
-  ui_download_limit_range: "Een geheel getal van 1 tot en met {max}.",
-  ui_download_limit_invalid: "Downloadlimiet: ‘{value}’ is geen geheel getal van 1 tot en met {max}. Laat het veld leeg voor geen limiet.",
-  ui_opened_only: "geopend, niet gedownload: {n}",
-  ui_recipient_downloaded: "gedownload · laatste activiteit {date}",
-  ui_recipient_opened: "pagina geopend {date}; nog niets gedownload",
-  ui_download_limit_refused: "Geen downloads meer over via deze link voor de gekozen bestanden: er is niets opgeslagen.",
+  ui_download_limit_range: 'Een geheel getal van 1 tot en met {max}.',
+  ui_download_limit_invalid:
+    'Downloadlimiet: ‘{value}’ is geen geheel getal van 1 tot en met {max}. Laat het veld leeg voor geen limiet.',
+  ui_opened_only: 'geopend, niet gedownload: {n}',
+  ui_recipient_downloaded: 'gedownload · laatste activiteit {date}',
+  ui_recipient_opened: 'pagina geopend {date}; nog niets gedownload',
+  ui_download_limit_refused:
+    'Geen downloads meer over via deze link voor de gekozen bestanden: er is niets opgeslagen.',
+  ui_guest_invited_kept:
+    'De uitnodiging voor {email} is in het ingebouwde postvak bewaard; niet bezorgd (er is geen mailserver ingesteld). Geef de link hieronder zelf door.',
+  ui_reminder_kept: 'Herinnering in het ingebouwde postvak bewaard; niet bezorgd (er is geen mailserver ingesteld).',
 };

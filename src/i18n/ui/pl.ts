@@ -118,7 +118,7 @@ export const uiPl: Translations = {
   ui_guest_transfer_options: 'Opcje przesyłek gościa',
   ui_send_invitation: 'Wyślij zaproszenie',
   ui_guest_invited: 'Wysłano zaproszenie do {email}.',
-  ui_invitations: 'Wysłane zaproszenia',
+  ui_invitations: 'Zaproszenia',
   ui_no_guests: 'Brak gości.',
   ui_never: 'nigdy',
   ui_transfer_count: 'Przesyłki',
@@ -377,10 +377,15 @@ export const uiPl: Translations = {
     'Adres Twojego konta to nadal {email}, który nie jest niczyją skrzynką. Każda wysyłana przez Ciebie wiadomość pochodzi z tego adresu i na niego trafiają odpowiedzi: wpisz własny.',
   ui_sign_in_choose_title: 'Wybierz swoją instytucję',
   ui_sign_in_choose_hint: 'Zaloguj się przez {provider}: wybierz organizację, do której należysz.',
-  ui_download_limit_range: "Liczba całkowita od 1 do {max}.",
-  ui_download_limit_invalid: "Limit pobrań: „{value}” nie jest liczbą całkowitą od 1 do {max}. Zostaw pole puste, aby nie ustawiać limitu.",
-  ui_opened_only: "otwarte, nie pobrane: {n}",
-  ui_recipient_downloaded: "pobrane · ostatnia aktywność: {date}",
-  ui_recipient_opened: "otwarto stronę {date}; jeszcze nic nie pobrano",
-  ui_download_limit_refused: "Przez ten link nie zostało już pobrań wybranych plików: nic nie zapisano.",
+  ui_download_limit_range: 'Liczba całkowita od 1 do {max}.',
+  ui_download_limit_invalid:
+    'Limit pobrań: „{value}” nie jest liczbą całkowitą od 1 do {max}. Zostaw pole puste, aby nie ustawiać limitu.',
+  ui_opened_only: 'otwarte, nie pobrane: {n}',
+  ui_recipient_downloaded: 'pobrane · ostatnia aktywność: {date}',
+  ui_recipient_opened: 'otwarto stronę {date}; jeszcze nic nie pobrano',
+  ui_download_limit_refused: 'Przez ten link nie zostało już pobrań wybranych plików: nic nie zapisano.',
+  ui_guest_invited_kept:
+    'Zaproszenie dla {email} zostało zachowane we wbudowanej skrzynce; nie zostało dostarczone (nie skonfigurowano serwera poczty). Przekaż link poniżej samodzielnie.',
+  ui_reminder_kept:
+    'Przypomnienie zachowane we wbudowanej skrzynce; nie dostarczono (nie skonfigurowano serwera poczty).',
 };

@@ -118,7 +118,7 @@ export const uiPt: Translations = {
   ui_guest_transfer_options: 'Opções das transferências do convidado',
   ui_send_invitation: 'Enviar o convite',
   ui_guest_invited: 'Foi enviado um convite a {email}.',
-  ui_invitations: 'Convites enviados',
+  ui_invitations: 'Convites',
   ui_no_guests: 'Não há convidados.',
   ui_never: 'nunca',
   ui_transfer_count: 'Transferências',
@@ -360,10 +360,15 @@ export const uiPt: Translations = {
     'O endereço da sua conta ainda é {email}, que não é a caixa de correio de ninguém. Todos os e-mails que envia saem dele e as respostas vão para ele: introduza o seu.',
   ui_sign_in_choose_title: 'Escolha a sua instituição',
   ui_sign_in_choose_hint: 'Iniciar sessão com {provider}: escolha a organização a que pertence.',
-  ui_download_limit_range: "Um número inteiro de 1 a {max}.",
-  ui_download_limit_invalid: "Limite de descargas: «{value}» não é um número inteiro de 1 a {max}. Deixe o campo vazio para não ter limite.",
-  ui_opened_only: "aberto, não descarregado: {n}",
-  ui_recipient_downloaded: "descarregado · última atividade: {date}",
-  ui_recipient_opened: "abriu a página em {date}; ainda nada descarregado",
-  ui_download_limit_refused: "Não restam descargas por esta ligação para os ficheiros escolhidos: nada foi guardado.",
+  ui_download_limit_range: 'Um número inteiro de 1 a {max}.',
+  ui_download_limit_invalid:
+    'Limite de descargas: «{value}» não é um número inteiro de 1 a {max}. Deixe o campo vazio para não ter limite.',
+  ui_opened_only: 'aberto, não descarregado: {n}',
+  ui_recipient_downloaded: 'descarregado · última atividade: {date}',
+  ui_recipient_opened: 'abriu a página em {date}; ainda nada descarregado',
+  ui_download_limit_refused: 'Não restam descargas por esta ligação para os ficheiros escolhidos: nada foi guardado.',
+  ui_guest_invited_kept:
+    'O convite para {email} foi guardado na caixa de entrada integrada; não foi entregue (não há servidor de correio configurado). Entregue-lhe a ligação abaixo.',
+  ui_reminder_kept:
+    'Lembrete guardado na caixa de entrada integrada; não entregue (não há servidor de correio configurado).',
 };

@@ -118,7 +118,7 @@ export const uiSv: Translations = {
   ui_guest_transfer_options: 'Alternativ för gästens överföringar',
   ui_send_invitation: 'Skicka inbjudan',
   ui_guest_invited: 'En inbjudan har skickats till {email}.',
-  ui_invitations: 'Skickade inbjudningar',
+  ui_invitations: 'Inbjudningar',
   ui_no_guests: 'Inga gäster.',
   ui_never: 'aldrig',
   ui_transfer_count: 'Överföringar',
@@ -358,10 +358,15 @@ export const uiSv: Translations = {
     'Ditt kontos adress är fortfarande {email}, som inte är någons brevlåda. All e-post du skickar kommer från den och svar går till den: ange din egen.',
   ui_sign_in_choose_title: 'Välj din organisation',
   ui_sign_in_choose_hint: 'Logga in med {provider}: välj den organisation du tillhör.',
-  ui_download_limit_range: "Ett heltal från 1 till {max}.",
-  ui_download_limit_invalid: "Nedladdningsgräns: ”{value}” är inte ett heltal från 1 till {max}. Lämna fältet tomt för ingen gräns.",
-  ui_opened_only: "öppnad, inte nedladdad: {n}",
-  ui_recipient_downloaded: "nedladdad · senaste aktivitet {date}",
-  ui_recipient_opened: "öppnade sidan {date}; inget nedladdat än",
-  ui_download_limit_refused: "Inga nedladdningar kvar via den här länken för de valda filerna: inget sparades.",
+  ui_download_limit_range: 'Ett heltal från 1 till {max}.',
+  ui_download_limit_invalid:
+    'Nedladdningsgräns: ”{value}” är inte ett heltal från 1 till {max}. Lämna fältet tomt för ingen gräns.',
+  ui_opened_only: 'öppnad, inte nedladdad: {n}',
+  ui_recipient_downloaded: 'nedladdad · senaste aktivitet {date}',
+  ui_recipient_opened: 'öppnade sidan {date}; inget nedladdat än',
+  ui_download_limit_refused: 'Inga nedladdningar kvar via den här länken för de valda filerna: inget sparades.',
+  ui_guest_invited_kept:
+    'Inbjudan till {email} sparades i den inbyggda inkorgen; inte levererad (ingen e-postserver är konfigurerad). Ge personen länken nedan.',
+  ui_reminder_kept:
+    'Påminnelsen sparades i den inbyggda inkorgen; inte levererad (ingen e-postserver är konfigurerad).',
 };
