@@ -215,11 +215,14 @@ test('a withdrawn recipient reads that the sender withdrew the link; a closed tr
     const res = await page.goto(`${ferry.url}/?s=download&token=${gone.token}`);
     assert.is(res?.status(), 410);
     assert.is(
-      await page.locator('main h1').innerText(),
+      await page.locator('.error-page .error-reason').innerText(),
       'The sender withdrew this link: it no longer gives access to their files. Ask them if you still need them.',
     );
     await page.goto(`${ferry.url}/?s=download&token=${gone.token}&lang=de`);
-    assert.match(await page.locator('main h1').innerText(), 'Der Absender hat diesen Link zurückgezogen');
+    assert.match(
+      await page.locator('.error-page .error-reason').innerText(),
+      'Der Absender hat diesen Link zurückgezogen',
+    );
     await shot(page, 'honest-withdrawn-link');
 
     assert.is((await rest(ferry.url, 'PUT', `/transfer/${t.id}`, 'alice', { closed: true })).status, 200);

@@ -80,7 +80,10 @@ test('download limit: set on the upload page, counted, a spent link answers a 41
       if (status !== 410) await new Promise((res) => setTimeout(res, 100));
     }
     assert.is(status, 410);
-    assert.match(await recipient.page.locator('h1').innerText(), 'This link has no downloads left');
+    assert.match(
+      await recipient.page.locator('.error-page .error-reason').innerText(),
+      'This link has no downloads left',
+    );
     await shot(recipient.page, 'download-limit-reached');
 
     await page.goto(`${ferry.url}/?s=transfers`);

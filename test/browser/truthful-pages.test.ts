@@ -222,4 +222,57 @@ test('5. a link-only transfer offers neither reminders nor "Add a recipient", an
   );
 });
 
+/** What every error page has: a short heading, the reason in words, a reference, no stray buttons. */
+async function assertErrorPage(page: Page, heading: string, reason: string | RegExp) {
+  const card = page.locator('main .error-page');
+  assert.is(await card.locator('h1').innerText(), heading);
+  assert.match(await card.locator('.error-reason').innerText(), reason);
+  assert.match(await card.locator('.error-reference').innerText(), /^Reference of this error: \S+$/);
+  assert.is(await page.locator('button:visible', { hasText: 'Change' }).count(), 0, 'no stray Change button');
+}
+
+test('8. one error page design: spent link (with subject and sender), bad invitation, bad token, unknown path; JSON for API clients', async () => {
+  const t = await sendViaRest(ferry.url, 'alice', 'Spent link', { 's.txt': 'spent' }, ['rita@example.org']);
+  assert.is((await rest(ferry.url, 'PUT', `/transfer/${t.id}`, 'alice', { download_limit: 1 })).status, 200);
+  assert.is(await (await fetch(`${ferry.url}/download?token=${t.recipients[0].token}`)).text(), 'spent');
+  const b = await openBrowser();
+  try {
+    const { page } = b;
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 410; i++) {
+      status = (await page.goto(`${ferry.url}/?s=download&token=${t.recipients[0].token}`))?.status() ?? 0;
+      if (status !== 410) await page.waitForTimeout(100);
+    }
+    assert.is(status, 410);
+    await assertErrorPage(page, 'This link no longer works', /^This link has no downloads left/);
+    const facts = await page.locator('.error-page dl.facts').innerText();
+    assert.match(facts, 'Spent link');
+    assert.match(facts, 'alice@example.org');
+    await shot(page, 'truthful-error-spent-link');
+
+    assert.is((await page.goto(`${ferry.url}/?s=upload&vid=${'ab'.repeat(16)}`))?.status(), 401);
+    await assertErrorPage(page, 'Access refused', /^This invitation link is not valid/);
+    await shot(page, 'truthful-error-bad-invitation');
+
+    assert.is((await page.goto(`${ferry.url}/?s=download&token=${'cd'.repeat(16)}`))?.status(), 404);
+    await assertErrorPage(page, 'Not found', 'This transfer does not exist.');
+
+    assert.is((await page.goto(`${ferry.url}/no/such/page`))?.status(), 404);
+    await assertErrorPage(page, 'Not found', /^There is no page at this address/);
+    await shot(page, 'truthful-error-unknown-path');
+    assert.is(await page.locator('main .error-page a[href="/"]').count(), 1, 'a way on');
+  } finally {
+    await b.close();
+  }
+  // API clients keep the spec's JSON, whatever they accept.
+  for (const accept of ['application/json', '*/*']) {
+    const r = await fetch(`${ferry.url}/no/such/page`, { headers: { Accept: accept } });
+    assert.is(r.status, 404);
+    assert.match(r.headers.get('content-type') ?? '', 'application/json');
+    const body = await r.json();
+    assert.is(body.message, 'rest_endpoint_not_found');
+    assert.type(body.uid, 'string');
+  }
+});
+
 test.run();

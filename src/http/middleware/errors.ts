@@ -41,7 +41,7 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
     ctx.set('Connection', 'close');
     ctx.req.resume();
   }
-  if (wantsErrorPage(ctx)) return renderErrorPage(ctx, e.id, e.status, uid);
+  if (wantsErrorPage(ctx, e.id)) return renderErrorPage(ctx, e.id, e.status, uid);
   if (e.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_S));
   ctx.status = e.status;
   ctx.type = 'application/json';

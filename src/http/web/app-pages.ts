@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { FerryContext, FerryState } from '../state';
+import { errorPageHtml } from './error-page';
 import { html, SafeHtml } from './html';
 import type { TextKey } from '../../i18n';
 import { layout, pageT, basePath } from './layout';
@@ -191,11 +192,7 @@ export function idpChoicePage(
   ctx.body = layout(ctx, { title: t('ui_sign_in_choose_title'), body, scripts: [] }).value;
 }
 
-function refusal(ctx: FerryContext, key: TextKey, status: number): SafeHtml {
-  const t = pageT(ctx);
+function refusal(ctx: FerryContext, id: string, status: number): SafeHtml {
   ctx.status = status;
-  return layout(ctx, {
-    title: t(key),
-    body: html`<section class="card narrow"><h1>${t(key)}</h1><p><a href="${basePath(ctx)}/">${t('upload_page')}</a></p></section>`,
-  });
+  return errorPageHtml(ctx, { id, status });
 }

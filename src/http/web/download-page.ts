@@ -7,6 +7,7 @@ import { visibleName, visibleText } from '../../util/names';
 import type { TextKey } from '../../i18n';
 import { basePath, errorSentence, layout, pageLang, type PageT, pageT } from './layout';
 import { formatBytes, formatDay } from './format';
+import { errorPageHtml } from './error-page';
 import { safeEntryNames } from '../../shared/entry-names';
 
 /**
@@ -135,11 +136,13 @@ function localDay(unixSeconds: number, lang: string): SafeHtml {
   return html`<time datetime="${new Date(unixSeconds * 1000).toISOString()}" data-day="${unixSeconds}">${formatDay(unixSeconds, lang, 'UTC')}</time>`;
 }
 
-/** Errors the page names as they are (others read "not found"). */
-/** Unknown, expired or closed: a plain page that says which, and shows nothing of any Transfer. */
-export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
+/**
+ * Unknown, expired, closed, withdrawn, spent: the one error page (error-page.ts), which says which and shows
+ * nothing of any Transfer, except a spent link's subject and sender (its reader got there through the link,
+ * password included). Errors the page does not name read "not found".
+ */
+export async function downloadErrorPage(ctx: FerryContext, e: ServiceError): Promise<SafeHtml> {
   if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e);
-  const t = pageT(ctx);
   const shown = [
     Errors.transferExpired,
     Errors.transferClosed,
@@ -149,10 +152,15 @@ export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml 
     Errors.transferBeingChecked,
     Errors.fileNotFound,
   ].find((entry) => isError(e, entry));
-  const key = (shown ?? Errors.transferNotFound).id;
+  const id = (shown ?? Errors.transferNotFound).id;
+  const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+  const facts =
+    id === Errors.downloadLimitReached.id && token
+      ? await ctx.state.services.downloads.spentLinkFacts(token).catch(() => null)
+      : null;
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
-  return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1></section>` });
+  return errorPageHtml(ctx, { id, status: e.status, facts });
 }
 
 /**

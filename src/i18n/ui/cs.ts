@@ -376,4 +376,11 @@ export const uiCs: Translations = {
   ui_guest_invited_kept:
     'Pozvánka pro {email} zůstala ve vestavěné schránce; nebyla doručena (není nastaven žádný poštovní server). Předejte odkaz níže sami.',
   ui_reminder_kept: 'Připomínka zůstala ve vestavěné schránce; nebyla doručena (není nastaven žádný poštovní server).',
+  ui_error_title_refused: 'Přístup odepřen',
+  ui_error_title_not_found: 'Nenalezeno',
+  ui_error_title_gone: 'Tento odkaz už nefunguje',
+  ui_error_title_unavailable: 'Nedostupné',
+  ui_error_title_problem: 'Toto nelze provést',
+  ui_error_title_server: 'Služba má potíže',
+  ui_page_not_found: 'Na této adrese žádná stránka není. Zkontrolujte odkaz, nebo začněte na úvodní stránce.',
 };

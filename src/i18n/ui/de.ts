@@ -367,4 +367,12 @@ export const uiDe: Translations = {
   ui_guest_invited_kept:
     'Die Einladung für {email} wurde im eingebauten Posteingang abgelegt; nicht zugestellt (kein Mailserver konfiguriert). Geben Sie ihr oder ihm den Link unten.',
   ui_reminder_kept: 'Erinnerung im eingebauten Posteingang abgelegt; nicht zugestellt (kein Mailserver konfiguriert).',
+  ui_error_title_refused: 'Zugriff verweigert',
+  ui_error_title_not_found: 'Nicht gefunden',
+  ui_error_title_gone: 'Dieser Link funktioniert nicht mehr',
+  ui_error_title_unavailable: 'Nicht verfügbar',
+  ui_error_title_problem: 'Das ist nicht möglich',
+  ui_error_title_server: 'Der Dienst hat ein Problem',
+  ui_page_not_found:
+    'Unter dieser Adresse gibt es keine Seite. Prüfen Sie den Link oder beginnen Sie auf der Startseite.',
 };

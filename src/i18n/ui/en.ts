@@ -366,4 +366,11 @@ export const uiEn = {
   ui_guest_invited_kept:
     'The invitation for {email} was kept in the built-in inbox; not delivered (no mail server is configured). Give them the link below.',
   ui_reminder_kept: 'Reminder kept in the built-in inbox; not delivered (no mail server is configured).',
+  ui_error_title_refused: 'Access refused',
+  ui_error_title_not_found: 'Not found',
+  ui_error_title_gone: 'This link no longer works',
+  ui_error_title_unavailable: 'Not available',
+  ui_error_title_problem: 'This cannot be done',
+  ui_error_title_server: 'The service has a problem',
+  ui_page_not_found: 'There is no page at this address. Check the link, or start from the home page.',
 } satisfies Table;

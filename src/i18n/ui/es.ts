@@ -373,4 +373,12 @@ export const uiEs: Translations = {
     'La invitación para {email} se ha guardado en el buzón integrado; no se ha entregado (no hay ningún servidor de correo configurado). Dele usted el enlace de abajo.',
   ui_reminder_kept:
     'Recordatorio guardado en el buzón integrado; no entregado (no hay ningún servidor de correo configurado).',
+  ui_error_title_refused: 'Acceso denegado',
+  ui_error_title_not_found: 'No encontrado',
+  ui_error_title_gone: 'Este enlace ya no funciona',
+  ui_error_title_unavailable: 'No disponible',
+  ui_error_title_problem: 'No se puede hacer',
+  ui_error_title_server: 'El servicio tiene un problema',
+  ui_page_not_found:
+    'No hay ninguna página en esta dirección. Compruebe el enlace o empiece desde la página de inicio.',
 };

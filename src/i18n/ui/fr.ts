@@ -369,4 +369,11 @@ export const uiFr: Translations = {
     'L’invitation pour {email} a été conservée dans la boîte de réception intégrée ; non distribuée (aucun serveur de messagerie n’est configuré). Donnez-lui le lien ci-dessous.',
   ui_reminder_kept:
     'Relance conservée dans la boîte de réception intégrée ; non distribuée (aucun serveur de messagerie n’est configuré).',
+  ui_error_title_refused: 'Accès refusé',
+  ui_error_title_not_found: 'Introuvable',
+  ui_error_title_gone: 'Ce lien ne fonctionne plus',
+  ui_error_title_unavailable: 'Indisponible',
+  ui_error_title_problem: 'Impossible de faire cela',
+  ui_error_title_server: 'Le service rencontre un problème',
+  ui_page_not_found: 'Il n’y a pas de page à cette adresse. Vérifiez le lien, ou repartez de la page d’accueil.',
 };

@@ -369,4 +369,11 @@ export const uiIt: Translations = {
     'L’invito per {email} è stato conservato nella casella integrata; non consegnato (nessun server di posta configurato). Consegna tu il link qui sotto.',
   ui_reminder_kept:
     'Promemoria conservato nella casella integrata; non consegnato (nessun server di posta configurato).',
+  ui_error_title_refused: 'Accesso negato',
+  ui_error_title_not_found: 'Non trovato',
+  ui_error_title_gone: 'Questo link non funziona più',
+  ui_error_title_unavailable: 'Non disponibile',
+  ui_error_title_problem: 'Non è possibile',
+  ui_error_title_server: 'Il servizio ha un problema',
+  ui_page_not_found: 'Non c’è nessuna pagina a questo indirizzo. Controlla il link o riparti dalla pagina iniziale.',
 };

@@ -363,4 +363,11 @@ export const uiNl: Translations = {
   ui_guest_invited_kept:
     'De uitnodiging voor {email} is in het ingebouwde postvak bewaard; niet bezorgd (er is geen mailserver ingesteld). Geef de link hieronder zelf door.',
   ui_reminder_kept: 'Herinnering in het ingebouwde postvak bewaard; niet bezorgd (er is geen mailserver ingesteld).',
+  ui_error_title_refused: 'Toegang geweigerd',
+  ui_error_title_not_found: 'Niet gevonden',
+  ui_error_title_gone: 'Deze link werkt niet meer',
+  ui_error_title_unavailable: 'Niet beschikbaar',
+  ui_error_title_problem: 'Dit kan niet',
+  ui_error_title_server: 'De dienst heeft een probleem',
+  ui_page_not_found: 'Op dit adres staat geen pagina. Controleer de link, of begin op de startpagina.',
 };

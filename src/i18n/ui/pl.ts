@@ -388,4 +388,11 @@ export const uiPl: Translations = {
     'Zaproszenie dla {email} zostało zachowane we wbudowanej skrzynce; nie zostało dostarczone (nie skonfigurowano serwera poczty). Przekaż link poniżej samodzielnie.',
   ui_reminder_kept:
     'Przypomnienie zachowane we wbudowanej skrzynce; nie dostarczono (nie skonfigurowano serwera poczty).',
+  ui_error_title_refused: 'Odmowa dostępu',
+  ui_error_title_not_found: 'Nie znaleziono',
+  ui_error_title_gone: 'Ten link już nie działa',
+  ui_error_title_unavailable: 'Niedostępne',
+  ui_error_title_problem: 'Nie można tego zrobić',
+  ui_error_title_server: 'Usługa ma problem',
+  ui_page_not_found: 'Pod tym adresem nie ma strony. Sprawdź link albo zacznij od strony głównej.',
 };

@@ -371,4 +371,11 @@ export const uiPt: Translations = {
     'O convite para {email} foi guardado na caixa de entrada integrada; não foi entregue (não há servidor de correio configurado). Entregue-lhe a ligação abaixo.',
   ui_reminder_kept:
     'Lembrete guardado na caixa de entrada integrada; não entregue (não há servidor de correio configurado).',
+  ui_error_title_refused: 'Acesso recusado',
+  ui_error_title_not_found: 'Não encontrado',
+  ui_error_title_gone: 'Esta ligação já não funciona',
+  ui_error_title_unavailable: 'Indisponível',
+  ui_error_title_problem: 'Não é possível',
+  ui_error_title_server: 'O serviço tem um problema',
+  ui_page_not_found: 'Não existe nenhuma página neste endereço. Verifique a ligação ou comece pela página inicial.',
 };

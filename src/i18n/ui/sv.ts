@@ -369,4 +369,11 @@ export const uiSv: Translations = {
     'Inbjudan till {email} sparades i den inbyggda inkorgen; inte levererad (ingen e-postserver är konfigurerad). Ge personen länken nedan.',
   ui_reminder_kept:
     'Påminnelsen sparades i den inbyggda inkorgen; inte levererad (ingen e-postserver är konfigurerad).',
+  ui_error_title_refused: 'Åtkomst nekad',
+  ui_error_title_not_found: 'Hittades inte',
+  ui_error_title_gone: 'Den här länken fungerar inte längre',
+  ui_error_title_unavailable: 'Inte tillgänglig',
+  ui_error_title_problem: 'Det går inte',
+  ui_error_title_server: 'Tjänsten har ett problem',
+  ui_page_not_found: 'Det finns ingen sida på den här adressen. Kontrollera länken eller börja från startsidan.',
 };
