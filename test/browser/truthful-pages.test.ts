@@ -275,4 +275,39 @@ test('8. one error page design: spent link (with subject and sender), bad invita
   }
 });
 
+test('9. counts take the language\'s plural form: "1 time", "2 razy", "1 message", "5 dni"', async () => {
+  const t = await sendViaRest(ferry.url, 'alice', 'Counted', { 'c.txt': 'c' }, ['rita@example.org']);
+  const limit = async (n: number) =>
+    assert.is((await rest(ferry.url, 'PUT', `/transfer/${t.id}`, 'alice', { download_limit: n })).status, 200);
+  const b = await openBrowser();
+  const root = await openBrowser({ headers: asUserHeaders('root') });
+  try {
+    const { page } = b;
+    const limitText = async (lang: string) => {
+      await page.goto(`${ferry.url}/?s=download&token=${t.recipients[0].token}&lang=${lang}`);
+      return page.locator('dl.facts dd').last().innerText();
+    };
+    await limit(1);
+    assert.is(await limitText('en'), 'Each file may be downloaded 1 time through this link.');
+    assert.is(await limitText('pl'), 'Każdy plik można pobrać przez ten link 1 raz.');
+    await limit(2);
+    assert.is(await limitText('en'), 'Each file may be downloaded 2 times through this link.');
+    assert.is(await limitText('pl'), 'Każdy plik można pobrać przez ten link 2 razy.');
+    assert.is(await limitText('es'), 'Cada archivo puede descargarse 2 veces por este enlace.');
+    // The built-in inbox counts its messages (one so far in this test's own folder is not guaranteed: read it).
+    await root.page.goto(`${ferry.url}/?s=mail-sink`);
+    const count = await root.page.locator('main p', { hasText: 'stored in' }).innerText();
+    const n = Number(/^(\d+) /.exec(count)?.[1]);
+    assert.ok(n >= 1, count);
+    assert.match(count, n === 1 ? /^1 message stored in / : new RegExp(`^${n} messages stored in `));
+    // The upload page's expiry hint in Polish and Czech counts days in their forms.
+    await alice.page.goto(`${ferry.url}/?lang=pl`);
+    assert.match(await alice.page.locator('#upload-expires-hint').innerText(), /\(najwyżej 20 dni od dziś\)/);
+  } finally {
+    await alice.page.goto(`${ferry.url}/?lang=en`);
+    await b.close();
+    await root.close();
+  }
+});
+
 test.run();

@@ -10,7 +10,9 @@ export function ExpiryHint({ id, iso, max }: { id: string; iso: string; max: num
   const end = endOfDay(iso);
   return (
     <p class="hint" id={id} aria-live="polite">
-      {end === null ? t('ui_expiry_hint', { max }) : t('ui_expiry_chosen', { date: formatDay(end, lang), max })}
+      {end === null
+        ? t('ui_expiry_hint', { count: max })
+        : t('ui_expiry_chosen', { date: formatDay(end, lang), count: max })}
     </p>
   );
 }

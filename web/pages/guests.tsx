@@ -58,7 +58,7 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       !options.includes('does_not_expire') &&
       (expires === null || expires > today + (maxDays + 1) * DAY || expires < today)
     )
-      return setNote({ ok: false, text: t('ui_bad_expiry', { max: maxDays }) });
+      return setNote({ ok: false, text: t('ui_bad_expiry', { count: maxDays }) });
     setBusy(true);
     setInvited(null);
     try {

@@ -128,10 +128,10 @@ export function UploadPage() {
     if (info.max_transfer_size && total > info.max_transfer_size)
       return t('ui_too_big', { max: formatBytes(info.max_transfer_size, lang) });
     if (info.max_transfer_files && files.length > info.max_transfer_files)
-      return t('ui_too_many_files', { max: info.max_transfer_files });
+      return t('ui_too_many_files', { count: info.max_transfer_files });
     const expires = endOfDay(expiry);
     if (expires === null || expires < today || expires > today + (maxDays + 1) * DAY)
-      return t('ui_bad_expiry', { max: maxDays });
+      return t('ui_bad_expiry', { count: maxDays });
     const badLimit = downloadLimitProblem(t, lang, downloadLimit);
     if (badLimit) return badLimit;
     if (encryptionOffered && (encrypt.on || mustEncrypt) && !encryptionChoice(encrypt, passwordRules(info)))

@@ -198,7 +198,7 @@ function transferFacts(ctx: FerryContext, access: DownloadAccess): SafeHtml {
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
 <dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
 <dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count})</dd>
-${access.controls.downloadLimit !== null ? html`<dt>${t('ui_download_limit')}</dt><dd>${t('ui_download_limit_of', { limit: access.controls.downloadLimit })}</dd>` : ''}
+${access.controls.downloadLimit !== null ? html`<dt>${t('ui_download_limit')}</dt><dd>${t('ui_download_limit_of', { count: access.controls.downloadLimit })}</dd>` : ''}
 </dl>`;
 }
 

@@ -64,7 +64,7 @@ ${m.html !== null ? html`<details><summary>${t('ui_mail_html_part')}</summary><p
   return layout(ctx, {
     title,
     body: html`<section class="card"><h1>${title}</h1>
-<p>${t('ui_mail_sink_count', { n: messages.length, dir })}</p>
+<p>${t('ui_mail_sink_count', { count: messages.length, dir })}</p>
 <table class="mail-list"><thead><tr><th>${t('ui_mail_date')}</th><th>${t('from')}</th><th>${t('ui_mail_to')}</th><th>${t('subject')}</th></tr></thead>
 <tbody>${messages.map(({ message: msg, head }) => {
       const h = readEml(head.toString('utf8')).headers;
