@@ -310,4 +310,60 @@ test('9. counts take the language\'s plural form: "1 time", "2 razy", "1 message
   }
 });
 
+test("10. times in the reader's zone, named: the inbox, a mail's headers (translated), the expiry; the inbox's cells keep dates and addresses whole", async () => {
+  const t = await sendViaRest(ferry.url, 'alice', 'Zoned', { 'z.txt': 'z' }, [
+    'a-rather-long-recipient-address@example.org',
+  ]);
+  const root = await openBrowser({ headers: asUserHeaders('root'), timezoneId: 'Pacific/Auckland' });
+  try {
+    const { page } = root;
+    await page.goto(`${ferry.url}/?s=mail-sink`);
+    const row = page.locator('table.mail-list tbody tr', { hasText: 'a-rather-long-recipient-address@example.org' });
+    const when = await row.locator('td.when').innerText();
+    // Auckland is 12 or 13 hours ahead of UTC: the zone is named, and it is the reader's, not UTC.
+    assert.match(when, /^\d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} GMT\+1[23]$/);
+    const lines = (el: string) =>
+      row.locator(el).evaluate((e) => {
+        const r = document.createRange();
+        r.selectNodeContents(e);
+        return new Set([...r.getClientRects()].map((x) => Math.round(x.top))).size;
+      });
+    assert.is(await lines('td.when'), 1, 'the date on one line');
+    assert.is(await lines('td.addr:nth-child(3) .addr-one'), 1, 'the address whole on one line');
+    await shot(page, 'truthful-inbox-times');
+    // One message in Spanish: its header labels are Spanish, its date in the reader's zone.
+    await row.locator('a').click();
+    await page.locator('dl.mail-headers').waitFor();
+    await page.goto(`${page.url()}&lang=es`);
+    const labels = await page.locator('dl.mail-headers dt').allInnerTexts();
+    assert.ok(labels.includes('Fecha') && labels.includes('De') && labels.includes('Para'), labels.join(','));
+    assert.not.ok(
+      labels.some((l) => /^(date|from|to|subject)$/i.test(l)),
+      labels.join(','),
+    );
+    assert.match(await page.locator('dl.mail-headers dd').first().innerText(), /GMT\+1[23]$/);
+    await page.goto(`${ferry.url}/?s=mail-sink&lang=en`);
+  } finally {
+    await root.close();
+  }
+  const reader = await openBrowser({ timezoneId: 'Pacific/Auckland' });
+  try {
+    await reader.page.goto(`${ferry.url}/?s=download&token=${t.recipients[0].token}`);
+    const expires = await reader.page.locator('dl.facts time').innerText();
+    const expected = new Intl.DateTimeFormat('en-GB', {
+      day: 'numeric',
+      month: 'short',
+      year: 'numeric',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+      timeZoneName: 'short',
+      timeZone: 'Pacific/Auckland',
+    }).format(t.expires.raw * 1000);
+    assert.is(expires, expected);
+  } finally {
+    await reader.close();
+  }
+});
+
 test.run();

@@ -91,7 +91,10 @@ test('English: "5 Dec 2026" dates, "3 files", "2 downloads", the audit log in se
     { name: 'three.txt', mimeType: 'text/plain', buffer: Buffer.from('333') },
   ]);
   assert.match((await page.locator('.dropzone .total').innerText()).replace(/\u00a0/g, ' '), /^3 files, 6 B in total$/);
-  assert.match(await page.locator('#upload-expires-hint').innerText(), /^Until \d{1,2} [A-Z][a-z]{2} \d{4} /);
+  assert.match(
+    await page.locator('#upload-expires-hint').innerText(),
+    /^Until \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} \S+ \(at most \d+ days from today\)$/,
+  );
 });
 
 test('German: "5. Dez. 2026" dates, "3 Dateien", "2 Downloads", decimal commas, the audit log in German sentences', async () => {

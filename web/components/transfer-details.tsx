@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
-import { formatBytes, formatDate, formatDay } from '../lib/format';
+import { formatBytes, formatDate, formatDay, formatMoment } from '../lib/format';
 import { errorText, Translate } from '../lib/i18n';
 import type { AuditEntryJson, TransferJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
@@ -193,7 +193,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
       <p class="sub when">
         {closed
           ? t('ui_closed_on', { date: formatDay(x.closed?.raw ?? x.expires.raw, lang) })
-          : `${t('expires')}: ${formatDay(x.expires.raw, lang)}`}{' '}
+          : `${t('expires')}: ${formatMoment(x.expires.raw, lang)}`}{' '}
         · {t('ui_downloads_count', { count: downloads })}
       </p>
       <DownloadLimitPanel transfer={x} onChanged={changed} />

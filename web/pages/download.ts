@@ -1,13 +1,12 @@
-import { formatDay } from '../lib/format';
+import { localTimes } from '../lib/local-times';
 
 /**
  * The server-rendered download page, made stricter than a plain form can be: "Download selected" stays
- * disabled until a file is ticked (submitted empty, the form would ask for every file), and days are
+ * disabled until a file is ticked (submitted empty, the form would ask for every file), and times are
  * rewritten in the reader's own time zone.
  */
 export function enhanceDownload(lang: string): void {
-  for (const el of document.querySelectorAll<HTMLElement>('time[data-day]'))
-    el.textContent = formatDay(Number(el.dataset.day), lang);
+  localTimes(lang);
   // The shortened SHA-256 of each file: a button copies the whole value.
   for (const b of document.querySelectorAll<HTMLButtonElement>('button.copy-hash')) {
     b.hidden = false;

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
-import { formatBytes, formatDay } from '../lib/format';
+import { formatBytes, formatDay, formatMoment } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import type { TransferJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
@@ -113,7 +113,16 @@ export function TransferTable({
                   )}
                 </td>
                 <td class="nowrap" data-label={t('expires')}>
-                  {tr.status === 'closed' ? '–' : formatDay(tr.expires.raw, lang)}
+                  {tr.status === 'closed' ? (
+                    '–'
+                  ) : (
+                    <time
+                      dateTime={new Date(tr.expires.raw * 1000).toISOString()}
+                      title={formatMoment(tr.expires.raw, lang)}
+                    >
+                      {formatDay(tr.expires.raw, lang)}
+                    </time>
+                  )}
                 </td>
                 <td class="nowrap" data-label={t('status')}>
                   {t(`status_${status}`)}

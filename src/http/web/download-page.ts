@@ -6,7 +6,7 @@ import { html, SafeHtml } from './html';
 import { visibleName, visibleText } from '../../util/names';
 import type { TextKey } from '../../i18n';
 import { basePath, errorSentence, layout, pageLang, type PageT, pageT } from './layout';
-import { formatBytes, formatDay } from './format';
+import { formatBytes, formatMoment } from './format';
 import { errorPageHtml } from './error-page';
 import { safeEntryNames } from '../../shared/entry-names';
 
@@ -129,11 +129,11 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 }
 
 /**
- * A day as the page's language writes it, in UTC; the page's script rewrites it in the reader's own time zone
- * (data-day), where the day may differ.
+ * A moment as the page's language writes it, with its zone (UTC here); the page's script rewrites it in the
+ * reader's own time zone, named (data-moment: web/lib/local-times.ts), where the day may differ.
  */
-function localDay(unixSeconds: number, lang: string): SafeHtml {
-  return html`<time datetime="${new Date(unixSeconds * 1000).toISOString()}" data-day="${unixSeconds}">${formatDay(unixSeconds, lang, 'UTC')}</time>`;
+export function localMoment(unixSeconds: number, lang: string): SafeHtml {
+  return html`<time datetime="${new Date(unixSeconds * 1000).toISOString()}" data-moment="${unixSeconds}">${formatMoment(unixSeconds, lang, 'UTC')}</time>`;
 }
 
 /**
@@ -196,7 +196,7 @@ function transferFacts(ctx: FerryContext, access: DownloadAccess): SafeHtml {
   return html`<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
 <dl class="facts">
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
-<dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
+<dt>${t('expires')}</dt><dd>${localMoment(transfer.expires, lang)}</dd>
 <dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count})</dd>
 ${access.controls.downloadLimit !== null ? html`<dt>${t('ui_download_limit')}</dt><dd>${t('ui_download_limit_of', { count: access.controls.downloadLimit })}</dd>` : ''}
 </dl>`;

@@ -97,4 +97,5 @@ export const mailCs: Translations = {
   mail_event_virus_scan_held: 'antivirová kontrola pozastavena (antivir nedostupný)',
   mail_event_virus_scan_failed: 'nezkontrolováno (antivir nedostupný)',
   mail_event_virus_scan_skipped: 'nezkontrolováno (příliš velké)',
+  ui_mail_reply_to: 'Odpovědět na',
 };

@@ -98,4 +98,5 @@ export const mailDe: Translations = {
   mail_event_virus_scan_held: 'Virenprüfung angehalten (Scanner nicht erreichbar)',
   mail_event_virus_scan_failed: 'nicht geprüft (Scanner nicht erreichbar)',
   mail_event_virus_scan_skipped: 'nicht geprüft (zu groß)',
+  ui_mail_reply_to: 'Antwort an',
 };

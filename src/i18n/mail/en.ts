@@ -95,4 +95,5 @@ export const mailEn = {
   mail_event_virus_scan_held: 'virus scan held (scanner unavailable)',
   mail_event_virus_scan_failed: 'not scanned (scanner unavailable)',
   mail_event_virus_scan_skipped: 'not scanned (too large)',
+  ui_mail_reply_to: 'Reply to',
 } satisfies Table;

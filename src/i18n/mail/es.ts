@@ -97,4 +97,5 @@ export const mailEs: Translations = {
   mail_event_virus_scan_held: 'análisis antivirus en espera (antivirus no disponible)',
   mail_event_virus_scan_failed: 'sin analizar (antivirus no disponible)',
   mail_event_virus_scan_skipped: 'sin analizar (demasiado grande)',
+  ui_mail_reply_to: 'Responder a',
 };

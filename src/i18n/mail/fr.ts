@@ -99,4 +99,5 @@ export const mailFr: Translations = {
   mail_event_virus_scan_held: 'analyse antivirus en attente (antivirus indisponible)',
   mail_event_virus_scan_failed: 'non analysé (antivirus indisponible)',
   mail_event_virus_scan_skipped: 'non analysé (trop volumineux)',
+  ui_mail_reply_to: 'Répondre à',
 };

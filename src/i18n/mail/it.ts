@@ -95,4 +95,5 @@ export const mailIt: Translations = {
   mail_event_virus_scan_held: 'controllo antivirus sospeso (antivirus non disponibile)',
   mail_event_virus_scan_failed: 'non controllato (antivirus non disponibile)',
   mail_event_virus_scan_skipped: 'non controllato (troppo grande)',
+  ui_mail_reply_to: 'Rispondi a',
 };

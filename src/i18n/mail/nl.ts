@@ -95,4 +95,5 @@ export const mailNl: Translations = {
   mail_event_virus_scan_held: 'virusscan aangehouden (scanner onbereikbaar)',
   mail_event_virus_scan_failed: 'niet gescand (scanner onbereikbaar)',
   mail_event_virus_scan_skipped: 'niet gescand (te groot)',
+  ui_mail_reply_to: 'Antwoord aan',
 };

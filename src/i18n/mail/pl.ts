@@ -99,4 +99,5 @@ export const mailPl: Translations = {
   mail_event_virus_scan_held: 'wstrzymano skanowanie antywirusowe (skaner niedostępny)',
   mail_event_virus_scan_failed: 'nie przeskanowano (skaner niedostępny)',
   mail_event_virus_scan_skipped: 'nie przeskanowano (za duży plik)',
+  ui_mail_reply_to: 'Odpowiedź do',
 };

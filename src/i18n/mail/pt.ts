@@ -98,4 +98,5 @@ export const mailPt: Translations = {
   mail_event_virus_scan_held: 'verificação antivírus suspensa (antivírus indisponível)',
   mail_event_virus_scan_failed: 'não verificado (antivírus indisponível)',
   mail_event_virus_scan_skipped: 'não verificado (demasiado grande)',
+  ui_mail_reply_to: 'Responder a',
 };

@@ -98,4 +98,5 @@ export const mailSv: Translations = {
   mail_event_virus_scan_held: 'virusskanning väntar (skannern otillgänglig)',
   mail_event_virus_scan_failed: 'inte skannad (skannern otillgänglig)',
   mail_event_virus_scan_skipped: 'inte skannad (för stor)',
+  ui_mail_reply_to: 'Svara till',
 };
