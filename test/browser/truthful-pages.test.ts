@@ -366,4 +366,71 @@ test("10. times in the reader's zone, named: the inbox, a mail's headers (transl
   }
 });
 
+test("6. an admin settings page: what PUT /config can change, checked in words; the config file's values read-only", async () => {
+  const root = await openBrowser({ headers: asUserHeaders('root') });
+  const config = async () => (await rest(ferry.url, 'GET', '/config', 'root')).json;
+  try {
+    const { page } = root;
+    await page.goto(`${ferry.url}/?s=admin`);
+    await page.locator('nav.tabs button', { hasText: 'Settings' }).click();
+    const reminders = page.locator('#setting-transfer_automatic_reminder');
+    await reminders.waitFor();
+    assert.is(await reminders.inputValue(), '');
+    assert.is(await page.locator('#setting-max_transfer_days_valid').inputValue(), '20');
+    // Wrong values are refused in words, before anything is sent.
+    await reminders.fill('3, 0');
+    await page.fill('#setting-max_transfer_days_valid', 'abc');
+    await page.click('form.admin-settings button.primary');
+    assert.is(
+      await page.locator('#setting-transfer_automatic_reminder-error').innerText(),
+      'Automatic reminders to recipients (days before expiry): "3, 0" is not a list of days, each a whole number from 1 to 365.',
+    );
+    assert.is(
+      await page.locator('#setting-max_transfer_days_valid-error').innerText(),
+      'Most days a transfer may last: "abc" is not a whole number from 1 to 36,500.',
+    );
+    assert.is(
+      await page.locator('form.admin-settings p.error[role=alert]').innerText(),
+      'Nothing was saved: correct the settings marked above.',
+    );
+    assert.equal((await config()).transfer_automatic_reminder, []);
+    // A default longer than the most allowed: the server's cross-check, named in words.
+    await reminders.fill('3, 1');
+    await page.fill('#setting-max_transfer_days_valid', '5');
+    await page.click('form.admin-settings button.primary');
+    const refused = page.locator('form.admin-settings p.error[role=alert]', { hasText: 'Not saved' });
+    assert.match(await refused.innerText(), /^Not saved: the server refused Days a transfer lasts by default/);
+    await page.fill('#setting-max_transfer_days_valid', '30');
+    await page.fill('#setting-max_transfer_size', '2 GB');
+    await page.click('form.admin-settings button.primary');
+    await page.locator('form.admin-settings p.ok', { hasText: 'Saved.' }).waitFor();
+    const after = await config();
+    assert.equal(after.transfer_automatic_reminder, [3, 1]);
+    assert.is(after.max_transfer_days_valid, 30);
+    assert.is(after.max_transfer_size, 2_000_000_000);
+    assert.match(
+      await page.locator('#setting-max_transfer_days_valid-hint').innerText(),
+      'Changed here; the config file has 20.',
+    );
+    // What only the config file sets, read-only.
+    const fileOnly = page.locator('section.file-only');
+    assert.match(await fileOnly.innerText(), /upload_chunk_size/);
+    assert.is(await fileOnly.locator('input').count(), 0);
+    await shot(page, 'truthful-admin-settings');
+    // Back as it was, for the other tests.
+    assert.is(
+      (
+        await rest(ferry.url, 'PUT', '/config', 'root', {
+          transfer_automatic_reminder: [],
+          max_transfer_days_valid: 20,
+          max_transfer_size: after.config_file.max_transfer_size,
+        })
+      ).status,
+      200,
+    );
+  } finally {
+    await root.close();
+  }
+});
+
 test.run();
