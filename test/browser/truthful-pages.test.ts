@@ -433,4 +433,37 @@ test("6. an admin settings page: what PUT /config can change, checked in words; 
   }
 });
 
+test('7. the public address field is empty until set; the disk\'s fill sits under "Free on the disk"; the admin\'s placeholder address shows in Users', async () => {
+  const local = await startFerry({});
+  const b = await openBrowser();
+  try {
+    const password = /created the first account: user "admin", password (\S+) /.exec(local.output())?.[1];
+    assert.ok(password, local.output());
+    const { page } = b;
+    await page.goto(`${local.url}/login`);
+    await page.fill('#login-user', 'admin');
+    await page.fill('#login-password', password!);
+    await page.click('form.login-form button[type=submit]');
+    await page.locator('#upload-title').waitFor();
+    await page.goto(`${local.url}/?s=admin`);
+    const field = page.locator('#public-address-url');
+    await field.waitFor();
+    assert.is(await field.inputValue(), '', 'nothing set here: the field is empty, as its hint says');
+    assert.is(await page.locator('.public-address-in-use').innerText(), `In use now: ${local.url}`);
+    const meter = page.locator('dl.storage meter');
+    await meter.waitFor();
+    assert.is(await page.locator('dl.storage dd.storage-free meter').count(), 1, 'the disk bar is in its own row');
+    assert.is(await page.locator('dl.storage dd.host-quota meter').count(), 0);
+    await shot(page, 'truthful-admin-overview');
+    await page.locator('nav.tabs button', { hasText: 'Users' }).click();
+    const row = page.locator('tr[data-user="admin"]');
+    await row.waitFor();
+    assert.is(await row.locator('input').first().inputValue(), 'admin@localhost.localdomain');
+    assert.match(await row.locator('.placeholder-email').innerText(), /is a placeholder, nobody's mailbox/);
+  } finally {
+    await b.close();
+    await local.stop();
+  }
+});
+
 test.run();

@@ -426,4 +426,6 @@ export const uiCs: Translations = {
   ui_save_settings: 'Uložit nastavení',
   ui_settings_file_only: 'Nastaveno v konfiguračním souboru',
   ui_settings_file_only_hint: 'Lze je změnit jen v konfiguračním souboru (pak službu restartujte); zde jen ke čtení.',
+  ui_public_address_in_use: 'Nyní používaná: {url}',
+  ui_email_is_placeholder: '{email} je zástupná adresa, ničí schránka: zadejte skutečnou adresu.',
 };

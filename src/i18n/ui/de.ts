@@ -412,4 +412,6 @@ export const uiDe: Translations = {
   ui_settings_file_only: 'In der Konfigurationsdatei festgelegt',
   ui_settings_file_only_hint:
     'Diese lassen sich nur in der Konfigurationsdatei ändern (danach den Dienst neu starten); hier nur zur Ansicht.',
+  ui_public_address_in_use: 'Zurzeit verwendet: {url}',
+  ui_email_is_placeholder: '{email} ist ein Platzhalter, niemandes Postfach: Geben Sie eine echte Adresse ein.',
 };

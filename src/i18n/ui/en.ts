@@ -410,4 +410,6 @@ export const uiEn = {
   ui_settings_file_only: 'Set in the config file',
   ui_settings_file_only_hint:
     'These can only be changed in the config file (then restart the service); shown here read-only.',
+  ui_public_address_in_use: 'In use now: {url}',
+  ui_email_is_placeholder: "{email} is a placeholder, nobody's mailbox: enter a real address.",
 } satisfies Table;

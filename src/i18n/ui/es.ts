@@ -418,4 +418,7 @@ export const uiEs: Translations = {
   ui_settings_file_only: 'Fijados en el archivo de configuración',
   ui_settings_file_only_hint:
     'Solo se cambian en el archivo de configuración (después reinicie el servicio); se muestran aquí solo para consulta.',
+  ui_public_address_in_use: 'En uso ahora: {url}',
+  ui_email_is_placeholder:
+    '{email} es una dirección provisional que no es el buzón de nadie: escriba una dirección real.',
 };

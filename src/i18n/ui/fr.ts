@@ -414,4 +414,6 @@ export const uiFr: Translations = {
   ui_settings_file_only: 'Définis dans le fichier de configuration',
   ui_settings_file_only_hint:
     'Ils ne se changent que dans le fichier de configuration (puis redémarrez le service) ; montrés ici en lecture seule.',
+  ui_public_address_in_use: 'Utilisée en ce moment : {url}',
+  ui_email_is_placeholder: '{email} est une adresse provisoire, la boîte de personne : saisissez une vraie adresse.',
 };

@@ -413,4 +413,6 @@ export const uiIt: Translations = {
   ui_settings_file_only: 'Impostati nel file di configurazione',
   ui_settings_file_only_hint:
     'Si cambiano solo nel file di configurazione (poi riavvia il servizio); qui in sola lettura.',
+  ui_public_address_in_use: 'In uso ora: {url}',
+  ui_email_is_placeholder: '{email} è un indirizzo provvisorio, la casella di nessuno: inserisci un indirizzo vero.',
 };

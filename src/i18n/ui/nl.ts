@@ -407,4 +407,6 @@ export const uiNl: Translations = {
   ui_settings_file_only: 'Ingesteld in het configuratiebestand',
   ui_settings_file_only_hint:
     'Deze zijn alleen in het configuratiebestand te wijzigen (herstart daarna de dienst); hier alleen-lezen getoond.',
+  ui_public_address_in_use: 'Nu in gebruik: {url}',
+  ui_email_is_placeholder: '{email} is een tijdelijk adres, van niemand: vul een echt adres in.',
 };

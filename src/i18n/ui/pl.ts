@@ -447,4 +447,6 @@ export const uiPl: Translations = {
   ui_settings_file_only: 'Ustawione w pliku konfiguracyjnym',
   ui_settings_file_only_hint:
     'Można je zmienić tylko w pliku konfiguracyjnym (potem uruchom usługę ponownie); tu tylko do odczytu.',
+  ui_public_address_in_use: 'Obecnie używany: {url}',
+  ui_email_is_placeholder: '{email} to adres zastępczy, niczyja skrzynka: wpisz prawdziwy adres.',
 };

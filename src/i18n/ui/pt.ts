@@ -415,4 +415,6 @@ export const uiPt: Translations = {
   ui_settings_file_only: 'Definidos no ficheiro de configuração',
   ui_settings_file_only_hint:
     'Só se alteram no ficheiro de configuração (depois reinicie o serviço); mostrados aqui só para leitura.',
+  ui_public_address_in_use: 'Em uso agora: {url}',
+  ui_email_is_placeholder: '{email} é um endereço provisório, a caixa de ninguém: escreva um endereço real.',
 };

@@ -413,4 +413,6 @@ export const uiSv: Translations = {
   ui_settings_file_only: 'Satt i konfigurationsfilen',
   ui_settings_file_only_hint:
     'De kan bara ändras i konfigurationsfilen (starta sedan om tjänsten); visas här skrivskyddat.',
+  ui_public_address_in_use: 'Används nu: {url}',
+  ui_email_is_placeholder: '{email} är en platshållare, ingens brevlåda: ange en riktig adress.',
 };
