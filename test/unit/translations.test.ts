@@ -139,6 +139,10 @@ const NOT_COUNTED: Record<string, string> = {
   ui_download_limit_saved: 'a setting\'s new value, a number or the words "no limit"',
   ui_download_limit_range: 'the bound of a range of numbers ("from 1 to 1,000,000")',
   ui_download_limit_invalid: 'the bound of a range of numbers ("from 1 to 1,000,000")',
+  ui_setting_hint_int: 'the bounds of a range of numbers ("from 1 to 36,500")',
+  ui_setting_hint_days: 'the bounds of a range of numbers ("each from 1 to 365")',
+  ui_setting_bad_int: 'the bounds of a range of numbers ("from 1 to 36,500")',
+  ui_setting_bad_days: 'the bounds of a range of numbers ("each from 1 to 365")',
 };
 
 test('every count is a counted text, so each language says it in its own plural form', () => {

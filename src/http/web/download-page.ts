@@ -97,6 +97,10 @@ function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess, virus:
   // A browser saves one file at a time into a folder the user picks: the last part of the archive's safe name.
   const saveNames = safeEntryNames(files.map((f) => f.name)).map((n) => n.split('/').at(-1) ?? n);
   const messages = E2EE_MESSAGES.map((k) => html` data-${k.replace(/_/g, '-')}="${t(k)}"`);
+  // "Decrypt and save all" says how it ended, even when every file had been saved one by one before.
+  messages.push(
+    html` data-e2ee-saved-all="${t('ui_e2ee_saved_all', { count: files.length })}" data-e2ee-save-all-cancelled="${t('ui_e2ee_save_all_cancelled')}" data-e2ee-saving-all="${t('ui_e2ee_saving_all')}"`,
+  );
   return layout(ctx, {
     title: t('download'),
     body: html`<section class="card download encrypted" data-token="${recipient.token}" data-salt="${e.salt}" data-iterations="${e.hashIterations}" data-key-version="${e.keyVersion}" data-password-version="${e.passwordVersion}" data-password-encoding="${e.passwordEncoding}" data-chunk-size="${e.chunkSize}"${messages}>

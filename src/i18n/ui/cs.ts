@@ -428,4 +428,9 @@ export const uiCs: Translations = {
   ui_settings_file_only_hint: 'Lze je změnit jen v konfiguračním souboru (pak službu restartujte); zde jen ke čtení.',
   ui_public_address_in_use: 'Nyní používaná: {url}',
   ui_email_is_placeholder: '{email} je zástupná adresa, ničí schránka: zadejte skutečnou adresu.',
+  ui_e2ee_saving_all: 'Dešifrování a ukládání všech souborů…',
+  ui_e2ee_saved_all_one: 'Uloženo: {count} soubor dešifrován.',
+  ui_e2ee_saved_all_other: 'Uloženo: všech {count} souborů je dešifrováno.',
+  ui_e2ee_saved_all_few: 'Uloženo: všechny {count} soubory jsou dešifrovány.',
+  ui_e2ee_save_all_cancelled: 'Nic nebylo uloženo: nebyla vybrána žádná složka.',
 };

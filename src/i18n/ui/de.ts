@@ -414,4 +414,8 @@ export const uiDe: Translations = {
     'Diese lassen sich nur in der Konfigurationsdatei ändern (danach den Dienst neu starten); hier nur zur Ansicht.',
   ui_public_address_in_use: 'Zurzeit verwendet: {url}',
   ui_email_is_placeholder: '{email} ist ein Platzhalter, niemandes Postfach: Geben Sie eine echte Adresse ein.',
+  ui_e2ee_saving_all: 'Alle Dateien werden entschlüsselt und gespeichert…',
+  ui_e2ee_saved_all_one: 'Gespeichert: {count} Datei entschlüsselt.',
+  ui_e2ee_saved_all_other: 'Gespeichert: Alle {count} Dateien sind entschlüsselt.',
+  ui_e2ee_save_all_cancelled: 'Nichts wurde gespeichert: Es wurde kein Ordner gewählt.',
 };

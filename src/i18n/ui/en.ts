@@ -412,4 +412,8 @@ export const uiEn = {
     'These can only be changed in the config file (then restart the service); shown here read-only.',
   ui_public_address_in_use: 'In use now: {url}',
   ui_email_is_placeholder: "{email} is a placeholder, nobody's mailbox: enter a real address.",
+  ui_e2ee_saving_all: 'Decrypting and saving every file…',
+  ui_e2ee_saved_all_one: 'Saved: {count} file decrypted.',
+  ui_e2ee_saved_all_other: 'Saved: all {count} files are decrypted.',
+  ui_e2ee_save_all_cancelled: 'Nothing was saved: no folder was chosen.',
 } satisfies Table;

@@ -421,4 +421,8 @@ export const uiEs: Translations = {
   ui_public_address_in_use: 'En uso ahora: {url}',
   ui_email_is_placeholder:
     '{email} es una dirección provisional que no es el buzón de nadie: escriba una dirección real.',
+  ui_e2ee_saving_all: 'Descifrando y guardando todos los archivos…',
+  ui_e2ee_saved_all_one: 'Guardado: {count} archivo descifrado.',
+  ui_e2ee_saved_all_other: 'Guardado: los {count} archivos están descifrados.',
+  ui_e2ee_save_all_cancelled: 'No se ha guardado nada: no se eligió ninguna carpeta.',
 };

@@ -416,4 +416,8 @@ export const uiFr: Translations = {
     'Ils ne se changent que dans le fichier de configuration (puis redémarrez le service) ; montrés ici en lecture seule.',
   ui_public_address_in_use: 'Utilisée en ce moment : {url}',
   ui_email_is_placeholder: '{email} est une adresse provisoire, la boîte de personne : saisissez une vraie adresse.',
+  ui_e2ee_saving_all: 'Déchiffrement et enregistrement de tous les fichiers…',
+  ui_e2ee_saved_all_one: 'Enregistré : {count} fichier déchiffré.',
+  ui_e2ee_saved_all_other: 'Enregistré : les {count} fichiers sont déchiffrés.',
+  ui_e2ee_save_all_cancelled: 'Rien n’a été enregistré : aucun dossier n’a été choisi.',
 };

@@ -415,4 +415,8 @@ export const uiIt: Translations = {
     'Si cambiano solo nel file di configurazione (poi riavvia il servizio); qui in sola lettura.',
   ui_public_address_in_use: 'In uso ora: {url}',
   ui_email_is_placeholder: '{email} è un indirizzo provvisorio, la casella di nessuno: inserisci un indirizzo vero.',
+  ui_e2ee_saving_all: 'Decifratura e salvataggio di tutti i file…',
+  ui_e2ee_saved_all_one: 'Salvato: {count} file decifrato.',
+  ui_e2ee_saved_all_other: 'Salvato: tutti i {count} file sono decifrati.',
+  ui_e2ee_save_all_cancelled: 'Non è stato salvato nulla: nessuna cartella scelta.',
 };

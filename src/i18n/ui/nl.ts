@@ -409,4 +409,8 @@ export const uiNl: Translations = {
     'Deze zijn alleen in het configuratiebestand te wijzigen (herstart daarna de dienst); hier alleen-lezen getoond.',
   ui_public_address_in_use: 'Nu in gebruik: {url}',
   ui_email_is_placeholder: '{email} is een tijdelijk adres, van niemand: vul een echt adres in.',
+  ui_e2ee_saving_all: 'Alle bestanden worden ontsleuteld en opgeslagen…',
+  ui_e2ee_saved_all_one: 'Opgeslagen: {count} bestand ontsleuteld.',
+  ui_e2ee_saved_all_other: 'Opgeslagen: alle {count} bestanden zijn ontsleuteld.',
+  ui_e2ee_save_all_cancelled: 'Er is niets opgeslagen: er is geen map gekozen.',
 };

@@ -449,4 +449,10 @@ export const uiPl: Translations = {
     'Można je zmienić tylko w pliku konfiguracyjnym (potem uruchom usługę ponownie); tu tylko do odczytu.',
   ui_public_address_in_use: 'Obecnie używany: {url}',
   ui_email_is_placeholder: '{email} to adres zastępczy, niczyja skrzynka: wpisz prawdziwy adres.',
+  ui_e2ee_saving_all: 'Odszyfrowywanie i zapisywanie wszystkich plików…',
+  ui_e2ee_saved_all_one: 'Zapisano: {count} plik odszyfrowany.',
+  ui_e2ee_saved_all_few: 'Zapisano: wszystkie {count} pliki są odszyfrowane.',
+  ui_e2ee_saved_all_many: 'Zapisano: wszystkie {count} plików jest odszyfrowanych.',
+  ui_e2ee_saved_all_other: 'Zapisano: wszystkie {count} pliku są odszyfrowane.',
+  ui_e2ee_save_all_cancelled: 'Nic nie zapisano: nie wybrano folderu.',
 };

@@ -417,4 +417,8 @@ export const uiPt: Translations = {
     'Só se alteram no ficheiro de configuração (depois reinicie o serviço); mostrados aqui só para leitura.',
   ui_public_address_in_use: 'Em uso agora: {url}',
   ui_email_is_placeholder: '{email} é um endereço provisório, a caixa de ninguém: escreva um endereço real.',
+  ui_e2ee_saving_all: 'A decifrar e guardar todos os ficheiros…',
+  ui_e2ee_saved_all_one: 'Guardado: {count} ficheiro decifrado.',
+  ui_e2ee_saved_all_other: 'Guardado: os {count} ficheiros estão decifrados.',
+  ui_e2ee_save_all_cancelled: 'Nada foi guardado: não foi escolhida nenhuma pasta.',
 };

@@ -415,4 +415,8 @@ export const uiSv: Translations = {
     'De kan bara ändras i konfigurationsfilen (starta sedan om tjänsten); visas här skrivskyddat.',
   ui_public_address_in_use: 'Används nu: {url}',
   ui_email_is_placeholder: '{email} är en platshållare, ingens brevlåda: ange en riktig adress.',
+  ui_e2ee_saving_all: 'Alla filer dekrypteras och sparas…',
+  ui_e2ee_saved_all_one: 'Sparat: {count} fil dekrypterad.',
+  ui_e2ee_saved_all_other: 'Sparat: alla {count} filer är dekrypterade.',
+  ui_e2ee_save_all_cancelled: 'Inget sparades: ingen mapp valdes.',
 };
