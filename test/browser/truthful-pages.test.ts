@@ -466,4 +466,36 @@ test('7. the public address field is empty until set; the disk\'s fill sits unde
   }
 });
 
+test('15. on a phone the encryption choices are never split: "Generate a password" stays on one line', async () => {
+  const { page } = alice;
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    for (const lang of ['en', 'es', 'pl', 'de']) {
+      await page.goto(`${ferry.url}/?lang=${lang}`);
+      await page.locator('#upload-title').waitFor();
+      await page.check('#upload-encrypt');
+      const labels = page.locator('.encrypt-modes label');
+      assert.is(await labels.count(), 2);
+      for (let i = 0; i < 2; i++) {
+        // The lines the label's words sit on (its text, not the radio button beside it).
+        const lines = await labels.nth(i).evaluate((l) => {
+          const tops = new Set<number>();
+          for (const n of l.childNodes) {
+            if (n.nodeType !== Node.TEXT_NODE || !n.textContent?.trim()) continue;
+            const r = document.createRange();
+            r.selectNodeContents(n);
+            for (const x of r.getClientRects()) if (x.width > 0) tops.add(Math.round(x.top));
+          }
+          return tops.size;
+        });
+        assert.is(lines, 1, `${lang}: "${await labels.nth(i).innerText()}" on one line`);
+      }
+      if (lang === 'en') await shot(page, 'truthful-encrypt-choices-phone');
+    }
+  } finally {
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${ferry.url}/?lang=en`);
+  }
+});
+
 test.run();
