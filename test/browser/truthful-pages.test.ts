@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
-import { sendViaRest } from './fixtures';
+import { axe, sendViaRest } from './fixtures';
 import {
   openBrowser,
   startFerry,
@@ -44,6 +44,11 @@ async function uploadForm(page: Page, file: string, subject: string) {
   await page.fill('#upload-recipients', 'rita@example.org');
   await page.keyboard.press('Enter');
   await page.fill('#upload-subject', subject);
+}
+
+async function noSeriousAxe(page: Page, where: string) {
+  const serious = (await axe(page)).filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.equal(serious, [], `axe on ${where}`);
 }
 
 async function transferNamed(subject: string, user = 'alice') {
@@ -249,6 +254,7 @@ test('8. one error page design: spent link (with subject and sender), bad invita
     assert.match(facts, 'Spent link');
     assert.match(facts, 'alice@example.org');
     await shot(page, 'truthful-error-spent-link');
+    await noSeriousAxe(page, 'the error page');
 
     assert.is((await page.goto(`${ferry.url}/?s=upload&vid=${'ab'.repeat(16)}`))?.status(), 401);
     await assertErrorPage(page, 'Access refused', /^This invitation link is not valid/);
@@ -417,6 +423,7 @@ test("6. an admin settings page: what PUT /config can change, checked in words; 
     assert.match(await fileOnly.innerText(), /upload_chunk_size/);
     assert.is(await fileOnly.locator('input').count(), 0);
     await shot(page, 'truthful-admin-settings');
+    await noSeriousAxe(page, 'the settings page');
     // Back as it was, for the other tests.
     assert.is(
       (
