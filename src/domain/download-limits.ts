@@ -125,7 +125,10 @@ export function filesSpent(claims: DownloadClaim[], fileIds: number[], limit: nu
   return fileIds.filter((id) => claims.filter((c) => c.fileId === id && c.done !== null).length >= limit);
 }
 
+/** The highest download limit a link may have (the upload form says so before sending). */
+export const DOWNLOAD_LIMIT_MAX = 1_000_000;
+
 /** A download limit as POST /transfer and PUT /transfer take it: a whole number from 1, or null for none. */
 export function isDownloadLimit(v: unknown): v is number | null {
-  return v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 && v <= 1_000_000);
+  return v === null || (typeof v === 'number' && Number.isSafeInteger(v) && v >= 1 && v <= DOWNLOAD_LIMIT_MAX);
 }

@@ -375,4 +375,15 @@ export class DownloadsService {
       });
     }
   }
+
+  /**
+   * The subject and sender of a link whose downloads are spent, for the page that says so: the recipient
+   * knows what they received. Asked only after access() refused the link with download_limit_reached, which
+   * it does after any link password was given.
+   */
+  async spentLinkFacts(token: string): Promise<{ subject: string; from: string } | null> {
+    const recipient = await this.d.repos.transfers.recipientByToken(token);
+    const transfer = recipient ? await this.d.repos.transfers.find(recipient.transferId) : undefined;
+    return transfer ? { subject: transfer.subject ?? '', from: transfer.userEmail } : null;
+  }
 }

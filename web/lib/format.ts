@@ -1,8 +1,8 @@
 /** Sizes, durations and dates as people read them; dates and sizes in the one format of each language. */
-import { formatBytes, formatDateTime, formatDay } from '../../src/i18n/format';
+import { formatBytes, formatDateTime, formatDay, formatMoment } from '../../src/i18n/format';
 import { numberFormat } from '../../src/i18n/intl-cache';
 
-export { formatBytes, formatDay };
+export { formatBytes, formatDay, formatMoment };
 /** A moment (audit log, last activity): the day as formatDay, then the time. */
 export const formatDate = formatDateTime;
 /** "12,345" / "12 345" / "12.345": a whole count in the language's grouping. */

@@ -39,7 +39,7 @@ export function downloadRoutes(api: Api): void {
     } catch (e) {
       // A person who followed a link gets a page, not JSON.
       if (e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET')
-        return downloadErrorPage(ctx, e).value;
+        return (await downloadErrorPage(ctx, e)).value;
       throw e;
     }
   };
@@ -62,7 +62,7 @@ export function downloadRoutes(api: Api): void {
       ctx.redirect(`${basePath(ctx)}/?s=download&token=${encodeURIComponent(token)}`);
       return undefined;
     } catch (e) {
-      if (e instanceof ServiceError && wantsPage) return downloadErrorPage(ctx, e).value;
+      if (e instanceof ServiceError && wantsPage) return (await downloadErrorPage(ctx, e)).value;
       throw e;
     }
   });

@@ -78,7 +78,9 @@ export const mailCs: Translations = {
   mail_guest_page_access_intro: 'Váš host {guest} otevřel stránku nahrávání.',
   ui_mail_sink_off: 'Pošta se doručuje přes mail.transport: ve vestavěné schránce nic nezůstává.',
   ui_mail_sink_no_message: 'Taková zpráva neexistuje.',
-  ui_mail_sink_count: 'Zprávy uložené v {dir}: {n}.',
+  ui_mail_sink_count_one: '{count} zpráva uložena v {dir}.',
+  ui_mail_sink_count_few: '{count} zprávy uloženy v {dir}.',
+  ui_mail_sink_count_other: '{count} zpráv uloženo v {dir}.',
   ui_mail_date: 'Datum',
   ui_mail_to: 'Komu',
   ui_mail_html_part: 'Část HTML (zdroj)',
@@ -96,4 +98,5 @@ export const mailCs: Translations = {
   mail_event_virus_scan_held: 'antivirová kontrola pozastavena (antivir nedostupný)',
   mail_event_virus_scan_failed: 'nezkontrolováno (antivir nedostupný)',
   mail_event_virus_scan_skipped: 'nezkontrolováno (příliš velké)',
+  ui_mail_reply_to: 'Odpovědět na',
 };

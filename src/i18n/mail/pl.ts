@@ -79,7 +79,10 @@ export const mailPl: Translations = {
   mail_guest_page_access_intro: 'Twój gość {guest} otworzył stronę wysyłania.',
   ui_mail_sink_off: 'Poczta jest doręczana przez mail.transport: we wbudowanej skrzynce nic nie zostaje.',
   ui_mail_sink_no_message: 'Nie ma takiej wiadomości.',
-  ui_mail_sink_count: 'Wiadomości zapisane w {dir}: {n}.',
+  ui_mail_sink_count_one: '{count} wiadomość zapisana w {dir}.',
+  ui_mail_sink_count_few: '{count} wiadomości zapisane w {dir}.',
+  ui_mail_sink_count_many: '{count} wiadomości zapisanych w {dir}.',
+  ui_mail_sink_count_other: '{count} wiadomości zapisanych w {dir}.',
   ui_mail_date: 'Data',
   ui_mail_to: 'Do',
   ui_mail_html_part: 'Część HTML (źródło)',
@@ -97,4 +100,5 @@ export const mailPl: Translations = {
   mail_event_virus_scan_held: 'wstrzymano skanowanie antywirusowe (skaner niedostępny)',
   mail_event_virus_scan_failed: 'nie przeskanowano (skaner niedostępny)',
   mail_event_virus_scan_skipped: 'nie przeskanowano (za duży plik)',
+  ui_mail_reply_to: 'Odpowiedź do',
 };

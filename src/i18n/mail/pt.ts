@@ -80,7 +80,8 @@ export const mailPt: Translations = {
   mail_guest_page_access_intro: 'O seu convidado {guest} abriu a página de carregamento.',
   ui_mail_sink_off: 'O correio é entregue através de mail.transport: nada fica na caixa integrada.',
   ui_mail_sink_no_message: 'Essa mensagem não existe.',
-  ui_mail_sink_count: '{n} mensagens guardadas em {dir}.',
+  ui_mail_sink_count_one: '{count} mensagem guardada em {dir}.',
+  ui_mail_sink_count_other: '{count} mensagens guardadas em {dir}.',
   ui_mail_date: 'Data',
   ui_mail_to: 'Para',
   ui_mail_html_part: 'Parte HTML (código-fonte)',
@@ -98,4 +99,5 @@ export const mailPt: Translations = {
   mail_event_virus_scan_held: 'verificação antivírus suspensa (antivírus indisponível)',
   mail_event_virus_scan_failed: 'não verificado (antivírus indisponível)',
   mail_event_virus_scan_skipped: 'não verificado (demasiado grande)',
+  ui_mail_reply_to: 'Responder a',
 };
