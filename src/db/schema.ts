@@ -287,6 +287,16 @@ export interface DB {
   automatic_reminders: AutomaticRemindersTable;
   virus_scans: VirusScansTable;
   virus_findings: VirusFindingsTable;
+  user_usage: UserUsageTable;
+}
+
+/**
+ * Running totals of quota use, kept by the database's triggers (migration 26). Not in TABLES: a copy rebuilds
+ * them from the rows it writes.
+ */
+export interface UserUsageTable {
+  user_id: string;
+  open_bytes: number;
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
-import type { Page } from '../domain/paging';
+import { numericAfter, type Page } from '../domain/paging';
 import type {
   NewFile,
   NewRecipient,
@@ -107,7 +107,11 @@ export class TransfersRepo implements TransferRepository {
     if (owner !== 'all')
       q = 'userId' in owner ? q.where('user_id', '=', owner.userId) : q.where('guest_id', '=', owner.guestId);
     q = q.orderBy('id', 'desc');
-    if (page) q = q.limit(page.limit).offset(page.offset);
+    // By key: the index on (owner, id) or the primary key is read from the key on, never the rows before it.
+    const after = page ? numericAfter(page) : null;
+    if (after !== null) q = q.where('id', '<', after);
+    if (page) q = q.limit(page.limit);
+    if (page && after === null) q = q.offset(page.offset);
     return (await q.execute()).map((r) => toTransfer(r as TransferRow));
   }
 

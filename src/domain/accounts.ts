@@ -4,6 +4,7 @@ import type { UsersService } from './users';
 import { LoginThrottle } from './login-throttle';
 import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
 import { isEmail } from './transfer-input';
+import type { Page } from './paging';
 import { MIN_PASSWORD_LENGTH } from './password-rules';
 
 export { MIN_PASSWORD_LENGTH } from './password-rules';
@@ -221,18 +222,20 @@ export class AccountsService {
     return (await this.d.repos.localAccounts.passwordHash(userId)) !== undefined;
   }
 
-  async listUsers(): Promise<{ id: string; emails: string[]; local: boolean; admin: boolean }[]> {
-    const local = new Set(await this.d.repos.localAccounts.userIds());
-    const out = [];
-    for (const id of await this.d.repos.users.listIds()) {
-      out.push({
-        id,
-        emails: await this.d.repos.users.emails(id),
-        local: local.has(id),
-        admin: await this.d.users.isAdmin(id),
-      });
-    }
-    return out;
+  /**
+   * Users in the order of their ids: all of them, or one page (docs/architecture.md, "Lists and pages"); read
+   * in a few statements a page, not a few per user.
+   */
+  async listUsers(
+    page: Page | null = null,
+  ): Promise<{ id: string; emails: string[]; local: boolean; admin: boolean }[]> {
+    const configAdmins = this.d.users.configAdminIds();
+    return (await this.d.repos.users.listPage(page)).map((u) => ({
+      id: u.id,
+      emails: u.emails,
+      local: u.local,
+      admin: u.dbAdmin || configAdmins.includes(u.id),
+    }));
   }
 
   /**

@@ -8,7 +8,7 @@ import type {
   Transfer,
   TransferStatus,
 } from '../../src/domain/model';
-import type { Page } from '../../src/domain/paging';
+import { pageOf, type Page } from '../../src/domain/paging';
 import type {
   AuditRepository,
   FrequentRecipientRepository,
@@ -169,7 +169,7 @@ class MemoryTransfers implements TransferRepository {
       (t) => owner === 'all' || ('userId' in owner ? t.userId === owner.userId : t.guestId === owner.guestId),
     );
     const sorted = mine.sort((a, b) => b.id - a.id);
-    return copy(page ? sorted.slice(page.offset, page.offset + page.limit) : sorted);
+    return copy(pageOf(sorted, page, (t) => t.id, true));
   }
   async filesOf(transferIds: number[]) {
     const ids = new Set(transferIds);
@@ -636,10 +636,14 @@ class MemoryUsage implements UsageRepository {
   async openBytes(userId: string | null) {
     return this.openFiles(userId).reduce((n, { f }) => n + f.size, 0);
   }
-  async openBytesByUser() {
+  async recountOpenBytes() {
     const out = new Map<string, number>();
     for (const { f, owner } of this.openFiles(null)) out.set(owner, (out.get(owner) ?? 0) + f.size);
     return out;
+  }
+  async openBytesOf(userIds: string[]) {
+    const all = await this.recountOpenBytes();
+    return new Map(userIds.filter((u) => all.has(u)).map((u) => [u, all.get(u)!]));
   }
   async quotaOf(userId: string) {
     return this.s.quotas[userId] ?? null;

@@ -178,6 +178,13 @@ export interface UserRecord {
   lastActivity: number | null;
 }
 
+export interface UserSummary {
+  id: string;
+  emails: string[];
+  local: boolean;
+  dbAdmin: boolean;
+}
+
 export interface UserRepository {
   /** Creates or refreshes the user; when emails are given they replace the stored list. Returns the stored e-mails. */
   upsertSeen(id: string, emails: string[], now: number): Promise<string[]>;
@@ -185,6 +192,11 @@ export interface UserRepository {
   emails(id: string): Promise<string[]>;
   setEmails(id: string, emails: string[]): Promise<void>;
   listIds(): Promise<string[]>;
+  /**
+   * A page of users in the order of their ids (all of them when page is null), each with its e-mails, whether
+   * it has a local account and whether the admins table names it: a few statements a page, whatever its size.
+   */
+  listPage(page: Page | null): Promise<UserSummary[]>;
   remoteSecret(id: string): Promise<string | null>;
   setRemoteSecret(id: string, secret: string | null): Promise<void>;
   setLang(id: string, lang: string | null): Promise<void>;
@@ -381,8 +393,13 @@ export interface UsageRepository {
   holdQuota(keys: string[]): Promise<void>;
   /** Declared bytes of the files (not deleted) of open transfers: one user's, or everyone's (null). */
   openBytes(userId: string | null): Promise<number>;
-  /** The same, per user that has any. */
-  openBytesByUser(): Promise<Map<string, number>>;
+  /** The same, for each of these users that has any (one page of the admins' list of users). */
+  openBytesOf(userIds: string[]): Promise<Map<string, number>>;
+  /**
+   * The same per user, summed from the files themselves rather than read from the running totals: what the
+   * totals must equal (tests, and a check an operator can run).
+   */
+  recountOpenBytes(): Promise<Map<string, number>>;
   /** The user's own quota (null: the config's user_quota applies). */
   quotaOf(userId: string): Promise<number | null>;
   /** False when there is no such user. */
