@@ -419,7 +419,7 @@ DROP INDEX transfers_guest;
     // Triggers keep them in the unit of work that changes the rows they count, whichever code path does it
     // (creation, deleted files, closing, expiry, purge, `ferry db copy`). Open = created, started, uploading,
     // available, as in src/db/usage-repo.ts. Also the foreign keys on file_id that had no index of their own
-    // (a file's deletion cascades through them).
+    // (a file's deletion cascades through them), and closed Transfers by the time they closed (the purge).
     version: 26,
     sql: `
 CREATE TABLE user_usage (
@@ -432,6 +432,7 @@ INSERT INTO user_usage (user_id, open_bytes)
   GROUP BY t.user_id;
 CREATE INDEX recipient_downloads_file ON recipient_downloads(file_id);
 CREATE INDEX download_claims_file ON download_claims(file_id);
+CREATE INDEX transfers_closed ON transfers(status, closed);
 `,
     sqlite: `
 CREATE TRIGGER user_usage_file_insert AFTER INSERT ON files WHEN NEW.deleted IS NULL

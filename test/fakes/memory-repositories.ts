@@ -566,19 +566,25 @@ class MemoryPurge implements PurgeRepository {
   private get s() {
     return this.w.state;
   }
+  private ids(which: (t: Transfer) => boolean) {
+    return this.s.transfers
+      .filter(which)
+      .map((t) => t.id)
+      .sort((a, b) => a - b);
+  }
   async expiredOpenTransfers(now: number) {
-    return copy(this.s.transfers.filter((t) => t.status !== 'closed' && t.expires <= now));
+    return this.ids((t) => t.status !== 'closed' && t.expires <= now);
   }
   async abandonedTransfers(createdBefore: number) {
-    return copy(
-      this.s.transfers.filter(
-        (t) =>
-          t.madeAvailable === null && t.status !== 'closed' && t.status !== 'available' && t.created < createdBefore,
-      ),
+    return this.ids(
+      (t) => t.madeAvailable === null && t.status !== 'closed' && t.status !== 'available' && t.created < createdBefore,
     );
   }
   async closedBefore(closedBefore: number) {
-    return copy(this.s.transfers.filter((t) => t.status === 'closed' && t.closed !== null && t.closed < closedBefore));
+    return this.ids((t) => t.status === 'closed' && t.closed !== null && t.closed < closedBefore);
+  }
+  async deleteTransfersRecords(ids: number[]) {
+    for (const id of ids) await this.deleteTransferRecords(id);
   }
   async deleteTransferRecords(id: number) {
     const s = this.s;
@@ -601,8 +607,9 @@ class MemoryPurge implements PurgeRepository {
       )
       .map((f) => ({ transferId: f.transferId, fileId: f.id, uid: f.uid, upload: f.storeUpload as string }));
   }
-  async liveFileKeys() {
-    const open = new Set(this.s.transfers.filter((t) => t.status !== 'closed').map((t) => t.id));
+  async liveFileKeys(transferIds: number[]) {
+    const asked = new Set(transferIds);
+    const open = new Set(this.s.transfers.filter((t) => t.status !== 'closed' && asked.has(t.id)).map((t) => t.id));
     return new Set(
       this.s.files.filter((f) => f.deleted === null && open.has(f.transferId)).map((f) => `${f.transferId}/${f.uid}`),
     );

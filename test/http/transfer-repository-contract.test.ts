@@ -292,8 +292,8 @@ for (const [name, open] of Object.entries(worlds)) {
       target: { type: 'Transfer', id: String(id) },
     });
     await w.repos.trackingErrors.add('Recipient', r.id, { type: 'bounce', date: T0, details: 'x' });
-    assert.ok((await w.repos.purge.expiredOpenTransfers(T0)).some((t) => t.id === id));
-    assert.ok((await w.repos.purge.abandonedTransfers(T0)).some((t) => t.id === id));
+    assert.ok((await w.repos.purge.expiredOpenTransfers(T0)).includes(id));
+    assert.ok((await w.repos.purge.abandonedTransfers(T0)).includes(id));
     await w.repos.purge.deleteTransferRecords(id);
     assert.is(await w.repos.transfers.find(id), undefined);
     assert.equal(await w.repos.transfers.filesOf([id]), []);

@@ -360,16 +360,26 @@ export interface TrackingErrorRepository {
 
 /** The queries of the purge pass. */
 export interface PurgeRepository {
-  expiredOpenTransfers(now: number): Promise<Transfer[]>;
-  /** Transfers never made available, created before the cut-off (abandoned uploads). */
-  abandonedTransfers(createdBefore: number): Promise<Transfer[]>;
-  closedBefore(closedBefore: number): Promise<Transfer[]>;
+  /**
+   * Ids of the Transfers not closed whose expiry has come, in the order of their ids: ids only, so that a pass
+   * over many holds little (docs/architecture.md, Purge).
+   */
+  expiredOpenTransfers(now: number): Promise<number[]>;
+  /** Ids of the Transfers never made available, created before the cut-off (abandoned uploads). */
+  abandonedTransfers(createdBefore: number): Promise<number[]>;
+  /** Ids of the Transfers closed before the cut-off. */
+  closedBefore(closedBefore: number): Promise<number[]>;
   /** Deletes a Transfer's records: files, recipients, audit log and tracking errors. */
   deleteTransferRecords(id: number): Promise<void>;
+  /** The same for several Transfers, in one transaction. */
+  deleteTransfersRecords(ids: number[]): Promise<void>;
   /** Store uploads still recorded for files deleted or of closed Transfers (an abort cut short by a crash). */
   deadStoreUploads(): Promise<{ transferId: number; fileId: number; uid: string; upload: string }[]>;
-  /** `${transferId}/${uid}` of file data that should still exist: live files of Transfers that are not closed. */
-  liveFileKeys(): Promise<Set<string>>;
+  /**
+   * `${transferId}/${uid}` of file data that should still exist among these Transfers': live files of Transfers
+   * that are not closed. Asked a batch of Transfers at a time, never for every file at once.
+   */
+  liveFileKeys(transferIds: number[]): Promise<Set<string>>;
   deleteOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
   countOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
 }
