@@ -14,7 +14,10 @@ export const userId = (i) => `user${i}`;
  * transfers. The user-defined triggers (quota totals) are off while it loads and the totals are counted once
  * at the end, as a migration counts them.
  */
-export async function loadScale(url, { transfers, users = Math.max(10, Math.round(transfers / 100)), expiredShare = 0.1 }) {
+export async function loadScale(
+  url,
+  { transfers, users = Math.max(10, Math.round(transfers / 100)), expiredShare = 0.1 },
+) {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   const now = Math.floor(Date.now() / 1000);
@@ -81,9 +84,7 @@ export async function loadScale(url, { transfers, users = Math.max(10, Math.roun
     // As after any bulk load (and as `ferry db copy` does): statistics and the visibility map.
     await q('VACUUM ANALYZE');
     const expired = Number(
-      (
-        await q(`SELECT COUNT(*) AS n FROM transfers WHERE status <> 'closed' AND expires <= $1`, [now])
-      ).rows[0].n,
+      (await q(`SELECT COUNT(*) AS n FROM transfers WHERE status <> 'closed' AND expires <= $1`, [now])).rows[0].n,
     );
     return { seconds: Number(process.hrtime.bigint() - t0) / 1e9, expired, users };
   } catch (e) {
@@ -97,7 +98,9 @@ export async function loadScale(url, { transfers, users = Math.max(10, Math.roun
 if (import.meta.url === `file://${process.argv[1]}`) {
   const [url, n, u] = process.argv.slice(2);
   if (!url || !n) {
-    console.error('usage: node scripts/bench/scale-load.mjs <postgres-url of a migrated ferry database> <transfers> [users]');
+    console.error(
+      'usage: node scripts/bench/scale-load.mjs <postgres-url of a migrated ferry database> <transfers> [users]',
+    );
     process.exit(2);
   }
   const r = await loadScale(url, { transfers: Number(n), ...(u ? { users: Number(u) } : {}) });

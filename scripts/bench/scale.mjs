@@ -150,12 +150,16 @@ export async function scaleRows({ dir, row, transfers, requests = 400 }) {
     };
     const mine = await getJson(ferry.url, `/transfer?limit=${PAGE}`, admin);
     if (mine.length !== PAGE) throw new Error(`first page: ${mine.length}`);
-    await lat(`a user's first page (${PAGE}) of ${transfers / 100} transfers, GET /transfer?limit=${PAGE}`, [
-      `/transfer?limit=${PAGE}`,
-    ], admin);
-    await lat(`admin: first page of all transfers, GET /transfer/@all?limit=${PAGE}`, [
-      `/transfer/@all?limit=${PAGE}`,
-    ], admin);
+    await lat(
+      `a user's first page (${PAGE}) of ${transfers / 100} transfers, GET /transfer?limit=${PAGE}`,
+      [`/transfer?limit=${PAGE}`],
+      admin,
+    );
+    await lat(
+      `admin: first page of all transfers, GET /transfer/@all?limit=${PAGE}`,
+      [`/transfer/@all?limit=${PAGE}`],
+      admin,
+    );
     // Deep pages: the tenth of the list nearest its end (the oldest transfers), by key and by the spec's offset.
     const deepKeys = Array.from({ length: 20 }, (_, i) => Math.max(PAGE + 1, Math.floor(transfers / 10) - i * 997));
     await lat(
@@ -169,9 +173,11 @@ export async function scaleRows({ dir, row, transfers, requests = 400 }) {
       admin,
       null,
     );
-    await lat(`admin: first page of ${users} users with their quota use, GET /user/@all?limit=${PAGE}`, [
-      `/user/@all?limit=${PAGE}`,
-    ], admin);
+    await lat(
+      `admin: first page of ${users} users with their quota use, GET /user/@all?limit=${PAGE}`,
+      [`/user/@all?limit=${PAGE}`],
+      admin,
+    );
     await lat(
       `admin: users' pages by key, GET /user/@all?limit=${PAGE}&after=<id>`,
       Array.from({ length: 20 }, (_, i) => `/user/@all?limit=${PAGE}&after=${userId(Math.floor((users * i) / 20))}`),
@@ -182,11 +188,16 @@ export async function scaleRows({ dir, row, transfers, requests = 400 }) {
     for (let i = 0; i < Math.min(60, requests); i++) creates.push((await createOne(ferry.url, userId(0))).ms);
     creates.sort((a, b) => a - b);
     const p99 = creates[Math.floor(creates.length * 0.99)];
-    row(`POST /transfer by the user with ${transfers / 100} transfers (quota check), ${transfers} transfers`, {}, null, {
-      shown: `p50 ${creates[Math.floor(creates.length / 2)].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
-      ok: p99 < BUDGET_MS,
-      note: `p99 < ${BUDGET_MS} ms`,
-    });
+    row(
+      `POST /transfer by the user with ${transfers / 100} transfers (quota check), ${transfers} transfers`,
+      {},
+      null,
+      {
+        shown: `p50 ${creates[Math.floor(creates.length / 2)].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+        ok: p99 < BUDGET_MS,
+        note: `p99 < ${BUDGET_MS} ms`,
+      },
+    );
 
     // The purge of the expired tenth, with a sender beside it whose transfers are among those purged: each
     // probe creates a transfer and sends its one chunk, so a lock held by the purge shows as its wait.

@@ -77,6 +77,25 @@ export class TransfersRepo implements TransferRepository {
     return row ? toTransfer(row as TransferRow) : undefined;
   }
 
+  async lockMany(ids: number[]): Promise<Transfer[]> {
+    const out: Transfer[] = [];
+    for (const part of slices([...new Set(ids)].sort((a, b) => a - b))) {
+      let q = this.db.selectFrom('transfers').selectAll().where('id', 'in', part).orderBy('id');
+      if (this.ctx.dialect === 'postgres') q = q.forUpdate();
+      for (const r of await q.execute()) out.push(toTransfer(r as TransferRow));
+    }
+    return out;
+  }
+
+  async closeMany(ids: number[], now: number, reason: string): Promise<void> {
+    for (const part of slices(ids))
+      await this.db
+        .updateTable('transfers')
+        .set({ status: 'closed', closed: now, closed_reason: reason })
+        .where('id', 'in', part)
+        .execute();
+  }
+
   async listOfUser(userId: string): Promise<Transfer[]> {
     const rows = await this.db
       .selectFrom('transfers')

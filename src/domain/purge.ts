@@ -187,27 +187,29 @@ export class PurgeService {
    */
   private async expire(ids: number[], now: number): Promise<number[]> {
     const closed = await this.uow.run(async (tx) => {
-      const due: Transfer[] = [];
-      for (const id of ids) {
-        const cur = await tx.transfers.lock(id);
-        if (cur && cur.status !== 'closed' && cur.expires <= now) due.push(cur);
-      }
+      const due = (await tx.transfers.lockMany(ids)).filter((t) => t.status !== 'closed' && t.expires <= now);
       if (due.length === 0) return [];
       const dueIds = due.map((t) => t.id);
-      const files = await tx.transfers.filesOf(dueIds);
-      const recipients = await tx.transfers.recipientsOf(dueIds);
-      for (const t of due) {
-        await tx.transfers.setStatus(t.id, 'closed', now, 'expired');
-        await tx.audit.record({
+      await tx.transfers.closeMany(dueIds, now, 'expired');
+      await tx.audit.recordMany(
+        due.map((t) => ({
           transferId: t.id,
           date: now,
-          event: 'transfer_expired',
-          author: { type: 'User', id: 'ferry', ip: null },
-          target: { type: 'Transfer', id: String(t.id) },
-        });
-        if (t.status !== 'available') continue;
-        const mailed = t.options.includes('email_me_on_expire') || t.options.includes('email_report_on_closing');
-        if (!mailed) continue;
+          event: 'transfer_expired' as const,
+          author: { type: 'User' as const, id: 'ferry', ip: null },
+          target: { type: 'Transfer' as const, id: String(t.id) },
+        })),
+      );
+      // Mail only for the Transfers whose owner asked for it: their files and recipients read in two statements.
+      const mailed = due.filter(
+        (t) =>
+          t.status === 'available' &&
+          (t.options.includes('email_me_on_expire') || t.options.includes('email_report_on_closing')),
+      );
+      if (mailed.length === 0) return dueIds;
+      const files = await tx.transfers.filesOf(mailed.map((t) => t.id));
+      const recipients = await tx.transfers.recipientsOf(mailed.map((t) => t.id));
+      for (const t of mailed) {
         const after = (await tx.transfers.find(t.id))!;
         const itsFiles = files.filter((f) => f.transferId === t.id);
         const itsRecipients = recipients.filter((r) => r.transferId === t.id);

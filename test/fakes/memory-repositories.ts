@@ -164,6 +164,13 @@ class MemoryTransfers implements TransferRepository {
   async listAll() {
     return this.listPage('all', null);
   }
+  async lockMany(ids: number[]) {
+    const wanted = new Set(ids);
+    return copy(this.s.transfers.filter((t) => wanted.has(t.id)).sort((a, b) => a.id - b.id));
+  }
+  async closeMany(ids: number[], now: number, reason: string) {
+    for (const id of ids) await this.setStatus(id, 'closed', now, reason);
+  }
   async listPage(owner: TransferOwner, page: Page | null) {
     const mine = this.s.transfers.filter(
       (t) => owner === 'all' || ('userId' in owner ? t.userId === owner.userId : t.guestId === owner.guestId),
@@ -370,6 +377,9 @@ class MemoryAudit implements AuditRepository {
   constructor(private readonly w: MemoryWorld) {}
   async record(e: AuditEntry) {
     this.w.state.audit.push(copy(e));
+  }
+  async recordMany(entries: AuditEntry[]) {
+    for (const e of entries) await this.record(e);
   }
   async forTransfer(transferId: number) {
     return copy(this.w.state.audit.filter((e) => e.transferId === transferId));

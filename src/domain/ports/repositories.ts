@@ -57,6 +57,13 @@ export interface TransferRepository {
    * statement, whatever the page's size (docs/architecture.md, "Lists and pages").
    */
   listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]>;
+  /**
+   * Inside a unit of work: these Transfers, held until it ends (PostgreSQL: FOR UPDATE, taken in the order of
+   * their ids), in that order; ids not found are left out.
+   */
+  lockMany(ids: number[]): Promise<Transfer[]>;
+  /** Closes these Transfers at `now` for `reason`, in one statement. */
+  closeMany(ids: number[], now: number, reason: string): Promise<void>;
   /** The files (not deleted) of several Transfers at once, in upload order: one statement per 500 Transfers. */
   filesOf(transferIds: number[]): Promise<FileRecord[]>;
   /** The recipients (not deleted) of several Transfers at once, by id: one statement per 500 Transfers. */
@@ -132,6 +139,8 @@ export interface TransferRepository {
 export interface AuditRepository {
   /** Records the entry (nothing when the audit log is turned off). */
   record(e: AuditEntry): Promise<void>;
+  /** The same for several entries, in as few statements as the database allows. */
+  recordMany(entries: AuditEntry[]): Promise<void>;
   forTransfer(transferId: number): Promise<AuditEntry[]>;
 }
 
