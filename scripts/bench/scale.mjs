@@ -233,9 +233,9 @@ export async function scaleRows({ dir, row, transfers, requests = 400 }) {
     if (purge.report.transfers_expired !== loaded.expired)
       throw new Error(`purge expired ${purge.report.transfers_expired} transfers, ${loaded.expired} were due`);
     const worst = Math.max(...purged);
-    const p99 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)];
+    const pct99 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.99)];
     row(`ferry purge of ${loaded.expired} expired transfers, ${transfers} transfers`, {}, null, {
-      shown: `${purge.wall.toFixed(1)} s, peak RSS ${purge.rss.toFixed(0)} MiB; beside it a sender whose transfers it closed: ${purged.length} creations + chunks, p99 ${p99(purged).toFixed(0)} ms, slowest ${worst.toFixed(0)} ms; one it did not touch: p99 ${p99(control).toFixed(0)} ms, slowest ${Math.max(...control).toFixed(0)} ms`,
+      shown: `${purge.wall.toFixed(1)} s, peak RSS ${purge.rss.toFixed(0)} MiB; beside it a sender whose transfers it closed: ${purged.length} creations + chunks, p99 ${pct99(purged).toFixed(0)} ms, slowest ${worst.toFixed(0)} ms; one it did not touch: p99 ${pct99(control).toFixed(0)} ms, slowest ${Math.max(...control).toFixed(0)} ms`,
       ok: worst < 1000,
       note: 'slowest upload request beside it < 1000 ms',
     });
