@@ -1,4 +1,3 @@
-import type { Transfer } from './model';
 import type { Clock, FileStore, Notifier, Repositories, UnitOfWork } from './ports';
 import type { GuestsService } from './guests';
 import { dropTransferData } from './stored-data';
