@@ -313,6 +313,16 @@ export interface DB {
   virus_scans: VirusScansTable;
   virus_findings: VirusFindingsTable;
   imported_records: ImportedRecordsTable;
+  user_usage: UserUsageTable;
+}
+
+/**
+ * Running totals of quota use, kept by the database's triggers (migration 29). Not in TABLES: a copy rebuilds
+ * them from the rows it writes.
+ */
+export interface UserUsageTable {
+  user_id: string;
+  open_bytes: number;
 }
 
 /**

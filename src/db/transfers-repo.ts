@@ -1,5 +1,5 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
-import type { Page } from '../domain/paging';
+import { numericAfter, type Page } from '../domain/paging';
 import type {
   NewFile,
   NewRecipient,
@@ -77,6 +77,25 @@ export class TransfersRepo implements TransferRepository {
     return row ? toTransfer(row as TransferRow) : undefined;
   }
 
+  async lockMany(ids: number[]): Promise<Transfer[]> {
+    const out: Transfer[] = [];
+    for (const part of slices([...new Set(ids)].sort((a, b) => a - b))) {
+      let q = this.db.selectFrom('transfers').selectAll().where('id', 'in', part).orderBy('id');
+      if (this.ctx.dialect === 'postgres') q = q.forUpdate();
+      for (const r of await q.execute()) out.push(toTransfer(r as TransferRow));
+    }
+    return out;
+  }
+
+  async closeMany(ids: number[], now: number, reason: string): Promise<void> {
+    for (const part of slices(ids))
+      await this.db
+        .updateTable('transfers')
+        .set({ status: 'closed', closed: now, closed_reason: reason })
+        .where('id', 'in', part)
+        .execute();
+  }
+
   async listOfUser(userId: string): Promise<Transfer[]> {
     const rows = await this.db
       .selectFrom('transfers')
@@ -107,7 +126,11 @@ export class TransfersRepo implements TransferRepository {
     if (owner !== 'all')
       q = 'userId' in owner ? q.where('user_id', '=', owner.userId) : q.where('guest_id', '=', owner.guestId);
     q = q.orderBy('id', 'desc');
-    if (page) q = q.limit(page.limit).offset(page.offset);
+    // By key: the index on (owner, id) or the primary key is read from the key on, never the rows before it.
+    const after = page ? numericAfter(page) : null;
+    if (after !== null) q = q.where('id', '<', after);
+    if (page) q = q.limit(page.limit);
+    if (page && after === null) q = q.offset(page.offset);
     return (await q.execute()).map((r) => toTransfer(r as TransferRow));
   }
 

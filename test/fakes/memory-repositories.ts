@@ -8,7 +8,7 @@ import type {
   Transfer,
   TransferStatus,
 } from '../../src/domain/model';
-import type { Page } from '../../src/domain/paging';
+import { pageOf, type Page } from '../../src/domain/paging';
 import type {
   AuditRepository,
   FrequentRecipientRepository,
@@ -166,12 +166,19 @@ class MemoryTransfers implements TransferRepository {
   async listAll() {
     return this.listPage('all', null);
   }
+  async lockMany(ids: number[]) {
+    const wanted = new Set(ids);
+    return copy(this.s.transfers.filter((t) => wanted.has(t.id)).sort((a, b) => a.id - b.id));
+  }
+  async closeMany(ids: number[], now: number, reason: string) {
+    for (const id of ids) await this.setStatus(id, 'closed', now, reason);
+  }
   async listPage(owner: TransferOwner, page: Page | null) {
     const mine = this.s.transfers.filter(
       (t) => owner === 'all' || ('userId' in owner ? t.userId === owner.userId : t.guestId === owner.guestId),
     );
     const sorted = mine.sort((a, b) => b.id - a.id);
-    return copy(page ? sorted.slice(page.offset, page.offset + page.limit) : sorted);
+    return copy(pageOf(sorted, page, (t) => t.id, true));
   }
   async filesOf(transferIds: number[]) {
     const ids = new Set(transferIds);
@@ -373,6 +380,9 @@ class MemoryAudit implements AuditRepository {
   async record(e: AuditEntry) {
     this.w.state.audit.push(copy(e));
   }
+  async recordMany(entries: AuditEntry[]) {
+    for (const e of entries) await this.record(e);
+  }
   async forTransfer(transferId: number) {
     return copy(this.w.state.audit.filter((e) => e.transferId === transferId));
   }
@@ -568,19 +578,25 @@ class MemoryPurge implements PurgeRepository {
   private get s() {
     return this.w.state;
   }
+  private ids(which: (t: Transfer) => boolean) {
+    return this.s.transfers
+      .filter(which)
+      .map((t) => t.id)
+      .sort((a, b) => a - b);
+  }
   async expiredOpenTransfers(now: number) {
-    return copy(this.s.transfers.filter((t) => t.status !== 'closed' && t.expires <= now));
+    return this.ids((t) => t.status !== 'closed' && t.expires <= now);
   }
   async abandonedTransfers(createdBefore: number) {
-    return copy(
-      this.s.transfers.filter(
-        (t) =>
-          t.madeAvailable === null && t.status !== 'closed' && t.status !== 'available' && t.created < createdBefore,
-      ),
+    return this.ids(
+      (t) => t.madeAvailable === null && t.status !== 'closed' && t.status !== 'available' && t.created < createdBefore,
     );
   }
   async closedBefore(closedBefore: number) {
-    return copy(this.s.transfers.filter((t) => t.status === 'closed' && t.closed !== null && t.closed < closedBefore));
+    return this.ids((t) => t.status === 'closed' && t.closed !== null && t.closed < closedBefore);
+  }
+  async deleteTransfersRecords(ids: number[]) {
+    for (const id of ids) await this.deleteTransferRecords(id);
   }
   async deleteTransferRecords(id: number) {
     const s = this.s;
@@ -603,8 +619,9 @@ class MemoryPurge implements PurgeRepository {
       )
       .map((f) => ({ transferId: f.transferId, fileId: f.id, uid: f.uid, upload: f.storeUpload as string }));
   }
-  async liveFileKeys() {
-    const open = new Set(this.s.transfers.filter((t) => t.status !== 'closed').map((t) => t.id));
+  async liveFileKeys(transferIds: number[]) {
+    const asked = new Set(transferIds);
+    const open = new Set(this.s.transfers.filter((t) => t.status !== 'closed' && asked.has(t.id)).map((t) => t.id));
     return new Set(
       this.s.files.filter((f) => f.deleted === null && open.has(f.transferId)).map((f) => `${f.transferId}/${f.uid}`),
     );
@@ -638,10 +655,14 @@ class MemoryUsage implements UsageRepository {
   async openBytes(userId: string | null) {
     return this.openFiles(userId).reduce((n, { f }) => n + f.size, 0);
   }
-  async openBytesByUser() {
+  async recountOpenBytes() {
     const out = new Map<string, number>();
     for (const { f, owner } of this.openFiles(null)) out.set(owner, (out.get(owner) ?? 0) + f.size);
     return out;
+  }
+  async openBytesOf(userIds: string[]) {
+    const all = await this.recountOpenBytes();
+    return new Map(userIds.filter((u) => all.has(u)).map((u) => [u, all.get(u)!]));
   }
   async quotaOf(userId: string) {
     return this.s.quotas[userId] ?? null;

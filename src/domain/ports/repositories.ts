@@ -57,6 +57,13 @@ export interface TransferRepository {
    * statement, whatever the page's size (docs/architecture.md, "Lists and pages").
    */
   listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]>;
+  /**
+   * Inside a unit of work: these Transfers, held until it ends (PostgreSQL: FOR UPDATE, taken in the order of
+   * their ids), in that order; ids not found are left out.
+   */
+  lockMany(ids: number[]): Promise<Transfer[]>;
+  /** Closes these Transfers at `now` for `reason`, in one statement. */
+  closeMany(ids: number[], now: number, reason: string): Promise<void>;
   /** The files (not deleted) of several Transfers at once, in upload order: one statement per 500 Transfers. */
   filesOf(transferIds: number[]): Promise<FileRecord[]>;
   /** The recipients (not deleted) of several Transfers at once, by id: one statement per 500 Transfers. */
@@ -132,6 +139,8 @@ export interface TransferRepository {
 export interface AuditRepository {
   /** Records the entry (nothing when the audit log is turned off). */
   record(e: AuditEntry): Promise<void>;
+  /** The same for several entries, in as few statements as the database allows. */
+  recordMany(entries: AuditEntry[]): Promise<void>;
   forTransfer(transferId: number): Promise<AuditEntry[]>;
 }
 
@@ -178,6 +187,17 @@ export interface UserRecord {
   lastActivity: number | null;
 }
 
+export interface UserSummary {
+  id: string;
+  emails: string[];
+  local: boolean;
+  dbAdmin: boolean;
+  /** Whose the account is, as in AccountOwner. */
+  provider: string | null;
+  providerAdmin: boolean;
+  links: string[];
+}
+
 export interface UserRepository {
   /** Creates or refreshes the user; when emails are given they replace the stored list. Returns the stored e-mails. */
   upsertSeen(id: string, emails: string[], now: number): Promise<string[]>;
@@ -185,6 +205,11 @@ export interface UserRepository {
   emails(id: string): Promise<string[]>;
   setEmails(id: string, emails: string[]): Promise<void>;
   listIds(): Promise<string[]>;
+  /**
+   * A page of users in the order of their ids (all of them when page is null), each with its e-mails, whether
+   * it has a local account and whether the admins table names it: a few statements a page, whatever its size.
+   */
+  listPage(page: Page | null): Promise<UserSummary[]>;
   remoteSecret(id: string): Promise<string | null>;
   setRemoteSecret(id: string, secret: string | null): Promise<void>;
   setLang(id: string, lang: string | null): Promise<void>;
@@ -372,16 +397,26 @@ export interface TrackingErrorRepository {
 
 /** The queries of the purge pass. */
 export interface PurgeRepository {
-  expiredOpenTransfers(now: number): Promise<Transfer[]>;
-  /** Transfers never made available, created before the cut-off (abandoned uploads). */
-  abandonedTransfers(createdBefore: number): Promise<Transfer[]>;
-  closedBefore(closedBefore: number): Promise<Transfer[]>;
+  /**
+   * Ids of the Transfers not closed whose expiry has come, in the order of their ids: ids only, so that a pass
+   * over many holds little (docs/architecture.md, Purge).
+   */
+  expiredOpenTransfers(now: number): Promise<number[]>;
+  /** Ids of the Transfers never made available, created before the cut-off (abandoned uploads). */
+  abandonedTransfers(createdBefore: number): Promise<number[]>;
+  /** Ids of the Transfers closed before the cut-off. */
+  closedBefore(closedBefore: number): Promise<number[]>;
   /** Deletes a Transfer's records: files, recipients, audit log and tracking errors. */
   deleteTransferRecords(id: number): Promise<void>;
+  /** The same for several Transfers, in one transaction. */
+  deleteTransfersRecords(ids: number[]): Promise<void>;
   /** Store uploads still recorded for files deleted or of closed Transfers (an abort cut short by a crash). */
   deadStoreUploads(): Promise<{ transferId: number; fileId: number; uid: string; upload: string }[]>;
-  /** `${transferId}/${uid}` of file data that should still exist: live files of Transfers that are not closed. */
-  liveFileKeys(): Promise<Set<string>>;
+  /**
+   * `${transferId}/${uid}` of file data that should still exist among these Transfers': live files of Transfers
+   * that are not closed. Asked a batch of Transfers at a time, never for every file at once.
+   */
+  liveFileKeys(transferIds: number[]): Promise<Set<string>>;
   deleteOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
   countOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
 }
@@ -405,8 +440,13 @@ export interface UsageRepository {
   holdQuota(keys: string[]): Promise<void>;
   /** Declared bytes of the files (not deleted) of open transfers: one user's, or everyone's (null). */
   openBytes(userId: string | null): Promise<number>;
-  /** The same, per user that has any. */
-  openBytesByUser(): Promise<Map<string, number>>;
+  /** The same, for each of these users that has any (one page of the admins' list of users). */
+  openBytesOf(userIds: string[]): Promise<Map<string, number>>;
+  /**
+   * The same per user, summed from the files themselves rather than read from the running totals: what the
+   * totals must equal (tests, and a check an operator can run).
+   */
+  recountOpenBytes(): Promise<Map<string, number>>;
   /** The user's own quota (null: the config's user_quota applies). */
   quotaOf(userId: string): Promise<number | null>;
   /** False when there is no such user. */
