@@ -179,6 +179,18 @@ export interface MailQueueTable {
   sent: number | null;
   target_type: string | null;
   target_id: number | null;
+  claimed_by: string | null;
+}
+export interface NodesTable {
+  name: string;
+  release: string;
+  feature_level: number;
+  started: number;
+  seen: number;
+}
+export interface FeatureLevelTable {
+  id: number;
+  level: number;
 }
 export interface ConfigOverridesTable {
   key: string;
@@ -287,6 +299,8 @@ export interface DB {
   automatic_reminders: AutomaticRemindersTable;
   virus_scans: VirusScansTable;
   virus_findings: VirusFindingsTable;
+  nodes: NodesTable;
+  feature_level: FeatureLevelTable;
 }
 
 /**
@@ -319,6 +333,8 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'transfer_sharing', orderBy: ['transfer_id'], identity: false },
   { name: 'download_claims', orderBy: ['id'], identity: true },
   { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
+  { name: 'nodes', orderBy: ['name'], identity: false },
+  { name: 'feature_level', orderBy: ['id'], identity: false },
   { name: 'virus_scans', orderBy: ['transfer_id'], identity: false },
   { name: 'virus_findings', orderBy: ['file_id'], identity: false },
 ];

@@ -110,6 +110,7 @@ export async function startTestServer(
     (cfg as { base_url: string }).base_url = server.url;
     app.services.settings.get().base_url = server.url;
   }
+  await app.join();
   app.start();
   return {
     url: server.url,

@@ -9,3 +9,4 @@ export * from './mailer';
 export * from './repositories';
 export * from './unit-of-work';
 export * from './virus-scanner';
+export * from './nodes';
