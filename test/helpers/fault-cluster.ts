@@ -183,9 +183,11 @@ export async function uploadChunks(
   data: Buffer,
   chunkSize: number,
   inFlight = 2,
+  /** Only the first this many chunks (an upload left halfway). */
+  only = Number.POSITIVE_INFINITY,
 ): Promise<ChunkLog[]> {
   const log: ChunkLog[] = [];
-  const queue = [...Array(Math.ceil(data.length / chunkSize)).keys()];
+  const queue = [...Array(Math.min(only, Math.ceil(data.length / chunkSize))).keys()];
   const worker = async () => {
     for (let chunk = queue.shift(); chunk !== undefined; chunk = queue.shift()) {
       const offset = chunk * chunkSize;
