@@ -431,7 +431,6 @@ CREATE TABLE feature_level (
   id INTEGER PRIMARY KEY CHECK (id = 1),
   level INTEGER NOT NULL
 );
-INSERT INTO feature_level (id, level) VALUES (1, 0);
 ALTER TABLE mail_queue ADD COLUMN claimed_by TEXT;
 `,
   },

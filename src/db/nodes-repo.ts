@@ -74,6 +74,13 @@ export class NodesRepo implements NodeRegistry {
   }
 
   private async lockLevel(trx: Db): Promise<number> {
+    // The row is made by the first node that needs it, not by the migration, so that `ferry db copy` (which
+    // migrates its target, then copies every table) finds it only once.
+    await trx
+      .insertInto('feature_level')
+      .values({ id: 1, level: 0 })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
     let q = trx.selectFrom('feature_level').select('level').where('id', '=', 1);
     if (this.ctx.dialect === 'postgres') q = q.forUpdate();
     const r = await q.executeTakeFirst();
