@@ -4,6 +4,12 @@
 # skipped. Intermediate files live in .build/.
 set -euo pipefail
 cd "$(dirname "$0")"
+# ./build.sh --deb [--version V] [--out DIR] [--fast]: dist/ferry, then the Debian package made from it.
+if [ "${1:-}" = "--deb" ]; then
+  shift
+  ./build.sh
+  exec scripts/deb/build.sh "$@"
+fi
 started=$(date +%s%N)
 B=.build
 mkdir -p "$B" dist

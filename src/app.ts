@@ -36,6 +36,7 @@ import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
 import { verifyStoredFiles } from './domain/verify';
+import { importFromFileSender } from './domain/filesender-import';
 import type { Services } from './services';
 import { UsersService } from './domain/users';
 import { MailQueue } from './mail/queue';
@@ -56,6 +57,7 @@ import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
 import { RemoteApplicationAuthenticator, RemoteUserAuthenticator } from './auth/remote';
 import { AccountsService } from './domain/accounts';
+import { SignInService } from './domain/sign-in';
 import { userRoutes } from './http/routes/user';
 import { configRoutes } from './http/routes/config';
 import { loginRoutes } from './http/routes/login';
@@ -149,6 +151,18 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const cfg = settings;
   const users = new UsersService({ store: repos.users, configAdmins: () => cfg.get().admin, clock, ids });
   const accounts = new AccountsService({ repos, uow, users, clock, ids, passwords: scryptPasswords });
+  const signIn = new SignInService({
+    repos,
+    users,
+    accounts,
+    clock,
+    providers: providerConfigs(config.auth.sp).map((p) => ({
+      id: p.id,
+      type: p.type,
+      linkAccountsOf: p.link_accounts_of,
+      adoptUnattributed: p.adopt_unattributed,
+    })),
+  });
 
   // With mail.sink set, all mail goes to the sink (CLI commands too, to the one `serve` runs); with no
   // transport at all, into the built-in inbox's folder.
@@ -188,6 +202,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const identity = await buildIdentityProviders(config, {
     accounts,
     users,
+    signIn,
     clock,
     baseUrl: () => cfg.get().base_url,
     logLine: (l) => log.info(l),
@@ -345,6 +360,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     usage,
     accounts,
     users,
+    signIn,
     transfers,
     uploads,
     uploadProgress: new UploadProgress(),
@@ -356,6 +372,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     virusScans: scans,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
+    importFromFileSender: (source, opts, onProgress) =>
+      importFromFileSender(
+        { repos, uow, files: fileStore, clock, pieceSize: () => cfg.get().upload_chunk_size },
+        source,
+        opts,
+        onProgress,
+      ),
     ...(hasUploadHashing(fileStore)
       ? {
           storedDigest: {

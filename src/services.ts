@@ -19,6 +19,7 @@ import type { TransfersService } from './domain/transfers';
 import type { PurgeService } from './domain/purge';
 import type { UsageService } from './domain/usage';
 import type { AccountsService } from './domain/accounts';
+import type { SignInService } from './domain/sign-in';
 import type { UsersService } from './domain/users';
 import type { UploadsService } from './domain/uploads';
 import type { UploadProgress } from './domain/upload-progress';
@@ -30,6 +31,8 @@ import type { VirusScans } from './domain/virus-scans';
 import type { GuestsService } from './domain/guests';
 import type { VerifyProgress, VerifyReport } from './domain/verify';
 import type { ChunkKeyChecker } from './domain/chunk-keys';
+import type { ImportOptions, ImportProgress, ImportReport } from './domain/filesender-import';
+import type { FileSenderSource } from './domain/ports/filesender-source';
 
 /** Opens bytes [start, end] (inclusive) of a stored file for forward reads. */
 export type FileOpener = (file: FileRecord, start: number, end: number) => Promise<PositionalReader>;
@@ -66,6 +69,8 @@ export interface Services {
   guests: GuestsService;
   /** Local accounts, sessions and remote applications (src/domain/accounts.ts). */
   accounts: AccountsService;
+  /** Sign-in through any identity provider, under the rule of whose an account is (src/domain/sign-in.ts). */
+  signIn: SignInService;
   /** Users: created on first sight, admins, preferences, remote-user secrets (src/domain/users.ts). */
   users: UsersService;
   transfers: TransfersService;
@@ -98,6 +103,12 @@ export interface Services {
   };
   /** `ferry verify`: every stored file read and compared with its recorded SHA-256 (src/domain/verify.ts). */
   verifyStoredFiles: (onProgress?: (p: VerifyProgress) => void) => Promise<VerifyReport>;
+  /** `ferry import filesender`: a FileSender installation's users, open transfers and guests brought over (src/domain/filesender-import.ts). */
+  importFromFileSender: (
+    source: FileSenderSource,
+    opts: ImportOptions,
+    onProgress?: (p: ImportProgress) => void,
+  ) => Promise<ImportReport>;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */
   chunkKeys: ChunkKeyChecker;
   /** The stored language preference of a user, when one is set. */

@@ -2,9 +2,12 @@ import type { SpHeader } from '../config/defaults';
 import { isEmail } from '../domain/transfer-input';
 import type { Authenticator, AuthRequest, Principal } from './principal';
 
-import type { UserDirectory } from '../domain/users';
+import type { SignedInPerson } from '../domain/sign-in';
 
 export type { UserDirectory } from '../domain/users';
+
+/** The account a person the proxy vouched for enters (src/domain/sign-in.ts: 403 when it is another provider's). */
+export type Admit = (person: SignedInPerson) => Promise<{ isAdmin: boolean; emails: string[] }>;
 
 export function normaliseIp(ip: string): string {
   return ip.startsWith('::ffff:') ? ip.slice(7) : ip;
@@ -20,7 +23,7 @@ export class HeaderServiceProvider implements Authenticator {
 
   constructor(
     private readonly cfg: SpHeader,
-    private readonly users: UserDirectory,
+    private readonly admit: Admit,
   ) {}
 
   async authenticate(req: AuthRequest): Promise<Principal | null> {
@@ -31,7 +34,7 @@ export class HeaderServiceProvider implements Authenticator {
       .split(/[;,]/)
       .map((e) => e.trim())
       .filter(isEmail); // a malformed value never becomes a `from` address
-    const seen = await this.users.seen(uid, emails);
+    const seen = await this.admit({ uid, emails, displayName: null, admin: false });
     return {
       type: 'user',
       user: { id: uid, emails: seen.emails },

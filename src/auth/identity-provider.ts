@@ -1,12 +1,15 @@
 import type { Authenticator } from './principal';
+import type { SignedInPerson } from '../domain/sign-in';
 
 /**
  * The seam every way of signing in goes through (docs/architecture.md, "How to add … An identity provider"). A
- * provider vouches for a person; the HTTP layer (src/http/routes/login.ts) turns that into a ferry user and a
- * session, shows the provider on the login page, and routes its requests:
+ * provider vouches for a person; the sign-in service (src/domain/sign-in.ts) turns that into a ferry user and a
+ * session, and the HTTP layer (src/http/routes/login.ts) shows the provider on the login page and routes its
+ * requests:
  *
  *   GET  /login                      the login page: a form per password provider, a button per redirect provider
- *   POST /login/<id>                 a password provider's form (POST /login: the first password provider)
+ *   POST /login/<id>                 a password provider's form (POST /login: every password provider, in the
+ *                                    sign-in service's order)
  *   GET  /login/<id>                 a redirect provider's start: off to the identity provider
  *   GET|POST /login/<id>/callback    its answer (OIDC's redirect_uri, SAML's assertion consumer service)
  *   GET|POST /login/<id>/logout      a logout the identity provider starts (front channel, SAML's SLO)
@@ -17,28 +20,8 @@ import type { Authenticator } from './principal';
  * with a LoginFailed, which the HTTP layer shows as a page (and logs as one line) — never a 500.
  */
 
-/** A person as a provider vouches for them, on the way to becoming a ferry user. */
-export interface SignedInPerson {
-  /** The ferry user id (the same person must get the same uid at every sign-in). */
-  uid: string;
-  /** Their e-mail addresses (at least one for a user who sends; recorded on the user). */
-  emails: string[];
-  displayName: string | null;
-  /** Admin through the provider (a group or role), besides the config's `admin` list and `ferry admin add`. */
-  admin: boolean;
-  /**
-   * What the identity provider may later name this sign-in by to end it (OIDC's `sid`, SAML's NameID and
-   * SessionIndex): a logout it starts ends every ferry session with this reference.
-   */
-  sessionRef?: string | null;
-  /** Kept with the session for the provider's own logout (the ID token, sent back as id_token_hint). Never logged. */
-  sessionData?: string | null;
-  /**
-   * The browser's device token to keep (local accounts: the login throttle lets a browser that signed in before
-   * through on its own count; docs/hardening.md, "Login throttle").
-   */
-  device?: string;
-}
+/** A person as a provider vouches for them (the domain's: src/domain/sign-in.ts). */
+export type { SignedInPerson } from '../domain/sign-in';
 
 /** A request at one of a provider's routes, as the HTTP layer hands it over. */
 export interface ProviderRequest {
@@ -132,11 +115,18 @@ export interface IdentityProvider {
 /**
  * Why a sign-in failed, for the page the person sees: `failed` (a tampered, replayed or stale answer, a bad
  * token), `denied` (the person cancelled or the provider refused), `no_email` (the account has no usable
- * e-mail address), `unavailable` (the provider cannot be reached or is misconfigured).
+ * e-mail address), `unavailable` (the provider cannot be reached or is misconfigured), `other_account` (the
+ * user id is an account of another provider: src/domain/sign-in.ts).
  */
-export type LoginFailure = 'failed' | 'denied' | 'no_email' | 'unavailable';
+export type LoginFailure = 'failed' | 'denied' | 'no_email' | 'unavailable' | 'other_account';
 
-const STATUS: Record<LoginFailure, number> = { failed: 400, denied: 403, no_email: 403, unavailable: 503 };
+const STATUS: Record<LoginFailure, number> = {
+  failed: 400,
+  denied: 403,
+  no_email: 403,
+  unavailable: 503,
+  other_account: 403,
+};
 
 /** A sign-in that did not work: `detail` is the one log line (never a token, code or secret). */
 export class LoginFailed extends Error {

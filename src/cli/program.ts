@@ -16,6 +16,7 @@ import { getCommand } from './get';
 import { serviceCommand } from './service';
 import { backupCommand } from './backup';
 import { samlCommand } from './saml';
+import { importCommand } from './import';
 import { ConfigError } from '../config/validate';
 import { ClientError } from '../client/errors';
 import { ServiceError } from '../domain/errors';
@@ -41,6 +42,7 @@ export const commandModules: CommandModule[] = [
   dbCommand,
   backupCommand,
   samlCommand,
+  importCommand,
 ];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {

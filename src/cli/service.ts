@@ -14,23 +14,28 @@ interface InstallFlags {
   binary?: string;
   dir: string;
   print?: boolean;
+  root?: string;
 }
 
 const USER_NAME = /^[a-z_][a-z0-9_-]{0,31}$/;
 
 /** The facts the units are written from, each checked: a unit that cannot start is worse than an error now. */
 export function unitFacts(o: InstallFlags): UnitFacts {
+  if (o.root && !(path.isAbsolute(o.config) && o.binary && path.isAbsolute(o.binary)))
+    throw new UsageError('--root: give --config and --binary as absolute paths, as seen from inside the root');
   const config = path.resolve(o.config);
-  if (!fs.existsSync(config))
+  // With --root (a package or an image being built) the file is read below the root, the units name it as is.
+  const file = o.root ? path.join(o.root, config) : config;
+  if (!fs.existsSync(file))
     throw new UsageError(
-      `${config} does not exist: write the config first (config.example.json lists every key), then install the service`,
+      `${file} does not exist: write the config first (config.example.json lists every key), then install the service`,
     );
-  const { config: c } = loadConfig(config);
+  const { config: c } = loadConfig(file);
   if (!path.isAbsolute(c.data_dir))
     throw new UsageError(
       `data_dir in ${config} is relative (${c.data_dir}); a service needs an absolute path such as /var/lib/ferry`,
     );
-  const binary = o.binary ? path.resolve(o.binary) : isSea() ? process.execPath : null;
+  const binary = o.binary ? (o.root ? o.binary : path.resolve(o.binary)) : isSea() ? process.execPath : null;
   if (!binary)
     throw new UsageError('--binary: the path of the ferry executable the service runs (e.g. /usr/local/bin/ferry)');
   if (!o.dynamicUser && !USER_NAME.test(o.user)) throw new UsageError(`--user: not a system user name: ${o.user}`);
@@ -63,6 +68,7 @@ export function serviceCommand(program: Command, io: CliIO): void {
     .option('--binary <path>', 'ferry executable the service runs (default: this one)')
     .option('--dir <dir>', 'where to write the units', '/etc/systemd/system')
     .option('--print', 'print the units instead of writing them')
+    .option('--root <dir>', 'build a package or image: read --config and write --dir below this folder')
     .action((o: InstallFlags) => {
       const facts = unitFacts(o);
       const units = allUnits(facts);
@@ -70,9 +76,10 @@ export function serviceCommand(program: Command, io: CliIO): void {
         io.out(units.map((u) => `# ${path.join(o.dir, u.name)}\n${u.text}`).join('\n'));
         return;
       }
-      fs.mkdirSync(o.dir, { recursive: true });
+      const dir = o.root ? path.join(o.root, path.resolve(o.dir)) : o.dir;
+      fs.mkdirSync(dir, { recursive: true });
       for (const u of units) {
-        const file = path.join(o.dir, u.name);
+        const file = path.join(dir, u.name);
         fs.writeFileSync(`${file}.tmp`, u.text, { mode: 0o644 });
         fs.renameSync(`${file}.tmp`, file);
         io.out(`wrote ${file}`);
@@ -89,6 +96,7 @@ export function serviceCommand(program: Command, io: CliIO): void {
         'systemctl enable --now ferry.service',
         'systemctl enable --now ferry-purge.timer   # when purge_interval_s is 0 (serve purges by itself otherwise)',
       ];
+      if (o.root) return; // the package's own scripts make the user and enable the service
       io.out(`next, as root:\n${steps.map((s) => `  ${s}`).join('\n')}`);
     });
 }

@@ -11,7 +11,7 @@ async function readPassword(io: CliIO): Promise<string> {
   return pw;
 }
 
-/** ferry user add|passwd|list|remove: local accounts (service provider "local"). */
+/** ferry user add|passwd|list|remove|link|unlink: local accounts (service provider "local"), and links. */
 export function userCommand(program: Command, io: CliIO): void {
   const cmd = program.command('user').description('manage local accounts');
   cmd
@@ -46,17 +46,54 @@ export function userCommand(program: Command, io: CliIO): void {
   cmd
     .command('list')
     .description('list users (local accounts and those seen through other modes)')
-    .option('--json', 'print [{"id","emails","local","admin"}]')
+    .option('--json', 'print [{"id","emails","local","admin","provider","links"}]')
     .option(...CONFIG)
     .action((o) =>
       withApp(o, async (app) => {
-        const list = await app.services.accounts.listUsers();
+        const list = (await app.services.accounts.listUsers()).map((u) => ({
+          id: u.id,
+          emails: u.emails,
+          local: u.local,
+          admin: u.admin,
+          provider: u.provider,
+          links: u.links,
+        }));
         if (o.json) io.out(JSON.stringify(list));
         else
           for (const u of list)
             io.out(
-              [u.id, u.emails.join(','), u.local ? 'local' : '', u.admin ? 'admin' : ''].filter(Boolean).join('\t'),
+              [
+                u.id,
+                u.emails.join(','),
+                u.local ? 'local' : '',
+                u.admin ? 'admin' : '',
+                u.provider && !u.local ? `provider=${u.provider}` : '',
+                u.links.length ? `linked=${u.links.join(',')}` : '',
+              ]
+                .filter(Boolean)
+                .join('\t'),
             );
+      }),
+    );
+  // docs/single-sign-on.md, "User ids of several providers": an account belongs to the provider that made it.
+  cmd
+    .command('link <user_id> <provider>')
+    .description('let another identity provider (its auth.sp id) sign in to this account: the same person in both')
+    .option(...CONFIG)
+    .action((id: string, provider: string, o) =>
+      withApp(o, async (app) => {
+        const added = await app.services.signIn.link(id, provider);
+        io.out(added ? `${provider} may now sign in to ${id}` : `${provider} could already sign in to ${id}`);
+      }),
+    );
+  cmd
+    .command('unlink <user_id> <provider>')
+    .description('undo ferry user link (sessions already open stay until they end)')
+    .option(...CONFIG)
+    .action((id: string, provider: string, o) =>
+      withApp(o, async (app) => {
+        const removed = await app.services.signIn.unlink(id, provider);
+        io.out(removed ? `${provider} no longer signs in to ${id}` : `${id} was not linked to ${provider}`);
       }),
     );
   cmd

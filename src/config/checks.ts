@@ -21,6 +21,18 @@ export function str(pattern?: RegExp, hint?: string): Check {
       problems.push(`${path}: ${hint ?? 'invalid value'}, got ${JSON.stringify(v)}`);
   };
 }
+/**
+ * mail.transport: an smtp:// or smtps:// URL that the WHATWG URL parser reads. nodemailer hands a URL that parser
+ * refuses to Node's legacy url.parse(), which guesses at it (and prints Node's DEP0169 warning): a broken URL
+ * is refused here instead. The value is not repeated in the problem: it may hold the SMTP password.
+ */
+export const smtpUrl: Check = (v, path, problems) => {
+  if (typeof v !== 'string') problems.push(`${path}: expected a string, got ${describe(v)}`);
+  else if (!/^smtps?:\/\//.test(v) || !URL.canParse(v))
+    problems.push(
+      `${path}: an smtp:// or smtps:// URL such as "smtp://user:password@host:587" (percent-encode special characters)`,
+    );
+};
 /** An IP address, or a CIDR range whose prefix fits its family (metrics.allow). */
 export function ipOrCidr(v: unknown, path: string, problems: string[]): void {
   const [addr, bits, extra] = typeof v === 'string' ? v.split('/') : [];

@@ -91,6 +91,11 @@ export interface Config {
   /** null: GET /metrics answers 404; else Prometheus text for the peers in `allow` only. */
   metrics: MetricsConfig | null;
   /**
+   * Reverse proxies (exact IP addresses or CIDR ranges) whose X-Forwarded-For / X-Real-IP name the client: the
+   * one client-address rule of src/auth/client-address.ts (throttles, /metrics, the audit log).
+   */
+  trusted_proxies: string[];
+  /**
    * Bytes one user may hold in transfers not closed (created, started, uploading, available); 0 = no limit.
    * An admin may set another figure for one user (the Users tab). Checked at POST /transfer.
    */
@@ -189,6 +194,8 @@ export function defaultConfig(): Config {
     database_url: null,
     storage: { type: 'fs' },
     metrics: null,
+    // A reverse proxy on the same host, the setup docs/deploying.md describes.
+    trusted_proxies: ['127.0.0.0/8', '::1'],
     user_quota: 0,
     host_quota: 0,
     transfer_automatic_reminder: [],
@@ -213,6 +220,7 @@ export const UNDISCLOSABLE = [
   'log',
   'database_url',
   'metrics',
+  'trusted_proxies',
   'storage',
   'antivirus',
 ] as const satisfies readonly OptionName[];

@@ -9,6 +9,13 @@ import { arrayOf, bool, type Check, describe, int, nullable, object, oneOf, str 
 interface Common {
   id: string;
   label: string;
+  /**
+   * Ids of other providers whose accounts this one may sign in to: the operator says the same user id names the
+   * same person in both (docs/single-sign-on.md, "User ids of several providers"). Never a local account.
+   */
+  link_accounts_of: string[];
+  /** May adopt accounts that no provider is recorded for (made before ferry recorded one), beside other providers. */
+  adopt_unattributed: boolean;
 }
 
 export interface SpLocal extends Common {
@@ -109,6 +116,8 @@ const common = {
   type: str(),
   id: str(ID, 'lower-case letters, digits and hyphens (at most 32)'),
   label: str(/^[^\n]{1,80}$/, 'a short label'),
+  link_accounts_of: arrayOf(str(/^[a-z0-9][a-z0-9-]{0,31}$/, 'a provider id')),
+  adopt_unattributed: bool,
 };
 
 interface Kind {
@@ -275,12 +284,34 @@ export function providerCrossChecks(list: SpConfig[]): string[] {
       problems.push(`auth.sp (${p.id}): idp_metadata needs at least one metadata file or URL`);
   if (list.filter((p) => p.type === 'header').length > 1) problems.push('auth.sp: at most one "header" provider');
   if (list.filter((p) => p.type === 'local').length > 1) problems.push('auth.sp: at most one "local" provider');
+  // "local" names local accounts' owner (src/domain/sign-in.ts): another kind by that id would own them.
+  for (const p of list)
+    if (p.id === 'local' && p.type !== 'local') problems.push(`auth.sp: the id "local" is for the local provider`);
+  const ids = new Map(list.map((p) => [p.id, p.type]));
+  for (const p of list) {
+    if (p.type === 'local' && (p.link_accounts_of.length > 0 || p.adopt_unattributed))
+      problems.push(
+        `auth.sp (${p.id}): a local account is entered with its password only (no link_accounts_of, adopt_unattributed)`,
+      );
+    for (const other of p.link_accounts_of)
+      if (other === p.id || !ids.has(other) || ids.get(other) === 'local')
+        problems.push(
+          `auth.sp (${p.id}): link_accounts_of names "${other}", not another provider of auth.sp besides local`,
+        );
+  }
   return problems;
 }
 
 /** `auth.sp` as a list, each entry completed with its kind's defaults (the config holds what the file says). */
 export function providerConfigs(sp: SpInput | SpInput[]): SpConfig[] {
   return (Array.isArray(sp) ? sp : [sp]).map(
-    (e) => ({ ...KINDS[e.type].defaults, ...e, id: e.id ?? e.type }) as SpConfig,
+    (e) =>
+      ({
+        link_accounts_of: [],
+        adopt_unattributed: false,
+        ...KINDS[e.type].defaults,
+        ...e,
+        id: e.id ?? e.type,
+      }) as SpConfig,
   );
 }

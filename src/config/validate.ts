@@ -9,7 +9,7 @@ import {
   type RuntimeKey,
   UNDISCLOSABLE,
 } from './defaults';
-import { arrayOf, bool, type Check, int, ipOrCidr, nullable, object, oneOf, str } from './checks';
+import { arrayOf, bool, type Check, int, ipOrCidr, nullable, object, oneOf, smtpUrl, str } from './checks';
 import { providerConfigs, providerCrossChecks, spCheck } from './provider-schemas';
 import { storeSchemaOf, storeTypes } from './stores';
 
@@ -71,7 +71,7 @@ const optionChecks: { [K in OptionName]: Check } = {
   }),
   mail: object({
     from: str(/^[^\s@<>]+@[^\s@<>]+$/, 'an e-mail address'),
-    transport: nullable(str(/^smtps?:\/\//, 'an smtp:// or smtps:// URL')),
+    transport: nullable(smtpUrl),
     sink: nullable(object({ host: str(/\S/), port: int(0, 65535), dir: str(/\S/) })),
   }),
   default_lang: str(LANG, 'a language code such as "en"'),
@@ -85,6 +85,7 @@ const optionChecks: { [K in OptionName]: Check } = {
   encryption_min_password_length: int(1, 1000),
   log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')), debug: bool }),
   metrics: nullable(object({ allow: arrayOf(ipOrCidr) })),
+  trusted_proxies: arrayOf(ipOrCidr),
   database_url: nullable(
     str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL'),
   ),

@@ -1,3 +1,4 @@
+import type { AccountOwner } from '../domain/ports';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from './schema';
 import type { Dialect } from './migrations';
@@ -19,6 +20,8 @@ export interface RepoContext {
   readNow?: (sql: string, parameters: readonly unknown[]) => unknown[] | undefined;
   auditEnabled: () => boolean;
   seenUsers: Map<string, SeenUser>;
+  /** Whose each account is, as read in the last second (users-repo.ts, owner()). */
+  owners: Map<string, { at: number; owner: AccountOwner }>;
   signatureSweep: { last: number };
 }
 

@@ -32,6 +32,7 @@ import { UsageRepo } from './usage-repo';
 import { OverridesRepo } from './overrides-repo';
 import { SharingRepo } from './sharing-repo';
 import { VirusScanRepo } from './virus-scan-repo';
+import { ImportRepo } from './import-repo';
 
 /** The metadata database, whichever it is: repositories, units of work, cross-node locks. */
 export interface Database {
@@ -79,6 +80,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     usage: new UsageRepo(db, ctx),
     sharing: new SharingRepo(db, ctx),
     virusScans: new VirusScanRepo(db, ctx),
+    imports: new ImportRepo(db, ctx),
   };
 }
 
@@ -222,6 +224,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     dialect: opts.url ? 'postgres' : 'sqlite',
     auditEnabled: opts.auditEnabled ?? (() => true),
     seenUsers: new Map(),
+    owners: new Map(),
     signatureSweep: { last: -Infinity },
   };
   if (!opts.url) {

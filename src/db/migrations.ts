@@ -414,11 +414,52 @@ DROP INDEX transfers_guest;
 `,
   },
   {
+    // Each account belongs to the identity provider that made it (docs/single-sign-on.md, "User ids of several
+    // providers"): users.provider is its auth.sp[].id ("local" for a local account); user_links are the other
+    // providers an operator let in on purpose (ferry user link); provider_admin is what the provider said of
+    // admin rights at the last sign-in (shown in the admin's user list). Rows that exist already are attributed
+    // here: a password → "local"; else the provider of the account's newest session, if any; else none (the
+    // sign-in rule of src/domain/sign-in.ts decides who may adopt those). A session another provider opened in a
+    // local account (the takeover this closes) ends.
+    version: 26,
+    sql: `
+ALTER TABLE users ADD COLUMN provider TEXT;
+ALTER TABLE users ADD COLUMN provider_admin INTEGER NOT NULL DEFAULT 0;
+CREATE TABLE user_links (
+  user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  provider TEXT NOT NULL,
+  created INTEGER NOT NULL,
+  PRIMARY KEY (user_id, provider)
+);
+UPDATE users SET provider = 'local' WHERE id IN (SELECT user_id FROM local_accounts);
+UPDATE users SET provider = (
+  SELECT s.provider FROM sessions s WHERE s.user_id = users.id AND s.provider <> 'local'
+  ORDER BY s.created DESC LIMIT 1
+) WHERE provider IS NULL;
+DELETE FROM sessions WHERE provider <> 'local' AND user_id IN (SELECT user_id FROM local_accounts);
+`,
+  },
+  {
+    // `ferry import filesender` (docs/moving-from-filesender.md): which transfers and guests an import brought
+    // over under their FileSender ids, so a second run continues where the first stopped and a ferry that holds
+    // anything else is told apart from one holding only what an import made.
+    version: 27,
+    sql: `
+CREATE TABLE imported_records (
+  kind TEXT NOT NULL,
+  id INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  imported INTEGER NOT NULL,
+  PRIMARY KEY (kind, id)
+);
+`,
+  },
+  {
     // Rolling upgrades (docs/deploying.md, "Upgrading a cluster"): each running node's release and feature level,
     // seen again every few seconds; the highest feature level every running node has known, which an older
     // node refuses to run under. And who claimed a queued mail, so that a node taking it over names the one
     // that left it.
-    version: 26,
+    version: 28,
     sql: `
 CREATE TABLE nodes (
   name TEXT PRIMARY KEY,

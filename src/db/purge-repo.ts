@@ -2,11 +2,15 @@ import type { Transfer } from '../domain/model';
 import type { PurgeRepository } from '../domain/ports';
 import { affected, atomically, Db } from './context';
 import { toTransfer, TransferRow } from './rows';
+import { REMINDER_LIMIT } from '../domain/reminder-limits';
 
 const SESSION_IDLE_S = 8 * 3600;
 const SESSION_MAX_S = 7 * 86400;
-/** Login failures older than this are forgotten (the throttle's window is 15 minutes). */
-const LOGIN_FAILURES_KEPT_S = 86400;
+/**
+ * Throttle events older than this are forgotten: login and link-password failures (a 15-minute window) and the
+ * reminders sent by hand (counted over REMINDER_LIMIT.windowS, a day).
+ */
+const LOGIN_FAILURES_KEPT_S = Math.max(86400, REMINDER_LIMIT.windowS);
 
 /** The queries of the purge pass: what has expired, what is stale, and the deletion of old records. */
 export class PurgeRepo implements PurgeRepository {

@@ -19,6 +19,15 @@ export interface UsersTable {
   quota: number | null;
   /** The name an identity provider gave at the last sign-in. */
   display_name: string | null;
+  /** The identity provider (auth.sp[].id; "local") the account belongs to; null: not attributed (older rows). */
+  provider: string | null;
+  /** The provider said at the last sign-in that the person is an admin (admin_groups, admin_values). */
+  provider_admin: Generated<number>;
+}
+export interface UserLinksTable {
+  user_id: string;
+  provider: string;
+  created: number;
 }
 export interface UserEmailsTable {
   user_id: string;
@@ -271,10 +280,19 @@ export interface VirusFindingsTable {
   signature: string;
 }
 
+/** A transfer or guest `ferry import filesender` brought over under its FileSender id. */
+export interface ImportedRecordsTable {
+  kind: string;
+  id: number;
+  source: string;
+  imported: number;
+}
+
 export interface DB {
   users: UsersTable;
   user_emails: UserEmailsTable;
   local_accounts: LocalAccountsTable;
+  user_links: UserLinksTable;
   sessions: SessionsTable;
   admins: AdminsTable;
   remote_apps: RemoteAppsTable;
@@ -299,6 +317,7 @@ export interface DB {
   automatic_reminders: AutomaticRemindersTable;
   virus_scans: VirusScansTable;
   virus_findings: VirusFindingsTable;
+  imported_records: ImportedRecordsTable;
   nodes: NodesTable;
   feature_level: FeatureLevelTable;
 }
@@ -311,6 +330,7 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'users', orderBy: ['id'], identity: false },
   { name: 'user_emails', orderBy: ['user_id', 'email'], identity: false },
   { name: 'local_accounts', orderBy: ['user_id'], identity: false },
+  { name: 'user_links', orderBy: ['user_id', 'provider'], identity: false },
   { name: 'sessions', orderBy: ['id'], identity: false },
   { name: 'admins', orderBy: ['user_id'], identity: false },
   { name: 'remote_apps', orderBy: ['name'], identity: false },
@@ -337,4 +357,5 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'feature_level', orderBy: ['id'], identity: false },
   { name: 'virus_scans', orderBy: ['transfer_id'], identity: false },
   { name: 'virus_findings', orderBy: ['file_id'], identity: false },
+  { name: 'imported_records', orderBy: ['kind', 'id'], identity: false },
 ];

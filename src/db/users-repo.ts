@@ -1,4 +1,4 @@
-import type { UserRecord, UserRepository } from '../domain/ports';
+import type { AccountOwner, UserRecord, UserRepository } from '../domain/ports';
 import { affected, atomically, Db, firstRow, RepoContext, rows, runSql, selectSql } from './context';
 
 /** How long a user's stored e-mails are taken as known without reading them again (another process may change them). */
@@ -150,6 +150,100 @@ export class UsersRepo implements UserRepository {
       .where('id', '=', id)
       .where((eb) => eb.or([eb('display_name', 'is', null), eb('display_name', '!=', name)]))
       .execute();
+  }
+
+  /**
+   * Read again at most once a second per node (the header kind asks on every request, and on PostgreSQL a read is
+   * a round trip): an account's provider is set once and never changes, and this repository's own writes forget
+   * what it kept, and the sign-in rule reads again before it refuses (a link just made). An account with links
+   * (rare) is read every time, so a link removed by another process (ferry user unlink) holds at once.
+   */
+  async owner(id: string, fresh = false): Promise<AccountOwner | undefined> {
+    const wall = Date.now();
+    const hit = this.db.isTransaction || fresh ? undefined : this.ctx.owners.get(id);
+    if (hit && wall - hit.at < SEEN_MS) return hit.owner;
+    const owner = await this.readOwner(id);
+    if (owner && owner.links.length === 0 && !this.db.isTransaction) {
+      if (this.ctx.owners.size >= SEEN_MAX) this.ctx.owners.clear();
+      this.ctx.owners.set(id, { at: wall, owner });
+    }
+    return owner;
+  }
+
+  private async readOwner(id: string): Promise<AccountOwner | undefined> {
+    // One fixed statement (links, rare, are read only when there are some).
+    const [r] = await selectSql<{ provider: string | null; provider_admin: number; local: number; links: number }>(
+      this.db,
+      this.ctx,
+      'SELECT provider, provider_admin, (SELECT COUNT(*) FROM local_accounts WHERE user_id = users.id) AS local, (SELECT COUNT(*) FROM user_links WHERE user_id = users.id) AS links FROM users WHERE id = ?',
+      [id],
+    );
+    if (!r) return undefined;
+    const links =
+      Number(r.links) === 0
+        ? []
+        : await selectSql<{ provider: string }>(
+            this.db,
+            this.ctx,
+            'SELECT provider FROM user_links WHERE user_id = ? ORDER BY provider',
+            [id],
+          );
+    return {
+      provider: r.provider,
+      hasPassword: Number(r.local) > 0,
+      links: links.map((l) => l.provider),
+      providerAdmin: Number(r.provider_admin) === 1,
+    };
+  }
+
+  async createFor(id: string, provider: string, now: number): Promise<void> {
+    this.ctx.owners.delete(id);
+    await this.db
+      .insertInto('users')
+      .values({ id, provider, created: now, last_activity: now })
+      .onConflict((oc) => oc.column('id').doNothing())
+      .execute();
+  }
+
+  async adopt(id: string, provider: string): Promise<boolean> {
+    this.ctx.owners.delete(id);
+    const r = await this.db
+      .updateTable('users')
+      .set({ provider })
+      .where('id', '=', id)
+      .where('provider', 'is', null)
+      .execute();
+    return affected(r) > 0;
+  }
+
+  async setProviderAdmin(id: string, admin: boolean): Promise<void> {
+    this.ctx.owners.delete(id);
+    await this.db
+      .updateTable('users')
+      .set({ provider_admin: admin ? 1 : 0 })
+      .where('id', '=', id)
+      .where('provider_admin', '!=', admin ? 1 : 0)
+      .execute();
+  }
+
+  async link(id: string, provider: string, now: number): Promise<boolean> {
+    this.ctx.owners.delete(id);
+    const rows = await this.db
+      .insertInto('user_links')
+      .values({ user_id: id, provider, created: now })
+      .onConflict((oc) => oc.columns(['user_id', 'provider']).doNothing())
+      .returning('user_id')
+      .execute();
+    return rows.length > 0;
+  }
+
+  async unlink(id: string, provider: string): Promise<boolean> {
+    this.ctx.owners.delete(id);
+    return (
+      affected(
+        await this.db.deleteFrom('user_links').where('user_id', '=', id).where('provider', '=', provider).execute(),
+      ) > 0
+    );
   }
 
   async removeAdmin(id: string): Promise<boolean> {

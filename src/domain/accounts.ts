@@ -5,6 +5,7 @@ import { LoginThrottle } from './login-throttle';
 import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
 import { isEmail } from './transfer-input';
 import { MIN_PASSWORD_LENGTH } from './password-rules';
+import { LOCAL_OWNER } from './sign-in';
 
 export { MIN_PASSWORD_LENGTH } from './password-rules';
 
@@ -136,7 +137,10 @@ export class AccountsService {
   async addUser(userId: string, emails: string[], password: string | null): Promise<void> {
     if (!USER_ID.test(userId)) throw Errors.restBadParameter('user_id');
     if (emails.length === 0 || !emails.every(isEmail)) throw Errors.badEmail('email');
-    if (password !== null) checkPassword(password);
+    if (password !== null) {
+      checkPassword(password);
+      await this.mayHavePassword(userId);
+    }
     await this.d.repos.users.upsertSeen(userId, emails, this.d.clock());
     await this.d.repos.users.setEmails(userId, emails);
     if (password !== null) await this.setPassword(userId, password);
@@ -154,12 +158,17 @@ export class AccountsService {
     await this.d.repos.users.setEmails(userId, emails);
   }
 
-  /** A new password closes every session of the account. */
+  /**
+   * A new password closes every session of the account. Only a local account, or one no provider is recorded
+   * for, gets one: a password on another provider's account would make it local, shut out its owner and open it
+   * to whoever knows the password (src/domain/sign-in.ts).
+   */
   async setPassword(userId: string, password: string): Promise<void> {
-    if (!(await this.d.repos.users.record(userId))) throw Errors.userNotFound();
+    if (!(await this.mayHavePassword(userId))) throw Errors.userNotFound();
     checkPassword(password);
     const hash = await this.d.passwords.hash(password);
     await this.dropRemoteSecret(userId);
+    await this.d.repos.users.adopt(userId, LOCAL_OWNER);
     await this.d.repos.localAccounts.setPassword(userId, hash, this.d.clock());
     await this.d.repos.sessions.deleteOf(userId);
   }
@@ -216,20 +225,50 @@ export class AccountsService {
     await this.d.repos.users.setRemoteSecret(userId, null);
   }
 
+  /**
+   * Refuses (403) a password on another provider's account; false when there is no such user. Checked before
+   * anything is written, so a refused `ferry user add … --password-stdin` changes nothing.
+   */
+  private async mayHavePassword(userId: string): Promise<boolean> {
+    const owner = await this.d.repos.users.owner(userId, true);
+    if (owner && !owner.hasPassword && owner.provider !== null && owner.provider !== LOCAL_OWNER)
+      throw Errors.loginAccountElsewhere('user_id');
+    return owner !== undefined;
+  }
+
   /** True when the user has a local account (a password to change). */
   async isLocal(userId: string): Promise<boolean> {
     return (await this.d.repos.localAccounts.passwordHash(userId)) !== undefined;
   }
 
-  async listUsers(): Promise<{ id: string; emails: string[]; local: boolean; admin: boolean }[]> {
+  /**
+   * Every user: `admin` is true for an admin by the config, the database or their identity provider (its
+   * admin_groups or admin_values at the last sign-in: `adminByProvider`); `provider` is whose the account is.
+   */
+  async listUsers(): Promise<
+    {
+      id: string;
+      emails: string[];
+      local: boolean;
+      admin: boolean;
+      adminByProvider: boolean;
+      provider: string | null;
+      links: string[];
+    }[]
+  > {
     const local = new Set(await this.d.repos.localAccounts.userIds());
     const out = [];
     for (const id of await this.d.repos.users.listIds()) {
+      const owner = await this.d.repos.users.owner(id, true);
+      const byProvider = owner?.providerAdmin === true;
       out.push({
         id,
         emails: await this.d.repos.users.emails(id),
         local: local.has(id),
-        admin: await this.d.users.isAdmin(id),
+        admin: byProvider || (await this.d.users.isAdmin(id)),
+        adminByProvider: byProvider,
+        provider: owner?.provider ?? null,
+        links: owner?.links ?? [],
       });
     }
     return out;
@@ -271,9 +310,13 @@ export class AccountsService {
     if ((await this.d.repos.localAccounts.count()) > 0) return null;
     const password = this.d.ids.password();
     const hash = await this.d.passwords.hash(password);
+    // An account "admin" another provider made stays theirs: no first account is made (the operator adds one).
+    const owner = await this.d.repos.users.owner('admin', true);
+    if (owner && owner.provider !== null && owner.provider !== LOCAL_OWNER) return null;
     // Several processes may start at once on a new data dir: only the one whose insert lands prints a password.
     await this.addUser('admin', [PLACEHOLDER_EMAIL], null);
     if (!(await this.d.repos.localAccounts.createFirst('admin', hash, this.d.clock()))) return null;
+    await this.d.repos.users.adopt('admin', LOCAL_OWNER);
     await this.d.users.addAdmin('admin');
     return password;
   }

@@ -2,7 +2,7 @@ import { Errors } from './errors';
 import type { FileRecord, Recipient, Transfer } from './model';
 import type { Clock, Notifier, Repositories, SharingControls, UnitOfWork } from './ports';
 import { CLAIM_IDLE_S, filesSpent, linkSpent, planClaims } from './download-limits';
-import { LINK_PASSWORD_MAX, proofMatches, unlockProof, verifyLinkPassword } from './link-password';
+import { LINK_PASSWORD_MAX, linkThrottleKey, proofMatches, unlockProof, verifyLinkPassword } from './link-password';
 import { LoginThrottle } from './login-throttle';
 
 export type { PositionalReader } from './ports';
@@ -95,12 +95,11 @@ export class DownloadsService {
     unlock: LinkUnlock | undefined,
     now: number,
   ): Promise<void> {
-    if (unlock?.password === undefined || unlock.password === '') {
-      if (proofMatches(stored, recipient.token, unlock?.proof)) return;
-      throw Errors.downloadPasswordRequired('password');
-    }
+    // A browser that unlocked this link before gets through whatever the count (docs/hardening.md).
+    if (proofMatches(stored, recipient.token, unlock?.proof)) return;
+    if (unlock?.password === undefined || unlock.password === '') throw Errors.downloadPasswordRequired('password');
     if (unlock.password.length > LINK_PASSWORD_MAX) throw Errors.downloadPasswordIncorrect('password');
-    const attempt = await this.throttle.attempt(`link:${recipient.id}`, unlock.ip, now);
+    const attempt = await this.throttle.attempt(linkThrottleKey(recipient.id, unlock.ip), unlock.ip, now);
     if (!(await verifyLinkPassword(unlock.password, stored))) throw Errors.downloadPasswordIncorrect('password');
     await attempt.succeeded();
   }

@@ -67,6 +67,8 @@ export const Errors = {
   userPasswordIncorrect: entry('user_password_incorrect', 403),
   // FileSender's answer to a round-trip token that is not the Transfer's (its clients send one with chunks)
   restRoundtripTokenInvalid: entry('rest_roundtrip_token_invalid', 403),
+  // An identity provider vouched for a user id that another provider's account has (src/domain/sign-in.ts)
+  loginAccountElsewhere: entry('login_account_elsewhere', 403),
   // 404: unknown (and, so ids cannot be probed, another user's)
   transferNotFound: entry('transfer_not_found', 404),
   fileNotFound: entry('file_not_found', 404),

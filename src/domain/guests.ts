@@ -1,4 +1,5 @@
 import { Errors } from './errors';
+import { ReminderLimit, reminderLimitReached } from './reminder-limits';
 import type { Guest, Transfer } from './model';
 import type { Clock, IdGenerator, Notifier, Repositories, Tx, UnitOfWork } from './ports';
 import type { GuestCreator, GuestDraft } from './guest-input';
@@ -71,10 +72,18 @@ export class GuestsService {
     return this.d.repos.guests.listOpen();
   }
 
-  /** Sends the invitation again. Only while the Guest can still use it. */
+  /** Sends the invitation again. Only while the Guest can still use it, and REMINDER_LIMIT times a day. */
   async remind(guest: Guest): Promise<void> {
     this.assertUsable(guest);
-    await this.d.uow.run((tx) => this.d.notifier.guestReminder(tx, guest));
+    await this.d.uow.run(async (tx) => {
+      await tx.guests.lock(guest.id); // reminders asked at once are counted one after the other
+      const now = this.d.clock();
+      const limit = new ReminderLimit(tx);
+      const wait = await limit.wait({ type: 'guest', id: guest.id }, now);
+      if (wait > 0) throw reminderLimitReached(wait);
+      await limit.sent({ type: 'guest', id: guest.id }, now);
+      await this.d.notifier.guestReminder(tx, guest);
+    });
   }
 
   /** Closes the Guest (its token stops working at once) and tells the guest. Closing twice is a no-op. */

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import net from 'node:net';
 import { promisify } from 'node:util';
 
 /**
@@ -54,4 +55,29 @@ export function proofMatches(stored: string, token: string, proof: string | unde
 /** The cookie that holds a link's proof: named after a digest of the token, never the token itself. */
 export function unlockCookieName(token: string): string {
   return `ferry_link_${crypto.createHash('sha256').update(token).digest('hex').slice(0, 16)}`;
+}
+
+/**
+ * What the link-password throttle counts wrong tries against (docs/hardening.md, "Link-password throttle"): the
+ * link and the client's address together, never the link alone. Whoever holds a link could otherwise lock it
+ * for its recipients with five wrong tries; this way they lock only their own address. An IPv6 client counts by
+ * its /64, the block one network is given, so that stepping through its own addresses buys no more tries. (The
+ * 20 tries per address of the login throttle are counted as well, by the whole address.)
+ */
+export function linkThrottleKey(recipientId: number, ip: string): string {
+  return `link:${recipientId}:${addressGroup(ip)}`;
+}
+
+function addressGroup(ip: string): string {
+  if (!net.isIPv6(ip)) return ip;
+  const [head, tail = ''] = ip.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  // An embedded IPv4 tail (::ffff:1.2.3.4) takes two groups; only the first four matter here.
+  const missing = 8 - left.length - right.length - (right.at(-1)?.includes('.') ? 1 : 0);
+  const groups = ip.includes('::') ? [...left, ...Array(Math.max(0, missing)).fill('0'), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(':')}::/64`;
 }

@@ -1,4 +1,5 @@
 import { Errors, isOutOfSpace, ServiceError } from './errors';
+import { ReminderLimit, reminderLimitReached } from './reminder-limits';
 import type { Actor, AuditEntry, FileRecord, Recipient, Transfer } from './model';
 import type { Clock, FileStore, IdGenerator, Notifier, Repositories, Tx, UnitOfWork } from './ports';
 import { hasMultipartUploads } from './ports';
@@ -360,13 +361,32 @@ export class TransfersService {
     return Math.max(0, this.d.limits().extensions.length - t.expiryExtensionsUsed);
   }
 
+  /**
+   * A reminder to every recipient (or `only` one). Each recipient gets at most REMINDER_LIMIT of them a day: one
+   * past it is refused (429); a reminder to all leaves out those past it, and is refused when that is everyone.
+   */
   async remind(actor: Actor, t: Transfer, only?: Recipient): Promise<void> {
     if (t.status !== 'available') throw Errors.transferNotAvailable('remind');
     await this.d.uow.run(async (tx) => {
+      await tx.transfers.lock(t.id); // reminders of one Transfer asked at once are counted one after the other
+      const now = this.d.clock();
+      const limit = new ReminderLimit(tx);
       const recipients = only ? [only] : await tx.transfers.recipients(t.id);
       // A recipient whose mail was deferred or bounced gets that mail again now, not a second one beside it.
       const remind: Recipient[] = [];
-      for (const r of recipients) if (!(await this.d.notifier.resendUndelivered(tx, r))) remind.push(r);
+      let wait = Number.POSITIVE_INFINITY;
+      for (const r of recipients) {
+        if (await this.d.notifier.resendUndelivered(tx, r)) {
+          wait = 0;
+          continue;
+        }
+        if (!r.email) continue; // the link of a get_a_link Transfer: no address, no mail
+        const w = await limit.wait({ type: 'recipient', id: r.id }, now);
+        wait = Math.min(wait, w);
+        if (w === 0) remind.push(r);
+      }
+      if (wait > 0 && Number.isFinite(wait)) throw reminderLimitReached(wait);
+      for (const r of remind) await limit.sent({ type: 'recipient', id: r.id }, now);
       if (remind.length) await this.d.notifier.transferReminder(tx, t, await tx.transfers.files(t.id), remind);
       const target = only ? recipientTarget(only) : transferTarget(t);
       await tx.audit.record({

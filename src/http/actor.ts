@@ -1,11 +1,12 @@
 import { Errors } from '../domain/errors';
 import type { Actor, Transfer } from '../domain/model';
 import type { FerryContext } from './state';
+import { requestClientAddress } from './client-address';
 
 /** The domain's view of who acts, from the resolved principal (or the chunk key that let the request in). */
 export function actorOf(ctx: FerryContext): Actor {
   const p = ctx.state.principal;
-  const ip = ctx.request.ip || null;
+  const ip = requestClientAddress(ctx) || null;
   switch (p.type) {
     case 'user':
       // `from` must be one of the user's own addresses, whether signed in or signing with the user's own secret;

@@ -9,6 +9,7 @@ import { errorMiddleware } from './middleware/errors';
 import { jsonpMiddleware } from './middleware/jsonp';
 import { securityHeaders } from './middleware/security-headers';
 import { requestLog } from './middleware/request-log';
+import { originFormTarget } from './middleware/request-target';
 import { restPhpAlias } from './middleware/rest-prefix';
 import { authenticate } from './middleware/authenticate';
 import { rawBodyForSignatures } from './middleware/raw-body';
@@ -44,6 +45,8 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
   miscRoutes(api);
   for (const register of opts.routes ?? []) register(api);
 
+  // First of all: every later reader of the path sees the origin form (src/http/middleware/request-target.ts).
+  app.use(originFormTarget());
   if (opts.observe) app.use(opts.observe);
   app.use(async (ctx, next) => {
     ctx.state.services = services;

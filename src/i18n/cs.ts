@@ -99,6 +99,8 @@ export const cs: Translations = {
   request_body_too_large: 'Požadavek je příliš velký.',
   range_not_satisfiable: 'Požadovaná část souboru leží mimo soubor.',
   rate_limit_exceeded: 'Příliš mnoho pokusů: chvíli počkejte a zkuste to znovu.',
+  login_account_elsewhere:
+    'Tento účet patří k jinému způsobu přihlášení: pokud jde o stejnou osobu, požádejte správce, aby je propojil.',
   login_provider_unavailable: 'Přihlašovací služba je teď nedostupná: zkuste to znovu za několik minut.',
   database_unavailable: 'Služba se teď nemůže spojit se svou databází: zkuste to znovu za chvíli.',
   storage_unavailable: 'Služba se teď nemůže spojit se svým úložištěm souborů: zkuste to znovu za chvíli.',

@@ -104,6 +104,8 @@ export const de: Translations = {
   request_body_too_large: 'Die Anfrage ist zu groß.',
   range_not_satisfiable: 'Der angeforderte Teil der Datei liegt außerhalb der Datei.',
   rate_limit_exceeded: 'Zu viele Versuche: Warten Sie eine Weile und versuchen Sie es erneut.',
+  login_account_elsewhere:
+    'Dieses Konto gehört zu einer anderen Anmeldeart: Bitten Sie eine Administratorin oder einen Administrator, beide zu verknüpfen, wenn es dieselbe Person ist.',
   login_provider_unavailable:
     'Der Anmeldedienst ist gerade nicht erreichbar: Versuchen Sie es in ein paar Minuten erneut.',
   database_unavailable: 'Der Dienst erreicht seine Datenbank gerade nicht: Versuchen Sie es gleich noch einmal.',

@@ -103,6 +103,8 @@ export const en = {
   request_body_too_large: 'The request is too large.',
   range_not_satisfiable: 'The part of the file asked for lies outside the file.',
   rate_limit_exceeded: 'Too many attempts: wait a while and try again.',
+  login_account_elsewhere:
+    'This account belongs to another way of signing in: ask an administrator to link the two if they are the same person.',
   login_provider_unavailable: 'The sign-in service cannot be reached right now: try again in a few minutes.',
   database_unavailable: 'The service cannot reach its database right now: try again in a moment.',
   storage_unavailable: 'The service cannot reach its file storage right now: try again in a moment.',

@@ -101,6 +101,8 @@ export const es: Translations = {
   request_body_too_large: 'La solicitud es demasiado grande.',
   range_not_satisfiable: 'La parte del archivo solicitada queda fuera del archivo.',
   rate_limit_exceeded: 'Demasiados intentos: espere un rato y vuelva a intentarlo.',
+  login_account_elsewhere:
+    'Esta cuenta pertenece a otra forma de iniciar sesión: si es la misma persona, pida a un administrador que las vincule.',
   login_provider_unavailable:
     'No se puede contactar con el servicio de inicio de sesión en este momento: vuelva a intentarlo dentro de unos minutos.',
   database_unavailable:

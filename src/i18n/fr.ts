@@ -104,6 +104,8 @@ export const fr: Translations = {
   request_body_too_large: 'La requête est trop volumineuse.',
   range_not_satisfiable: 'La partie du fichier demandée se trouve hors du fichier.',
   rate_limit_exceeded: 'Trop de tentatives : attendez un moment et réessayez.',
+  login_account_elsewhere:
+    "Ce compte appartient à un autre mode de connexion : s'il s'agit de la même personne, demandez à un administrateur de les relier.",
   login_provider_unavailable:
     'Le service de connexion est injoignable pour le moment : réessayez dans quelques minutes.',
   database_unavailable: "Le service ne peut pas joindre sa base de données pour l'instant : réessayez dans un moment.",

@@ -101,6 +101,8 @@ export const it: Translations = {
   request_body_too_large: 'La richiesta è troppo grande.',
   range_not_satisfiable: 'La parte del file richiesta cade fuori dal file.',
   rate_limit_exceeded: "Troppi tentativi: attendi un po' e riprova.",
+  login_account_elsewhere:
+    'Questo account appartiene a un altro modo di accesso: se è la stessa persona, chiedi a un amministratore di collegarli.',
   login_provider_unavailable:
     'Il servizio di accesso non è raggiungibile in questo momento: riprova tra qualche minuto.',
   database_unavailable: 'Il servizio non riesce a raggiungere il suo database in questo momento: riprova tra poco.',

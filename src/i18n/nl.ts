@@ -104,6 +104,8 @@ export const nl: Translations = {
   request_body_too_large: 'Het verzoek is te groot.',
   range_not_satisfiable: 'Het gevraagde deel van het bestand valt buiten het bestand.',
   rate_limit_exceeded: 'Te veel pogingen: wacht even en probeer het opnieuw.',
+  login_account_elsewhere:
+    'Dit account hoort bij een andere manier van aanmelden: vraag een beheerder ze te koppelen als het dezelfde persoon is.',
   login_provider_unavailable: 'De aanmeldservice is nu niet bereikbaar: probeer het over een paar minuten opnieuw.',
   database_unavailable: 'De dienst kan zijn database nu niet bereiken: probeer het zo meteen opnieuw.',
   storage_unavailable: 'De dienst kan zijn bestandsopslag nu niet bereiken: probeer het zo meteen opnieuw.',

@@ -102,6 +102,8 @@ export const pl: Translations = {
   request_body_too_large: 'Żądanie jest zbyt duże.',
   range_not_satisfiable: 'Żądana część pliku wykracza poza plik.',
   rate_limit_exceeded: 'Zbyt wiele prób: odczekaj chwilę i spróbuj ponownie.',
+  login_account_elsewhere:
+    'To konto należy do innego sposobu logowania: jeśli to ta sama osoba, poproś administratora o ich połączenie.',
   login_provider_unavailable: 'Usługa logowania jest teraz niedostępna: spróbuj ponownie za kilka minut.',
   database_unavailable: 'Serwis nie może teraz połączyć się ze swoją bazą danych: spróbuj ponownie za chwilę.',
   storage_unavailable: 'Serwis nie może teraz połączyć się ze swoim magazynem plików: spróbuj ponownie za chwilę.',

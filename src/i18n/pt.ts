@@ -102,6 +102,8 @@ export const pt: Translations = {
   request_body_too_large: 'O pedido é demasiado grande.',
   range_not_satisfiable: 'A parte do ficheiro pedida fica fora do ficheiro.',
   rate_limit_exceeded: 'Demasiadas tentativas: aguarde um pouco e tente novamente.',
+  login_account_elsewhere:
+    'Esta conta pertence a outra forma de iniciar sessão: se for a mesma pessoa, peça a um administrador que as associe.',
   login_provider_unavailable:
     'Não é possível contactar o serviço de início de sessão neste momento: tente novamente dentro de alguns minutos.',
   database_unavailable:

@@ -101,6 +101,8 @@ export const sv: Translations = {
   request_body_too_large: 'Begäran är för stor.',
   range_not_satisfiable: 'Den begärda delen av filen ligger utanför filen.',
   rate_limit_exceeded: 'För många försök: vänta en stund och försök igen.',
+  login_account_elsewhere:
+    'Det här kontot hör till ett annat sätt att logga in: be en administratör att koppla ihop dem om det är samma person.',
   login_provider_unavailable: 'Inloggningstjänsten går inte att nå just nu: försök igen om några minuter.',
   database_unavailable: 'Tjänsten når inte sin databas just nu: försök igen om en stund.',
   storage_unavailable: 'Tjänsten når inte sin fillagring just nu: försök igen om en stund.',

@@ -101,6 +101,31 @@ test('service install: a dynamic user with the data dir as its StateDirectory; a
   }
 });
 
+test('service install --root: reads the config and writes the units below a package root, naming the paths inside it', async () => {
+  const dir = tempDir('ferry-service-');
+  try {
+    const root = path.join(dir, 'root');
+    fs.mkdirSync(path.join(root, 'etc/ferry'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'etc/ferry/ferry.json'), JSON.stringify({ data_dir: '/var/lib/ferry' }));
+    const args = ['service', 'install', '--root', root, '--config', '/etc/ferry/ferry.json'];
+    const r = runFerry([...args, '--binary', '/usr/bin/ferry', '--dir', '/lib/systemd/system']);
+    assert.is(r.code, 0, r.stderr);
+    const units = path.join(root, 'lib/systemd/system');
+    assert.equal(fs.readdirSync(units).sort(), ['ferry-purge.service', 'ferry-purge.timer', 'ferry.service']);
+    const unit = fs.readFileSync(path.join(units, 'ferry.service'), 'utf8').split('\n');
+    for (const line of ['ExecStart=/usr/bin/ferry serve -c /etc/ferry/ferry.json', 'ReadWritePaths=/var/lib/ferry'])
+      assert.ok(unit.includes(line), `missing ${line}`);
+    assert.not.match(unit.join('\n'), root);
+    assert.not.match(r.stdout, 'useradd', 'a package makes its user itself');
+    // The binary's path inside the root must be given: this executable's own path means nothing there.
+    const noBinary = runFerry([...args, '--dir', '/lib/systemd/system']);
+    assert.is(noBinary.code, 1);
+    assert.match(noBinary.stderr, '--root: give --config and --binary as absolute paths');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('service install refuses what would make a unit that cannot start, with one line and exit 1', () => {
   const dir = tempDir('ferry-service-');
   try {

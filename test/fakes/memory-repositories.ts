@@ -32,14 +32,16 @@ import type {
   UsageRepository,
 } from '../../src/domain/ports';
 import { addRange, coveredBytes } from '../../src/shared/ranges';
+import { MemoryLocalAccounts, MemorySessions, MemoryUsers } from './memory-accounts';
 
 /**
  * The domain's repositories in memory: what the domain relies on from its ports, without a database, so that its
  * rules are tested in milliseconds (test/unit/domain-*.test.ts) and the repository contract runs on them too
  * (test/http/transfer-repository-contract.test.ts). The state is one plain object; a unit of work copies it and
  * puts the copy back when its function throws, so "all or nothing" holds as on the databases. Units of work run
- * one at a time, as SQLite runs them. The repositories the domain tests do not reach (users, sessions, accounts,
- * signatures, login failures, remote apps, overrides) throw, naming the method, when called.
+ * one at a time, as SQLite runs them. Users, local accounts and sessions are in test/fakes/memory-accounts.ts
+ * (outside units of work: sign-in runs none). The repositories the domain tests do not reach (signatures, login
+ * failures, remote apps, overrides) throw, naming the method, when called.
  */
 
 interface MailRow {
@@ -692,6 +694,8 @@ function absent<T extends object>(name: string): T {
 export class MemoryWorld {
   state: MemoryState = emptyState();
   readonly repos: Repositories;
+  /** Users and local accounts (test/fakes/memory-accounts.ts), for the sign-in rule's tests. */
+  readonly users = new MemoryUsers();
   readonly uow: UnitOfWork;
   readonly locks: Locks;
   private queue: Promise<unknown> = Promise.resolve();
@@ -707,9 +711,9 @@ export class MemoryWorld {
       mailQueue: new MemoryMailQueue(this),
       purge: new MemoryPurge(this),
       usage: new MemoryUsage(this),
-      users: absent('users'),
-      localAccounts: absent('localAccounts'),
-      sessions: absent('sessions'),
+      users: this.users,
+      localAccounts: new MemoryLocalAccounts(this.users),
+      sessions: new MemorySessions(),
       remoteApps: absent('remoteApps'),
       signatures: absent('signatures'),
       loginFailures: absent('loginFailures'),
@@ -717,6 +721,7 @@ export class MemoryWorld {
       sharing: absent('sharing'),
       loginDevices: absent('loginDevices'),
       virusScans: absent('virusScans'),
+      imports: absent('imports'),
     };
     this.uow = {
       run: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {

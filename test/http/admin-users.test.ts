@@ -59,6 +59,8 @@ test('the list: every user with e-mails, local account, admin (and whether by th
     local: true,
     admin: false,
     admin_by_config: false,
+    admin_by_provider: false,
+    provider: 'local',
     quota: 0,
     quota_own: false,
     used: 0,

@@ -69,7 +69,14 @@ test('ferry user add / passwd / list / remove, seen at once by the running serve
   await login(s, 'erin', 'another long one');
   const list = await cli(['user', 'list', '--json']);
   const row = JSON.parse(list.out).find((u: { id: string }) => u.id === 'erin');
-  assert.equal(row, { id: 'erin', emails: ['erin@example.org', 'e.r@example.org'], local: true, admin: false });
+  assert.equal(row, {
+    id: 'erin',
+    emails: ['erin@example.org', 'e.r@example.org'],
+    local: true,
+    admin: false,
+    provider: 'local',
+    links: [],
+  });
   assert.ok((await cli(['user', 'list'])).lines.includes('erin\terin@example.org,e.r@example.org\tlocal'));
   assert.is((await cli(['user', 'add', 'bad id!', '--email', 'x@example.org'])).code, 1);
   assert.is((await cli(['user', 'add', 'frank', '--email', 'not-an-address'])).code, 1);

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { startTestServer, TestServer, HEADER_SP, sql } from '../helpers/server';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { inAWeek } from '../helpers/upload-client';
-import { throttleAddress } from '../../src/auth/client-address';
+import { clientAddress } from '../../src/auth/client-address';
 
 // Service provider "local": accounts, the login form and JSON login, the session cookie and its lifetimes,
 // the security token, the Origin check and the login throttle.
@@ -311,13 +311,13 @@ test('login throttle behind a reverse proxy on this host: counted per client the
 
 test('the throttled address: the forwarded client only from a loopback peer, never from anyone else', () => {
   const xff = { 'x-forwarded-for': '10.1.1.1, 192.0.2.5' };
-  assert.is(throttleAddress('127.0.0.1', xff), '192.0.2.5');
-  assert.is(throttleAddress('::ffff:127.0.0.1', xff), '192.0.2.5');
-  assert.is(throttleAddress('::1', { 'x-real-ip': '2001:db8::5' }), '2001:db8::5');
-  assert.is(throttleAddress('192.0.2.77', xff), '192.0.2.77', 'a remote client cannot choose its address');
-  assert.is(throttleAddress('::ffff:192.0.2.77', xff), '192.0.2.77');
-  assert.is(throttleAddress('127.0.0.1', { 'x-forwarded-for': 'not an address' }), '127.0.0.1');
-  assert.is(throttleAddress('127.0.0.1', {}), '127.0.0.1');
+  assert.is(clientAddress('127.0.0.1', xff), '192.0.2.5');
+  assert.is(clientAddress('::ffff:127.0.0.1', xff), '192.0.2.5');
+  assert.is(clientAddress('::1', { 'x-real-ip': '2001:db8::5' }), '2001:db8::5');
+  assert.is(clientAddress('192.0.2.77', xff), '192.0.2.77', 'a remote client cannot choose its address');
+  assert.is(clientAddress('::ffff:192.0.2.77', xff), '192.0.2.77');
+  assert.is(clientAddress('127.0.0.1', { 'x-forwarded-for': 'not an address' }), '127.0.0.1');
+  assert.is(clientAddress('127.0.0.1', {}), '127.0.0.1');
 });
 
 test('https base_url: the cookie is Secure even though TLS ends at the proxy in front', async () => {

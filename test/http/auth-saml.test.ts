@@ -67,12 +67,16 @@ test.before(async () => {
   const wrongCert = path.join(dir, 'wrong.pem');
   fs.writeFileSync(wrongCert, selfSignedCertificate('not-the-federation', 1, 2048).certPem);
   const idp2Cert = path.join(dir, 'idp2.pem');
+  // Every one of these service providers signs in the same people of the same identity providers: the operator
+  // says so (docs/single-sign-on.md, "User ids of several providers"), else each would own the accounts it made.
+  const ids = ['uni', 'enc', 'short', 'other', 'fed', 'signed', 'badsig', 'fromfile'];
   const sp = (id: string, extra: Record<string, unknown> = {}) => ({
     type: 'saml',
     id,
     label: `SAML ${id}`,
     ...keys,
     idp_metadata: [md(port)],
+    link_accounts_of: ids.filter((other) => other !== id),
     ...extra,
   });
   idp = await startIdp(users, { port });

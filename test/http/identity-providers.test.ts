@@ -81,4 +81,32 @@ test('config: provider ids are unique, kinds are known, and each kind checks its
   assert.equal(checkConfig({ auth: { sp: [] } }), ['auth.sp: at least one identity provider, got an empty list']);
 });
 
+test('config: link_accounts_of names other providers of auth.sp, never local; "local" is the local provider’s id', () => {
+  const oidc = { type: 'oidc', issuer: 'https://op.example', client_id: 'ferry' };
+  const ok = checkConfig({
+    auth: {
+      sp: [{ ...oidc, id: 'sso', link_accounts_of: ['proxy'], adopt_unattributed: true }, HEADER, { type: 'local' }],
+    },
+  });
+  assert.equal(ok, []);
+  const text = checkConfig({
+    auth: {
+      sp: [
+        { ...oidc, id: 'sso', link_accounts_of: ['local', 'nope', 'sso'] },
+        { type: 'local', id: 'accounts', link_accounts_of: ['sso'] },
+      ],
+    },
+  })
+    .concat(checkConfig({ auth: { sp: [{ ...HEADER, id: 'local' }] } }))
+    .join('\n');
+  for (const want of [
+    'link_accounts_of names "local"',
+    'link_accounts_of names "nope"',
+    'link_accounts_of names "sso"',
+    'the id "local" is for the local provider',
+    'auth.sp (accounts): a local account is entered with its password only',
+  ])
+    assert.ok(text.includes(want), `${want} in\n${text}`);
+});
+
 test.run();

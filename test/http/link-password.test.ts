@@ -150,6 +150,68 @@ test('tries are throttled in the database as logins are: after five wrong ones e
   assert.ok(rows.length >= 5);
 });
 
+test('a locked link refuses only the address that guessed: others get in, and the page says how long to wait', async () => {
+  const { token } = await available([{ name: 'x.bin', data: Buffer.from('x') }], PASSWORD);
+  const as = (client: string, password: string) =>
+    get(`/download/files?token=${token}`, { [HEADER]: password, 'X-Forwarded-For': client });
+  for (let i = 0; i < 8; i++) assert.is((await as('198.51.100.20', `wrong ${i}`)).status, i < 5 ? 401 : 429);
+  const held = await as('198.51.100.20', PASSWORD);
+  assert.is(held.status, 429);
+  const wait = Number(held.headers.get('retry-after'));
+  assert.ok(wait > 800 && wait <= 900, `Retry-After ${wait}`);
+  assert.equal((await held.json()).details, [`retry_after=${wait}`]);
+  // The rightful recipient, elsewhere, is not locked out by someone else's guesses.
+  assert.is((await as('203.0.113.30', PASSWORD)).status, 200);
+  // The form tells the guessing address how long, in the page's language.
+  const form = (lang: string) =>
+    fetch(`${s.url}/download/unlock`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        Accept: 'text/html',
+        'Accept-Language': lang,
+        'X-Forwarded-For': '198.51.100.20',
+        'content-type': 'application/x-www-form-urlencoded',
+      },
+      body: new URLSearchParams({ token, password: PASSWORD }).toString(),
+    });
+  const en = await form('en');
+  assert.is(en.status, 429);
+  assert.ok(Number(en.headers.get('retry-after')) > 800);
+  assert.match(await en.text(), 'Too many failed attempts. Try again in 15 min.');
+  assert.match(await (await form('de')).text(), 'Versuchen Sie es in 15 Min. erneut.');
+});
+
+test('a browser that unlocked the link before gets through even from an address that is locked', async () => {
+  const { token } = await available([{ name: 'y.bin', data: Buffer.from('y') }], PASSWORD);
+  const form = (password: string, cookie?: string) =>
+    fetch(`${s.url}/download/unlock`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        Accept: 'text/html',
+        'X-Forwarded-For': '198.51.100.40',
+        'content-type': 'application/x-www-form-urlencoded',
+        ...(cookie ? { Cookie: cookie } : {}),
+      },
+      body: new URLSearchParams({ token, password }).toString(),
+    });
+  const right = await form(PASSWORD);
+  assert.is(right.status, 303);
+  const cookie = right.headers.get('set-cookie')!.split(';')[0];
+  // Someone behind the same address (one office, one NAT) locks it for this link.
+  for (let i = 0; i < 6; i++) await form(`wrong ${i}`);
+  assert.is((await form(PASSWORD)).status, 429, 'a browser without the proof waits');
+  assert.is((await form(PASSWORD, cookie)).status, 303, 'the browser that unlocked before does not');
+  const page = await get(`/?s=download&token=${token}`, {
+    Accept: 'text/html',
+    Cookie: cookie,
+    'X-Forwarded-For': '198.51.100.40',
+  });
+  assert.is(page.status, 200);
+  assert.match(await page.text(), 'y.bin');
+});
+
 test('filesender.py -d: a transfer without a password still works; with one, a clear error and no file', async () => {
   const apikey = await s.app.services.users.remoteSecret('bob');
   const py = new FileSenderPy({ baseUrl: `${s.url}/rest.php`, username: 'bob', apikey });

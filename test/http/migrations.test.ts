@@ -73,4 +73,45 @@ test('PostgreSQL, 13 → latest: the same', async () => {
   }
 });
 
+/**
+ * Accounts of an older ferry, before each one recorded its provider (schema 25): a local account (a password) with
+ * a session a directory opened in it (the takeover migration 26 ends), an OpenID user with a session, and a user
+ * no session names.
+ */
+const OWNERS_SEED = [
+  `INSERT INTO users (id, created) VALUES ('admin', 1), ('oidc-user', 1), ('old-user', 1)`,
+  `INSERT INTO local_accounts (user_id, password_hash, created, updated) VALUES ('admin', 'scrypt$x', 1, 1)`,
+  `INSERT INTO sessions (id, user_id, csrf_token, created, last_seen, provider) VALUES ('s1', 'admin', 'c', 1, 1, 'local'), ('s2', 'admin', 'c', 2, 2, 'ldap'), ('s3', 'oidc-user', 'c', 1, 1, 'sso'), ('s4', 'oidc-user', 'c', 3, 3, 'sso2')`,
+];
+const OWNERS = [
+  { id: 'admin', provider: 'local' },
+  { id: 'oidc-user', provider: 'sso2' },
+  { id: 'old-user', provider: null },
+];
+
+test("25 → latest, SQLite and PostgreSQL: each account is attributed (a password → local, else its newest session's provider, else none), and a session another provider opened in a local account ends", async () => {
+  const file = path.join(tempDir(), 'ferry.db');
+  const old = openSqliteFile(file, upTo(25));
+  for (const q of OWNERS_SEED) old.exec(q);
+  old.close();
+  const db = openSqliteFile(file);
+  assert.equal(db.prepare('SELECT id, provider FROM users ORDER BY id').all(), OWNERS);
+  assert.equal(db.prepare('SELECT id FROM sessions ORDER BY id').all(), [{ id: 's1' }, { id: 's3' }, { id: 's4' }]);
+  db.close();
+  const pool = new pg.Pool({ connectionString: await freshPostgresDatabase('migrate_owners') });
+  try {
+    await migratePostgres(pool, upTo(25));
+    for (const q of OWNERS_SEED) await pool.query(q);
+    await migratePostgres(pool);
+    assert.equal((await pool.query('SELECT id, provider FROM users ORDER BY id')).rows, OWNERS);
+    assert.equal((await pool.query('SELECT id FROM sessions ORDER BY id')).rows, [
+      { id: 's1' },
+      { id: 's3' },
+      { id: 's4' },
+    ]);
+  } finally {
+    await pool.end();
+  }
+});
+
 test.run();

@@ -68,6 +68,7 @@ test('the ports are where the domain says: one folder, every port async', () => 
   assert.equal(ports, [
     'clock.ts',
     'file-store.ts',
+    'filesender-source.ts',
     'ids.ts',
     'index.ts',
     'mailer.ts',

@@ -14,6 +14,8 @@ export interface AdminUser {
   local: boolean;
   admin: boolean;
   admin_by_config: boolean;
+  /** Admin through the identity provider's groups at the last sign-in (not a grant in the database). */
+  admin_by_provider: boolean;
   quota: number;
   quota_own: boolean;
   used: number;
@@ -122,14 +124,20 @@ function UserRow({
         )}
       </td>
       <td data-label={t('ui_role')} class="role">
-        {u.admin ? (u.admin_by_config ? t('ui_admin_by_config') : t('ui_admin_role')) : t('ui_user_role')}
+        {u.admin
+          ? u.admin_by_config
+            ? t('ui_admin_by_config')
+            : u.admin_by_provider
+              ? t('ui_admin_by_provider')
+              : t('ui_admin_role')
+          : t('ui_user_role')}
       </td>
       <td data-label={t('ui_quota')}>
         <QuotaCell u={u} reload={reload} />
       </td>
       <td data-label={t('ui_actions')}>
         <div class="users-actions">
-          {!self && !u.admin_by_config && (
+          {!self && !u.admin_by_config && !u.admin_by_provider && (
             <ActionButton
               run={() => api.put(`${path}/admin`, { admin: !u.admin })}
               label={t(u.admin ? 'ui_withdraw_admin_of' : 'ui_grant_admin_of', { id: u.id })}

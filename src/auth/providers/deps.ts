@@ -1,11 +1,14 @@
 import type { AccountsService } from '../../domain/accounts';
 import type { UserDirectory } from '../../domain/users';
+import type { SignInService } from '../../domain/sign-in';
 import type { Clock, SignatureRepository } from '../../domain/ports';
 
 /** What the composition root hands every identity provider it builds. */
 export interface ProviderDeps {
   accounts: AccountsService;
   users: UserDirectory;
+  /** The account a person a provider vouched for enters (the header kind asks on each request). */
+  signIn: Pick<SignInService, 'admit'>;
   clock: Clock;
   /** base_url as it is now (links and callbacks are built from it). */
   baseUrl: () => string;

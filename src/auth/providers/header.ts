@@ -16,7 +16,7 @@ export const headerKind: ProviderKind<SpHeader, ProviderDeps> = {
       label: cfg.label,
       style: 'proxy',
       localAccounts: false,
-      authenticator: new HeaderServiceProvider(cfg, deps.users),
+      authenticator: new HeaderServiceProvider(cfg, (person) => deps.signIn.admit(cfg.id, person)),
     };
   },
 };

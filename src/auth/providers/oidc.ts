@@ -77,8 +77,17 @@ class OidcProvider implements IdentityProvider {
       return { oc, config };
     })();
     // A failed discovery is tried again at the next sign-in.
-    this.discovered.catch(() => (this.discovered = null));
-    return this.discovered;
+    const mine = this.discovered;
+    mine.catch(() => {
+      if (this.discovered === mine) this.discovered = null;
+    });
+    return mine;
+  }
+
+  /** The provider's metadata and keys are read again at the next use (after it failed to answer). */
+  private forget(): void {
+    this.discovered = null;
+    this.keys = null;
   }
 
   async start(): Promise<RedirectStart> {
@@ -124,6 +133,9 @@ class OidcProvider implements IdentityProvider {
       const refusesClient = ['invalid_client', 'unauthorized_client'].includes(
         String((e as { error?: unknown }).error),
       );
+      // A provider that did not answer is looked up again (discovery) at the next sign-in: while it is still
+      // down the sign-in button then leads to ferry's "unavailable" page, not to the dead provider's address.
+      if (unreachable(e)) this.forget();
       throw new LoginFailed(
         unreachable(e) || refusesClient ? 'unavailable' : 'failed',
         `code exchange: ${describe(e)}`,

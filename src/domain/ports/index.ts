@@ -5,6 +5,7 @@
 export * from './clock';
 export * from './ids';
 export * from './file-store';
+export * from './filesender-source';
 export * from './mailer';
 export * from './repositories';
 export * from './unit-of-work';

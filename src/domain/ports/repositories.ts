@@ -195,6 +195,30 @@ export interface UserRepository {
   removeAdmin(id: string): Promise<boolean>;
   listAdmins(): Promise<string[]>;
   setDisplayName(id: string, name: string | null): Promise<void>;
+  /**
+   * Whose the account is (src/domain/sign-in.ts); undefined when there is no such user. May be what this node
+   * read in the last second, unless `fresh`.
+   */
+  owner(id: string, fresh?: boolean): Promise<AccountOwner | undefined>;
+  /** Creates the account as `provider`'s unless it exists (one statement: two first sign-ins at once make one). */
+  createFor(id: string, provider: string, now: number): Promise<void>;
+  /** Attributes an account no provider is recorded for to `provider`; false when it has one already. */
+  adopt(id: string, provider: string): Promise<boolean>;
+  /** What the provider said of admin rights at the last sign-in. */
+  setProviderAdmin(id: string, admin: boolean): Promise<void>;
+  /** An operator lets another provider sign in to the account (ferry user link); false when it already could. */
+  link(id: string, provider: string, now: number): Promise<boolean>;
+  unlink(id: string, provider: string): Promise<boolean>;
+}
+
+/** Whose an account is: the provider that made it, a local password, the providers an operator linked to it. */
+export interface AccountOwner {
+  /** auth.sp[].id of the provider that made it ("local" for a local account); null: not attributed. */
+  provider: string | null;
+  hasPassword: boolean;
+  links: string[];
+  /** The provider said at the last sign-in that the person is an admin. */
+  providerAdmin: boolean;
 }
 
 /** Password hashes of the local service provider's accounts. */
@@ -268,7 +292,11 @@ export interface SignatureRepository {
   count(): Promise<number>;
 }
 
-/** Failed logins per key (an account, a client address), shared by every node. */
+/**
+ * Timestamped events under a key, shared by every node, as the throttles count them: failed logins per account
+ * and client address, link-password tries, and the reminders sent by hand (src/domain/reminder-limits.ts).
+ * Kept a day.
+ */
 export interface LoginFailureRepository {
   /** Inside a unit of work: other units of work counting these keys wait until this one ends (PostgreSQL). */
   hold(keys: string[]): Promise<void>;
@@ -497,6 +525,44 @@ export interface VirusScanRepository {
   held(): Promise<number[]>;
 }
 
+/** What `ferry import filesender` brings over under its FileSender ids (docs/moving-from-filesender.md). */
+export type ImportedKind = 'transfer' | 'guest';
+
+/** A download finished by a recipient: its file counts as received (recipient_downloads). */
+export interface ReceivedFile {
+  recipientId: number;
+  fileId: number;
+  date: number;
+}
+
+/**
+ * The writes of an import: records inserted with the ids they had in the system they come from, so links
+ * naming them (`files_ids`, `/transfer/{id}`) keep working, each marked as imported so a second run continues.
+ */
+export interface ImportRepository {
+  /** Transfers and guests that no import brought: a ferry already in use. */
+  otherRecords(): Promise<{ transfers: number; guests: number }>;
+  /** The ids of this kind already imported. */
+  imported(kind: ImportedKind): Promise<Set<number>>;
+  /** Which of these ids, tokens or file uids ferry already holds (in another record than an imported one). */
+  taken(what: 'transfer' | 'file' | 'recipient' | 'guest', ids: number[]): Promise<number[]>;
+  tokensTaken(what: 'recipient' | 'guest', tokens: string[]): Promise<string[]>;
+  uidsTaken(uids: string[]): Promise<string[]>;
+  /** Inserts the Guest under its id and marks it imported from `source`. */
+  insertGuest(g: Guest, source: string, now: number): Promise<void>;
+  /** Inserts the Transfer, its files (nothing received yet) and recipients under their ids, marked imported. */
+  insertTransfer(t: Transfer, files: FileRecord[], recipients: Recipient[], source: string, now: number): Promise<void>;
+  /** Records files as received whole by recipients; those already recorded are left. */
+  recordReceived(rows: ReceivedFile[]): Promise<void>;
+  /** The Transfer's status once its files are in (`made_available` as the source recorded it). */
+  setImportedStatus(id: number, status: Transfer['status'], madeAvailable: number | null): Promise<void>;
+  /**
+   * After rows were inserted with their own ids: new rows are numbered past them, and past `floor` (the ids the
+   * source gave to records that did not come), so no new record takes an id an old link names.
+   */
+  moveSequences(floor: { transfers: number; files: number; recipients: number; guests: number }): Promise<void>;
+}
+
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
 export interface Repositories {
   transfers: TransferRepository;
@@ -517,4 +583,5 @@ export interface Repositories {
   usage: UsageRepository;
   sharing: SharingRepository;
   virusScans: VirusScanRepository;
+  imports: ImportRepository;
 }

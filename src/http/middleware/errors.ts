@@ -1,5 +1,5 @@
 import type { Middleware } from 'koa';
-import { Errors, ServiceError } from '../../domain/errors';
+import { Errors, retryAfterOf, ServiceError } from '../../domain/errors';
 import type { Logger } from '../../log';
 import type { Context } from 'koa';
 import type { FerryState } from '../state';
@@ -41,6 +41,9 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
     ctx.set('Connection', 'close');
     ctx.req.resume();
   }
+  // A refusal that knows when to try again (rate_limit_exceeded's retry_after=N) says so in the header too.
+  const wait = retryAfterOf(e);
+  if (wait !== null) ctx.set('Retry-After', String(wait));
   if (wantsErrorPage(ctx)) return renderErrorPage(ctx, e.id, e.status, uid);
   if (e.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_S));
   ctx.status = e.status;

@@ -1,4 +1,4 @@
-import net from 'node:net';
+import { addressList } from '../../util/address-list';
 import client from 'prom-client';
 import type { Middleware } from 'koa';
 import type { FerryState } from '../state';
@@ -219,16 +219,5 @@ export class Metrics {
 
 /** The peers GET /metrics answers: exact addresses and CIDR ranges, IPv4 and IPv6 (an IPv4-mapped peer as IPv4). */
 export function allowList(entries: string[]): (ip: string) => boolean {
-  const list = new net.BlockList();
-  for (const e of entries) {
-    const [addr, bits] = e.split('/');
-    const type = net.isIPv6(addr) ? 'ipv6' : 'ipv4';
-    if (!net.isIP(addr)) throw new Error(`metrics.allow: not an IP address: ${JSON.stringify(e)}`);
-    if (bits === undefined) list.addAddress(addr, type);
-    else list.addSubnet(addr, Number(bits), type);
-  }
-  return (ip) => {
-    const plain = ip.startsWith('::ffff:') && net.isIPv4(ip.slice(7)) ? ip.slice(7) : ip;
-    return net.isIP(plain) !== 0 && list.check(plain, net.isIPv6(plain) ? 'ipv6' : 'ipv4');
-  };
+  return addressList(entries, 'metrics.allow');
 }

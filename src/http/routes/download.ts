@@ -1,5 +1,6 @@
 import { Api } from '../api';
-import { linkUnlock, setUnlockCookie } from '../download/link-unlock';
+import { formUnlock, linkUnlock, setUnlockCookie } from '../download/link-unlock';
+import { requestClientAddress } from '../client-address';
 import { publicAccess } from '../access';
 import { Errors, ServiceError } from '../../domain/errors';
 import type { DownloadAccess, DownloadKind } from '../../domain/downloads';
@@ -51,7 +52,7 @@ export function downloadRoutes(api: Api): void {
     const wantsPage = ctx.accepts(['json', 'html']) === 'html';
     try {
       const svc = ctx.state.services.downloads;
-      const access = await svc.access(token, { password: password || undefined, ip: ctx.request.ip || '' });
+      const access = await svc.access(token, formUnlock(ctx, token, password));
       const proof = await svc.proofFor(access);
       if (proof) setUnlockCookie(ctx, token, proof, access.transfer.expires);
       if (!wantsPage) return true;
@@ -215,7 +216,7 @@ async function respond(
     return;
   }
   const svc = ctx.state.services.downloads;
-  const who = { ip: ctx.request.ip || null };
+  const who = { ip: requestClientAddress(ctx) || null };
   const log = ctx.state.services.log;
   // Claims each file's download for the link before any byte is sent: refused here when its limit is taken.
   const claims = await svc.started(access, files, kind, who, start === 0);

@@ -2,13 +2,10 @@ import Router from '@koa/router';
 import { Errors, isError, retryAfterOf, ServiceError } from '../../domain/errors';
 import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
 import { isForeignOrigin } from '../../auth/origin';
-import { throttleAddress } from '../../auth/client-address';
-import {
-  LoginFailed,
-  type IdentityProvider,
-  type ProviderRequest,
-  type SignedInPerson,
-} from '../../auth/identity-provider';
+import { requestClientAddress } from '../client-address';
+import { LoginFailed, type IdentityProvider, type ProviderRequest } from '../../auth/identity-provider';
+import { AccountElsewhere } from '../../domain/sign-in';
+import type { LoginResult } from '../../domain/accounts';
 import type { FerryContext, FerryState } from '../state';
 import { basePath } from '../web/layout';
 import { idpChoicePage, loginFailurePage } from '../web/app-pages';
@@ -111,27 +108,16 @@ function providerRequest(ctx: FerryContext): ProviderRequest {
     method: ctx.method === 'POST' ? 'POST' : 'GET',
     url,
     body: ctx.method === 'POST' ? ((ctx.request.body ?? {}) as Record<string, unknown>) : {},
-    clientAddress: throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers),
+    clientAddress: requestClientAddress(ctx),
   };
 }
 
-/** A person a provider vouched for becomes a ferry user (created on first sight), with a new session. */
-async function signIn(ctx: FerryContext, p: IdentityProvider, person: SignedInPerson) {
-  const s = ctx.state.services;
-  await s.users.seen(person.uid, person.emails);
-  if (person.displayName) await s.users.setDisplayName(person.uid, person.displayName);
-  const result = await s.accounts.openSession({
-    userId: person.uid,
-    provider: p.id,
-    providerAdmin: person.admin,
-    providerRef: person.sessionRef ?? null,
-    providerData: person.sessionData ?? null,
-  });
+/** The browser gets the session the sign-in service opened (src/domain/sign-in.ts). */
+async function startSession(ctx: FerryContext, result: LoginResult): Promise<void> {
   // The browser's previous session (another account, or this one from a stale page) ends with the new one.
-  await s.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
+  await ctx.state.services.accounts.logout(ctx.cookies.get(SESSION_COOKIE));
   setSessionCookie(ctx, result.token, SESSION_MAX_S);
   ctx.set('Cache-Control', 'no-store');
-  return result;
 }
 
 /**
@@ -143,10 +129,12 @@ function failed(ctx: FerryContext, p: IdentityProvider, e: unknown): void {
   const f =
     e instanceof LoginFailed
       ? e
-      : new LoginFailed(
-          'unavailable',
-          `unexpected ${(e as Error)?.name ?? 'error'}: ${String((e as Error)?.message ?? e).slice(0, 200)}`,
-        );
+      : e instanceof AccountElsewhere
+        ? new LoginFailed('other_account', e.detail)
+        : new LoginFailed(
+            'unavailable',
+            `unexpected ${(e as Error)?.name ?? 'error'}: ${String((e as Error)?.message ?? e).slice(0, 200)}`,
+          );
   ctx.state.services.log.info(`sign-in through ${p.id} refused (${f.reason}): ${f.detail}`);
   ctx.set('Cache-Control', 'no-store');
   loginFailurePage(ctx, p, f.reason, f.status);
@@ -160,7 +148,7 @@ function failed(ctx: FerryContext, p: IdentityProvider, e: unknown): void {
 export function loginRoutes(): Router<FerryState> {
   const r = new Router<FerryState>();
 
-  const passwordLogin = async (ctx: FerryContext, p: IdentityProvider | undefined) => {
+  const passwordLogin = async (ctx: FerryContext, p: IdentityProvider | undefined, all: boolean) => {
     const s = ctx.state.services;
     if (!p?.checkPassword) throw Errors.restEndpointNotFound('/login');
     // A page elsewhere must not sign the browser into an account of its choosing (login CSRF).
@@ -170,13 +158,15 @@ export function loginRoutes(): Router<FerryState> {
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
       const { userId, password } = credentials(b);
-      const person = await p.checkPassword(
+      // POST /login: every provider with a password form, in the order of the sign-in service; /login/<id>: that one.
+      const { person, session: result } = await s.signIn.withPassword(
+        all ? s.identity.list.filter((x) => x.style === 'password') : [p],
         userId,
         password,
-        throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers),
+        requestClientAddress(ctx),
         ctx.cookies.get(DEVICE_COOKIE),
       );
-      const result = await signIn(ctx, p, person);
+      await startSession(ctx, result);
       if (person.device) setCookie(ctx, DEVICE_COOKIE, person.device, DEVICE_MAX_S);
       if (form) {
         ctx.redirect(back);
@@ -185,11 +175,17 @@ export function loginRoutes(): Router<FerryState> {
         ctx.body = { user_id: result.userId, csrf_token: result.csrfToken };
       }
     } catch (e) {
+      if (e instanceof AccountElsewhere)
+        s.log.info(`sign-in through ${e.provider} refused (other_account): ${e.detail}`);
       const err = e instanceof LoginFailed ? loginFailedAsError(ctx, p, e) : e;
       const wait = isError(err, Errors.rateLimitExceeded) ? String(retryAfterOf(err) ?? 900) : null;
       if (wait) ctx.set('Retry-After', wait);
       // A browser's form comes back to the form, which says what went wrong in the page's language.
-      if (form && err instanceof ServiceError && (err.status === 401 || err.status === 503 || wait)) {
+      if (
+        form &&
+        err instanceof ServiceError &&
+        (err.status === 401 || err.status === 503 || err instanceof AccountElsewhere || wait)
+      ) {
         const why = wait ? `wait=${wait}` : err.status === 503 ? 'unavailable=1' : 'failed=1';
         // The page's first form is the one meant when none is named (and older pages' links keep their shape).
         const which =
@@ -204,10 +200,14 @@ export function loginRoutes(): Router<FerryState> {
     }
   };
   r.post('/login', (ctx) =>
-    passwordLogin(ctx as FerryContext, (ctx as FerryContext).state.services.identity.firstPassword()),
+    passwordLogin(ctx as FerryContext, (ctx as FerryContext).state.services.identity.firstPassword(), true),
   );
   r.post('/login/:provider', (ctx) =>
-    passwordLogin(ctx as FerryContext, (ctx as FerryContext).state.services.identity.get(String(ctx.params.provider))),
+    passwordLogin(
+      ctx as FerryContext,
+      (ctx as FerryContext).state.services.identity.get(String(ctx.params.provider)),
+      false,
+    ),
   );
 
   // A redirect sign-in starts here (the login page's button): off to the identity provider.
@@ -240,7 +240,7 @@ export function loginRoutes(): Router<FerryState> {
     setFlowCookie(ctx, p, '', 0);
     try {
       const person = await p.callback(providerRequest(ctx), kept?.flow ?? null);
-      await signIn(ctx, p, person);
+      await startSession(ctx, await ctx.state.services.signIn.signIn(p.id, person));
       ctx.redirect(`${basePath(ctx)}${kept?.back ?? '/'}`);
     } catch (e) {
       failed(ctx, p, e);

@@ -1,5 +1,5 @@
 import { Errors } from '../../domain/errors';
-import { throttleAddress } from '../../auth/client-address';
+import { requestClientAddress } from '../client-address';
 import { Api, Reply } from '../api';
 import { publicAccess } from '../access';
 import type { Metrics } from '../ops/metrics';
@@ -21,9 +21,9 @@ export function opsRoutes(deps: OpsDeps) {
       const m = deps.metrics;
       if (!m) throw Errors.restEndpointNotFound(ctx.path);
       // The address the project trusts for a client (src/auth/client-address.ts): behind a reverse proxy on the
-      // same host, the client the proxy names, so allowing 127.0.0.1 lets a local scraper in, not everyone the
+      // same host (trusted_proxies), the client the proxy names, so allowing 127.0.0.1 lets a local scraper in, not everyone the
       // proxy serves. Forwarded headers from any other peer are ignored.
-      const peer = throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers);
+      const peer = requestClientAddress(ctx);
       if (!m.allowed(peer)) throw Errors.restAccessForbidden();
       const { body, contentType } = await m.registry.text();
       return new Reply(body, 200, { 'Content-Type': contentType, 'Cache-Control': 'no-store' });

@@ -5,7 +5,7 @@ import { bodyObject } from '../actor';
 import { pageOf, parsePage } from '../../domain/paging';
 import type { FerryContext } from '../state';
 import { SESSION_COOKIE } from '../../auth/sessions';
-import { throttleAddress } from '../../auth/client-address';
+import { requestClientAddress } from '../client-address';
 
 /** The signed-in user's id (the access level has checked there is one). */
 function actorId(ctx: FerryContext): string {
@@ -66,6 +66,9 @@ export function userAdminRoutes(api: Api): void {
         local: u.local,
         admin: u.admin,
         admin_by_config: configAdmins.includes(u.id),
+        // Through the identity provider's admin_groups / admin_values, as it said at the last sign-in.
+        admin_by_provider: u.adminByProvider,
+        provider: u.provider,
         quota: q.limit,
         quota_own: q.own,
         used: q.used,
@@ -148,7 +151,7 @@ export function userAdminRoutes(api: Api): void {
       throw Errors.restMissingParameter('current_password');
     if (typeof b.password !== 'string' || !b.password) throw Errors.restMissingParameter('password');
     if (b.current_password.length > 1024) throw Errors.restBadParameter('current_password');
-    const ip = throttleAddress(ctx.req.socket.remoteAddress ?? '', ctx.headers);
+    const ip = requestClientAddress(ctx);
     await s.accounts.changeOwnPassword(p.user.id, b.current_password, b.password, ctx.cookies.get(SESSION_COOKIE), ip);
     return true;
   });

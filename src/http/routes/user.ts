@@ -47,7 +47,9 @@ async function preferences(ctx: FerryContext, u: UserRecord) {
     // The secret is created the first time it is needed (spec: remote_config).
     remoteConfig:
       cfg.auth.remote_user_enabled && self ? `${cfg.base_url}/|${u.id}|${await s.users.remoteSecret(u.id)}` : null,
-    isAdmin: await s.users.isAdmin(u.id),
+    // The user's own rights on this request include those their identity provider gave the session
+    // (admin_groups, admin_values); another user's, as the database and the config say.
+    isAdmin: (self && p.type === 'user' && p.isAdmin) || (await s.users.isAdmin(u.id)),
     defaultLang: normaliseLang(cfg.default_lang) ?? 'en',
     lang: await requestLang(ctx),
   });

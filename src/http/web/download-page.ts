@@ -1,4 +1,4 @@
-import { Errors, isError, ServiceError } from '../../domain/errors';
+import { Errors, isError, retryAfterOf, ServiceError } from '../../domain/errors';
 import { linkUnlock } from '../download/link-unlock';
 import type { DownloadAccess } from '../../domain/downloads';
 import type { FerryContext } from '../state';
@@ -211,8 +211,14 @@ function linkPasswordPage(ctx: FerryContext, e: ServiceError): SafeHtml {
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Referrer-Policy', 'no-referrer');
-  const problem =
-    e.id === 'download_password_required' ? '' : html`<p class="error" role="alert">${errorSentence(t, e.id)}</p>`;
+  // Locked for this client: how long to wait, in the header and in words (docs/hardening.md).
+  const wait = retryAfterOf(e);
+  if (wait !== null) ctx.set('Retry-After', String(wait));
+  const sentence =
+    wait !== null
+      ? t('ui_login_throttled', { minutes: String(Math.max(1, Math.ceil(wait / 60))) })
+      : errorSentence(t, e.id);
+  const problem = e.id === 'download_password_required' ? '' : html`<p class="error" role="alert">${sentence}</p>`;
   return layout(ctx, {
     title: t('ui_link_password_title'),
     body: html`<section class="card narrow link-password">

@@ -45,6 +45,7 @@ export const mailCs: Translations = {
   mail_event_transfer_deleted: 'zásilka smazána',
   mail_event_transfer_reminded: 'připomínka odeslána',
   mail_event_transfer_expiry_extended: 'platnost prodloužena',
+  mail_event_transfer_imported: 'převzato z FileSenderu',
   mail_event_upload_started: 'nahrávání zahájeno',
   mail_event_upload_ended: 'nahrávání dokončeno',
   mail_event_file_uploaded: 'soubor nahrán',

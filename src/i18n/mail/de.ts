@@ -47,6 +47,7 @@ export const mailDe: Translations = {
   mail_event_transfer_deleted: 'Übertragung gelöscht',
   mail_event_transfer_reminded: 'Erinnerung gesendet',
   mail_event_transfer_expiry_extended: 'Ablauf verlängert',
+  mail_event_transfer_imported: 'aus FileSender übernommen',
   mail_event_upload_started: 'Hochladen begonnen',
   mail_event_upload_ended: 'Hochladen beendet',
   mail_event_file_uploaded: 'Datei hochgeladen',

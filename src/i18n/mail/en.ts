@@ -45,6 +45,7 @@ export const mailEn = {
   mail_event_transfer_deleted: 'transfer deleted',
   mail_event_transfer_reminded: 'reminder sent',
   mail_event_transfer_expiry_extended: 'expiry extended',
+  mail_event_transfer_imported: 'brought over from FileSender',
   mail_event_upload_started: 'upload started',
   mail_event_upload_ended: 'upload finished',
   mail_event_file_uploaded: 'file uploaded',

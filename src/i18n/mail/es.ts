@@ -45,6 +45,7 @@ export const mailEs: Translations = {
   mail_event_transfer_deleted: 'transferencia borrada',
   mail_event_transfer_reminded: 'recordatorio enviado',
   mail_event_transfer_expiry_extended: 'caducidad prolongada',
+  mail_event_transfer_imported: 'traída desde FileSender',
   mail_event_upload_started: 'subida iniciada',
   mail_event_upload_ended: 'subida terminada',
   mail_event_file_uploaded: 'archivo subido',

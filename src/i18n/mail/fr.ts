@@ -45,6 +45,7 @@ export const mailFr: Translations = {
   mail_event_transfer_deleted: 'dépôt supprimé',
   mail_event_transfer_reminded: 'rappel envoyé',
   mail_event_transfer_expiry_extended: 'expiration prolongée',
+  mail_event_transfer_imported: 'reprise de FileSender',
   mail_event_upload_started: 'téléversement commencé',
   mail_event_upload_ended: 'téléversement terminé',
   mail_event_file_uploaded: 'fichier téléversé',

@@ -45,6 +45,7 @@ export const mailIt: Translations = {
   mail_event_transfer_deleted: 'trasferimento eliminato',
   mail_event_transfer_reminded: 'promemoria inviato',
   mail_event_transfer_expiry_extended: 'scadenza prorogata',
+  mail_event_transfer_imported: 'importata da FileSender',
   mail_event_upload_started: 'caricamento iniziato',
   mail_event_upload_ended: 'caricamento terminato',
   mail_event_file_uploaded: 'file caricato',

@@ -45,6 +45,7 @@ export const mailNl: Translations = {
   mail_event_transfer_deleted: 'overdracht verwijderd',
   mail_event_transfer_reminded: 'herinnering verzonden',
   mail_event_transfer_expiry_extended: 'vervaldatum verlengd',
+  mail_event_transfer_imported: 'overgenomen uit FileSender',
   mail_event_upload_started: 'uploaden gestart',
   mail_event_upload_ended: 'uploaden voltooid',
   mail_event_file_uploaded: 'bestand geüpload',

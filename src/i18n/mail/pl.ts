@@ -45,6 +45,7 @@ export const mailPl: Translations = {
   mail_event_transfer_deleted: 'przesyłka usunięta',
   mail_event_transfer_reminded: 'wysłano przypomnienie',
   mail_event_transfer_expiry_extended: 'przedłużono ważność',
+  mail_event_transfer_imported: 'przeniesiono z FileSendera',
   mail_event_upload_started: 'rozpoczęto wysyłanie',
   mail_event_upload_ended: 'zakończono wysyłanie',
   mail_event_file_uploaded: 'wysłano plik',

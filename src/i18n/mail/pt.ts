@@ -46,6 +46,7 @@ export const mailPt: Translations = {
   mail_event_transfer_deleted: 'transferência apagada',
   mail_event_transfer_reminded: 'lembrete enviado',
   mail_event_transfer_expiry_extended: 'validade prolongada',
+  mail_event_transfer_imported: 'trazida do FileSender',
   mail_event_upload_started: 'carregamento iniciado',
   mail_event_upload_ended: 'carregamento terminado',
   mail_event_file_uploaded: 'ficheiro carregado',

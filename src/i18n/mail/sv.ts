@@ -45,6 +45,7 @@ export const mailSv: Translations = {
   mail_event_transfer_deleted: 'överföring raderad',
   mail_event_transfer_reminded: 'påminnelse skickad',
   mail_event_transfer_expiry_extended: 'giltighet förlängd',
+  mail_event_transfer_imported: 'hämtad från FileSender',
   mail_event_upload_started: 'uppladdning påbörjad',
   mail_event_upload_ended: 'uppladdning klar',
   mail_event_file_uploaded: 'fil uppladdad',

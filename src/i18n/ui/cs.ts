@@ -210,6 +210,7 @@ export const uiCs: Translations = {
   audit_transfer_reminded: '{who}: připomínka všem příjemcům.',
   audit_transfer_reminded_recipient: '{who}: připomínka pro {email}.',
   audit_transfer_expiry_extended: '{who}: prodloužení platnosti.',
+  audit_transfer_imported: 'Přenos uživatele {who} byl převzat z FileSenderu.',
   audit_upload_started: '{who}: zahájení nahrávání.',
   audit_upload_ended: '{who}: dokončení nahrávání.',
   audit_file_uploaded: '{who}: nahrání souboru {file}.',
@@ -266,6 +267,7 @@ export const uiCs: Translations = {
   ui_password_reset_title: 'Nové heslo pro {id}',
   ui_password_shown_once:
     'Toto heslo se zobrazuje jen teď: zkopírujte ho a předejte bezpečně. Neukládá se v čitelné podobě a znovu ho zobrazit nelze.',
+  ui_admin_by_provider: 'Správce (poskytovatel přihlášení)',
   ui_admin_by_config: 'Správce (konfigurační soubor)',
   ui_admin_role: 'Správce',
   ui_user_role: 'Uživatel',
@@ -334,6 +336,8 @@ export const uiCs: Translations = {
   ui_sign_in_denied: '{provider}: přihlášení odmítnuto.',
   ui_sign_in_no_email:
     'Váš účet u {provider} nemá e-mailovou adresu, kterou ferry potřebuje k odesílání souborů. Obraťte se na správce.',
+  ui_sign_in_other_account:
+    '{provider} vás přihlásil, ale tento účet patří k jinému způsobu přihlášení. Pokud jsou oba vaše, požádejte správce o jejich propojení.',
   ui_sign_in_unavailable: '{provider} je teď nedostupný. Zkuste to znovu za několik minut.',
   ui_sign_in_again: 'Zpět k přihlášení',
   ui_mail_all_kept:

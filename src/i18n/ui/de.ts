@@ -199,6 +199,7 @@ export const uiDe: Translations = {
   audit_transfer_reminded: '{who} hat alle Empfänger erinnert.',
   audit_transfer_reminded_recipient: '{who} hat {email} erinnert.',
   audit_transfer_expiry_extended: '{who} hat das Ablaufdatum verlängert.',
+  audit_transfer_imported: 'Die Übertragung von {who} wurde aus FileSender übernommen.',
   audit_upload_started: '{who} hat mit dem Hochladen begonnen.',
   audit_upload_ended: '{who} hat das Hochladen beendet.',
   audit_file_uploaded: '{who} hat {file} hochgeladen.',
@@ -254,6 +255,7 @@ export const uiDe: Translations = {
   ui_password_reset_title: 'Neues Passwort von {id}',
   ui_password_shown_once:
     'Dieses Passwort wird nur jetzt angezeigt: Kopieren Sie es und geben Sie es sicher weiter. Es wird nicht im Klartext gespeichert und kann nicht erneut angezeigt werden.',
+  ui_admin_by_provider: 'Administrator (Anmeldedienst)',
   ui_admin_by_config: 'Administrator (Konfigurationsdatei)',
   ui_admin_role: 'Administrator',
   ui_user_role: 'Benutzer',
@@ -325,6 +327,8 @@ export const uiDe: Translations = {
   ui_sign_in_denied: '{provider} hat Sie nicht angemeldet.',
   ui_sign_in_no_email:
     'Ihr Konto bei {provider} hat keine E-Mail-Adresse, die ferry zum Senden von Dateien braucht. Bitte wenden Sie sich an Ihre Administration.',
+  ui_sign_in_other_account:
+    '{provider} hat Sie angemeldet, aber dieses Konto gehört zu einer anderen Anmeldeart. Bitten Sie die Administration, beide zu verknüpfen, wenn sie Ihnen gehören.',
   ui_sign_in_unavailable: '{provider} ist gerade nicht erreichbar. Bitte versuchen Sie es in einigen Minuten erneut.',
   ui_sign_in_again: 'Zurück zur Anmeldung',
   ui_delivery_kept: 'Im eingebauten Postfach aufbewahrt; nicht zugestellt (kein Mailserver eingerichtet)',

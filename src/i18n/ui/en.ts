@@ -204,6 +204,7 @@ export const uiEn = {
   audit_transfer_reminded: '{who} sent a reminder to every recipient.',
   audit_transfer_reminded_recipient: '{who} sent a reminder to {email}.',
   audit_transfer_expiry_extended: '{who} extended the expiry date.',
+  audit_transfer_imported: "{who}'s transfer was brought over from FileSender.",
   audit_upload_started: '{who} started uploading.',
   audit_upload_ended: '{who} finished uploading.',
   audit_file_uploaded: '{who} uploaded {file}.',
@@ -257,6 +258,7 @@ export const uiEn = {
   ui_password_reset_title: 'New password of {id}',
   ui_password_shown_once:
     'This password is shown only now: copy it and pass it on safely. It is not stored in clear and cannot be shown again.',
+  ui_admin_by_provider: 'Administrator (sign-in provider)',
   ui_admin_by_config: 'Administrator (config file)',
   ui_admin_role: 'Administrator',
   ui_user_role: 'User',
@@ -326,6 +328,8 @@ export const uiEn = {
   ui_sign_in_denied: '{provider} did not sign you in.',
   ui_sign_in_no_email:
     'Your account at {provider} has no e-mail address, which ferry needs to send files. Please ask your administrator.',
+  ui_sign_in_other_account:
+    '{provider} signed you in, but this account belongs to another way of signing in. Ask an administrator to link them if they are yours.',
   ui_sign_in_unavailable: '{provider} cannot be reached right now. Please try again in a few minutes.',
   ui_sign_in_again: 'Back to sign-in',
   ui_mail_all_kept:

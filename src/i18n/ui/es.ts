@@ -204,6 +204,7 @@ export const uiEs: Translations = {
   audit_transfer_reminded: '{who} envió un recordatorio a todos los destinatarios.',
   audit_transfer_reminded_recipient: '{who} envió un recordatorio a {email}.',
   audit_transfer_expiry_extended: '{who} prolongó la fecha de caducidad.',
+  audit_transfer_imported: 'La transferencia de {who} se trajo desde FileSender.',
   audit_upload_started: '{who} empezó a subir.',
   audit_upload_ended: '{who} terminó de subir.',
   audit_file_uploaded: '{who} subió {file}.',
@@ -259,6 +260,7 @@ export const uiEs: Translations = {
   ui_password_reset_title: 'Nueva contraseña de {id}',
   ui_password_shown_once:
     'Esta contraseña solo se muestra ahora: cópiela y transmítala de forma segura. No se guarda en claro y no se podrá volver a mostrar.',
+  ui_admin_by_provider: 'Administrador (proveedor de inicio de sesión)',
   ui_admin_by_config: 'Administrador (archivo de configuración)',
   ui_admin_role: 'Administrador',
   ui_user_role: 'Usuario',
@@ -328,6 +330,8 @@ export const uiEs: Translations = {
   ui_sign_in_denied: '{provider} no ha iniciado su sesión.',
   ui_sign_in_no_email:
     'Su cuenta en {provider} no tiene dirección de correo electrónico, y ferry la necesita para enviar archivos. Consulte a su administrador.',
+  ui_sign_in_other_account:
+    '{provider} le ha identificado, pero esta cuenta pertenece a otra forma de iniciar sesión. Pida a un administrador que las vincule si son suyas.',
   ui_sign_in_unavailable:
     'No se puede contactar con {provider} en este momento. Vuelva a intentarlo dentro de unos minutos.',
   ui_sign_in_again: 'Volver al inicio de sesión',

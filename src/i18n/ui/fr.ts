@@ -199,6 +199,7 @@ export const uiFr: Translations = {
   audit_transfer_reminded: '{who} a envoyé un rappel à tous les destinataires.',
   audit_transfer_reminded_recipient: '{who} a envoyé un rappel à {email}.',
   audit_transfer_expiry_extended: "{who} a prolongé la date d'expiration.",
+  audit_transfer_imported: 'Le transfert de {who} a été repris de FileSender.',
   audit_upload_started: "{who} a commencé l'envoi.",
   audit_upload_ended: "{who} a terminé l'envoi.",
   audit_file_uploaded: '{who} a envoyé {file}.',
@@ -255,6 +256,7 @@ export const uiFr: Translations = {
   ui_password_reset_title: 'Nouveau mot de passe de {id}',
   ui_password_shown_once:
     "Ce mot de passe n'est affiché qu'une fois : copiez-le et transmettez-le de façon sûre. Il n'est pas conservé en clair et ne pourra plus être affiché.",
+  ui_admin_by_provider: 'Administrateur (fournisseur de connexion)',
   ui_admin_by_config: 'Administrateur (fichier de configuration)',
   ui_admin_role: 'Administrateur',
   ui_user_role: 'Utilisateur',
@@ -325,6 +327,8 @@ export const uiFr: Translations = {
   ui_sign_in_denied: '{provider} ne vous a pas connecté.',
   ui_sign_in_no_email:
     "Votre compte {provider} n'a pas d'adresse e-mail, dont ferry a besoin pour envoyer des fichiers. Adressez-vous à votre administrateur.",
+  ui_sign_in_other_account:
+    "{provider} vous a identifié, mais ce compte appartient à un autre mode de connexion. Demandez à un administrateur de les relier s'ils sont à vous.",
   ui_sign_in_unavailable: '{provider} est injoignable pour le moment. Réessayez dans quelques minutes.',
   ui_sign_in_again: 'Retour à la connexion',
   ui_delivery_kept:

@@ -203,6 +203,7 @@ export const uiIt: Translations = {
   audit_transfer_reminded: '{who} ha inviato un promemoria a tutti i destinatari.',
   audit_transfer_reminded_recipient: '{who} ha inviato un promemoria a {email}.',
   audit_transfer_expiry_extended: '{who} ha prorogato la data di scadenza.',
+  audit_transfer_imported: 'Il trasferimento di {who} è stato importato da FileSender.',
   audit_upload_started: '{who} ha iniziato il caricamento.',
   audit_upload_ended: '{who} ha terminato il caricamento.',
   audit_file_uploaded: '{who} ha caricato {file}.',
@@ -257,6 +258,7 @@ export const uiIt: Translations = {
   ui_password_reset_title: 'Nuova password di {id}',
   ui_password_shown_once:
     'Questa password viene mostrata solo ora: copiala e comunicala in modo sicuro. Non è conservata in chiaro e non potrà essere mostrata di nuovo.',
+  ui_admin_by_provider: 'Amministratore (provider di accesso)',
   ui_admin_by_config: 'Amministratore (file di configurazione)',
   ui_admin_role: 'Amministratore',
   ui_user_role: 'Utente',
@@ -325,6 +327,8 @@ export const uiIt: Translations = {
   ui_sign_in_denied: "{provider} non ha concesso l'accesso.",
   ui_sign_in_no_email:
     "Il tuo account su {provider} non ha un indirizzo e-mail, che serve a ferry per inviare file. Rivolgiti all'amministratore.",
+  ui_sign_in_other_account:
+    '{provider} ti ha identificato, ma questo account appartiene a un altro modo di accesso. Chiedi a un amministratore di collegarli se sono tuoi.',
   ui_sign_in_unavailable: '{provider} non è raggiungibile in questo momento. Riprova tra qualche minuto.',
   ui_sign_in_again: "Torna all'accesso",
   ui_mail_all_kept:

@@ -197,6 +197,7 @@ export const uiNl: Translations = {
   audit_transfer_reminded: '{who} heeft alle ontvangers een herinnering gestuurd.',
   audit_transfer_reminded_recipient: '{who} heeft {email} een herinnering gestuurd.',
   audit_transfer_expiry_extended: '{who} heeft de vervaldatum verlengd.',
+  audit_transfer_imported: 'De overdracht van {who} is overgenomen uit FileSender.',
   audit_upload_started: '{who} is begonnen met uploaden.',
   audit_upload_ended: '{who} is klaar met uploaden.',
   audit_file_uploaded: '{who} heeft {file} geüpload.',
@@ -252,6 +253,7 @@ export const uiNl: Translations = {
   ui_password_reset_title: 'Nieuw wachtwoord van {id}',
   ui_password_shown_once:
     'Dit wachtwoord wordt alleen nu getoond: kopieer het en geef het veilig door. Het wordt niet leesbaar bewaard en kan niet opnieuw worden getoond.',
+  ui_admin_by_provider: 'Beheerder (aanmeldservice)',
   ui_admin_by_config: 'Beheerder (configuratiebestand)',
   ui_admin_role: 'Beheerder',
   ui_user_role: 'Gebruiker',
@@ -322,6 +324,8 @@ export const uiNl: Translations = {
   ui_sign_in_denied: '{provider} heeft u niet aangemeld.',
   ui_sign_in_no_email:
     'Uw account bij {provider} heeft geen e-mailadres, en dat heeft ferry nodig om bestanden te versturen. Vraag het uw beheerder.',
+  ui_sign_in_other_account:
+    '{provider} heeft u aangemeld, maar dit account hoort bij een andere manier van aanmelden. Vraag een beheerder ze te koppelen als ze van u zijn.',
   ui_sign_in_unavailable: '{provider} is nu niet bereikbaar. Probeer het over een paar minuten opnieuw.',
   ui_sign_in_again: 'Terug naar aanmelden',
   ui_delivery_kept: 'Bewaard in de ingebouwde inbox; niet bezorgd (er is geen mailserver ingesteld)',

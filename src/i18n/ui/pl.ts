@@ -217,6 +217,7 @@ export const uiPl: Translations = {
   audit_transfer_reminded: '{who}: przypomnienie do wszystkich odbiorców.',
   audit_transfer_reminded_recipient: '{who}: przypomnienie do {email}.',
   audit_transfer_expiry_extended: '{who}: przedłużenie daty ważności.',
+  audit_transfer_imported: 'Przesyłka użytkownika {who} została przeniesiona z FileSendera.',
   audit_upload_started: '{who}: rozpoczęcie wysyłania.',
   audit_upload_ended: '{who}: zakończenie wysyłania.',
   audit_file_uploaded: '{who}: wysłanie pliku {file}.',
@@ -276,6 +277,7 @@ export const uiPl: Translations = {
   ui_password_reset_title: 'Nowe hasło dla {id}',
   ui_password_shown_once:
     'To hasło jest pokazywane tylko teraz: skopiuj je i przekaż bezpiecznie. Nie jest przechowywane jawnym tekstem i nie da się go pokazać ponownie.',
+  ui_admin_by_provider: 'Administrator (dostawca logowania)',
   ui_admin_by_config: 'Administrator (plik konfiguracyjny)',
   ui_admin_role: 'Administrator',
   ui_user_role: 'Użytkownik',
@@ -344,6 +346,8 @@ export const uiPl: Translations = {
   ui_sign_in_denied: '{provider}: logowanie odrzucone.',
   ui_sign_in_no_email:
     'Twoje konto w {provider} nie ma adresu e-mail, a ferry potrzebuje go do wysyłania plików. Zwróć się do administratora.',
+  ui_sign_in_other_account:
+    '{provider} potwierdził Twoją tożsamość, ale to konto należy do innego sposobu logowania. Poproś administratora o ich połączenie, jeśli oba są Twoje.',
   ui_sign_in_unavailable: '{provider} jest teraz nieosiągalny. Spróbuj ponownie za kilka minut.',
   ui_sign_in_again: 'Wróć do logowania',
   ui_mail_all_kept:

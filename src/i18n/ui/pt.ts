@@ -203,6 +203,7 @@ export const uiPt: Translations = {
   audit_transfer_reminded: '{who} enviou um lembrete a todos os destinatários.',
   audit_transfer_reminded_recipient: '{who} enviou um lembrete a {email}.',
   audit_transfer_expiry_extended: '{who} prolongou a data de expiração.',
+  audit_transfer_imported: 'A transferência de {who} foi trazida do FileSender.',
   audit_upload_started: '{who} começou a carregar.',
   audit_upload_ended: '{who} terminou o carregamento.',
   audit_file_uploaded: '{who} carregou {file}.',
@@ -258,6 +259,7 @@ export const uiPt: Translations = {
   ui_password_reset_title: 'Nova palavra-passe de {id}',
   ui_password_shown_once:
     'Esta palavra-passe só é mostrada agora: copie-a e transmita-a de forma segura. Não é guardada em claro e não pode voltar a ser mostrada.',
+  ui_admin_by_provider: 'Administrador (fornecedor de início de sessão)',
   ui_admin_by_config: 'Administrador (ficheiro de configuração)',
   ui_admin_role: 'Administrador',
   ui_user_role: 'Utilizador',
@@ -326,6 +328,8 @@ export const uiPt: Translations = {
   ui_sign_in_denied: '{provider} não iniciou a sua sessão.',
   ui_sign_in_no_email:
     'A sua conta em {provider} não tem endereço de e-mail, de que o ferry precisa para enviar ficheiros. Contacte o seu administrador.',
+  ui_sign_in_other_account:
+    '{provider} identificou-o, mas esta conta pertence a outra forma de iniciar sessão. Peça a um administrador que as associe se forem suas.',
   ui_sign_in_unavailable:
     'Não é possível contactar {provider} neste momento. Tente novamente dentro de alguns minutos.',
   ui_sign_in_again: 'Voltar ao início de sessão',

@@ -203,6 +203,7 @@ export const uiSv: Translations = {
   audit_transfer_reminded: '{who} skickade en påminnelse till alla mottagare.',
   audit_transfer_reminded_recipient: '{who} skickade en påminnelse till {email}.',
   audit_transfer_expiry_extended: '{who} förlängde slutdatumet.',
+  audit_transfer_imported: '{who}s överföring hämtades från FileSender.',
   audit_upload_started: '{who} började ladda upp.',
   audit_upload_ended: '{who} laddade upp klart.',
   audit_file_uploaded: '{who} laddade upp {file}.',
@@ -257,6 +258,7 @@ export const uiSv: Translations = {
   ui_password_reset_title: 'Nytt lösenord för {id}',
   ui_password_shown_once:
     'Lösenordet visas bara nu: kopiera det och lämna över det på ett säkert sätt. Det sparas inte i klartext och kan inte visas igen.',
+  ui_admin_by_provider: 'Administratör (inloggningstjänst)',
   ui_admin_by_config: 'Administratör (konfigurationsfil)',
   ui_admin_role: 'Administratör',
   ui_user_role: 'Användare',
@@ -325,6 +327,8 @@ export const uiSv: Translations = {
   ui_sign_in_denied: '{provider} loggade inte in dig.',
   ui_sign_in_no_email:
     'Ditt konto hos {provider} saknar e-postadress, som ferry behöver för att skicka filer. Kontakta din administratör.',
+  ui_sign_in_other_account:
+    '{provider} loggade in dig, men det här kontot hör till ett annat sätt att logga in. Be en administratör att koppla ihop dem om de är dina.',
   ui_sign_in_unavailable: '{provider} går inte att nå just nu. Försök igen om några minuter.',
   ui_sign_in_again: 'Tillbaka till inloggningen',
   ui_mail_all_kept:

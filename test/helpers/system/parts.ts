@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { postgresBinDir, POSTGRES_INSTALL } from './postgres';
+import { MARIADB_INSTALL } from './mariadb';
 
 /**
  * The one place that finds the system parts the tests need beyond Node and node_modules: a browser for the page
@@ -64,7 +65,11 @@ export function installMissingPart(missing: MissingPart, say: (line: string) => 
     return false;
   }
   // Only the daemons of the packages just installed: a server the machine already ran is left alone.
-  const started = (u: string) => packages.some((p) => u === p || (p.startsWith('swift-') && u.startsWith('swift-')));
+  const started = (u: string) =>
+    packages.some(
+      (p) =>
+        u === p || (p.startsWith('swift-') && u.startsWith('swift-')) || (p === 'mariadb-server' && u === 'mariadb'),
+    );
   const daemons = fs.existsSync('/etc/init.d') ? fs.readdirSync('/etc/init.d').filter(started) : [];
   for (const unit of daemons) spawnSync('service', [unit, 'stop'], { stdio: 'ignore', timeout: 60_000 });
   say(`installed ${packages.join(' ')}`);
@@ -132,6 +137,16 @@ async function postgresPart(): Promise<FoundPart> {
   }
 }
 
+/**
+ * Debian's MariaDB server (test/helpers/system/mariadb.ts starts `mariadbd` itself on an empty folder): the
+ * FileSender database on MySQL/MariaDB that `ferry import filesender` reads (test/storage/import-filesender.test.ts).
+ */
+async function mariadbPart(): Promise<FoundPart> {
+  for (const p of ['/usr/sbin/mariadbd', '/usr/bin/mariadbd'])
+    if (fs.existsSync(p)) return { part: 'mariadb', found: p };
+  throw new MissingPart('mariadb', MARIADB_INSTALL);
+}
+
 /** systemd-analyze, which checks the units `ferry service install` writes (Debian's systemd package). */
 export async function systemdAnalyze(): Promise<string> {
   for (const dir of (process.env.PATH ?? '/usr/bin:/bin').split(':').concat(['/usr/bin', '/bin'])) {
@@ -139,6 +154,22 @@ export async function systemdAnalyze(): Promise<string> {
     if (dir && fs.existsSync(p)) return p;
   }
   throw new MissingPart('systemd-analyze', 'apt-get install -y systemd');
+}
+
+export const DEB_TOOLS_INSTALL = 'apt-get install -y dpkg-dev lintian';
+
+/**
+ * Debian's packaging tools for the package test (test/e2e/deb-package.test.ts): dpkg-deb and dpkg-shlibdeps build
+ * it (scripts/deb/build.sh), lintian checks it, deb-systemd-helper (init-system-helpers, essential) enables its unit.
+ */
+export async function debianPackaging(): Promise<string> {
+  const bins = ['dpkg-deb', 'dpkg-shlibdeps', 'lintian', 'deb-systemd-helper'];
+  const dirs = ['/usr/bin', '/usr/sbin', '/bin', '/sbin'];
+  const missing = bins.filter((b) => !dirs.some((d) => fs.existsSync(path.join(d, b))));
+  if (missing.length)
+    throw new MissingPart(`Debian packaging tools (missing ${missing.join(', ')})`, DEB_TOOLS_INSTALL);
+  const v = spawnSync('lintian', ['--version'], { encoding: 'utf8', timeout: 30_000 });
+  return `dpkg-deb, dpkg-shlibdeps, ${v.stdout.trim() || 'lintian'}`;
 }
 
 export const SWIFT_INSTALL =
@@ -257,11 +288,14 @@ export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
   // The three-node test (test/e2e/three-nodes.test.ts) runs its nodes on PostgreSQL and the S3 server.
   e2e: [
     async () => ({ part: 'systemd-analyze', found: await systemdAnalyze() }),
+    // The Debian package test builds, checks and installs the package (test/e2e/deb-package.test.ts).
+    async () => ({ part: 'debian packaging', found: await debianPackaging() }),
     postgresPart,
     s3ServerPart,
     clamdPart,
   ],
-  storage: [s3ServerPart, clamdPart],
+  // test/storage/import-filesender.test.ts imports from FileSender databases on PostgreSQL and MariaDB.
+  storage: [s3ServerPart, clamdPart, postgresPart, mariadbPart],
   // The late-chunk races run on the filesystem and on the S3 server (test/adversarial/signed-chunks.test.ts).
   adversarial: [s3ServerPart],
   'adversarial-postgres': [postgresPart, s3ServerPart],
