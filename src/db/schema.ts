@@ -324,7 +324,8 @@ export interface DB {
 
 /**
  * Every table in the order a copy must fill them (parents before the rows that reference them), with the
- * columns that order its rows. `ferry db copy` and its test walk this list.
+ * columns that order its rows. `ferry db copy` and its test walk this list. All but `nodes`: the nodes running
+ * on the source do not run on the copy.
  */
 export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] = [
   { name: 'users', orderBy: ['id'], identity: false },
@@ -353,7 +354,6 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'transfer_sharing', orderBy: ['transfer_id'], identity: false },
   { name: 'download_claims', orderBy: ['id'], identity: true },
   { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
-  { name: 'nodes', orderBy: ['name'], identity: false },
   { name: 'feature_level', orderBy: ['id'], identity: false },
   { name: 'virus_scans', orderBy: ['transfer_id'], identity: false },
   { name: 'virus_findings', orderBy: ['file_id'], identity: false },
