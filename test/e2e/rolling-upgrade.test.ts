@@ -30,14 +30,24 @@ function git(args: string[]): string {
   return execFileSync('git', args, { cwd: ROOT, encoding: 'utf8', maxBuffer: 64 * MiB });
 }
 
-/** The newest commit whose migrations end before this tree's: the release this one upgrades. */
+/** Each migration's SQL by version, as a migrations.ts file writes it. */
+function sqlByVersion(text: string): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const m of text.matchAll(/^\s*version: (\d+),\s*sql: `([^`]*)`/gm)) out.set(Number(m[1]), m[2].trim());
+  return out;
+}
+
+/**
+ * The release this one upgrades: the newest commit whose migrations are a beginning of this tree's (the same
+ * SQL under each number) and fewer. A branch whose migration was numbered again when merged is passed over.
+ */
 function previousRelease(): { commit: string; schema: number } {
+  const mine = sqlByVersion(fs.readFileSync(path.join(ROOT, 'src/db/migrations.ts'), 'utf8'));
   for (const commit of git(['log', '--format=%H', '-n', '200', 'HEAD', '--', 'src/db/migrations.ts']).split('\n')) {
     if (!commit) continue;
-    const text = git(['show', `${commit}:src/db/migrations.ts`]);
-    const versions = [...text.matchAll(/^\s*version: (\d+),/gm)].map((m) => Number(m[1]));
-    const schema = Math.max(...versions);
-    if (schema < latest) return { commit, schema };
+    const theirs = sqlByVersion(git(['show', `${commit}:src/db/migrations.ts`]));
+    const schema = Math.max(...theirs.keys());
+    if (schema < latest && [...theirs].every(([v, sql]) => mine.get(v) === sql)) return { commit, schema };
   }
   throw new Error('no commit in the last 200 changes of src/db/migrations.ts has fewer migrations (a shallow clone?)');
 }
