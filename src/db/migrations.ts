@@ -579,4 +579,25 @@ CREATE TRIGGER user_usage_transfer_delete BEFORE DELETE ON transfers
   EXECUTE FUNCTION ferry_usage_transfers();
 `,
   },
+  {
+    // Rolling upgrades (docs/deploying.md, "Upgrading a cluster"): each running node's release and feature level,
+    // seen again every few seconds; the highest feature level every running node has known, which an older
+    // node refuses to run under. And who claimed a queued mail, so that a node taking it over names the one
+    // that left it.
+    version: 30,
+    sql: `
+CREATE TABLE nodes (
+  name TEXT PRIMARY KEY,
+  release TEXT NOT NULL,
+  feature_level INTEGER NOT NULL,
+  started INTEGER NOT NULL,
+  seen INTEGER NOT NULL
+);
+CREATE TABLE feature_level (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  level INTEGER NOT NULL
+);
+ALTER TABLE mail_queue ADD COLUMN claimed_by TEXT;
+`,
+  },
 ];

@@ -188,6 +188,18 @@ export interface MailQueueTable {
   sent: number | null;
   target_type: string | null;
   target_id: number | null;
+  claimed_by: string | null;
+}
+export interface NodesTable {
+  name: string;
+  release: string;
+  feature_level: number;
+  started: number;
+  seen: number;
+}
+export interface FeatureLevelTable {
+  id: number;
+  level: number;
 }
 export interface ConfigOverridesTable {
   key: string;
@@ -314,6 +326,8 @@ export interface DB {
   virus_findings: VirusFindingsTable;
   imported_records: ImportedRecordsTable;
   user_usage: UserUsageTable;
+  nodes: NodesTable;
+  feature_level: FeatureLevelTable;
 }
 
 /**
@@ -327,7 +341,8 @@ export interface UserUsageTable {
 
 /**
  * Every table in the order a copy must fill them (parents before the rows that reference them), with the
- * columns that order its rows. `ferry db copy` and its test walk this list.
+ * columns that order its rows. `ferry db copy` and its test walk this list. All but `nodes`: the nodes running
+ * on the source do not run on the copy.
  */
 export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] = [
   { name: 'users', orderBy: ['id'], identity: false },
@@ -356,6 +371,7 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'transfer_sharing', orderBy: ['transfer_id'], identity: false },
   { name: 'download_claims', orderBy: ['id'], identity: true },
   { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
+  { name: 'feature_level', orderBy: ['id'], identity: false },
   { name: 'virus_scans', orderBy: ['transfer_id'], identity: false },
   { name: 'virus_findings', orderBy: ['file_id'], identity: false },
   { name: 'imported_records', orderBy: ['kind', 'id'], identity: false },

@@ -323,7 +323,7 @@ export class TransfersRepo implements TransferRepository {
     return affected(r) > 0;
   }
 
-  async claimDigest(now: number, until: number): Promise<FileRecord | undefined> {
+  async claimDigest(now: number, until: number): Promise<(FileRecord & { lapsed?: boolean }) | undefined> {
     // Several nodes may pick the same candidate: the conditional update lets one of them have it.
     for (let attempt = 0; attempt < 5; attempt++) {
       const candidate = await firstRow(
@@ -331,7 +331,7 @@ export class TransfersRepo implements TransferRepository {
         this.ctx,
         this.db
           .selectFrom('files')
-          .select('id')
+          .select(['id', 'digest_claim'])
           .where('complete', '=', 1)
           .where('sha256', 'is', null)
           .where('deleted', 'is', null)
@@ -348,9 +348,18 @@ export class TransfersRepo implements TransferRepository {
         .where((eb) => eb.or([eb('digest_claim', 'is', null), eb('digest_claim', '<', now)]))
         .returningAll()
         .executeTakeFirst();
-      if (r) return toFile(r as FileRow);
+      if (r) return { ...toFile(r as FileRow), lapsed: candidate.digest_claim !== null };
     }
     return undefined;
+  }
+
+  async renewDigest(fileId: number, until: number): Promise<void> {
+    await this.db
+      .updateTable('files')
+      .set({ digest_claim: until })
+      .where('id', '=', fileId)
+      .where('sha256', 'is', null)
+      .execute();
   }
 
   async saveDigest(fileId: number, sha256: string): Promise<void> {
@@ -369,7 +378,10 @@ export class TransfersRepo implements TransferRepository {
     return affected(r) > 0;
   }
 
-  async claimAssembly(now: number, until: number): Promise<{ file: FileRecord; by: string } | undefined> {
+  async claimAssembly(
+    now: number,
+    until: number,
+  ): Promise<{ file: FileRecord; by: string; lapsed?: boolean } | undefined> {
     // Several nodes may pick the same candidate: the conditional update lets one of them have it.
     for (let attempt = 0; attempt < 5; attempt++) {
       const candidate = await firstRow(
@@ -378,7 +390,7 @@ export class TransfersRepo implements TransferRepository {
         this.db
           .selectFrom('files as f')
           .innerJoin('transfers as t', 't.id', 'f.transfer_id')
-          .select('f.id')
+          .select(['f.id', 'f.assembly_claim'])
           .where('f.assembly_by', 'is not', null)
           .where('f.complete', '=', 0)
           .where('f.deleted', 'is', null)
@@ -396,7 +408,8 @@ export class TransfersRepo implements TransferRepository {
         .where((eb) => eb.or([eb('assembly_claim', 'is', null), eb('assembly_claim', '<', now)]))
         .returningAll()
         .executeTakeFirst();
-      if (r?.assembly_by) return { file: toFile(r as FileRow), by: r.assembly_by };
+      if (r?.assembly_by)
+        return { file: toFile(r as FileRow), by: r.assembly_by, lapsed: candidate.assembly_claim !== null };
     }
     return undefined;
   }

@@ -321,6 +321,7 @@ class MemoryTransfers implements TransferRepository {
     const f = this.s.files.find((x) => x.complete && x.sha256 === null && x.deleted === null);
     return copy(f);
   }
+  async renewDigest() {}
   async saveDigest(fileId: number, sha256: string) {
     const f = this.s.files.find((x) => x.id === fileId);
     if (f) f.sha256 = sha256;
@@ -528,6 +529,11 @@ class MemoryMailQueue implements MailQueueRepository {
       targetType: m.target?.type ?? null,
       targetId: m.target?.id ?? null,
     }));
+  }
+  async renewClaims(ids: number[], _node: string, held: number, until: number) {
+    const mine = this.s.mail.filter((m) => ids.includes(m.id) && m.status === 'pending' && m.nextAttempt === held);
+    for (const m of mine) m.nextAttempt = until;
+    return mine.map((m) => m.id);
   }
   async nextDue(now: number) {
     const pending = this.s.mail.filter((m) => m.status === 'pending');

@@ -72,6 +72,7 @@ test('the ports are where the domain says: one folder, every port async', () => 
     'ids.ts',
     'index.ts',
     'mailer.ts',
+    'nodes.ts',
     'repositories.ts',
     'unit-of-work.ts',
     'virus-scanner.ts',

@@ -10,3 +10,4 @@ export * from './mailer';
 export * from './repositories';
 export * from './unit-of-work';
 export * from './virus-scanner';
+export * from './nodes';

@@ -100,7 +100,9 @@ export interface TransferRepository {
    * Claims a complete File whose SHA-256 is still to be computed, for this caller until `until` (another node
    * may take it over after that); undefined when none is waiting.
    */
-  claimDigest(now: number, until: number): Promise<FileRecord | undefined>;
+  claimDigest(now: number, until: number): Promise<(FileRecord & { lapsed?: boolean }) | undefined>;
+  /** Extends a claim on a file's SHA-256 while its node reads the file. */
+  renewDigest(fileId: number, until: number): Promise<void>;
   saveDigest(fileId: number, sha256: string): Promise<void>;
   /**
    * Asks for a File's completion in the background, on behalf of `by` (an Actor as JSON); false when it is
@@ -111,7 +113,7 @@ export interface TransferRepository {
    * Claims a File whose completion was asked for, for this caller until `until` (another node takes it over
    * after that); undefined when none is waiting.
    */
-  claimAssembly(now: number, until: number): Promise<{ file: FileRecord; by: string } | undefined>;
+  claimAssembly(now: number, until: number): Promise<{ file: FileRecord; by: string; lapsed?: boolean } | undefined>;
   /** Keeps a claim while the work goes on. */
   renewAssembly(fileId: number, until: number): Promise<void>;
   /** Gives a claim up (the work failed: another pass, here or on another node, tries again). */
@@ -360,6 +362,8 @@ export interface QueuedMail {
   nextAttempt: number;
   targetType: TrackingTarget | null;
   targetId: number | null;
+  /** The node whose claim on it lapsed before this one took it (it died or lost the database), if any. */
+  takenFrom?: string | null;
 }
 
 /** The outgoing mail queue: rows are pending, then sent or failed, and kept until purge removes them. */
@@ -369,7 +373,12 @@ export interface MailQueueRepository {
    * Takes up to `limit` due messages for one delivery attempt each: their next attempt moves to `until`, so
    * no other process or node takes them meanwhile and a crash mid-delivery only delays them.
    */
-  claimDue(now: number, until: number, limit: number): Promise<QueuedMail[]>;
+  claimDue(now: number, until: number, limit: number, node?: string): Promise<QueuedMail[]>;
+  /**
+   * Extends the claims `node` still holds on `ids` (claimed until `held`) to `until`; returns the ids it still
+   * holds (a claim that lapsed and was taken by another node is not taken back).
+   */
+  renewClaims(ids: number[], node: string, held: number, until: number): Promise<number[]>;
   /** Seconds until the next pending message is due, or null when none is pending. */
   nextDue(now: number): Promise<number | null>;
   markSent(id: number, now: number): Promise<void>;
