@@ -5,7 +5,7 @@ import { Api, ApiError } from '../../web/lib/api';
 import { MemoryKeyValue, StorageResumeStore } from '../../web/upload/resume-store';
 import { createUpload, resumeUpload } from '../../web/upload/start';
 import { Backoff } from '../../src/shared/retry';
-import type { Phase, Source, Upload } from '../../web/upload/uploader';
+import type { Phase, Source, UploadHandle } from '../../web/upload/uploader';
 import { startFakeUploadServer, FakeServer } from './upload-fake-server';
 
 // The browser's upload engine, run under Node against an HTTP server with switchable faults.
@@ -42,7 +42,7 @@ function phasesOf(): { seen: Phase[]; onChange(p: { phase: Phase }): void } {
   return { seen, onChange: (p) => seen[seen.length - 1] !== p.phase && seen.push(p.phase) };
 }
 
-function assertArrived(s: FakeServer, u: Upload, sources: BufSource[]) {
+function assertArrived(s: FakeServer, u: UploadHandle, sources: BufSource[]) {
   for (const [i, f] of u.record.files.entries()) {
     const got = s.files.get(f.fileId)!;
     assert.ok(got.complete, `${f.name} completed`);

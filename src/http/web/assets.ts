@@ -101,6 +101,10 @@ export function assetRouter(store: () => AssetStore = webAssets): Router<FerrySt
       ctx.status = 304;
       return;
     }
+    // A worker's script sets the worker's own CSP: the upload worker (web/upload/upload-worker.ts) sends the
+    // chunks to this origin and nothing else.
+    if (ctx.params.name === 'upload-worker.js')
+      ctx.set('Content-Security-Policy', "default-src 'none'; connect-src 'self'");
     ctx.type = asset.type;
     ctx.body = asset.body;
   });
