@@ -63,7 +63,7 @@ test('every byte sent but the file not completed: another file chosen to resume 
 
     const item = page.locator('.resume-item');
     await item.waitFor();
-    assert.match((await item.textContent()) ?? '', 'big.bin');
+    assert.match((await item.textContent()) ?? '', subject);
     for (const wrong of [smaller, sameName]) {
       await item.locator('input[type=file]').setInputFiles([wrong.path]);
       await item.locator('.error').waitFor();
