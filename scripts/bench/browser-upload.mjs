@@ -14,7 +14,7 @@ import { MiB, cpuSeconds, makeFile, median, startFerry, tempDir } from './lib.mj
 const GiB = 1024 * MiB;
 
 /** Chromium's processes under `root` (itself included), each with its role and CPU seconds so far. */
-function chromiumProcesses(root) {
+export function chromiumProcesses(root) {
   const children = new Map();
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
@@ -30,9 +30,10 @@ function chromiumProcesses(root) {
   const out = new Map();
   const walk = (pid) => {
     try {
-      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-      const type = cmd.find((a) => a.startsWith('--type='))?.slice(7) ?? 'browser';
-      const sub = cmd.find((a) => a.startsWith('--utility-sub-type='))?.slice(19) ?? '';
+      // Chromium's child processes rewrite their command line as one string (arguments split by spaces).
+      const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const type = /--type=(\S+)/.exec(cmd)?.[1] ?? 'browser';
+      const sub = /--utility-sub-type=(\S+)/.exec(cmd)?.[1] ?? '';
       const role =
         type === 'utility'
           ? /network/i.test(sub)
@@ -149,8 +150,9 @@ export async function browserUploadRounds({ dir, size, rounds, chunkMiB = 5, inf
   const ferry = await startFerry(ferryDir, { upload_chunk_size: chunkMiB * MiB });
   const file = path.join(dir, 'browser-upload.bin');
   if (!fs.existsSync(file) || fs.statSync(file).size !== size) makeFile(file, size);
+  const exe = await chromiumExecutable();
   const browser = await chromium.launch({
-    executablePath: await chromiumExecutable(),
+    executablePath: exe,
     headless: true,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
   });
@@ -160,7 +162,26 @@ export async function browserUploadRounds({ dir, size, rounds, chunkMiB = 5, inf
   await context.addInitScript(longTaskRecorder);
   await context.addInitScript((n) => localStorage.setItem('ferry.upload.concurrency', String(n)), inflight);
   const page = await context.newPage();
-  const root = browser.process()?.pid;
+  page.on('crash', () => console.error('browser-upload: the page crashed'));
+  page.on('pageerror', (e) => console.error(`browser-upload: page error ${e.message}`));
+  let closing = false;
+  browser.on('disconnected', () => closing || console.error('browser-upload: Chromium went away'));
+  // Chromium's first process is a child of this one (playwright starts it), beside ferry.
+  const root = fs
+    .readdirSync('/proc')
+    .filter((n) => /^\d+$/.test(n))
+    .map(Number)
+    .find((pid) => {
+      try {
+        const ppid = Number(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')[1]);
+        // The Debian launcher script execs the real binary: its name, not the script's, is in the command line.
+        const cmd = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0];
+        return ppid === process.pid && /chrom/i.test(path.basename(cmd));
+      } catch {
+        return false;
+      }
+    });
+  if (!root) throw new Error(`no ${exe} process under this one`);
   const sides = { page: [], xhr: [], ...(withFetch ? { fetch: [] } : {}) };
   /** Measures one upload: wall, server CPU, Chromium CPU by role, long tasks in its span. */
   const measured = async (fn) => {
@@ -191,7 +212,17 @@ export async function browserUploadRounds({ dir, size, rounds, chunkMiB = 5, inf
       sides.page.push(
         await measured(async () => {
           await page.click('button.primary');
-          await page.locator('#summary-title').waitFor({ timeout: 600_000 });
+          await page
+            .locator('#summary-title')
+            .waitFor({ timeout: Number(process.env.BENCH_PAGE_TIMEOUT_MS ?? 600_000) })
+            .catch(async (e) => {
+              const status = await page
+                .locator('main')
+                .first()
+                .innerText()
+                .catch(() => '?');
+              throw new Error(`the page did not finish: ${status}`, { cause: e });
+            });
         }),
       );
       for (const side of Object.keys(sides).filter((s) => s !== 'page')) {
@@ -213,6 +244,7 @@ export async function browserUploadRounds({ dir, size, rounds, chunkMiB = 5, inf
       }
     }
   } finally {
+    closing = true;
     await browser.close();
     await ferry.stop();
   }
