@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Api, ApiError } from '../../web/lib/api';
 import { MemoryKeyValue, StorageResumeStore } from '../../web/upload/resume-store';
-import { createUpload, resumeUpload } from '../../web/upload/start';
+import { createUpload, MissingFiles, resumeUpload } from '../../web/upload/start';
 import { Backoff } from '../../src/shared/retry';
 import type { Phase, Source, UploadHandle } from '../../web/upload/uploader';
 import { startFakeUploadServer, FakeServer } from './upload-fake-server';
@@ -236,7 +236,7 @@ test('resume fills holes: chunks acknowledged out of order are not sent again', 
     void u;
   }));
 
-test("resume prefers the server's ranges when it exposes them, and only completes a fully received file", () =>
+test("resume prefers the server's ranges when it exposes them, asks for every uncompleted file, and only completes a fully received one", () =>
   withServer(async (s, api) => {
     s.exposeRanges = true;
     const data = crypto.randomBytes(4000);
@@ -262,7 +262,18 @@ test("resume prefers the server's ranges when it exposes them, and only complete
     await put(b, full, 0, 1000);
     await put(b, full, 1000, 500);
     const beforeA = s.files.get(a.fileId)!.bytesIn;
-    const again = await resumeUpload(api, rec, new Map([[a.fileId, new BufSource('r.bin', data)]]), { store });
+    // Every file not completed is chosen again and matched, even one whose bytes all arrived (another file
+    // chosen in its place completed an 80 MB upload from a 31 MB file).
+    const refused = await resumeUpload(api, rec, new Map([[a.fileId, new BufSource('r.bin', data)]]), { store }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.ok(refused instanceof MissingFiles && refused.names.join() === 'f.bin', `refused with ${refused}`);
+    const sources = new Map([
+      [a.fileId, new BufSource('r.bin', data)],
+      [b.fileId, new BufSource('f.bin', full)],
+    ]);
+    const again = await resumeUpload(api, rec, sources, { store });
     await again.run();
     assert.is(s.files.get(a.fileId)!.bytesIn - beforeA, 3000, 'chunk 2 not sent again');
     assert.is(s.files.get(b.fileId)!.bytesIn, 1500, 'f.bin needed no data, only completion');

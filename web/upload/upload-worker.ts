@@ -120,6 +120,7 @@ scope.onmessage = (e) => {
           useKey: m.useKey,
           store: records,
           online: () => online,
+          progressEveryMs: PROGRESS_EVERY_MS,
           onChange: (p) => progress.change(p),
         },
       });

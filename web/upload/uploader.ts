@@ -30,6 +30,8 @@ export interface UploadOptions {
    * retries, src/shared/retry.ts). Network errors never count.
    */
   maxServerErrors?: number;
+  /** Progress reports while bytes move at most this often (ms); a change of phase is reported at once. */
+  progressEveryMs?: number;
   /**
    * Whether the device says it is online (the page's `navigator.onLine`); while it says offline, bytes still
    * leaving from requests started before are no sign that the link is back.
@@ -123,6 +125,9 @@ export class Upload implements UploadHandle {
   private running: Promise<TransferJson | null> | null = null;
   private readonly sleepers = new Set<() => void>();
   private retryAt: number | null = null;
+  private lastEmit = 0;
+  private lastKey = '';
+  private emitTimer: ReturnType<typeof setTimeout> | undefined;
   /** When the current wait began (ms, `now`'s clock). */
   private waitingSince = 0;
   private readonly speed: SpeedMeter;
@@ -226,7 +231,27 @@ export class Upload implements UploadHandle {
     };
   }
 
+  /**
+   * Reports progress: a change of phase or wait at once, bytes moving at most every `progressEveryMs` (the
+   * progress events of each request come many times a second, and each report builds the whole picture).
+   */
   private emit(): void {
+    if (!this.opts.onChange) return;
+    const every = this.opts.progressEveryMs ?? 0;
+    const key = `${this.phase} ${this.retryAt}`;
+    const since = Date.now() - this.lastEmit;
+    if (every > 0 && key === this.lastKey && since < every) {
+      this.emitTimer ??= setTimeout(() => this.emitNow(), every - since);
+      return;
+    }
+    this.emitNow();
+  }
+
+  private emitNow(): void {
+    clearTimeout(this.emitTimer);
+    this.emitTimer = undefined;
+    this.lastKey = `${this.phase} ${this.retryAt}`;
+    this.lastEmit = Date.now();
     this.opts.onChange?.(this.progress());
   }
 
@@ -330,15 +355,23 @@ export class Upload implements UploadHandle {
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     // A chunk that makes no progress for this long is abandoned and sent again; one that is still moving is not,
-    // however slow the link.
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        ctl.abort();
-      }, this.opts.chunkTimeoutMs ?? 180_000);
+    // however slow the link. Progress only notes the time; the one timer looks at it when it fires (setting a
+    // timer again at every progress event cost the engine's thread).
+    const limit = this.opts.chunkTimeoutMs ?? 180_000;
+    let moved = Date.now();
+    const check = () => {
+      const idle = Date.now() - moved;
+      if (idle < limit) {
+        timer = setTimeout(check, limit - idle);
+        return;
+      }
+      timedOut = true;
+      ctl.abort();
     };
-    arm();
+    const arm = () => {
+      moved = Date.now();
+    };
+    timer = setTimeout(check, limit);
     // Bytes of this chunk that have left: they count towards the speed at once, and towards the bar until the
     // chunk is acknowledged (then its range does) or fails (then they are sent again).
     let left = 0;
