@@ -307,4 +307,59 @@ test('pause aborts chunks in flight; resume continues; cancel deletes the transf
     assert.is(store.list('user:a').length, 0);
   }));
 
+
+test('a wait after a lost link ends as soon as bytes leave again, not when the countdown or an answer says so', async () => {
+  // One chunk loses its link at once; the other goes on leaving slowly and is answered only 4 s later. The wait
+  // (20 s) said "Trying again in 22 s" while the bar climbed, until that answer came.
+  const { Upload } = await import('../../web/upload/uploader');
+  const { NetworkError } = await import('../../web/lib/api');
+  const t0 = Date.now();
+  let failedOnce = false;
+  const api = {
+    request: async (_method: string, path: string, init: { onProgress?: (n: number) => void } = {}) => {
+      if (path === '/file/1/chunk/1000' && !failedOnce) {
+        failedOnce = true;
+        throw new NetworkError('no answer');
+      }
+      if (path === '/file/1/chunk/0') {
+        await new Promise((r) => setTimeout(r, 1_300));
+        init.onProgress?.(500); // bytes leave again, a while into the wait
+        await new Promise((r) => setTimeout(r, 2_700));
+        init.onProgress?.(1000);
+      }
+      return {};
+    },
+  } as unknown as Api;
+  const changes: { at: number; phase: Phase }[] = [];
+  const u = new Upload(
+    api,
+    {
+      transferId: 1,
+      owner: 'user:a',
+      created: 0,
+      chunkSize: CHUNK,
+      subject: '',
+      recipients: [],
+      links: [],
+      files: [{ fileId: 1, uid: 'u', name: 'a.bin', size: 2000, lastModified: 0, acked: [], complete: false }],
+    },
+    new Map([[1, new BufSource('a.bin', crypto.randomBytes(2000))]]),
+    {
+      chunkSize: CHUNK,
+      concurrency: 2,
+      backoff: { next: () => 20_000, reset: () => undefined } as unknown as Backoff,
+      onChange: (p) => changes.push({ at: Date.now() - t0, phase: p.phase }),
+    },
+  );
+  await u.run();
+  const waited = changes.find((c) => c.phase === 'waiting');
+  assert.ok(waited, 'the lost link was waited for');
+  const back = changes.find((c) => c.at > waited.at && c.phase !== 'waiting');
+  assert.ok(
+    back && back.at < 2_500,
+    `uploading again at ${back?.at} ms (bytes left at 1300 ms; the answer came at 4000 ms): ${JSON.stringify(changes)}`,
+  );
+  assert.ok(Date.now() - t0 < 10_000, 'the chunk that failed was sent again at once, not after 20 s');
+});
+
 test.run();
