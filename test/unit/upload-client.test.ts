@@ -307,7 +307,6 @@ test('pause aborts chunks in flight; resume continues; cancel deletes the transf
     assert.is(store.list('user:a').length, 0);
   }));
 
-
 test('a wait after a lost link ends as soon as bytes leave again, not when the countdown or an answer says so', async () => {
   // One chunk loses its link at once; the other goes on leaving slowly and is answered only 4 s later. The wait
   // (20 s) said "Trying again in 22 s" while the bar climbed, until that answer came.
