@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tsImport } from 'tsx/esm/api';
+import { browserUploadRows } from './browser-upload.mjs';
 import { filesystemUploadRows } from './fs-uploads.mjs';
 import {
   BINARY,
@@ -102,6 +103,9 @@ try {
   const t = last.transfer;
   // The downloads below read the last uploads.
   const bareBig = last.bareFile;
+
+  // 3a: the upload page in Chromium beside a bare loop of the same REST calls (scripts/bench/browser-upload.mjs).
+  await browserUploadRows({ quick, dir, row });
 
   // 4: one file download.
   const token = last.completed.recipients[0].token;
@@ -285,6 +289,15 @@ for (const { work, f, b, budget, each } of rows) {
     ferryFig = 'not measured';
     ok = false;
     budgetText = `needs: ${budget.missing}`;
+  } else if (budget.browser) {
+    // The page against the bare loop: speed (median of the rounds' ratios), browser CPU, and long tasks.
+    ferryFig = `page ${fmt(f.mbps)} MB/s, browser ${fmt(f.browserPerGiB, 2)} CPU-s/GiB, long tasks over 50 ms: ${f.longTasks} (longest ${fmt(f.longestMs)} ms)`;
+    baseFig = `bare ${fmt(b.mbps)} MB/s, browser ${fmt(b.browserPerGiB, 2)} CPU-s/GiB`;
+    perGiB = `${fmt(f.serverPerGiB, 2)} / ${fmt(b.serverPerGiB, 2)}`;
+    ratio = median(each);
+    const cpuRatio = median(budget.cpuRatios);
+    ok = ratio >= 0.95 && cpuRatio <= 1.1 && f.longTasks === 0;
+    budgetText = `>= 0.95x, browser CPU <= 1.1x bare (${fmt(cpuRatio, 2)}x), no long task; CPU-s/GiB by process: ${budget.roles}`;
   } else if (budget.of === 'speed') {
     const fBytes = f.result?.bytes ?? bytesOf(work);
     const bBytes = b.result?.bytes ?? bytesOf(work);

@@ -18,9 +18,8 @@ import { UploadSummary } from '../components/upload-summary';
 import { TRANSFER_OPTIONS, OptionBoxes } from '../components/options';
 import type { PickedFile } from '../upload/picked';
 import { createUpload } from '../upload/start';
-import { resumeOwner, useUploadRunner } from '../upload/use-upload';
+import { pageEngine, resumeOwner, useUploadRunner } from '../upload/use-upload';
 import { EncryptSwitch, ENCRYPT_OFF, encryptionChoice, passwordRules } from '../components/encrypt-switch';
-import { encryptWorkerUrl } from '../upload/encryption';
 
 const DAY = 86400;
 
@@ -105,11 +104,18 @@ export function UploadPage() {
         ? {
             choice,
             iterations: info.encryption_password_hash_iterations ?? 600000,
-            workerUrl: encryptWorkerUrl(app.api.base),
           }
         : undefined;
       runner.start(
-        await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption),
+        await createUpload(
+          app.api,
+          files,
+          body,
+          resumeOwner(app),
+          { ...runner.options(), chunkSize },
+          encryption,
+          pageEngine(app.api.base),
+        ),
       );
       setEncrypt(ENCRYPT_OFF); // the password (typed or generated) is not kept past the start
       setLinkPassword('');
