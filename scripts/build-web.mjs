@@ -20,11 +20,11 @@ const started = Date.now();
 const result = await esbuild.build({
   absWorkingDir: root,
   // Workers are files of their own (a worker's script is loaded by URL): the download page's service worker
-  // and the upload page's encrypting worker.
+  // and the upload page's upload engine (which also seals chunks for end-to-end encryption).
   entryPoints: {
     app: 'web/main.tsx',
     'download-sw': 'web/download-sw.ts',
-    'encrypt-worker': 'web/e2ee/encrypt-worker.ts',
+    'upload-worker': 'web/upload/upload-worker.ts',
   },
   bundle: true,
   outdir: out,

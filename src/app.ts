@@ -1,3 +1,4 @@
+import os from 'node:os';
 import type Koa from 'koa';
 import type { Config } from './config/defaults';
 import { guestLimitsOf, quotaLimitsOf, reminderMarksOf, transferLimitsOf } from './config/service-limits';
@@ -36,6 +37,7 @@ import { downloadPage } from './http/web/download-page';
 import { fileKeyChecker } from './domain/chunk-keys';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
 import { verifyStoredFiles } from './domain/verify';
+import { importFromFileSender } from './domain/filesender-import';
 import type { Services } from './services';
 import { UsersService } from './domain/users';
 import { MailQueue } from './mail/queue';
@@ -72,12 +74,18 @@ import { allowList, Metrics } from './http/ops/metrics';
 import { Readiness, type ReadinessCheck } from './http/ops/readiness';
 import { opsRoutes } from './http/routes/ops';
 import { VERSION } from './version';
+import { FEATURE_LEVEL, NodeFeatures } from './domain/features';
 
 export interface AppOptions {
   log?: Logger;
   clock?: Clock;
   /** Overrides where mail goes (mail.transport); `serve` passes the address of the sink it started. */
   mailTransportUrl?: string;
+  /**
+   * Tests only: the feature level this node says it knows (default: this release's FEATURE_LEVEL), to run an
+   * older or newer node beside this one in one process (docs/deploying.md, "Upgrading a cluster").
+   */
+  featureLevel?: number;
 }
 
 export interface FerryApp {
@@ -88,6 +96,13 @@ export interface FerryApp {
   /** The mailer port's adapter (tests queue mail through it directly). */
   notifier: Notifier;
   http: Koa<FerryState>;
+  /** This node among the nodes sharing the database: its name, the feature level they all know. */
+  features: NodeFeatures;
+  /**
+   * `serve` only, before it answers: records this node as running, or throws ReleaseTooOldError when the nodes
+   * of this database have reached a feature level this release does not know.
+   */
+  join(): Promise<void>;
   /** Background work (mail queue, purge timer, settings reload) to start with `serve`. */
   start(): void;
   close(): Promise<void>;
@@ -98,11 +113,21 @@ const SETTINGS_RELOAD_MS = 5000;
 /** How often a node looks for completed files whose SHA-256 is still to be computed (S3 store). */
 /** How often a node looks for virus scans to take up (held ones are due every few minutes). */
 const SCAN_POLL_MS = 30_000;
-const DIGEST_POLL_MS = 30_000;
+const DIGEST_POLL_MS = 5_000;
 /** How often a node looks for background completions to take up: a lapsed claim waits at most this long more. */
 const ASSEMBLY_POLL_MS = 5_000;
 /** How long a mail server that answered counts as reachable for /readyz (no SMTP session per probe). */
 const MAIL_CHECK_CACHE_MS = 5000;
+
+let appsInProcess = 0;
+/**
+ * The name this node's log lines and its row among the running nodes carry: `<host>:<pid>` (a second app in one
+ * process, as in the tests, adds `#2`).
+ */
+function nodeName(): string {
+  appsInProcess++;
+  return `${os.hostname()}:${process.pid}${appsInProcess > 1 ? `#${appsInProcess}` : ''}`;
+}
 
 /**
  * The composition root: the only place that builds concrete parts (database, file store, mail, auth) from the
@@ -111,6 +136,9 @@ const MAIL_CHECK_CACHE_MS = 5000;
 export async function createApp(config: Config, opts: AppOptions = {}): Promise<FerryApp> {
   const log = opts.log ?? consoleLogger();
   const clock = opts.clock ?? systemClock;
+  const node = nodeName();
+  // What background work claims, finishes and takes over, with the node's name (docs/deploying.md, Logs).
+  const note = (msg: string) => log.info(`node ${node}: ${msg}`);
   const ids = cryptoIds;
   let settings: Settings | null = null;
   const db = await openDatabase({
@@ -164,7 +192,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const mailTransport = metrics.countedTransport(
     route.kind === 'smtp' ? smtpTransport(route.url) : inboxTransport(route.dir),
   );
-  const mailQueue = new MailQueue(repos.mailQueue, repos.trackingErrors, mailTransport, clock, log);
+  const mailQueue = new MailQueue(repos.mailQueue, repos.trackingErrors, mailTransport, clock, log, { node });
   const notifier = new MailNotifier(cfg, () => mailQueue.kick(), clock);
   const guestLimits = () => guestLimitsOf(cfg.get());
   const guests = new GuestsService({ repos, uow, notifier, clock, ids });
@@ -209,7 +237,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   // Stores that cannot hash during uploads get each completed file's SHA-256 in the background, on any node.
   const digestJobs = hasUploadHashing(fileStore)
     ? null
-    : new DigestJobs(repos, fileStore, clock, (e) => log.error(`SHA-256 of a completed file: ${e.message}`));
+    : new DigestJobs(repos, fileStore, clock, (e) => log.error(`SHA-256 of a completed file: ${e.message}`), note);
   const transferLimits = () => transferLimitsOf(cfg.get());
   const encryptionPolicy = () => {
     const c = cfg.get();
@@ -257,6 +285,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       av && scanner ? { scanner, onInfected: av.on_infected, onError: av.on_error, maxBytes: av.max_bytes } : null,
     configAdmins: () => cfg.get().admin,
     log,
+    node,
   });
   const scans = virusScans;
   const uploads = new UploadsService({
@@ -293,6 +322,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       },
       clock,
       (e) => log.error(`completing a file in the background: ${e.message}`),
+      note,
     );
   }
   const sharing = new SharingService({ repos, uow, clock });
@@ -331,11 +361,20 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     virusScans: scans,
     openFile: (f, start, end) => fileStore.openRead(f.transferId, f.uid, start, end),
     verifyStoredFiles: (onProgress) => verifyStoredFiles(repos, fileStore, onProgress),
+    importFromFileSender: (source, opts, onProgress) =>
+      importFromFileSender(
+        { repos, uow, files: fileStore, clock, pieceSize: () => cfg.get().upload_chunk_size },
+        source,
+        opts,
+        onProgress,
+      ),
     ...(hasUploadHashing(fileStore)
       ? {
           storedDigest: {
-            ahead: (f, upTo) => fileStore.digestAhead(f.transferId, f.uid, upTo),
-            digest: async (f, size) => (await fileStore.digest(f.transferId, f.uid, size)).sha256,
+            stream: (f) => {
+              const s = fileStore.readDigest(f.transferId, f.uid);
+              return { ahead: s.ahead, digest: async (size) => (await s.digest(size)).sha256, forget: s.forget };
+            },
           },
         }
       : {}),
@@ -393,6 +432,13 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     observe: metrics.middleware(),
   });
   const stoppers: (() => void | Promise<void>)[] = [];
+  const features = new NodeFeatures(
+    db.nodes,
+    clock,
+    { name: node, release: VERSION, featureLevel: opts.featureLevel ?? FEATURE_LEVEL },
+    log,
+  );
+  let joined = false;
 
   return {
     config,
@@ -400,7 +446,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     services,
     notifier,
     http,
+    features,
+    async join() {
+      await features.join();
+      joined = true;
+      const others = (await features.running()).filter((n) => n.name !== node);
+      note(
+        `running ${VERSION} (feature level ${features.self.featureLevel}; level in force ${features.level()})${others.length ? `, beside ${others.map((n) => `${n.name} (${n.release})`).join(', ')}` : ''}`,
+      );
+    },
     start() {
+      if (joined) features.start();
       log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);
       log.info(`files: ${describeStore(config.storage, config.data_dir)}`);
       log.info(
@@ -411,11 +467,18 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       mailQueue.start();
       if (config.purge_interval_s > 0)
         stoppers.push(
-          startPurgeTimer(purge, db.locks, config, log, (o) => {
-            metrics.purgeOutcome(o);
-            // The storage-over-time chart gets a sample a day even when no admin looks.
-            usage.sampleStorage().catch((e: Error) => log.error(`storage sample: ${e.message}`));
-          }),
+          startPurgeTimer(
+            purge,
+            db.locks,
+            config,
+            log,
+            (o) => {
+              metrics.purgeOutcome(o);
+              // The storage-over-time chart gets a sample a day even when no admin looks.
+              usage.sampleStorage().catch((e: Error) => log.error(`storage sample: ${e.message}`));
+            },
+            node,
+          ),
         );
       const reload = setInterval(
         () => void cfg.reload().catch((e: Error) => log.error(`settings reload: ${e.message}`)),
@@ -446,6 +509,9 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     },
     async close() {
       for (const stop of stoppers.reverse()) await stop();
+      // Downloads cut by the shutdown record what they sent before the database closes (docs/sharing.md).
+      await downloads.settled();
+      if (joined) await features.stop();
       await scans.stop();
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mailQueue.stop();

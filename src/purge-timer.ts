@@ -14,15 +14,20 @@ export function startPurgeTimer(
   log: Logger,
   /** Told each pass's outcome (the metrics count passes and what they removed). */
   observe: (outcome: PurgeReport | Error) => void = () => {},
+  /** The node's name for the log (src/app.ts). */
+  node = 'this process',
 ): () => Promise<void> {
   let running: Promise<void> | null = null;
   const pass = async () => {
     const unlock = await locks.tryLock(PURGE_LOCK);
     if (!unlock) return;
+    // A node killed mid-pass loses the lock with its connection (PostgreSQL) or its lease (SQLite); the next pass,
+    // on any node, does what it left: every step of a pass can be run again.
+    log.info(`node ${node}: took the purge lock`);
     try {
       const report = await purge.run();
       observe(report);
-      log.info(formatReport(report));
+      log.info(`node ${node}: ${formatReport(report)}`);
     } catch (e) {
       observe(e instanceof Error ? e : new Error(String(e)));
       log.error(`purge failed: ${e instanceof Error ? e.message : String(e)}`);

@@ -31,6 +31,8 @@ import type { VirusScans } from './domain/virus-scans';
 import type { GuestsService } from './domain/guests';
 import type { VerifyProgress, VerifyReport } from './domain/verify';
 import type { ChunkKeyChecker } from './domain/chunk-keys';
+import type { ImportOptions, ImportProgress, ImportReport } from './domain/filesender-import';
+import type { FileSenderSource } from './domain/ports/filesender-source';
 
 /** Opens bytes [start, end] (inclusive) of a stored file for forward reads. */
 export type FileOpener = (file: FileRecord, start: number, end: number) => Promise<PositionalReader>;
@@ -91,16 +93,21 @@ export interface Services {
   openFile: FileOpener;
   /**
    * The SHA-256 of a File's stored bytes, computed off the event loop (the filesystem store's hashing threads)
-   * as a download sends them: `ahead` hands over bytes [0, upTo) once sent (so a download cut short costs no
-   * more hashing than it sent), `digest` answers for the first `size`. Absent when the store cannot: downloads
-   * then hash on the event loop as they send.
+   * while a download sends them, one stream per download: `ahead` lets bytes [0, upTo) be hashed (so a download
+   * cut short costs no more hashing than it sent), `digest` answers for the first `size`. Absent when the store
+   * cannot: downloads then hash on the event loop (src/http/download/stored-check.ts).
    */
   storedDigest?: {
-    ahead(file: FileRecord, upTo: number): void;
-    digest(file: FileRecord, size: number): Promise<string>;
+    stream(file: FileRecord): { ahead(upTo: number): void; digest(size: number): Promise<string>; forget(): void };
   };
   /** `ferry verify`: every stored file read and compared with its recorded SHA-256 (src/domain/verify.ts). */
   verifyStoredFiles: (onProgress?: (p: VerifyProgress) => void) => Promise<VerifyReport>;
+  /** `ferry import filesender`: a FileSender installation's users, open transfers and guests brought over (src/domain/filesender-import.ts). */
+  importFromFileSender: (
+    source: FileSenderSource,
+    opts: ImportOptions,
+    onProgress?: (p: ImportProgress) => void,
+  ) => Promise<ImportReport>;
   /** Checks a chunk-upload key (a File uid) against a Transfer. */
   chunkKeys: ChunkKeyChecker;
   /** The stored language preference of a user, when one is set. */

@@ -73,7 +73,8 @@ async function boot(): Promise<void> {
         }
       : null;
     const emails = (main.dataset.emails ?? '').split(',').filter(Boolean);
-    const app: AppContext = { api, t, lang, info, user, base, guest, emails };
+    const mailKept = d.mailInbox === '1';
+    const app: AppContext = { api, t, lang, info, user, base, guest, emails, mailKept };
     main.textContent = '';
     render(
       <Ctx.Provider value={app}>

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { tsImport } from 'tsx/esm/api';
+import { browserUploadRows } from './browser-upload.mjs';
 import { filesystemUploadRows } from './fs-uploads.mjs';
 import {
   BINARY,
@@ -28,6 +29,7 @@ import { USER, completeTransfer, createTransfer, uploadFile } from './clients.mj
 import { s3Rows } from './s3.mjs';
 import { signedRows } from './signed.mjs';
 import { transferListRows } from './transfer-list.mjs';
+import { scaleRows } from './scale.mjs';
 import { reexecOnProjectNode } from '../project-node.mjs';
 
 // The baselines run on the Node that ships in dist/ferry, whichever `node` started this script.
@@ -47,6 +49,7 @@ const S = quick
       starts: 10,
       reps: 1,
       s3: 128 * MiB,
+      scale: 5000,
     }
   : {
       upload: 2048 * MiB,
@@ -60,6 +63,7 @@ const S = quick
       starts: 20,
       reps: 3,
       s3: 1024 * MiB,
+      scale: 100_000,
     };
 if (!fs.existsSync(BINARY)) {
   console.error('dist/ferry is missing: run ./build.sh first');
@@ -99,6 +103,9 @@ try {
   const t = last.transfer;
   // The downloads below read the last uploads.
   const bareBig = last.bareFile;
+
+  // 3a: the upload page in Chromium beside a bare loop of the same REST calls (scripts/bench/browser-upload.mjs).
+  await browserUploadRows({ quick, dir, row });
 
   // 4: one file download.
   const token = last.completed.recipients[0].token;
@@ -230,6 +237,10 @@ try {
   // 7c: the first page of a user's 5,000 transfers, on SQLite and on PostgreSQL (scripts/bench/transfer-list.mjs).
   await transferListRows({ dir, row });
 
+  // 7d: PostgreSQL with many transfers: lists, pages by key and by offset, creation with its quota check, the
+  // purge, the database's size (scripts/bench/scale.mjs; docs/performance.md, Scale).
+  await scaleRows({ dir, row, transfers: S.scale, requests: quick ? 200 : 400 });
+
   // 8: start-up.
   const time = (cmd, args) => {
     const xs = [];
@@ -270,10 +281,23 @@ for (const { work, f, b, budget, each } of rows) {
   let budgetText = '';
   /** Server CPU seconds per GiB moved (rows that move bytes). */
   let perGiB = '—';
-  if (budget.missing) {
+  if (budget.shown !== undefined) {
+    ferryFig = budget.shown;
+    ok = budget.ok !== false;
+    budgetText = budget.note ?? 'reported';
+  } else if (budget.missing) {
     ferryFig = 'not measured';
     ok = false;
     budgetText = `needs: ${budget.missing}`;
+  } else if (budget.browser) {
+    // The page against the bare loop: speed (median of the rounds' ratios), browser CPU, and long tasks.
+    ferryFig = `page ${fmt(f.mbps)} MB/s, browser ${fmt(f.browserPerGiB, 2)} CPU-s/GiB, long tasks over 50 ms: ${f.longTasks} (longest ${fmt(f.longestMs)} ms)`;
+    baseFig = `bare ${fmt(b.mbps)} MB/s, browser ${fmt(b.browserPerGiB, 2)} CPU-s/GiB`;
+    perGiB = `${fmt(f.serverPerGiB, 2)} / ${fmt(b.serverPerGiB, 2)}`;
+    ratio = median(each);
+    const cpuRatio = median(budget.cpuRatios);
+    ok = ratio >= 0.95 && cpuRatio <= 1.1 && f.longTasks === 0;
+    budgetText = `>= 0.95x, browser CPU <= 1.1x bare (${fmt(cpuRatio, 2)}x), no long task; CPU-s/GiB by process: ${budget.roles}`;
   } else if (budget.of === 'speed') {
     const fBytes = f.result?.bytes ?? bytesOf(work);
     const bBytes = b.result?.bytes ?? bytesOf(work);

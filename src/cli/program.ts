@@ -16,9 +16,11 @@ import { getCommand } from './get';
 import { serviceCommand } from './service';
 import { backupCommand } from './backup';
 import { samlCommand } from './saml';
+import { importCommand } from './import';
 import { ConfigError } from '../config/validate';
 import { ClientError } from '../client/errors';
 import { ServiceError } from '../domain/errors';
+import { ReleaseTooOldError } from '../domain/features';
 
 /** Adds a group of commands; each issue that owns commands registers one here. */
 export type CommandModule = (program: Command, io: CliIO) => void;
@@ -40,6 +42,7 @@ export const commandModules: CommandModule[] = [
   dbCommand,
   backupCommand,
   samlCommand,
+  importCommand,
 ];
 
 export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
@@ -70,7 +73,12 @@ export async function runCli(argv: string[], io: CliIO, modules?: CommandModule[
         return 0;
       return 1; // commander already printed its one-line message
     }
-    if (e instanceof UsageError || e instanceof ConfigError || e instanceof CheckFailed) {
+    if (
+      e instanceof UsageError ||
+      e instanceof ConfigError ||
+      e instanceof CheckFailed ||
+      e instanceof ReleaseTooOldError
+    ) {
       io.err(`error: ${e.message}`);
       return 1;
     }

@@ -30,6 +30,15 @@ export async function startServe(
   // log.format and log.file; SIGHUP reopens the file.
   const log = createLogger(config.log);
   const app = await createApp(config, { log, ...(sink ? { mailTransportUrl: sink.url } : {}) });
+  try {
+    // Among the nodes of this database, or refused (ReleaseTooOldError: exit 1, one line) before it answers.
+    await app.join();
+  } catch (e) {
+    await app.close();
+    await sink?.close();
+    await log.close();
+    throw e;
+  }
   let server: Awaited<ReturnType<typeof listen>>;
   try {
     server = await listen(app.http, host, port);

@@ -61,6 +61,11 @@ export class Settings {
     return this.current;
   }
 
+  /** The configuration as the file (and the environment) gave it, before any PUT /config: what a reset returns to. */
+  fromFile(): Config {
+    return this.base;
+  }
+
   async overrides(): Promise<Overrides> {
     return this.stored();
   }

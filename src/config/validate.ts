@@ -17,7 +17,7 @@ import { storeSchemaOf, storeTypes } from './stores';
 // the defaults. Every problem is collected (with the key's path) so an admin fixes the file in one go.
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
-const DISCLOSABLE = (Object.keys(defaultConfig()) as OptionName[]).filter(
+export const DISCLOSABLE = (Object.keys(defaultConfig()) as OptionName[]).filter(
   (k) => !(UNDISCLOSABLE as readonly OptionName[]).includes(k),
 );
 

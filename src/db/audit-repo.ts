@@ -1,6 +1,6 @@
 import type { AuditEntry, AuthorType, TargetType } from '../domain/model';
 import type { AuditRepository } from '../domain/ports';
-import type { Db, RepoContext } from './context';
+import { type Db, type RepoContext, slices } from './context';
 
 /** The audit log: one row per event of a Transfer, kept until purge removes the Transfer's records. */
 export class AuditRepo implements AuditRepository {
@@ -10,25 +10,13 @@ export class AuditRepo implements AuditRepository {
   ) {}
 
   async record(e: AuditEntry): Promise<void> {
-    if (!this.ctx.auditEnabled()) return;
-    await this.db
-      .insertInto('audit_log')
-      .values({
-        transfer_id: e.transferId,
-        date: e.date,
-        event: e.event,
-        author_type: e.author.type,
-        author_id: e.author.id,
-        author_ip: e.author.ip,
-        author_email: e.author.email ?? null,
-        target_type: e.target.type,
-        target_id: e.target.id,
-        target_name: e.target.name ?? null,
-        target_size: e.target.size ?? null,
-        target_email: e.target.email ?? null,
-        detail: e.detail ?? null,
-      })
-      .execute();
+    await this.recordMany([e]);
+  }
+
+  async recordMany(entries: AuditEntry[]): Promise<void> {
+    if (!this.ctx.auditEnabled() || entries.length === 0) return;
+    // In slices: 13 values a row stay well under SQLite's parameter limit.
+    for (const part of slices(entries, 200)) await this.db.insertInto('audit_log').values(part.map(auditRow)).execute();
   }
 
   async forTransfer(transferId: number): Promise<AuditEntry[]> {
@@ -53,4 +41,22 @@ export class AuditRepo implements AuditRepository {
       ...(r.detail !== null && r.detail !== undefined ? { detail: r.detail } : {}),
     }));
   }
+}
+
+function auditRow(e: AuditEntry) {
+  return {
+    transfer_id: e.transferId,
+    date: e.date,
+    event: e.event,
+    author_type: e.author.type,
+    author_id: e.author.id,
+    author_ip: e.author.ip,
+    author_email: e.author.email ?? null,
+    target_type: e.target.type,
+    target_id: e.target.id,
+    target_name: e.target.name ?? null,
+    target_size: e.target.size ?? null,
+    target_email: e.target.email ?? null,
+    detail: e.detail ?? null,
+  };
 }

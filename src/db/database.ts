@@ -3,13 +3,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { Kysely } from 'kysely';
 import type pg from 'pg';
-import type { Locks, Repositories, Tx, UnitOfWork } from '../domain/ports';
+import type { Locks, NodeRegistry, Repositories, Tx, UnitOfWork } from '../domain/ports';
+import { ReleaseTooOldError } from '../domain/features';
+import { NodesRepo } from './nodes-repo';
 import type { Dialect } from './migrations';
 import type { DB } from './schema';
 import { runSql, type RepoContext, type Db } from './context';
 import { FerrySqliteDialect } from './sqlite-driver';
 import { openSqlite, sqliteFile, sqliteWalFlush, SqliteDb } from './sqlite';
 import { GroupFlush } from './group-flush';
+import { fromPostgres } from './errors';
 import { createPool, migratePostgres, postgresDialect, redactDatabaseUrl } from './postgres';
 import { TransfersRepo } from './transfers-repo';
 import { AuditRepo } from './audit-repo';
@@ -29,6 +32,7 @@ import { UsageRepo } from './usage-repo';
 import { OverridesRepo } from './overrides-repo';
 import { SharingRepo } from './sharing-repo';
 import { VirusScanRepo } from './virus-scan-repo';
+import { ImportRepo } from './import-repo';
 
 /** The metadata database, whichever it is: repositories, units of work, cross-node locks. */
 export interface Database {
@@ -40,6 +44,8 @@ export interface Database {
   repos: Repositories;
   uow: UnitOfWork;
   locks: Locks;
+  /** The running nodes and their feature level (docs/deploying.md, "Upgrading a cluster"). */
+  nodes: NodeRegistry;
   /** Raw SQL with `?` placeholders on either database (tests, `ferry db copy`, readiness). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
@@ -74,6 +80,7 @@ export function repositories(db: Db, ctx: RepoContext): Repositories {
     usage: new UsageRepo(db, ctx),
     sharing: new SharingRepo(db, ctx),
     virusScans: new VirusScanRepo(db, ctx),
+    imports: new ImportRepo(db, ctx),
   };
 }
 
@@ -186,7 +193,7 @@ function heldByDeadProcessHere(holder: string): boolean {
 function advisoryLocks(pool: pg.Pool): Locks {
   return {
     async tryLock(name) {
-      const client = await pool.connect();
+      const client = await pool.connect().catch((e) => Promise.reject(fromPostgres(e)));
       try {
         const r = await client.query<{ ok: boolean }>(`SELECT pg_try_advisory_lock(hashtext($1)) AS ok`, [
           `ferry:${name}`,
@@ -196,8 +203,8 @@ function advisoryLocks(pool: pg.Pool): Locks {
           return null;
         }
       } catch (e) {
-        client.release();
-        throw e;
+        client.release(e as Error);
+        throw fromPostgres(e);
       }
       return async () => {
         try {
@@ -234,6 +241,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       repos: repositories(kysely, ctx),
       uow: new KyselyUnitOfWork(kysely, ctx, () => commits.after()),
       locks: leaseLocks(kysely),
+      nodes: new NodesRepo(kysely, ctx),
       query: <T>(text: string, params: unknown[] = []) => runSql<T>(kysely, ctx, text, params),
       close: async () => {
         await kysely.destroy();
@@ -249,6 +257,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     await migratePostgres(pool);
   } catch (e) {
     await pool.end().catch(() => {});
+    if (e instanceof ReleaseTooOldError) throw e;
     throw new Error(`cannot open the database at ${redactDatabaseUrl(opts.url)}: ${(e as Error).message}`);
   }
   const kysely = new Kysely<DB>({ dialect: postgresDialect(pool) });
@@ -259,6 +268,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     repos: repositories(kysely, ctx),
     uow: new KyselyUnitOfWork(kysely, ctx),
     locks: advisoryLocks(pool),
+    nodes: new NodesRepo(kysely, ctx),
     query: <T>(text: string, params: unknown[] = []) => runSql<T>(kysely, ctx, text, params),
     close: () => kysely.destroy(),
   };

@@ -37,10 +37,26 @@ export class MailQueueRepo implements MailQueueRepository {
    * One UPDATE … WHERE id IN (the due rows) RETURNING: atomic on SQLite (one writer) and, with FOR UPDATE SKIP
    * LOCKED on PostgreSQL, two nodes claiming at once take disjoint messages without waiting for each other.
    */
-  async claimDue(now: number, until: number, limit: number): Promise<QueuedMail[]> {
+  async claimDue(now: number, until: number, limit: number, node: string | null = null): Promise<QueuedMail[]> {
+    // Due rows still naming a claimer: claims that lapsed (that node died, or lost the database). Read only to
+    // say in the log whose work is taken over; the claim itself is the one statement below.
+    const lapsed = new Map(
+      (
+        await this.db
+          .selectFrom('mail_queue')
+          .select(['id', 'claimed_by'])
+          .where('status', '=', 'pending')
+          .where('next_attempt', '<=', now)
+          .where('claimed_by', 'is not', null)
+          .orderBy('next_attempt')
+          .orderBy('id')
+          .limit(limit)
+          .execute()
+      ).map((r) => [r.id, r.claimed_by]),
+    );
     const rows = await this.db
       .updateTable('mail_queue')
-      .set({ next_attempt: until })
+      .set({ next_attempt: until, claimed_by: node })
       .where('id', 'in', (eb) => {
         let due = eb
           .selectFrom('mail_queue')
@@ -59,11 +75,25 @@ export class MailQueueRepo implements MailQueueRepository {
     const out: QueuedMail[] = [];
     for (const r of rows) {
       const mail = toMail(r);
-      if (mail) out.push(mail);
+      if (mail) out.push({ ...mail, takenFrom: lapsed.get(r.id) ?? null });
       // One damaged row must not block every message queued after it.
       else await this.markFailed(r.id, 'unreadable queued message');
     }
     return out;
+  }
+
+  async renewClaims(ids: number[], node: string, held: number, until: number): Promise<number[]> {
+    if (ids.length === 0) return [];
+    const rows = await this.db
+      .updateTable('mail_queue')
+      .set({ next_attempt: until })
+      .where('id', 'in', ids)
+      .where('status', '=', 'pending')
+      .where('claimed_by', '=', node)
+      .where('next_attempt', '=', held)
+      .returning('id')
+      .execute();
+    return rows.map((r) => r.id);
   }
 
   async nextDue(now: number): Promise<number | null> {
@@ -78,7 +108,13 @@ export class MailQueueRepo implements MailQueueRepository {
   async markSent(id: number, now: number): Promise<void> {
     await this.db
       .updateTable('mail_queue')
-      .set((eb) => ({ status: 'sent', sent: now, attempts: eb('attempts', '+', 1), last_error: null }))
+      .set((eb) => ({
+        status: 'sent',
+        sent: now,
+        attempts: eb('attempts', '+', 1),
+        last_error: null,
+        claimed_by: null,
+      }))
       .where('id', '=', id)
       .execute();
   }
@@ -86,7 +122,7 @@ export class MailQueueRepo implements MailQueueRepository {
   async markRetry(id: number, next: number, error: string): Promise<void> {
     await this.db
       .updateTable('mail_queue')
-      .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt: next, last_error: error }))
+      .set((eb) => ({ attempts: eb('attempts', '+', 1), next_attempt: next, last_error: error, claimed_by: null }))
       .where('id', '=', id)
       .execute();
   }
@@ -94,7 +130,7 @@ export class MailQueueRepo implements MailQueueRepository {
   async markFailed(id: number, error: string): Promise<void> {
     await this.db
       .updateTable('mail_queue')
-      .set((eb) => ({ status: 'failed', attempts: eb('attempts', '+', 1), last_error: error }))
+      .set((eb) => ({ status: 'failed', attempts: eb('attempts', '+', 1), last_error: error, claimed_by: null }))
       .where('id', '=', id)
       .execute();
   }
@@ -107,7 +143,15 @@ export class MailQueueRepo implements MailQueueRepository {
     // status check keeps a concurrent delivery's outcome: a message sent meanwhile is not queued again.
     const res = await this.db
       .updateTable('mail_queue')
-      .set({ status: 'pending', created: now, next_attempt: now, attempts: 0, last_error: null, sent: null })
+      .set({
+        status: 'pending',
+        created: now,
+        next_attempt: now,
+        attempts: 0,
+        last_error: null,
+        sent: null,
+        claimed_by: null,
+      })
       .where('id', '=', latest.id)
       .where('status', '=', latest.status)
       .executeTakeFirst();

@@ -439,4 +439,165 @@ UPDATE users SET provider = (
 DELETE FROM sessions WHERE provider <> 'local' AND user_id IN (SELECT user_id FROM local_accounts);
 `,
   },
+  {
+    // `ferry import filesender` (docs/moving-from-filesender.md): which transfers and guests an import brought
+    // over under their FileSender ids, so a second run continues where the first stopped and a ferry that holds
+    // anything else is told apart from one holding only what an import made.
+    version: 27,
+    sql: `
+CREATE TABLE imported_records (
+  kind TEXT NOT NULL,
+  id INTEGER NOT NULL,
+  source TEXT NOT NULL,
+  imported INTEGER NOT NULL,
+  PRIMARY KEY (kind, id)
+);
+`,
+  },
+  {
+    // Download limits count whole copies delivered (docs/sharing.md, Download limits): each claim records the
+    // byte ranges its responses sent ([[start, end), …] as JSON) and how many bytes they sent again, and is
+    // held by one response at a time through a lease (its holder's random token and the time it lapses,
+    // renewed while the response sends), so no other request borrows it and a node that died lets it go.
+    version: 28,
+    sql: `
+ALTER TABLE download_claims ADD COLUMN sent TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE download_claims ADD COLUMN resent INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE download_claims ADD COLUMN lease TEXT;
+ALTER TABLE download_claims ADD COLUMN lease_until INTEGER NOT NULL DEFAULT 0;
+`,
+  },
+  {
+    // Quota use kept as running totals (docs/architecture.md, "Usage totals"): the admins' list of users and the
+    // quota check of a new transfer read one row per user instead of summing every file of every open transfer.
+    // Triggers keep them in the unit of work that changes the rows they count, whichever code path does it
+    // (creation, deleted files, closing, expiry, purge, `ferry db copy`). Open = created, started, uploading,
+    // available, as in src/db/usage-repo.ts. Also the foreign keys on file_id that had no index of their own
+    // (a file's deletion cascades through them), and closed Transfers by the time they closed (the purge).
+    version: 29,
+    sql: `
+CREATE TABLE user_usage (
+  user_id TEXT PRIMARY KEY,
+  open_bytes INTEGER NOT NULL DEFAULT 0
+);
+INSERT INTO user_usage (user_id, open_bytes)
+  SELECT t.user_id, SUM(f.size) FROM files f INNER JOIN transfers t ON t.id = f.transfer_id
+  WHERE f.deleted IS NULL AND t.status IN ('created', 'started', 'uploading', 'available')
+  GROUP BY t.user_id;
+CREATE INDEX recipient_downloads_file ON recipient_downloads(file_id);
+CREATE INDEX download_claims_file ON download_claims(file_id);
+CREATE INDEX transfers_closed ON transfers(status, closed);
+`,
+    sqlite: `
+CREATE TRIGGER user_usage_file_insert AFTER INSERT ON files WHEN NEW.deleted IS NULL
+BEGIN
+  INSERT INTO user_usage (user_id, open_bytes)
+    SELECT t.user_id, NEW.size FROM transfers t
+    WHERE t.id = NEW.transfer_id AND t.status IN ('created', 'started', 'uploading', 'available')
+    ON CONFLICT (user_id) DO UPDATE SET open_bytes = open_bytes + excluded.open_bytes;
+END;
+CREATE TRIGGER user_usage_file_update AFTER UPDATE OF deleted, size ON files
+  WHEN (OLD.deleted IS NULL) <> (NEW.deleted IS NULL) OR OLD.size <> NEW.size
+BEGIN
+  INSERT INTO user_usage (user_id, open_bytes)
+    SELECT t.user_id,
+      (CASE WHEN NEW.deleted IS NULL THEN NEW.size ELSE 0 END) - (CASE WHEN OLD.deleted IS NULL THEN OLD.size ELSE 0 END)
+    FROM transfers t
+    WHERE t.id = NEW.transfer_id AND t.status IN ('created', 'started', 'uploading', 'available')
+    ON CONFLICT (user_id) DO UPDATE SET open_bytes = open_bytes + excluded.open_bytes;
+END;
+CREATE TRIGGER user_usage_file_delete AFTER DELETE ON files WHEN OLD.deleted IS NULL
+BEGIN
+  UPDATE user_usage SET open_bytes = open_bytes - OLD.size
+  WHERE user_id = (SELECT t.user_id FROM transfers t
+    WHERE t.id = OLD.transfer_id AND t.status IN ('created', 'started', 'uploading', 'available'));
+END;
+CREATE TRIGGER user_usage_transfer_update AFTER UPDATE OF status, user_id ON transfers
+  WHEN (OLD.status IN ('created', 'started', 'uploading', 'available'))
+    <> (NEW.status IN ('created', 'started', 'uploading', 'available'))
+    OR OLD.user_id <> NEW.user_id
+BEGIN
+  UPDATE user_usage
+    SET open_bytes = open_bytes - (SELECT COALESCE(SUM(size), 0) FROM files WHERE transfer_id = OLD.id AND deleted IS NULL)
+    WHERE user_id = OLD.user_id AND OLD.status IN ('created', 'started', 'uploading', 'available');
+  INSERT INTO user_usage (user_id, open_bytes)
+    SELECT NEW.user_id, COALESCE(SUM(size), 0) FROM files WHERE transfer_id = NEW.id AND deleted IS NULL
+    HAVING NEW.status IN ('created', 'started', 'uploading', 'available')
+    ON CONFLICT (user_id) DO UPDATE SET open_bytes = open_bytes + excluded.open_bytes;
+END;
+CREATE TRIGGER user_usage_transfer_delete BEFORE DELETE ON transfers
+  WHEN OLD.status IN ('created', 'started', 'uploading', 'available')
+BEGIN
+  UPDATE user_usage
+    SET open_bytes = open_bytes - (SELECT COALESCE(SUM(size), 0) FROM files WHERE transfer_id = OLD.id AND deleted IS NULL)
+    WHERE user_id = OLD.user_id;
+END;
+`,
+    postgres: `
+CREATE FUNCTION ferry_usage_add(who TEXT, delta BIGINT) RETURNS void LANGUAGE sql AS $$
+  INSERT INTO user_usage (user_id, open_bytes) VALUES (who, delta)
+  ON CONFLICT (user_id) DO UPDATE SET open_bytes = user_usage.open_bytes + EXCLUDED.open_bytes
+$$;
+CREATE FUNCTION ferry_usage_files() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  delta BIGINT := 0;
+  tid BIGINT;
+  owner TEXT;
+BEGIN
+  IF TG_OP <> 'INSERT' AND OLD.deleted IS NULL THEN delta := delta - OLD.size; END IF;
+  IF TG_OP <> 'DELETE' AND NEW.deleted IS NULL THEN delta := delta + NEW.size; END IF;
+  IF TG_OP = 'DELETE' THEN tid := OLD.transfer_id; ELSE tid := NEW.transfer_id; END IF;
+  IF delta <> 0 THEN
+    -- A Transfer deleted in this statement is no longer seen here: its own trigger took its files off.
+    SELECT user_id INTO owner FROM transfers
+      WHERE id = tid AND status IN ('created', 'started', 'uploading', 'available');
+    IF owner IS NOT NULL THEN PERFORM ferry_usage_add(owner, delta); END IF;
+  END IF;
+  RETURN NULL;
+END $$;
+CREATE FUNCTION ferry_usage_transfers() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  open_states TEXT[] := ARRAY['created', 'started', 'uploading', 'available'];
+  bytes BIGINT;
+BEGIN
+  SELECT COALESCE(SUM(size), 0) INTO bytes FROM files WHERE transfer_id = OLD.id AND deleted IS NULL;
+  IF OLD.status = ANY (open_states) AND bytes <> 0 THEN PERFORM ferry_usage_add(OLD.user_id, -bytes); END IF;
+  IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
+  IF NEW.status = ANY (open_states) AND bytes <> 0 THEN PERFORM ferry_usage_add(NEW.user_id, bytes); END IF;
+  RETURN NULL;
+END $$;
+CREATE TRIGGER user_usage_files AFTER INSERT OR DELETE OR UPDATE OF deleted, size ON files
+  FOR EACH ROW EXECUTE FUNCTION ferry_usage_files();
+CREATE TRIGGER user_usage_transfer_update AFTER UPDATE OF status, user_id ON transfers
+  FOR EACH ROW
+  WHEN ((OLD.status IN ('created', 'started', 'uploading', 'available'))
+    IS DISTINCT FROM (NEW.status IN ('created', 'started', 'uploading', 'available'))
+    OR OLD.user_id IS DISTINCT FROM NEW.user_id)
+  EXECUTE FUNCTION ferry_usage_transfers();
+CREATE TRIGGER user_usage_transfer_delete BEFORE DELETE ON transfers
+  FOR EACH ROW WHEN (OLD.status IN ('created', 'started', 'uploading', 'available'))
+  EXECUTE FUNCTION ferry_usage_transfers();
+`,
+  },
+  {
+    // Rolling upgrades (docs/deploying.md, "Upgrading a cluster"): each running node's release and feature level,
+    // seen again every few seconds; the highest feature level every running node has known, which an older
+    // node refuses to run under. And who claimed a queued mail, so that a node taking it over names the one
+    // that left it.
+    version: 30,
+    sql: `
+CREATE TABLE nodes (
+  name TEXT PRIMARY KEY,
+  release TEXT NOT NULL,
+  feature_level INTEGER NOT NULL,
+  started INTEGER NOT NULL,
+  seen INTEGER NOT NULL
+);
+CREATE TABLE feature_level (
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  level INTEGER NOT NULL
+);
+ALTER TABLE mail_queue ADD COLUMN claimed_by TEXT;
+`,
+  },
 ];

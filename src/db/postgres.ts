@@ -3,9 +3,12 @@ import { PostgresDialect } from 'kysely';
 import { Errors } from '../domain/errors';
 import { fromPostgres } from './errors';
 import { migrations, Migration, sqlFor } from './migrations';
+import { schemaTooNew } from './errors';
 
 /** Connections per process; a unit of work holds one for its duration, a lone statement for its own. */
 const POOL_SIZE = 10;
+/** Longest wait for a new connection (or for a free one of the pool): then 503 database_unavailable. */
+export const CONNECT_TIMEOUT_MS = 5000;
 
 /**
  * BIGINT (int8) columns come back from pg as strings, to be safe beyond 2^53; every integer ferry stores (times,
@@ -22,7 +25,17 @@ const types = {
 const ignore = () => {};
 
 export function createPool(url: string): pg.Pool {
-  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, types, application_name: 'ferry' });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: POOL_SIZE,
+    types,
+    application_name: 'ferry',
+    // A server that cannot be reached is reported (503 database_unavailable) within this bound rather than waited
+    // for: without it, a connection attempt into a dropped network waits for the system's TCP timeout (minutes).
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    // A peer that vanished without a word (a host down, a firewall's dropped state) is found by TCP keepalives.
+    keepAlive: true,
+  });
   // An idle connection the server drops (restart, network) is an event on the pool, not an exception for the process.
   pool.on('error', () => {});
   // So is a connection the server drops while it is checked out (the pool listens only to idle ones): a unit of
@@ -78,7 +91,7 @@ export async function migratePostgres(pool: pg.Pool, list: Migration[] = migrati
     await client.query('CREATE TABLE IF NOT EXISTS ferry_schema (version BIGINT NOT NULL)');
     const r = await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM ferry_schema');
     const current = Number(r.rows[0]?.v ?? 0);
-    if (current > latest) throw new Error(`database schema version ${current} is newer than this ferry (${latest})`);
+    if (current > latest) throw schemaTooNew(current, latest);
     for (const m of sorted) {
       if (m.version <= current) continue;
       await client.query(sqlFor(m, 'postgres'));

@@ -1,9 +1,9 @@
-import type { Transfer } from '../domain/model';
 import type { PurgeRepository } from '../domain/ports';
-import { affected, atomically, Db } from './context';
-import { toTransfer, TransferRow } from './rows';
+import { affected, atomically, Db, slices } from './context';
 import { REMINDER_LIMIT } from '../domain/reminder-limits';
 
+/** Transfers whose files count as live (not closed): named, so that indexes that lead with status serve. */
+const OPEN = ['created', 'started', 'uploading', 'available'] as const;
 const SESSION_IDLE_S = 8 * 3600;
 const SESSION_MAX_S = 7 * 86400;
 /**
@@ -16,48 +16,56 @@ const LOGIN_FAILURES_KEPT_S = Math.max(86400, REMINDER_LIMIT.windowS);
 export class PurgeRepo implements PurgeRepository {
   constructor(private readonly db: Db) {}
 
-  async expiredOpenTransfers(now: number): Promise<Transfer[]> {
+  // Open statuses named, not `status <> 'closed'`: PostgreSQL then reads the index on (status, expires).
+  async expiredOpenTransfers(now: number): Promise<number[]> {
     const rows = await this.db
       .selectFrom('transfers')
-      .selectAll()
-      .where('status', '<>', 'closed')
+      .select('id')
+      .where('status', 'in', OPEN)
       .where('expires', '<=', now)
       .orderBy('id')
       .execute();
-    return rows.map((r) => toTransfer(r as TransferRow));
+    return rows.map((r) => Number(r.id));
   }
 
-  async abandonedTransfers(createdBefore: number): Promise<Transfer[]> {
+  async abandonedTransfers(createdBefore: number): Promise<number[]> {
     const rows = await this.db
       .selectFrom('transfers')
-      .selectAll()
+      .select('id')
       .where('status', 'in', ['created', 'started', 'uploading'])
       .where('created', '<', createdBefore)
       .orderBy('id')
       .execute();
-    return rows.map((r) => toTransfer(r as TransferRow));
+    return rows.map((r) => Number(r.id));
   }
 
-  async closedBefore(closedBefore: number): Promise<Transfer[]> {
+  async closedBefore(closedBefore: number): Promise<number[]> {
     const rows = await this.db
       .selectFrom('transfers')
-      .selectAll()
+      .select('id')
       .where('status', '=', 'closed')
       .where('closed', '<', closedBefore)
       .orderBy('id')
       .execute();
-    return rows.map((r) => toTransfer(r as TransferRow));
+    return rows.map((r) => Number(r.id));
   }
 
   async deleteTransferRecords(id: number): Promise<void> {
+    await this.deleteTransfersRecords([id]);
+  }
+
+  async deleteTransfersRecords(ids: number[]): Promise<void> {
+    if (ids.length === 0) return;
     await atomically(this.db, async (db) => {
-      await db
-        .deleteFrom('tracking_errors')
-        .where('target_type', '=', 'Recipient')
-        .where('target_id', 'in', (eb) => eb.selectFrom('recipients').select('id').where('transfer_id', '=', id))
-        .execute();
-      await db.deleteFrom('audit_log').where('transfer_id', '=', id).execute();
-      await db.deleteFrom('transfers').where('id', '=', id).execute();
+      for (const part of slices(ids)) {
+        await db
+          .deleteFrom('tracking_errors')
+          .where('target_type', '=', 'Recipient')
+          .where('target_id', 'in', (eb) => eb.selectFrom('recipients').select('id').where('transfer_id', 'in', part))
+          .execute();
+        await db.deleteFrom('audit_log').where('transfer_id', 'in', part).execute();
+        await db.deleteFrom('transfers').where('id', 'in', part).execute();
+      }
     });
   }
 
@@ -73,15 +81,20 @@ export class PurgeRepo implements PurgeRepository {
     return rows.map((r) => ({ transferId: r.transfer_id, fileId: r.id, uid: r.uid, upload: r.store_upload! }));
   }
 
-  async liveFileKeys(): Promise<Set<string>> {
-    const rows = await this.db
-      .selectFrom('files as f')
-      .innerJoin('transfers as t', 't.id', 'f.transfer_id')
-      .select(['f.transfer_id as t', 'f.uid as u'])
-      .where('f.deleted', 'is', null)
-      .where('t.status', '<>', 'closed')
-      .execute();
-    return new Set(rows.map((r) => `${r.t}/${r.u}`));
+  async liveFileKeys(transferIds: number[]): Promise<Set<string>> {
+    const out = new Set<string>();
+    for (const part of slices([...new Set(transferIds)])) {
+      const rows = await this.db
+        .selectFrom('files as f')
+        .innerJoin('transfers as t', 't.id', 'f.transfer_id')
+        .select(['f.transfer_id as t', 'f.uid as u'])
+        .where('f.transfer_id', 'in', part)
+        .where('f.deleted', 'is', null)
+        .where('t.status', 'in', OPEN)
+        .execute();
+      for (const r of rows) out.add(`${r.t}/${r.u}`);
+    }
+    return out;
   }
 
   async deleteOldRows(cutoff: number, now: number): Promise<Record<string, number>> {

@@ -188,6 +188,18 @@ export interface MailQueueTable {
   sent: number | null;
   target_type: string | null;
   target_id: number | null;
+  claimed_by: string | null;
+}
+export interface NodesTable {
+  name: string;
+  release: string;
+  feature_level: number;
+  started: number;
+  seen: number;
+}
+export interface FeatureLevelTable {
+  id: number;
+  level: number;
 }
 export interface ConfigOverridesTable {
   key: string;
@@ -235,9 +247,16 @@ export interface DownloadClaimsTable {
   recipient_id: number;
   file_id: number;
   claimed: number;
-  /** 1 while a response is sending on it; 0 once it ended short (a later Range request resumes it). */
+  /** 1 while a response is sending on it (see lease); 0 once none is. */
   active: Generated<number>;
   done: number | null;
+  /** The byte ranges of the file its responses sent, as JSON [[start, end), …] (sorted, merged). */
+  sent: Generated<string>;
+  /** Bytes its responses sent again (a resume from before where a cut response stopped). */
+  resent: Generated<number>;
+  /** The random token of the response holding it, until lease_until (seconds); null when none does. */
+  lease: string | null;
+  lease_until: Generated<number>;
 }
 
 /** An automatic reminder sent: one row per Recipient or Guest and day-mark, claimed before the mail. */
@@ -266,6 +285,14 @@ export interface VirusFindingsTable {
   file_id: number;
   transfer_id: number;
   signature: string;
+}
+
+/** A transfer or guest `ferry import filesender` brought over under its FileSender id. */
+export interface ImportedRecordsTable {
+  kind: string;
+  id: number;
+  source: string;
+  imported: number;
 }
 
 export interface DB {
@@ -297,11 +324,25 @@ export interface DB {
   automatic_reminders: AutomaticRemindersTable;
   virus_scans: VirusScansTable;
   virus_findings: VirusFindingsTable;
+  imported_records: ImportedRecordsTable;
+  user_usage: UserUsageTable;
+  nodes: NodesTable;
+  feature_level: FeatureLevelTable;
+}
+
+/**
+ * Running totals of quota use, kept by the database's triggers (migration 29). Not in TABLES: a copy rebuilds
+ * them from the rows it writes.
+ */
+export interface UserUsageTable {
+  user_id: string;
+  open_bytes: number;
 }
 
 /**
  * Every table in the order a copy must fill them (parents before the rows that reference them), with the
- * columns that order its rows. `ferry db copy` and its test walk this list.
+ * columns that order its rows. `ferry db copy` and its test walk this list. All but `nodes`: the nodes running
+ * on the source do not run on the copy.
  */
 export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] = [
   { name: 'users', orderBy: ['id'], identity: false },
@@ -330,6 +371,8 @@ export const TABLES: { name: keyof DB; orderBy: string[]; identity: boolean }[] 
   { name: 'transfer_sharing', orderBy: ['transfer_id'], identity: false },
   { name: 'download_claims', orderBy: ['id'], identity: true },
   { name: 'automatic_reminders', orderBy: ['target_type', 'target_id', 'days'], identity: false },
+  { name: 'feature_level', orderBy: ['id'], identity: false },
   { name: 'virus_scans', orderBy: ['transfer_id'], identity: false },
   { name: 'virus_findings', orderBy: ['file_id'], identity: false },
+  { name: 'imported_records', orderBy: ['kind', 'id'], identity: false },
 ];

@@ -1,4 +1,5 @@
-import type { DownloadClaim, SharingControls, SharingRepository } from '../domain/ports';
+import type { ClaimProgress, DownloadClaim, SharingControls, SharingRepository } from '../domain/ports';
+import { isRangeList } from '../shared/ranges';
 import type { Transfer } from '../domain/model';
 import { affected, type Db, type RepoContext } from './context';
 import { toTransfer, type TransferRow } from './rows';
@@ -38,49 +39,55 @@ export class SharingRepo implements SharingRepository {
       await this.db.selectFrom('recipients').select('id').where('id', '=', recipientId).forUpdate().execute();
   }
 
-  async claims(recipientId: number, fileIds: number[], since: number): Promise<DownloadClaim[]> {
+  async claims(recipientId: number, fileIds: number[]): Promise<DownloadClaim[]> {
     if (fileIds.length === 0) return [];
     const found = await this.db
       .selectFrom('download_claims')
       .selectAll()
       .where('recipient_id', '=', recipientId)
       .where('file_id', 'in', fileIds)
-      .where((eb) => eb.or([eb('done', 'is not', null), eb('claimed', '>=', since)]))
       .orderBy('id')
       .execute();
     return found.map((r) => ({
       id: Number(r.id),
       fileId: Number(r.file_id),
       claimed: Number(r.claimed),
-      active: Number(r.active) === 1,
       done: r.done === null ? null : Number(r.done),
+      sent: parseSent(r.sent),
+      resent: Number(r.resent),
+      // A row from before leases (active 1 but no lease) is held by no one.
+      leaseUntil: r.lease === null ? 0 : Number(r.lease_until),
     }));
   }
 
-  async claim(recipientId: number, fileId: number, now: number): Promise<number> {
+  async claim(recipientId: number, fileId: number, now: number, lease: string, until: number): Promise<number> {
     const { id } = await this.db
       .insertInto('download_claims')
-      .values({ recipient_id: recipientId, file_id: fileId, claimed: now, active: 1 })
+      .values({ recipient_id: recipientId, file_id: fileId, claimed: now, active: 1, lease, lease_until: until })
       .returning('id')
       .executeTakeFirstOrThrow();
     return Number(id);
   }
 
-  async resume(id: number, now: number): Promise<void> {
+  async take(id: number, lease: string, until: number): Promise<void> {
     await this.db
       .updateTable('download_claims')
-      .set({ claimed: now, active: 1 })
+      .set({ active: 1, lease, lease_until: until })
       .where('id', '=', id)
-      .where('done', 'is', null)
       .execute();
   }
 
-  async release(id: number, now: number, done: boolean): Promise<boolean> {
+  async record(id: number, lease: string, p: ClaimProgress): Promise<boolean> {
     const r = await this.db
       .updateTable('download_claims')
-      .set(done ? { done: now, active: 0 } : { active: 0 })
+      .set({
+        sent: JSON.stringify(p.sent),
+        resent: p.resent,
+        ...(p.done !== null ? { done: p.done } : {}),
+        ...(p.leaseUntil === null ? { active: 0, lease: null, lease_until: 0 } : { lease_until: p.leaseUntil }),
+      })
       .where('id', '=', id)
-      .where('done', 'is', null)
+      .where('lease', '=', lease)
       .execute();
     return affected(r) > 0;
   }
@@ -187,5 +194,15 @@ export class SharingRepo implements SharingRepository {
       .orderBy('sent')
       .execute();
     return found.map((r) => ({ targetId: Number(r.target_id), days: Number(r.days), sent: Number(r.sent) }));
+  }
+}
+
+/** A claim's sent ranges as stored; anything unreadable as none (the claim then counts what it sends next). */
+function parseSent(text: string): [number, number][] {
+  try {
+    const v: unknown = JSON.parse(text);
+    return isRangeList(v) ? v : [];
+  } catch {
+    return [];
   }
 }

@@ -6,6 +6,7 @@ import { migrations, Migration, sqlFor } from './migrations';
 import { loadNativeBinding } from './native-addon';
 import { ServiceError } from '../domain/errors';
 import { DatabaseFullError, DatabaseUnavailableError } from './errors';
+import { schemaTooNew } from './errors';
 
 export type SqliteDb = BetterSqlite3.Database;
 
@@ -150,7 +151,7 @@ export function migrateSqlite(db: SqliteDb, list: Migration[]): void {
   // Serialise concurrent starts: the first takes the write lock, the others then see the new version.
   db.transaction(() => {
     const current = db.pragma('user_version', { simple: true }) as number;
-    if (current > latest) throw new Error(`database schema version ${current} is newer than this ferry (${latest})`);
+    if (current > latest) throw schemaTooNew(current, latest);
     for (const m of sorted) {
       if (m.version <= current) continue;
       db.exec(sqlFor(m, 'sqlite'));

@@ -1,5 +1,5 @@
 import type { FileRecord, Recipient, Transfer, TransferStatus } from '../domain/model';
-import type { Page } from '../domain/paging';
+import { numericAfter, type Page } from '../domain/paging';
 import type {
   NewFile,
   NewRecipient,
@@ -77,6 +77,25 @@ export class TransfersRepo implements TransferRepository {
     return row ? toTransfer(row as TransferRow) : undefined;
   }
 
+  async lockMany(ids: number[]): Promise<Transfer[]> {
+    const out: Transfer[] = [];
+    for (const part of slices([...new Set(ids)].sort((a, b) => a - b))) {
+      let q = this.db.selectFrom('transfers').selectAll().where('id', 'in', part).orderBy('id');
+      if (this.ctx.dialect === 'postgres') q = q.forUpdate();
+      for (const r of await q.execute()) out.push(toTransfer(r as TransferRow));
+    }
+    return out;
+  }
+
+  async closeMany(ids: number[], now: number, reason: string): Promise<void> {
+    for (const part of slices(ids))
+      await this.db
+        .updateTable('transfers')
+        .set({ status: 'closed', closed: now, closed_reason: reason })
+        .where('id', 'in', part)
+        .execute();
+  }
+
   async listOfUser(userId: string): Promise<Transfer[]> {
     const rows = await this.db
       .selectFrom('transfers')
@@ -107,7 +126,11 @@ export class TransfersRepo implements TransferRepository {
     if (owner !== 'all')
       q = 'userId' in owner ? q.where('user_id', '=', owner.userId) : q.where('guest_id', '=', owner.guestId);
     q = q.orderBy('id', 'desc');
-    if (page) q = q.limit(page.limit).offset(page.offset);
+    // By key: the index on (owner, id) or the primary key is read from the key on, never the rows before it.
+    const after = page ? numericAfter(page) : null;
+    if (after !== null) q = q.where('id', '<', after);
+    if (page) q = q.limit(page.limit);
+    if (page && after === null) q = q.offset(page.offset);
     return (await q.execute()).map((r) => toTransfer(r as TransferRow));
   }
 
@@ -300,7 +323,7 @@ export class TransfersRepo implements TransferRepository {
     return affected(r) > 0;
   }
 
-  async claimDigest(now: number, until: number): Promise<FileRecord | undefined> {
+  async claimDigest(now: number, until: number): Promise<(FileRecord & { lapsed?: boolean }) | undefined> {
     // Several nodes may pick the same candidate: the conditional update lets one of them have it.
     for (let attempt = 0; attempt < 5; attempt++) {
       const candidate = await firstRow(
@@ -308,7 +331,7 @@ export class TransfersRepo implements TransferRepository {
         this.ctx,
         this.db
           .selectFrom('files')
-          .select('id')
+          .select(['id', 'digest_claim'])
           .where('complete', '=', 1)
           .where('sha256', 'is', null)
           .where('deleted', 'is', null)
@@ -325,9 +348,18 @@ export class TransfersRepo implements TransferRepository {
         .where((eb) => eb.or([eb('digest_claim', 'is', null), eb('digest_claim', '<', now)]))
         .returningAll()
         .executeTakeFirst();
-      if (r) return toFile(r as FileRow);
+      if (r) return { ...toFile(r as FileRow), lapsed: candidate.digest_claim !== null };
     }
     return undefined;
+  }
+
+  async renewDigest(fileId: number, until: number): Promise<void> {
+    await this.db
+      .updateTable('files')
+      .set({ digest_claim: until })
+      .where('id', '=', fileId)
+      .where('sha256', 'is', null)
+      .execute();
   }
 
   async saveDigest(fileId: number, sha256: string): Promise<void> {
@@ -346,7 +378,10 @@ export class TransfersRepo implements TransferRepository {
     return affected(r) > 0;
   }
 
-  async claimAssembly(now: number, until: number): Promise<{ file: FileRecord; by: string } | undefined> {
+  async claimAssembly(
+    now: number,
+    until: number,
+  ): Promise<{ file: FileRecord; by: string; lapsed?: boolean } | undefined> {
     // Several nodes may pick the same candidate: the conditional update lets one of them have it.
     for (let attempt = 0; attempt < 5; attempt++) {
       const candidate = await firstRow(
@@ -355,7 +390,7 @@ export class TransfersRepo implements TransferRepository {
         this.db
           .selectFrom('files as f')
           .innerJoin('transfers as t', 't.id', 'f.transfer_id')
-          .select('f.id')
+          .select(['f.id', 'f.assembly_claim'])
           .where('f.assembly_by', 'is not', null)
           .where('f.complete', '=', 0)
           .where('f.deleted', 'is', null)
@@ -373,7 +408,8 @@ export class TransfersRepo implements TransferRepository {
         .where((eb) => eb.or([eb('assembly_claim', 'is', null), eb('assembly_claim', '<', now)]))
         .returningAll()
         .executeTakeFirst();
-      if (r?.assembly_by) return { file: toFile(r as FileRow), by: r.assembly_by };
+      if (r?.assembly_by)
+        return { file: toFile(r as FileRow), by: r.assembly_by, lapsed: candidate.assembly_claim !== null };
     }
     return undefined;
   }

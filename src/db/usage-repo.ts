@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { TransferUsage, UsageRepository } from '../domain/ports';
-import { affected, Db, RepoContext } from './context';
+import { affected, Db, RepoContext, selectSql, slices } from './context';
 
 /** The statuses whose files count against quotas: every transfer not closed. */
 const OPEN = ['created', 'started', 'uploading', 'available'] as const;
@@ -21,23 +21,47 @@ export class UsageRepo implements UsageRepository {
     for (const key of keys) await sql`SELECT pg_advisory_xact_lock(hashtext(${`ferry:quota:${key}`}))`.execute(this.db);
   }
 
-  private openFiles() {
-    return this.db
+  /**
+   * Bytes of open transfers: the running totals that the database's triggers keep in the same unit of work as
+   * the rows they count (migration 29, docs/architecture.md "Usage totals"); one row per user, never a sum over
+   * files.
+   */
+  async openBytes(userId: string | null): Promise<number> {
+    if (userId === null) {
+      const row = await this.db
+        .selectFrom('user_usage')
+        .select(sql<string | number | null>`sum(open_bytes)`.as('bytes'))
+        .executeTakeFirst();
+      return Number(row?.bytes ?? 0);
+    }
+    const [row] = await selectSql<{ open_bytes: number | string }>(
+      this.db,
+      this.ctx,
+      'SELECT open_bytes FROM user_usage WHERE user_id = ?',
+      [userId],
+    );
+    return Number(row?.open_bytes ?? 0);
+  }
+
+  async openBytesOf(userIds: string[]): Promise<Map<string, number>> {
+    const out = new Map<string, number>();
+    for (const part of slices([...new Set(userIds)])) {
+      const found = await this.db
+        .selectFrom('user_usage')
+        .select(['user_id', 'open_bytes'])
+        .where('user_id', 'in', part)
+        .execute();
+      for (const r of found) out.set(r.user_id, Number(r.open_bytes));
+    }
+    return out;
+  }
+
+  async recountOpenBytes(): Promise<Map<string, number>> {
+    const found = await this.db
       .selectFrom('files as f')
       .innerJoin('transfers as t', 't.id', 'f.transfer_id')
       .where('f.deleted', 'is', null)
-      .where('t.status', 'in', OPEN);
-  }
-
-  async openBytes(userId: string | null): Promise<number> {
-    let q = this.openFiles().select(sql<string | number | null>`sum(f.size)`.as('bytes'));
-    if (userId !== null) q = q.where('t.user_id', '=', userId);
-    const row = await q.executeTakeFirst();
-    return Number(row?.bytes ?? 0);
-  }
-
-  async openBytesByUser(): Promise<Map<string, number>> {
-    const found = await this.openFiles()
+      .where('t.status', 'in', OPEN)
       .select(['t.user_id as user_id', sql<string | number>`sum(f.size)`.as('bytes')])
       .groupBy('t.user_id')
       .execute();

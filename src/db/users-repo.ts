@@ -1,5 +1,6 @@
-import type { AccountOwner, UserRecord, UserRepository } from '../domain/ports';
-import { affected, atomically, Db, firstRow, RepoContext, rows, runSql, selectSql } from './context';
+import type { Page } from '../domain/paging';
+import type { AccountOwner, UserRecord, UserRepository, UserSummary } from '../domain/ports';
+import { affected, atomically, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
 
 /** How long a user's stored e-mails are taken as known without reading them again (another process may change them). */
 const SEEN_MS = 1000;
@@ -104,6 +105,54 @@ export class UsersRepo implements UserRepository {
           .execute();
       }
     });
+  }
+
+  async listPage(page: Page | null): Promise<UserSummary[]> {
+    let q = this.db.selectFrom('users').select('id').orderBy('id');
+    if (page?.after) q = q.where('id', '>', page.after);
+    if (page) q = q.limit(page.limit);
+    if (page && !page.after) q = q.offset(page.offset);
+    const users = await q.select(['provider', 'provider_admin']).execute();
+    const ids = users.map((r) => r.id);
+    const links = new Map<string, string[]>();
+    const emails = new Map<string, string[]>();
+    const local = new Set<string>();
+    const admins = new Set<string>();
+    for (const part of slices(ids)) {
+      const found = await this.db
+        .selectFrom('user_emails')
+        .select(['user_id', 'email'])
+        .where('user_id', 'in', part)
+        .orderBy('user_id')
+        .orderBy('position')
+        .execute();
+      for (const r of found) emails.set(r.user_id, [...(emails.get(r.user_id) ?? []), r.email]);
+      const accounts = await this.db
+        .selectFrom('local_accounts')
+        .select('user_id')
+        .where('user_id', 'in', part)
+        .execute();
+      for (const r of accounts) local.add(r.user_id);
+      const named = await this.db.selectFrom('admins').select('user_id').where('user_id', 'in', part).execute();
+      for (const r of named) admins.add(r.user_id);
+      const linked = await this.db
+        .selectFrom('user_links')
+        .select(['user_id', 'provider'])
+        .where('user_id', 'in', part)
+        .orderBy('user_id')
+        .orderBy('provider')
+        .execute();
+      for (const r of linked) links.set(r.user_id, [...(links.get(r.user_id) ?? []), r.provider]);
+    }
+    return users.map((u) => ({
+      id: u.id,
+      emails: emails.get(u.id) ?? [],
+      local: local.has(u.id),
+      dbAdmin: admins.has(u.id),
+      provider: u.provider,
+      providerAdmin: Number(u.provider_admin) === 1,
+      links: links.get(u.id) ?? [],
+    }));
   }
 
   async listIds(): Promise<string[]> {

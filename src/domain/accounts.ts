@@ -4,6 +4,7 @@ import type { UsersService } from './users';
 import { LoginThrottle } from './login-throttle';
 import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
 import { isEmail } from './transfer-input';
+import type { Page } from './paging';
 import { MIN_PASSWORD_LENGTH } from './password-rules';
 import { LOCAL_OWNER } from './account-owners';
 
@@ -242,10 +243,12 @@ export class AccountsService {
   }
 
   /**
-   * Every user: `admin` is true for an admin by the config, the database or their identity provider (its
-   * admin_groups or admin_values at the last sign-in: `adminByProvider`); `provider` is whose the account is.
+   * Users in the order of their ids: all of them, or one page (docs/architecture.md, "Lists and pages"); read
+   * in a few statements a page, not a few per user. `admin` is true for an admin by the config, the database or
+   * their identity provider (its admin_groups or admin_values at the last sign-in: `adminByProvider`);
+   * `provider` is whose the account is.
    */
-  async listUsers(): Promise<
+  async listUsers(page: Page | null = null): Promise<
     {
       id: string;
       emails: string[];
@@ -256,22 +259,16 @@ export class AccountsService {
       links: string[];
     }[]
   > {
-    const local = new Set(await this.d.repos.localAccounts.userIds());
-    const out = [];
-    for (const id of await this.d.repos.users.listIds()) {
-      const owner = await this.d.repos.users.owner(id, true);
-      const byProvider = owner?.providerAdmin === true;
-      out.push({
-        id,
-        emails: await this.d.repos.users.emails(id),
-        local: local.has(id),
-        admin: byProvider || (await this.d.users.isAdmin(id)),
-        adminByProvider: byProvider,
-        provider: owner?.provider ?? null,
-        links: owner?.links ?? [],
-      });
-    }
-    return out;
+    const configAdmins = this.d.users.configAdminIds();
+    return (await this.d.repos.users.listPage(page)).map((u) => ({
+      id: u.id,
+      emails: u.emails,
+      local: u.local,
+      admin: u.providerAdmin || u.dbAdmin || configAdmins.includes(u.id),
+      adminByProvider: u.providerAdmin,
+      provider: u.provider,
+      links: u.links,
+    }));
   }
 
   /**

@@ -28,6 +28,8 @@ export class AssemblyJobs {
     private readonly work: AssemblyWork,
     private readonly clock: Clock,
     private readonly onError: (e: Error) => void,
+    /** Says what this node claims, finishes and takes over (src/app.ts adds the node's name). */
+    private readonly note: (msg: string) => void = () => {},
   ) {
     this.runner = new JobRunner(() => this.drain(), onError);
   }
@@ -48,12 +50,15 @@ export class AssemblyJobs {
       const claimed = await this.repos.transfers.claimAssembly(now, now + CLAIM_S);
       if (!claimed) break;
       const fileId = claimed.file.id;
+      const what = `the assembly of file ${fileId} of transfer ${claimed.file.transferId}`;
+      this.note(`${claimed.lapsed ? 'took over (its claim lapsed)' : 'claimed'} ${what}`);
       const renew = setInterval(() => {
         const t = this.clock();
         this.repos.transfers.renewAssembly(fileId, t + CLAIM_S).catch((e: Error) => this.onError(e));
       }, RENEW_MS);
       try {
         await this.work.finishFile(JSON.parse(claimed.by) as Actor, fileId);
+        this.note(`finished ${what}`);
       } catch (e) {
         this.onError(e as Error);
         await this.repos.transfers.releaseAssembly(fileId).catch(() => {});

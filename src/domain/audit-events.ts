@@ -10,6 +10,8 @@ export const AUDIT_EVENTS = [
   'transfer_deleted',
   'transfer_reminded',
   'transfer_expiry_extended',
+  // docs/moving-from-filesender.md: one entry per transfer `ferry import filesender` brought over
+  'transfer_imported',
   'upload_started',
   'upload_ended',
   'file_uploaded',

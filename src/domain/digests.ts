@@ -5,8 +5,12 @@ import { encryptedSize } from '../shared-crypto/format';
 import { JobRunner } from './job-runner';
 
 const MiB = 1024 * 1024;
-/** A claim on a file's SHA-256 lasts this long; a node that died with it leaves it to another after that. */
-const CLAIM_S = 600;
+/**
+ * A claim on a file's SHA-256 lasts this long and is renewed every RENEW_MS while its node reads the file; a node
+ * that died with it leaves it to another after that (docs/deploying.md, "When a node dies").
+ */
+const CLAIM_S = 30;
+const RENEW_MS = 10_000;
 
 /** CRC-32 and SHA-256 of a stored file, read back through the store (1 MiB reads into one buffer). */
 export async function readDigests(
@@ -48,7 +52,9 @@ export class DigestJobs {
     private readonly repos: Repositories,
     private readonly files: FileStore,
     private readonly clock: Clock,
-    onError: (e: Error) => void,
+    private readonly onError: (e: Error) => void,
+    /** Says what this node claims, finishes and takes over (src/app.ts adds the node's name). */
+    private readonly note: (msg: string) => void = () => {},
   ) {
     this.runner = new JobRunner(() => this.drain(), onError);
   }
@@ -70,13 +76,25 @@ export class DigestJobs {
       if (!f) return;
       const t = await this.repos.transfers.find(f.transferId);
       if (!t) continue;
-      const { sha256 } = await readDigests(
-        this.files,
-        t.id,
-        f.uid,
-        t.encryption ? encryptedSize(f.size, t.encryption.chunkSize) : f.size,
+      this.note(
+        `${f.lapsed ? 'took over (its claim lapsed)' : 'claimed'} the SHA-256 of file ${f.id} of transfer ${t.id}`,
       );
-      await this.repos.transfers.saveDigest(f.id, sha256);
+      const renew = setInterval(() => {
+        this.repos.transfers.renewDigest(f.id, this.clock() + CLAIM_S).catch((e: Error) => this.onError(e));
+      }, RENEW_MS);
+      renew.unref();
+      try {
+        const { sha256 } = await readDigests(
+          this.files,
+          t.id,
+          f.uid,
+          t.encryption ? encryptedSize(f.size, t.encryption.chunkSize) : f.size,
+        );
+        await this.repos.transfers.saveDigest(f.id, sha256);
+      } finally {
+        clearInterval(renew);
+      }
+      this.note(`finished the SHA-256 of file ${f.id} of transfer ${t.id}`);
     }
   }
 }

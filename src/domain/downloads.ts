@@ -1,7 +1,17 @@
 import { Errors } from './errors';
 import type { FileRecord, Recipient, Transfer } from './model';
 import type { Clock, Notifier, Repositories, SharingControls, UnitOfWork } from './ports';
-import { CLAIM_IDLE_S, filesSpent, linkSpent, planClaims } from './download-limits';
+import type { Range } from '../shared/ranges';
+import crypto from 'node:crypto';
+import {
+  CLAIM_LEASE_S,
+  CLAIM_WAIT_MS,
+  type FileSpan,
+  filesSpent,
+  linkSpent,
+  planClaims,
+  progressOf,
+} from './download-limits';
 import { LINK_PASSWORD_MAX, linkThrottleKey, proofMatches, unlockProof, verifyLinkPassword } from './link-password';
 import { LoginThrottle } from './login-throttle';
 
@@ -29,6 +39,26 @@ export interface LinkUnlock {
 
 export type DownloadKind = 'file' | 'archive';
 
+export type { FileSpan } from './download-limits';
+
+/** One file's part of a response, on its claim (docs/sharing.md, Download limits). */
+export interface ClaimUse {
+  id: number;
+  span: FileSpan;
+  /** What the claim had sent before this response. */
+  before: { sent: Range[]; resent: number; done: number | null };
+}
+
+/** A response's hold on the claims of the files it sends: renewed while it sends, recorded at its end. */
+export interface DownloadUse {
+  lease: string;
+  claims: ClaimUse[];
+  /** Bytes of each claim's span written to the connection so far (the sender keeps it up to date). */
+  sent: number[];
+  /** Its end is recorded (or being recorded): later ends change nothing. */
+  ended?: boolean;
+}
+
 /** Who downloads, for the audit log. */
 export interface Downloader {
   ip: string | null;
@@ -46,8 +76,12 @@ export interface DownloadDeps {
  * unexpired. Starts and ends of downloads are audited; once a recipient has received every file whole the
  * owner is told (email_download_complete), once.
  */
+type Outcome = { wait: true } | { refused: true } | { refused: false; claims: ClaimUse[] };
+
 export class DownloadsService {
   private readonly throttle: LoginThrottle;
+  /** Responses sending now, each with how to record its end as cut (when the node stops). */
+  private readonly live = new Map<DownloadUse, () => Promise<void>>();
 
   constructor(private readonly d: DownloadDeps) {
     this.throttle = new LoginThrottle(d.uow);
@@ -57,7 +91,7 @@ export class DownloadsService {
    * Resolves a token, or explains why it opens nothing: unknown 404, expired 410, closed 410; a link password
    * not given or wrong 401 (tries throttled as logins are, in the database), a spent download limit 410.
    */
-  async access(token: unknown, unlock?: LinkUnlock): Promise<DownloadAccess> {
+  async access(token: unknown, unlock?: LinkUnlock, opts: { resuming?: boolean } = {}): Promise<DownloadAccess> {
     if (typeof token !== 'string' || token.length < 16 || token.length > 128) throw Errors.transferNotFound('token');
     const recipient = await this.d.repos.transfers.recipientByToken(token);
     if (!recipient && (await this.d.repos.transfers.recipientTokenWithdrawn(token)))
@@ -82,8 +116,9 @@ export class DownloadsService {
     let spent: number[] = [];
     if (controls.downloadLimit !== null) {
       const ids = files.map((f) => f.id);
-      const claims = await this.d.repos.sharing.claims(recipient.id, ids, now - CLAIM_IDLE_S);
-      if (linkSpent(claims, ids, controls.downloadLimit)) throw Errors.downloadLimitReached('token');
+      const claims = await this.d.repos.sharing.claims(recipient.id, ids);
+      // A Range request may resume a counted copy's last bytes (a cut the server could not see): started() decides.
+      if (linkSpent(claims, ids, controls.downloadLimit) && !opts.resuming) throw Errors.downloadLimitReached('token');
       spent = filesSpent(claims, ids, controls.downloadLimit);
     }
     return { transfer, recipient, files, controls, spent };
@@ -131,95 +166,162 @@ export class DownloadsService {
   }
 
   /**
-   * A response is about to send bytes of these files: each file's download is claimed for the link first (or
-   * a claim of it resumed: `fromStart` false for a Range past byte 0), in the database, so the limit holds
-   * across nodes and racing downloads (docs/sharing.md, Download limits). Refused with download_limit_reached
-   * before any byte when a file has no download left. Returns the claims, for ended() and cut().
+   * A response is about to send these spans of files: each is sent on a claim of the link (docs/sharing.md,
+   * Download limits), taken in the database before any byte while the link is held, so the limit holds across
+   * nodes and racing downloads: a claim no other response holds that may send these bytes (a resumed copy),
+   * else a new one if the limit leaves a slot. Refused with download_limit_reached before any byte when a
+   * file has none. The claims stay held (a lease) until ended(); progress() renews them.
    */
-  async started(
-    access: DownloadAccess,
-    files: FileRecord[],
-    kind: DownloadKind,
-    who: Downloader,
-    fromStart = true,
-  ): Promise<number[]> {
+  async started(access: DownloadAccess, spans: FileSpan[], kind: DownloadKind, who: Downloader): Promise<DownloadUse> {
     const now = this.d.clock();
     const r = access.recipient;
-    const outcome = await this.d.uow.run(
-      async (tx): Promise<{ refused: true } | { refused: false; claims: number[] }> => {
-        await tx.sharing.holdLink(r.id);
-        // Read again inside the unit of work: an owner who raised the limit a moment ago is seen at once.
-        const { downloadLimit } = await tx.sharing.controls(access.transfer.id);
-        const ids = files.map((f) => f.id);
-        const plan = planClaims(await tx.sharing.claims(r.id, ids, now - CLAIM_IDLE_S), ids, downloadLimit, fromStart);
-        if (plan.refused.length) {
-          await tx.audit.record({
-            transferId: access.transfer.id,
-            date: now,
-            event: 'download_refused',
-            author: this.author(access, who),
-            target: { type: 'Transfer', id: String(access.transfer.id) },
-          });
-          // Recorded, and the refusal thrown after the commit so that the record stays.
-          return { refused: true };
-        }
-        const claims: number[] = [];
-        for (const step of plan.steps) {
-          if ('resume' in step) {
-            await tx.sharing.resume(step.resume, now);
-            claims.push(step.resume);
-          } else claims.push(await tx.sharing.claim(r.id, step.fileId, now));
-        }
-        await tx.transfers.touchRecipient(r.id, now);
-        await this.record(
-          tx,
-          access,
-          files,
-          kind === 'archive' ? 'archive_download_started' : 'download_started',
-          who,
-          now,
-        );
-        return { refused: false, claims };
-      },
-    );
+    const lease = crypto.randomBytes(16).toString('base64url');
+    const until = now + CLAIM_LEASE_S;
+    const ids = [...new Set(spans.map((sp) => sp.fileId))];
+    const waitUntil = Date.now() + CLAIM_WAIT_MS;
+    const attempt = async (tx: Repositories, last: boolean): Promise<Outcome> => {
+      await tx.sharing.holdLink(r.id);
+      // Read again inside the unit of work: an owner who raised the limit a moment ago is seen at once.
+      const { downloadLimit } = await tx.sharing.controls(access.transfer.id);
+      const plan = planClaims(await tx.sharing.claims(r.id, ids), spans, downloadLimit, this.d.clock());
+      // The copy this goes on with is still held by the answer before it: wait for that one's end.
+      if (plan.busy && !last) return { wait: true };
+      return this.take(tx, access, who, kind, ids, plan, lease, until, now);
+    };
+    let outcome: Outcome;
+    // Waits (outside any unit of work) while the copy this would go on with is held, up to CLAIM_WAIT_MS.
+    for (;;) {
+      const last = Date.now() >= waitUntil;
+      outcome = await this.d.uow.run((tx) => attempt(tx, last));
+      if (!('wait' in outcome)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     if (outcome.refused) throw Errors.downloadLimitReached('files_ids');
-    return outcome.claims;
+    const use: DownloadUse = { lease, claims: outcome.claims, sent: [] };
+    this.live.set(use, () => this.ended(access, access.files, kind, who, use, false));
+    return use;
   }
 
-  /** A response ended before its last byte: its claims wait for the download to be resumed. */
-  async cut(claims: number[]): Promise<void> {
-    if (claims.length === 0) return;
+  /** Takes the claims a plan goes on with, or records the refusal (thrown by the caller after the commit). */
+  private async take(
+    tx: Repositories,
+    access: DownloadAccess,
+    who: Downloader,
+    kind: DownloadKind,
+    ids: number[],
+    plan: ReturnType<typeof planClaims>,
+    lease: string,
+    until: number,
+    now: number,
+  ): Promise<Outcome> {
+    const r = access.recipient;
+    if (plan.refused.length) {
+      await tx.audit.record({
+        transferId: access.transfer.id,
+        date: now,
+        event: 'download_refused',
+        author: this.author(access, who),
+        target: { type: 'Transfer', id: String(access.transfer.id) },
+      });
+      return { refused: true };
+    }
+    const claims: ClaimUse[] = [];
+    for (const { span, claim } of plan.steps) {
+      if (claim) {
+        await tx.sharing.take(claim.id, lease, until);
+        claims.push({ id: claim.id, span, before: { sent: claim.sent, resent: claim.resent, done: claim.done } });
+      } else {
+        const id = await tx.sharing.claim(r.id, span.fileId, now, lease, until);
+        claims.push({ id, span, before: { sent: [], resent: 0, done: null } });
+      }
+    }
+    await tx.transfers.touchRecipient(r.id, now);
+    await this.record(
+      tx,
+      access,
+      access.files.filter((f) => ids.includes(f.id)),
+      kind === 'archive' ? 'archive_download_started' : 'download_started',
+      who,
+      now,
+    );
+    return { refused: false, claims };
+  }
+
+  /**
+   * A response is still sending: `sent[i]` bytes of claims[i]'s span are written so far. Records them and
+   * renews the lease; false when a claim is no longer this response's (its lease lapsed and another took it:
+   * the caller stops sending).
+   */
+  async progress(use: DownloadUse): Promise<boolean> {
+    const sent = use.sent;
+    if (use.claims.length === 0 || use.ended) return true;
     const now = this.d.clock();
-    await this.d.uow.run(async (tx) => {
-      for (const id of claims) await tx.sharing.release(id, now, false);
+    return this.d.uow.run(async (tx) => {
+      let held = true;
+      for (const [i, c] of use.claims.entries()) {
+        const p = progressOf(c.before, c.span, sent[i] ?? 0, now);
+        held = (await tx.sharing.record(c.id, use.lease, { ...p, leaseUntil: now + CLAIM_LEASE_S })) && held;
+      }
+      return held;
     });
   }
 
   /**
-   * A response finished. `wholeFiles` are the files whose every byte has now been sent to this recipient (a
-   * resumed download counts when its last range completes the file).
+   * A response ended, `finished` (its last byte written) or cut: records what each claim sent and lets the
+   * claims go. A file whose every byte has now been sent on its claim counts as a download, and the recipient
+   * as having received it (email_download_complete once they have every file).
    */
   async ended(
     access: DownloadAccess,
     files: FileRecord[],
     kind: DownloadKind,
     who: Downloader,
-    wholeFiles: FileRecord[],
-    claims: number[] = [],
+    use: DownloadUse,
+    finished: boolean,
+  ): Promise<void> {
+    if (use.ended) return;
+    use.ended = true;
+    this.live.delete(use);
+    await this.recordEnd(access, files, kind, who, use, use.sent, finished);
+  }
+
+  /**
+   * The node stops: every response still sending is recorded as cut where it is now (the recipient resumes on
+   * another node), before the database closes.
+   */
+  async settled(): Promise<void> {
+    await Promise.allSettled([...this.live.values()].map((end) => end()));
+  }
+
+  private async recordEnd(
+    access: DownloadAccess,
+    files: FileRecord[],
+    kind: DownloadKind,
+    who: Downloader,
+    use: DownloadUse,
+    sent: number[],
+    finished: boolean,
   ): Promise<void> {
     const now = this.d.clock();
     await this.d.uow.run(async (tx) => {
-      // The file's last byte went out: its download counts (a response that ended earlier leaves it open).
-      for (const id of claims) await tx.sharing.release(id, now, wholeFiles.length > 0);
-      await this.record(tx, access, files, kind === 'archive' ? 'archive_download_ended' : 'download_ended', who, now);
-      if (wholeFiles.length === 0) return;
+      const whole: number[] = [];
+      for (const [i, c] of use.claims.entries()) {
+        const p = progressOf(c.before, c.span, sent[i] ?? 0, now);
+        const mine = await tx.sharing.record(c.id, use.lease, { ...p, leaseUntil: null });
+        if (mine && p.done !== null && c.before.done === null) whole.push(c.span.fileId);
+      }
+      if (finished)
+        await this.record(
+          tx,
+          access,
+          files,
+          kind === 'archive' ? 'archive_download_ended' : 'download_ended',
+          who,
+          now,
+        );
+      if (whole.length === 0) return;
       const all = (await tx.transfers.files(access.transfer.id)).map((f) => f.id);
-      const completed = await tx.transfers.markReceived(
-        access.recipient.id,
-        wholeFiles.map((f) => f.id),
-        all,
-        now,
-      );
+      const completed = await tx.transfers.markReceived(access.recipient.id, whole, all, now);
       const opts = access.transfer.options;
       if (
         completed &&
@@ -272,5 +374,16 @@ export class DownloadsService {
         target: { type: 'File', id: String(f.id), name: f.name, size: f.size },
       });
     }
+  }
+
+  /**
+   * The subject and sender of a link whose downloads are spent, for the page that says so: the recipient
+   * knows what they received. Asked only after access() refused the link with download_limit_reached, which
+   * it does after any link password was given.
+   */
+  async spentLinkFacts(token: string): Promise<{ subject: string; from: string } | null> {
+    const recipient = await this.d.repos.transfers.recipientByToken(token);
+    const transfer = recipient ? await this.d.repos.transfers.find(recipient.transferId) : undefined;
+    return transfer ? { subject: transfer.subject ?? '', from: transfer.userEmail } : null;
   }
 }

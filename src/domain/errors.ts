@@ -86,6 +86,8 @@ export const Errors = {
   transferFilesIncomplete: entry('transfer_files_incomplete', 409),
   transferExpiryExtensionCountExceeded: entry('transfer_expiry_extension_count_exceeded', 409),
   transferNotAvailable: entry('transfer_not_available', 409),
+  // A transfer shared by a link only: no recipient to remind, none to add (docs/web-behaviour.md)
+  transferLinkOnly: entry('transfer_link_only', 409),
   // Virus scanning (docs/sharing.md): its files are being checked (or held, the scanner down)
   transferBeingChecked: entry('transfer_being_checked', 409),
   guestClosed: entry('guest_closed', 409),

@@ -1,4 +1,3 @@
-import type { Transfer } from './model';
 import type { Clock, FileStore, Notifier, Repositories, UnitOfWork } from './ports';
 import type { GuestsService } from './guests';
 import { dropTransferData } from './stored-data';
@@ -75,7 +74,9 @@ export class PurgeService {
     const now = opts.now ?? this.clock();
     const dry = !!opts.dryRun;
     const cutoff = now - this.lifetimeDays() * 86400;
-    const sizes = new Map((await this.files.list()).map((f) => [`${f.transferId}/${f.uid}`, f.size]));
+    // Bytes each Transfer holds in the store, summed once (not looked up again for every Transfer).
+    const held = new Map<number, number>();
+    for (const f of await this.files.list()) held.set(f.transferId, (held.get(f.transferId) ?? 0) + f.size);
     const report: PurgeReport = {
       now,
       dry_run: dry,
@@ -87,26 +88,34 @@ export class PurgeService {
       bytes_freed: 0,
       rows_deleted: {},
     };
-    const freed = (t: Transfer) => {
-      for (const [k, size] of sizes) if (k.startsWith(`${t.id}/`)) report.bytes_freed += size;
+    const freed = (id: number) => {
+      report.bytes_freed += held.get(id) ?? 0;
     };
 
-    for (const t of await this.repos.purge.expiredOpenTransfers(now)) {
-      report.transfers_expired++;
-      freed(t);
-      if (!dry) await this.expire(t, now);
+    // In batches: one unit of work closes a batch (its locks held for that batch only, docs/architecture.md,
+    // Purge), then its data goes.
+    for (const batch of batches(await this.repos.purge.expiredOpenTransfers(now), PURGE_BATCH)) {
+      if (dry) {
+        report.transfers_expired += batch.length;
+        for (const id of batch) freed(id);
+        continue;
+      }
+      for (const id of await this.expire(batch, now)) {
+        report.transfers_expired++;
+        freed(id);
+      }
     }
     const guests = dry ? await this.guests.expired(now) : await this.guests.closeExpired(now);
     report.guests_expired = guests.length;
 
-    for (const t of await this.repos.purge.abandonedTransfers(now - ABANDONED_AFTER_S)) {
-      report.abandoned_transfers_deleted++;
-      freed(t);
-      if (!dry) await this.deleteTransfer(t.id);
+    for (const batch of batches(await this.repos.purge.abandonedTransfers(now - ABANDONED_AFTER_S), PURGE_BATCH)) {
+      report.abandoned_transfers_deleted += batch.length;
+      for (const id of batch) freed(id);
+      if (!dry) await this.deleteTransfers(batch);
     }
-    for (const t of await this.repos.purge.closedBefore(cutoff)) {
-      report.closed_transfers_deleted++;
-      if (!dry) await this.deleteTransfer(t.id);
+    for (const batch of batches(await this.repos.purge.closedBefore(cutoff), PURGE_BATCH)) {
+      report.closed_transfers_deleted += batch.length;
+      if (!dry) await this.deleteTransfers(batch);
     }
     // Unfinished store uploads of dead files whose abort was cut short (a pass or a deletion killed halfway):
     // their ids are only in the records, and no listing of objects finds them.
@@ -118,25 +127,41 @@ export class PurgeService {
     }
     // File data that no live record points to (deleted files, closed Transfers, a pass interrupted earlier).
     // Listed before the live records are read: a File's record exists before its first byte, so data listed
-    // here that belongs to an upload started meanwhile is still found live, never taken for an orphan.
+    // here that belongs to an upload started meanwhile is still found live, never taken for an orphan. The
+    // records are asked about the listed Transfers a batch at a time: what is held is the listing, not every
+    // live file's key as well.
     const stored = await this.files.list();
     const dirs = await this.files.transferDirs();
-    const live = await this.repos.purge.liveFileKeys();
+    const byTransfer = new Map<number, typeof stored>();
     for (const f of stored) {
-      if (live.has(`${f.transferId}/${f.uid}`)) continue;
-      if (
-        dry &&
-        report.transfers_expired + report.abandoned_transfers_deleted > 0 &&
-        (await this.coveredAbove(f.transferId, now))
-      )
-        continue;
-      report.orphan_files_deleted++;
-      report.bytes_freed += f.size;
-      if (!dry) await this.files.deleteFile(f.transferId, f.uid);
+      const list = byTransfer.get(f.transferId);
+      if (list) list.push(f);
+      else byTransfer.set(f.transferId, [f]);
     }
-    // Directories of Transfers with no live File: a deletion killed after emptying one leaves it behind.
-    const liveTransfers = new Set([...live].map((k) => Number(k.slice(0, k.indexOf('/')))));
-    if (!dry) for (const id of dirs) if (!liveTransfers.has(id)) await dropTransferData(this.repos, this.files, id);
+    const dirSet = new Set(dirs);
+    for (const id of dirs) if (!byTransfer.has(id)) byTransfer.set(id, []);
+    for (const batch of batches([...byTransfer.keys()], ORPHAN_BATCH)) {
+      const live = await this.repos.purge.liveFileKeys(batch);
+      const liveTransfers = new Set([...live].map((k) => Number(k.slice(0, k.indexOf('/')))));
+      for (const transferId of batch) {
+        for (const f of byTransfer.get(transferId)!) {
+          if (live.has(`${f.transferId}/${f.uid}`)) continue;
+          if (
+            dry &&
+            report.transfers_expired + report.abandoned_transfers_deleted > 0 &&
+            (await this.coveredAbove(f.transferId, now))
+          )
+            continue;
+          report.orphan_files_deleted++;
+          report.bytes_freed += f.size;
+          if (!dry) await this.files.deleteFile(f.transferId, f.uid);
+        }
+      }
+      // Directories of Transfers with no live File: a deletion killed after emptying one leaves it behind.
+      if (!dry)
+        for (const id of batch)
+          if (dirSet.has(id) && !liveTransfers.has(id)) await dropTransferData(this.repos, this.files, id);
+    }
     report.rows_deleted = dry
       ? await this.repos.purge.countOldRows(cutoff, now)
       : await this.repos.purge.deleteOldRows(cutoff, now);
@@ -153,38 +178,72 @@ export class PurgeService {
     );
   }
 
-  private async expire(t: Transfer, now: number): Promise<void> {
-    // Status, log entry and mail in one transaction, before the data goes: a pass killed in between leaves
-    // a closed Transfer whose data the orphan scan removes, never one closed with its owner left untold.
-    await this.uow.run(async (tx) => {
-      const cur = await tx.transfers.lock(t.id);
-      if (!cur || cur.status === 'closed') return; // another purge or the owner closed it meanwhile
-      const files = await tx.transfers.files(t.id);
-      const recipients = await tx.transfers.recipients(t.id);
-      await tx.transfers.setStatus(t.id, 'closed', now, 'expired');
-      const after = (await tx.transfers.find(t.id))!;
-      await tx.audit.record({
-        transferId: t.id,
-        date: now,
-        event: 'transfer_expired',
-        author: { type: 'User', id: 'ferry', ip: null },
-        target: { type: 'Transfer', id: String(t.id) },
-      });
-      if (t.status === 'available') {
-        if (t.options.includes('email_me_on_expire')) await this.notifier.transferExpired(tx, after, files, recipients);
+  /**
+   * Closes a batch of expired Transfers in one unit of work: status, log entry and mail, before the data goes,
+   * so a pass killed in between leaves closed Transfers whose data the orphan scan removes, never one closed
+   * with its owner left untold. Returns the ids it closed (another purge or the owner may have closed one, or
+   * extended it, meanwhile).
+   */
+  private async expire(ids: number[], now: number): Promise<number[]> {
+    const closed = await this.uow.run(async (tx) => {
+      const due = (await tx.transfers.lockMany(ids)).filter((t) => t.status !== 'closed' && t.expires <= now);
+      if (due.length === 0) return [];
+      const dueIds = due.map((t) => t.id);
+      await tx.transfers.closeMany(dueIds, now, 'expired');
+      await tx.audit.recordMany(
+        due.map((t) => ({
+          transferId: t.id,
+          date: now,
+          event: 'transfer_expired' as const,
+          author: { type: 'User' as const, id: 'ferry', ip: null },
+          target: { type: 'Transfer' as const, id: String(t.id) },
+        })),
+      );
+      // Mail only for the Transfers whose owner asked for it: their files and recipients read in two statements.
+      const mailed = due.filter(
+        (t) =>
+          t.status === 'available' &&
+          (t.options.includes('email_me_on_expire') || t.options.includes('email_report_on_closing')),
+      );
+      if (mailed.length === 0) return dueIds;
+      const files = await tx.transfers.filesOf(mailed.map((t) => t.id));
+      const recipients = await tx.transfers.recipientsOf(mailed.map((t) => t.id));
+      for (const t of mailed) {
+        const after = (await tx.transfers.find(t.id))!;
+        const itsFiles = files.filter((f) => f.transferId === t.id);
+        const itsRecipients = recipients.filter((r) => r.transferId === t.id);
+        if (t.options.includes('email_me_on_expire'))
+          await this.notifier.transferExpired(tx, after, itsFiles, itsRecipients);
         if (t.options.includes('email_report_on_closing'))
-          await this.notifier.transferClosed(tx, after, files, recipients);
+          await this.notifier.transferClosed(tx, after, itsFiles, itsRecipients);
       }
+      return dueIds;
     });
-    await dropTransferData(this.repos, this.files, t.id);
+    for (const id of closed) await dropTransferData(this.repos, this.files, id);
+    return closed;
   }
 
   /**
    * The data before the records here: the store's unfinished uploads are known only from the records (S3
-   * multipart ids), and a pass killed in between finds the Transfer again and repeats both (idempotent).
+   * multipart ids), and a pass killed in between finds the Transfers again and repeats both (idempotent).
    */
-  private async deleteTransfer(id: number): Promise<void> {
-    await dropTransferData(this.repos, this.files, id);
-    await this.repos.purge.deleteTransferRecords(id);
+  private async deleteTransfers(ids: number[]): Promise<void> {
+    for (const id of ids) await dropTransferData(this.repos, this.files, id);
+    await this.repos.purge.deleteTransfersRecords(ids);
   }
+}
+
+/**
+ * Transfers closed or deleted per unit of work. Each such unit holds the rows it changes, and on PostgreSQL the
+ * owners' usage totals, until it commits: at this size it commits in well under a second, so a transfer created
+ * meanwhile by one of those owners waits that long at most (measured in docs/performance.md, Scale).
+ */
+export const PURGE_BATCH = 200;
+/** Transfers whose live files the orphan scan asks the records about at once. */
+const ORPHAN_BATCH = 500;
+
+function batches<T>(list: T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));
+  return out;
 }

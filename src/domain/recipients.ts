@@ -36,6 +36,8 @@ export class RecipientsService {
    */
   async add(actor: Actor, t: Transfer, email: string): Promise<Recipient> {
     this.d.transfers.assertOpen(t);
+    // A transfer made to get a link mails nobody (transfers.ts, completion): an added address would never be told.
+    if (t.options.includes('get_a_link')) throw Errors.transferLinkOnly('recipient');
     await assertMayAddRecipient(actor, this.d.guests);
     const now = this.d.clock();
     return this.d.uow.run(async (tx) => {

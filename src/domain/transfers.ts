@@ -367,11 +367,14 @@ export class TransfersService {
    */
   async remind(actor: Actor, t: Transfer, only?: Recipient): Promise<void> {
     if (t.status !== 'available') throw Errors.transferNotAvailable('remind');
+    // A link has no address to remind: refused rather than recorded as a reminder nobody gets.
+    if (only && !only.email) throw Errors.transferLinkOnly('remind');
     await this.d.uow.run(async (tx) => {
       await tx.transfers.lock(t.id); // reminders of one Transfer asked at once are counted one after the other
       const now = this.d.clock();
       const limit = new ReminderLimit(tx);
-      const recipients = only ? [only] : await tx.transfers.recipients(t.id);
+      const recipients = only ? [only] : (await tx.transfers.recipients(t.id)).filter((r) => r.email);
+      if (recipients.length === 0) throw Errors.transferLinkOnly('remind');
       // A recipient whose mail was deferred or bounced gets that mail again now, not a second one beside it.
       const remind: Recipient[] = [];
       let wait = Number.POSITIVE_INFINITY;

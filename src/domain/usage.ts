@@ -77,10 +77,13 @@ export class UsageService {
     if (!(await this.d.repos.usage.setQuota(userId, bytes))) throw Errors.userNotFound();
   }
 
-  /** Every user's quota use as quotaOf() tells it, read in two queries for the admins' list of users. */
-  async perUser(): Promise<(userId: string) => QuotaUse> {
+  /**
+   * The quota use of these users (a page of the admins' list) as quotaOf() tells it, read in two statements from
+   * the running totals (docs/architecture.md, "Usage totals").
+   */
+  async perUser(userIds: string[]): Promise<(userId: string) => QuotaUse> {
     const quotas = await this.d.repos.usage.quotas();
-    const used = await this.d.repos.usage.openBytesByUser();
+    const used = await this.d.repos.usage.openBytesOf(userIds);
     const userQuota = this.d.limits().userQuota;
     return (userId) => ({
       limit: quotas.get(userId) ?? userQuota,

@@ -36,6 +36,11 @@ export class UsersService implements UserDirectory {
     return { isAdmin: await this.isAdmin(userId), emails: stored };
   }
 
+  /** The config's `admin` list (a page of users tells admins from it and the admins table together). */
+  configAdminIds(): string[] {
+    return this.configAdmins();
+  }
+
   /** Admin by the config's `admin` list or by the admins table (ferry admin add); read on every request. */
   async isAdmin(userId: string): Promise<boolean> {
     return this.configAdmins().includes(userId) || (await this.store.isDbAdmin(userId));

@@ -35,6 +35,8 @@ export interface VirusScanDeps {
   /** The admins' user ids from the config (the database's admins are added). */
   configAdmins: () => string[];
   log: { info(m: string): void; error(m: string): void };
+  /** The node's name in the log lines of what it claims (src/app.ts). */
+  node?: string;
 }
 
 /** The scan's author in the audit log: ferry itself, like the automatic reminders. */
@@ -105,6 +107,7 @@ export class VirusScans {
       const dueBy = this.d.policy() === null ? Number.MAX_SAFE_INTEGER : now;
       const id = await this.d.repos.virusScans.claim(now, now + CLAIM_S, dueBy);
       if (id === undefined) return;
+      this.d.log.info(`node ${this.d.node ?? 'this process'}: claimed the virus scan of transfer ${id}`);
       await this.scanTransfer(id);
     }
   }

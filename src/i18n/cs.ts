@@ -105,4 +105,6 @@ export const cs: Translations = {
   database_unavailable: 'Služba se teď nemůže spojit se svou databází: zkuste to znovu za chvíli.',
   storage_unavailable: 'Služba se teď nemůže spojit se svým úložištěm souborů: zkuste to znovu za chvíli.',
   storage_not_enough_space_left: 'Služba nemá pro tyto soubory dost místa: zkuste to později nebo pošlete méně.',
+  transfer_link_only:
+    'Tento přenos je sdílen jen odkazem: nemá žádného příjemce, kterému by šlo připomenout, a žádného nelze přidat.',
 };

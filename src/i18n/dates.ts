@@ -41,3 +41,22 @@ export function formatDateTime(unixSeconds: number | null | undefined, lang: str
     timeZone,
   }).format(unixSeconds * 1000);
 }
+
+/**
+ * A moment with its time zone named: "12 Dec 2026, 23:59 UTC", "13 Dec 2026, 12:59 GMT+13". For what ends or
+ * happened at a time the reader must place (an expiry, a mail's arrival), where the day alone can be the
+ * wrong one in the reader's zone.
+ */
+export function formatMoment(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
+  if (!unixSeconds) return '—';
+  return dateTimeFormat(pageLocale(lang), {
+    day: 'numeric',
+    month: month(lang),
+    year: 'numeric',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+    timeZoneName: 'short',
+    timeZone,
+  }).format(unixSeconds * 1000);
+}

@@ -112,4 +112,6 @@ export const de: Translations = {
   storage_unavailable: 'Der Dienst erreicht seinen Dateispeicher gerade nicht: Versuchen Sie es gleich noch einmal.',
   storage_not_enough_space_left:
     'Der Dienst hat keinen Platz mehr für diese Dateien: Versuchen Sie es später oder senden Sie weniger.',
+  transfer_link_only:
+    'Diese Übertragung wird nur per Link geteilt: Sie hat keinen Empfänger, der erinnert werden könnte, und es kann keiner hinzugefügt werden.',
 };

@@ -109,4 +109,5 @@ export const en = {
   database_unavailable: 'The service cannot reach its database right now: try again in a moment.',
   storage_unavailable: 'The service cannot reach its file storage right now: try again in a moment.',
   storage_not_enough_space_left: 'The service has no space left for these files: try again later or send less.',
+  transfer_link_only: 'This transfer is shared by a link only: it has no recipient to remind, and none can be added.',
 } satisfies Table;

@@ -111,4 +111,6 @@ export const es: Translations = {
     'El servicio no puede acceder a su almacenamiento de archivos en este momento: vuelva a intentarlo en unos instantes.',
   storage_not_enough_space_left:
     'El servicio no tiene espacio libre para estos archivos: vuelva a intentarlo más tarde o envíe menos.',
+  transfer_link_only:
+    'Esta transferencia se comparte solo con un enlace: no tiene destinatarios a los que recordar y no se pueden añadir.',
 };

@@ -7,7 +7,7 @@ import { pageLocale } from './dates';
 import { pluralRules } from './intl-cache';
 
 // The date formats live with the translations, so that mails (src/mail) write dates as the pages do.
-export { formatDateTime, formatDay, pageLocale } from './dates';
+export { formatDateTime, formatDay, formatMoment, pageLocale } from './dates';
 
 // Sizes live with the translations (src/i18n/sizes.ts), in each language's own units.
 export { formatBytes } from './sizes';

@@ -113,4 +113,6 @@ export const fr: Translations = {
     "Le service ne peut pas joindre son stockage de fichiers pour l'instant : réessayez dans un moment.",
   storage_not_enough_space_left:
     "Le service n'a plus de place pour ces fichiers : réessayez plus tard ou envoyez moins.",
+  transfer_link_only:
+    'Ce dépôt est partagé par un lien seulement : il n’a aucun destinataire à relancer, et on ne peut pas en ajouter.',
 };

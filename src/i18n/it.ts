@@ -109,4 +109,6 @@ export const it: Translations = {
   storage_unavailable:
     'Il servizio non riesce a raggiungere il suo archivio dei file in questo momento: riprova tra poco.',
   storage_not_enough_space_left: 'Il servizio non ha più spazio per questi file: riprova più tardi o invia meno dati.',
+  transfer_link_only:
+    'Questo trasferimento è condiviso solo tramite link: non ha destinatari a cui inviare un promemoria e non se ne possono aggiungere.',
 };

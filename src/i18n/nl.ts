@@ -111,4 +111,6 @@ export const nl: Translations = {
   storage_unavailable: 'De dienst kan zijn bestandsopslag nu niet bereiken: probeer het zo meteen opnieuw.',
   storage_not_enough_space_left:
     'De dienst heeft geen ruimte meer voor deze bestanden: probeer het later of stuur minder.',
+  transfer_link_only:
+    'Deze overdracht wordt alleen via een link gedeeld: er is geen ontvanger om te herinneren en er kan er geen worden toegevoegd.',
 };

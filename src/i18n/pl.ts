@@ -108,4 +108,6 @@ export const pl: Translations = {
   database_unavailable: 'Serwis nie może teraz połączyć się ze swoją bazą danych: spróbuj ponownie za chwilę.',
   storage_unavailable: 'Serwis nie może teraz połączyć się ze swoim magazynem plików: spróbuj ponownie za chwilę.',
   storage_not_enough_space_left: 'W serwisie brakuje miejsca na te pliki: spróbuj ponownie później albo wyślij mniej.',
+  transfer_link_only:
+    'Ta przesyłka jest udostępniona tylko przez link: nie ma odbiorców, którym można przypomnieć, i nie można ich dodać.',
 };

@@ -112,4 +112,6 @@ export const pt: Translations = {
     'O serviço não consegue aceder ao seu armazenamento de ficheiros neste momento: tente novamente daqui a pouco.',
   storage_not_enough_space_left:
     'O serviço não tem espaço livre para estes ficheiros: tente mais tarde ou envie menos.',
+  transfer_link_only:
+    'Esta transferência é partilhada apenas por uma ligação: não tem destinatários a quem lembrar, e não é possível adicionar nenhum.',
 };

@@ -108,4 +108,6 @@ export const sv: Translations = {
   storage_unavailable: 'Tjänsten når inte sin fillagring just nu: försök igen om en stund.',
   storage_not_enough_space_left:
     'Tjänsten har inget utrymme kvar för de här filerna: försök igen senare eller skicka mindre.',
+  transfer_link_only:
+    'Den här överföringen delas bara med en länk: den har ingen mottagare att påminna och ingen kan läggas till.',
 };

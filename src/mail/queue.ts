@@ -6,8 +6,18 @@ import { DeliveryError, MailTransport } from './transport';
 export const RETRY_FIRST_S = 30;
 export const RETRY_MAX_S = 15 * 60;
 export const GIVE_UP_AFTER_S = 3 * 86400;
-/** A claimed message is left alone by other processes and nodes this long; a crash mid-delivery retries it after. */
-export const CLAIM_S = 10 * 60;
+/**
+ * A claimed message is left alone by other processes and nodes this long, and the claim is renewed every
+ * RENEW_MS while its node works through its batch; a node that dies (or loses the database) leaves its messages
+ * to another node once the claim lapses: within CLAIM_S + 1 s (docs/deploying.md, "When a node dies").
+ */
+export const CLAIM_S = 30;
+export const RENEW_MS = 10_000;
+/**
+ * A message is handed to the transport only while its claim has at least this long to run: a node that could not
+ * renew its claims (the database away) stops sending before another node may take them, so no mail goes twice.
+ */
+export const SEND_MARGIN_S = 10;
 /** Idle check for mail queued by another process (a CLI command while `serve` runs). */
 export const IDLE_POLL_S = 30;
 
@@ -20,6 +30,8 @@ export interface MailQueueOptions {
   stopWaitMs?: number;
   /** Seconds between checks for mail queued by other processes while nothing is pending (default IDLE_POLL_S). */
   idlePollS?: number;
+  /** The name this node's claims and log lines carry (src/app.ts). */
+  node?: string;
 }
 
 /** Messages claimed at once by one pass; each is sent before the next batch is claimed. */
@@ -117,15 +129,43 @@ export class MailQueue implements MailOutbox {
   }
 
   private async pass(): Promise<void> {
+    const node = this.opts.node ?? 'this process';
     for (let round = 0; round < 100; round++) {
       if (this.closed) return;
       const now = this.clock();
-      const batch = await this.repo.claimDue(now, now + CLAIM_S, BATCH);
+      let until = now + CLAIM_S;
+      const batch = await this.repo.claimDue(now, until, BATCH, node);
       if (batch.length === 0) return;
-      for (const mail of batch) {
-        // Claimed but not sent when stopping: sent again once the claim lapses, never lost.
-        if (this.closed) return;
-        await this.deliver(mail);
+      for (const m of batch)
+        if (m.takenFrom && m.takenFrom !== node)
+          this.log.info(`node ${node}: took over mail ${m.id} to=${m.to} from ${m.takenFrom} (its claim lapsed)`);
+      let held = new Set(batch.map((m) => m.id));
+      // The claims are renewed while the batch is worked through, so a slow mail server delays nothing else.
+      let renewing: Promise<void> = Promise.resolve();
+      const renew = () =>
+        (renewing = renewing.then(async () => {
+          const next = this.clock() + CLAIM_S;
+          const kept = await this.repo.renewClaims([...held], node, until, next).catch(() => null);
+          if (kept === null) return; // the database is away: the claims run out, and sending stops before
+          held = new Set(kept);
+          until = next;
+        }));
+      const timer = setInterval(() => void renew(), RENEW_MS);
+      timer.unref();
+      try {
+        for (const mail of batch) {
+          // Claimed but not sent when stopping: sent again once the claim lapses, never lost.
+          if (this.closed) return;
+          if (!held.has(mail.id)) continue;
+          if (this.clock() > until - SEND_MARGIN_S) await renew();
+          // Not renewed in time (the database away): left to whichever node claims it next, never sent twice.
+          if (!held.has(mail.id) || this.clock() > until - SEND_MARGIN_S) return;
+          await this.deliver(mail);
+          held.delete(mail.id);
+        }
+      } finally {
+        clearInterval(timer);
+        await renewing;
       }
     }
   }

@@ -3,7 +3,14 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import type { FileStore } from './file-store';
-import type { ChunkGuard, PositionalReader, StoredFile, StoredPiece, WrittenChunk } from '../domain/ports';
+import type {
+  ChunkGuard,
+  DigestStream,
+  PositionalReader,
+  StoredFile,
+  StoredPiece,
+  WrittenChunk,
+} from '../domain/ports';
 import { gapsOf, writeAll, writeStreamAt } from './positional-writer';
 import { RunningDigests } from './running-digest';
 import { FileHasher, InlineHasher } from './file-hasher';
@@ -161,6 +168,10 @@ export class FsFileStore implements FileStore {
 
   digest(transferId: number, uid: string, size: number): Promise<{ crc32: number; sha256: string }> {
     return this.digests.finish(this.keyOf(transferId, uid), size);
+  }
+
+  readDigest(transferId: number, uid: string): DigestStream {
+    return this.digests.stream(this.keyOf(transferId, uid));
   }
 
   async deleteFile(transferId: number, uid: string): Promise<void> {

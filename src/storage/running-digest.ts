@@ -1,4 +1,5 @@
 import { FileHasher, InlineHasher, type Digest } from './file-hasher';
+import type { DigestStream } from '../domain/ports';
 
 /** Uploads whose hashing state is kept at once; beyond it the oldest is dropped (and hashed anew at completion). */
 const MAX_STATES = 1000;
@@ -59,6 +60,37 @@ export class RunningDigests {
     const inline = new InlineHasher();
     inline.advance(0, this.pathOf(key), size);
     return inline.digest(0);
+  }
+
+  /**
+   * A digest of the file for one reader, with a hash stream of its own: a download's check never shares the
+   * upload's state, nor another download's (a pass begun by an earlier reader hashed the bytes as they were
+   * then, not as they are now).
+   */
+  stream(key: string): DigestStream {
+    const id = this.nextId++;
+    const file = this.pathOf(key);
+    let target = 0;
+    return {
+      ahead: (upTo) => {
+        if (upTo <= target) return;
+        target = upTo;
+        this.hasher.advance(id, file, upTo);
+      },
+      digest: async (size) => {
+        if (size > target) this.hasher.advance(id, file, size);
+        try {
+          return await this.hasher.digest(id);
+        } catch (e) {
+          // A file gone is the caller's to know; the hashing threads gone, one plain pass here.
+          if ((e as { code?: unknown }).code === 'ENOENT') throw e;
+          const inline = new InlineHasher();
+          inline.advance(0, file, size);
+          return inline.digest(0);
+        }
+      },
+      forget: () => this.hasher.forget(id),
+    };
   }
 
   forget(key: string): void {

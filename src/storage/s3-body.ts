@@ -3,6 +3,7 @@ import zlib from 'node:zlib';
 import { AbortedError, OverflowError } from './positional-writer';
 import { objectStoreGarbage } from '../util/socket-garbage';
 import type { SignedBody } from '../domain/ports';
+import { StorageDownError } from './errors';
 
 /**
  * A body that ended cleanly before the length the chunk announced: the client's sizes were wrong, the connection
@@ -97,9 +98,25 @@ export function countedBody(
   expected: number,
   abort: AbortController,
   signed?: SignedBody,
-): { stream: Readable; crc32(): number; failure(): Error | null } {
+  stallMs = 0,
+): { stream: Readable; crc32(): number; failure(): Error | null; settled(): void } {
   let crc = 0;
   let failure: Error | null = null;
+  // The store's side only: armed while a piece waits for the store to take it, and once the last piece is sent
+  // until the store answers (settled()); never while the client is slow to send. A store that stalls longer is
+  // reported (503 storage_unavailable) rather than waited for: its request is aborted.
+  let watchdog: NodeJS.Timeout | undefined;
+  let over = false;
+  const arm = () => {
+    if (!stallMs || failure || over) return;
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => {
+      failure ??= new StorageDownError(`the object store took no bytes and gave no answer for ${stallMs} ms`);
+      abort.abort(failure);
+    }, stallMs);
+    watchdog.unref();
+  };
+  const disarm = () => clearTimeout(watchdog);
   // Listened to at once: the store may not start reading the body before the client has gone away.
   data.once('error', () => {
     failure ??= new AbortedError();
@@ -117,7 +134,9 @@ export function countedBody(
           // The store makes a part or object of a request only once its last byte is sent: that byte waits
           // for the signature, and a wrong one aborts the request, so nothing of it is kept.
           if (signed && seen === expected) await signed.verified();
+          arm();
           yield chunk;
+          disarm();
           // Handed on: once sent, a buffer of the client's socket is garbage, like the store's (util/socket-garbage.ts).
           objectStoreGarbage.discarded(chunk.length);
         }
@@ -126,8 +145,13 @@ export function countedBody(
       }
       if (!failure && seen < expected) failure = new ShortBodyError(seen);
       if (failure) abort.abort(failure);
+      else arm();
     })(),
     { objectMode: false },
   );
-  return { stream, crc32: () => crc >>> 0, failure: () => failure };
+  const settled = () => {
+    over = true;
+    disarm();
+  };
+  return { stream, crc32: () => crc >>> 0, failure: () => failure, settled };
 }

@@ -1,6 +1,20 @@
 import crypto from 'node:crypto';
 import { S3Client } from '@aws-sdk/client-s3';
 
+/**
+ * Longest wait for a store's answer to begin (for a chunk streamed from its client: for the store to take the
+ * next bytes, or to answer once the last one is sent: see countedBody). Longer than any answer a working store
+ * gives to one request of ferry's: a part of at most a few tens of MiB, a HEAD, a list page.
+ */
+export const REQUEST_TIMEOUT_MS = 15_000;
+/**
+ * Requests that make the store work in proportion to a file (CompleteMultipartUpload of up to 10,000 parts, a
+ * ranged UploadPartCopy) may take longer before their answer begins.
+ */
+export const LONG_REQUEST_TIMEOUT_MS = 120_000;
+/** Each request is sent at most this many times (a 5xx, a reset, a timeout): one try and one retry. */
+export const MAX_ATTEMPTS = 2;
+
 export interface S3Settings {
   endpoint: string;
   bucket: string;
@@ -26,12 +40,16 @@ export function makeS3Client(s: S3Settings): S3Client {
     forcePathStyle: s.forcePathStyle,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
-    maxAttempts: 3,
-    // A store that does not answer is reported (503 storage_unavailable) rather than waited for; downloads
-    // each hold a connection for as long as they stream, so the pool is larger than the SDK's 50.
+    maxAttempts: MAX_ATTEMPTS,
+    // A store that does not answer is reported (503 storage_unavailable) rather than waited for: a request whose
+    // answer has not begun within REQUEST_TIMEOUT_MS is aborted (without throwOnRequestTimeout the SDK only logs
+    // a warning and waits on), and tried again at most once, so a client's chunk is answered within about 35 s
+    // (docs/deploying.md, "When the store or the database fails"). Downloads each hold a connection for as
+    // long as they stream, so the pool is larger than the SDK's 50.
     requestHandler: {
       connectionTimeout: 5000,
-      requestTimeout: 120_000,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+      throwOnRequestTimeout: true,
       httpAgent: { maxSockets: 512, keepAlive: true },
       httpsAgent: { maxSockets: 512, keepAlive: true },
     },

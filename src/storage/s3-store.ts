@@ -27,7 +27,7 @@ import type {
 import { AbortedError, gapsOf, OverflowError } from './positional-writer';
 import { collectBody, countedBody, drainBody } from './s3-body';
 import { S3FileReader } from './s3-reader';
-import { makeS3Client, type S3Settings } from './s3-client';
+import { LONG_REQUEST_TIMEOUT_MS, makeS3Client, REQUEST_TIMEOUT_MS, type S3Settings } from './s3-client';
 import { checkFileAddress, checkTransferId } from './file-address';
 
 const MiB = 1024 * 1024;
@@ -235,12 +235,14 @@ export class S3FileStore implements FileStore, MultipartUploads {
     signed?: SignedBody,
   ): Promise<WrittenChunk> {
     const abort = new AbortController();
-    const counted = countedBody(data, expected, abort, signed);
+    const counted = countedBody(data, expected, abort, signed, REQUEST_TIMEOUT_MS);
     let receipt: string;
     try {
       receipt = await this.putChunk(file, base, offset, expected, counted.stream, u, abort.signal);
     } catch (e) {
       throw counted.failure() ?? e;
+    } finally {
+      counted.settled();
     }
     return { written: expected, crc32: counted.crc32(), receipt };
   }
@@ -258,7 +260,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
     u: AnyUpload | null,
     abortSignal?: AbortSignal,
   ): Promise<string> {
-    const options = abortSignal ? { abortSignal } : undefined;
+    const options = sendOptions(body, abortSignal);
     if (offset === 0 && length === file.size) {
       await this.guard(
         this.client.send(
@@ -323,7 +325,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
     await this.guard(
       this.client.send(
         new PutObjectCommand({ Bucket: this.bucket, Key: base + suffix, Body: body, ContentLength: length }),
-        abortSignal ? { abortSignal } : undefined,
+        sendOptions(body, abortSignal),
       ),
       abortSignal,
     );
@@ -357,6 +359,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
                 Body: this.stagedStream(key, pieces, 0, file.size),
                 ContentLength: file.size,
               }),
+              LONG,
             ),
           );
       } catch (e) {
@@ -428,6 +431,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
               CopySource: `${this.bucket}/${encodeURIComponent(base + src.piece.receipt.slice(2)).replace(/%2F/g, '/')}`,
               CopySourceRange: `bytes=${from}-${from + (b - a) - 1}`,
             }),
+            LONG,
           ),
         );
         etags[k - 1] = r.CopyPartResult!.ETag!;
@@ -442,6 +446,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
               Body: this.stagedStream(base, pieces, a, b),
               ContentLength: b - a,
             }),
+            LONG,
           ),
         );
         etags[k - 1] = r.ETag!;
@@ -455,6 +460,7 @@ export class S3FileStore implements FileStore, MultipartUploads {
           UploadId: u.id,
           MultipartUpload: { Parts: etags.map((ETag, i) => ({ PartNumber: i + 1, ETag })) },
         }),
+        LONG,
       ),
     );
   }
@@ -538,7 +544,11 @@ export class S3FileStore implements FileStore, MultipartUploads {
   }
 
   async check(): Promise<void> {
-    await this.guard(this.client.send(new HeadBucketCommand({ Bucket: this.bucket })));
+    // Bounded by its own deadline, so a probe sent into a stalled connection ends and the next probe opens a new
+    // one: /readyz says ready again as soon as the store answers (docs/architecture.md, HTTP surface).
+    await this.guard(
+      this.client.send(new HeadBucketCommand({ Bucket: this.bucket }), { abortSignal: AbortSignal.timeout(CHECK_MS) }),
+    );
   }
 
   async usedBytes(): Promise<number> {
@@ -620,6 +630,24 @@ export class S3FileStore implements FileStore, MultipartUploads {
       throw e;
     }
   }
+}
+
+/** A ready check's deadline: /readyz gives each part 2 s, and a late answer is not waited for beyond this. */
+const CHECK_MS = 3000;
+/** Requests that make the store work in proportion to a file (s3-client.ts). */
+const LONG = { requestTimeout: LONG_REQUEST_TIMEOUT_MS };
+
+/**
+ * A chunk streamed from its client is sent without the client's request deadline (the client may be slow, and
+ * the request lasts as long as its body): countedBody's watchdog aborts it when the store stops taking bytes or
+ * does not answer (0: no deadline of the SDK's). A body held in memory keeps the deadline.
+ */
+function sendOptions(
+  body: Buffer | Readable,
+  abortSignal?: AbortSignal,
+): { abortSignal?: AbortSignal; requestTimeout?: number } | undefined {
+  if (Buffer.isBuffer(body)) return abortSignal ? { abortSignal } : undefined;
+  return { abortSignal, requestTimeout: 0 };
 }
 
 /** The part number a chunk is, or null when it is not a whole part (then it is staged). */

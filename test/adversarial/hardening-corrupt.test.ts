@@ -8,6 +8,7 @@ import { capturingLogger } from '../helpers/session';
 import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
 import { startS3, s3Client } from '../helpers/system/s3';
 import { runCli } from '../../src/cli/program';
+import { until } from '../helpers/until';
 
 // Stored bytes corrupted at rest (a bad disk, an object changed behind ferry's back) are not served as if
 // intact: a whole-file download whose bytes differ from the recorded SHA-256 is cut before its last bytes,
@@ -141,6 +142,79 @@ test('filesystem: a corrupted file is cut off, logged and counted; ranges still 
   }
 });
 
+/** A download of any path (a file with Range, an archive) as a client sees it. */
+async function fetched(s: TestServer, p: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${s.url}${p}`, { headers }).catch(() => null);
+  if (!res) return { status: 0, body: Buffer.alloc(0), failed: true };
+  try {
+    return { status: res.status, body: Buffer.from(await res.arrayBuffer()), failed: false };
+  } catch {
+    return { status: res.status, body: Buffer.alloc(0), failed: true };
+  }
+}
+
+/** Every path that sends a corrupted file's last byte is cut before it, logged with the file id and counted. */
+async function everyPathCut(s: TestServer, t: Awaited<ReturnType<typeof sent>>, lines: () => string[]) {
+  const base = `/download?token=${t.token}`;
+  const cuts: [string, string, Record<string, string>][] = [
+    ['the whole file', `${base}&files_ids=${t.bad.id}`, {}],
+    ['a Range that reaches the end', `${base}&files_ids=${t.bad.id}`, { Range: `bytes=${CHUNK * 3}-` }],
+    ['a Range of its last bytes only', `${base}&files_ids=${t.bad.id}`, { Range: `bytes=-10` }],
+    ['a ZIP', `${base}&archive_format=zip`, {}],
+    ['a tar', `${base}&archive_format=tar`, {}],
+    ['a Range of a ZIP that holds its end', `${base}&archive_format=zip`, { Range: `bytes=${SIZE}-${SIZE + 200}` }],
+  ];
+  for (const [what, p, headers] of cuts) {
+    const before = lines().length;
+    const d = await fetched(s, p, headers);
+    assert.ok(d.failed, `${what}: the client sees a failed download, not ${d.body.length} good-looking bytes`);
+    await until(
+      `${what}: logged`,
+      async () =>
+        lines()
+          .slice(before)
+          .some(
+            (l) => l.includes(`file ${t.bad.id} (${t.bad.uid}) cut`) && l.includes('do not match the recorded SHA-256'),
+          ),
+      5000,
+    );
+  }
+  // What does not send the bad file's last byte is served; the good file is served whole, alone or in a range.
+  const head = await fetched(s, `${base}&files_ids=${t.bad.id}`, { Range: 'bytes=0-99' });
+  assert.is(head.status, 206);
+  assert.ok(head.body.equals(t.data[0].subarray(0, 100)), 'a range short of the end is not checked');
+  const good = await fetched(s, `${base}&files_ids=${t.good.id}`, { Range: `bytes=${CHUNK}-` });
+  assert.ok(!good.failed && good.body.equals(t.data[1].subarray(CHUNK)), 'an intact file reaching its end');
+  const metrics = await s.request('GET', '/metrics');
+  assert.match(metrics.text, new RegExp(`ferry_storage_errors_total\\{kind="digest_mismatch"\\} ${cuts.length}\\b`));
+}
+
+test('filesystem: a Range that reaches the end, a ZIP and a tar are cut too; a download cut earlier does not vouch for the bytes now', async () => {
+  const logged = capturingLogger();
+  const s = await startTestServer(
+    { ...HEADER_SP, upload_chunk_size: CHUNK, metrics: { allow: ['127.0.0.1'] }, storage: { type: 'fs' } },
+    { log: logged.log },
+  );
+  try {
+    const t = await sent(s);
+    // A download of the intact file cut after its first MiB: the next download hashes what is stored now.
+    const ac = new AbortController();
+    const early = await fetch(`${s.url}/download?token=${t.token}&files_ids=${t.bad.id}`, { signal: ac.signal });
+    const reader = early.body!.getReader();
+    await reader.read();
+    ac.abort();
+    await reader.cancel().catch(() => undefined);
+    await new Promise((r) => setTimeout(r, 300));
+    const stored = path.join(s.app.config.data_dir, 'files', String(t.id), t.bad.uid);
+    const bytes = fs.readFileSync(stored);
+    bytes[100] ^= 0xff; // in the part the cut download had sent
+    fs.writeFileSync(stored, bytes);
+    await everyPathCut(s, t, () => logged.lines);
+  } finally {
+    await s.close();
+  }
+});
+
 test("S3: an object changed behind ferry's back is cut off on download, and `ferry verify` finds it", async () => {
   const s3 = await startS3();
   const prefix = `corrupt${Date.now().toString(36)}/`;
@@ -154,7 +228,11 @@ test("S3: an object changed behind ferry's back is cut off on download, and `fer
     access_key_id: s3.accessKeyId,
     secret_access_key: s3.secretAccessKey,
   };
-  const s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK, storage });
+  const logged = capturingLogger();
+  const s = await startTestServer(
+    { ...HEADER_SP, upload_chunk_size: CHUNK, storage, metrics: { allow: ['127.0.0.1'] } },
+    { log: logged.log },
+  );
   try {
     const t = await sent(s);
     assert.is((await verify(s)).code, 0, 'all intact');
@@ -166,8 +244,7 @@ test("S3: an object changed behind ferry's back is cut off on download, and `fer
     assert.is(body.length, SIZE);
     body[SIZE - 3] ^= 0x01;
     await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: body }));
-    const d = await download(s, t.token, t.bad.id);
-    assert.ok(d.failed, 'the client sees a failed download');
+    await everyPathCut(s, t, () => logged.lines);
     const v = await verify(s);
     assert.is(v.code, 1, v.out + v.err);
     assert.match(v.out, new RegExp(`digest_mismatch: transfer ${t.id} file ${t.bad.id} `));

@@ -90,7 +90,7 @@ export interface BrowserSession {
 
 /** A browser with its own profile folder; pass the same folder again to model a browser restart. */
 export async function openBrowser(
-  opts: { headers?: Record<string, string>; userDataDir?: string; width?: number } = {},
+  opts: { headers?: Record<string, string>; userDataDir?: string; width?: number; timezoneId?: string } = {},
 ): Promise<BrowserSession> {
   const userDataDir = opts.userDataDir ?? tempDir('ferry-chromium-');
   const context = await chromium.launchPersistentContext(userDataDir, {
@@ -99,6 +99,7 @@ export async function openBrowser(
     args: LAUNCH_ARGS,
     extraHTTPHeaders: opts.headers,
     viewport: { width: opts.width ?? 1280, height: 900 },
+    timezoneId: opts.timezoneId,
     acceptDownloads: true,
     timeout: 60_000,
   });

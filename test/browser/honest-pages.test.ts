@@ -120,6 +120,8 @@ test('an encrypted transfer: no link saves encrypted bytes under the real name; 
     const { page } = b;
     await page.addInitScript(() => {
       (window as any).showDirectoryPicker = async () => navigator.storage.getDirectory();
+      (window as any).showSaveFilePicker = async (o: { suggestedName: string }) =>
+        (await navigator.storage.getDirectory()).getFileHandle(o.suggestedName, { create: true });
     });
     for (const width of [1280, 390]) {
       await page.setViewportSize({ width, height: width === 1280 ? 900 : 844 });
@@ -148,7 +150,19 @@ test('an encrypted transfer: no link saves encrypted bytes under the real name; 
     await page.fill('#e2ee-password', PASSWORD);
     await page.click('form.e2ee-unlock button[type=submit]');
     await page.locator('.e2ee-status', { hasText: 'Password correct' }).waitFor({ timeout: 30_000 });
+    // Each file saved on its own first (a save dialog, here answered with a file of the page's private file
+    // system), then "Decrypt and save all": it saves every file again and says so when done.
+    for (const f of files) {
+      const name = f.path.split('/').pop()!;
+      const row = page.locator(`tr.e2ee-file[data-save-name="${name}"]`);
+      await row.locator('button.e2ee-save').click();
+      await row.locator('.e2ee-file-status', { hasText: 'Saved.' }).waitFor({ timeout: 60_000 });
+    }
+    await page.evaluate(async () => {
+      for (const n of ['design-3MB.bin', 'notes.txt']) await (await navigator.storage.getDirectory()).removeEntry(n);
+    });
     await page.click('button.e2ee-save-all');
+    await page.locator('.e2ee-status', { hasText: 'Saved: all 2 files are decrypted.' }).waitFor({ timeout: 60_000 });
     for (const f of files) {
       const name = f.path.split('/').pop()!;
       await page.waitForFunction(
@@ -215,11 +229,14 @@ test('a withdrawn recipient reads that the sender withdrew the link; a closed tr
     const res = await page.goto(`${ferry.url}/?s=download&token=${gone.token}`);
     assert.is(res?.status(), 410);
     assert.is(
-      await page.locator('main h1').innerText(),
+      await page.locator('.error-page .error-reason').innerText(),
       'The sender withdrew this link: it no longer gives access to their files. Ask them if you still need them.',
     );
     await page.goto(`${ferry.url}/?s=download&token=${gone.token}&lang=de`);
-    assert.match(await page.locator('main h1').innerText(), 'Der Absender hat diesen Link zurückgezogen');
+    assert.match(
+      await page.locator('.error-page .error-reason').innerText(),
+      'Der Absender hat diesen Link zurückgezogen',
+    );
     await shot(page, 'honest-withdrawn-link');
 
     assert.is((await rest(ferry.url, 'PUT', `/transfer/${t.id}`, 'alice', { closed: true })).status, 200);

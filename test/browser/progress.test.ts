@@ -100,7 +100,7 @@ test('a throttled 1 MB/s upload: the bar moves at once, the shown rate stays wit
         shotTaken = true;
         await shot(b.page, 'upload-progress-throttled');
       }
-      await b.page.waitForTimeout(500);
+      await b.page.waitForTimeout(250);
     }
     await watchProgress(b.page, 60_000);
     assert.ok(firstChunk && lastChunkDone > firstChunk, 'chunk requests seen');
@@ -148,6 +148,20 @@ test('a throttled 1 MB/s upload: the bar moves at once, the shown rate stays wit
         `"${s.text}" at ${((s.at - firstChunk) / 1000).toFixed(1)} s; really ${real.toFixed(0)} s left`,
       );
     }
+    // The time left counts down to the end: below "5 s left" (where it stopped before), and none once every
+    // byte has left (it said "5 s left" at 100 %).
+    assert.ok(
+      withEta.some((s) => s.eta! < 5),
+      `the last times left shown: ${withEta
+        .slice(-4)
+        .map((s) => s.text)
+        .join(' | ')}`,
+    );
+    const full = samples.filter((s) => s.pct >= 100);
+    assert.ok(
+      full.every((s) => s.eta === null),
+      `at 100 %: ${full.map((s) => s.text).join(' | ')}`,
+    );
   } finally {
     await b.close();
   }

@@ -38,7 +38,12 @@ test('listening on every address without base_url: warned at start-up and on the
     await notice.locator('a').click();
     const field = admin.page.locator('#public-address-url');
     await field.waitFor();
-    assert.is(await field.inputValue(), `http://localhost:${port}`);
+    // Empty, as its hint says ("Leave it empty to use the one in the configuration"); the address in use beside it.
+    assert.is(await field.inputValue(), '');
+    assert.is(
+      await admin.page.locator('form.public-address .public-address-in-use').innerText(),
+      `In use now: http://localhost:${port}`,
+    );
     await field.fill('files.example.org');
     await admin.page.click('form.public-address button[type=submit]');
     await admin.page.locator('form.public-address .error', { hasText: 'starting with http:// or https://' }).waitFor();

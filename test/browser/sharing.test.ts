@@ -68,7 +68,7 @@ test('download limit: set on the upload page, counted, a spent link answers a 41
     await recipient.page.goto(`${ferry.url}/?s=download&token=${token}`);
     assert.match(
       await recipient.page.locator('dl.facts').innerText(),
-      'Each file may be downloaded 1 times through this link.',
+      'Each file may be downloaded 1 time through this link.',
     );
     const got = await fetch(`${ferry.url}/download?token=${token}&files_ids=${t.files[0].id}`);
     assert.is((await got.arrayBuffer()).byteLength, file.size);
@@ -80,7 +80,10 @@ test('download limit: set on the upload page, counted, a spent link answers a 41
       if (status !== 410) await new Promise((res) => setTimeout(res, 100));
     }
     assert.is(status, 410);
-    assert.match(await recipient.page.locator('h1').innerText(), 'This link has no downloads left');
+    assert.match(
+      await recipient.page.locator('.error-page .error-reason').innerText(),
+      'This link has no downloads left',
+    );
     await shot(recipient.page, 'download-limit-reached');
 
     await page.goto(`${ferry.url}/?s=transfers`);

@@ -80,7 +80,7 @@ test('an infected upload is blocked: the owner sees the signature, the recipient
     const r = await recipient.page.goto(`${ferry.url}/?s=download&token=${t.recipients[0].token}`);
     assert.is(r?.status(), 410);
     assert.match(
-      await recipient.page.locator('h1').innerText(),
+      await recipient.page.locator('.error-page .error-reason').innerText(),
       'This transfer is blocked: the virus scanner found an infected file in it.',
     );
     await shot(recipient.page, 'virus-blocked-recipient');

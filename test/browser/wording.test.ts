@@ -91,7 +91,10 @@ test('English: "5 Dec 2026" dates, "3 files", "2 downloads", the audit log in se
     { name: 'three.txt', mimeType: 'text/plain', buffer: Buffer.from('333') },
   ]);
   assert.match((await page.locator('.dropzone .total').innerText()).replace(/\u00a0/g, ' '), /^3 files, 6 B in total$/);
-  assert.match(await page.locator('#upload-expires-hint').innerText(), /^Until \d{1,2} [A-Z][a-z]{2} \d{4} /);
+  assert.match(
+    await page.locator('#upload-expires-hint').innerText(),
+    /^Until \d{1,2} [A-Z][a-z]{2} \d{4}, \d{2}:\d{2} \S+ \(at most \d+ days from today\)\.$/,
+  );
 });
 
 test('German: "5. Dez. 2026" dates, "3 Dateien", "2 Downloads", decimal commas, the audit log in German sentences', async () => {
@@ -122,7 +125,7 @@ test('German: "5. Dez. 2026" dates, "3 Dateien", "2 Downloads", decimal commas, 
     (await page.locator('.dropzone .total').innerText()).replace(/\u00a0/g, ' '),
     /^3 Dateien, insgesamt 3 B$/,
   );
-  assert.match(await page.locator('#upload-expires-hint').innerText(), /^Bis \d{1,2}\. \S+ \d{4} /);
+  assert.match(await page.locator('#upload-expires-hint').innerText(), /^Bis \d{1,2}\. \S+ \d{4}, \d{2}:\d{2} \S+ \(/);
 
   // The download page (rendered by the server) writes the same way.
   const anon = await openBrowser();
@@ -131,7 +134,11 @@ test('German: "5. Dez. 2026" dates, "3 Dateien", "2 Downloads", decimal commas, 
     await anon.page.locator('form.download-form').waitFor();
     const facts = (await anon.page.locator('dl.facts').innerText()).replace(/\u00a0/g, ' ');
     assert.match(facts, /2,5 MB \(3 Dateien\)/);
-    assert.match(await anon.page.locator('dl.facts time').innerText(), DE_DAY);
+    // The expiry is a moment: the German day, then the time and the reader's zone.
+    assert.match(
+      await anon.page.locator('dl.facts time').innerText(),
+      new RegExp(DE_DAY.source.replace(/\$$/, ', \\d{2}:\\d{2} \\S+$')),
+    );
     await assertNoJargon(anon.page);
   } finally {
     await anon.close();

@@ -5,7 +5,9 @@ import type {
   SessionRepository,
   UserRecord,
   UserRepository,
+  UserSummary,
 } from '../../src/domain/ports';
+import { pageOf, type Page } from '../../src/domain/paging';
 
 /**
  * Users, local accounts and sessions in memory, for the sign-in rule's tests (test/unit/sign-in.test.ts): what
@@ -69,6 +71,21 @@ export class MemoryUsers implements UserRepository {
   }
   async listIds(): Promise<string[]> {
     return [...this.rows.keys()].sort();
+  }
+  async listPage(page: Page | null): Promise<UserSummary[]> {
+    const ids = pageOf([...this.rows.keys()].sort(), page, (id) => id);
+    return ids.map((id) => {
+      const row = this.rows.get(id) as UserRow;
+      return {
+        id,
+        emails: [...row.emails],
+        local: this.hashes.has(id),
+        dbAdmin: this.admins.has(id),
+        provider: row.provider,
+        providerAdmin: row.providerAdmin,
+        links: [...row.links].sort(),
+      };
+    });
   }
   async remoteSecret(id: string): Promise<string | null> {
     return this.rows.get(id)?.remoteSecret ?? null;

@@ -1,5 +1,6 @@
 import type { Recipient, Transfer } from '../../src/domain/model';
 import type {
+  ClaimProgress,
   DownloadClaim,
   LoginDeviceRepository,
   LoginFailureRepository,
@@ -26,7 +27,8 @@ export interface MoreState {
   loginDevices: { deviceId: string; userId: string; created: number; lastUsed: number }[];
   overrides: Record<string, unknown>;
   sharing: Record<number, SharingControls>;
-  claims: (DownloadClaim & { recipientId: number })[];
+  /** `lease`: the token of the response holding the claim, null when none does. */
+  claims: (DownloadClaim & { recipientId: number; lease: string | null })[];
   reminders: { targetType: 'Recipient' | 'Guest'; targetId: number; days: number; sent: number }[];
   scans: (Omit<VirusScanRecord, 'findings'> & { claimUntil: number | null; retryAt: number })[];
   findings: { transferId: number; fileId: number; signature: string }[];
@@ -170,28 +172,40 @@ export class MemorySharing implements SharingRepository {
   async holdLink() {
     // Units of work run one at a time here: the link is held already.
   }
-  async claims(recipientId: number, fileIds: number[], since: number) {
+  async claims(recipientId: number, fileIds: number[]) {
     return this.m.claims
-      .filter(
-        (c) => c.recipientId === recipientId && fileIds.includes(c.fileId) && (c.done !== null || c.claimed >= since),
-      )
+      .filter((c) => c.recipientId === recipientId && fileIds.includes(c.fileId))
       .sort((a, b) => a.id - b.id)
-      .map(({ recipientId: _, ...c }) => copy(c));
+      .map(({ recipientId: _r, lease: _l, ...c }) => copy(c));
   }
-  async claim(recipientId: number, fileId: number, now: number) {
+  async claim(recipientId: number, fileId: number, now: number, lease: string, until: number) {
     const id = this.s().next++;
-    this.m.claims.push({ id, recipientId, fileId, claimed: now, active: true, done: null });
+    this.m.claims.push({
+      id,
+      recipientId,
+      fileId,
+      claimed: now,
+      done: null,
+      sent: [],
+      resent: 0,
+      lease,
+      leaseUntil: until,
+    });
     return id;
   }
-  async resume(id: number, now: number) {
-    const c = this.m.claims.find((x) => x.id === id && x.done === null);
-    if (c) Object.assign(c, { claimed: now, active: true });
+  async take(id: number, lease: string, until: number) {
+    const c = this.m.claims.find((x) => x.id === id);
+    if (c) Object.assign(c, { lease, leaseUntil: until });
   }
-  async release(id: number, now: number, done: boolean) {
-    const c = this.m.claims.find((x) => x.id === id && x.done === null);
+  async record(id: number, lease: string, p: ClaimProgress) {
+    // Only the response holding the claim writes: one whose lease lapsed and was taken over writes nothing.
+    const c = this.m.claims.find((x) => x.id === id && x.lease === lease);
     if (!c) return false;
-    c.active = false;
-    if (done) c.done = now;
+    c.sent = copy(p.sent);
+    c.resent = p.resent;
+    if (p.done !== null) c.done = p.done;
+    if (p.leaseUntil === null) Object.assign(c, { lease: null, leaseUntil: 0 });
+    else c.leaseUntil = p.leaseUntil;
     return true;
   }
   private countsOf(transferId: number): Counts {

@@ -8,7 +8,7 @@ import type {
   Transfer,
   TransferStatus,
 } from '../../src/domain/model';
-import type { Page } from '../../src/domain/paging';
+import { pageOf, type Page } from '../../src/domain/paging';
 import type {
   AuditRepository,
   FrequentRecipientRepository,
@@ -45,6 +45,7 @@ import {
   MemoryVirusScans,
   type MoreState,
 } from './memory-more-repositories';
+import { type ImportedRecord, MemoryImports } from './memory-imports';
 
 /**
  * The domain's repositories in memory: what the domain relies on from its ports, without a database, so that its
@@ -82,6 +83,7 @@ export interface MemoryState {
   mail: MailRow[];
   quotas: Record<string, number>;
   storage: Record<string, number>;
+  imported: ImportedRecord[];
   more: MoreState;
 }
 
@@ -100,6 +102,7 @@ export function emptyState(): MemoryState {
     mail: [],
     quotas: {},
     storage: {},
+    imported: [],
     more: emptyMoreState(),
   };
 }
@@ -180,12 +183,19 @@ class MemoryTransfers implements TransferRepository {
   async listAll() {
     return this.listPage('all', null);
   }
+  async lockMany(ids: number[]) {
+    const wanted = new Set(ids);
+    return copy(this.s.transfers.filter((t) => wanted.has(t.id)).sort((a, b) => a.id - b.id));
+  }
+  async closeMany(ids: number[], now: number, reason: string) {
+    for (const id of ids) await this.setStatus(id, 'closed', now, reason);
+  }
   async listPage(owner: TransferOwner, page: Page | null) {
     const mine = this.s.transfers.filter(
       (t) => owner === 'all' || ('userId' in owner ? t.userId === owner.userId : t.guestId === owner.guestId),
     );
     const sorted = mine.sort((a, b) => b.id - a.id);
-    return copy(page ? sorted.slice(page.offset, page.offset + page.limit) : sorted);
+    return copy(pageOf(sorted, page, (t) => t.id, true));
   }
   async filesOf(transferIds: number[]) {
     const ids = new Set(transferIds);
@@ -328,6 +338,7 @@ class MemoryTransfers implements TransferRepository {
     const f = this.s.files.find((x) => x.complete && x.sha256 === null && x.deleted === null);
     return copy(f);
   }
+  async renewDigest() {}
   async saveDigest(fileId: number, sha256: string) {
     const f = this.s.files.find((x) => x.id === fileId);
     if (f) f.sha256 = sha256;
@@ -386,6 +397,9 @@ class MemoryAudit implements AuditRepository {
   constructor(private readonly w: MemoryWorld) {}
   async record(e: AuditEntry) {
     this.w.state.audit.push(copy(e));
+  }
+  async recordMany(entries: AuditEntry[]) {
+    for (const e of entries) await this.record(e);
   }
   async forTransfer(transferId: number) {
     return copy(this.w.state.audit.filter((e) => e.transferId === transferId));
@@ -533,6 +547,11 @@ class MemoryMailQueue implements MailQueueRepository {
       targetId: m.target?.id ?? null,
     }));
   }
+  async renewClaims(ids: number[], _node: string, held: number, until: number) {
+    const mine = this.s.mail.filter((m) => ids.includes(m.id) && m.status === 'pending' && m.nextAttempt === held);
+    for (const m of mine) m.nextAttempt = until;
+    return mine.map((m) => m.id);
+  }
   async nextDue(now: number) {
     const pending = this.s.mail.filter((m) => m.status === 'pending');
     return pending.length ? Math.max(0, Math.min(...pending.map((m) => m.nextAttempt)) - now) : null;
@@ -582,19 +601,25 @@ class MemoryPurge implements PurgeRepository {
   private get s() {
     return this.w.state;
   }
+  private ids(which: (t: Transfer) => boolean) {
+    return this.s.transfers
+      .filter(which)
+      .map((t) => t.id)
+      .sort((a, b) => a - b);
+  }
   async expiredOpenTransfers(now: number) {
-    return copy(this.s.transfers.filter((t) => t.status !== 'closed' && t.expires <= now));
+    return this.ids((t) => t.status !== 'closed' && t.expires <= now);
   }
   async abandonedTransfers(createdBefore: number) {
-    return copy(
-      this.s.transfers.filter(
-        (t) =>
-          t.madeAvailable === null && t.status !== 'closed' && t.status !== 'available' && t.created < createdBefore,
-      ),
+    return this.ids(
+      (t) => t.madeAvailable === null && t.status !== 'closed' && t.status !== 'available' && t.created < createdBefore,
     );
   }
   async closedBefore(closedBefore: number) {
-    return copy(this.s.transfers.filter((t) => t.status === 'closed' && t.closed !== null && t.closed < closedBefore));
+    return this.ids((t) => t.status === 'closed' && t.closed !== null && t.closed < closedBefore);
+  }
+  async deleteTransfersRecords(ids: number[]) {
+    for (const id of ids) await this.deleteTransferRecords(id);
   }
   async deleteTransferRecords(id: number) {
     const s = this.s;
@@ -618,8 +643,9 @@ class MemoryPurge implements PurgeRepository {
       )
       .map((f) => ({ transferId: f.transferId, fileId: f.id, uid: f.uid, upload: f.storeUpload as string }));
   }
-  async liveFileKeys() {
-    const open = new Set(this.s.transfers.filter((t) => t.status !== 'closed').map((t) => t.id));
+  async liveFileKeys(transferIds: number[]) {
+    const asked = new Set(transferIds);
+    const open = new Set(this.s.transfers.filter((t) => t.status !== 'closed' && asked.has(t.id)).map((t) => t.id));
     return new Set(
       this.s.files.filter((f) => f.deleted === null && open.has(f.transferId)).map((f) => `${f.transferId}/${f.uid}`),
     );
@@ -653,10 +679,14 @@ class MemoryUsage implements UsageRepository {
   async openBytes(userId: string | null) {
     return this.openFiles(userId).reduce((n, { f }) => n + f.size, 0);
   }
-  async openBytesByUser() {
+  async recountOpenBytes() {
     const out = new Map<string, number>();
     for (const { f, owner } of this.openFiles(null)) out.set(owner, (out.get(owner) ?? 0) + f.size);
     return out;
+  }
+  async openBytesOf(userIds: string[]) {
+    const all = await this.recountOpenBytes();
+    return new Map(userIds.filter((u) => all.has(u)).map((u) => [u, all.get(u)!]));
   }
   async quotaOf(userId: string) {
     return this.s.quotas[userId] ?? null;
@@ -721,6 +751,7 @@ export class MemoryWorld {
       sharing: new MemorySharing(view),
       loginDevices: new MemoryLoginDevices(view),
       virusScans: new MemoryVirusScans(view),
+      imports: new MemoryImports(view),
     };
     this.uow = {
       run: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {

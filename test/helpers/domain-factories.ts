@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { ServiceError } from '../../src/domain/errors';
-import type { Actor } from '../../src/domain/model';
+import type { DownloadAccess, DownloadKind } from '../../src/domain/downloads';
+import type { Actor, FileRecord } from '../../src/domain/model';
 import type { TransferDraft } from '../../src/domain/transfer-input';
 import type { DomainOnFakes } from '../fakes/domain';
 
@@ -61,4 +62,22 @@ export async function sentTransfer(d: DomainOnFakes, actor: Actor, over: Partial
   const v = await d.transfers.create(actor, draft(d, over), 'en');
   await upload(d, actor, v.transfer.id);
   return { id: v.transfer.id, recipients: v.recipients, files: v.files };
+}
+
+/**
+ * One response sending these files through a link (docs/sharing.md, Download limits): started on spans from
+ * byte `from` to the end, then ended, after writing every byte or, with `cutAfter`, that many of each span.
+ */
+export async function download(
+  d: DomainOnFakes,
+  a: DownloadAccess,
+  files: FileRecord[],
+  opts: { kind?: DownloadKind; from?: number; cutAfter?: number; ip?: string | null } = {},
+): Promise<void> {
+  const who = { ip: opts.ip ?? null };
+  const kind = opts.kind ?? 'file';
+  const spans = files.map((f) => ({ fileId: f.id, size: f.size, start: opts.from ?? 0, end: f.size }));
+  const use = await d.downloads.started(a, spans, kind, who);
+  use.sent = spans.map((s) => opts.cutAfter ?? s.end - s.start);
+  await d.downloads.ended(a, files, kind, who, use, opts.cutAfter === undefined);
 }

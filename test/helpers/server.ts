@@ -110,6 +110,15 @@ export async function startTestServer(
     (cfg as { base_url: string }).base_url = server.url;
     app.services.settings.get().base_url = server.url;
   }
+  try {
+    await app.join();
+  } catch (e) {
+    // Refused (an older node under a newer level): nothing is left running.
+    await server.close(1000);
+    await app.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
   app.start();
   return {
     url: server.url,

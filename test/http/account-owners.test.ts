@@ -27,6 +27,7 @@ const IDS = [...KINDS.map(target), 'admin'];
 const pw = (uid: string) => `${uid} pw 1`;
 const LOCAL_PW = 'local password 1';
 const ADMIN_GROUP = 'ferry-admins';
+const SAML_ADMIN = 'urn:mace:example.org:ferry:admin';
 
 let s: TestServer;
 let dir: TestDirectory;
@@ -43,8 +44,9 @@ test.before(async () => {
     [
       ...IDS.map((uid) => ({ uid, password: pw(uid), mail: `${uid}@dir.example`, cn: uid })),
       { uid: 'svc', password: 'directory svc pw', mail: 'svc@dir.example', cn: 'svc' },
+      { uid: 'ops', password: 'directory ops pw', mail: 'ops@dir.example', cn: 'ops' },
     ],
-    {},
+    { [ADMIN_GROUP]: ['ops'] },
   );
   const keyDir = tempDir();
   const out: string[] = [];
@@ -58,6 +60,10 @@ test.before(async () => {
   const samlUsers: Record<string, IdpUser> = {};
   for (const uid of IDS)
     samlUsers[uid] = { password: pw(uid), attributes: { uid: [uid], mail: [`${uid}@uni.example`] } };
+  samlUsers.chief = {
+    password: pw('chief'),
+    attributes: { uid: ['chief'], mail: ['chief@uni.example'], eduPersonEntitlement: [SAML_ADMIN] },
+  };
   idp = await startIdp(samlUsers, { port: idpPort });
   const sp = [
     {
@@ -76,6 +82,7 @@ test.before(async () => {
       bind_dn: dir.bindDn,
       bind_password: dir.bindPassword,
       user_base: `ou=people,${dir.suffix}`,
+      admin_groups: [`cn=${ADMIN_GROUP},ou=groups,${dir.suffix}`],
       timeout_s: 2,
     },
     {
@@ -84,6 +91,7 @@ test.before(async () => {
       ...keys,
       idp_metadata: [`http://127.0.0.1:${idpPort}/saml2/idp/metadata.php`],
       uid_attributes: ['uid'],
+      admin_values: [SAML_ADMIN],
     },
     { type: 'header', id: 'proxy', trusted_proxies: ['127.0.0.1', '::1'] },
     { type: 'local' },
@@ -278,17 +286,29 @@ test('an operator links accounts on purpose: ferry user link / unlink; a local a
   assert.is((await cli('user', 'link', uid, 'nope')).code, 1);
 });
 
-test("admin rights from a provider's groups show: GET /user is_admin and the user list's admin", async () => {
+test("admin rights from a provider's groups show: GET /user is_admin and the user list's admin (OpenID, LDAP, SAML)", async () => {
   const boss = await viaOidc('boss');
-  assert.is(boss.status, 302, String(boss.why));
-  const me = await s.request('GET', '/user', { headers: { Cookie: boss.cookie! } });
-  assert.is(me.json.is_admin, true);
+  const signedIn = {
+    boss,
+    ops: await viaPassword('/login/dir', 'ops', 'directory ops pw'),
+    chief: await viaSaml('chief'),
+  };
+  for (const [uid, got] of Object.entries(signedIn)) {
+    assert.ok(got.cookie, `${uid}: ${got.status} ${got.why}`);
+    const me = await s.request('GET', '/user', { headers: { Cookie: got.cookie! } });
+    assert.is(me.json.is_admin, true, uid);
+  }
   const all = await s.request('GET', '/user/@all', { headers: { Cookie: boss.cookie! } });
   assert.is(all.status, 200, all.text);
-  const row = (all.json as { id: string; admin: boolean; admin_by_provider: boolean; provider: string }[]).find(
-    (u) => u.id === 'boss',
-  );
-  assert.equal([row?.admin, row?.admin_by_provider, row?.provider], [true, true, 'sso']);
+  const rows = all.json as { id: string; admin: boolean; admin_by_provider: boolean; provider: string }[];
+  for (const [uid, provider] of [
+    ['boss', 'sso'],
+    ['ops', 'dir'],
+    ['chief', 'uni'],
+  ]) {
+    const row = rows.find((u) => u.id === uid);
+    assert.equal([row?.admin, row?.admin_by_provider, row?.provider], [true, true, provider], uid);
+  }
   // A user without the group: neither.
   const plain = await viaPassword('/login/dir', 'svc', 'directory svc pw');
   assert.is(plain.status, 200);

@@ -178,6 +178,134 @@ test('a download cut short can be started again from byte 0 by the same link; it
   assert.is((await get(url)).status, 410);
 });
 
+/** A GET whose answer's head is back and whose body is not read (the server goes on sending into the socket). */
+const opened = (p: string, headers: Record<string, string> = {}) =>
+  new Promise<http.IncomingMessage>((resolve, reject) =>
+    http.get(`${s.url}${p}`, { headers: { Accept: 'application/json', ...headers } }, resolve).on('error', reject),
+  );
+
+async function readAll(a: http.IncomingMessage): Promise<Buffer> {
+  const parts: Buffer[] = [];
+  for await (const c of a) parts.push(c as Buffer);
+  return Buffer.concat(parts);
+}
+
+test('a byte, then six `Range: bytes=1-` at once: one answer sends the rest, five are refused; one copy in all', async () => {
+  const data = patternBytes('six', 8 * MiB);
+  const { t, tokens } = await available([{ name: 'six.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  const first = await get(url, { Range: 'bytes=0-0' });
+  assert.is(first.status, 206);
+  const part0 = Buffer.from(await first.arrayBuffer());
+  const answers = await Promise.all(Array.from({ length: 6 }, () => opened(url, { Range: 'bytes=1-' })));
+  assert.equal(answers.map((a) => a.statusCode).sort(), [206, 410, 410, 410, 410, 410]);
+  for (const a of answers) {
+    const body = await readAll(a);
+    if (a.statusCode === 206) assert.is(sha256(Buffer.concat([part0, body])), sha256(data), 'the one copy is whole');
+    else assert.is(JSON.parse(body.toString()).message, 'download_limit_reached');
+  }
+  await settled(t.id, 1);
+  assert.equal(
+    (await counts(t.id)).map((c) => c.downloads),
+    [1],
+  );
+  // Sent again one by one, the same bytes are no more copies.
+  for (const range of ['bytes=1-', 'bytes=0-', `bytes=${2 * MiB}-`]) {
+    const again = await get(url, { Range: range, Accept: 'application/json' });
+    assert.is(again.status, 410, range);
+    assert.is((await again.json()).message, 'download_limit_reached');
+  }
+  assert.is((await get(url, { Accept: 'application/json' })).status, 410);
+});
+
+test('a whole download held open unread, and five `Range: bytes=1-` beside it: all five refused', async () => {
+  const data = patternBytes('held', 8 * MiB);
+  const { t, tokens } = await available([{ name: 'held.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  const held = await opened(url);
+  assert.is(held.statusCode, 200);
+  const ranges = await Promise.all(Array.from({ length: 5 }, () => opened(url, { Range: 'bytes=1-' })));
+  assert.equal(
+    ranges.map((a) => a.statusCode),
+    [410, 410, 410, 410, 410],
+  );
+  for (const a of ranges) assert.is(JSON.parse((await readAll(a)).toString()).message, 'download_limit_reached');
+  assert.is(sha256(await readAll(held)), sha256(data));
+  await settled(t.id, 1);
+  assert.equal(
+    (await counts(t.id)).map((c) => c.downloads),
+    [1],
+  );
+});
+
+test('a download cut near its end (its last bytes written but not read) is resumed with Range; it counts once', async () => {
+  const data = patternBytes('near', 8 * MiB);
+  const { t, tokens } = await available([{ name: 'near.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  const KEEP = 8_126_464;
+  const a = await opened(url);
+  assert.is(a.statusCode, 200);
+  // The recipient reads 8,126,464 bytes and pauses: the server writes the rest into the connection's buffers
+  // and counts its download; then the recipient goes away without reading them.
+  const parts: Buffer[] = [];
+  let got = 0;
+  await new Promise<void>((resolve) => {
+    const onData = (c: Buffer) => {
+      parts.push(c);
+      got += c.length;
+      if (got >= KEEP) {
+        a.pause();
+        a.off('data', onData);
+        resolve();
+      }
+    };
+    a.on('data', onData);
+  });
+  await settled(t.id, 1);
+  a.destroy();
+  const kept = Buffer.concat(parts).subarray(0, KEEP);
+  const rest = await get(url, { Range: `bytes=${KEEP}-`, 'If-Range': a.headers.etag! });
+  assert.is(rest.status, 206);
+  assert.is(sha256(Buffer.concat([kept, Buffer.from(await rest.arrayBuffer())])), sha256(data));
+  await new Promise((r) => setTimeout(r, 200));
+  assert.equal(
+    (await counts(t.id)).map((c) => c.downloads),
+    [1],
+    'the resume is the same copy',
+  );
+  // The copy's last bytes may be resumed again while what is sent again stays under half the file in all; a
+  // new copy may not.
+  const tail = await get(url, { Range: `bytes=${7 * MiB}-` });
+  assert.is(tail.status, 206);
+  await tail.arrayBuffer();
+  const refused = await get(url, { Range: `bytes=${5 * MiB}-`, Accept: 'application/json' });
+  assert.is(refused.status, 410);
+  assert.is((await get(url, { Accept: 'application/json' })).status, 410);
+  const page = await get(`/?s=download&token=${tokens[0]}`, { Accept: 'text/html' });
+  assert.is(page.status, 410);
+  assert.match(await page.text(), /no downloads left/);
+});
+
+test('a file fetched chunk after chunk with Range, each asked as the last one ends, is one copy', async () => {
+  const data = patternBytes('chunks', 6 * MiB);
+  const { t, tokens } = await available([{ name: 'chunks.bin', data }], 1);
+  const url = fileUrl(tokens[0], t.files[0].id);
+  const parts: Buffer[] = [];
+  // As the page and `ferry get` fetch an encrypted file: the next request leaves as soon as the last body is in.
+  for (let at = 0; at < data.length; at += 256 * 1024) {
+    const r = await get(url, { Range: `bytes=${at}-${Math.min(at + 256 * 1024, data.length) - 1}` });
+    assert.is(r.status, 206, `the chunk at ${at}`);
+    parts.push(Buffer.from(await r.arrayBuffer()));
+  }
+  assert.is(sha256(Buffer.concat(parts)), sha256(data));
+  await settled(t.id, 1);
+  assert.equal(
+    (await counts(t.id)).map((c) => c.downloads),
+    [1],
+  );
+  assert.is((await get(url, { Accept: 'application/json' })).status, 410);
+});
+
 test('a ZIP counts one per file; a file spent refuses the archive that holds it; other links are their own', async () => {
   const a = patternBytes('za', 20_000);
   const b = patternBytes('zb', 30_000);

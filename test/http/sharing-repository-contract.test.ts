@@ -31,7 +31,7 @@ forEachWorld('after an upload: the repositories', (it) => {
     assert.equal(views.get(b.id), { controls: { downloadLimit: null, passwordHash: null }, counts: [] });
   });
 
-  it('download claims: a claim sends until released; done once; the done ones counted per link and file', async ({
+  it('download claims: sent ranges and a lease; only the holder records; done ones counted per link and file', async ({
     w,
   }) => {
     const t = await transferWith(w, 'dc');
@@ -39,38 +39,57 @@ forEachWorld('after an upload: the repositories', (it) => {
     const [f1, f2] = t.files;
     const c1 = await w.uow.run(async (tx) => {
       await tx.sharing.holdLink(r1);
-      return tx.sharing.claim(r1, f1, T0);
+      return tx.sharing.claim(r1, f1, T0, 'lease-a', T0 + 60);
     });
-    const c2 = await w.repos.sharing.claim(r1, f1, T0 + 10);
-    const c3 = await w.repos.sharing.claim(r2, f2, T0 + 10);
-    assert.equal(await w.repos.sharing.claims(r1, [f1, f2], T0), [
-      { id: c1, fileId: f1, claimed: T0, active: true, done: null },
-      { id: c2, fileId: f1, claimed: T0 + 10, active: true, done: null },
+    const c2 = await w.repos.sharing.claim(r1, f1, T0 + 10, 'lease-b', T0 + 70);
+    const c3 = await w.repos.sharing.claim(r2, f2, T0 + 10, 'lease-c', T0 + 70);
+    assert.equal(await w.repos.sharing.claims(r1, [f1, f2]), [
+      { id: c1, fileId: f1, claimed: T0, done: null, sent: [], resent: 0, leaseUntil: T0 + 60 },
+      { id: c2, fileId: f1, claimed: T0 + 10, done: null, sent: [], resent: 0, leaseUntil: T0 + 70 },
     ]);
-    assert.ok(await w.repos.sharing.release(c1, T0 + 20, true));
-    assert.not.ok(await w.repos.sharing.release(c1, T0 + 21, true), 'done already');
-    assert.ok(await w.repos.sharing.release(c2, T0 + 20, false), 'a response ended short of the last byte');
-    // Since T0 + 15: the done claim still counts, the unfinished one claimed before does not.
-    assert.equal(await w.repos.sharing.claims(r1, [f1], T0 + 15), [
-      { id: c1, fileId: f1, claimed: T0, active: false, done: T0 + 20 },
+    // Progress while sending renews the lease; the end of the response lets the claim go.
+    assert.ok(
+      await w.repos.sharing.record(c1, 'lease-a', { sent: [[0, 5]], resent: 0, done: null, leaseUntil: T0 + 90 }),
+    );
+    assert.ok(
+      await w.repos.sharing.record(c1, 'lease-a', { sent: [[0, 9]], resent: 2, done: T0 + 20, leaseUntil: null }),
+    );
+    assert.not.ok(
+      await w.repos.sharing.record(c1, 'lease-a', { sent: [], resent: 0, done: null, leaseUntil: T0 + 99 }),
+      'let go: that response holds it no longer',
+    );
+    assert.not.ok(
+      await w.repos.sharing.record(c2, 'lease-x', { sent: [[0, 1]], resent: 0, done: null, leaseUntil: null }),
+      'another lease writes nothing',
+    );
+    assert.ok(await w.repos.sharing.record(c2, 'lease-b', { sent: [[0, 3]], resent: 0, done: null, leaseUntil: null }));
+    assert.equal(await w.repos.sharing.claims(r1, [f1]), [
+      { id: c1, fileId: f1, claimed: T0, done: T0 + 20, sent: [[0, 9]], resent: 2, leaseUntil: 0 },
+      { id: c2, fileId: f1, claimed: T0 + 10, done: null, sent: [[0, 3]], resent: 0, leaseUntil: 0 },
     ]);
-    await w.repos.sharing.resume(c2, T0 + 30);
+    // A resumed download takes the claim no response holds; the old lease is shut out.
+    await w.repos.sharing.take(c2, 'lease-d', T0 + 100);
     assert.equal(
-      (await w.repos.sharing.claims(r1, [f1], T0 + 15)).map((c) => [c.id, c.active, c.claimed]),
+      (await w.repos.sharing.claims(r1, [f1])).map((c) => [c.id, c.leaseUntil, c.sent]),
       [
-        [c1, false, T0],
-        [c2, true, T0 + 30],
+        [c1, 0, [[0, 9]]],
+        [c2, T0 + 100, [[0, 3]]],
       ],
     );
-    assert.ok(await w.repos.sharing.release(c2, T0 + 40, true));
-    assert.ok(await w.repos.sharing.release(c3, T0 + 40, true));
+    assert.not.ok(await w.repos.sharing.record(c2, 'lease-b', { sent: [], resent: 0, done: null, leaseUntil: null }));
+    assert.ok(
+      await w.repos.sharing.record(c2, 'lease-d', { sent: [[0, 9]], resent: 0, done: T0 + 40, leaseUntil: null }),
+    );
+    assert.ok(
+      await w.repos.sharing.record(c3, 'lease-c', { sent: [[0, 9]], resent: 0, done: T0 + 40, leaseUntil: null }),
+    );
     const counts = (await w.repos.sharing.doneCounts(t.id)).sort((a, b) => a.recipientId - b.recipientId);
     assert.equal(counts, [
       { recipientId: r1, fileId: f1, done: 2 },
       { recipientId: r2, fileId: f2, done: 1 },
     ]);
     assert.equal((await w.repos.sharing.viewsOf([t.id])).get(t.id)!.counts.length, 2);
-    assert.equal(await w.repos.sharing.claims(r1, [], T0), []);
+    assert.equal(await w.repos.sharing.claims(r1, []), []);
   });
 
   it('automatic reminders: transfers due by a date, links with every file, each reminder claimed once', async ({
@@ -153,11 +172,11 @@ forEachWorld('after an upload: the repositories', (it) => {
   it('purge: a Transfer takes its sharing controls and download claims with it', async ({ w }) => {
     const t = await transferWith(w, 'pg', 1, 1);
     await w.repos.sharing.setControls(t.id, { downloadLimit: 1, passwordHash: null });
-    const c = await w.repos.sharing.claim(t.recipients[0], t.files[0], T0);
-    await w.repos.sharing.release(c, T0, true);
+    const c = await w.repos.sharing.claim(t.recipients[0], t.files[0], T0, 'lease-p', T0 + 60);
+    await w.repos.sharing.record(c, 'lease-p', { sent: [[0, 9]], resent: 0, done: T0, leaseUntil: null });
     await w.repos.purge.deleteTransferRecords(t.id);
     assert.equal(await w.repos.sharing.controls(t.id), { downloadLimit: null, passwordHash: null });
-    assert.equal(await w.repos.sharing.claims(t.recipients[0], t.files, 0), []);
+    assert.equal(await w.repos.sharing.claims(t.recipients[0], t.files), []);
   });
 
   it('mail queue: due messages claimed once, retried, sent or failed; counted by state; the next due time', async ({
@@ -222,13 +241,13 @@ forEachWorld('after an upload: the repositories', (it) => {
     await w.uow
       .run(async (tx) => {
         await tx.sharing.setControls(t.id, { downloadLimit: 9, passwordHash: null });
-        await tx.sharing.claim(t.recipients[0], t.files[0], T0);
+        await tx.sharing.claim(t.recipients[0], t.files[0], T0, 'lease-r', T0 + 60);
         await tx.virusScans.begin(t.id, T0);
         throw new Error('rolled back');
       })
       .catch(() => {});
     assert.equal(await w.repos.sharing.controls(t.id), { downloadLimit: null, passwordHash: null });
-    assert.equal(await w.repos.sharing.claims(t.recipients[0], t.files, 0), []);
+    assert.equal(await w.repos.sharing.claims(t.recipients[0], t.files), []);
     assert.is(await w.repos.virusScans.find(t.id), undefined);
   });
 });

@@ -292,8 +292,8 @@ for (const [name, open] of Object.entries(worlds)) {
       target: { type: 'Transfer', id: String(id) },
     });
     await w.repos.trackingErrors.add('Recipient', r.id, { type: 'bounce', date: T0, details: 'x' });
-    assert.ok((await w.repos.purge.expiredOpenTransfers(T0)).some((t) => t.id === id));
-    assert.ok((await w.repos.purge.abandonedTransfers(T0)).some((t) => t.id === id));
+    assert.ok((await w.repos.purge.expiredOpenTransfers(T0)).includes(id));
+    assert.ok((await w.repos.purge.abandonedTransfers(T0)).includes(id));
     await w.repos.purge.deleteTransferRecords(id);
     assert.is(await w.repos.transfers.find(id), undefined);
     assert.equal(await w.repos.transfers.filesOf([id]), []);
@@ -305,9 +305,101 @@ for (const [name, open] of Object.entries(worlds)) {
     const before = await w.repos.usage.openBytes('quser');
     const id = await newTransfer(w, 'quser', { files: 2 });
     assert.is(await w.repos.usage.openBytes('quser'), before + 201);
-    assert.is((await w.repos.usage.openBytesByUser()).get('quser'), before + 201);
+    assert.is((await w.repos.usage.recountOpenBytes()).get('quser'), before + 201);
     await w.repos.transfers.setStatus(id, 'closed', T0);
     assert.is(await w.repos.usage.openBytes('quser'), before);
+  });
+
+  it('usage totals: after each step of the lifecycle they equal a recount of the files, per user and in all', async ({
+    w,
+  }) => {
+    const users = ['tot-a', 'tot-b', 'tot-c'];
+    const check = async (step: string) => {
+      const recount = await w.repos.usage.recountOpenBytes();
+      const totals = await w.repos.usage.openBytesOf(users);
+      for (const u of users) {
+        assert.is(totals.get(u) ?? 0, recount.get(u) ?? 0, `${step}: ${u}'s total`);
+        assert.is(await w.repos.usage.openBytes(u), recount.get(u) ?? 0, `${step}: ${u}'s quota use`);
+      }
+      const everyone = [...recount.values()].reduce((a, b) => a + b, 0);
+      assert.is(await w.repos.usage.openBytes(null), everyone, `${step}: the instance's use`);
+    };
+    await check('at first');
+    // Created: every file counts from the start, in the unit of work that creates the Transfer.
+    const a1 = await newTransfer(w, 'tot-a', { files: 3 });
+    const a2 = await newTransfer(w, 'tot-a', { files: 2 });
+    const b1 = await newTransfer(w, 'tot-b', { files: 4 });
+    const c1 = await newTransfer(w, 'tot-c', { files: 1 });
+    await check('created');
+    assert.is(await w.repos.usage.openBytes('tot-a'), 303 + 201);
+    // Uploaded and completed: the declared sizes were counted already; nothing moves.
+    const [f1, f2] = await w.repos.transfers.files(a1);
+    await w.repos.transfers.markUploading(a1);
+    await w.uow.run((tx) => tx.transfers.recordRange(f1.id, 0, 50));
+    await w.uow.run((tx) => tx.transfers.recordRange(f1.id, 50, 100));
+    await w.repos.transfers.completeFile(f1.id, 1, null);
+    await w.repos.transfers.setStatus(a1, 'available', T0);
+    await check('uploaded, completed, available');
+    // A file deleted from an open Transfer counts no more; one deleted from a closed Transfer changes nothing.
+    await w.repos.transfers.deleteFile(f2.id, T0);
+    await check('a file deleted');
+    assert.is(await w.repos.usage.openBytes('tot-a'), 303 + 201 - 101);
+    // Closed by its owner, expired, and a rolled-back close that must leave the totals as they were.
+    await w.repos.transfers.setStatus(a2, 'closed', T0, 'closed by owner');
+    await check('closed');
+    await w.uow
+      .run(async (tx) => {
+        await tx.transfers.setStatus(b1, 'closed', T0, 'expired');
+        throw new Error('rolled back');
+      })
+      .catch(() => {});
+    await check('a close rolled back');
+    await w.uow.run((tx) => tx.transfers.setStatus(b1, 'closed', T0, 'expired'));
+    await check('expired');
+    const [g] = await w.repos.transfers.files(b1);
+    await w.repos.transfers.deleteFile(g.id, T0);
+    await check('a file of a closed Transfer deleted');
+    // Purged: a closed Transfer's records, then an open one's (an abandoned upload) with a deleted file in it.
+    await w.repos.purge.deleteTransferRecords(b1);
+    await check('a closed Transfer purged');
+    const [h] = await w.repos.transfers.files(a1);
+    await w.repos.transfers.deleteFile(h.id, T0);
+    await w.repos.purge.deleteTransferRecords(a1);
+    await check('an open Transfer purged');
+    assert.is(await w.repos.usage.openBytes('tot-a'), 0);
+    assert.is(await w.repos.usage.openBytes('tot-c'), 100);
+    await w.repos.purge.deleteTransferRecords(c1);
+    await check('all purged');
+  });
+
+  it('pages by key: the page after the last id seen, newest first, none skipped or repeated while rows come and go', async ({
+    w,
+  }) => {
+    const ids: number[] = [];
+    for (let i = 0; i < 23; i++) ids.push(await newTransfer(w, 'keyed'));
+    const seen: number[] = [];
+    let after: number | null = null;
+    let added = 0;
+    for (let round = 0; round < 20; round++) {
+      const page = await w.repos.transfers.listPage(
+        { userId: 'keyed' },
+        { limit: 5, offset: 0, after: after === null ? null : String(after) },
+      );
+      if (page.length === 0) break;
+      seen.push(...page.map((t) => t.id));
+      after = page[page.length - 1].id;
+      // Meanwhile a new Transfer (newer than every page: not in the walk) and one already seen removed.
+      if (added++ < 3) {
+        await newTransfer(w, 'keyed');
+        await w.repos.purge.deleteTransferRecords(seen[0]);
+      }
+    }
+    assert.equal(seen, [...ids].reverse(), 'every Transfer once, in order');
+    const everyone = await w.repos.transfers.listPage('all', { limit: 3, offset: 0, after: String(ids[10]) });
+    assert.equal(
+      everyone.map((t) => t.id),
+      [ids[9], ids[8], ids[7]],
+    );
   });
 
   it.run();

@@ -120,6 +120,18 @@ test('assets: served with their type, immutable when the hash matches, ETag reva
   }
 });
 
+test("the upload worker's script carries the worker's own policy (connect to this origin), also when revalidated", async () => {
+  const first = await s.request('GET', '/assets/upload-worker.js');
+  assert.is(first.status, 200);
+  assert.is(first.headers.get('content-security-policy'), "default-src 'none'; connect-src 'self'");
+  // A browser keeps the policy of the 304 for the cached script: without it the next upload's worker reached nothing.
+  const again = await s.request('GET', '/assets/upload-worker.js', {
+    headers: { 'If-None-Match': first.headers.get('etag')! },
+  });
+  assert.is(again.status, 304);
+  assert.is(again.headers.get('content-security-policy'), "default-src 'none'; connect-src 'self'");
+});
+
 test('a dead guest link opened in a browser gets a page saying so; API clients keep the JSON error', async () => {
   const page = await s.request('GET', '/?s=upload&vid=no-such-token', {
     headers: { Accept: 'text/html,application/xhtml+xml,*/*;q=0.8', 'Accept-Language': 'fr' },

@@ -104,9 +104,11 @@ test('the ports are where the domain says: one folder, every port async', () => 
   assert.equal(ports, [
     'clock.ts',
     'file-store.ts',
+    'filesender-source.ts',
     'ids.ts',
     'index.ts',
     'mailer.ts',
+    'nodes.ts',
     'repositories.ts',
     'unit-of-work.ts',
     'virus-scanner.ts',

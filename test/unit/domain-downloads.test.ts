@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { hashLinkPassword } from '../../src/domain/link-password';
 import { domainOnFakes, userActor } from '../fakes/domain';
-import { refused, sentTransfer } from '../helpers/domain-factories';
+import { download, refused, sentTransfer } from '../helpers/domain-factories';
 
 // The recipients' side (src/domain/downloads.ts), on the in-memory ports of test/fakes/: what a link opens,
 // download limits, link passwords, and the owner told once when a recipient has everything.
@@ -31,21 +31,18 @@ test('a download limit: each whole download counts; a cut one may be resumed; pa
   const d = domainOnFakes();
   const { id, recipients } = await sentTransfer(d, alice, { sharing: { downloadLimit: 2, passwordHash: null } });
   const token = recipients[0].token;
-  const download = async (whole: boolean) => {
-    const a = await d.downloads.access(token);
-    const claims = await d.downloads.started(a, a.files, 'file', who);
-    if (whole) await d.downloads.ended(a, a.files, 'file', who, a.files, claims);
-    else await d.downloads.cut(claims);
+  const once = async (opts: { from?: number; cutAfter?: number } = {}) => {
+    const a = await d.downloads.access(token, undefined, { resuming: opts.from !== undefined });
+    await download(d, a, a.files, { ...opts, ip: who.ip });
   };
-  await download(true);
-  await download(false);
-  const resumed = await d.downloads.access(token);
-  const claims = await d.downloads.started(resumed, resumed.files, 'file', who, false);
-  await d.downloads.ended(resumed, resumed.files, 'file', who, resumed.files, claims);
+  await once();
+  await once({ cutAfter: 1000 });
+  // The cut copy goes on where it stopped: it counts once its last byte is sent, as the second copy.
+  await once({ from: 1000 });
   await refused(d.downloads.access(token), 'download_limit_reached');
   // The owner raises the limit: the link opens again at once.
   await d.sharing.setDownloadLimit(alice, await d.transfers.get(id), 3);
-  await download(true);
+  await once();
   await refused(d.downloads.access(token), 'download_limit_reached');
   const events = (await d.transfers.auditLog(await d.transfers.get(id))).map((e) => e.event);
   assert.ok(events.includes('download_limit_changed'), events.join());
@@ -57,7 +54,9 @@ test('two responses racing past the last download: one is sent, the other refuse
   const d = domainOnFakes();
   const { recipients } = await sentTransfer(d, alice, { sharing: { downloadLimit: 1, passwordHash: null } });
   const a = await d.downloads.access(recipients[0].token);
-  const results = await Promise.allSettled([1, 2].map(() => d.downloads.started(a, a.files, 'file', who)));
+  const spans = a.files.map((f) => ({ fileId: f.id, size: f.size, start: 0, end: f.size }));
+  // The loser waits a moment (src/domain/download-limits.ts, CLAIM_WAIT_MS) for the winner's end, then is refused.
+  const results = await Promise.allSettled([1, 2].map(() => d.downloads.started(a, spans, 'file', who)));
   assert.equal(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
 });
 
@@ -87,15 +86,12 @@ test('the owner is told once that a recipient has every file, also when two down
   const a = await d.downloads.access(recipients[0].token);
   const [first, second] = a.files;
   const told = () => d.mails.filter((m) => m.startsWith('downloadComplete:')).length;
-  const one = await d.downloads.started(a, [first], 'file', who);
-  await d.downloads.ended(a, [first], 'file', who, [first], one);
+  await download(d, a, [first], { ip: who.ip });
   assert.is(told(), 0, 'one file of two');
-  const both = await Promise.all([1, 2].map(() => d.downloads.started(a, [second], 'file', who)));
-  await Promise.all(both.map((c) => d.downloads.ended(a, [second], 'file', who, [second], c)));
+  await Promise.all([1, 2].map(() => download(d, a, [second], { ip: who.ip })));
   assert.ok(told() > 0, 'told when the last file arrived');
   const once = told();
-  const again = await d.downloads.started(a, a.files, 'archive', who);
-  await d.downloads.ended(a, a.files, 'archive', who, a.files, again);
+  await download(d, a, a.files, { kind: 'archive', ip: who.ip });
   assert.is(told(), once, 'not again');
   assert.equal(
     d.downloads.select(a, [second.id, second.id]).map((f) => f.id),

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { domainOnFakes, userActor } from '../fakes/domain';
-import { refused, sentTransfer } from '../helpers/domain-factories';
+import { download, refused, sentTransfer } from '../helpers/domain-factories';
 
 // After an upload, on the in-memory ports of test/fakes/: recipients added and removed
 // (src/domain/recipients.ts), the owner's view of downloads (src/domain/sharing.ts) and the automatic reminders
@@ -41,8 +41,7 @@ test("sharing: the owner's view counts whole downloads per link and file, the sa
   ] as const) {
     for (let i = 0; i < times; i++) {
       const a = await d.downloads.access(token);
-      const claims = await d.downloads.started(a, a.files, 'file', { ip: null });
-      await d.downloads.ended(a, a.files, 'file', { ip: null }, a.files, claims);
+      await download(d, a, a.files);
     }
   }
   const t = await d.transfers.get(id);
@@ -63,8 +62,7 @@ test('automatic reminders: each day-mark mails the recipients who have not downl
   const { recipients } = await sentTransfer(d, alice, { recipients: ['r@example.org', 'q@example.org'] });
   // q downloads everything: only r is reminded.
   const a = await d.downloads.access(recipients[1].token);
-  const claims = await d.downloads.started(a, a.files, 'file', { ip: null });
-  await d.downloads.ended(a, a.files, 'file', { ip: null }, a.files, claims);
+  await download(d, a, a.files);
   d.mails.length = 0;
   assert.equal(await d.reminders.run(), { recipients: 0, guests: 0 }, 'a week before expiry: no mark reached');
   d.time.now += 4 * DAY + 60; // 3 days before expiry

@@ -35,7 +35,8 @@ test('a young-generation collection runs once every so many bytes counted, not b
   const below = await collections(() => {
     for (let i = 0; i < 3; i++) meter.discarded(MiB); // 3 MiB: under the step
   });
-  assert.ok(below.minor <= 1, `${below.minor} young collections under the step`);
+  // V8 may add collections of its own (up to two were seen on a loaded machine); one a call would be 3.
+  assert.ok(below.minor <= 2, `${below.minor} young collections under the step`);
   const over = await collections(() => {
     meter.discarded(MiB); // the 4th MiB
     for (let i = 0; i < 8; i++) meter.discarded(MiB); // two steps more

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { LANGS, ownTable } from '../../src/i18n';
+import { LANGS, ownTable, translate, type TextKey } from '../../src/i18n';
 import { LANGUAGE_NAMES } from '../../src/i18n/languages';
 
 // Every language ferry ships says everything English says: the pages, the mails and the error messages users
@@ -37,6 +37,7 @@ const SAME_AS_ENGLISH: Record<string, string[]> = {
     'ui_quotas',
     'mail_auditlog_date',
     'ui_mail_date',
+    'ui_invitations',
   ],
   // German says "Downloads" too.
   de: ['status', 'ui_details', 'ui_admin_role', 'ui_make_admin', 'ui_download_counts'],
@@ -123,6 +124,41 @@ for (const lang of LANGS.filter((l) => l !== 'en')) {
     assert.equal(extra, [], `${lang}: keys English does not have (a stale key, or a plural form the language lacks)`);
   });
 }
+
+/**
+ * Placeholders that hold a number of things. A text with one is a counted text (`key_one`, `key_other` …),
+ * so that no language reads "1 times" or "1 messages"; the few below are not counts of things, each said why.
+ */
+const COUNT_NAMES = new Set(['count', 'n', 'max', 'min', 'limit', 'days', 'hours', 'minutes', 'seconds']);
+const NOT_COUNTED: Record<string, string> = {
+  ui_downloaded_by: 'a fraction, "{n} of {total}", which no shipped language inflects by {n}',
+  ui_opened_only: 'a label and its figure, "opened, not downloaded: {n}"',
+  ui_login_throttled: 'a unit symbol, "{minutes} min"',
+  ui_upload_waiting: 'a unit symbol, "{seconds} s"',
+  ui_too_big: 'a size ("5 GB"), not a count',
+  ui_download_limit_saved: 'a setting\'s new value, a number or the words "no limit"',
+  ui_download_limit_range: 'the bound of a range of numbers ("from 1 to 1,000,000")',
+  ui_download_limit_invalid: 'the bound of a range of numbers ("from 1 to 1,000,000")',
+  ui_setting_hint_int: 'the bounds of a range of numbers ("from 1 to 36,500")',
+  ui_setting_hint_days: 'the bounds of a range of numbers ("each from 1 to 365")',
+  ui_setting_bad_int: 'the bounds of a range of numbers ("from 1 to 36,500")',
+  ui_setting_bad_days: 'the bounds of a range of numbers ("each from 1 to 365")',
+};
+
+test('every count is a counted text, so each language says it in its own plural form', () => {
+  const uncounted = Object.entries(en)
+    .filter(([key]) => !COUNTED.test(key) && !(key in NOT_COUNTED))
+    .filter(([, text]) => [...text.matchAll(/\{(\w+)\}/g)].some((m) => COUNT_NAMES.has(m[1])))
+    .map(([key, text]) => `${key}: "${text}"`);
+  assert.equal(uncounted, [], 'texts with a count but no plural forms');
+  for (const key of Object.keys(NOT_COUNTED)) assert.ok(key in en, `${key} (NOT_COUNTED) is still a text`);
+  const say = (lang: string, key: TextKey, count: number) => translate(lang, key, { count, dir: 'inbox' });
+  assert.is(say('en', 'ui_mail_sink_count', 1), '1 message stored in inbox.');
+  assert.is(say('en', 'ui_mail_sink_count', 2), '2 messages stored in inbox.');
+  assert.is(say('en', 'ui_download_limit_of', 1), 'Each file may be downloaded 1 time through this link.');
+  assert.is(say('pl', 'ui_too_many_files', 3), 'Naraz można wysłać najwyżej 3 pliki.');
+  assert.is(say('cs', 'ui_expiry_hint', 1), 'Nejvýše 1 den od dneška.');
+});
 
 test('the plural rules behind the counted texts: Polish and Czech have their few/many forms, picked by count', async () => {
   const { translator } = await import('../../web/lib/i18n');

@@ -3,9 +3,9 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Api, ApiError } from '../../web/lib/api';
 import { MemoryKeyValue, StorageResumeStore } from '../../web/upload/resume-store';
-import { createUpload, resumeUpload } from '../../web/upload/start';
+import { createUpload, MissingFiles, resumeUpload } from '../../web/upload/start';
 import { Backoff } from '../../src/shared/retry';
-import type { Phase, Source, Upload } from '../../web/upload/uploader';
+import type { Phase, Source, UploadHandle } from '../../web/upload/uploader';
 import { startFakeUploadServer, FakeServer } from './upload-fake-server';
 
 // The browser's upload engine, run under Node against an HTTP server with switchable faults.
@@ -42,7 +42,7 @@ function phasesOf(): { seen: Phase[]; onChange(p: { phase: Phase }): void } {
   return { seen, onChange: (p) => seen[seen.length - 1] !== p.phase && seen.push(p.phase) };
 }
 
-function assertArrived(s: FakeServer, u: Upload, sources: BufSource[]) {
+function assertArrived(s: FakeServer, u: UploadHandle, sources: BufSource[]) {
   for (const [i, f] of u.record.files.entries()) {
     const got = s.files.get(f.fileId)!;
     assert.ok(got.complete, `${f.name} completed`);
@@ -236,7 +236,7 @@ test('resume fills holes: chunks acknowledged out of order are not sent again', 
     void u;
   }));
 
-test("resume prefers the server's ranges when it exposes them, and only completes a fully received file", () =>
+test("resume prefers the server's ranges when it exposes them, asks for every uncompleted file, and only completes a fully received one", () =>
   withServer(async (s, api) => {
     s.exposeRanges = true;
     const data = crypto.randomBytes(4000);
@@ -262,7 +262,18 @@ test("resume prefers the server's ranges when it exposes them, and only complete
     await put(b, full, 0, 1000);
     await put(b, full, 1000, 500);
     const beforeA = s.files.get(a.fileId)!.bytesIn;
-    const again = await resumeUpload(api, rec, new Map([[a.fileId, new BufSource('r.bin', data)]]), { store });
+    // Every file not completed is chosen again and matched, even one whose bytes all arrived (another file
+    // chosen in its place completed an 80 MB upload from a 31 MB file).
+    const refused = await resumeUpload(api, rec, new Map([[a.fileId, new BufSource('r.bin', data)]]), { store }).then(
+      () => null,
+      (e: unknown) => e,
+    );
+    assert.ok(refused instanceof MissingFiles && refused.names.join() === 'f.bin', `refused with ${refused}`);
+    const sources = new Map([
+      [a.fileId, new BufSource('r.bin', data)],
+      [b.fileId, new BufSource('f.bin', full)],
+    ]);
+    const again = await resumeUpload(api, rec, sources, { store });
     await again.run();
     assert.is(s.files.get(a.fileId)!.bytesIn - beforeA, 3000, 'chunk 2 not sent again');
     assert.is(s.files.get(b.fileId)!.bytesIn, 1500, 'f.bin needed no data, only completion');
@@ -295,5 +306,59 @@ test('pause aborts chunks in flight; resume continues; cancel deletes the transf
     assert.equal(s.deletedTransfers, [v.transferId]);
     assert.is(store.list('user:a').length, 0);
   }));
+
+test('a wait after a lost link ends as soon as bytes leave again, not when the countdown or an answer says so', async () => {
+  // One chunk loses its link at once; the other goes on leaving slowly and is answered only 4 s later. The wait
+  // (20 s) said "Trying again in 22 s" while the bar climbed, until that answer came.
+  const { Upload } = await import('../../web/upload/uploader');
+  const { NetworkError } = await import('../../web/lib/api');
+  const t0 = Date.now();
+  let failedOnce = false;
+  const api = {
+    request: async (_method: string, path: string, init: { onProgress?: (n: number) => void } = {}) => {
+      if (path === '/file/1/chunk/1000' && !failedOnce) {
+        failedOnce = true;
+        throw new NetworkError('no answer');
+      }
+      if (path === '/file/1/chunk/0') {
+        await new Promise((r) => setTimeout(r, 1_300));
+        init.onProgress?.(500); // bytes leave again, a while into the wait
+        await new Promise((r) => setTimeout(r, 2_700));
+        init.onProgress?.(1000);
+      }
+      return {};
+    },
+  } as unknown as Api;
+  const changes: { at: number; phase: Phase }[] = [];
+  const u = new Upload(
+    api,
+    {
+      transferId: 1,
+      owner: 'user:a',
+      created: 0,
+      chunkSize: CHUNK,
+      subject: '',
+      recipients: [],
+      links: [],
+      files: [{ fileId: 1, uid: 'u', name: 'a.bin', size: 2000, lastModified: 0, acked: [], complete: false }],
+    },
+    new Map([[1, new BufSource('a.bin', crypto.randomBytes(2000))]]),
+    {
+      chunkSize: CHUNK,
+      concurrency: 2,
+      backoff: { next: () => 20_000, reset: () => undefined } as unknown as Backoff,
+      onChange: (p) => changes.push({ at: Date.now() - t0, phase: p.phase }),
+    },
+  );
+  await u.run();
+  const waited = changes.find((c) => c.phase === 'waiting');
+  assert.ok(waited, 'the lost link was waited for');
+  const back = changes.find((c) => c.at > waited.at && c.phase !== 'waiting');
+  assert.ok(
+    back && back.at < 2_500,
+    `uploading again at ${back?.at} ms (bytes left at 1300 ms; the answer came at 4000 ms): ${JSON.stringify(changes)}`,
+  );
+  assert.ok(Date.now() - t0 < 10_000, 'the chunk that failed was sent again at once, not after 20 s');
+});
 
 test.run();

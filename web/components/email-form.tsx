@@ -15,14 +15,19 @@ export function EmailForm({
   emails,
   idPrefix,
   onSaved,
+  showPlaceholder,
 }: {
   userId?: string;
   emails: string[];
   idPrefix: string;
   onSaved(emails: string[]): void;
+  /** Show the placeholder address as it is, said to be one (an admin's list), rather than an empty field to fill. */
+  showPlaceholder?: boolean;
 }) {
   const { api, t } = useApp();
-  const [value, setValue] = useState(emails.filter((e) => e !== PLACEHOLDER_EMAIL).join(', '));
+  const [value, setValue] = useState(
+    (showPlaceholder ? emails : emails.filter((e) => e !== PLACEHOLDER_EMAIL)).join(', '),
+  );
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
   const [busy, setBusy] = useState(false);
   const submit = async (e: Event) => {
@@ -56,6 +61,9 @@ export function EmailForm({
       <button type="submit" disabled={busy}>
         {t('ui_save')}
       </button>
+      {showPlaceholder && emails.includes(PLACEHOLDER_EMAIL) && (
+        <span class="hint placeholder-email">{t('ui_email_is_placeholder', { email: PLACEHOLDER_EMAIL })}</span>
+      )}
       {note && (
         <span class={note.ok ? 'ok' : 'error'} role={note.ok ? 'status' : 'alert'}>
           {note.text}

@@ -87,28 +87,31 @@ export function EncryptSwitch({
       {on && (
         <>
           <p class="hint">{t('ui_encrypt_hint')}</p>
-          <label>
-            <input
-              type="radio"
-              name="encrypt-mode"
-              value="typed"
-              checked={value.mode === 'typed'}
-              onChange={() => onChange({ ...value, mode: 'typed' })}
-            />{' '}
-            {t('ui_encrypt_typed')}
-          </label>
-          <label>
-            <input
-              type="radio"
-              name="encrypt-mode"
-              value="generated"
-              checked={value.mode === 'generated'}
-              onChange={() =>
-                onChange({ ...value, mode: 'generated', generated: value.generated ?? generatePassword() })
-              }
-            />{' '}
-            {t('ui_encrypt_generated')}
-          </label>
+          {/* The two choices side by side, each kept whole: on a phone the second goes below, never half of it. */}
+          <div class="encrypt-modes">
+            <label>
+              <input
+                type="radio"
+                name="encrypt-mode"
+                value="typed"
+                checked={value.mode === 'typed'}
+                onChange={() => onChange({ ...value, mode: 'typed' })}
+              />{' '}
+              {t('ui_encrypt_typed')}
+            </label>
+            <label>
+              <input
+                type="radio"
+                name="encrypt-mode"
+                value="generated"
+                checked={value.mode === 'generated'}
+                onChange={() =>
+                  onChange({ ...value, mode: 'generated', generated: value.generated ?? generatePassword() })
+                }
+              />{' '}
+              {t('ui_encrypt_generated')}
+            </label>
+          </div>
           {value.mode === 'typed' ? (
             <div class="field">
               <label for={id('password')}>{t('ui_encrypt_password')}</label>

@@ -34,10 +34,7 @@ export function RecipientsInput({ value, onChange, id, label, max }: Props) {
   }, [text]);
 
   const commit = (raw: string): boolean => {
-    const parts = raw
-      .split(/[\s,;]+/)
-      .map((s) => s.trim())
-      .filter(Boolean);
+    const parts = addressesIn(raw);
     if (parts.length === 0) return true;
     const wrong = parts.find((p) => !isEmail(p));
     if (wrong) {
@@ -112,4 +109,20 @@ export function RecipientsInput({ value, onChange, id, label, max }: Props) {
       )}
     </div>
   );
+}
+
+/**
+ * The addresses in what was typed or pasted: commas, semicolons and line breaks separate them; spaces too, but
+ * only where every word is an address ("a@x.org b@y.org"). Otherwise the whole piece is one wrong entry, and
+ * the error quotes it as typed ("not an address"), not its first word.
+ */
+export function addressesIn(raw: string): string[] {
+  return raw
+    .split(/[,;\n]+/)
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .flatMap((piece) => {
+      const words = piece.split(/\s+/);
+      return words.length > 1 && words.every((w) => isEmail(w)) ? words : [piece];
+    });
 }

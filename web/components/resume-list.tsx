@@ -3,16 +3,15 @@ import { useApp } from '../lib/context';
 import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import type { PickedFile } from '../upload/picked';
-import { allSent, sentBytes } from '../../src/shared/resume';
+import { sentBytes } from '../../src/shared/resume';
 import { matchSources, ResumeRecord } from '../upload/resume-store';
-import { resumeUpload, WrongResumePassword } from '../upload/start';
-import { encryptWorkerUrl } from '../upload/encryption';
-import type { Upload, UploadOptions } from '../upload/uploader';
-import { resumeOwner, resumeStore } from '../upload/use-upload';
+import { MissingFiles, resumeUpload, WrongResumePassword } from '../upload/start';
+import type { UploadHandle, UploadOptions } from '../upload/uploader';
+import { pageEngine, resumeOwner, resumeStore } from '../upload/use-upload';
 import { FilePicker } from './file-picker';
 
 interface Props {
-  onResume(u: Upload): void;
+  onResume(u: UploadHandle): void;
   options(): Omit<UploadOptions, 'chunkSize'>;
 }
 
@@ -44,17 +43,20 @@ function ResumeItem({ record, onResume, options, onDiscard }: { record: ResumeRe
   const [password, setPassword] = useState('');
   const sent = record.files.reduce((n, f) => n + sentBytes(f), 0);
   const total = record.files.reduce((n, f) => n + f.size, 0);
-  const needed = record.files.filter((f) => !f.complete && !allSent(f));
+  // Every file not completed, even one whose bytes all arrived: the choice is checked against the record.
+  const needed = record.files.filter((f) => !f.complete);
 
   const chosen = async (files: PickedFile[]) => {
     const map = matchSources(record, files);
-    const missing = needed.filter((f) => !map.has(f.fileId));
+    // Nothing chosen matches (every file already completed): the choice is still not this upload's.
+    const missing = map.size === 0 ? record.files : needed.filter((f) => !map.has(f.fileId));
     if (missing.length) return setError(t('ui_resume_missing', { names: missing.map((f) => f.name).join(', ') }));
     try {
-      const decrypt = record.encryption ? { password, workerUrl: encryptWorkerUrl(api.base) } : undefined;
-      onResume(await resumeUpload(api, record, map, options(), decrypt));
+      const decrypt = record.encryption ? { password } : undefined;
+      onResume(await resumeUpload(api, record, map, options(), decrypt, pageEngine(api.base)));
       setPassword('');
     } catch (e) {
+      if (e instanceof MissingFiles) return setError(t('ui_resume_missing', { names: e.names.join(', ') }));
       setError(e instanceof WrongResumePassword ? t('ui_encrypt_resume_wrong') : errorText(t, e));
     }
   };

@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
-import { formatBytes, formatDate, formatDay } from '../lib/format';
+import { formatBytes, formatDate, formatDay, formatMoment } from '../lib/format';
 import { errorText, Translate } from '../lib/i18n';
 import type { AuditEntryJson, TransferJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
@@ -8,13 +8,13 @@ import { ActionButton } from './action';
 import { DeliveryState, undelivered, useDeliveryPolling } from './delivery';
 import { AuditLog, countDownloads } from './audit-log';
 import { isEmail } from '../../src/domain/transfer-input';
-import { DownloadLimitPanel } from './download-limit';
+import { DownloadLimitPanel, hasDownloaded } from './download-limit';
 import { QrButton } from './qr-code';
 import { VirusScanNote } from './virus-scan';
 
 /** One Transfer: files, recipients and their activity, the audit log, and what the owner may change. */
 export function TransferDetails({ id, onChanged }: { id: number; onChanged(): void }) {
-  const { api, t, lang, info } = useApp();
+  const { api, t, lang, info, mailKept } = useApp();
   const tr = useResource(() => api.get<TransferJson>(`/transfer/${id}`));
   const log = useResource(() => api.get<AuditEntryJson[]>(`/transfer/${id}/auditlog`));
   const [newRecipient, setNewRecipient] = useState('');
@@ -34,6 +34,9 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
   const x = tr.data;
   if (!x) return <p aria-busy="true">{t('ui_loading')}</p>;
   const closed = x.status === 'closed';
+  // A link-only transfer mails nobody: no reminders, and an added address would never be told.
+  const linkOnly = x.options.includes('get_a_link') || !x.recipients.some((r) => r.email);
+  const reminded = mailKept ? t('ui_reminder_kept') : t('ui_reminder_sent');
   const downloads = countDownloads(log.data);
   const extensionsLeft = x.expiry_date_extension ?? 0;
 
@@ -92,10 +95,12 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
                 <QrButton text={r.download_url} label={t('ui_qr_of', { url: r.email || t('ui_link_anyone') })} />
               </>
             )}
-            <span class="sub">
-              {r.last_activity
-                ? t('ui_last_activity', { date: formatDate(r.last_activity.raw, lang) })
-                : t('ui_no_activity')}
+            <span class="sub activity">
+              {!r.last_activity
+                ? t('ui_no_activity')
+                : hasDownloaded(x, r.id)
+                  ? t('ui_recipient_downloaded', { date: formatDate(r.last_activity.raw, lang) })
+                  : t('ui_recipient_opened', { date: formatDate(r.last_activity.raw, lang) })}
             </span>
             <DeliveryState delivery={r.delivery} />
             {/* Bounces are the delivery state's reason; the list is for a recipient whose mail left the queue. */}
@@ -115,7 +120,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
                       ? t('ui_send_again_named', { name: r.email })
                       : t('ui_remind_named', { name: r.email })
                   }
-                  done={undelivered(r.delivery) ? t('ui_sent_again') : t('ui_reminder_sent')}
+                  done={undelivered(r.delivery) ? t('ui_sent_again') : reminded}
                   onDone={changed}
                 >
                   {undelivered(r.delivery) ? t('ui_send_again') : t('ui_remind')}
@@ -134,7 +139,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
           </li>
         ))}
       </ul>
-      {!closed && (
+      {!closed && !linkOnly && (
         <form class="row add-recipient" onSubmit={add} noValidate>
           <label for={`add-recipient-${id}`}>{t('ui_add_recipient')}</label>
           <input
@@ -153,9 +158,11 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
       )}
       {!closed && (
         <div class="actions">
-          <ActionButton run={() => api.put(`/transfer/${id}`, { remind: true })} done={t('ui_reminder_sent')}>
-            {t('ui_remind_all')}
-          </ActionButton>
+          {!linkOnly && (
+            <ActionButton run={() => api.put(`/transfer/${id}`, { remind: true })} done={reminded}>
+              {t('ui_remind_all')}
+            </ActionButton>
+          )}
           {extensionsLeft > 0 ? (
             <>
               <ActionButton
@@ -186,7 +193,7 @@ export function TransferDetails({ id, onChanged }: { id: number; onChanged(): vo
       <p class="sub when">
         {closed
           ? t('ui_closed_on', { date: formatDay(x.closed?.raw ?? x.expires.raw, lang) })
-          : `${t('expires')}: ${formatDay(x.expires.raw, lang)}`}{' '}
+          : `${t('expires')}: ${formatMoment(x.expires.raw, lang)}`}{' '}
         · {t('ui_downloads_count', { count: downloads })}
       </p>
       <DownloadLimitPanel transfer={x} onChanged={changed} />

@@ -2,10 +2,10 @@ import { useEffect, useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatBytes, formatEta } from '../lib/format';
 import { errorText } from '../lib/i18n';
-import type { Upload, UploadProgress } from '../upload/uploader';
+import type { UploadHandle, UploadProgress } from '../upload/uploader';
 
 interface Props {
-  upload: Upload;
+  upload: UploadHandle;
   progress: UploadProgress;
   onCancel(): void;
 }

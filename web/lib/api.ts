@@ -56,6 +56,12 @@ export class Api {
     this.base = opts.base ?? '';
   }
 
+  /** The options a copy of this client needs in a worker (the upload engine's, web/upload/upload-worker.ts). */
+  portable(): Omit<ApiOptions, 'fetch'> {
+    const { fetch: _own, ...rest } = this.opts;
+    return rest;
+  }
+
   get isGuest(): boolean {
     return Boolean(this.opts.query?.vid);
   }

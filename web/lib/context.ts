@@ -15,6 +15,8 @@ export interface AppContext {
   base: string;
   /** The signed-in user's addresses (the `from` choices), given by the page shell. */
   emails: string[];
+  /** No mail transport: mail is kept in the built-in inbox, never delivered, so nothing is called "sent". */
+  mailKept: boolean;
   /** Set on the guest upload page. */
   guest: GuestContext | null;
 }

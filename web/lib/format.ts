@@ -1,8 +1,8 @@
 /** Sizes, durations and dates as people read them; dates and sizes in the one format of each language. */
-import { formatBytes, formatDateTime, formatDay } from '../../src/i18n/format';
+import { formatBytes, formatDateTime, formatDay, formatMoment } from '../../src/i18n/format';
 import { numberFormat } from '../../src/i18n/intl-cache';
 
-export { formatBytes, formatDay };
+export { formatBytes, formatDay, formatMoment };
 /** A moment (audit log, last activity): the day as formatDay, then the time. */
 export const formatDate = formatDateTime;
 /** "12,345" / "12 345" / "12.345": a whole count in the language's grouping. */
@@ -20,11 +20,13 @@ export function formatDuration(seconds: number): string {
 }
 
 /**
- * A time left, no more precise than it can be: seconds under a minute (in steps of 5), then whole minutes
- * (rounded up), then hours and minutes.
+ * A time left, no more precise than it can be: single seconds under 10, seconds under a minute in steps of 5,
+ * then whole minutes (rounded up), then hours and minutes.
  */
 export function formatEta(seconds: number): string {
-  if (seconds <= 55) return formatDuration(Math.max(5, Math.ceil(seconds / 5) * 5));
+  // The last seconds count down one by one (5 s steps stopped at "5 s left" until the end).
+  if (seconds < 10) return formatDuration(Math.max(1, Math.ceil(seconds)));
+  if (seconds <= 55) return formatDuration(Math.ceil(seconds / 5) * 5);
   if (seconds < 3600) return `${Math.ceil(seconds / 60)} min`;
   return formatDuration(Math.ceil(seconds / 60) * 60);
 }

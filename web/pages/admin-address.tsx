@@ -10,7 +10,7 @@ import { useResource } from '../lib/use-resource';
  */
 export function PublicAddress() {
   const { api, t } = useApp();
-  const cfg = useResource(() => api.get<{ base_url: string }>('/config'));
+  const cfg = useResource(() => api.get<{ base_url: string; overridden?: string[] }>('/config'));
   const [value, setValue] = useState<string | null>(null);
   const [note, setNote] = useState<{ ok: boolean; text: string } | null>(null);
   if (!cfg.data)
@@ -19,9 +19,12 @@ export function PublicAddress() {
         {errorText(t, cfg.error)}
       </p>
     ) : null;
+  // The field holds the address set here, if any: empty means the config's (or the one listened on), as its
+  // hint says; the address in use is said beside it.
+  const own = cfg.data.overridden?.includes('base_url') ? cfg.data.base_url : '';
   const save = async (e: Event) => {
     e.preventDefault();
-    const v = (value ?? cfg.data!.base_url).trim().replace(/\/+$/, '');
+    const v = (value ?? own).trim().replace(/\/+$/, '');
     if (v && !/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(v))
       return setNote({ ok: false, text: t('ui_public_address_invalid') });
     try {
@@ -49,11 +52,12 @@ export function PublicAddress() {
           inputMode="url"
           aria-describedby="public-address-hint"
           placeholder="https://files.example.org"
-          value={value ?? cfg.data.base_url}
+          value={value ?? own}
           onInput={(e) => setValue(e.currentTarget.value)}
         />
         <button type="submit">{t('ui_save')}</button>
       </div>
+      <p class="hint public-address-in-use">{t('ui_public_address_in_use', { url: cfg.data.base_url })}</p>
       {note && (
         <p class={note.ok ? 'ok' : 'error'} role={note.ok ? 'status' : 'alert'}>
           {note.text}

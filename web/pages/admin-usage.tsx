@@ -50,6 +50,17 @@ export function UsageOverview() {
         <dt>{t('ui_storage_free')}</dt>
         <dd class="storage-free">
           {st.free === null ? '—' : t('ui_storage_free_of', { free: bytes(st.free), total: bytes(st.total ?? 0) })}
+          {/* The disk's fill, in the row it belongs to (under the instance quota it read as the quota's use). */}
+          {st.total ? (
+            <meter
+              class="meter"
+              min={0}
+              max={st.total}
+              value={st.total - (st.free ?? 0)}
+              aria-label={t('ui_disk_filled')}
+              title={t('ui_disk_filled')}
+            />
+          ) : null}
         </dd>
         <dt>{t('ui_host_quota')}</dt>
         <dd class="host-quota">
@@ -58,15 +69,6 @@ export function UsageOverview() {
             : t('ui_quota_none')}
         </dd>
       </dl>
-      {st.total ? (
-        <meter
-          class="meter"
-          min={0}
-          max={st.total}
-          value={st.total - (st.free ?? 0)}
-          aria-label={t('ui_disk_filled')}
-        />
-      ) : null}
       <h2>{t('ui_usage_30_days')}</h2>
       <div class="charts">
         <BarChart

@@ -116,6 +116,7 @@ function UserRow({
           <EmailForm
             userId={u.id}
             emails={u.emails}
+            showPlaceholder
             idPrefix={`user-${u.id.replace(/[^A-Za-z0-9_-]/g, '_')}`}
             onSaved={reload}
           />

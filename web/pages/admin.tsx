@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { UsersAdmin, type AdminUser } from './admin-users';
 import { UsageOverview } from './admin-usage';
 import { PublicAddress } from './admin-address';
+import { AdminSettings } from './admin-settings';
 import { useApp } from '../lib/context';
 import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
@@ -10,7 +11,7 @@ import { useResource } from '../lib/use-resource';
 import { TransferTable, transferStatus } from './transfers';
 import { GuestTable } from './guests';
 
-type Tab = 'overview' | 'transfers' | 'guests' | 'users';
+type Tab = 'overview' | 'transfers' | 'guests' | 'users' | 'settings';
 
 /** Administration: everything through the admin endpoints (@all), storage in use, users, the mail sink. */
 export function AdminPage() {
@@ -25,6 +26,7 @@ export function AdminPage() {
     ['transfers', t('ui_all_transfers')],
     ['guests', t('ui_all_guests')],
     ['users', t('ui_users')],
+    ['settings', t('ui_settings')],
   ];
   return (
     <section class="card" aria-labelledby="admin-title">
@@ -49,6 +51,7 @@ export function AdminPage() {
         <TransferTable transfers={transfers.data} error={transfers.error} reload={transfers.reload} showOwner />
       )}
       {tab === 'guests' && <GuestTable guests={guests.data} error={guests.error} reload={guests.reload} showOwner />}
+      {tab === 'settings' && <AdminSettings />}
       {tab === 'users' && (
         <>
           <QuotaSettings />

@@ -133,9 +133,19 @@ export function enhanceEncryptedDownload(base: string): void {
         const folder = await folderPicker({ mode: 'readwrite' });
         save = (name, job) => saveWithPicker(async () => folder.getFileHandle(name, { create: true }), name, job);
       }
-      for (const row of rows) if (!(await saveRow(row, save))) break;
+      // Every file again, each row saying so, and the end said above: a row already "Saved." one by one must not
+      // make the button look as if it did nothing.
+      status.textContent = d.e2eeSavingAll ?? '';
+      for (const row of rows) delete row.dataset.saved;
+      let saved = 0;
+      for (const row of rows) {
+        if (!(await saveRow(row, save))) break;
+        saved++;
+      }
+      if (saved === rows.length) status.textContent = d.e2eeSavedAll ?? '';
+      else status.textContent = d.e2eeFailed ?? '';
     } catch (err) {
-      if ((err as Error).name !== 'AbortError') status.textContent = failed(err);
+      status.textContent = (err as Error).name === 'AbortError' ? (d.e2eeSaveAllCancelled ?? '') : failed(err);
     } finally {
       all.disabled = false;
     }

@@ -34,7 +34,7 @@ export function GuestsPage() {
 }
 
 function InviteForm({ onInvited }: { onInvited(): void }) {
-  const { api, t, info, user, emails } = useApp();
+  const { api, t, info, user, emails, mailKept } = useApp();
   const today = Math.floor(Date.now() / 1000);
   const maxDays = info.max_guest_days_valid ?? 20;
   const [email, setEmail] = useState('');
@@ -58,7 +58,7 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       !options.includes('does_not_expire') &&
       (expires === null || expires > today + (maxDays + 1) * DAY || expires < today)
     )
-      return setNote({ ok: false, text: t('ui_bad_expiry', { max: maxDays }) });
+      return setNote({ ok: false, text: t('ui_bad_expiry', { count: maxDays }) });
     setBusy(true);
     setInvited(null);
     try {
@@ -77,7 +77,11 @@ function InviteForm({ onInvited }: { onInvited(): void }) {
       setInvited({ email: g.email, url: g.upload_url, mailed });
       setNote({
         ok: true,
-        text: mailed ? t('ui_guest_invited', { email: g.email }) : t('ui_guest_invited_no_mail', { email: g.email }),
+        text: !mailed
+          ? t('ui_guest_invited_no_mail', { email: g.email })
+          : mailKept
+            ? t('ui_guest_invited_kept', { email: g.email })
+            : t('ui_guest_invited', { email: g.email }),
       });
       setEmail('');
       setSubject('');
@@ -181,7 +185,7 @@ export function GuestTable({
   reload(): void;
   showOwner?: boolean;
 }) {
-  const { api, t, lang } = useApp();
+  const { api, t, lang, mailKept } = useApp();
   if (error)
     return (
       <p class="error" role="alert">
@@ -226,7 +230,7 @@ export function GuestTable({
                 <ActionButton
                   run={() => api.put(`/guest/${g.id}`, { remind: true })}
                   label={t('ui_remind_named', { name: g.email })}
-                  done={t('ui_reminder_sent')}
+                  done={mailKept ? t('ui_reminder_kept') : t('ui_reminder_sent')}
                 >
                   {t('ui_remind')}
                 </ActionButton>

@@ -23,7 +23,7 @@ function PasswordChange({ onChanged }: { onChanged: () => void }) {
   const submit = async (e: Event) => {
     e.preventDefault();
     if (next.length < MIN_PASSWORD)
-      return setNote({ ok: false, text: t('ui_password_too_short', { min: MIN_PASSWORD }) });
+      return setNote({ ok: false, text: t('ui_password_too_short', { count: MIN_PASSWORD }) });
     if (next !== again) return setNote({ ok: false, text: t('ui_password_mismatch') });
     setBusy(true);
     try {
@@ -64,7 +64,7 @@ function PasswordChange({ onChanged }: { onChanged: () => void }) {
           onInput={(e) => setNext(e.currentTarget.value)}
         />
         <span id="pw-rule" class="hint">
-          {t('ui_password_rule', { min: MIN_PASSWORD })} {t('ui_password_changes_secret')}
+          {t('ui_password_rule', { count: MIN_PASSWORD })} {t('ui_password_changes_secret')}
         </span>
         <label for="pw-again">{t('ui_new_password_again')}</label>
         <input

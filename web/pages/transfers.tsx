@@ -1,6 +1,6 @@
 import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
-import { formatBytes, formatDay } from '../lib/format';
+import { formatBytes, formatDay, formatMoment } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import type { TransferJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
@@ -8,6 +8,7 @@ import { TransferDetails } from '../components/transfer-details';
 import { undelivered } from '../components/delivery';
 import { virusStatus } from '../components/virus-scan';
 import type { TransferStatus } from '../../src/domain/model';
+import { hasDownloaded } from '../components/download-limit';
 
 /** "My transfers": every Transfer of the user (GET /transfer), newest first, with details on demand. */
 export function TransfersPage() {
@@ -79,7 +80,8 @@ export function TransferTable({
         </thead>
         {sorted.map((tr) => {
           const size = tr.files.reduce((n, f) => n + f.size, 0);
-          const downloaded = tr.recipients.filter((r) => r.last_activity).length;
+          const downloaded = tr.recipients.filter((r) => hasDownloaded(tr, r.id)).length;
+          const opened = tr.recipients.filter((r) => r.last_activity && !hasDownloaded(tr, r.id)).length;
           const notReached = tr.recipients.filter((r) => undelivered(r.delivery)).length;
           const status = transferStatus(tr);
           return (
@@ -102,13 +104,25 @@ export function TransferTable({
                 </td>
                 <td data-label={t('recipients')}>
                   {tr.recipients.map((r) => r.email || t('ui_link_anyone')).join(', ')}
-                  <span class="sub">{t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}</span>
+                  <span class="sub downloaded-by">
+                    {t('ui_downloaded_by', { n: downloaded, total: tr.recipients.length })}
+                  </span>
+                  {opened > 0 && <span class="sub opened-only">{t('ui_opened_only', { n: opened })}</span>}
                   {notReached > 0 && (
                     <span class="sub delivery-bounced">{t('ui_mail_not_reached', { count: notReached })}</span>
                   )}
                 </td>
                 <td class="nowrap" data-label={t('expires')}>
-                  {tr.status === 'closed' ? '–' : formatDay(tr.expires.raw, lang)}
+                  {tr.status === 'closed' ? (
+                    '–'
+                  ) : (
+                    <time
+                      dateTime={new Date(tr.expires.raw * 1000).toISOString()}
+                      title={formatMoment(tr.expires.raw, lang)}
+                    >
+                      {formatDay(tr.expires.raw, lang)}
+                    </time>
+                  )}
                 </td>
                 <td class="nowrap" data-label={t('status')}>
                   {t(`status_${status}`)}

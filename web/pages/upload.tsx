@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { DownloadLimitField, downloadLimitOf } from '../components/download-limit';
+import { DownloadLimitField, downloadLimitOf, downloadLimitProblem } from '../components/download-limit';
 import { LinkPasswordField } from '../components/link-password';
 import { useApp } from '../lib/context';
 import { latestExpiry } from '../../src/domain/transfer-input';
@@ -18,9 +18,8 @@ import { UploadSummary } from '../components/upload-summary';
 import { TRANSFER_OPTIONS, OptionBoxes } from '../components/options';
 import type { PickedFile } from '../upload/picked';
 import { createUpload } from '../upload/start';
-import { resumeOwner, useUploadRunner } from '../upload/use-upload';
+import { pageEngine, resumeOwner, useUploadRunner } from '../upload/use-upload';
 import { EncryptSwitch, ENCRYPT_OFF, encryptionChoice, passwordRules } from '../components/encrypt-switch';
-import { encryptWorkerUrl } from '../upload/encryption';
 
 const DAY = 86400;
 
@@ -95,7 +94,7 @@ export function UploadPage() {
         subject,
         message,
         options: link ? [...options, 'get_a_link'] : options,
-        download_limit: downloadLimitOf(downloadLimit),
+        download_limit: downloadLimitOf(downloadLimit) ?? undefined,
         password: linkPassword || undefined,
       };
       if (fixedTo && guest?.to) body.recipients = [guest.to];
@@ -105,11 +104,18 @@ export function UploadPage() {
         ? {
             choice,
             iterations: info.encryption_password_hash_iterations ?? 600000,
-            workerUrl: encryptWorkerUrl(app.api.base),
           }
         : undefined;
       runner.start(
-        await createUpload(app.api, files, body, resumeOwner(app), { ...runner.options(), chunkSize }, encryption),
+        await createUpload(
+          app.api,
+          files,
+          body,
+          resumeOwner(app),
+          { ...runner.options(), chunkSize },
+          encryption,
+          pageEngine(app.api.base),
+        ),
       );
       setEncrypt(ENCRYPT_OFF); // the password (typed or generated) is not kept past the start
       setLinkPassword('');
@@ -128,10 +134,12 @@ export function UploadPage() {
     if (info.max_transfer_size && total > info.max_transfer_size)
       return t('ui_too_big', { max: formatBytes(info.max_transfer_size, lang) });
     if (info.max_transfer_files && files.length > info.max_transfer_files)
-      return t('ui_too_many_files', { max: info.max_transfer_files });
+      return t('ui_too_many_files', { count: info.max_transfer_files });
     const expires = endOfDay(expiry);
     if (expires === null || expires < today || expires > today + (maxDays + 1) * DAY)
-      return t('ui_bad_expiry', { max: maxDays });
+      return t('ui_bad_expiry', { count: maxDays });
+    const badLimit = downloadLimitProblem(t, lang, downloadLimit);
+    if (badLimit) return badLimit;
     if (encryptionOffered && (encrypt.on || mustEncrypt) && !encryptionChoice(encrypt, passwordRules(info)))
       return t('ui_encrypt_weak');
     return null;
@@ -210,7 +218,11 @@ export function UploadPage() {
           />
           <ExpiryHint id="upload-expires-hint" iso={expiry} max={maxDays} />
         </div>
-        <DownloadLimitField value={downloadLimit} onChange={setDownloadLimit} />
+        <DownloadLimitField
+          value={downloadLimit}
+          onChange={setDownloadLimit}
+          invalid={downloadLimitOf(downloadLimit) === undefined}
+        />
         <LinkPasswordField value={linkPassword} onChange={setLinkPassword} />
         {encryptionOffered && <EncryptSwitch value={encrypt} onChange={setEncrypt} mandatory={mustEncrypt} />}
         {!guest && (

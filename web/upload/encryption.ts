@@ -4,16 +4,12 @@ import {
   deriveKey,
   encryptChunk,
   encryptionRequestFields,
+  fromBase64,
   generateFileIv,
   toBase64,
   type PasswordEncoding,
   type PasswordVersion,
 } from '../../src/shared-crypto/format';
-
-/** The encrypting worker's script (web/e2ee/encrypt-worker.ts), served with the page's other assets. */
-export function encryptWorkerUrl(base: string): string {
-  return `${base}/assets/encrypt-worker.js`;
-}
 
 /** What the sender chose: the password never leaves the page and is never stored. */
 export interface EncryptionChoice {
@@ -62,38 +58,18 @@ export async function keyCheck(key: CryptoKey): Promise<string> {
 }
 
 /**
- * Seals chunks in a worker, several at once (as many as the upload keeps in flight). Chunk i of a file is
- * always sealed to the same bytes (IV = file IV ‖ i), so a chunk sent again after a reload matches.
+ * Seals chunk `index` of a file as FileSender's format says (IV ‖ ciphertext ‖ tag). It runs where the engine
+ * runs (the upload worker on the page, off the page's thread); chunk i of a file is always sealed to the same
+ * bytes (IV = file IV ‖ i), so a chunk sent again after a reload matches.
  */
-export class ChunkSealer {
-  private readonly worker: Worker;
-  private next = 1;
-  private readonly waiting = new Map<number, { resolve(b: Uint8Array): void; reject(e: Error): void }>();
-
-  constructor(
-    private readonly key: CryptoKey,
-    scriptUrl: string,
-  ) {
-    this.worker = new Worker(scriptUrl);
-    this.worker.onmessage = (e: MessageEvent<{ id: number; bytes?: Uint8Array; error?: string }>) => {
-      const w = this.waiting.get(e.data.id);
-      if (!w) return;
-      this.waiting.delete(e.data.id);
-      if (e.data.bytes) w.resolve(e.data.bytes);
-      else w.reject(new Error(e.data.error ?? 'encryption failed'));
-    };
-    this.worker.onerror = () => {
-      for (const w of this.waiting.values()) w.reject(new Error('the encrypting worker stopped'));
-      this.waiting.clear();
-    };
-  }
-
-  seal(file: { iv?: string; aead?: string }, index: number, plain: Blob): Promise<Uint8Array> {
-    if (!file.iv || !file.aead) return Promise.reject(new Error('no IV for an encrypted file'));
-    const id = this.next++;
-    return new Promise((resolve, reject) => {
-      this.waiting.set(id, { resolve, reject });
-      this.worker.postMessage({ id, key: this.key, fileiv: file.iv, aead: file.aead, index, plain });
-    });
-  }
+export function chunkSeal(key: CryptoKey) {
+  return async (file: { iv?: string; aead?: string }, index: number, plain: Blob): Promise<Uint8Array> => {
+    if (!file.iv || !file.aead) throw new Error('no IV for an encrypted file');
+    return encryptChunk(
+      key,
+      { fileIv: fromBase64(file.iv), aad: fromBase64(file.aead) },
+      index,
+      new Uint8Array(await plain.arrayBuffer()),
+    );
+  };
 }

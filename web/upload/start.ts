@@ -1,10 +1,10 @@
 import type { Api } from '../lib/api';
 import type { FileJson, TransferJson } from '../../src/http/presenters/wire';
-import { allSent, reconcile } from '../../src/shared/resume';
+import { reconcile } from '../../src/shared/resume';
 import type { ResumeFile, ResumeRecord } from './resume-store';
-import { chunkKeyQuery, Source, Upload, UploadOptions } from './uploader';
+import { chunkKeyQuery, Source, Upload, type UploadHandle, UploadOptions } from './uploader';
 import {
-  ChunkSealer,
+  chunkSeal,
   encryptedTransferFields,
   keyCheck,
   transferKey,
@@ -12,12 +12,37 @@ import {
   type RecordEncryption,
 } from './encryption';
 
-/** An encrypted upload's password and where the encrypting worker's script is; the password is kept nowhere. */
+/** An encrypted upload's password; it is kept nowhere (the engine gets the derived key only). */
 export interface EncryptUpload {
   choice: EncryptionChoice;
   /** PBKDF2 iterations for new transfers (the server's encryption_password_hash_iterations). */
   iterations: number;
-  workerUrl: string;
+}
+
+/** What an engine starts from: the record, its files, and for an encrypted upload the transfer's key. */
+export interface EngineStart {
+  api: Api;
+  record: ResumeRecord;
+  sources: Map<number, Source>;
+  opts: UploadOptions;
+  key?: CryptoKey;
+}
+
+/**
+ * Where the engine runs. The page runs it in the upload worker (web/upload/worker-upload.ts); without a
+ * choice it runs here, in this thread (Node in tests, and inside that worker).
+ */
+export type Engine = (start: EngineStart) => UploadHandle;
+
+export const inThisThread = (s: EngineStart): Upload =>
+  new Upload(s.api, s.record, s.sources, { ...s.opts, seal: s.key ? chunkSeal(s.key) : s.opts.seal });
+
+/** Files of a remembered upload that the files chosen again do not match (by name, size and time). */
+export class MissingFiles extends Error {
+  constructor(readonly names: string[]) {
+    super(`missing source for ${names.join(', ')}`);
+    this.name = 'MissingFiles';
+  }
 }
 
 /** The password typed again for a remembered encrypted upload did not give the same key. */
@@ -41,15 +66,16 @@ export interface CreateTransfer {
   password?: string;
 }
 
-/** POST /transfer, then an Upload ready to run. */
-export async function createUpload(
+/** POST /transfer, then an upload ready to run, on the engine given (this thread's by default). */
+export async function createUpload<H extends UploadHandle = Upload>(
   api: Api,
   sources: Source[],
   req: CreateTransfer,
   owner: string,
   opts: UploadOptions,
   encrypt?: EncryptUpload,
-): Promise<Upload> {
+  engine: (s: EngineStart) => H = inThisThread as unknown as (s: EngineStart) => H,
+): Promise<H> {
   const enc = encrypt
     ? encryptedTransferFields(
         sources.map((s) => s.size),
@@ -86,7 +112,7 @@ export async function createUpload(
       ...(enc ? { iv: enc.ivs[i], aead: enc.aeads[i] } : {}),
     };
   });
-  let seal: UploadOptions['seal'];
+  let key: CryptoKey | undefined;
   let encryption: RecordEncryption | undefined;
   if (encrypt && enc) {
     // The key needs the salt the server made for this transfer, so it is derived only now.
@@ -96,9 +122,8 @@ export async function createUpload(
       passwordVersion: encrypt.choice.passwordVersion,
       passwordEncoding: encrypt.choice.passwordEncoding,
     };
-    const key = await transferKey(encrypt.choice, params);
+    key = await transferKey(encrypt.choice, params);
     encryption = { ...params, keyCheck: await keyCheck(key) };
-    seal = sealWith(key, encrypt.workerUrl);
   }
   const record: ResumeRecord = {
     transferId: t.id,
@@ -112,37 +137,36 @@ export async function createUpload(
     ...(encryption ? { encryption } : {}),
   };
   opts.store?.save(record);
-  return new Upload(api, record, map, { ...opts, seal });
+  return engine({ api, record, sources: map, opts, key });
 }
 
 /**
  * Continues a remembered upload with the files chosen again. The server's view wins where it knows more:
  * `ranges` when it exposes them, and a file it reports complete or fully received needs no more data.
  */
-export async function resumeUpload(
+export async function resumeUpload<H extends UploadHandle = Upload>(
   api: Api,
   record: ResumeRecord,
   sources: Map<number, Source>,
   opts: Omit<UploadOptions, 'chunkSize'>,
-  decrypt?: { password: string; workerUrl: string },
-): Promise<Upload> {
-  let seal: UploadOptions['seal'];
+  decrypt?: { password: string },
+  engine: (s: EngineStart) => H = inThisThread as unknown as (s: EngineStart) => H,
+): Promise<H> {
+  let key: CryptoKey | undefined;
   if (record.encryption) {
     if (!decrypt) throw new WrongResumePassword();
-    const key = await transferKey(decrypt, record.encryption);
+    key = await transferKey(decrypt, record.encryption);
     // Sealing a chunk with another key would store bytes nobody can decrypt: the same key or nothing.
     if ((await keyCheck(key)) !== record.encryption.keyCheck) throw new WrongResumePassword();
-    seal = sealWith(key, decrypt.workerUrl);
   }
+  // Every file not completed needs its data chosen again and matched to the record (name, size, modification
+  // time), even one whose bytes all arrived: completing it with another file's choice completed an 80 MB upload
+  // from a 31 MB file.
+  const missing = record.files.filter((f) => !f.complete && !sources.has(f.fileId));
+  if (missing.length) throw new MissingFiles(missing.map((f) => f.name));
   for (const f of record.files) {
     if (f.complete) continue;
     reconcile(f, await api.get<FileJson>(`/file/${f.fileId}`, { query: chunkKeyQuery(f, opts.useKey) }));
-    if (!f.complete && !sources.has(f.fileId) && !allSent(f)) throw new Error(`missing source for ${f.name}`);
   }
-  return new Upload(api, record, sources, { ...opts, chunkSize: record.chunkSize, seal });
-}
-
-function sealWith(key: CryptoKey, workerUrl: string): UploadOptions['seal'] {
-  const sealer = new ChunkSealer(key, workerUrl);
-  return (file, index, plain) => sealer.seal(file, index, plain);
+  return engine({ api, record, sources, opts: { ...opts, chunkSize: record.chunkSize }, key });
 }

@@ -30,6 +30,13 @@ export interface UploadOptions {
    * retries, src/shared/retry.ts). Network errors never count.
    */
   maxServerErrors?: number;
+  /** Progress reports while bytes move at most this often (ms); a change of phase is reported at once. */
+  progressEveryMs?: number;
+  /**
+   * Whether the device says it is online (the page's `navigator.onLine`); while it says offline, bytes still
+   * leaving from requests started before are no sign that the link is back.
+   */
+  online?: () => boolean;
   /** A chunk PUT with neither progress nor an answer for this long is abandoned and retried. */
   chunkTimeoutMs?: number;
   /**
@@ -41,6 +48,8 @@ export interface UploadOptions {
 
 /** Measuring time (ms) before a time left is given. */
 const ETA_AFTER_MS = 6_000;
+/** Bytes leaving this long after a wait began say the link is back (see linkBack). */
+const LINK_BACK_AFTER_MS = 1_000;
 
 export type Phase = 'uploading' | 'paused' | 'waiting' | 'finishing' | 'done' | 'failed';
 
@@ -69,6 +78,23 @@ export interface UploadProgress {
   bytesSent: number;
 }
 
+/**
+ * What the page holds of a running upload: the engine itself (`Upload`, under Node and inside the upload
+ * worker) or the page's handle on the engine running in the worker (web/upload/worker-upload.ts).
+ */
+export interface UploadHandle {
+  readonly record: ResumeRecord;
+  readonly transferId: number;
+  /** The Transfer as PUT complete returned it, once done. */
+  readonly result: TransferJson | null;
+  run(): Promise<TransferJson | null>;
+  pause(): void;
+  resume(): void;
+  wake(): void;
+  cancel(): Promise<void>;
+  progress(): UploadProgress;
+}
+
 /** The chunk-upload key argument (the File's uid), unless the server runs chunk_upload_security = "auth". */
 export function chunkKeyQuery(f: { uid: string }, useKey: boolean | undefined): Record<string, string> {
   return useKey === false ? {} : { key: f.uid };
@@ -87,7 +113,7 @@ interface Chunk {
  * jitter, never before the server's Retry-After); `wake()` (the browser's `online` event) ends the wait at once. Every acknowledged chunk is recorded in the ResumeStore, so after a reload only what
  * the server has not acknowledged is sent again.
  */
-export class Upload {
+export class Upload implements UploadHandle {
   private readonly queue: Chunk[] = [];
   private readonly inflight = new Set<AbortController>();
   private phase: Phase = 'paused';
@@ -99,6 +125,11 @@ export class Upload {
   private running: Promise<TransferJson | null> | null = null;
   private readonly sleepers = new Set<() => void>();
   private retryAt: number | null = null;
+  private lastEmit = 0;
+  private lastKey = '';
+  private emitTimer: ReturnType<typeof setTimeout> | undefined;
+  /** When the current wait began (ms, `now`'s clock). */
+  private waitingSince = 0;
   private readonly speed: SpeedMeter;
   private readonly now: () => number;
   private readonly backoff: Backoff;
@@ -152,11 +183,15 @@ export class Upload {
     void this.run().catch(() => undefined);
   }
 
-  /** Ends a backoff wait now (network back). */
+  /** Ends a backoff wait now (network back), and says so at once. */
   wake(): void {
     this.retryAt = null;
     for (const w of [...this.sleepers]) w();
     this.sleepers.clear();
+    if (this.phase === 'waiting') {
+      this.backToUploading();
+      this.emit();
+    }
   }
 
   /** Stops and deletes the Transfer on the server (allowed with the chunk key while it is not available). */
@@ -180,7 +215,8 @@ export class Upload {
     const speed = this.speed.rate();
     // The time left only once the rate has been measured for a while: a guess from the first seconds is wrong by
     // minutes on a slow link.
-    const steady = speed > 0 && this.speed.measuredMs() >= ETA_AFTER_MS;
+    // Nothing left to send: no time left either (it showed "5 s left" at 100 %); the phase says what follows.
+    const steady = speed > 0 && this.speed.measuredMs() >= ETA_AFTER_MS && sent < total;
     return {
       phase: this.phase,
       transferId: this.transferId,
@@ -195,7 +231,27 @@ export class Upload {
     };
   }
 
+  /**
+   * Reports progress: a change of phase or wait at once, bytes moving at most every `progressEveryMs` (the
+   * progress events of each request come many times a second, and each report builds the whole picture).
+   */
   private emit(): void {
+    if (!this.opts.onChange) return;
+    const every = this.opts.progressEveryMs ?? 0;
+    const key = `${this.phase} ${this.retryAt}`;
+    const since = Date.now() - this.lastEmit;
+    if (every > 0 && key === this.lastKey && since < every) {
+      this.emitTimer ??= setTimeout(() => this.emitNow(), every - since);
+      return;
+    }
+    this.emitNow();
+  }
+
+  private emitNow(): void {
+    clearTimeout(this.emitTimer);
+    this.emitTimer = undefined;
+    this.lastKey = `${this.phase} ${this.retryAt}`;
+    this.lastEmit = Date.now();
     this.opts.onChange?.(this.progress());
   }
 
@@ -299,15 +355,23 @@ export class Upload {
     let timedOut = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
     // A chunk that makes no progress for this long is abandoned and sent again; one that is still moving is not,
-    // however slow the link.
-    const arm = () => {
-      clearTimeout(timer);
-      timer = setTimeout(() => {
-        timedOut = true;
-        ctl.abort();
-      }, this.opts.chunkTimeoutMs ?? 180_000);
+    // however slow the link. Progress only notes the time; the one timer looks at it when it fires (setting a
+    // timer again at every progress event cost the engine's thread).
+    const limit = this.opts.chunkTimeoutMs ?? 180_000;
+    let moved = Date.now();
+    const check = () => {
+      const idle = Date.now() - moved;
+      if (idle < limit) {
+        timer = setTimeout(check, limit - idle);
+        return;
+      }
+      timedOut = true;
+      ctl.abort();
     };
-    arm();
+    const arm = () => {
+      moved = Date.now();
+    };
+    timer = setTimeout(check, limit);
     // Bytes of this chunk that have left: they count towards the speed at once, and towards the bar until the
     // chunk is acknowledged (then its range does) or fails (then they are sent again).
     let left = 0;
@@ -318,6 +382,10 @@ export class Upload {
       arm();
       this.leaving.set(file.fileId, (this.leaving.get(file.fileId) ?? 0) + more);
       this.speed.add(more);
+      // Bytes moving again after the link failed: the link is back, so the wait ends now rather than when the
+      // countdown or a chunk's answer says so ("Trying again in 22 s" stayed while the bar climbed). A server
+      // that asked for time (Retry-After) is still given it.
+      if (this.linkBack()) this.wake();
       this.emit();
     };
     try {
@@ -416,8 +484,22 @@ export class Upload {
     const retryAfterS = err instanceof ApiError ? err.retryAfterS : null;
     if (this.retryAt === null || this.retryAt <= this.now()) this.retryAt = this.now() + this.backoff.next(retryAfterS);
     else if (retryAfterS !== null) this.retryAt = Math.max(this.retryAt, this.now() + retryAfterS * 1000);
+    if (this.phase !== 'waiting') this.waitingSince = this.now();
     this.phase = 'waiting';
     this.emit();
+  }
+
+  /**
+   * A wait after a lost link is over once bytes leave again a while after it began (the first moment's bytes
+   * only fill socket buffers), unless the device says it is offline or the server asked for time.
+   */
+  private linkBack(): boolean {
+    return (
+      this.phase === 'waiting' &&
+      this.error instanceof NetworkError &&
+      this.opts.online?.() !== false &&
+      this.now() - this.waitingSince >= LINK_BACK_AFTER_MS
+    );
   }
 
   private fail(err: Error): false {

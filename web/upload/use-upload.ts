@@ -1,7 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { AppContext } from '../lib/context';
 import { StorageResumeStore } from './resume-store';
-import type { Upload, UploadOptions, UploadProgress } from './uploader';
+import type { UploadHandle, UploadOptions, UploadProgress } from './uploader';
+import { inUploadWorker, uploadWorkerUrl } from './worker-upload';
 import { ScreenWakeLock } from './wake-lock';
 
 export const CONCURRENCY_KEY = 'ferry.upload.concurrency';
@@ -18,17 +19,21 @@ export function resumeOwner(app: AppContext): string {
 
 export const resumeStore = () => new StorageResumeStore(localStorage);
 
+/** The page's upload engine runs in the upload worker, off the page's thread (docs/performance.md). */
+export const pageEngine = (base: string) => inUploadWorker(uploadWorkerUrl(base));
+
 /** Phases in which leaving the page stops bytes on their way. */
 const ACTIVE = new Set(['uploading', 'waiting', 'finishing']);
 
 /**
- * Runs one Upload for a view: progress as state (at most once per animation frame), the screen wake lock
+ * Runs one upload for a view: progress as state (at most once per animation frame, and the worker sends it a few
+ * times a second), the screen wake lock
  * while it runs, the browser's `online` event ending a backoff wait at once, and the browser's own "leave
  * this page?" question while bytes are on their way (the upload can be resumed, but only by choosing the
  * files again).
  */
 export function useUploadRunner(app: AppContext) {
-  const [upload, setUpload] = useState<Upload | null>(null);
+  const [upload, setUpload] = useState<UploadHandle | null>(null);
   const [progress, setProgress] = useState<UploadProgress | null>(null);
   const latest = useRef<UploadProgress | null>(null);
   const frame = useRef<number | null>(null);
@@ -74,7 +79,7 @@ export function useUploadRunner(app: AppContext) {
     upload,
     progress,
     options,
-    start: (u: Upload) => {
+    start: (u: UploadHandle) => {
       setProgress(u.progress());
       setUpload(u);
     },

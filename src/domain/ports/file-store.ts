@@ -140,6 +140,18 @@ export interface UploadHashing {
   digestAhead(transferId: number, uid: string, upTo: number): void;
   /** CRC-32 and SHA-256 of the stored file's `size` bytes. */
   digest(transferId: number, uid: string, size: number): Promise<{ crc32: number; sha256: string }>;
+  /**
+   * A digest of the stored file for one reader (a download checking what it sends), apart from the upload's:
+   * `ahead(upTo)` lets bytes [0, upTo) be hashed in the background, `digest(size)` answers for the first
+   * `size`, `forget()` drops it unfinished.
+   */
+  readDigest(transferId: number, uid: string): DigestStream;
+}
+
+export interface DigestStream {
+  ahead(upTo: number): void;
+  digest(size: number): Promise<{ crc32: number; sha256: string }>;
+  forget(): void;
 }
 
 export function hasMultipartUploads(s: FileStore): s is FileStore & MultipartUploads {

@@ -57,6 +57,13 @@ export interface TransferRepository {
    * statement, whatever the page's size (docs/architecture.md, "Lists and pages").
    */
   listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]>;
+  /**
+   * Inside a unit of work: these Transfers, held until it ends (PostgreSQL: FOR UPDATE, taken in the order of
+   * their ids), in that order; ids not found are left out.
+   */
+  lockMany(ids: number[]): Promise<Transfer[]>;
+  /** Closes these Transfers at `now` for `reason`, in one statement. */
+  closeMany(ids: number[], now: number, reason: string): Promise<void>;
   /** The files (not deleted) of several Transfers at once, in upload order: one statement per 500 Transfers. */
   filesOf(transferIds: number[]): Promise<FileRecord[]>;
   /** The recipients (not deleted) of several Transfers at once, by id: one statement per 500 Transfers. */
@@ -93,7 +100,9 @@ export interface TransferRepository {
    * Claims a complete File whose SHA-256 is still to be computed, for this caller until `until` (another node
    * may take it over after that); undefined when none is waiting.
    */
-  claimDigest(now: number, until: number): Promise<FileRecord | undefined>;
+  claimDigest(now: number, until: number): Promise<(FileRecord & { lapsed?: boolean }) | undefined>;
+  /** Extends a claim on a file's SHA-256 while its node reads the file. */
+  renewDigest(fileId: number, until: number): Promise<void>;
   saveDigest(fileId: number, sha256: string): Promise<void>;
   /**
    * Asks for a File's completion in the background, on behalf of `by` (an Actor as JSON); false when it is
@@ -104,7 +113,7 @@ export interface TransferRepository {
    * Claims a File whose completion was asked for, for this caller until `until` (another node takes it over
    * after that); undefined when none is waiting.
    */
-  claimAssembly(now: number, until: number): Promise<{ file: FileRecord; by: string } | undefined>;
+  claimAssembly(now: number, until: number): Promise<{ file: FileRecord; by: string; lapsed?: boolean } | undefined>;
   /** Keeps a claim while the work goes on. */
   renewAssembly(fileId: number, until: number): Promise<void>;
   /** Gives a claim up (the work failed: another pass, here or on another node, tries again). */
@@ -132,6 +141,8 @@ export interface TransferRepository {
 export interface AuditRepository {
   /** Records the entry (nothing when the audit log is turned off). */
   record(e: AuditEntry): Promise<void>;
+  /** The same for several entries, in as few statements as the database allows. */
+  recordMany(entries: AuditEntry[]): Promise<void>;
   forTransfer(transferId: number): Promise<AuditEntry[]>;
 }
 
@@ -178,6 +189,17 @@ export interface UserRecord {
   lastActivity: number | null;
 }
 
+export interface UserSummary {
+  id: string;
+  emails: string[];
+  local: boolean;
+  dbAdmin: boolean;
+  /** Whose the account is, as in AccountOwner. */
+  provider: string | null;
+  providerAdmin: boolean;
+  links: string[];
+}
+
 export interface UserRepository {
   /** Creates or refreshes the user; when emails are given they replace the stored list. Returns the stored e-mails. */
   upsertSeen(id: string, emails: string[], now: number): Promise<string[]>;
@@ -185,6 +207,11 @@ export interface UserRepository {
   emails(id: string): Promise<string[]>;
   setEmails(id: string, emails: string[]): Promise<void>;
   listIds(): Promise<string[]>;
+  /**
+   * A page of users in the order of their ids (all of them when page is null), each with its e-mails, whether
+   * it has a local account and whether the admins table names it: a few statements a page, whatever its size.
+   */
+  listPage(page: Page | null): Promise<UserSummary[]>;
   remoteSecret(id: string): Promise<string | null>;
   setRemoteSecret(id: string, secret: string | null): Promise<void>;
   setLang(id: string, lang: string | null): Promise<void>;
@@ -335,6 +362,8 @@ export interface QueuedMail {
   nextAttempt: number;
   targetType: TrackingTarget | null;
   targetId: number | null;
+  /** The node whose claim on it lapsed before this one took it (it died or lost the database), if any. */
+  takenFrom?: string | null;
 }
 
 /** The outgoing mail queue: rows are pending, then sent or failed, and kept until purge removes them. */
@@ -344,7 +373,12 @@ export interface MailQueueRepository {
    * Takes up to `limit` due messages for one delivery attempt each: their next attempt moves to `until`, so
    * no other process or node takes them meanwhile and a crash mid-delivery only delays them.
    */
-  claimDue(now: number, until: number, limit: number): Promise<QueuedMail[]>;
+  claimDue(now: number, until: number, limit: number, node?: string): Promise<QueuedMail[]>;
+  /**
+   * Extends the claims `node` still holds on `ids` (claimed until `held`) to `until`; returns the ids it still
+   * holds (a claim that lapsed and was taken by another node is not taken back).
+   */
+  renewClaims(ids: number[], node: string, held: number, until: number): Promise<number[]>;
   /** Seconds until the next pending message is due, or null when none is pending. */
   nextDue(now: number): Promise<number | null>;
   markSent(id: number, now: number): Promise<void>;
@@ -372,16 +406,26 @@ export interface TrackingErrorRepository {
 
 /** The queries of the purge pass. */
 export interface PurgeRepository {
-  expiredOpenTransfers(now: number): Promise<Transfer[]>;
-  /** Transfers never made available, created before the cut-off (abandoned uploads). */
-  abandonedTransfers(createdBefore: number): Promise<Transfer[]>;
-  closedBefore(closedBefore: number): Promise<Transfer[]>;
+  /**
+   * Ids of the Transfers not closed whose expiry has come, in the order of their ids: ids only, so that a pass
+   * over many holds little (docs/architecture.md, Purge).
+   */
+  expiredOpenTransfers(now: number): Promise<number[]>;
+  /** Ids of the Transfers never made available, created before the cut-off (abandoned uploads). */
+  abandonedTransfers(createdBefore: number): Promise<number[]>;
+  /** Ids of the Transfers closed before the cut-off. */
+  closedBefore(closedBefore: number): Promise<number[]>;
   /** Deletes a Transfer's records: files, recipients, audit log and tracking errors. */
   deleteTransferRecords(id: number): Promise<void>;
+  /** The same for several Transfers, in one transaction. */
+  deleteTransfersRecords(ids: number[]): Promise<void>;
   /** Store uploads still recorded for files deleted or of closed Transfers (an abort cut short by a crash). */
   deadStoreUploads(): Promise<{ transferId: number; fileId: number; uid: string; upload: string }[]>;
-  /** `${transferId}/${uid}` of file data that should still exist: live files of Transfers that are not closed. */
-  liveFileKeys(): Promise<Set<string>>;
+  /**
+   * `${transferId}/${uid}` of file data that should still exist among these Transfers': live files of Transfers
+   * that are not closed. Asked a batch of Transfers at a time, never for every file at once.
+   */
+  liveFileKeys(transferIds: number[]): Promise<Set<string>>;
   deleteOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
   countOldRows(cutoff: number, now: number): Promise<Record<string, number>>;
 }
@@ -405,8 +449,13 @@ export interface UsageRepository {
   holdQuota(keys: string[]): Promise<void>;
   /** Declared bytes of the files (not deleted) of open transfers: one user's, or everyone's (null). */
   openBytes(userId: string | null): Promise<number>;
-  /** The same, per user that has any. */
-  openBytesByUser(): Promise<Map<string, number>>;
+  /** The same, for each of these users that has any (one page of the admins' list of users). */
+  openBytesOf(userIds: string[]): Promise<Map<string, number>>;
+  /**
+   * The same per user, summed from the files themselves rather than read from the running totals: what the
+   * totals must equal (tests, and a check an operator can run).
+   */
+  recountOpenBytes(): Promise<Map<string, number>>;
   /** The user's own quota (null: the config's user_quota applies). */
   quotaOf(userId: string): Promise<number | null>;
   /** False when there is no such user. */
@@ -431,13 +480,31 @@ export interface SharingControls {
   passwordHash: string | null;
 }
 
-/** A download of one file by one link: begun (claimed), sending now (active), completed (done). */
+/**
+ * A copy of one file downloaded by one link (docs/sharing.md, Download limits): the byte ranges its responses
+ * sent, the bytes they sent again, and the lease of the response sending on it now, if any; done once every
+ * byte of the file has been sent.
+ */
 export interface DownloadClaim {
   id: number;
   fileId: number;
   claimed: number;
-  active: boolean;
   done: number | null;
+  /** [start, end) ranges of the file sent on this claim (sorted, merged); of a done claim: all of it. */
+  sent: [number, number][];
+  resent: number;
+  /** Until when (seconds) a response holds it; a time past means no response does. */
+  leaseUntil: number;
+}
+
+/** What a response's bytes did to a claim: written at its end and while it sends (which renews the lease). */
+export interface ClaimProgress {
+  sent: [number, number][];
+  resent: number;
+  /** When every byte of the file was sent (the copy counts), else null. */
+  done: number | null;
+  /** The lease renewed until then; null: the response ended and lets the claim go. */
+  leaseUntil: number | null;
 }
 
 export interface SharingRepository {
@@ -445,14 +512,17 @@ export interface SharingRepository {
   setControls(transferId: number, c: SharingControls): Promise<void>;
   /** Inside a unit of work: holds the link until the unit of work ends, so two claims by one link queue. */
   holdLink(recipientId: number): Promise<void>;
-  /** The link's claims of these files: every done one, and the unfinished ones claimed at or after `since`. */
-  claims(recipientId: number, fileIds: number[], since: number): Promise<DownloadClaim[]>;
-  /** A new claim, active. */
-  claim(recipientId: number, fileId: number, now: number): Promise<number>;
-  /** An unfinished claim sends again (a resumed download). */
-  resume(id: number, now: number): Promise<void>;
-  /** A response on the claim ended: done when it delivered the file's last byte; false if it was done already. */
-  release(id: number, now: number, done: boolean): Promise<boolean>;
+  /** Every claim of the link on these files, oldest first. */
+  claims(recipientId: number, fileIds: number[]): Promise<DownloadClaim[]>;
+  /** A new claim, held by the response whose token is `lease` until `until`. */
+  claim(recipientId: number, fileId: number, now: number, lease: string, until: number): Promise<number>;
+  /** A claim no response holds is taken by this one (a resumed download). */
+  take(id: number, lease: string, until: number): Promise<void>;
+  /**
+   * Records a response's progress on the claim it holds; false when it no longer holds it (its lease lapsed
+   * and another response took the claim), in which case nothing is written.
+   */
+  record(id: number, lease: string, p: ClaimProgress): Promise<boolean>;
   /** Completed downloads per recipient and file, for the owner's view. */
   doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]>;
   /** controls() and doneCounts() of many transfers at once (a page of the owner's list), in two statements. */
@@ -516,6 +586,44 @@ export interface VirusScanRepository {
   held(): Promise<number[]>;
 }
 
+/** What `ferry import filesender` brings over under its FileSender ids (docs/moving-from-filesender.md). */
+export type ImportedKind = 'transfer' | 'guest';
+
+/** A download finished by a recipient: its file counts as received (recipient_downloads). */
+export interface ReceivedFile {
+  recipientId: number;
+  fileId: number;
+  date: number;
+}
+
+/**
+ * The writes of an import: records inserted with the ids they had in the system they come from, so links
+ * naming them (`files_ids`, `/transfer/{id}`) keep working, each marked as imported so a second run continues.
+ */
+export interface ImportRepository {
+  /** Transfers and guests that no import brought: a ferry already in use. */
+  otherRecords(): Promise<{ transfers: number; guests: number }>;
+  /** The ids of this kind already imported. */
+  imported(kind: ImportedKind): Promise<Set<number>>;
+  /** Which of these ids, tokens or file uids ferry already holds (in another record than an imported one). */
+  taken(what: 'transfer' | 'file' | 'recipient' | 'guest', ids: number[]): Promise<number[]>;
+  tokensTaken(what: 'recipient' | 'guest', tokens: string[]): Promise<string[]>;
+  uidsTaken(uids: string[]): Promise<string[]>;
+  /** Inserts the Guest under its id and marks it imported from `source`. */
+  insertGuest(g: Guest, source: string, now: number): Promise<void>;
+  /** Inserts the Transfer, its files (nothing received yet) and recipients under their ids, marked imported. */
+  insertTransfer(t: Transfer, files: FileRecord[], recipients: Recipient[], source: string, now: number): Promise<void>;
+  /** Records files as received whole by recipients; those already recorded are left. */
+  recordReceived(rows: ReceivedFile[]): Promise<void>;
+  /** The Transfer's status once its files are in (`made_available` as the source recorded it). */
+  setImportedStatus(id: number, status: Transfer['status'], madeAvailable: number | null): Promise<void>;
+  /**
+   * After rows were inserted with their own ids: new rows are numbered past them, and past `floor` (the ids the
+   * source gave to records that did not come), so no new record takes an id an old link names.
+   */
+  moveSequences(floor: { transfers: number; files: number; recipients: number; guests: number }): Promise<void>;
+}
+
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
 export interface Repositories {
   transfers: TransferRepository;
@@ -536,4 +644,5 @@ export interface Repositories {
   usage: UsageRepository;
   sharing: SharingRepository;
   virusScans: VirusScanRepository;
+  imports: ImportRepository;
 }

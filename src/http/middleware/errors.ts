@@ -44,7 +44,7 @@ export function renderError(ctx: Context, err: unknown, log: Logger): void {
   // A refusal that knows when to try again (rate_limit_exceeded's retry_after=N) says so in the header too.
   const wait = retryAfterOf(e);
   if (wait !== null) ctx.set('Retry-After', String(wait));
-  if (wantsErrorPage(ctx)) return renderErrorPage(ctx, e.id, e.status, uid);
+  if (wantsErrorPage(ctx, e.id)) return renderErrorPage(ctx, e.id, e.status, uid);
   if (e.status === 503) ctx.set('Retry-After', String(RETRY_AFTER_S));
   ctx.status = e.status;
   ctx.type = 'application/json';

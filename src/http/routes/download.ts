@@ -3,10 +3,12 @@ import { formUnlock, linkUnlock, setUnlockCookie } from '../download/link-unlock
 import { requestClientAddress } from '../client-address';
 import { publicAccess } from '../access';
 import { Errors, ServiceError } from '../../domain/errors';
-import type { DownloadAccess, DownloadKind } from '../../domain/downloads';
+import type { DownloadAccess, DownloadKind, FileSpan } from '../../domain/downloads';
+import { CLAIM_RENEW_MS } from '../../domain/download-limits';
 import type { FileRecord } from '../../domain/model';
-import { ArchiveLayout, safeEntryNames } from '../../archive/layout';
-import { archivePieces, DigestMismatch, Piece, sendPieces } from '../download/send-pieces';
+import { ArchiveEntry, ArchiveLayout, safeEntryNames } from '../../archive/layout';
+import { archivePieces, DigestMismatch, Piece, SendOptions, sendPieces } from '../download/send-pieces';
+import { inlineCheck, threadCheck } from '../download/stored-check';
 import { zipLayout } from '../../archive/zip64';
 import { tarLayout } from '../../archive/tar';
 import {
@@ -37,7 +39,7 @@ export function downloadRoutes(api: Api): void {
     } catch (e) {
       // A person who followed a link gets a page, not JSON.
       if (e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET')
-        return downloadErrorPage(ctx, e).value;
+        return (await downloadErrorPage(ctx, e)).value;
       throw e;
     }
   };
@@ -60,7 +62,7 @@ export function downloadRoutes(api: Api): void {
       ctx.redirect(`${basePath(ctx)}/?s=download&token=${encodeURIComponent(token)}`);
       return undefined;
     } catch (e) {
-      if (e instanceof ServiceError && wantsPage) return downloadErrorPage(ctx, e).value;
+      if (e instanceof ServiceError && wantsPage) return (await downloadErrorPage(ctx, e)).value;
       throw e;
     }
   });
@@ -112,7 +114,9 @@ function parseIds(ctx: FerryContext): number[] | null {
 
 async function download(ctx: FerryContext): Promise<undefined> {
   const svc = ctx.state.services.downloads;
-  const access = await svc.access(ctx.query.token, linkUnlock(ctx));
+  // A Range may resume the last bytes of a copy already counted: the claims decide (docs/sharing.md).
+  const resuming = ctx.method === 'GET' && ctx.get('Range') !== '';
+  const access = await svc.access(ctx.query.token, linkUnlock(ctx), { resuming });
   const files = svc.select(access, parseIds(ctx));
   const format = ctx.query.archive_format;
   if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');
@@ -135,29 +139,20 @@ function etagOf(files: FileRecord[], format: string): string {
 function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): Promise<void> {
   const etag = etagOf([file], 'f');
   const open = (start: number, end: number) => ctx.state.services.openFile(file, start, end);
-  const pieces = (start: number, end: number): Piece[] => [{ kind: 'file', open, start, end }];
   const enc = access.transfer.encryption;
+  // Of an encrypted file: the stored ciphertext (IV ‖ ciphertext ‖ tag per chunk), for the recipient's client to
+  // decrypt; its recorded SHA-256 is of those stored bytes.
+  const served = enc ? encryptedSize(file.size, enc.chunkSize) : file.size;
+  const of = { id: file.id, uid: file.uid, size: served, sha256: file.sha256 };
+  const pieces = (start: number, end: number): Piece[] => [{ kind: 'file', open, start, end, file: of }];
   ctx.set('Content-Disposition', contentDisposition(file.name));
-  // A whole file is checked against its recorded SHA-256 as it goes (of an encrypted file: of the stored
-  // ciphertext); a range is not (docs/hardening.md, "Corrupted stored files").
-  const sha256 = file.sha256;
   if (!enc) {
     ctx.set('Content-Type', safeContentType(file.mimeType));
-    return respond(ctx, access, [file], 'file', file.size, etag, pieces, parseRange, sha256);
+    return respond(ctx, access, [file], 'file', file.size, etag, pieces, parseRange);
   }
-  // The stored ciphertext (IV ‖ ciphertext ‖ tag per chunk), for the recipient's client to decrypt.
   ctx.set('Content-Type', 'application/octet-stream');
-  const stored = encryptedSize(file.size, enc.chunkSize);
-  return respond(
-    ctx,
-    access,
-    [file],
-    'file',
-    stored,
-    etag,
-    pieces,
-    (header) => parseEncryptedRange(header, stored, (p) => storedOffset(p, enc.chunkSize)),
-    sha256,
+  return respond(ctx, access, [file], 'file', served, etag, pieces, (header) =>
+    parseEncryptedRange(header, served, (p) => storedOffset(p, enc.chunkSize)),
   );
 }
 
@@ -180,8 +175,12 @@ function serveArchive(
   ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
   ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
   const openFile = ctx.state.services.openFile;
+  const fileOf = (e: ArchiveEntry) => {
+    const f = e.ref as FileRecord;
+    return { id: f.id, uid: f.uid, size: f.size, sha256: f.sha256 };
+  };
   return respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
-    archivePieces(layout, start, end, (e, s, en) => openFile(e.ref as FileRecord, s, en)),
+    archivePieces(layout, start, end, (e, s, en) => openFile(e.ref as FileRecord, s, en), fileOf),
   );
 }
 
@@ -194,8 +193,6 @@ async function respond(
   etag: string,
   pieces: (start: number, end: number) => Piece[],
   rangeOf: (header: string | undefined, size: number) => RangeResult = parseRange,
-  /** The recorded SHA-256 of a single file's stored bytes, checked when the whole of it is sent. */
-  sha256: string | null = null,
 ): Promise<void> {
   ctx.set('Accept-Ranges', 'bytes');
   ctx.set('ETag', etag);
@@ -218,14 +215,21 @@ async function respond(
   const svc = ctx.state.services.downloads;
   const who = { ip: requestClientAddress(ctx) || null };
   const log = ctx.state.services.log;
-  // Claims each file's download for the link before any byte is sent: refused here when its limit is taken.
-  const claims = await svc.started(access, files, kind, who, start === 0);
-  const recordEnd = (whole: boolean) =>
-    svc
-      .ended(access, files, kind, who, whole ? files : [], claims)
+  const body = size === 0 ? [] : pieces(start, end);
+  // Each file's bytes in this answer are sent on a claim of the link, taken before any byte: refused here
+  // when the limit leaves none (docs/sharing.md, Download limits).
+  const spans = claimSpans(body, files, kind, size === 0 || (start === 0 && end === size - 1));
+  const use = await svc.started(access, spans, kind, who);
+  const sent = use.sent;
+  const recordEnd = (finished: boolean) => {
+    // Finished: every byte was written (the write callbacks of the last ones may not have run yet).
+    if (finished) spans.forEach((sp, i) => (sent[i] = sp.end - sp.start));
+    return svc
+      .ended(access, files, kind, who, use, finished)
       .catch((e: Error) =>
         log.error(`download of transfer ${access.transfer.id}: recording its end failed: ${e.message}`),
       );
+  };
   if (size === 0) {
     ctx.length = 0;
     ctx.body = Buffer.alloc(0);
@@ -233,33 +237,73 @@ async function respond(
     return;
   }
   const res = ctx.res;
-  res.once('finish', () => void recordEnd(end === size - 1));
-  // Cut before the end: the claims wait to be resumed by a Range request of the same link.
+  // Gone while its claims were taken (a request may wait for them): nothing was sent, they are let go at once.
+  if (res.destroyed || !res.socket || res.socket.destroyed) {
+    await recordEnd(false);
+    return;
+  }
+  // While it sends, the answer keeps its claims (a lease) and records how far it got, so that no other
+  // request borrows them and a node that dies lets them go with what it sent counted.
+  const renew = setInterval(() => {
+    svc
+      .progress(use)
+      .then((held) => {
+        if (held || use.ended) return;
+        log.error(`download of transfer ${access.transfer.id} cut: its download claim was taken over`);
+        res.destroy();
+      })
+      .catch((e: Error) =>
+        log.error(`download of transfer ${access.transfer.id}: renewing its claims failed: ${e.message}`),
+      );
+  }, CLAIM_RENEW_MS);
+  renew.unref();
+  res.once('finish', () => {
+    clearInterval(renew);
+    void recordEnd(true);
+  });
+  // Cut before the end: what was written is recorded, and the link may resume it (docs/sharing.md).
   res.once('close', () => {
-    if (!res.writableFinished)
-      svc
-        .cut(claims)
-        .catch((e: Error) =>
-          log.error(`download of transfer ${access.transfer.id}: releasing its claims failed: ${e.message}`),
-        );
+    clearInterval(renew);
+    if (!res.writableFinished) void recordEnd(false);
   });
   ctx.length = end - start + 1;
   ctx.respond = false;
-  // The stored bytes' digest on the store's hashing threads when it has them, else here as they are sent.
   const storedDigest = ctx.state.services.storedDigest;
-  const file = files[0];
-  const stored = storedDigest && {
-    ahead: (upTo: number) => storedDigest.ahead(file, upTo),
-    digest: () => storedDigest.digest(file, size),
-  };
-  const whole = range.kind === 'full' && sha256 ? { sha256, ...(stored ? { stored } : {}) } : undefined;
+  const byId = new Map(files.map((f) => [f.id, f]));
+  // A file piece that ends its file is checked against the file's recorded SHA-256 before its last bytes go
+  // (docs/hardening.md, "Corrupted stored files"): on the store's hashing threads when it has them.
+  const check: SendOptions['check'] = (p) =>
+    storedDigest
+      ? threadCheck(storedDigest.stream(byId.get(p.file.id)!), p.start, p.file.size)
+      : inlineCheck(p.open, p.start, p.file.size);
   ctx.state.sendBody = () =>
-    sendPieces(res, pieces(start, end), whole).catch((e: Error) => {
+    sendPieces(res, body, { check, sent }).catch((e: Error) => {
       // A short, vanished or corrupted file aborts the response: never a truncated or altered download that
       // looks complete.
-      if (e instanceof DigestMismatch) ctx.state.digestMismatch = true;
-      const what = files.length === 1 ? ` file ${files[0].id} (${files[0].uid})` : '';
+      let what = files.length === 1 ? ` file ${files[0].id} (${files[0].uid})` : '';
+      if (e instanceof DigestMismatch) {
+        ctx.state.digestMismatch = true;
+        what = ` file ${e.file.id} (${e.file.uid})`;
+      }
       log.error(`download of transfer ${access.transfer.id}${what} cut: ${e.message}`);
       res.destroy();
     });
+}
+
+/**
+ * What an answer sends of each file, for its claims: the file pieces' ranges, and the empty files of a whole
+ * archive (they have no bytes, but the archive delivers them).
+ */
+function claimSpans(body: Piece[], files: FileRecord[], kind: DownloadKind, whole: boolean): FileSpan[] {
+  const spans: FileSpan[] = [];
+  for (const p of body)
+    if (p.kind === 'file' && p.file)
+      spans.push({ fileId: p.file.id, size: p.file.size, start: p.start, end: p.end + 1 });
+  if (whole) {
+    const named = new Set(spans.map((sp) => sp.fileId));
+    for (const f of files)
+      if (!named.has(f.id) && (kind === 'archive' || files.length === 1) && f.size === 0)
+        spans.push({ fileId: f.id, size: 0, start: 0, end: 0 });
+  }
+  return spans;
 }

@@ -18,9 +18,12 @@ async function loadGuest(ctx: FerryContext) {
 
 const baseUrl = (ctx: FerryContext) => ctx.state.services.settings.get().base_url;
 const present = async (ctx: FerryContext, g: Guest) => presentGuest(g, baseUrl(ctx), await requestLang(ctx));
-/** The whole list, or the page `?limit=N&offset=M` asks for (docs/architecture.md, "Lists and pages"). */
+/**
+ * The whole list (newest first), or the page `?limit=N&offset=M` or `?limit=N&after=<id>` asks for
+ * (docs/architecture.md, "Lists and pages").
+ */
 const presentAll = (ctx: FerryContext, list: Guest[]) =>
-  Promise.all(pageOf(list, parsePage(ctx.query)).map((g) => present(ctx, g)));
+  Promise.all(pageOf(list, parsePage(ctx.query), (g) => g.id, true).map((g) => present(ctx, g)));
 
 function creatorOf(ctx: FerryContext): GuestCreator {
   const p = ctx.state.principal;

@@ -2,7 +2,7 @@ import { Api, created } from '../api';
 import { admin, users } from '../access';
 import { Errors } from '../../domain/errors';
 import { bodyObject } from '../actor';
-import { pageOf, parsePage } from '../../domain/paging';
+import { parsePage } from '../../domain/paging';
 import type { FerryContext } from '../state';
 import { SESSION_COOKIE } from '../../auth/sessions';
 import { requestClientAddress } from '../client-address';
@@ -56,9 +56,11 @@ export function userAdminRoutes(api: Api): void {
   api.get('/user/@all', admin, async (ctx) => {
     const s = ctx.state.services;
     const configAdmins = s.settings.get().admin;
-    const quotaOf = await s.usage.perUser();
-    // The whole list, or the page `?limit=N&offset=M` asks for (docs/architecture.md, "Lists and pages").
-    return pageOf(await s.accounts.listUsers(), parsePage(ctx.query)).map((u) => {
+    // The whole list, or the page `?limit=N&offset=M` or `?limit=N&after=<user id>` asks for, in the order of
+    // the ids (docs/architecture.md, "Lists and pages"), read from the database a page at a time.
+    const list = await s.accounts.listUsers(parsePage(ctx.query));
+    const quotaOf = await s.usage.perUser(list.map((u) => u.id));
+    return list.map((u) => {
       const q = quotaOf(u.id);
       return {
         id: u.id,

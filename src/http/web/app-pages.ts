@@ -1,5 +1,6 @@
 import Router from '@koa/router';
 import type { FerryContext, FerryState } from '../state';
+import { errorPageHtml } from './error-page';
 import { html, SafeHtml } from './html';
 import type { TextKey } from '../../i18n';
 import { layout, pageT, basePath } from './layout';
@@ -75,7 +76,9 @@ export function loginRouter(): Router<FerryState> {
 function userPage(ctx: FerryContext, page: string, titleKey: TextKey, data: Record<string, string> = {}): SafeHtml {
   const p = ctx.state.principal;
   if (p.type !== 'user') return loginPage(ctx);
-  return layout(ctx, { title: pageT(ctx)(titleKey), page, data });
+  // Mail kept in the built-in inbox is not called sent on any page (docs/web-behaviour.md).
+  const inbox: Record<string, string> = ctx.state.services.mailInbox ? { 'mail-inbox': '1' } : {};
+  return layout(ctx, { title: pageT(ctx)(titleKey), page, data: { ...inbox, ...data } });
 }
 
 /**
@@ -189,11 +192,7 @@ export function idpChoicePage(
   ctx.body = layout(ctx, { title: t('ui_sign_in_choose_title'), body, scripts: [] }).value;
 }
 
-function refusal(ctx: FerryContext, key: TextKey, status: number): SafeHtml {
-  const t = pageT(ctx);
+function refusal(ctx: FerryContext, id: string, status: number): SafeHtml {
   ctx.status = status;
-  return layout(ctx, {
-    title: t(key),
-    body: html`<section class="card narrow"><h1>${t(key)}</h1><p><a href="${basePath(ctx)}/">${t('upload_page')}</a></p></section>`,
-  });
+  return errorPageHtml(ctx, { id, status });
 }

@@ -96,6 +96,11 @@ export function assetRouter(store: () => AssetStore = webAssets): Router<FerrySt
     if (!asset) return; // falls through to the 404 error body
     const etag = `"${asset.hash}"`;
     ctx.set('ETag', etag);
+    // A worker's script sets the worker's own CSP: the upload worker (web/upload/upload-worker.ts) sends the
+    // chunks to this origin and nothing else. On a 304 too: the browser takes the revalidated answer's policy,
+    // and without it the second upload's worker could reach nothing.
+    if (ctx.params.name === 'upload-worker.js')
+      ctx.set('Content-Security-Policy', "default-src 'none'; connect-src 'self'");
     ctx.set('Cache-Control', ctx.query.v === asset.hash ? 'public, max-age=31536000, immutable' : 'no-cache');
     if (ctx.get('If-None-Match') === etag) {
       ctx.status = 304;

@@ -6,7 +6,8 @@ import { html, SafeHtml } from './html';
 import { visibleName, visibleText } from '../../util/names';
 import type { TextKey } from '../../i18n';
 import { basePath, errorSentence, layout, pageLang, type PageT, pageT } from './layout';
-import { formatBytes, formatDay } from './format';
+import { formatBytes, formatMoment } from './format';
+import { errorPageHtml } from './error-page';
 import { safeEntryNames } from '../../shared/entry-names';
 
 /**
@@ -37,11 +38,11 @@ export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
 ${transferFacts(ctx, access)}
 ${await virusNotice(ctx, access)}
 ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleText(transfer.message)}</p>` : ''}
-<form method="get" action="${base}/download" class="download-form">
+<form method="get" action="${base}/download" class="download-form"${access.controls.downloadLimit !== null ? html` data-limited="1" data-token="${token}" data-spent-text="${t('ui_download_limit_file_spent')}" data-refused-text="${t('ui_download_limit_refused')}"` : ''}>
 <input type="hidden" name="token" value="${token}">
 <table class="files"><thead><tr><th scope="col"><span class="visually-hidden">${t('download_selected')}</span></th><th scope="col">${t('file')}</th><th scope="col">${t('size')}</th><th scope="col"><span class="visually-hidden">${t('download')}</span></th></tr></thead>
 <tbody>${files.map(
-      (f) => html`<tr>
+      (f) => html`<tr data-file-id="${f.id}">
 <td><input type="checkbox" name="files_ids" value="${f.id}" id="f${f.id}" aria-label="${visibleName(f.name)}"${access.spent.includes(f.id) ? html` disabled` : ''}></td>
 <td><label for="f${f.id}">${visibleName(f.name)}</label>${f.sha256 ? hashLine(t, f.sha256, visibleName(f.name)) : ''}</td>
 <td>${formatBytes(f.size, lang)}</td>
@@ -54,6 +55,7 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 <a href="${link('&archive_format=tar')}" download>tar</a>
 </p>
 <p class="hint" id="select-hint">${t('ui_select_files_hint')}</p>
+<p class="download-status error" role="status" aria-live="polite" hidden></p>
 </form>
 </section>`,
   });
@@ -95,6 +97,10 @@ function encryptedDownloadPage(ctx: FerryContext, access: DownloadAccess, virus:
   // A browser saves one file at a time into a folder the user picks: the last part of the archive's safe name.
   const saveNames = safeEntryNames(files.map((f) => f.name)).map((n) => n.split('/').at(-1) ?? n);
   const messages = E2EE_MESSAGES.map((k) => html` data-${k.replace(/_/g, '-')}="${t(k)}"`);
+  // "Decrypt and save all" says how it ended, even when every file had been saved one by one before.
+  messages.push(
+    html` data-e2ee-saved-all="${t('ui_e2ee_saved_all', { count: files.length })}" data-e2ee-save-all-cancelled="${t('ui_e2ee_save_all_cancelled')}" data-e2ee-saving-all="${t('ui_e2ee_saving_all')}"`,
+  );
   return layout(ctx, {
     title: t('download'),
     body: html`<section class="card download encrypted" data-token="${recipient.token}" data-salt="${e.salt}" data-iterations="${e.hashIterations}" data-key-version="${e.keyVersion}" data-password-version="${e.passwordVersion}" data-password-encoding="${e.passwordEncoding}" data-chunk-size="${e.chunkSize}"${messages}>
@@ -127,18 +133,20 @@ ${transfer.message ? html`<h2>${t('message')}</h2><p class="message">${visibleTe
 }
 
 /**
- * A day as the page's language writes it, in UTC; the page's script rewrites it in the reader's own time zone
- * (data-day), where the day may differ.
+ * A moment as the page's language writes it, with its zone (UTC here); the page's script rewrites it in the
+ * reader's own time zone, named (data-moment: web/lib/local-times.ts), where the day may differ.
  */
-function localDay(unixSeconds: number, lang: string): SafeHtml {
-  return html`<time datetime="${new Date(unixSeconds * 1000).toISOString()}" data-day="${unixSeconds}">${formatDay(unixSeconds, lang, 'UTC')}</time>`;
+export function localMoment(unixSeconds: number, lang: string): SafeHtml {
+  return html`<time datetime="${new Date(unixSeconds * 1000).toISOString()}" data-moment="${unixSeconds}">${formatMoment(unixSeconds, lang, 'UTC')}</time>`;
 }
 
-/** Errors the page names as they are (others read "not found"). */
-/** Unknown, expired or closed: a plain page that says which, and shows nothing of any Transfer. */
-export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml {
+/**
+ * Unknown, expired, closed, withdrawn, spent: the one error page (error-page.ts), which says which and shows
+ * nothing of any Transfer, except a spent link's subject and sender (its reader got there through the link,
+ * password included). Errors the page does not name read "not found".
+ */
+export async function downloadErrorPage(ctx: FerryContext, e: ServiceError): Promise<SafeHtml> {
   if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e);
-  const t = pageT(ctx);
   const shown = [
     Errors.transferExpired,
     Errors.transferClosed,
@@ -148,10 +156,15 @@ export function downloadErrorPage(ctx: FerryContext, e: ServiceError): SafeHtml 
     Errors.transferBeingChecked,
     Errors.fileNotFound,
   ].find((entry) => isError(e, entry));
-  const key = (shown ?? Errors.transferNotFound).id;
+  const id = (shown ?? Errors.transferNotFound).id;
+  const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
+  const facts =
+    id === Errors.downloadLimitReached.id && token
+      ? await ctx.state.services.downloads.spentLinkFacts(token).catch(() => null)
+      : null;
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
-  return layout(ctx, { title: t(key), body: html`<section class="card narrow"><h1>${t(key)}</h1></section>` });
+  return errorPageHtml(ctx, { id, status: e.status, facts });
 }
 
 /**
@@ -187,9 +200,9 @@ function transferFacts(ctx: FerryContext, access: DownloadAccess): SafeHtml {
   return html`<h1>${visibleName(transfer.subject ?? '') || t('download')}</h1>
 <dl class="facts">
 <dt>${t('from')}</dt><dd>${transfer.userEmail}</dd>
-<dt>${t('expires')}</dt><dd>${localDay(transfer.expires, lang)}</dd>
+<dt>${t('expires')}</dt><dd>${localMoment(transfer.expires, lang)}</dd>
 <dt>${t('size')}</dt><dd>${formatBytes(total, lang)} (${count})</dd>
-${access.controls.downloadLimit !== null ? html`<dt>${t('ui_download_limit')}</dt><dd>${t('ui_download_limit_of', { limit: access.controls.downloadLimit })}</dd>` : ''}
+${access.controls.downloadLimit !== null ? html`<dt>${t('ui_download_limit')}</dt><dd>${t('ui_download_limit_of', { count: access.controls.downloadLimit })}</dd>` : ''}
 </dl>`;
 }
 

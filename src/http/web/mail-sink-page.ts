@@ -3,7 +3,10 @@ import { readEml } from '../../mail/eml';
 import { isAdmin } from '../../auth/principal';
 import type { FerryContext } from '../state';
 import { html, SafeHtml } from './html';
-import { basePath, layout, pageT } from './layout';
+import { basePath, layout, pageLang, pageT } from './layout';
+import { localMoment } from './download-page';
+import { errorPageHtml } from './error-page';
+import type { TextKey } from '../../i18n';
 import { loginPage } from './app-pages';
 
 /**
@@ -13,14 +16,12 @@ import { loginPage } from './app-pages';
  */
 export function mailSinkPage(ctx: FerryContext): SafeHtml | undefined {
   const t = pageT(ctx);
+  const lang = pageLang(ctx);
   const p = ctx.state.principal;
   if (p.type === 'anonymous') return loginPage(ctx);
   if (!isAdmin(p)) {
     ctx.status = 403;
-    return layout(ctx, {
-      title: t('rest_admin_required'),
-      body: html`<section class="card narrow"><h1>${t('rest_admin_required')}</h1></section>`,
-    });
+    return errorPageHtml(ctx, { id: 'rest_admin_required', status: 403 });
   }
   const dir = ctx.state.services.mailInbox;
   const title = t('ui_mail_sink');
@@ -42,12 +43,12 @@ export function mailSinkPage(ctx: FerryContext): SafeHtml | undefined {
     }
     const m = readEml(raw.toString('utf8'));
     if (ctx.query.part === 'html') return htmlPart(ctx, m.html);
-    const rows = ['date', 'from', 'to', 'reply-to', 'subject', 'content-language'].filter((h) => m.headers[h]);
+    const rows = HEADER_LABELS.filter(([h]) => m.headers[h]);
     return layout(ctx, {
       title,
       body: html`<section class="card"><p><a href="${base}/?s=mail-sink">${t('ui_mail_sink')}</a></p>
 <h1>${m.headers.subject ?? ''}</h1>
-<dl class="mail-headers">${rows.map((h) => html`<dt>${h}</dt><dd>${m.headers[h]}</dd>`)}</dl>
+<dl class="mail-headers">${rows.map(([h, label]) => html`<dt>${t(label)}</dt><dd>${h === 'date' ? mailDate(m.headers[h]!, lang) : m.headers[h]}</dd>`)}</dl>
 ${
   m.html !== null
     ? html`<h2>${t('ui_mail_as_read')}</h2>
@@ -64,13 +65,37 @@ ${m.html !== null ? html`<details><summary>${t('ui_mail_html_part')}</summary><p
   return layout(ctx, {
     title,
     body: html`<section class="card"><h1>${title}</h1>
-<p>${t('ui_mail_sink_count', { n: messages.length, dir })}</p>
-<table class="mail-list"><thead><tr><th>${t('ui_mail_date')}</th><th>${t('from')}</th><th>${t('ui_mail_to')}</th><th>${t('subject')}</th></tr></thead>
+<p>${t('ui_mail_sink_count', { count: messages.length, dir })}</p>
+<div class="table-wrap"><table class="mail-list"><thead><tr><th>${t('ui_mail_date')}</th><th>${t('from')}</th><th>${t('ui_mail_to')}</th><th>${t('subject')}</th></tr></thead>
 <tbody>${messages.map(({ message: msg, head }) => {
       const h = readEml(head.toString('utf8')).headers;
-      return html`<tr><td>${new Date(msg.mtime).toISOString().replace('T', ' ').slice(0, 19)}</td><td>${h.from ?? ''}</td><td>${h.to ?? ''}</td><td><a href="${base}/?s=mail-sink&id=${msg.id}">${h.subject || msg.id}</a></td></tr>`;
-    })}</tbody></table></section>`,
+      return html`<tr><td class="when">${localMoment(Math.floor(msg.mtime / 1000), lang)}</td><td class="addr">${addresses(h.from)}</td><td class="addr">${addresses(h.to)}</td><td><a href="${base}/?s=mail-sink&id=${msg.id}">${h.subject || msg.id}</a></td></tr>`;
+    })}</tbody></table></div></section>`,
   });
+}
+
+/** The headers a message's page shows, each under its label in the page's language. */
+const HEADER_LABELS: [string, TextKey][] = [
+  ['date', 'ui_mail_date'],
+  ['from', 'from'],
+  ['to', 'ui_mail_to'],
+  ['reply-to', 'ui_mail_reply_to'],
+  ['subject', 'subject'],
+  ['content-language', 'ui_language'],
+];
+
+/** A Date header in the reader's time zone, named (the header as written when it cannot be read). */
+function mailDate(header: string, lang: string): SafeHtml | string {
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? header : localMoment(Math.floor(at / 1000), lang);
+}
+
+/** A list of addresses, each kept whole on its line (a cell may wrap between them, never inside one). */
+function addresses(header: string | undefined): SafeHtml[] {
+  return (header ?? '')
+    .split(/,\s*/)
+    .filter(Boolean)
+    .map((a, i) => html`${i ? ', ' : ''}<span class="addr-one">${a}</span>`);
 }
 
 /** The text part with its web addresses as links (everything else, and the address itself, escaped). */

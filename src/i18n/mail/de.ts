@@ -47,6 +47,7 @@ export const mailDe: Translations = {
   mail_event_transfer_deleted: 'Übertragung gelöscht',
   mail_event_transfer_reminded: 'Erinnerung gesendet',
   mail_event_transfer_expiry_extended: 'Ablauf verlängert',
+  mail_event_transfer_imported: 'aus FileSender übernommen',
   mail_event_upload_started: 'Hochladen begonnen',
   mail_event_upload_ended: 'Hochladen beendet',
   mail_event_file_uploaded: 'Datei hochgeladen',
@@ -79,7 +80,8 @@ export const mailDe: Translations = {
   mail_guest_page_access_intro: 'Ihr Gast {guest} hat die Upload-Seite geöffnet.',
   ui_mail_sink_off: 'E-Mails werden über mail.transport zugestellt: im eingebauten Postfach wird nichts aufbewahrt.',
   ui_mail_sink_no_message: 'Diese Nachricht gibt es nicht.',
-  ui_mail_sink_count: '{n} Nachrichten gespeichert in {dir}.',
+  ui_mail_sink_count_one: '{count} Nachricht gespeichert in {dir}.',
+  ui_mail_sink_count_other: '{count} Nachrichten gespeichert in {dir}.',
   ui_mail_date: 'Datum',
   ui_mail_to: 'An',
   ui_mail_html_part: 'HTML-Teil (Quelltext)',
@@ -97,4 +99,5 @@ export const mailDe: Translations = {
   mail_event_virus_scan_held: 'Virenprüfung angehalten (Scanner nicht erreichbar)',
   mail_event_virus_scan_failed: 'nicht geprüft (Scanner nicht erreichbar)',
   mail_event_virus_scan_skipped: 'nicht geprüft (zu groß)',
+  ui_mail_reply_to: 'Antwort an',
 };

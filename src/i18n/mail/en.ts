@@ -45,6 +45,7 @@ export const mailEn = {
   mail_event_transfer_deleted: 'transfer deleted',
   mail_event_transfer_reminded: 'reminder sent',
   mail_event_transfer_expiry_extended: 'expiry extended',
+  mail_event_transfer_imported: 'brought over from FileSender',
   mail_event_upload_started: 'upload started',
   mail_event_upload_ended: 'upload finished',
   mail_event_file_uploaded: 'file uploaded',
@@ -76,7 +77,8 @@ export const mailEn = {
   mail_guest_page_access_intro: 'Your guest {guest} has opened the upload page.',
   ui_mail_sink_off: 'Mail is delivered through mail.transport: nothing is kept in the built-in inbox.',
   ui_mail_sink_no_message: 'No such message.',
-  ui_mail_sink_count: '{n} messages stored in {dir}.',
+  ui_mail_sink_count_one: '{count} message stored in {dir}.',
+  ui_mail_sink_count_other: '{count} messages stored in {dir}.',
   ui_mail_date: 'Date',
   ui_mail_to: 'To',
   ui_mail_html_part: 'HTML part (source)',
@@ -94,4 +96,5 @@ export const mailEn = {
   mail_event_virus_scan_held: 'virus scan held (scanner unavailable)',
   mail_event_virus_scan_failed: 'not scanned (scanner unavailable)',
   mail_event_virus_scan_skipped: 'not scanned (too large)',
+  ui_mail_reply_to: 'Reply to',
 } satisfies Table;

@@ -45,6 +45,7 @@ export const mailEs: Translations = {
   mail_event_transfer_deleted: 'transferencia borrada',
   mail_event_transfer_reminded: 'recordatorio enviado',
   mail_event_transfer_expiry_extended: 'caducidad prolongada',
+  mail_event_transfer_imported: 'traída desde FileSender',
   mail_event_upload_started: 'subida iniciada',
   mail_event_upload_ended: 'subida terminada',
   mail_event_file_uploaded: 'archivo subido',
@@ -78,7 +79,8 @@ export const mailEs: Translations = {
   mail_guest_page_access_intro: 'Su invitado {guest} ha abierto la página de subida.',
   ui_mail_sink_off: 'El correo se entrega a través de mail.transport: no se guarda nada en el buzón integrado.',
   ui_mail_sink_no_message: 'Ese mensaje no existe.',
-  ui_mail_sink_count: '{n} mensajes guardados en {dir}.',
+  ui_mail_sink_count_one: '{count} mensaje guardado en {dir}.',
+  ui_mail_sink_count_other: '{count} mensajes guardados en {dir}.',
   ui_mail_date: 'Fecha',
   ui_mail_to: 'Para',
   ui_mail_html_part: 'Parte HTML (código)',
@@ -96,4 +98,5 @@ export const mailEs: Translations = {
   mail_event_virus_scan_held: 'análisis antivirus en espera (antivirus no disponible)',
   mail_event_virus_scan_failed: 'sin analizar (antivirus no disponible)',
   mail_event_virus_scan_skipped: 'sin analizar (demasiado grande)',
+  ui_mail_reply_to: 'Responder a',
 };

@@ -45,6 +45,7 @@ export const mailFr: Translations = {
   mail_event_transfer_deleted: 'dépôt supprimé',
   mail_event_transfer_reminded: 'rappel envoyé',
   mail_event_transfer_expiry_extended: 'expiration prolongée',
+  mail_event_transfer_imported: 'reprise de FileSender',
   mail_event_upload_started: 'téléversement commencé',
   mail_event_upload_ended: 'téléversement terminé',
   mail_event_file_uploaded: 'fichier téléversé',
@@ -80,7 +81,8 @@ export const mailFr: Translations = {
   ui_mail_sink_off:
     "Les e-mails sont envoyés par mail.transport : rien n'est conservé dans la boîte de réception intégrée.",
   ui_mail_sink_no_message: 'Message introuvable.',
-  ui_mail_sink_count: '{n} messages enregistrés dans {dir}.',
+  ui_mail_sink_count_one: '{count} message enregistré dans {dir}.',
+  ui_mail_sink_count_other: '{count} messages enregistrés dans {dir}.',
   ui_mail_date: 'Date',
   ui_mail_to: 'À',
   ui_mail_html_part: 'Partie HTML (source)',
@@ -98,4 +100,5 @@ export const mailFr: Translations = {
   mail_event_virus_scan_held: 'analyse antivirus en attente (antivirus indisponible)',
   mail_event_virus_scan_failed: 'non analysé (antivirus indisponible)',
   mail_event_virus_scan_skipped: 'non analysé (trop volumineux)',
+  ui_mail_reply_to: 'Répondre à',
 };

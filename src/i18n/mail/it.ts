@@ -45,6 +45,7 @@ export const mailIt: Translations = {
   mail_event_transfer_deleted: 'trasferimento eliminato',
   mail_event_transfer_reminded: 'promemoria inviato',
   mail_event_transfer_expiry_extended: 'scadenza prorogata',
+  mail_event_transfer_imported: 'importata da FileSender',
   mail_event_upload_started: 'caricamento iniziato',
   mail_event_upload_ended: 'caricamento terminato',
   mail_event_file_uploaded: 'file caricato',
@@ -76,7 +77,8 @@ export const mailIt: Translations = {
   mail_guest_page_access_intro: 'Il tuo ospite {guest} ha aperto la pagina di caricamento.',
   ui_mail_sink_off: 'Le email vengono recapitate tramite mail.transport: nella casella integrata non resta nulla.',
   ui_mail_sink_no_message: 'Questo messaggio non esiste.',
-  ui_mail_sink_count: '{n} messaggi conservati in {dir}.',
+  ui_mail_sink_count_one: '{count} messaggio conservato in {dir}.',
+  ui_mail_sink_count_other: '{count} messaggi conservati in {dir}.',
   ui_mail_date: 'Data',
   ui_mail_to: 'A',
   ui_mail_html_part: 'Parte HTML (sorgente)',
@@ -94,4 +96,5 @@ export const mailIt: Translations = {
   mail_event_virus_scan_held: 'controllo antivirus sospeso (antivirus non disponibile)',
   mail_event_virus_scan_failed: 'non controllato (antivirus non disponibile)',
   mail_event_virus_scan_skipped: 'non controllato (troppo grande)',
+  ui_mail_reply_to: 'Rispondi a',
 };

@@ -45,6 +45,7 @@ export const mailNl: Translations = {
   mail_event_transfer_deleted: 'overdracht verwijderd',
   mail_event_transfer_reminded: 'herinnering verzonden',
   mail_event_transfer_expiry_extended: 'vervaldatum verlengd',
+  mail_event_transfer_imported: 'overgenomen uit FileSender',
   mail_event_upload_started: 'uploaden gestart',
   mail_event_upload_ended: 'uploaden voltooid',
   mail_event_file_uploaded: 'bestand geüpload',
@@ -76,7 +77,8 @@ export const mailNl: Translations = {
   mail_guest_page_access_intro: 'Uw gast {guest} heeft de uploadpagina geopend.',
   ui_mail_sink_off: 'E-mail wordt bezorgd via mail.transport: er wordt niets in de ingebouwde inbox bewaard.',
   ui_mail_sink_no_message: 'Dit bericht bestaat niet.',
-  ui_mail_sink_count: '{n} berichten opgeslagen in {dir}.',
+  ui_mail_sink_count_one: '{count} bericht opgeslagen in {dir}.',
+  ui_mail_sink_count_other: '{count} berichten opgeslagen in {dir}.',
   ui_mail_date: 'Datum',
   ui_mail_to: 'Aan',
   ui_mail_html_part: 'HTML-deel (bron)',
@@ -94,4 +96,5 @@ export const mailNl: Translations = {
   mail_event_virus_scan_held: 'virusscan aangehouden (scanner onbereikbaar)',
   mail_event_virus_scan_failed: 'niet gescand (scanner onbereikbaar)',
   mail_event_virus_scan_skipped: 'niet gescand (te groot)',
+  ui_mail_reply_to: 'Antwoord aan',
 };

@@ -46,6 +46,7 @@ export const mailPt: Translations = {
   mail_event_transfer_deleted: 'transferência apagada',
   mail_event_transfer_reminded: 'lembrete enviado',
   mail_event_transfer_expiry_extended: 'validade prolongada',
+  mail_event_transfer_imported: 'trazida do FileSender',
   mail_event_upload_started: 'carregamento iniciado',
   mail_event_upload_ended: 'carregamento terminado',
   mail_event_file_uploaded: 'ficheiro carregado',
@@ -79,7 +80,8 @@ export const mailPt: Translations = {
   mail_guest_page_access_intro: 'O seu convidado {guest} abriu a página de carregamento.',
   ui_mail_sink_off: 'O correio é entregue através de mail.transport: nada fica na caixa integrada.',
   ui_mail_sink_no_message: 'Essa mensagem não existe.',
-  ui_mail_sink_count: '{n} mensagens guardadas em {dir}.',
+  ui_mail_sink_count_one: '{count} mensagem guardada em {dir}.',
+  ui_mail_sink_count_other: '{count} mensagens guardadas em {dir}.',
   ui_mail_date: 'Data',
   ui_mail_to: 'Para',
   ui_mail_html_part: 'Parte HTML (código-fonte)',
@@ -97,4 +99,5 @@ export const mailPt: Translations = {
   mail_event_virus_scan_held: 'verificação antivírus suspensa (antivírus indisponível)',
   mail_event_virus_scan_failed: 'não verificado (antivírus indisponível)',
   mail_event_virus_scan_skipped: 'não verificado (demasiado grande)',
+  ui_mail_reply_to: 'Responder a',
 };

@@ -45,6 +45,7 @@ export const mailSv: Translations = {
   mail_event_transfer_deleted: 'överföring raderad',
   mail_event_transfer_reminded: 'påminnelse skickad',
   mail_event_transfer_expiry_extended: 'giltighet förlängd',
+  mail_event_transfer_imported: 'hämtad från FileSender',
   mail_event_upload_started: 'uppladdning påbörjad',
   mail_event_upload_ended: 'uppladdning klar',
   mail_event_file_uploaded: 'fil uppladdad',
@@ -79,7 +80,8 @@ export const mailSv: Translations = {
   mail_guest_page_access_intro: 'Din gäst {guest} har öppnat uppladdningssidan.',
   ui_mail_sink_off: 'E-post levereras via mail.transport: inget sparas i den inbyggda inkorgen.',
   ui_mail_sink_no_message: 'Det meddelandet finns inte.',
-  ui_mail_sink_count: '{n} meddelanden sparade i {dir}.',
+  ui_mail_sink_count_one: '{count} meddelande sparat i {dir}.',
+  ui_mail_sink_count_other: '{count} meddelanden sparade i {dir}.',
   ui_mail_date: 'Datum',
   ui_mail_to: 'Till',
   ui_mail_html_part: 'HTML-del (källkod)',
@@ -97,4 +99,5 @@ export const mailSv: Translations = {
   mail_event_virus_scan_held: 'virusskanning väntar (skannern otillgänglig)',
   mail_event_virus_scan_failed: 'inte skannad (skannern otillgänglig)',
   mail_event_virus_scan_skipped: 'inte skannad (för stor)',
+  ui_mail_reply_to: 'Svara till',
 };

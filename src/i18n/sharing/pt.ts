@@ -8,7 +8,8 @@ export const sharingPt: Translations = {
   ui_download_limit_hint:
     'Quantas vezes cada ficheiro pode ser descarregado através de cada ligação. Vazio: sem limite.',
   ui_download_limit_file_spent: 'Sem descargas restantes',
-  ui_download_limit_of: 'Descargas permitidas de cada ficheiro por esta ligação: {limit}.',
+  ui_download_limit_of_one: 'Cada ficheiro pode ser descarregado {count} vez por esta ligação.',
+  ui_download_limit_of_other: 'Cada ficheiro pode ser descarregado {count} vezes por esta ligação.',
   ui_download_counts: 'Descargas',
   ui_download_limit_raise: 'Mudar o limite',
   ui_download_limit_saved: 'Limite de descargas guardado: {limit}.',

@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { postgresBinDir, POSTGRES_INSTALL } from './postgres';
+import { MARIADB_INSTALL } from './mariadb';
 
 /**
  * The one place that finds the system parts the tests need beyond Node and node_modules: a browser for the page
@@ -64,7 +65,11 @@ export function installMissingPart(missing: MissingPart, say: (line: string) => 
     return false;
   }
   // Only the daemons of the packages just installed: a server the machine already ran is left alone.
-  const started = (u: string) => packages.some((p) => u === p || (p.startsWith('swift-') && u.startsWith('swift-')));
+  const started = (u: string) =>
+    packages.some(
+      (p) =>
+        u === p || (p.startsWith('swift-') && u.startsWith('swift-')) || (p === 'mariadb-server' && u === 'mariadb'),
+    );
   const daemons = fs.existsSync('/etc/init.d') ? fs.readdirSync('/etc/init.d').filter(started) : [];
   for (const unit of daemons) spawnSync('service', [unit, 'stop'], { stdio: 'ignore', timeout: 60_000 });
   say(`installed ${packages.join(' ')}`);
@@ -130,6 +135,16 @@ async function postgresPart(): Promise<FoundPart> {
       POSTGRES_INSTALL,
     );
   }
+}
+
+/**
+ * Debian's MariaDB server (test/helpers/system/mariadb.ts starts `mariadbd` itself on an empty folder): the
+ * FileSender database on MySQL/MariaDB that `ferry import filesender` reads (test/storage/import-filesender.test.ts).
+ */
+async function mariadbPart(): Promise<FoundPart> {
+  for (const p of ['/usr/sbin/mariadbd', '/usr/bin/mariadbd'])
+    if (fs.existsSync(p)) return { part: 'mariadb', found: p };
+  throw new MissingPart('mariadb', MARIADB_INSTALL);
 }
 
 /** systemd-analyze, which checks the units `ferry service install` writes (Debian's systemd package). */
@@ -279,7 +294,8 @@ export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
     s3ServerPart,
     clamdPart,
   ],
-  storage: [s3ServerPart, clamdPart],
+  // test/storage/import-filesender.test.ts imports from FileSender databases on PostgreSQL and MariaDB.
+  storage: [s3ServerPart, clamdPart, postgresPart, mariadbPart],
   // The late-chunk races run on the filesystem and on the S3 server (test/adversarial/signed-chunks.test.ts).
   adversarial: [s3ServerPart],
   'adversarial-postgres': [postgresPart, s3ServerPart],
