@@ -98,6 +98,14 @@ module.exports = {
       to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
     },
     {
+      name: 'no-circular',
+      comment:
+        'No import circle, type-only ones included: a circle makes load order matter and hides which module is below which (docs/architecture.md).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: 'not-to-unresolvable',
       comment: 'An import that resolves to nothing.',
       severity: 'error',

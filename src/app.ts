@@ -1,6 +1,7 @@
 import os from 'node:os';
 import type Koa from 'koa';
 import type { Config } from './config/defaults';
+import { guestLimitsOf, quotaLimitsOf, reminderMarksOf, transferLimitsOf } from './config/service-limits';
 import { Settings } from './config/settings';
 import { openDatabase, Database } from './db/database';
 import { GuestsService } from './domain/guests';
@@ -193,10 +194,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   );
   const mailQueue = new MailQueue(repos.mailQueue, repos.trackingErrors, mailTransport, clock, log, { node });
   const notifier = new MailNotifier(cfg, () => mailQueue.kick(), clock);
-  const guestLimits = () => {
-    const c = cfg.get();
-    return { defaultDays: c.default_guest_days_valid, maxDays: c.max_guest_days_valid };
-  };
+  const guestLimits = () => guestLimitsOf(cfg.get());
   const guests = new GuestsService({ repos, uow, notifier, clock, ids });
 
   const identity = await buildIdentityProviders(config, {
@@ -240,16 +238,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const digestJobs = hasUploadHashing(fileStore)
     ? null
     : new DigestJobs(repos, fileStore, clock, (e) => log.error(`SHA-256 of a completed file: ${e.message}`), note);
-  const transferLimits = () => {
-    const c = cfg.get();
-    return {
-      maxDays: c.max_transfer_days_valid,
-      maxSize: c.max_transfer_size,
-      maxFiles: c.max_transfer_files,
-      maxRecipients: c.max_transfer_recipients,
-      extensions: c.allow_transfer_expiry_date_extension,
-    };
-  };
+  const transferLimits = () => transferLimitsOf(cfg.get());
   const encryptionPolicy = () => {
     const c = cfg.get();
     return {
@@ -263,7 +252,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     repos,
     files: fileStore,
     clock,
-    limits: () => ({ userQuota: cfg.get().user_quota, hostQuota: cfg.get().host_quota }),
+    limits: () => quotaLimitsOf(cfg.get()),
   });
   // Completions that outlive their request (a file in many parts on S3) are finished by any node.
   let assemblyJobs: AssemblyJobs | null = null;
@@ -342,7 +331,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     uow,
     notifier,
     clock,
-    marks: () => ({ transfer: cfg.get().transfer_automatic_reminder, guest: cfg.get().guest_automatic_reminder }),
+    marks: () => reminderMarksOf(cfg.get()),
   });
   const purge = new PurgeService({
     repos,

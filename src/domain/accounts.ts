@@ -6,7 +6,7 @@ import { SESSION_IDLE_S, SESSION_MAX_S, sessionId } from './sessions';
 import { isEmail } from './transfer-input';
 import type { Page } from './paging';
 import { MIN_PASSWORD_LENGTH } from './password-rules';
-import { LOCAL_OWNER } from './sign-in';
+import { LOCAL_OWNER } from './account-owners';
 
 export { MIN_PASSWORD_LENGTH } from './password-rules';
 

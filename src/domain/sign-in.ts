@@ -2,6 +2,7 @@ import { Errors, ServiceError } from './errors';
 import type { AccountsService, LoginResult } from './accounts';
 import type { UsersService } from './users';
 import type { AccountOwner, Clock, Repositories } from './ports';
+import { LOCAL_OWNER } from './account-owners';
 
 /**
  * Sign-in, whatever the kind of identity provider: the person a provider vouched for becomes a ferry account
@@ -18,8 +19,7 @@ import type { AccountOwner, Clock, Repositories } from './ports';
  * the operator said so (`adopt_unattributed`, or a link); otherwise the sign-in is refused until they decide.
  */
 
-/** Who owns local accounts (users.provider of an account with a password). */
-export const LOCAL_OWNER = 'local';
+export { LOCAL_OWNER } from './account-owners';
 
 /** A person as a provider vouches for them, on the way to becoming a ferry user. */
 export interface SignedInPerson {

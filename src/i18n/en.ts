@@ -1,4 +1,4 @@
-import type { Table } from './index';
+import type { Table } from './table';
 
 export const en = {
   lang_name: 'English',

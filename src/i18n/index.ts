@@ -43,7 +43,8 @@ import { sharingCs } from './sharing/cs';
 import { sharingSv } from './sharing/sv';
 
 /** Translation tables shipped in the binary; English is complete and the fallback for every other table. */
-export type Table = Record<string, string>;
+import type { Table } from './table';
+export type { Table } from './table';
 export type { TextKey, Translations } from './keys';
 // The web pages' texts (src/i18n/ui/) sit under each core table, so a core key always wins.
 // Mail texts (src/i18n/mail/) likewise.

@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { simpleParser, ParsedMail } from 'mailparser';
-import { startTestServer, HEADER_SP, TestServer, asUser } from '../helpers/server';
-import { startTestSink, TestSink, addressOf } from '../helpers/mail';
+import { HEADER_SP, asUser } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
 import { alice, assertErrorShape } from './fixture';
 import { HOSTILE_TEXTS, ODD_ADDRESSES, UNSAFE, assertCleanMailHead } from './injection-fixture';
@@ -11,24 +12,15 @@ import { HOSTILE_TEXTS, ODD_ADDRESSES, UNSAFE, assertCleanMailHead } from './inj
 // or Guest and its mail into the real SMTP sink; the stored .eml must carry only ferry's own header lines,
 // the HTML part and every page must show the text escaped. A subject is one line: line breaks and other
 // control characters in it are refused, as POST /guest does; a message keeps its lines and is stored as given.
-let s: TestServer;
-let sink: TestSink;
 const boss = asUser('boss');
 const ONE_LINE = /^[^\u0000-\u0008\u000a-\u001f\u007f]*$/;
 const sent: { subject: string | null; message: string; to: string[]; token: string; id: number }[] = [];
 
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({
-    ...HEADER_SP,
-    admin: ['boss'],
-    mail: { transport: sink.url, sink: { dir: sink.dir, port: sink.port } },
-  });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({
+  ...HEADER_SP,
+  admin: ['boss'],
+  mail: { transport: sink.url, sink: { dir: sink.dir, port: sink.port } },
+}));
 
 /** Each run of hidden characters as one space: what a header line may show. */
 const oneLine = (text: string) => text.replace(new RegExp(`${UNSAFE.source}+`, 'g'), ' ').trim();

@@ -4,21 +4,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { startBinary } from '../helpers/binary';
-import { request } from '../helpers/server';
+import { asUser, HEADER_SP, request } from '../helpers/server';
 import { drainBody, rssKiB } from '../helpers/process-memory';
 
 const GiB = 1024 ** 3;
-const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
-const config = {
-  auth: {
-    sp: {
-      type: 'header',
-      uid_header: 'X-Remote-User',
-      email_header: 'X-Remote-Email',
-      trusted_proxies: ['127.0.0.1', '::1'],
-    },
-  },
-};
+const headers = asUser('alice');
+const config = HEADER_SP;
 
 test('serving a 5 GiB ZIP keeps the server under 150 MB of memory', async () => {
   let s = await startBinary({ config });

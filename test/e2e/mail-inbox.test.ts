@@ -5,22 +5,13 @@ import path from 'node:path';
 import { simpleParser } from 'mailparser';
 import { runFerry, startBinary } from '../helpers/binary';
 import { listSinkMessages } from '../../src/mail/sink';
+import { asUser, HEADER_SP } from '../helpers/server';
 
 // The embedded default (no mail.transport): serve and CLI commands keep their mail in the built-in inbox of the
 // data directory, each writing it there itself, so two servers on one machine take no port for mail and an
 // admin reads everything in one place.
-const SP = {
-  auth: {
-    sp: {
-      type: 'header',
-      uid_header: 'X-Remote-User',
-      email_header: 'X-Remote-Email',
-      trusted_proxies: ['127.0.0.1', '::1'],
-    },
-  },
-  admin: ['boss'],
-};
-const alice = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org', 'Content-Type': 'application/json' };
+const SP = { ...HEADER_SP, admin: ['boss'] };
+const alice = { ...asUser('alice'), 'Content-Type': 'application/json' };
 
 test('two servers on their defaults and a CLI command keep their mail in their own inboxes; the admin reads it there', async () => {
   const one = await startBinary({ config: SP });

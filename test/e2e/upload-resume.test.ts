@@ -5,21 +5,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { startBinary, BinaryServer } from '../helpers/binary';
-import { request } from '../helpers/server';
+import { asUser, HEADER_SP, request } from '../helpers/server';
 
 const GiB = 1024 ** 3;
 const CHUNK = 5 * 1024 * 1024;
-const headers = { 'X-Remote-User': 'alice', 'X-Remote-Email': 'alice@example.org' };
-const config = {
-  auth: {
-    sp: {
-      type: 'header',
-      uid_header: 'X-Remote-User',
-      email_header: 'X-Remote-Email',
-      trusted_proxies: ['127.0.0.1', '::1'],
-    },
-  },
-};
+const headers = asUser('alice');
+const config = HEADER_SP;
 
 /** Chunk i of the test file: an AES-CTR keystream, fast and reproducible without keeping 1 GiB in memory. */
 function chunkData(i: number, size: number): Buffer {

@@ -33,6 +33,19 @@ import type {
 } from '../../src/domain/ports';
 import { addRange, coveredBytes } from '../../src/shared/ranges';
 import { MemoryLocalAccounts, MemorySessions, MemoryUsers } from './memory-accounts';
+import {
+  emptyMoreState,
+  forgetTransfer,
+  MemoryLoginDevices,
+  MemoryLoginFailures,
+  MemoryOverrides,
+  MemoryRemoteApps,
+  MemorySharing,
+  MemorySignatures,
+  MemoryVirusScans,
+  type MoreState,
+} from './memory-more-repositories';
+import { type ImportedRecord, MemoryImports } from './memory-imports';
 
 /**
  * The domain's repositories in memory: what the domain relies on from its ports, without a database, so that its
@@ -40,8 +53,8 @@ import { MemoryLocalAccounts, MemorySessions, MemoryUsers } from './memory-accou
  * (test/http/transfer-repository-contract.test.ts). The state is one plain object; a unit of work copies it and
  * puts the copy back when its function throws, so "all or nothing" holds as on the databases. Units of work run
  * one at a time, as SQLite runs them. Users, local accounts and sessions are in test/fakes/memory-accounts.ts
- * (outside units of work: sign-in runs none). The repositories the domain tests do not reach (signatures, login
- * failures, remote apps, overrides) throw, naming the method, when called.
+ * (outside units of work: sign-in runs none); signed requests, login throttling, overrides, sharing controls and
+ * virus scans in test/fakes/memory-more-repositories.ts. Every repository of src/domain/ports has a fake here.
  */
 
 interface MailRow {
@@ -70,6 +83,8 @@ export interface MemoryState {
   mail: MailRow[];
   quotas: Record<string, number>;
   storage: Record<string, number>;
+  imported: ImportedRecord[];
+  more: MoreState;
 }
 
 export function emptyState(): MemoryState {
@@ -87,6 +102,8 @@ export function emptyState(): MemoryState {
     mail: [],
     quotas: {},
     storage: {},
+    imported: [],
+    more: emptyMoreState(),
   };
 }
 
@@ -615,6 +632,7 @@ class MemoryPurge implements PurgeRepository {
     s.recipients = s.recipients.filter((r) => r.transferId !== id);
     s.audit = s.audit.filter((e) => e.transferId !== id);
     s.transfers = s.transfers.filter((t) => t.id !== id);
+    forgetTransfer(s, id, recipientIds);
   }
   async deadStoreUploads() {
     return this.s.files
@@ -701,16 +719,6 @@ class MemoryUsage implements UsageRepository {
   }
 }
 
-/** A repository the fakes leave out: any call fails the test, naming the method. */
-function absent<T extends object>(name: string): T {
-  return new Proxy({} as T, {
-    get: (_, method) => () =>
-      Promise.reject(
-        new Error(`${name}.${String(method)} is not in the in-memory fakes (test/fakes/memory-repositories.ts)`),
-      ),
-  });
-}
-
 /** The in-memory world: its state, the root repositories, units of work and named locks. */
 export class MemoryWorld {
   state: MemoryState = emptyState();
@@ -723,6 +731,7 @@ export class MemoryWorld {
   private readonly held = new Set<string>();
 
   constructor() {
+    const view = () => this.state;
     this.repos = {
       transfers: new MemoryTransfers(this),
       audit: new MemoryAudit(this),
@@ -735,14 +744,14 @@ export class MemoryWorld {
       users: this.users,
       localAccounts: new MemoryLocalAccounts(this.users),
       sessions: new MemorySessions(),
-      remoteApps: absent('remoteApps'),
-      signatures: absent('signatures'),
-      loginFailures: absent('loginFailures'),
-      overrides: absent('overrides'),
-      sharing: absent('sharing'),
-      loginDevices: absent('loginDevices'),
-      virusScans: absent('virusScans'),
-      imports: absent('imports'),
+      remoteApps: new MemoryRemoteApps(view),
+      signatures: new MemorySignatures(view),
+      loginFailures: new MemoryLoginFailures(view),
+      overrides: new MemoryOverrides(view),
+      sharing: new MemorySharing(view),
+      loginDevices: new MemoryLoginDevices(view),
+      virusScans: new MemoryVirusScans(view),
+      imports: new MemoryImports(view),
     };
     this.uow = {
       run: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {

@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import { asUser, type TestServer } from './server';
 import { inAWeek, sendChunks } from './upload-client';
+import { generateClientEntropy } from '../../src/shared-crypto/format';
 
 /**
  * The few things most HTTP tests make before they test anything: a Transfer (created, or uploaded and
@@ -17,6 +18,21 @@ export function transferBody(over: Record<string, unknown> = {}): Record<string,
     from: 'alice@example.org',
     expires: inAWeek(),
     ...over,
+  };
+}
+
+/**
+ * The fields of POST /transfer for an end-to-end encrypted Transfer as the pages send them: key version 3, the
+ * password's bytes as given, 1000 PBKDF2 iterations, fresh client entropy. Each file still needs its iv and aead.
+ */
+export function encryptionFields() {
+  return {
+    encryption: true,
+    encryption_key_version: 3,
+    encryption_password_version: 1,
+    encryption_password_encoding: 'none',
+    encryption_password_hash_iterations: 1000,
+    encryption_client_entropy: generateClientEntropy(),
   };
 }
 

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer, sql } from '../helpers/server';
-import { startTestSink, TestSink, addressOf } from '../helpers/mail';
+import { HEADER_SP, asUser, sql } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { sendChunks } from '../helpers/upload-client';
 
 // Automatic reminders (docs/sharing.md): at each configured number of days before expiry, recipients who have
@@ -9,24 +10,14 @@ import { sendChunks } from '../helpers/upload-client';
 // pass; claimed in the database, so passes run again, or at once, send each one once.
 
 const DAY = 86400;
-let s: TestServer;
-let sink: TestSink;
 const alice = asUser('alice');
-
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({
-    ...HEADER_SP,
-    mail: { transport: sink.url },
-    transfer_automatic_reminder: [3, 1],
-    guest_automatic_reminder: [2],
-    admin: ['root'],
-  });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({
+  ...HEADER_SP,
+  mail: { transport: sink.url },
+  transfer_automatic_reminder: [3, 1],
+  guest_automatic_reminder: [2],
+  admin: ['root'],
+}));
 
 async function mailsTo(address: string, subject: RegExp) {
   await s.app.services.mailQueue.flush();

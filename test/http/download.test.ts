@@ -4,12 +4,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startTestServer, HEADER_SP, asUser, TestServer, tempDir } from '../helpers/server';
-import { startTestSink, TestSink, addressOf } from '../helpers/mail';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
 import { availableTransfer } from '../helpers/factories';
 
-let s: TestServer;
-let sink: TestSink;
 const alice = asUser('alice');
 // Folder paths are kept as trees; ".." and absolute paths are refused at upload (test/http/folder-names.test.ts).
 const HOSTILE = [
@@ -22,14 +21,7 @@ const HOSTILE = [
   'Ünïcødé 文件.pdf',
 ];
 
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, mail: { transport: sink.url } });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({ ...HEADER_SP, mail: { transport: sink.url } }));
 
 const available = (files: { name: string; data: Buffer; mime?: string }[], options: string[] = [], subject?: string) =>
   availableTransfer(s, files, { over: { options, subject } });

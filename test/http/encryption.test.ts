@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { encryptionFields } from '../helpers/factories';
+import { startTestServer, HEADER_SP, asUser } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
 import { fileWithDigest, storedBytes } from '../helpers/stored-files';
-import { startTestSink, TestSink } from '../helpers/mail';
 import { patternBytes, sha256, inAWeek } from '../helpers/upload-client';
 import {
   aeadText,
@@ -10,7 +11,6 @@ import {
   deriveKey,
   encryptChunk,
   fileCrypto,
-  generateClientEntropy,
   generateFileIv,
   DecryptError,
 } from '../../src/shared-crypto/format';
@@ -21,18 +21,13 @@ import {
 // password comes another way. The client side here is ferry's own format module.
 const S = 4096;
 const PASSWORD = 'Correct Horse 9 battery!';
-let s: TestServer;
-let sink: TestSink;
 const alice = asUser('alice');
 
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, upload_chunk_size: S, mail: { transport: sink.url } });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({
+  ...HEADER_SP,
+  upload_chunk_size: S,
+  mail: { transport: sink.url },
+}));
 
 function encryptedBody(files: { name: string; data: Buffer }[], over: Record<string, unknown> = {}) {
   const ivs = files.map(() => generateFileIv());
@@ -48,12 +43,7 @@ function encryptedBody(files: { name: string; data: Buffer }[], over: Record<str
       recipients: ['bob@example.org'],
       from: 'alice@example.org',
       expires: inAWeek(),
-      encryption: true,
-      encryption_key_version: 3,
-      encryption_password_version: 1,
-      encryption_password_encoding: 'none',
-      encryption_password_hash_iterations: 1000,
-      encryption_client_entropy: generateClientEntropy(),
+      ...encryptionFields(),
       ...over,
     },
   };

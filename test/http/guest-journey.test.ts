@@ -1,22 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
-import { startTestSink, TestSink, addressOf } from '../helpers/mail';
+import { HEADER_SP, asUser } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
 
-let s: TestServer;
-let sink: TestSink;
 const alice = asUser('alice');
 const bob = asUser('bob');
 
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, admin: ['boss'], mail: { transport: sink.url } });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({ ...HEADER_SP, admin: ['boss'], mail: { transport: sink.url } }));
 
 async function invite(options: string[] = [], transferOptions: string[] = [], as = alice) {
   const r = await s.request('POST', '/guest', {

@@ -1,29 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ParsedMail } from 'mailparser';
-import { startTestServer, TestServer, HEADER_SP, asUser } from '../helpers/server';
-import { startTestSink, addressOf, TestSink } from '../helpers/mail';
+import { HEADER_SP, asUser } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { GUEST_OPTIONS } from '../../src/domain/options';
 import { delivered as deliveredMail } from '../helpers/factories';
 
 // The mails of a Guest's life, delivered over real SMTP into the sink: invitation, receipt, reminder,
 // withdrawal, expiry — and the options that turn them on or off.
-let s: TestServer;
-let sink: TestSink;
 const DAY = 86400;
-
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({
-    ...HEADER_SP,
-    default_lang: 'en',
-    mail: { transport: sink.url, from: 'ferry@files.example' },
-  });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({
+  ...HEADER_SP,
+  default_lang: 'en',
+  mail: { transport: sink.url, from: 'ferry@files.example' },
+}));
 
 /** Delivers everything queued (the queue sends in order, one at a time) and returns the mails received since `from`. */
 const delivered = (from = 0): Promise<ParsedMail[]> => deliveredMail(s, sink, from);

@@ -1,26 +1,18 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ParsedMail } from 'mailparser';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
-import { startTestSink, TestSink, addressOf } from '../helpers/mail';
+import { HEADER_SP, asUser } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { signedPath, nowS } from '../helpers/signing';
 import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
 import { delivered as deliveredMail } from '../helpers/factories';
 
 // Each guest option's effect on what the guest does through its token, with the mail it causes (or not)
 // delivered through a real SMTP sink; plus the denials a guest token meets.
-let s: TestServer;
-let sink: TestSink;
 const alice = asUser('alice');
 
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({ ...HEADER_SP, mail: { transport: sink.url } });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({ ...HEADER_SP, mail: { transport: sink.url } }));
 
 let n = 0;
 async function invite(options: string[] | Record<string, boolean> = [], transferOptions: string[] = []) {

@@ -1,27 +1,19 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
-import { startTestSink, addressOf, TestSink } from '../helpers/mail';
+import { HEADER_SP, asUser } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { LANGUAGE_NAMES } from '../../src/i18n/languages';
 import { ownTable } from '../../src/i18n';
 
 // The browser's Accept-Language picks each shipped language for the pages, the error pages, GET /lang and the
 // mails a request sends: a Polish browser gets Polish pages and its guests Polish invitations.
 
-let s: TestServer;
-let sink: TestSink;
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({
-    ...HEADER_SP,
-    default_lang: 'en',
-    mail: { transport: sink.url, from: 'ferry@files.example' },
-  });
-});
-test.after(async () => {
-  await s?.close();
-  await sink?.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({
+  ...HEADER_SP,
+  default_lang: 'en',
+  mail: { transport: sink.url, from: 'ferry@files.example' },
+}));
 
 /** What browsers send, regional variants and weights included, and the page's first words in that language. */
 const BROWSERS: [header: string, lang: string, skipLink: string][] = [

@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql } from '../helpers/server';
-import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
+import { patternBytes, sha256, inAWeek } from '../helpers/upload-client';
 import { FileSenderPy } from '../helpers/filesender-py';
+import { availableTransfer } from '../helpers/factories';
 
 // A password on the link (docs/sharing.md, Link password): stored as a scrypt hash, asked for before anything
 // is listed, checked on the server with tries throttled in the database; after it, downloads, the ZIP and
@@ -21,26 +22,9 @@ test.after(async () => {
   await s.close();
 });
 
-async function available(files: { name: string; data: Buffer }[], password?: string) {
-  const created = await s.request('POST', '/transfer', {
-    headers: alice,
-    json: {
-      files: files.map((f) => ({ name: f.name, size: f.data.length })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      password,
-    },
-  });
-  assert.is(created.status, 201, created.text);
-  for (const [i, f] of created.json.files.entries()) {
-    await sendChunks(s.request, f.id, files[i].data, 5 * 1024 * 1024, { headers: alice });
-    assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
-  }
-  const done = await s.request('PUT', `/transfer/${created.json.id}`, { headers: alice, json: { complete: true } });
-  assert.is(done.status, 200, done.text);
-  return { t: done.json, token: done.json.recipients[0].token as string };
-}
+/** An available Transfer of these files from alice to r@example.org, its links asking for `password` when given. */
+const available = (files: { name: string; data: Buffer }[], password?: string) =>
+  availableTransfer(s, files, { headers: alice, over: password === undefined ? {} : { password } });
 
 const get = (p: string, headers: Record<string, string> = {}) =>
   fetch(`${s.url}${p}`, { headers, redirect: 'manual', signal: AbortSignal.timeout(30_000) });

@@ -1,29 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ParsedMail } from 'mailparser';
-import { startTestServer, TestServer, HEADER_SP, asUser, sql } from '../helpers/server';
-import { startTestSink, addressOf, TestSink } from '../helpers/mail';
+import { HEADER_SP, asUser, sql } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { availableTransfer, delivered as deliveredMail } from '../helpers/factories';
 
 // Reminders by hand are bounded (docs/sharing.md, "Reminders"): each recipient and each guest gets at most 3 a
 // day, whichever route asks; one more is 429 rate_limit_exceeded with details and Retry-After, in the spec's shape.
 
-let s: TestServer;
-let sink: TestSink;
 const alice = asUser('alice');
-
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({
-    ...HEADER_SP,
-    default_lang: 'en',
-    mail: { transport: sink.url, from: 'ferry@f.example' },
-  });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({
+  ...HEADER_SP,
+  default_lang: 'en',
+  mail: { transport: sink.url, from: 'ferry@f.example' },
+}));
 
 const delivered = (from = 0): Promise<ParsedMail[]> => deliveredMail(s, sink, from);
 const to = (mails: ParsedMail[], addr: string) => mails.filter((m) => addressOf(m.to) === addr);

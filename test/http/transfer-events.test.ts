@@ -1,29 +1,20 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { ParsedMail } from 'mailparser';
-import { startTestServer, TestServer, HEADER_SP, asUser } from '../helpers/server';
-import { startTestSink, addressOf, TestSink } from '../helpers/mail';
+import { HEADER_SP, asUser } from '../helpers/server';
+import { serverWithSink } from '../helpers/mail-server';
+import { addressOf } from '../helpers/mail';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
 import { delivered as deliveredMail } from '../helpers/factories';
 
 // The spec's Events: every case that mails, delivered over real SMTP into the sink, and the options of
 // docs/architecture.md, Options that turn mails on or off.
-let s: TestServer;
-let sink: TestSink;
 const alice = asUser('alice');
-
-test.before(async () => {
-  sink = await startTestSink();
-  s = await startTestServer({
-    ...HEADER_SP,
-    default_lang: 'en',
-    mail: { transport: sink.url, from: 'ferry@files.example' },
-  });
-});
-test.after(async () => {
-  await s.close();
-  await sink.close();
-});
+const { s, sink } = serverWithSink(test, (sink) => ({
+  ...HEADER_SP,
+  default_lang: 'en',
+  mail: { transport: sink.url, from: 'ferry@files.example' },
+}));
 
 /** Delivers what is queued so far and returns how many mails the sink holds: the mark for delivered(). */
 async function mark(): Promise<number> {

@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
-import { patternBytes, sendChunks, inAWeek, sha256, shuffled } from '../helpers/upload-client';
-import { createTransfer } from '../helpers/factories';
+import { patternBytes, sendChunks, sha256, shuffled } from '../helpers/upload-client';
+import { createTransfer, transferBody } from '../helpers/factories';
 import { fileWithDigest, storedBytes, storedUids } from '../helpers/stored-files';
 
 const CHUNK = 64 * 1024;
@@ -23,15 +23,7 @@ test.before(async () => {
 });
 test.after(() => s.close());
 
-function body(over: Record<string, unknown> = {}) {
-  return {
-    files: [{ name: 'a.txt', size: 10 }],
-    recipients: ['r@example.org'],
-    from: 'alice@example.org',
-    expires: inAWeek(),
-    ...over,
-  };
-}
+const body = transferBody;
 const create = (over: Record<string, unknown> = {}, headers = alice) => createTransfer(s, over, headers);
 function expectError(r: { status: number; json: any }, status: number, message: string, details?: string[]) {
   assert.is(r.status, status, JSON.stringify(r.json));

@@ -6,16 +6,10 @@ import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { until } from '../helpers/until';
+import { createTransfer, encryptionFields } from '../helpers/factories';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 import { HOLD_RETRY_S } from '../../src/domain/virus-scans';
-import {
-  aeadText,
-  deriveKey,
-  encryptChunk,
-  fileCrypto,
-  generateClientEntropy,
-  generateFileIv,
-} from '../../src/shared-crypto/format';
+import { aeadText, deriveKey, encryptChunk, fileCrypto, generateFileIv } from '../../src/shared-crypto/format';
 
 // Virus scanning (docs/sharing.md): a completed transfer's files are streamed to a real clamd (Debian's,
 // started here with a signature database of the test's own); the transfer is "being checked" until every file
@@ -63,18 +57,11 @@ test.after(async () => {
 });
 
 async function upload(s: TestServer, files: { name: string; data: Buffer }[], extra: Record<string, unknown> = {}) {
-  const created = await s.request('POST', '/transfer', {
-    headers: alice,
-    json: {
-      files: files.map((f) => ({ name: f.name, size: f.data.length })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      ...extra,
-    },
-  });
-  assert.is(created.status, 201, created.text);
-  const t = created.json;
+  const t = await createTransfer(
+    s,
+    { files: files.map((f) => ({ name: f.name, size: f.data.length })), ...extra },
+    alice,
+  );
   for (const [i, f] of t.files.entries()) {
     await sendChunks(s.request, f.id, files[i].data, CHUNK, { headers: alice });
     assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
@@ -381,12 +368,7 @@ test('encrypted transfers are not scanned: available at once, marked so, and the
       recipients: ['r@example.org'],
       from: 'alice@example.org',
       expires: inAWeek(),
-      encryption: true,
-      encryption_key_version: 3,
-      encryption_password_version: 1,
-      encryption_password_encoding: 'none',
-      encryption_password_hash_iterations: 1000,
-      encryption_client_entropy: generateClientEntropy(),
+      ...encryptionFields(),
     },
   });
   assert.is(created.status, 201, created.text);

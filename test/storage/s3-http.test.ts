@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { encryptionFields } from '../helpers/factories';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -10,7 +11,7 @@ import { sha256, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { S3Server, s3Client, startS3 } from '../helpers/system/s3';
-import { aeadText, generateClientEntropy, generateFileIv } from '../../src/shared-crypto/format';
+import { aeadText, generateFileIv } from '../../src/shared-crypto/format';
 
 /*
  * The REST path on the S3 store, end to end, on a real S3-compatible server (Swift's s3api): two ferry nodes
@@ -200,12 +201,7 @@ test('an encrypted file: IV ‖ ciphertext ‖ tag chunks at i·(S+32) are parts
       recipients: ['r@example.org'],
       from: 'alice@example.org',
       expires: inAWeek(),
-      encryption: true,
-      encryption_key_version: 3,
-      encryption_password_version: 1,
-      encryption_password_encoding: 'none',
-      encryption_password_hash_iterations: 1000,
-      encryption_client_entropy: generateClientEntropy(),
+      ...encryptionFields(),
     },
   });
   assert.is(created.status, 201, created.text);

@@ -4,8 +4,9 @@ import path from 'node:path';
 import crypto from 'node:crypto';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
-import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
+import { patternBytes, sendChunks } from '../helpers/upload-client';
 import { until } from '../helpers/until';
+import { createTransfer } from '../helpers/factories';
 import { S3Server, startS3 } from '../helpers/system/s3';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 
@@ -58,17 +59,7 @@ test.after(async () => {
 });
 
 async function upload(files: { name: string; data: Buffer }[]) {
-  const created = await a.request('POST', '/transfer', {
-    headers: alice,
-    json: {
-      files: files.map((f) => ({ name: f.name, size: f.data.length })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
-  });
-  assert.is(created.status, 201, created.text);
-  const t = created.json;
+  const t = await createTransfer(a, { files: files.map((f) => ({ name: f.name, size: f.data.length })) }, alice);
   for (const [i, f] of t.files.entries()) {
     // Chunks through node A, the file completed on node B (which assembles the object).
     await sendChunks(a.request, f.id, files[i].data, CHUNK, { headers: alice });

@@ -14,10 +14,15 @@ const SRC = path.join(ROOT, 'src');
 const CONFIG = path.join(ROOT, '.dependency-cruiser.cjs');
 const DEPCRUISE = path.join(ROOT, 'node_modules/.bin/depcruise');
 
+/** dependency-cruiser's report on `cwd`: a circle is an "error no-circular:" line and the chain after it. */
+function cruise(cwd: string): string {
+  const r = spawnSync(DEPCRUISE, ['src', 'web', '--config', CONFIG, '--output-type', 'err'], { cwd, encoding: 'utf8' });
+  return `${r.stdout}${r.stderr}`;
+}
+
 /** The import-rule violations dependency-cruiser finds under `cwd` (one "error rule: from → to" line each). */
 function violations(cwd: string): string[] {
-  const r = spawnSync(DEPCRUISE, ['src', 'web', '--config', CONFIG, '--output-type', 'err'], { cwd, encoding: 'utf8' });
-  return `${r.stdout}${r.stderr}`
+  return cruise(cwd)
     .split('\n')
     .filter((l) => /^\s*error /.test(l))
     .map((l) => l.trim());
@@ -27,7 +32,8 @@ test('every import in src/ and web/ is one its folder may make', () => {
   assert.equal(violations(ROOT), []);
 });
 
-test('the rules refuse the domain reaching an adapter or a package, the pages reaching the server, and a folder with no row', () => {
+/** A scratch project with this one's rules and packages; `put` writes a source file into it. */
+function scratchTree() {
   const dir = tempDir();
   const put = (file: string, text: string) => {
     fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
@@ -36,6 +42,11 @@ test('the rules refuse the domain reaching an adapter or a package, the pages re
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'));
   fs.copyFileSync(path.join(ROOT, 'tsconfig.json'), path.join(dir, 'tsconfig.json'));
   fs.copyFileSync(path.join(ROOT, 'package.json'), path.join(dir, 'package.json'));
+  return { dir, put };
+}
+
+test('the rules refuse the domain reaching an adapter or a package, the pages reaching the server, and a folder with no row', () => {
+  const { dir, put } = scratchTree();
   put('src/db/repo.ts', 'export const repo = 1;\n');
   put('src/http/route.ts', 'export const route = 1;\n');
   put(
@@ -61,6 +72,31 @@ test('the rules refuse the domain reaching an adapter or a package, the pages re
     assert.ok(found.includes(wrong), `${wrong} not refused in:\n${found}`);
   }
   assert.not.ok(found.includes('web/pages/fine.ts'), found);
+});
+
+test('the rules refuse an import circle, a type-only one and one through three files included', () => {
+  const { dir, put } = scratchTree();
+  // Each import alone is one its folder may make: only the circle is wrong.
+  put('src/i18n/table.ts', "import type { en } from './en';\nexport type Table = Record<keyof typeof en, string>;\n");
+  put(
+    'src/i18n/en.ts',
+    "import type { Table } from './table';\nexport const en = { a: 'A' };\nexport type T = Table;\n",
+  );
+  put('src/http/routes/login.ts', "import { page } from '../web/pages';\nexport const back = () => page;\n");
+  put('src/http/web/pages.ts', "import { link } from './links';\nexport const page = link;\n");
+  put('src/http/web/links.ts', "import { back } from '../routes/login';\nexport const link = back;\n");
+  put('src/http/fine.ts', "import { page } from './web/pages';\nexport const f = page;\n");
+  put('web/lib/fine.ts', 'export const w = 1;\n');
+  const circles = cruise(dir);
+  const errors = circles.split('\n').filter((l) => /^\s*error /.test(l));
+  // Every violation is a circle (each import alone is allowed); a circle is reported once per file in it.
+  assert.ok(errors.length >= 2 && errors.every((l) => l.trim().startsWith('error no-circular:')), circles);
+  assert.ok(circles.includes('src/i18n/table.ts') && circles.includes('src/i18n/en.ts'), circles);
+  assert.ok(
+    ['src/http/routes/login.ts', 'src/http/web/pages.ts', 'src/http/web/links.ts'].every((f) => circles.includes(f)),
+    circles,
+  );
+  assert.not.ok(circles.includes('src/http/fine.ts'), circles);
 });
 
 test('the ports are where the domain says: one folder, every port async', () => {

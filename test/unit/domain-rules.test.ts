@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { TransferDraft } from '../../src/domain/transfer-input';
 import { ServiceError } from '../../src/domain/errors';
 import type { Actor } from '../../src/domain/model';
 import { domainOnFakes, userActor } from '../fakes/domain';
+import { draft, refused, upload } from '../helpers/domain-factories';
 
 // The domain's rules, on the in-memory ports of test/fakes/ (no server, no database, no disk): transfers,
 // uploads, guests, usage and purge, each rule in milliseconds. test/http/transfer-repository-contract.test.ts
@@ -11,48 +11,6 @@ import { domainOnFakes, userActor } from '../fakes/domain';
 
 const alice = userActor('alice');
 const DAY = 86400;
-
-function draft(d: ReturnType<typeof domainOnFakes>, over: Partial<TransferDraft> = {}): TransferDraft {
-  return {
-    files: [{ name: 'a.bin', size: 3000, mimeType: null, cid: 'c0' }],
-    recipients: ['r@example.org'],
-    options: [],
-    expires: d.time.now + 7 * DAY,
-    from: 'alice@example.org',
-    subject: 's',
-    message: null,
-    ...over,
-  };
-}
-
-async function refused(p: Promise<unknown>, id: string, details?: string[]) {
-  const e = await p.then(
-    () => null,
-    (x: unknown) => x,
-  );
-  assert.instance(e, ServiceError, `expected ${id}`);
-  assert.is((e as ServiceError).id, id);
-  if (details) assert.equal((e as ServiceError).details, details);
-}
-
-/** Every byte of the Transfer's files sent in chunks, each file completed. */
-async function upload(d: ReturnType<typeof domainOnFakes>, actor: Actor, transferId: number) {
-  const t = await d.transfers.get(transferId);
-  for (const f of await d.world.repos.transfers.files(transferId)) {
-    for (let at = 0; at < f.size; at += 1024) {
-      const body = Buffer.alloc(Math.min(1024, f.size - at), at % 251);
-      await d.uploads.writeChunk(actor, t, await d.uploads.getFile(f.id), {
-        offset: at,
-        size: body.length,
-        declaredFileSize: null,
-        declaredOffset: null,
-        body,
-      });
-    }
-    await d.uploads.completeFile(actor, t, await d.uploads.getFile(f.id));
-  }
-  return d.transfers.complete(actor, await d.transfers.get(transferId));
-}
 
 test('transfers: created started, with its files, recipients and a token each; the recipients are remembered', async () => {
   const d = domainOnFakes();

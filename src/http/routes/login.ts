@@ -9,11 +9,7 @@ import type { LoginResult } from '../../domain/accounts';
 import type { FerryContext, FerryState } from '../state';
 import { basePath } from '../web/layout';
 import { idpChoicePage, loginFailurePage } from '../web/app-pages';
-
-/** Only same-site relative paths are followed after login (no open redirect). */
-export function safeReturnPath(v: unknown): string {
-  return typeof v === 'string' && /^\/(?![/\\])[^\s]*$/.test(v) ? v : '/';
-}
+import { safeReturnPath } from '../return-path';
 
 /** How long a redirect sign-in may take between its start and the identity provider's answer. */
 const FLOW_MAX_S = 600;

@@ -5,7 +5,7 @@ import { html, SafeHtml } from './html';
 import type { TextKey } from '../../i18n';
 import { layout, pageT, basePath } from './layout';
 import type { PageRegistry } from './pages';
-import { safeReturnPath } from '../routes/login';
+import { safeReturnPath } from '../return-path';
 import type { IdentityProvider, LoginFailure } from '../../auth/identity-provider';
 
 /**

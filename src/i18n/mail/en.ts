@@ -1,4 +1,4 @@
-import type { Table } from '../index';
+import type { Table } from '../table';
 
 export const mailEn = {
   mail_footer: 'This message was sent by ferry, the file transfer service of {site}.',

@@ -1,4 +1,4 @@
-import type { Table } from '../index';
+import type { Table } from '../table';
 
 /** Texts of the sharing controls (docs/sharing.md): download limits, link passwords, QR codes, reminders, scanning. */
 export const sharingEn = {

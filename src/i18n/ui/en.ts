@@ -1,4 +1,4 @@
-import type { Table } from '../index';
+import type { Table } from '../table';
 
 /** Texts of the web pages (web/ and src/http/web/), merged under the core table of the same language. */
 export const uiEn = {

@@ -1,0 +1,85 @@
+import { suite, type Test } from 'uvu';
+import { openDatabase } from '../../src/db/database';
+import type { Locks, Repositories, UnitOfWork } from '../../src/domain/ports';
+import { MemoryWorld } from '../fakes/memory-repositories';
+import { freshPostgresDatabase } from './system/postgres';
+import { tempDir } from './temp-dir';
+
+/** The domain's ports as a repository contract test sees them: on the in-memory fakes, SQLite or PostgreSQL. */
+export interface RepositoryWorld {
+  repos: Repositories;
+  uow: UnitOfWork;
+  locks: Locks;
+  close(): Promise<void>;
+}
+
+/**
+ * The three worlds a repository contract runs its cases on: the in-memory fakes of test/fakes/ (what the domain's
+ * unit tests use), SQLite in a temp dir, and a fresh database on the PostgreSQL server the tests start.
+ */
+export const repositoryWorlds: Record<'memory' | 'sqlite' | 'postgres', () => Promise<RepositoryWorld>> = {
+  memory: async () => {
+    const w = new MemoryWorld();
+    return { repos: w.repos, uow: w.uow, locks: w.locks, close: async () => {} };
+  },
+  sqlite: () => openDatabase({ dataDir: tempDir('ferry-contract-'), url: null }),
+  postgres: async () =>
+    openDatabase({ dataDir: tempDir('ferry-contract-'), url: await freshPostgresDatabase('ferry_contract') }),
+};
+
+/** The worlds to run: all three, or the one FERRY_TEST_DB names (sqlite, postgres; memory runs with either). */
+export function worldsToRun(): [string, () => Promise<RepositoryWorld>][] {
+  const only = process.env.FERRY_TEST_DB;
+  return Object.entries(repositoryWorlds).filter(([name]) => !only || name === 'memory' || name === only);
+}
+
+/**
+ * One suite of a repository contract per world (all three, or those FERRY_TEST_DB leaves): `cases` adds the same
+ * cases to each; the world is opened before them and closed after them.
+ */
+export function forEachWorld(title: string, cases: (it: Test<{ w: RepositoryWorld }>) => void): void {
+  for (const [name, open] of worldsToRun()) {
+    const it = suite<{ w: RepositoryWorld }>(`${title} on ${name}`);
+    it.before(async (ctx) => {
+      ctx.w = await open();
+    });
+    it.after(async (ctx) => {
+      await ctx.w.close();
+    });
+    cases(it);
+    it.run();
+  }
+}
+
+const T0 = 1_900_000_000;
+
+/** A Transfer of `user` with `files` files of 100 bytes and `recipients` recipients, created at `created`. */
+export function newTransferIn(
+  w: Pick<RepositoryWorld, 'repos'>,
+  user = 'alice',
+  { files = 1, recipients = 1, created = T0, guestId = null as number | null } = {},
+): Promise<number> {
+  const unique = (prefix: string) => `${prefix}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32);
+  return w.repos.transfers.create(
+    {
+      userId: user,
+      userEmail: `${user}@x.org`,
+      guestId,
+      subject: 'S',
+      message: null,
+      options: ['get_a_link'],
+      lang: null,
+      created,
+      expires: created + 86400,
+      roundtripToken: unique('rt'),
+    },
+    Array.from({ length: files }, (_, i) => ({
+      uid: unique(`f${i}`),
+      name: `f${i}`,
+      size: 100 + i,
+      mimeType: null,
+      cid: `c${i}`,
+    })),
+    Array.from({ length: recipients }, (_, i) => ({ email: `r${i}@${user}.org`, token: unique('tok'), lang: 'de' })),
+  );
+}
