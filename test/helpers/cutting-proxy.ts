@@ -15,6 +15,14 @@ export interface CuttingProxy {
    * accepted and held too, as a server that stopped answering (requests hang, nothing fails).
    */
   stall(): void;
+  /**
+   * The link lost without the device noticing (no `offline` event): of the connections carrying client bytes in
+   * the last half second, the `keep` most recent are held (nothing relayed either way, as over a link that
+   * drops every packet); every other connection is dropped and new ones are refused until `release()`, which
+   * relays the held ones again from where they stopped.
+   */
+  hold(keep: number): { held: number; dropped: number };
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -24,8 +32,12 @@ export async function startCuttingProxy(targetUrl: string): Promise<CuttingProxy
   let up = 0;
   let downUntil = 0;
   let stalled = false;
+  let holding = false;
+  /** Each relayed client connection: its server side and when its client last sent bytes. */
+  const pairs = new Map<net.Socket, { upstream: net.Socket; lastData: number }>();
+  const held: net.Socket[] = [];
   const server = net.createServer((client) => {
-    if (Date.now() < downUntil) {
+    if (Date.now() < downUntil || holding) {
       client.destroy();
       return;
     }
@@ -45,8 +57,12 @@ export async function startCuttingProxy(targetUrl: string): Promise<CuttingProxy
         upstream.destroy();
       });
     }
+    const pair = { upstream, lastData: 0 };
+    pairs.set(client, pair);
+    client.on('close', () => pairs.delete(client));
     client.on('data', (d: Buffer) => {
       up += d.length;
+      pair.lastData = Date.now();
     });
     client.pipe(upstream);
     upstream.pipe(client);
@@ -61,6 +77,37 @@ export async function startCuttingProxy(targetUrl: string): Promise<CuttingProxy
       for (const s of sockets) {
         s.unpipe();
         s.pause();
+      }
+    },
+    hold(keep) {
+      holding = true;
+      const active = [...pairs]
+        .filter(([, p]) => Date.now() - p.lastData < 500)
+        .sort(([, a], [, b]) => b.lastData - a.lastData)
+        .slice(0, keep);
+      for (const [client, p] of active) {
+        client.unpipe();
+        p.upstream.unpipe();
+        client.pause();
+        p.upstream.pause();
+        held.push(client);
+      }
+      let dropped = 0;
+      for (const [client, p] of pairs) {
+        if (held.includes(client)) continue;
+        client.destroy();
+        p.upstream.destroy();
+        dropped++;
+      }
+      return { held: held.length, dropped };
+    },
+    release() {
+      holding = false;
+      for (const client of held.splice(0)) {
+        const p = pairs.get(client);
+        if (!p) continue;
+        client.pipe(p.upstream);
+        p.upstream.pipe(client);
       }
     },
     cut(downMs) {
