@@ -11,7 +11,7 @@ const GiB = 1024 ** 3;
 const headers = asUser('alice');
 const config = HEADER_SP;
 
-test('serving a 5 GiB ZIP keeps the server under 150 MB of memory', async () => {
+test('serving a 5 GiB ZIP keeps the server under 180 MB of memory', async () => {
   let s = await startBinary({ config });
   try {
     const sizes = [GiB, GiB, GiB, GiB, GiB + 12345];
@@ -65,7 +65,10 @@ test('serving a 5 GiB ZIP keeps the server under 150 MB of memory', async () => 
     assert.is(await drainBody(res), expected);
     const peak = rssKiB(s.proc.pid!, 'VmHWM');
     console.log(`ferry peak RSS while serving ${(expected / GiB).toFixed(2)} GiB: ${(peak / 1024).toFixed(1)} MiB`);
-    assert.ok(peak < 150 * 1024, `peak RSS ${peak} KiB`);
+    // Bounded whatever the size: the answer is streamed, never held. The bound was 150 MB until every archived
+    // file's SHA-256 was checked before its last bytes (docs/hardening.md, "Corrupted stored files"): that runs
+    // on the serving node's two hashing threads, a fixed ~20 MiB (132 → 152–157 MiB measured), not per byte.
+    assert.ok(peak < 180 * 1024, `peak RSS ${peak} KiB`);
   } finally {
     await s.stop();
     fs.rmSync(s.dir, { recursive: true, force: true });
