@@ -414,10 +414,10 @@ test("6. an admin settings page: what PUT /config can change, checked in words; 
     assert.equal(after.transfer_automatic_reminder, [3, 1]);
     assert.is(after.max_transfer_days_valid, 30);
     assert.is(after.max_transfer_size, 2_000_000_000);
-    assert.match(
-      await page.locator('#setting-max_transfer_days_valid-hint').innerText(),
-      'Changed here; the config file has 20.',
-    );
+    // "Saved." shows first; the hint follows once the page has read the settings again.
+    await page
+      .locator('#setting-max_transfer_days_valid-hint', { hasText: 'Changed here; the config file has 20.' })
+      .waitFor({ timeout: 10_000 });
     // What only the config file sets, read-only.
     const fileOnly = page.locator('section.file-only');
     assert.match(await fileOnly.innerText(), /upload_chunk_size/);
