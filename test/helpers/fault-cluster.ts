@@ -185,9 +185,11 @@ export async function uploadChunks(
   inFlight = 2,
   /** Only the first this many chunks (an upload left halfway). */
   only = Number.POSITIVE_INFINITY,
+  /** The first chunk to send (the ones before it were sent already). */
+  from = 0,
 ): Promise<ChunkLog[]> {
   const log: ChunkLog[] = [];
-  const queue = [...Array(Math.min(only, Math.ceil(data.length / chunkSize))).keys()];
+  const queue = [...Array(Math.min(only, Math.ceil(data.length / chunkSize))).keys()].filter((k) => k >= from);
   const worker = async () => {
     for (let chunk = queue.shift(); chunk !== undefined; chunk = queue.shift()) {
       const offset = chunk * chunkSize;
