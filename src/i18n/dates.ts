@@ -30,16 +30,7 @@ export function formatDay(unixSeconds: number | null | undefined, lang: string, 
 
 /** The same day format with the time on a 24-hour clock: "5 Dec 2026, 14:30". */
 export function formatDateTime(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
-  if (!unixSeconds) return '—';
-  return dateTimeFormat(pageLocale(lang), {
-    day: 'numeric',
-    month: month(lang),
-    year: 'numeric',
-    hour: '2-digit',
-    minute: '2-digit',
-    hourCycle: 'h23',
-    timeZone,
-  }).format(unixSeconds * 1000);
+  return dayAndTime(unixSeconds, lang, timeZone, false);
 }
 
 /**
@@ -48,6 +39,15 @@ export function formatDateTime(unixSeconds: number | null | undefined, lang: str
  * wrong one in the reader's zone.
  */
 export function formatMoment(unixSeconds: number | null | undefined, lang: string, timeZone?: string): string {
+  return dayAndTime(unixSeconds, lang, timeZone, true);
+}
+
+function dayAndTime(
+  unixSeconds: number | null | undefined,
+  lang: string,
+  timeZone: string | undefined,
+  named: boolean,
+) {
   if (!unixSeconds) return '—';
   return dateTimeFormat(pageLocale(lang), {
     day: 'numeric',
@@ -56,7 +56,7 @@ export function formatMoment(unixSeconds: number | null | undefined, lang: strin
     hour: '2-digit',
     minute: '2-digit',
     hourCycle: 'h23',
-    timeZoneName: 'short',
+    ...(named ? { timeZoneName: 'short' as const } : {}),
     timeZone,
   }).format(unixSeconds * 1000);
 }
