@@ -44,15 +44,8 @@ import { MailQueue } from './mail/queue';
 import { MailNotifier } from './mail/notifier';
 import { inboxTransport, redactTransportUrl, smtpTransport } from './mail/transport';
 import { mailRoute, type MailRoute } from './mail/route';
-import { IdentityProviders } from './auth/identity-providers';
-import type { IdentityProvider, ProviderKind } from './auth/identity-provider';
-import type { ProviderDeps } from './auth/providers/deps';
-import { localKind } from './auth/providers/local';
-import { headerKind } from './auth/providers/header';
-import { oidcKind } from './auth/providers/oidc';
-import { ldapKind } from './auth/providers/ldap';
-import { samlKind } from './auth/providers/saml';
-import { providerConfigs, type SpConfig } from './config/provider-schemas';
+import { providerConfigs } from './config/provider-schemas';
+import { buildIdentityProviders } from './auth/providers/registry';
 import { describeStore } from './config/stores';
 import { SessionServiceProvider } from './auth/session-sp';
 import { GuestTokenAuthenticator } from './auth/guest-token';
@@ -523,23 +516,4 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await db.close();
     },
   };
-}
-
-/**
- * The kinds of identity provider ferry has (docs/architecture.md, "How to add … An identity provider"): a new
- * kind is a module in src/auth/providers/, its config block in src/config/provider-schemas.ts, and a line here.
- */
-const PROVIDER_KINDS: { [T in SpConfig['type']]: ProviderKind<Extract<SpConfig, { type: T }>, ProviderDeps> } = {
-  local: localKind,
-  header: headerKind,
-  oidc: oidcKind,
-  ldap: ldapKind,
-  saml: samlKind,
-};
-
-async function buildIdentityProviders(config: Config, deps: ProviderDeps): Promise<IdentityProviders> {
-  const list: IdentityProvider[] = [];
-  for (const c of providerConfigs(config.auth.sp))
-    list.push(await (PROVIDER_KINDS[c.type] as ProviderKind<SpConfig, ProviderDeps>).create(c, deps));
-  return new IdentityProviders(list);
 }
