@@ -121,6 +121,19 @@ export class TransfersRepo implements TransferRepository {
     return rows.map((r) => toTransfer(r as TransferRow));
   }
 
+  async countByStatus(): Promise<Record<string, number>> {
+    const rows = await this.db
+      .selectFrom('transfers')
+      .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+      .groupBy('status')
+      .execute();
+    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  }
+
+  async probe(): Promise<void> {
+    await this.db.selectFrom('transfers').select('id').limit(1).execute();
+  }
+
   async listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]> {
     let q = this.db.selectFrom('transfers').selectAll();
     if (owner !== 'all')
