@@ -56,7 +56,7 @@ export interface TransferRepository {
   countByStatus(): Promise<Record<string, number>>;
   /**
    * Reads one row of the transfers table and throws when the database cannot answer (the readiness check): a
-   * read of a real table, since `SELECT 1` on SQLite would answer without touching the file.
+   * read of a real table, since selecting a constant on SQLite would answer without touching the file.
    */
   probe(): Promise<void>;
   /**
