@@ -1,6 +1,6 @@
 import type { Config } from '../config/defaults';
 import type { Settings } from '../config/settings';
-import { BackgroundJobs } from '../domain/background-jobs';
+import { BackgroundJobs, type BackgroundJob } from '../domain/background-jobs';
 import { formatReport, type PurgeReport } from '../domain/purge';
 import type { Metrics } from '../http/ops/metrics';
 import type { Logger } from '../log';
@@ -30,31 +30,11 @@ export function composeJobs(
   const jobs = new BackgroundJobs(log, node.name);
   jobs.register({ name: 'settings reload', everyMs: SETTINGS_RELOAD_MS, run: () => d.settings.reload() });
   // Completions another node left when it died (their claims lapse), or asked of another node, are taken up here.
-  if (assemblyJobs)
-    jobs.register({
-      name: 'background completions',
-      everyMs: ASSEMBLY_POLL_MS,
-      atStart: true,
-      run: () => assemblyJobs.kick(),
-      stop: () => assemblyJobs.stop(),
-    });
+  if (assemblyJobs) jobs.register(claimed('background completions', ASSEMBLY_POLL_MS, assemblyJobs));
   // Files another node completed, or left half-hashed when it died (their claims lapse), are taken up here.
-  if (digestJobs)
-    jobs.register({
-      name: 'SHA-256 of completed files',
-      everyMs: DIGEST_POLL_MS,
-      atStart: true,
-      run: () => digestJobs.kick(),
-      stop: () => digestJobs.stop(),
-    });
+  if (digestJobs) jobs.register(claimed('SHA-256 of completed files', DIGEST_POLL_MS, digestJobs));
   // Scans another node left (claims lapsed), held ones due again, and those of a config turned off since.
-  jobs.register({
-    name: 'virus scans',
-    everyMs: SCAN_POLL_MS,
-    atStart: true,
-    run: () => s.virusScans.kick(),
-    stop: () => s.virusScans.stop(),
-  });
+  jobs.register(claimed('virus scans', SCAN_POLL_MS, s.virusScans));
   if (config.purge_interval_s > 0)
     jobs.register({
       name: 'purge',
@@ -62,6 +42,14 @@ export function composeJobs(
       run: () => purgePass(d, () => node.note('took the purge lock')),
     });
   return jobs;
+}
+
+/**
+ * A job over work claimed in the database: a pass takes what is due (`kick`, which also runs when an upload asks),
+ * at start too, since what a dead node left is due at once; `stop` waits for the piece under way.
+ */
+function claimed(name: string, everyMs: number, work: { kick(): Promise<void>; stop(): Promise<void> }): BackgroundJob {
+  return { name, everyMs, atStart: true, run: () => work.kick(), stop: () => work.stop() };
 }
 
 /** The in-server purge pass (docs/architecture.md, Purge), under the lock the CLI's `ferry purge` takes too. */

@@ -9,7 +9,7 @@ import type {
   TransferRepository,
 } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../shared/ranges';
-import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
+import { affected, countsByStatus, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
@@ -121,13 +121,8 @@ export class TransfersRepo implements TransferRepository {
     return rows.map((r) => toTransfer(r as TransferRow));
   }
 
-  async countByStatus(): Promise<Record<string, number>> {
-    const rows = await this.db
-      .selectFrom('transfers')
-      .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
-      .groupBy('status')
-      .execute();
-    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  countByStatus(): Promise<Record<string, number>> {
+    return countsByStatus(this.db, 'transfers');
   }
 
   async probe(): Promise<void> {
