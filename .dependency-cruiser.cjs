@@ -55,7 +55,20 @@ module.exports = {
     // The capabilities it is composed of: each builds concrete parts (adapters) and hands them to the services.
     row(
       'src/compose/',
-      src('domain', 'db', 'storage', 'antivirus', 'mail', 'auth', 'config', 'http', 'util', 'services.ts', 'log.ts'),
+      src(
+        'domain',
+        'db',
+        'storage',
+        'antivirus',
+        'mail',
+        'auth',
+        'config',
+        'http',
+        'util',
+        'services.ts',
+        'log.ts',
+        'version.ts',
+      ),
     ),
     row('src/main\\.ts$', src('cli')),
     row('src/launcher\\.ts$', src('version.ts')),

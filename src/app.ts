@@ -1,7 +1,7 @@
 import type Koa from 'koa';
 import type { Config } from './config/defaults';
 import type { Database } from './db/database';
-import { FEATURE_LEVEL, NodeFeatures } from './domain/features';
+import type { NodeFeatures } from './domain/features';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
 import { cryptoIds, scryptPasswords } from './auth/passwords';
 import type { Services } from './services';
@@ -17,7 +17,7 @@ import { scanPolicyOf } from './compose/scanning';
 import { composeTransfers } from './compose/transfers';
 import { composeJobs } from './compose/jobs';
 import { composeHttp } from './compose/http';
-import { thisNode } from './compose/node';
+import { composeMembership, thisNode } from './compose/node';
 
 export interface AppOptions {
   log?: Logger;
@@ -95,27 +95,17 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   };
   const ops = composeOperations(config, metrics, { repos, files: storage.files, mail: mail.transport });
   const http = composeHttp(services, { routes: ops, metrics });
-  const level = opts.featureLevel ?? FEATURE_LEVEL;
-  const features = new NodeFeatures(db.nodes, clock, { name: node.name, release: VERSION, featureLevel: level }, log);
-  let joined = false;
+  const cluster = composeMembership(db.nodes, clock, node, log, opts.featureLevel);
   return {
     config,
     db,
     services,
     notifier: mail.notifier,
     http,
-    features,
-    async join() {
-      await features.join();
-      joined = true;
-      const others = (await features.running()).filter((n) => n.name !== node.name);
-      const beside = others.map((n) => `${n.name} (${n.release})`).join(', ');
-      node.note(
-        `running ${VERSION} (feature level ${features.self.featureLevel}; level in force ${features.level()})${others.length ? `, beside ${beside}` : ''}`,
-      );
-    },
+    features: cluster.features,
+    join: cluster.join,
     start() {
-      if (joined) features.start();
+      cluster.start();
       log.info(`metadata: ${db.dialect === 'sqlite' ? `SQLite ${db.where}` : `PostgreSQL ${db.where}`}`);
       log.info(storage.describe);
       log.info(mail.describe());
@@ -126,7 +116,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
       await jobs.stop();
       // Downloads cut by the shutdown record what they sent before the database closes (docs/sharing.md).
       await transfers.services.downloads.settled();
-      if (joined) await features.stop();
+      await cluster.stop();
       // Also when never started: a CLI command that flushed mail holds a pooled SMTP connection.
       await mail.queue.stop();
       await identity.identity.close();
