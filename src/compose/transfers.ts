@@ -1,6 +1,6 @@
 import type { Config } from '../config/defaults';
 import { guestLimitsOf, quotaLimitsOf, reminderMarksOf, transferLimitsOf } from '../config/service-limits';
-import { AssemblyJobs } from '../domain/assembly';
+import { AssemblyJobs, type AssemblyWork } from '../domain/assembly';
 import { AutomaticReminders } from '../domain/automatic-reminders';
 import { fileKeyChecker } from '../domain/chunk-keys';
 import { DigestJobs } from '../domain/digests';
@@ -98,13 +98,12 @@ export function composeTransfers(p: TransferPorts, o: TransferOptions) {
     assembleLater: () => void assemblyJobs?.kick(),
   });
   if (hasMultipartUploads(files)) {
-    const work = {
-      finishFile: async (actor: Parameters<UploadsService['finishAssembly']>[0], id: number) => {
+    const work: AssemblyWork = {
+      finishFile: async (actor, id) => {
         const f = await repos.transfers.findFile(id);
         if (f) await uploads.finishAssembly(actor, f);
       },
-      completeTransfer: (actor: Parameters<TransfersService['completeWhenAssembled']>[0], id: number) =>
-        transfers.completeWhenAssembled(actor, id),
+      completeTransfer: (actor, id) => transfers.completeWhenAssembled(actor, id),
     };
     const onError = (e: Error) => o.log.error(`completing a file in the background: ${e.message}`);
     assemblyJobs = new AssemblyJobs(repos, work, clock, onError, note);
@@ -139,11 +138,10 @@ export function composeTransfers(p: TransferPorts, o: TransferOptions) {
     transferLimits: () => transferLimitsOf(cfg()),
     encryptionPolicy: () => {
       const c = cfg();
-      const iterations = c.encryption_password_hash_iterations;
       return {
         enabled: c.encryption_enabled,
         mandatory: c.encryption_mandatory,
-        defaultIterations: iterations,
+        defaultIterations: c.encryption_password_hash_iterations,
         chunkSize: c.upload_chunk_size,
       };
     },
