@@ -52,10 +52,27 @@ module.exports = {
     row('src/cli/', ['src/']),
     // The composition root, the entry points and the few files directly in src/.
     row('src/app\\.ts$', ['src/']),
+    // The capabilities it is composed of: each builds concrete parts (adapters) and hands them to the services.
+    row(
+      'src/compose/',
+      src(
+        'domain',
+        'db',
+        'storage',
+        'antivirus',
+        'mail',
+        'auth',
+        'config',
+        'http',
+        'util',
+        'services.ts',
+        'log.ts',
+        'version.ts',
+      ),
+    ),
     row('src/main\\.ts$', src('cli')),
     row('src/launcher\\.ts$', src('version.ts')),
     row('src/services\\.ts$', [...src('domain', 'auth', 'config', 'util'), ...src('log.ts')]),
-    row('src/purge-timer\\.ts$', [...src('domain', 'config'), ...src('log.ts')]),
     row('src/(log|version)\\.ts$', []),
 
     // The browser code: its own folders, and from src/ only pure code (no Node, no server).

@@ -3,19 +3,14 @@ import type { BodyPool } from './util/body-pool';
 import type { Settings } from './config/settings';
 import type { Logger } from './log';
 import type { Authenticator } from './auth/principal';
-import type {
-  Clock,
-  Locks,
-  MailDeliveryReader,
-  MailOutbox,
-  PositionalReader,
-  TrackingErrorRepository,
-} from './domain/ports';
+import type { Clock, MailOutbox } from './domain/ports';
 import type { GuestLimits } from './domain/guest-input';
 import type { TransferLimits } from './domain/transfer-input';
 import type { EncryptionPolicy } from './domain/encryption-input';
 import type { FileRecord } from './domain/model';
 import type { TransfersService } from './domain/transfers';
+import type { TransferViews } from './domain/transfer-views';
+import type { TransferUpdates } from './domain/transfer-updates';
 import type { PurgeService } from './domain/purge';
 import type { UsageService } from './domain/usage';
 import type { AccountsService } from './domain/accounts';
@@ -34,12 +29,10 @@ import type { ChunkKeyChecker } from './domain/chunk-keys';
 import type { ImportOptions, ImportProgress, ImportReport } from './domain/filesender-import';
 import type { FileSenderSource } from './domain/ports/filesender-source';
 
-/** Opens bytes [start, end] (inclusive) of a stored file for forward reads. */
-export type FileOpener = (file: FileRecord, start: number, end: number) => Promise<PositionalReader>;
-
 /**
- * Everything the HTTP layer and the CLI reach, built once by the composition root (src/app.ts).
- * Each issue adds its services here; handlers receive them through ctx.state.services.
+ * Everything the HTTP layer and the CLI reach, built once by the composition root (src/app.ts, from the
+ * capabilities of src/compose/). Use cases and what they are configured with, never a repository or a lock
+ * (test/unit/architecture.test.ts); handlers receive them through ctx.state.services.
  */
 export interface Services {
   settings: Settings;
@@ -48,8 +41,6 @@ export interface Services {
   transferLimits: () => TransferLimits & { extensions: number[] };
   /** What the settings say about end-to-end encryption for a new Transfer (checked at the edge with its body). */
   encryptionPolicy: () => EncryptionPolicy;
-  /** Locks shared by every process and node (the purge pass). */
-  locks: Locks;
   log: Logger;
   clock: Clock;
   version: string;
@@ -61,10 +52,6 @@ export interface Services {
   mailQueue: MailOutbox;
   /** The folder of the built-in inbox when mail is kept there instead of delivered (admins see a banner); else null. */
   mailInbox: string | null;
-  /** What became of the latest mail to each Recipient (queued, deferred, bounced, sent). */
-  mailDelivery: MailDeliveryReader;
-  /** Bounces recorded against Recipients and Guests, presented in their `errors`. */
-  trackingErrors: TrackingErrorRepository;
   /** Guests: invitations to upload on a user's behalf (src/domain/guests.ts). */
   guests: GuestsService;
   /** Local accounts, sessions and remote applications (src/domain/accounts.ts). */
@@ -74,6 +61,10 @@ export interface Services {
   /** Users: created on first sight, admins, preferences, remote-user secrets (src/domain/users.ts). */
   users: UsersService;
   transfers: TransfersService;
+  /** The read model of every answer that shows Transfers (src/domain/transfer-views.ts). */
+  transferViews: TransferViews;
+  /** PUT /transfer/{id}: download limit, complete, extend, remind, close (src/domain/transfer-updates.ts). */
+  transferUpdates: TransferUpdates;
   purge: PurgeService;
   /** Quotas and the admins' usage figures (src/domain/usage.ts). */
   usage: UsageService;
@@ -89,8 +80,6 @@ export interface Services {
   sharing: SharingService;
   /** Virus scanning of completed transfers (docs/sharing.md); `enabled` says whether antivirus is configured. */
   virusScans: VirusScans;
-  /** Reads stored bytes of a File (downloads). */
-  openFile: FileOpener;
   /**
    * The SHA-256 of a File's stored bytes, computed off the event loop (the filesystem store's hashing threads)
    * while a download sends them, one stream per download: `ahead` lets bytes [0, upTo) be hashed (so a download

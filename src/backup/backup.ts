@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { snapshotSqlite } from '../db/copy';
 import { migrations } from '../db/migrations';
 import { openSqliteFile, sqliteFile, sqliteSchemaVersion } from '../db/sqlite';
+import { snapshotCounts, snapshotFiles, type SnapshotFile } from '../db/snapshot-reads';
 import { storedFilePath } from '../storage/fs-store';
 import { encryptedSize } from '../shared-crypto/format';
 import { VERSION } from '../version';
@@ -50,14 +51,7 @@ export interface BackupReport {
   ms: number;
 }
 
-interface FileRow {
-  transfer_id: number;
-  uid: string;
-  size: number;
-  sha256: string | null;
-  status: string;
-  encryption: string | null;
-}
+type FileRow = SnapshotFile;
 
 /**
  * `ferry backup <dir> [--files]`, safe while serve runs. The metadata is SQLite's online backup of ferry.db
@@ -83,23 +77,14 @@ export async function backupSqlite(
   let rows: FileRow[];
   let manifest: Manifest;
   try {
-    const count = (sql: string) => (snap.prepare(sql).get() as { n: number }).n;
-    rows = snap
-      .prepare(
-        `SELECT f.transfer_id, f.uid, f.size, f.sha256, t.status, t.encryption FROM files f JOIN transfers t ON t.id = f.transfer_id
-         WHERE f.deleted IS NULL AND t.status <> 'closed' ORDER BY f.id`,
-      )
-      .all() as FileRow[];
+    rows = snapshotFiles(snap);
     manifest = {
       format: 1,
       ferry_version: VERSION,
       schema_version: sqliteSchemaVersion(snap),
       created: new Date().toISOString(),
       counts: {
-        transfers: count('SELECT COUNT(*) AS n FROM transfers'),
-        available_transfers: count(`SELECT COUNT(*) AS n FROM transfers WHERE status = 'available'`),
-        files: count('SELECT COUNT(*) AS n FROM files WHERE deleted IS NULL'),
-        users: count('SELECT COUNT(*) AS n FROM users'),
+        ...snapshotCounts(snap),
         files_copied: 0,
         bytes_copied: 0,
         partial_files_copied: 0,

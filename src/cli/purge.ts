@@ -1,7 +1,6 @@
 import type { Command } from 'commander';
 import { CliIO, UsageError } from './io';
 import { withApp } from './with-app';
-import { PURGE_LOCK } from '../purge-timer';
 import { formatReport } from '../domain/purge';
 
 /** ferry purge [--dry-run] [--now <unix-seconds>] [--json]: for cron; safe while serve runs. */
@@ -19,8 +18,8 @@ export function purgeCommand(program: Command, io: CliIO): void {
         if (now !== undefined && (!Number.isSafeInteger(now) || now < 0))
           throw new UsageError('--now: a UNIX time in seconds');
         // One purge at a time across processes and nodes: a lock in the database (advisory on PostgreSQL).
-        const unlock = await app.services.locks.tryLock(PURGE_LOCK);
-        if (!unlock) {
+        const report = await app.services.purge.runExclusive({ now, dryRun: o.dryRun });
+        if (!report) {
           io.out(
             o.json
               ? JSON.stringify({ skipped: 'another purge is running' })
@@ -28,13 +27,8 @@ export function purgeCommand(program: Command, io: CliIO): void {
           );
           return;
         }
-        try {
-          const report = await app.services.purge.run({ now, dryRun: o.dryRun });
-          await app.services.mailQueue.flush();
-          io.out(o.json ? JSON.stringify(report) : formatReport(report));
-        } finally {
-          await unlock();
-        }
+        await app.services.mailQueue.flush();
+        io.out(o.json ? JSON.stringify(report) : formatReport(report));
       }),
     );
 }

@@ -2,9 +2,9 @@ import type { AutomaticReminderMarks } from '../domain/automatic-reminders';
 import type { Config } from './defaults';
 
 /**
- * What the domain's services read of the config, on every use (PUT /config may change it): one mapping that the
- * composition root (src/app.ts) and the unit tests' services on fakes (test/fakes/domain.ts) both use, so the
- * services under test are configured as the server configures them.
+ * What the domain's services read of the config, on every use (PUT /config may change it): one mapping, used by
+ * the transfers capability (src/compose/transfers.ts) that builds both the server's services and the unit tests'
+ * on fakes (test/fakes/domain.ts), so the services under test are configured as the server configures them.
  */
 export function transferLimitsOf(c: Config) {
   return {

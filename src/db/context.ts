@@ -36,6 +36,16 @@ export function affected(
 }
 
 /** Lists for `IN (…)` in slices, so no statement carries more parameters than SQLite allows. */
+/** How many rows of a table with a `status` column are in each status (the metrics, the mail queue's counts). */
+export async function countsByStatus(db: Db, table: 'transfers' | 'mail_queue'): Promise<Record<string, number>> {
+  const rows = await db
+    .selectFrom(table)
+    .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
+  return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+}
+
 export function slices<T>(list: T[], size = 500): T[][] {
   const out: T[][] = [];
   for (let i = 0; i < list.length; i += size) out.push(list.slice(i, i + size));

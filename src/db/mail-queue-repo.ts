@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { MailDelivery } from '../domain/model';
 import type { MailQueueRepository, OutgoingMessage, QueuedMail, TrackingTarget } from '../domain/ports';
-import { slices, type Db, type RepoContext } from './context';
+import { countsByStatus, slices, type Db, type RepoContext } from './context';
 import type { MailQueueTable } from './schema';
 
 /** The outgoing mail queue: rows are pending, then sent or failed, and kept until purge removes them. */
@@ -185,13 +185,8 @@ export class MailQueueRepo implements MailQueueRepository {
       .executeTakeFirst();
   }
 
-  async counts(): Promise<Record<string, number>> {
-    const rows = await this.db
-      .selectFrom('mail_queue')
-      .select((eb) => ['status', eb.fn.countAll<number>().as('n')])
-      .groupBy('status')
-      .execute();
-    return Object.fromEntries(rows.map((r) => [r.status, Number(r.n)]));
+  counts(): Promise<Record<string, number>> {
+    return countsByStatus(this.db, 'mail_queue');
   }
 }
 

@@ -9,7 +9,7 @@ import type {
   TransferRepository,
 } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../shared/ranges';
-import { affected, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
+import { affected, countsByStatus, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
@@ -119,6 +119,14 @@ export class TransfersRepo implements TransferRepository {
   async listAll(): Promise<Transfer[]> {
     const rows = await this.db.selectFrom('transfers').selectAll().orderBy('id', 'desc').execute();
     return rows.map((r) => toTransfer(r as TransferRow));
+  }
+
+  countByStatus(): Promise<Record<string, number>> {
+    return countsByStatus(this.db, 'transfers');
+  }
+
+  async probe(): Promise<void> {
+    await this.db.selectFrom('transfers').select('id').limit(1).execute();
   }
 
   async listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]> {

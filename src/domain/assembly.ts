@@ -16,7 +16,7 @@ export interface AssemblyWork {
 /**
  * Completions that outlive their request: files the store takes long to assemble, and the Transfers waiting
  * for them. Each file is claimed in the database for CLAIM_S seconds and the claim renewed while its node works,
- * so a node that dies leaves it to the next node that looks (every node looks every few seconds: src/app.ts).
+ * so a node that dies leaves it to the next node that looks (every node looks every few seconds: src/compose/jobs.ts).
  * A Transfer becomes available, and its mail goes out, once its last file is assembled (docs/architecture.md,
  * "Files larger than one multipart upload").
  */
@@ -28,7 +28,7 @@ export class AssemblyJobs {
     private readonly work: AssemblyWork,
     private readonly clock: Clock,
     private readonly onError: (e: Error) => void,
-    /** Says what this node claims, finishes and takes over (src/app.ts adds the node's name). */
+    /** Says what this node claims, finishes and takes over (src/compose/node.ts adds the node's name). */
     private readonly note: (msg: string) => void = () => {},
   ) {
     this.runner = new JobRunner(() => this.drain(), onError);

@@ -53,7 +53,7 @@ export class DigestJobs {
     private readonly files: FileStore,
     private readonly clock: Clock,
     private readonly onError: (e: Error) => void,
-    /** Says what this node claims, finishes and takes over (src/app.ts adds the node's name). */
+    /** Says what this node claims, finishes and takes over (src/compose/node.ts adds the node's name). */
     private readonly note: (msg: string) => void = () => {},
   ) {
     this.runner = new JobRunner(() => this.drain(), onError);

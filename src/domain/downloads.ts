@@ -1,6 +1,6 @@
 import { Errors } from './errors';
 import type { FileRecord, Recipient, Transfer } from './model';
-import type { Clock, Notifier, Repositories, SharingControls, UnitOfWork } from './ports';
+import type { Clock, FileStore, Notifier, PositionalReader, Repositories, SharingControls, UnitOfWork } from './ports';
 import type { Range } from '../shared/ranges';
 import crypto from 'node:crypto';
 import {
@@ -69,6 +69,8 @@ export interface DownloadDeps {
   uow: UnitOfWork;
   notifier: Notifier;
   clock: Clock;
+  /** Where the files' bytes are (open). */
+  files: FileStore;
 }
 
 /**
@@ -85,6 +87,11 @@ export class DownloadsService {
 
   constructor(private readonly d: DownloadDeps) {
     this.throttle = new LoginThrottle(d.uow);
+  }
+
+  /** Opens bytes [start, end] (inclusive) of a stored File for forward reads (a download, an archive's entry). */
+  open(file: FileRecord, start: number, end: number): Promise<PositionalReader> {
+    return this.d.files.openRead(file.transferId, file.uid, start, end);
   }
 
   /**

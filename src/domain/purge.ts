@@ -1,4 +1,4 @@
-import type { Clock, FileStore, Notifier, Repositories, UnitOfWork } from './ports';
+import type { Clock, FileStore, Locks, Notifier, Repositories, UnitOfWork } from './ports';
 import type { GuestsService } from './guests';
 import { dropTransferData } from './stored-data';
 import { hasMultipartUploads } from './ports';
@@ -26,6 +26,9 @@ export function formatReport(r: PurgeReport): string {
   return `${r.dry_run ? 'purge (dry run, nothing changed): would remove' : 'purge:'} ${r.transfers_expired} transfer(s) expired, ${r.guests_expired} guest(s) expired, ${r.abandoned_transfers_deleted} abandoned transfer(s) deleted, ${r.closed_transfers_deleted} old closed transfer(s) deleted, ${r.orphan_files_deleted} orphan file(s) deleted, ${r.bytes_freed} bytes freed${rows ? `; old records: ${rows}` : ''}${r.reminders_sent && r.reminders_sent.recipients + r.reminders_sent.guests > 0 ? `; automatic reminders: ${r.reminders_sent.recipients} to recipients, ${r.reminders_sent.guests} to guests` : ''}`;
 }
 
+/** Name of the lock two purge passes (CLI, servers, nodes) share, so they never overlap. */
+export const PURGE_LOCK = 'purge';
+
 /** A Transfer never made available is deleted, partial data and all, this long after creation. */
 export const ABANDONED_AFTER_S = 7 * 86400;
 
@@ -45,6 +48,8 @@ export interface PurgeDeps {
   clock: Clock;
   /** Automatic reminders, sent by each pass that is not a dry run (docs/sharing.md). */
   reminders?: { run(now: number): Promise<{ recipients: number; guests: number }> };
+  /** Locks every process and node shares: one purge pass at a time (runExclusive). */
+  locks: Locks;
 }
 
 export class PurgeService {
@@ -57,6 +62,7 @@ export class PurgeService {
   private readonly clock: Clock;
   /** Automatic reminders, sent by each pass that is not a dry run (docs/sharing.md). */
   private readonly reminders?: { run(now: number): Promise<{ recipients: number; guests: number }> };
+  private readonly locks: Locks;
 
   // Services are built from one deps object each, as src/app.ts builds them all.
   constructor(d: PurgeDeps) {
@@ -68,6 +74,27 @@ export class PurgeService {
     this.lifetimeDays = d.lifetimeDays;
     this.clock = d.clock;
     this.reminders = d.reminders;
+    this.locks = d.locks;
+  }
+
+  /**
+   * A pass under the purge lock, shared by the CLI, the servers' timers and every node: null, nothing done, when
+   * another pass holds it. A process killed mid-pass loses the lock with its connection (PostgreSQL) or its
+   * lease (SQLite); the next pass, anywhere, does what it left, since every step can be run again.
+   */
+  async runExclusive(
+    opts: { now?: number; dryRun?: boolean } = {},
+    /** Told once the lock is taken, before the pass (the server's log). */
+    onLocked: () => void = () => {},
+  ): Promise<PurgeReport | null> {
+    const unlock = await this.locks.tryLock(PURGE_LOCK);
+    if (!unlock) return null;
+    onLocked();
+    try {
+      return await this.run(opts);
+    } finally {
+      await unlock().catch(() => {});
+    }
   }
 
   async run(opts: { now?: number; dryRun?: boolean } = {}): Promise<PurgeReport> {

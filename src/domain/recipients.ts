@@ -1,6 +1,6 @@
 import { Errors } from './errors';
 import { dropTransferData } from './stored-data';
-import type { Actor, Recipient, Transfer } from './model';
+import type { Actor, MailDelivery, Recipient, TrackingError, Transfer } from './model';
 import type { Clock, FileStore, IdGenerator, Notifier, Repositories, UnitOfWork } from './ports';
 import { auditAuthor, recipientTarget } from './audit-events';
 import type { TransfersService } from './transfers';
@@ -22,6 +22,20 @@ export interface RecipientDeps {
 /** Adding and removing the recipients of a Transfer (spec: Recipient endpoints, rule 4 of States). */
 export class RecipientsService {
   constructor(private readonly d: RecipientDeps) {}
+
+  /**
+   * The bounces recorded against recipients, and what became of the latest mail to each (queued, deferred,
+   * bounced, sent), by recipient id: two reads whatever their number.
+   */
+  async deliveryStatus(
+    ids: number[],
+  ): Promise<{ errors: Map<number, TrackingError[]>; delivery: Map<number, MailDelivery> }> {
+    const [errors, delivery] = await Promise.all([
+      this.d.repos.trackingErrors.forTargets('Recipient', ids),
+      this.d.repos.mailQueue.deliveryFor('Recipient', ids),
+    ]);
+    return { errors, delivery };
+  }
 
   async get(id: number): Promise<Recipient> {
     const r = await this.d.repos.transfers.findRecipient(id);

@@ -30,7 +30,7 @@ export interface MailQueueOptions {
   stopWaitMs?: number;
   /** Seconds between checks for mail queued by other processes while nothing is pending (default IDLE_POLL_S). */
   idlePollS?: number;
-  /** The name this node's claims and log lines carry (src/app.ts). */
+  /** The name this node's claims and log lines carry (src/compose/node.ts). */
   node?: string;
 }
 

@@ -1,19 +1,8 @@
+import { composeAccounts } from '../../src/compose/identity';
+import { composeTransfers } from '../../src/compose/transfers';
 import { defaultConfig, type Config } from '../../src/config/defaults';
-import { guestLimitsOf, quotaLimitsOf, reminderMarksOf, transferLimitsOf } from '../../src/config/service-limits';
-import { AccountsService } from '../../src/domain/accounts';
-import { AutomaticReminders } from '../../src/domain/automatic-reminders';
-import { DownloadsService } from '../../src/domain/downloads';
-import { GuestsService } from '../../src/domain/guests';
 import type { Actor } from '../../src/domain/model';
 import type { IdGenerator, Notifier, PasswordHasher, ScanVerdict } from '../../src/domain/ports';
-import { PurgeService } from '../../src/domain/purge';
-import { RecipientsService } from '../../src/domain/recipients';
-import { SharingService } from '../../src/domain/sharing';
-import { TransfersService } from '../../src/domain/transfers';
-import { UploadsService } from '../../src/domain/uploads';
-import { UsageService } from '../../src/domain/usage';
-import { UsersService } from '../../src/domain/users';
-import { VirusScans } from '../../src/domain/virus-scans';
 import { MemoryFileStore } from './memory-file-store';
 import { MemoryWorld } from './memory-repositories';
 
@@ -21,9 +10,9 @@ import { MemoryWorld } from './memory-repositories';
 export type FakeScan = (bytes: Buffer) => ScanVerdict | Error;
 
 /**
- * The domain's services built as src/app.ts builds them, on the in-memory ports: no server, no database, no
- * disk. The config is ferry's defaults (src/config/defaults.ts) with `config` over them, read through the same
- * mapping app.ts uses (src/config/service-limits.ts), so every rule is tested in milliseconds as the server
+ * The domain's services built by the same capability modules as the server's (src/compose/), on the in-memory
+ * ports: no server, no database, no disk. The config is ferry's defaults (src/config/defaults.ts) with `config` over them, read through the same
+ * mapping the server uses (src/config/service-limits.ts), so every rule is tested in milliseconds as the server
  * configures it. Chunks are 1 KiB unless `config` says otherwise. The clock is moved by hand; the notifier
  * records each mail event as "event:recipient or guest address"; `scan` is the virus scanner (none: scanning off).
  */
@@ -83,24 +72,7 @@ export function domainOnFakes(
   const logged: string[] = [];
   const log = { info: (m: string) => logged.push(m), error: (m: string) => logged.push(`error: ${m}`) };
 
-  const users = new UsersService({ store: repos.users, configAdmins: () => cfg().admin, clock, ids });
-  const accounts = new AccountsService({ repos, uow, users, clock, ids, passwords });
-  const guests = new GuestsService({ repos, uow, notifier, clock, ids });
-  const usage = new UsageService({ repos, files, clock, limits: () => quotaLimitsOf(cfg()) });
-  let virusScans: VirusScans | null = null;
-  const transfers = new TransfersService({
-    repos,
-    uow,
-    files,
-    notifier,
-    guests,
-    clock,
-    ids,
-    usage,
-    limits: () => transferLimitsOf(cfg()),
-    chunkSize: () => cfg().upload_chunk_size,
-    scanning: () => virusScans,
-  });
+  const accounts = composeAccounts(config, cfg, { repos, uow, clock, ids, passwords });
   const scan = opts.scan;
   const scanner = scan && {
     async scan(blocks: AsyncIterable<Uint8Array>): Promise<ScanVerdict> {
@@ -111,50 +83,17 @@ export function domainOnFakes(
       return out;
     },
   };
-  virusScans = new VirusScans({
-    repos,
-    uow,
-    files,
-    notifier,
-    transfers,
-    clock,
-    policy: () =>
-      scanner
-        ? {
-            scanner,
-            onInfected: opts.antivirus?.onInfected ?? 'block',
-            onError: opts.antivirus?.onError ?? 'hold',
-            maxBytes: 1e9,
-          }
-        : null,
-    configAdmins: () => cfg().admin,
-    log,
-  });
-  const uploads = new UploadsService({ repos, uow, files, guests, clock, chunkLimit: () => cfg().upload_chunk_size });
-  const recipients = new RecipientsService({
-    repos,
-    uow,
-    files,
-    transfers,
-    notifier,
-    guests,
-    clock,
-    ids,
-    maxRecipients: () => cfg().max_transfer_recipients,
-  });
-  const downloads = new DownloadsService({ repos, uow, notifier, clock });
-  const sharing = new SharingService({ repos, uow, clock });
-  const reminders = new AutomaticReminders({ repos, uow, notifier, clock, marks: () => reminderMarksOf(cfg()) });
-  const purge = new PurgeService({
-    repos,
-    uow,
-    files,
-    guests,
-    notifier,
-    lifetimeDays: () => cfg().auditlog_lifetime_days,
-    clock,
-    reminders,
-  });
+  const policy = scanner && {
+    scanner,
+    onInfected: opts.antivirus?.onInfected ?? 'block',
+    onError: opts.antivirus?.onError ?? 'hold',
+    maxBytes: 1e9,
+  };
+  // The same wiring as the server's (src/compose/transfers.ts), on the in-memory ports.
+  const built = composeTransfers(
+    { repos, uow, locks: world.locks, files, notifier, clock, ids },
+    { settings: cfg, scanPolicy: () => policy ?? null, log },
+  );
   return {
     world,
     files,
@@ -163,19 +102,10 @@ export function domainOnFakes(
     mails,
     logged,
     config,
-    guestLimits: () => guestLimitsOf(cfg()),
-    users,
-    accounts,
-    guests,
-    usage,
-    transfers,
-    virusScans,
-    uploads,
-    recipients,
-    downloads,
-    sharing,
-    reminders,
-    purge,
+    users: accounts.users,
+    accounts: accounts.accounts,
+    reminders: built.reminders,
+    ...built.services,
   };
 }
 

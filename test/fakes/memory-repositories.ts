@@ -183,6 +183,12 @@ class MemoryTransfers implements TransferRepository {
   async listAll() {
     return this.listPage('all', null);
   }
+  async countByStatus() {
+    const out: Record<string, number> = {};
+    for (const t of this.s.transfers) out[t.status] = (out[t.status] ?? 0) + 1;
+    return out;
+  }
+  async probe() {}
   async lockMany(ids: number[]) {
     const wanted = new Set(ids);
     return copy(this.s.transfers.filter((t) => wanted.has(t.id)).sort((a, b) => a.id - b.id));

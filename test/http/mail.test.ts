@@ -167,11 +167,11 @@ test('a refused recipient becomes a bounce tracking error; the others are delive
       );
       await sink.waitFor(1);
       await s.app.services.mailQueue.flush();
-      const errs = await s.app.services.trackingErrors.forTarget('Recipient', 10);
+      const errs = (await s.app.services.recipients.deliveryStatus([10])).errors.get(10) ?? [];
       assert.is(errs.length, 1);
       assert.is(errs[0].type, 'bounce');
       assert.match(errs[0].details, /550|rejected/);
-      assert.equal(await s.app.services.trackingErrors.forTarget('Recipient', 11), []);
+      assert.equal((await s.app.services.recipients.deliveryStatus([11])).errors.get(11) ?? [], []);
       const row = (await sqlOne(s, `SELECT status FROM mail_queue WHERE to_addr = ?`, 'nobody@bounce.example')) as {
         status: string;
       };

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql, sqlOne } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
-import { PURGE_LOCK } from '../../src/purge-timer';
+import { PURGE_LOCK } from '../../src/domain/purge';
 import { runCli } from '../../src/cli/program';
 
 const DAY = 86400;
@@ -220,7 +220,7 @@ test('a download in progress when purge deletes its Transfer still delivers ever
 
 test('two purges never run at once: the second says so and succeeds; the lock is in the database', async () => {
   // Held by this process through the server's database (advisory lock on PostgreSQL, a lock row on SQLite).
-  const release = await s.app.services.locks.tryLock(PURGE_LOCK);
+  const release = await s.app.db.locks.tryLock(PURGE_LOCK);
   assert.ok(release, 'the lock was free');
   const out: string[] = [];
   const code = await runCli(['purge', '-c', cfg], {

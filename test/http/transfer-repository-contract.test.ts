@@ -98,6 +98,23 @@ for (const [name, open] of Object.entries(worlds)) {
     assert.is(await w.repos.transfers.find(999_999), undefined);
   });
 
+  it('counts by status (the metrics): each Transfer in its status once; the probe reads without failing', async ({
+    w,
+  }) => {
+    const before = await w.repos.transfers.countByStatus();
+    const id = await newTransfer(w, 'counted');
+    await newTransfer(w, 'counted');
+    await w.repos.transfers.setStatus(id, 'closed', T0 + 5, 'owner');
+    const after = await w.repos.transfers.countByStatus();
+    const delta = (s: string) => (after[s] ?? 0) - (before[s] ?? 0);
+    assert.equal([delta('created'), delta('closed')], [1, 1]);
+    assert.ok(
+      Object.values(after).every((n) => typeof n === 'number' && n > 0),
+      JSON.stringify(after),
+    );
+    await w.repos.transfers.probe();
+  });
+
   it('pages: newest first, by user, by guest or all; the batches give what one Transfer at a time gives, past 500 Transfers too', async ({
     w,
   }) => {

@@ -120,4 +120,100 @@ test('the ports are where the domain says: one folder, every port async', () => 
   for (const m of methods) assert.match(m[2], /^Promise</, `${m[1]} returns ${m[2]}`);
 });
 
+/** The source files under `dir` (recursively), as paths relative to the repository. */
+function sources(dir: string): string[] {
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.tsx?$/.test(f))
+    .map((f) => path.relative(ROOT, path.join(dir, f)).split(path.sep).join('/'));
+}
+
+/** How many lines a top-level function of `text` takes, from its `export … function name(` line to its closing brace. */
+function functionLines(text: string, name: string): number {
+  const lines = text.split('\n');
+  const start = lines.findIndex((l) => new RegExp(`^export (async )?function ${name}\\(`).test(l));
+  if (start < 0) return -1;
+  const end = lines.findIndex((l, i) => i > start && l === '}');
+  return end - start + 1;
+}
+
+test('createApp only composes the capabilities of src/compose/: at most 80 lines', () => {
+  const app = fs.readFileSync(path.join(SRC, 'app.ts'), 'utf8');
+  const n = functionLines(app, 'createApp');
+  assert.ok(n > 0 && n <= 80, `createApp takes ${n} lines`);
+  // Nothing concrete is built in app.ts itself: every part comes from a capability.
+  assert.equal(
+    [...app.matchAll(/\bnew ([A-Z]\w+)\(/g)].map((m) => m[1]),
+    [],
+  );
+  assert.is(functionLines('export function f() {\n  return 1;\n}\n', 'f'), 3);
+});
+
+/**
+ * The SQL statements in a source text: a string or template that begins with a statement's keywords (upper
+ * case, as every statement of this project is written).
+ */
+function sqlStatements(text: string): string[] {
+  const statement =
+    /['"`]\s*(SELECT\s+[\w*(]|INSERT\s+INTO\s|UPDATE\s+\w+\s+SET\s|DELETE\s+FROM\s|CREATE\s+(TABLE|UNIQUE|INDEX)\s|ALTER\s+TABLE\s|DROP\s+(TABLE|INDEX)\s|PRAGMA\s|BEGIN\s+IMMEDIATE)/g;
+  return [...text.matchAll(statement)].map((m) => m[0]);
+}
+
+test('no SQL statement in src/ outside src/db (and the FileSender import, which reads that other database)', () => {
+  // src/import/ reads a FileSender installation's own database (docs/moving-from-filesender.md): its tables are
+  // not ferry's, and the adapter that reads them is the only place that knows them.
+  const found = sources(SRC)
+    .filter((f) => !f.startsWith('src/db/') && !f.startsWith('src/import/'))
+    .flatMap((f) => sqlStatements(fs.readFileSync(path.join(ROOT, f), 'utf8')).map((sql) => `${f}: ${sql}`));
+  assert.equal(found, []);
+  // The check finds what it is for, and not the words in prose.
+  assert.equal(
+    sqlStatements("db.query('SELECT id FROM transfers LIMIT 1'); q(`DELETE FROM files`); say('Select a file');").length,
+    2,
+  );
+});
+
+/**
+ * The members of the `Services` interface whose type names a repository, a lock, a unit of work or the file
+ * store's raw ports: what the HTTP layer and the CLI reach must be use cases, never the parts under them.
+ */
+function servicesReachingPorts(servicesText: string): string[] {
+  const ports = (file: string) =>
+    [
+      ...fs
+        .readFileSync(path.join(SRC, 'domain', 'ports', file), 'utf8')
+        .matchAll(/^export (?:interface|type) (\w+)/gm),
+    ].map((m) => m[1]);
+  const forbidden = new Set([
+    ...ports('repositories.ts').filter((n) => /(Repository|Repositories|Reader)$/.test(n)),
+    ...ports('unit-of-work.ts'),
+    'FileStore',
+    'PositionalReader',
+    'MultipartUploads',
+    'UploadHashing',
+  ]);
+  const body = /export interface Services \{([\s\S]*?)\n\}/.exec(servicesText)?.[1] ?? '';
+  const members = [...body.matchAll(/^ {2}(\w+)\??: ([\s\S]*?);$/gm)];
+  return members
+    .filter((m) => [...m[2].matchAll(/\b[A-Z]\w*/g)].some((t) => forbidden.has(t[0])))
+    .map((m) => `${m[1]}: ${m[2]}`);
+}
+
+test('Services exposes use cases, never a repository or a lock', () => {
+  const text = fs.readFileSync(path.join(SRC, 'services.ts'), 'utf8');
+  assert.ok(/export interface Services \{/.test(text));
+  assert.equal(servicesReachingPorts(text), []);
+  const wrong = `export interface Services {
+  locks: Locks;
+  mailDelivery: MailDeliveryReader;
+  trackingErrors: TrackingErrorRepository;
+  openFile: (f: FileRecord) => Promise<PositionalReader>;
+  transfers: TransfersService;
+}`;
+  assert.equal(
+    servicesReachingPorts(wrong).map((m) => m.split(':')[0]),
+    ['locks', 'mailDelivery', 'trackingErrors', 'openFile'],
+  );
+});
+
 test.run();

@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ServiceError } from '../../src/domain/errors';
 import type { Actor } from '../../src/domain/model';
+import { PURGE_LOCK } from '../../src/domain/purge';
 import { domainOnFakes, userActor } from '../fakes/domain';
 import { draft, refused, upload } from '../helpers/domain-factories';
 
@@ -222,6 +223,24 @@ test('purge: an expired Transfer is closed and its data deleted; an expired gues
   d.time.now += 40 * DAY;
   assert.is((await d.purge.run()).closed_transfers_deleted, 1, 'its records go once the audit log lifetime has passed');
   assert.equal(d.world.state.transfers, []);
+});
+
+test('purge under its lock: a pass while another holds it does nothing and says so; the lock is free again after', async () => {
+  const d = domainOnFakes();
+  const release = await d.world.locks.tryLock(PURGE_LOCK);
+  let locked = 0;
+  assert.is(await d.purge.runExclusive({}, () => locked++), null);
+  assert.is(locked, 0);
+  await release!();
+  const report = await d.purge.runExclusive({ dryRun: true }, () => locked++);
+  assert.equal([report?.dry_run, locked], [true, 1]);
+  // A pass that fails lets the lock go too.
+  d.files.list = async () => {
+    throw new Error('store down');
+  };
+  const failed = await d.purge.runExclusive().catch((e: Error) => e);
+  assert.is((failed as Error).message, 'store down');
+  assert.ok(await d.world.locks.tryLock(PURGE_LOCK), 'free after the failed pass');
 });
 
 test.run();

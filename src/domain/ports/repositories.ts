@@ -52,6 +52,13 @@ export interface TransferRepository {
   listOfUser(userId: string): Promise<Transfer[]>;
   listOfGuest(guestId: number): Promise<Transfer[]>;
   listAll(): Promise<Transfer[]>;
+  /** How many Transfers are in each status (the metrics' gauge), statuses with none left out. */
+  countByStatus(): Promise<Record<string, number>>;
+  /**
+   * Reads one row of the transfers table and throws when the database cannot answer (the readiness check): a
+   * read of a real table, since selecting a constant on SQLite would answer without touching the file.
+   */
+  probe(): Promise<void>;
   /**
    * One page of Transfers, newest first: a user's, a guest's or everyone's; `page` null: all of them. Read in one
    * statement, whatever the page's size (docs/architecture.md, "Lists and pages").

@@ -138,7 +138,7 @@ function etagOf(files: FileRecord[], format: string): string {
 
 function serveFile(ctx: FerryContext, access: DownloadAccess, file: FileRecord): Promise<void> {
   const etag = etagOf([file], 'f');
-  const open = (start: number, end: number) => ctx.state.services.openFile(file, start, end);
+  const open = (start: number, end: number) => ctx.state.services.downloads.open(file, start, end);
   const enc = access.transfer.encryption;
   // Of an encrypted file: the stored ciphertext (IV ‖ ciphertext ‖ tag per chunk), for the recipient's client to
   // decrypt; its recorded SHA-256 is of those stored bytes.
@@ -174,13 +174,13 @@ function serveArchive(
   const stem = archiveStem(access.transfer.subject, access.transfer.id);
   ctx.set('Content-Type', format === 'zip' ? 'application/zip' : 'application/x-tar');
   ctx.set('Content-Disposition', contentDisposition(`${stem}.${format}`));
-  const openFile = ctx.state.services.openFile;
+  const downloads = ctx.state.services.downloads;
   const fileOf = (e: ArchiveEntry) => {
     const f = e.ref as FileRecord;
     return { id: f.id, uid: f.uid, size: f.size, sha256: f.sha256 };
   };
   return respond(ctx, access, files, 'archive', layout.length, etagOf(files, format), (start, end) =>
-    archivePieces(layout, start, end, (e, s, en) => openFile(e.ref as FileRecord, s, en), fileOf),
+    archivePieces(layout, start, end, (e, s, en) => downloads.open(e.ref as FileRecord, s, en), fileOf),
   );
 }
 

@@ -13,9 +13,10 @@ const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
 
 async function present(ctx: FerryContext, r: Recipient) {
   const s = ctx.state.services;
-  const delivery = (await s.mailDelivery.deliveryFor('Recipient', [r.id])).get(r.id);
+  const status = await s.recipients.deliveryStatus([r.id]);
+  const delivery = status.delivery.get(r.id);
   return presentRecipient(
-    { ...r, errors: await s.trackingErrors.forTarget('Recipient', r.id) },
+    { ...r, errors: status.errors.get(r.id) ?? [] },
     s.settings.get().base_url,
     await requestLang(ctx),
     delivery,

@@ -11,6 +11,7 @@ import { parseEncryption } from '../../domain/encryption-input';
 import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
 import { presentSharing, presentVirusScan } from '../presenters/sharing';
 import type { TransferJson } from '../presenters/wire';
+import type { TransferReadouts } from '../../domain/transfer-views';
 import { parseSharingInput } from '../../domain/sharing';
 import { hashLinkPassword } from '../../domain/link-password';
 import { actorOf, bodyObject } from '../actor';
@@ -22,62 +23,18 @@ import { actingGet } from '../middleware/authenticate';
 const BEFORE_AVAILABLE = ['created', 'started', 'uploading'];
 
 async function present(ctx: FerryContext, v: TransferView | Transfer, creating = false) {
-  const s = ctx.state.services;
-  const view = 'transfer' in v ? v : s.transfers.view(v);
-  const transfer = 'transfer' in v ? v.transfer : v;
-  return (
-    await presentViews(
-      ctx,
-      [transfer],
-      Promise.resolve(view).then((one) => [one]),
-      creating,
-    )
-  )[0];
+  const [read, lang] = await Promise.all([ctx.state.services.transferViews.one(v), requestLang(ctx)]);
+  return presentReadouts(ctx, read, lang, creating)[0];
 }
 
-/**
- * Transfers presented together, in two rounds of reads whatever their number (docs/architecture.md, "Lists and
- * pages"): what depends on the transfers alone (their sharing controls and download counts, their virus scans, the
- * caller's language) is read beside their files and recipients (`views`, already under way); the recipients'
- * errors and mail states once the recipients are known.
- */
-async function presentViews(
-  ctx: FerryContext,
-  transfers: Transfer[],
-  views: Promise<TransferView[]>,
-  creating = false,
-): Promise<TransferJson[]> {
+/** Transfers as the read model gives them (src/domain/transfer-views.ts), in the spec's JSON. */
+function presentReadouts(ctx: FerryContext, read: TransferReadouts, lang: string, creating = false): TransferJson[] {
   const s = ctx.state.services;
-  const byTransfer = Promise.all([
-    s.sharing.views(transfers),
-    s.virusScans.findMany(transfers.map((t) => t.id)),
-    requestLang(ctx),
-  ]);
-  // Handled below; without this, a failure of these reads while `views` fails too would be an unhandled rejection.
-  byTransfer.catch(() => {});
-  const shownViews = await views;
-  const ids = shownViews.flatMap((v) => v.recipients.map((r) => r.id));
-  const [[sharing, scans, lang], errors, delivery] = await Promise.all([
-    byTransfer,
-    s.trackingErrors.forTargets('Recipient', ids),
-    s.mailDelivery.deliveryFor('Recipient', ids),
-  ]);
-  const scanning = s.virusScans.enabled();
   const baseUrl = s.settings.get().base_url;
-  return shownViews.map((view) => {
-    const withErrors = { ...view, recipients: view.recipients.map((r) => ({ ...r, errors: errors.get(r.id) ?? [] })) };
-    const shown = presentTransfer(
-      withErrors,
-      baseUrl,
-      lang,
-      s.transfers.extensionsLeft(view.transfer),
-      creating,
-      delivery,
-      s.mailInbox !== null,
-    );
-    const shared = sharing.get(view.transfer.id);
-    const scan = presentVirusScan(view.transfer, scans.get(view.transfer.id), scanning);
-    return shared ? { ...shown, ...presentSharing(shared), ...scan } : { ...shown, ...scan };
+  return read.transfers.map(({ view, extensionsLeft, sharing, scan }) => {
+    const shown = presentTransfer(view, baseUrl, lang, extensionsLeft, creating, read.delivery, s.mailInbox !== null);
+    const scanned = presentVirusScan(view.transfer, scan, read.scanning);
+    return sharing ? { ...shown, ...presentSharing(sharing), ...scanned } : { ...shown, ...scanned };
   });
 }
 
@@ -87,7 +44,8 @@ async function presentViews(
  */
 async function presentList(ctx: FerryContext, read: (page: Page | null) => Promise<Transfer[]>) {
   const list = await read(parsePage(ctx.query));
-  return presentViews(ctx, list, ctx.state.services.transfers.views(list));
+  const [views, lang] = await Promise.all([ctx.state.services.transferViews.many(list), requestLang(ctx)]);
+  return presentReadouts(ctx, views, lang);
 }
 
 const transferOf = (ctx: FerryContext) => ctx.state.resource as Transfer;
@@ -155,7 +113,7 @@ export function transferRoutes(api: Api): void {
     if (!isEmail(email)) throw Errors.badEmail('recipient');
     const s = ctx.state.services;
     const r = await s.recipients.add(actorOf(ctx), transferOf(ctx), email);
-    const delivery = (await s.mailDelivery.deliveryFor('Recipient', [r.id])).get(r.id);
+    const delivery = (await s.recipients.deliveryStatus([r.id])).delivery.get(r.id);
     return created(
       ctx,
       presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery, s.mailInbox !== null),
@@ -172,20 +130,7 @@ export function transferRoutes(api: Api): void {
     },
   });
   api.put('/transfer/:id', ownOrKeyForComplete, async (ctx) => {
-    const s = ctx.state.services.transfers;
-    const b = bodyObject(ctx);
-    const known = ['complete', 'closed', 'extend_expiry_date', 'remind'];
-    // download_limit: ferry's extension (docs/sharing.md), a whole number or null, checked by the service.
-    const unknown = Object.keys(b).filter((k) => !known.includes(k) && k !== 'download_limit');
-    if (unknown.length) throw Errors.restBadParameter(...unknown);
-    for (const k of known) if (b[k] !== undefined && typeof b[k] !== 'boolean') throw Errors.restBadParameter(k);
-    const actor = actorOf(ctx);
-    let t = transferOf(ctx);
-    if (b.download_limit !== undefined) await ctx.state.services.sharing.setDownloadLimit(actor, t, b.download_limit);
-    if (b.complete) t = await s.complete(actor, t);
-    if (b.extend_expiry_date) t = await s.extend(actor, t);
-    if (b.remind) await s.remind(actor, t);
-    if (b.closed) t = await s.close(actor, t, 'owner');
+    const t = await ctx.state.services.transferUpdates.update(actorOf(ctx), transferOf(ctx), bodyObject(ctx));
     return present(ctx, t);
   });
 
