@@ -10,7 +10,8 @@ import {
   UNDISCLOSABLE,
 } from './defaults';
 import { arrayOf, bool, type Check, int, ipOrCidr, nullable, object, oneOf, smtpUrl, str } from './checks';
-import { providerConfigs, providerCrossChecks, spCheck } from './provider-schemas';
+import { providerCrossChecks, spCheck } from '../auth/providers/auth-sp';
+import { providerConfigs } from '../auth/providers/registry';
 import { storeSchemaOf, storeTypes } from './stores';
 
 // Validates a parsed config object against the schema of docs/architecture.md, Configuration and merges it over
