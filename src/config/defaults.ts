@@ -1,6 +1,7 @@
 /** The configuration ferry runs with when no file says otherwise (docs/architecture.md, Configuration). */
 import type { SpInput } from '../auth/providers/registry';
 import type { StorageConfig } from './stores';
+import { LOCAL_OWNER } from '../domain/account-owners';
 
 export type { SpConfig, SpInput } from '../auth/providers/registry';
 export type { StorageConfig } from './stores';
@@ -172,7 +173,7 @@ export function defaultConfig(): Config {
     auditlog_enabled: true,
     auditlog_lifetime_days: 31,
     auth: {
-      sp: { type: 'local' },
+      sp: { type: LOCAL_OWNER },
       remote_application_enabled: true,
       remote_user_enabled: true,
       signature_max_age_s: 15,

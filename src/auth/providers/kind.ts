@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import type { z } from 'zod';
 import type { IdentityProvider } from '../identity-provider';
 import type { ProviderDeps } from './deps';
@@ -35,6 +36,17 @@ export interface IdentityKind<S extends z.ZodType<{ type: string; id: string }> 
    */
   startupProblems?(entry: z.output<S>): string[];
   create(entry: z.output<S>, deps: ProviderDeps): IdentityProvider | Promise<IdentityProvider>;
+  /** Query arguments of the identity provider's answers that carry secrets: the request log masks them. */
+  readonly secretQueryArgs?: readonly string[];
+  /** Its own commands (e.g. `ferry <kind> keygen`), added to the CLI's (src/cli/program.ts). */
+  commands?(program: Command, io: KindCommandIO): void;
+}
+
+/** What a kind's commands get of the CLI. */
+export interface KindCommandIO {
+  out(text: string): void;
+  /** The error for a wrong argument: its message on one line, exit code 1 (docs/architecture.md, Command line). */
+  usage(message: string): Error;
 }
 
 /** What every entry has once checked (src/auth/providers/entry.ts). */

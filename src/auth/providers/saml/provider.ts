@@ -19,8 +19,8 @@ import {
   type RedirectStart,
   type SignedInPerson,
 } from '../../identity-provider';
-import { attributeValues } from '../../saml/attributes';
-import { IdpMetadata, type IdpEntry } from '../../saml/metadata';
+import { attributeValues } from './attributes';
+import { IdpMetadata, type IdpEntry } from './metadata';
 import { providerUrl, type ProviderDeps } from '../deps';
 import type { SpSaml } from './config';
 import { readPem } from './pem';
