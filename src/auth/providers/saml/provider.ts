@@ -58,10 +58,10 @@ export class SamlProvider implements IdentityProvider {
   ) {
     this.id = cfg.id;
     this.label = cfg.label;
-    this.key = readPem(cfg.key_file, 'key_file', 'PRIVATE KEY');
-    this.cert = readPem(cfg.cert_file, 'cert_file', 'CERTIFICATE');
+    this.key = readPem(cfg.id, cfg.key_file, 'key_file', 'PRIVATE KEY');
+    this.cert = readPem(cfg.id, cfg.cert_file, 'cert_file', 'CERTIFICATE');
     const metadataCert = cfg.metadata_cert_file
-      ? readPem(cfg.metadata_cert_file, 'metadata_cert_file', 'CERTIFICATE')
+      ? readPem(cfg.id, cfg.metadata_cert_file, 'metadata_cert_file', 'CERTIFICATE')
       : null;
     this.idps = new IdpMetadata(
       cfg.idp_metadata,
