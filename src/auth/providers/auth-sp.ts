@@ -1,5 +1,5 @@
-import { type Check, describe, object, oneOf } from '../../config/checks';
-import { zodProblems } from '../../config/zod-checks';
+import { z } from 'zod';
+import { describe, zKinded } from '../../config/zod-checks';
 import { identityKindOf, identityKinds, providerConfigs, type SpConfig, type SpInput } from './registry';
 
 /**
@@ -7,28 +7,29 @@ import { identityKindOf, identityKinds, providerConfigs, type SpConfig, type SpI
  * (src/auth/providers/<kind>/config.ts); what the config, `ferry config check` and the environment ask of it.
  */
 
-function entryCheck(v: unknown, path: string, problems: string[]): void {
-  const kind = identityKindOf((v as { type?: unknown } | null)?.type);
-  if (!kind || typeof v !== 'object' || v === null) {
-    object({ type: oneOf(identityKinds().map((k) => k.type)) }, ['type'])(v, path, problems);
-    return;
-  }
-  problems.push(...zodProblems(kind.schema, v, path).problems);
-}
+const entry = zKinded(
+  (type) => identityKindOf(type)?.schema,
+  () => identityKinds().map((k) => k.type),
+);
 
 /** `auth.sp`: one provider or a non-empty list of them, with distinct ids. */
-export const spCheck: Check = (v, path, problems) => {
-  if (!Array.isArray(v)) {
-    entryCheck(v, path, problems);
-    return;
-  }
-  if (v.length === 0) problems.push(`${path}: at least one identity provider, got an empty list`);
-  v.forEach((e, i) => entryCheck(e, `${path}[${i}]`, problems));
-  if (problems.length) return;
-  const ids = providerConfigs(v as SpInput[]).map((p) => p.id);
+export const spSchema = z.unknown().superRefine((v, ctx) => {
+  const list = Array.isArray(v) ? v : [v];
+  if (list.length === 0) ctx.addIssue({ code: 'custom', message: 'at least one identity provider, got an empty list' });
+  let checked = true;
+  list.forEach((e, i) => {
+    const r = entry.safeParse(e);
+    if (r.success) return;
+    checked = false;
+    for (const issue of r.error.issues)
+      ctx.addIssue({ ...issue, path: Array.isArray(v) ? [i, ...issue.path] : issue.path });
+  });
+  if (!checked || list.length === 0) return;
+  const ids = providerConfigs(list as SpInput[]).map((p) => p.id);
   const twice = ids.filter((id, i) => ids.indexOf(id) !== i);
-  if (twice.length) problems.push(`${path}: each provider needs its own "id"; ${describe(twice[0])} is used twice`);
-};
+  if (twice.length)
+    ctx.addIssue({ code: 'custom', message: `each provider needs its own "id"; ${describe(twice[0])} is used twice` });
+});
 
 /** Rules between the entries, and each kind's between its keys, checked once merged with the defaults. */
 export function providerCrossChecks(list: SpConfig[]): string[] {

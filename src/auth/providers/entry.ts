@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { zArrayOf, zBool, zStr } from '../../config/zod-checks';
+import { zArrayOf, zBool, zObject, zStr } from '../../config/zod-checks';
 
 /** An id of `auth.sp`: it names the provider's routes, /login/<id>/…, and the accounts it made. */
 export const PROVIDER_ID = /^[a-z0-9][a-z0-9-]{0,31}$/;
@@ -9,7 +9,7 @@ export const PROVIDER_ID = /^[a-z0-9][a-z0-9-]{0,31}$/;
  * schema of src/config/zod-checks.ts, with its default where it has one).
  */
 export function entrySchema<const T extends string, S extends z.ZodRawShape>(type: T, label: string, own: S) {
-  return z.strictObject({
+  return zObject({
     type: z.literal(type),
     /** Default: its type. */
     id: zStr(PROVIDER_ID, 'lower-case letters, digits and hyphens (at most 32)').default(type),
