@@ -51,7 +51,8 @@ function setCookie(ctx: FerryContext, name: string, value: string, maxAgeS: numb
  * cookie of this browser, scoped to the provider's paths. It is not signed: it only ever holds values this
  * browser's own sign-in made, and a forged one gains nothing, as the identity provider's answer must match it
  * (state, nonce, verifier). SameSite=Lax lets it ride on the provider's redirect back (a top-level GET); a
- * provider that answers with a cross-site POST (`crossSiteCallback`) needs SameSite=None, which browsers accept only with Secure.
+ * provider that answers with a cross-site POST (`crossSiteCallback`) needs SameSite=None, which browsers accept
+ * only with Secure.
  */
 function setFlowCookie(ctx: FerryContext, p: IdentityProvider, value: string, maxAgeS: number): void {
   const secure = secureBase(ctx);
