@@ -68,9 +68,9 @@ export function providerStartupProblems(sp: SpInput | SpInput[]): string[] {
  */
 export function providersFromEnv(sp: unknown, env: NodeJS.ProcessEnv): unknown {
   if (!sp || typeof sp !== 'object') return sp;
-  const withEnv = (entry: unknown): unknown => {
-    if (typeof entry !== 'object' || entry === null) return entry;
-    const e = entry as Record<string, unknown>;
+  const withEnv = (given: unknown): unknown => {
+    if (typeof given !== 'object' || given === null) return given;
+    const e = given as Record<string, unknown>;
     const fromEnv = identityKindOf(e.type)?.fromEnv;
     if (!fromEnv) return e;
     const envId = (typeof e.id === 'string' ? e.id : String(e.type)).toUpperCase().replace(/-/g, '_');
