@@ -147,7 +147,10 @@ test("config: a provider's secret comes from the environment by its id, and ferr
     });
     assert.is(code, 0, out.join('\n'));
   } finally {
-    for (const k of Object.keys(env)) if (!(k in saved)) delete process.env[k];
+    // Each variable back as it was before (unset, or its earlier value).
+    for (const k of Object.keys(env))
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
   }
   const shown = JSON.parse(out.join('\n')).auth.sp as Array<Record<string, unknown>>;
   assert.equal(

@@ -175,7 +175,10 @@ async function ferry(args: string[], env: Record<string, string> = {}) {
     const code = await runCli(args, { out: (t) => out.push(t), err: (t) => err.push(t), readStdin: async () => '' });
     return { code, out: out.join('\n'), err: err.join('\n') };
   } finally {
-    for (const k of Object.keys(env)) if (!(k in saved)) delete process.env[k];
+    // Each variable back as it was before (unset, or its earlier value).
+    for (const k of Object.keys(env))
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
   }
 }
 
