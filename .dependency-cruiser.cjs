@@ -25,7 +25,8 @@ module.exports = {
     // The rules, and what the world must give them (src/domain/ports).
     row('src/domain/', src('shared-crypto', 'shared')),
     // Adapters: each implements ports of the domain.
-    row('src/config/', src('domain')),
+    // The identity provider kinds' entries of auth.sp: each kind's schema is in its folder (src/auth/providers/).
+    row('src/config/', [...src('domain'), 'src/auth/providers/']),
     row('src/db/', src('domain', 'config', 'util', 'shared')),
     row('src/storage/', src('domain', 'config', 'util', 'shared')),
     row('src/antivirus/', src('domain')),

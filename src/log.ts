@@ -161,13 +161,27 @@ export const silentLogger: Logger = { info: () => {}, error: () => {} };
 
 /**
  * Query arguments whose values are secrets or bearer tokens: they never reach a log line. An identity
- * provider's answer carries an authorization code, its state, and SAML's messages; its logout an ID token.
+ * provider's answer carries an authorization code and its state, its logout an ID token; a kind whose answers
+ * carry others names them (`secretQueryArgs`, src/auth/providers/kind.ts), and the request log adds them here.
  */
-const SECRET_ARGS =
-  /^(token|vid|key|signature|secret|password|callback_secret|roundtriptoken|code|state|id_token_hint|SAMLResponse|SAMLRequest|RelayState)$/i;
+const SECRET_ARGS = [
+  'token',
+  'vid',
+  'key',
+  'signature',
+  'secret',
+  'password',
+  'callback_secret',
+  'roundtriptoken',
+  'code',
+  'state',
+  'id_token_hint',
+];
 
-export function redactQuery(rawQuery: string): string {
+/** The query with the values of secret arguments (those above and `more`, by name in any case) masked. */
+export function redactQuery(rawQuery: string, more: readonly string[] = []): string {
   if (!rawQuery) return '';
+  const secret = new Set([...SECRET_ARGS, ...more].map((a) => a.toLowerCase()));
   const parts = rawQuery.split('&').map((pair) => {
     const i = pair.indexOf('=');
     const name = i < 0 ? pair : pair.slice(0, i);
@@ -177,7 +191,7 @@ export function redactQuery(rawQuery: string): string {
     } catch {
       /* keep as is */
     }
-    return SECRET_ARGS.test(decoded) && i >= 0 ? `${name}=***` : pair;
+    return secret.has(decoded.toLowerCase()) && i >= 0 ? `${name}=***` : pair;
   });
   return `?${parts.join('&')}`;
 }

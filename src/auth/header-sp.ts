@@ -1,4 +1,4 @@
-import type { SpHeader } from '../config/defaults';
+import type { SpHeader } from './providers/header/config';
 import { isEmail } from '../domain/transfer-input';
 import type { Authenticator, AuthRequest, Principal } from './principal';
 
@@ -14,7 +14,7 @@ export function normaliseIp(ip: string): string {
 }
 
 /**
- * Service provider "header": a reverse proxy in front of ferry (Shibboleth, mod_auth_openidc, …) authenticates
+ * The header kind's service provider: a reverse proxy in front of ferry (Shibboleth, mod_auth_openidc, …) authenticates
  * the user and passes the uid and e-mail(s) in headers. The headers are believed only from trusted proxies;
  * from anyone else they are ignored, so a client cannot claim an identity by sending them itself.
  */

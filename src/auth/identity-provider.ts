@@ -11,9 +11,9 @@ import type { SignedInPerson } from '../domain/sign-in';
  *   POST /login/<id>                 a password provider's form (POST /login: every password provider, in the
  *                                    sign-in service's order)
  *   GET  /login/<id>                 a redirect provider's start: off to the identity provider
- *   GET|POST /login/<id>/callback    its answer (OIDC's redirect_uri, SAML's assertion consumer service)
- *   GET|POST /login/<id>/logout      a logout the identity provider starts (front channel, SAML's SLO)
- *   GET  /login/<id>/metadata        what the identity provider must know of ferry (SAML's service provider metadata)
+ *   GET|POST /login/<id>/callback    its answer (the redirect_uri, or the assertion consumer service)
+ *   GET|POST /login/<id>/logout      a logout the identity provider starts (front channel: single logout)
+ *   GET  /login/<id>/metadata        what the identity provider must know of ferry (service provider metadata)
  *   GET|POST /logout                 ferry's logout, then the provider's own when it has one (RP-initiated)
  *
  * Providers know nothing of Koa: they get plain requests and answer plain values, and say why a sign-in failed
@@ -26,7 +26,7 @@ export type { SignedInPerson } from '../domain/sign-in';
 /** A request at one of a provider's routes, as the HTTP layer hands it over. */
 export interface ProviderRequest {
   method: 'GET' | 'POST';
-  /** The URL as received, on base_url's origin and path (what an OIDC callback is checked against). */
+  /** The URL as received, on base_url's origin and path (what a callback is checked against). */
   url: URL;
   /** A POST's parsed form or JSON body; {} for GET. */
   body: Record<string, unknown>;
@@ -51,7 +51,7 @@ export interface RemoteLogout {
   body?: { type: string; content: string };
 }
 
-/** A provider with several identity providers behind it (a SAML federation) asks the person to pick one first. */
+/** A provider with several identity providers behind it (a federation) asks the person to pick one first. */
 export interface ChooseFirst {
   /** `id` goes back to `start` as the query's `idp`. */
   choose: Array<{ id: string; label: string }>;
@@ -92,7 +92,7 @@ export interface IdentityProvider {
    */
   callback?(req: ProviderRequest, flow: Record<string, string> | null): Promise<SignedInPerson>;
   /**
-   * The callback is a cross-site POST (SAML's HTTP-POST binding): the flow cookie is then SameSite=None, which
+   * The callback is a cross-site POST (an HTTP-POST binding): the flow cookie is then SameSite=None, which
    * browsers accept only over https (base_url https://).
    */
   readonly crossSiteCallback?: boolean;
@@ -101,11 +101,11 @@ export interface IdentityProvider {
   /**
    * A logout the identity provider starts, at /login/<id>/logout: the session references (`sessionRef`) whose
    * ferry sessions end, and the answer: the browser sent on to `location` (null: ferry's login page), or,
-   * when `body` is given, that body with 200 (a back-channel request from the provider's server: OIDC's
-   * back-channel logout, SAML's SOAP binding).
+   * when `body` is given, that body with 200 (a back-channel request from the provider's server: a
+   * back-channel logout, a SOAP binding).
    */
   remoteLogout?(req: ProviderRequest): Promise<RemoteLogout>;
-  /** What the identity provider must know of ferry, served at /login/<id>/metadata (SAML's SP metadata). */
+  /** What the identity provider must know of ferry, served at /login/<id>/metadata (service provider metadata). */
   metadata?(): Promise<{ type: string; body: string }>;
   /** Per-request sign-in (the header kind), evaluated where the spec's order puts the service provider. */
   readonly authenticator?: Authenticator;
@@ -139,10 +139,4 @@ export class LoginFailed extends Error {
     this.name = 'LoginFailed';
     this.status = STATUS[reason];
   }
-}
-
-/** What a provider's module gives the composition root: its kind and how to build it from its config. */
-export interface ProviderKind<C, D> {
-  readonly type: string;
-  create(config: C, deps: D): IdentityProvider | Promise<IdentityProvider>;
 }

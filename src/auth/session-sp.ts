@@ -4,7 +4,7 @@ import { SESSION_COOKIE, SESSION_TOUCH_S, SessionStore, sessionAlive, sessionId 
 import type { Clock } from '../domain/ports';
 
 /**
- * The session cookie an identity provider's sign-in set (POST /login, an OIDC callback, …). An unknown, idle or
+ * The session cookie an identity provider's sign-in set (POST /login, a provider's callback, …). An unknown, idle or
  * too old session is simply not detected (the request goes on as anonymous or to the signed modes), and a dead
  * one is deleted; so is one whose provider the config no longer has (switched off, it opens nothing).
  */

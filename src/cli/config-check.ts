@@ -4,10 +4,8 @@ import { UsageError } from './io';
 import { ConfigError } from '../config/validate';
 import { configFrom } from './config-option';
 import { redactDatabaseUrl } from '../config/database-url';
-import type { OptionName, SpLdap, SpOidc } from '../config/defaults';
-
-/** An identity provider's keys `config check --json` shows as "(set)", never as their value. */
-const SECRETS = ['client_secret', 'bind_password'] as const satisfies readonly (keyof SpOidc | keyof SpLdap)[];
+import type { OptionName } from '../config/defaults';
+import { providerStartupProblems, providersWithoutSecrets } from '../auth/providers/auth-sp';
 
 export function configCommand(program: Command, io: CliIO): void {
   const config = program.command('config').description('configuration tools');
@@ -19,17 +17,15 @@ export function configCommand(program: Command, io: CliIO): void {
     .action((opts: { config?: string; json?: boolean }) => {
       try {
         const { config: c, source } = configFrom(opts);
-        // The database password (in the file or FERRY_DATABASE_URL) is never printed.
-        // Nor is an identity provider's client secret or bind password.
-        const hide = (e: object) =>
-          Object.fromEntries(
-            Object.entries(e).map(([k, v]) => [k, (SECRETS as readonly string[]).includes(k) && v ? '(set)' : v]),
-          );
-        const sp = Array.isArray(c.auth.sp) ? c.auth.sp.map(hide) : hide(c.auth.sp);
+        // What the start would stop on outside the file (an identity provider's key file that cannot be read).
+        const startup = providerStartupProblems(c.auth.sp);
+        if (startup.length) throw new ConfigError(startup, source ?? 'built-in defaults');
+        // The database password (in the file or FERRY_DATABASE_URL) is never printed, nor an identity
+        // provider's secrets (each kind names its own).
         const shown: Record<OptionName, unknown> = {
           ...c,
           database_url: c.database_url && redactDatabaseUrl(c.database_url),
-          auth: { ...c.auth, sp },
+          auth: { ...c.auth, sp: providersWithoutSecrets(c.auth.sp) },
         };
         if (opts.json) io.out(JSON.stringify(shown, null, 2));
         else

@@ -15,9 +15,9 @@ import { sendCommand } from './send';
 import { getCommand } from './get';
 import { serviceCommand } from './service';
 import { backupCommand } from './backup';
-import { samlCommand } from './saml';
 import { importCommand } from './import';
 import { ConfigError } from '../config/validate';
+import { identityKinds } from '../auth/providers/registry';
 import { ClientError } from '../client/errors';
 import { ServiceError } from '../domain/errors';
 import { ReleaseTooOldError } from '../domain/features';
@@ -41,11 +41,17 @@ export const commandModules: CommandModule[] = [
   serviceCommand,
   dbCommand,
   backupCommand,
-  samlCommand,
   importCommand,
 ];
 
-export function buildProgram(io: CliIO, modules: CommandModule[] = commandModules): Command {
+/** Each identity provider kind's own commands (`ferry <kind> …`): the kind holds them (src/auth/providers/kind.ts). */
+function kindCommands(): CommandModule[] {
+  return identityKinds().flatMap((kind): CommandModule[] =>
+    kind.commands ? [(program, io) => kind.commands?.(program, { out: io.out, usage: (m) => new UsageError(m) })] : [],
+  );
+}
+
+export function buildProgram(io: CliIO, modules: CommandModule[] = [...commandModules, ...kindCommands()]): Command {
   const program = new Command('ferry')
     .description('self-hosted service for sending large files')
     .exitOverride()

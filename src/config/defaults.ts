@@ -1,13 +1,14 @@
 /** The configuration ferry runs with when no file says otherwise (docs/architecture.md, Configuration). */
-import type { SpInput } from './provider-schemas';
+import type { SpInput } from '../auth/providers/registry';
 import type { StorageConfig } from './stores';
+import { LOCAL_OWNER } from '../domain/account-owners';
 
-export type { SpConfig, SpHeader, SpInput, SpLdap, SpLocal, SpOidc, SpSaml } from './provider-schemas';
+export type { SpConfig, SpInput } from '../auth/providers/registry';
 export type { StorageConfig } from './stores';
 export interface AuthConfig {
   /**
    * The identity providers people sign in with: one, or a list shown side by side on the login page
-   * (docs/single-sign-on.md). Each entry's keys and defaults: src/config/provider-schemas.ts.
+   * (docs/single-sign-on.md). Each kind's keys and defaults: src/auth/providers/<kind>/config.ts.
    */
   sp: SpInput | SpInput[];
   remote_application_enabled: boolean;
@@ -172,7 +173,7 @@ export function defaultConfig(): Config {
     auditlog_enabled: true,
     auditlog_lifetime_days: 31,
     auth: {
-      sp: { type: 'local' },
+      sp: { type: LOCAL_OWNER },
       remote_application_enabled: true,
       remote_user_enabled: true,
       signature_max_age_s: 15,

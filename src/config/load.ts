@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config, OptionName, SpLdap, SpOidc } from './defaults';
+import { providersFromEnv } from '../auth/providers/auth-sp';
+import type { Config, OptionName } from './defaults';
 import { storeSchemaOf } from './stores';
 import { ConfigError, validateConfig } from './validate';
 
@@ -46,8 +47,9 @@ export function loadConfig(explicit?: string, env: NodeJS.ProcessEnv = process.e
 
 /**
  * FERRY_DATABASE_URL overrides database_url, and a store kind's variables its block (the S3 store's credentials:
- * FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY, src/config/stores/s3.ts), so passwords need not sit in the file. They are validated with the file (a bad value
- * is reported under its key).
+ * FERRY_S3_ACCESS_KEY_ID / FERRY_S3_SECRET_ACCESS_KEY, src/config/stores/s3.ts) and each identity provider kind's secrets
+ * for its entries (src/auth/providers/auth-sp.ts), so passwords need not sit in the file. They are validated with
+ * the file (a bad value is reported under its key).
  */
 function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return raw;
@@ -59,30 +61,7 @@ function withEnv(raw: unknown, env: NodeJS.ProcessEnv): unknown {
   const fromEnv = storage && typeof storage === 'object' ? storeSchemaOf(storage.type)?.fromEnv : undefined;
   if (storage && fromEnv) out = { ...out, storage: fromEnv(storage, env) };
   const auth = out.auth as Record<string, unknown> | undefined;
-  if (auth && typeof auth === 'object' && auth.sp && typeof auth.sp === 'object') {
-    const list = Array.isArray(auth.sp) ? auth.sp : [auth.sp];
-    const withSecrets = list.map((e: unknown) => providerSecrets(e, env));
-    out = { ...out, auth: { ...auth, sp: Array.isArray(auth.sp) ? withSecrets : withSecrets[0] } };
-  }
+  if (auth && typeof auth === 'object' && auth.sp !== undefined)
+    out = { ...out, auth: { ...auth, sp: providersFromEnv(auth.sp, env) } };
   return out;
-}
-
-/**
- * An OIDC client secret or an LDAP service account's password from the environment, so it need not sit in the
- * file: FERRY_OIDC_<ID>_CLIENT_SECRET (the provider's id in capitals, "-" as "_") before FERRY_OIDC_CLIENT_SECRET,
- * and FERRY_LDAP_<ID>_BIND_PASSWORD before FERRY_LDAP_BIND_PASSWORD.
- */
-function providerSecrets(entry: unknown, env: NodeJS.ProcessEnv): unknown {
-  if (typeof entry !== 'object' || entry === null) return entry;
-  const e = entry as Record<string, unknown>;
-  const id = (typeof e.id === 'string' ? e.id : String(e.type)).toUpperCase().replace(/-/g, '_');
-  if (e.type === 'oidc') {
-    const secret = env[`FERRY_OIDC_${id}_CLIENT_SECRET`] || env.FERRY_OIDC_CLIENT_SECRET;
-    if (secret) return { ...e, client_secret: secret } satisfies Partial<Record<keyof SpOidc, unknown>>;
-  }
-  if (e.type === 'ldap') {
-    const password = env[`FERRY_LDAP_${id}_BIND_PASSWORD`] || env.FERRY_LDAP_BIND_PASSWORD;
-    if (password) return { ...e, bind_password: password } satisfies Partial<Record<keyof SpLdap, unknown>>;
-  }
-  return e;
 }

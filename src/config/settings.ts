@@ -1,5 +1,5 @@
 import { Config, isRuntimeKey, type OptionName, type Overrides, RUNTIME_KEYS } from './defaults';
-import { crossChecks, runtimeChecks } from './validate';
+import { crossChecks, runtimeSchemas } from './validate';
 import { Errors } from '../domain/errors';
 
 /**
@@ -81,7 +81,6 @@ export class Settings {
    * every offending key.
    */
   async update(values: Record<string, unknown>): Promise<Config> {
-    const problems: string[] = [];
     const bad: string[] = [];
     const given: Overrides = {};
     for (const [key, value] of Object.entries(values)) {
@@ -89,9 +88,7 @@ export class Settings {
         bad.push(key);
         continue;
       }
-      const before = problems.length;
-      runtimeChecks[key](value, key, problems);
-      if (problems.length > before) bad.push(key);
+      if (!runtimeSchemas[key].safeParse(value).success) bad.push(key);
       given[key] = value;
     }
     if (bad.length) throw Errors.restBadParameter(...bad);

@@ -9,105 +9,112 @@ import {
   type RuntimeKey,
   UNDISCLOSABLE,
 } from './defaults';
-import { arrayOf, bool, type Check, int, ipOrCidr, nullable, object, oneOf, smtpUrl, str } from './checks';
-import { providerConfigs, providerCrossChecks, spCheck } from './provider-schemas';
-import { storeSchemaOf, storeTypes } from './stores';
+import { z } from 'zod';
+import { zArrayOf, zBool, zInt, zIpOrCidr, zKinded, zObject, zOneOf, zSmtpUrl, zStr, zodProblems } from './zod-checks';
+import { providerCrossChecks, spSchema } from '../auth/providers/auth-sp';
+import { providerConfigs } from '../auth/providers/registry';
+import { storageWithDefaults, storeSchemaOf, storeTypes } from './stores';
 
-// Validates a parsed config object against the schema of docs/architecture.md, Configuration and merges it over
-// the defaults. Every problem is collected (with the key's path) so an admin fixes the file in one go.
+// Validates a parsed config object against the schema of docs/architecture.md, Configuration (in zod, worded by
+// src/config/zod-checks.ts) and merges it over the defaults. Every problem is collected (with the key's path) so
+// an admin fixes the file in one go.
 
 const LANG = /^[a-z]{2}(-[A-Za-z]{2})?$/;
 export const DISCLOSABLE = (Object.keys(defaultConfig()) as OptionName[]).filter(
   (k) => !(UNDISCLOSABLE as readonly OptionName[]).includes(k),
-);
+) as [OptionName, ...OptionName[]];
+const HTTP_URL = /^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/;
 
 /** `storage`: the block of one kind of store, checked by that kind's schema (src/config/stores/). */
-const storageCheck: Check = (v, path, problems) => {
-  const kind = storeSchemaOf((v as { type?: unknown } | null)?.type);
-  if (!kind || typeof v !== 'object' || v === null) {
-    object({ type: oneOf(storeTypes()) }, ['type'])(v, path, problems);
-    return;
-  }
-  object({ type: str(), ...kind.fields }, ['type', ...kind.required])(v, path, problems);
-};
+const storageSchema = zKinded((type) => storeSchemaOf(type)?.schema, storeTypes);
 
-/** Checks for the keys PUT /config may change; shared with the runtime override path. */
-export const runtimeChecks: { [K in RuntimeKey]: Check } = {
-  default_transfer_days_valid: int(1, 36500),
-  max_transfer_days_valid: int(1, 36500),
-  default_guest_days_valid: int(1, 36500),
-  max_guest_days_valid: int(1, 36500),
-  allow_transfer_expiry_date_extension: arrayOf(int(1, 36500)),
-  max_transfer_size: int(1),
-  max_transfer_files: int(1, 10000),
-  max_transfer_recipients: int(1, 100000),
-  disclose: arrayOf(oneOf(DISCLOSABLE)),
-  user_quota: int(0),
-  host_quota: int(0),
+/** The schemas of the keys PUT /config may change; shared with the runtime override path. */
+export const runtimeSchemas = {
+  default_transfer_days_valid: zInt(1, 36500),
+  max_transfer_days_valid: zInt(1, 36500),
+  default_guest_days_valid: zInt(1, 36500),
+  max_guest_days_valid: zInt(1, 36500),
+  allow_transfer_expiry_date_extension: zArrayOf(zInt(1, 36500)),
+  max_transfer_size: zInt(1),
+  max_transfer_files: zInt(1, 10000),
+  max_transfer_recipients: zInt(1, 100000),
+  disclose: zArrayOf(zOneOf(DISCLOSABLE)),
+  user_quota: zInt(0),
+  host_quota: zInt(0),
   // docs/sharing.md, Automatic reminders: days before expiry, each from 1 to 365.
-  transfer_automatic_reminder: arrayOf(int(1, 365)),
-  guest_automatic_reminder: arrayOf(int(1, 365)),
-  base_url: nullable(str(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'an http(s) URL without query')),
-};
+  transfer_automatic_reminder: zArrayOf(zInt(1, 365)),
+  guest_automatic_reminder: zArrayOf(zInt(1, 365)),
+  base_url: zStr(HTTP_URL, 'an http(s) URL without query').nullable(),
+} satisfies { [K in RuntimeKey]: z.ZodType };
 
-/** Every option's check: an option without one fails the typecheck, as does a check of no option. */
-const optionChecks: { [K in OptionName]: Check } = {
-  listen: object({ host: str(/^\S+$/, 'a host name or address'), port: int(0, 65535) }),
-  data_dir: str(/\S/, 'a directory path'),
-  upload_chunk_size: int(1024, 1 << 30),
-  max_concurrent_chunk_uploads: int(1, 100000),
-  ...runtimeChecks,
-  base_url: str(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, 'an http(s) URL without query'),
-  chunk_upload_security: oneOf(['key', 'auth']),
-  admin: arrayOf(str(/\S/, 'a user id')),
-  auditlog_enabled: bool,
-  auditlog_lifetime_days: int(0, 36500),
-  auth: object({
-    sp: spCheck,
-    remote_application_enabled: bool,
-    remote_user_enabled: bool,
-    signature_max_age_s: int(1, 86400),
-    signature_max_future_s: int(0, 30 * 86400),
+/** Every option's schema: an option without one fails the typecheck, as does a schema of no option. */
+const optionSchemas = {
+  listen: zObject({
+    host: zStr(/^\S+$/, 'a host name or address').optional(),
+    port: zInt(0, 65535).optional(),
   }),
-  mail: object({
-    from: str(/^[^\s@<>]+@[^\s@<>]+$/, 'an e-mail address'),
-    transport: nullable(smtpUrl),
-    sink: nullable(object({ host: str(/\S/), port: int(0, 65535), dir: str(/\S/) })),
+  data_dir: zStr(/\S/, 'a directory path'),
+  upload_chunk_size: zInt(1024, 1 << 30),
+  max_concurrent_chunk_uploads: zInt(1, 100000),
+  ...runtimeSchemas,
+  base_url: zStr(HTTP_URL, 'an http(s) URL without query'),
+  chunk_upload_security: zOneOf(['key', 'auth']),
+  admin: zArrayOf(zStr(/\S/, 'a user id')),
+  auditlog_enabled: zBool(),
+  auditlog_lifetime_days: zInt(0, 36500),
+  auth: zObject({
+    sp: spSchema.optional(),
+    remote_application_enabled: zBool().optional(),
+    remote_user_enabled: zBool().optional(),
+    signature_max_age_s: zInt(1, 86400).optional(),
+    signature_max_future_s: zInt(0, 30 * 86400).optional(),
   }),
-  default_lang: str(LANG, 'a language code such as "en"'),
-  purge_interval_s: int(0, 365 * 86400),
-  encryption_password_must_have_upper_and_lower_case: bool,
-  encryption_password_must_have_numbers: bool,
-  encryption_password_must_have_special_characters: bool,
-  encryption_password_hash_iterations: int(10000, 100_000_000),
-  encryption_enabled: bool,
-  encryption_mandatory: bool,
-  encryption_min_password_length: int(1, 1000),
-  log: object({ format: oneOf(['text', 'json']), file: nullable(str(/\S/, 'a file path')), debug: bool }),
-  metrics: nullable(object({ allow: arrayOf(ipOrCidr) })),
-  trusted_proxies: arrayOf(ipOrCidr),
-  database_url: nullable(
-    str(/^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/, 'a postgres://user:password@host:port/database URL'),
-  ),
-  storage: storageCheck,
+  mail: zObject({
+    from: zStr(/^[^\s@<>]+@[^\s@<>]+$/, 'an e-mail address').optional(),
+    transport: zSmtpUrl().nullable().optional(),
+    sink: zObject({
+      host: zStr(/\S/).optional(),
+      port: zInt(0, 65535).optional(),
+      dir: zStr(/\S/).optional(),
+    })
+      .nullable()
+      .optional(),
+  }),
+  default_lang: zStr(LANG, 'a language code such as "en"'),
+  purge_interval_s: zInt(0, 365 * 86400),
+  encryption_password_must_have_upper_and_lower_case: zBool(),
+  encryption_password_must_have_numbers: zBool(),
+  encryption_password_must_have_special_characters: zBool(),
+  encryption_password_hash_iterations: zInt(10000, 100_000_000),
+  encryption_enabled: zBool(),
+  encryption_mandatory: zBool(),
+  encryption_min_password_length: zInt(1, 1000),
+  log: zObject({
+    format: zOneOf(['text', 'json']).optional(),
+    file: zStr(/\S/, 'a file path').nullable().optional(),
+    debug: zBool().optional(),
+  }),
+  metrics: zObject({ allow: zArrayOf(zIpOrCidr()).optional() }).nullable(),
+  trusted_proxies: zArrayOf(zIpOrCidr()),
+  database_url: zStr(
+    /^postgres(ql)?:\/\/[^\s/]+\/[^\s/?#]+(\?\S*)?$/,
+    'a postgres://user:password@host:port/database URL',
+  ).nullable(),
+  storage: storageSchema,
   // docs/sharing.md, Virus scanning
-  antivirus: nullable(
-    object(
-      {
-        clamd: str(
-          /^(tcp:\/\/[^\s/:]+:\d{1,5}|unix:\/\S+)$/,
-          'a clamd address such as "tcp://127.0.0.1:3310" or "unix:/run/clamav/clamd.ctl"',
-        ),
-        on_infected: oneOf(['block', 'flag']),
-        on_error: oneOf(['hold', 'allow']),
-        max_bytes: int(1),
-        timeout_s: int(1, 3600),
-      },
-      ['clamd'],
+  antivirus: zObject({
+    clamd: zStr(
+      /^(tcp:\/\/[^\s/:]+:\d{1,5}|unix:\/\S+)$/,
+      'a clamd address such as "tcp://127.0.0.1:3310" or "unix:/run/clamav/clamd.ctl"',
     ),
-  ),
-};
-const schema = object(optionChecks);
+    on_infected: zOneOf(['block', 'flag']).optional(),
+    on_error: zOneOf(['hold', 'allow']).optional(),
+    max_bytes: zInt(1).optional(),
+    timeout_s: zInt(1, 3600).optional(),
+  }).nullable(),
+} satisfies { [K in OptionName]: z.ZodType };
+/** The file: any option, each optional (the defaults fill in the rest). */
+const schema = zObject(optionSchemas).partial();
 
 export class ConfigError extends Error {
   constructor(
@@ -120,8 +127,7 @@ export class ConfigError extends Error {
 
 /** Returns every problem found; an empty list means the object is a valid (partial) config. */
 export function checkConfig(raw: unknown): string[] {
-  const problems: string[] = [];
-  schema(raw, '', problems);
+  const { problems } = zodProblems(schema, raw);
   if (problems.length === 0) {
     const merged = mergeConfig(raw as Partial<Config>);
     problems.push(...crossChecks(merged));
@@ -164,7 +170,7 @@ export function mergeConfig(raw: Partial<Config>): Config {
     auth,
     mail,
     log: { ...d.log, ...(raw.log ?? {}) },
-    storage: raw.storage ? { ...storeSchemaOf(raw.storage.type)?.defaults, ...raw.storage } : d.storage,
+    storage: raw.storage ? storageWithDefaults(raw.storage) : d.storage,
     antivirus: raw.antivirus ? { ...ANTIVIRUS_DEFAULTS, ...raw.antivirus } : null,
   } as Config;
 }

@@ -57,7 +57,7 @@ export class AccountsService {
     userId: string,
     password: string,
     ip: string,
-    provider = 'local',
+    provider = LOCAL_OWNER,
     deviceToken?: string,
   ): Promise<LoginResult & { deviceToken: string }> {
     const device = await this.verifyPassword(userId, password, ip, deviceToken);

@@ -2,7 +2,7 @@ import { Errors, ServiceError } from './errors';
 import type { AccountsService, LoginResult } from './accounts';
 import type { UsersService } from './users';
 import type { AccountOwner, Clock, Repositories } from './ports';
-import { LOCAL_OWNER } from './account-owners';
+import { LOCAL_OWNER, ofLocalAccounts } from './account-owners';
 
 /**
  * Sign-in, whatever the kind of identity provider: the person a provider vouched for becomes a ferry account
@@ -31,8 +31,8 @@ export interface SignedInPerson {
   /** Admin through the provider (a group or role), besides the config's `admin` list and `ferry admin add`. */
   admin: boolean;
   /**
-   * What the identity provider may later name this sign-in by to end it (OIDC's `sid`, SAML's NameID and
-   * SessionIndex): a logout it starts ends every ferry session with this reference.
+   * What the identity provider may later name this sign-in by to end it (its session id, or a name id
+   * and session index): a logout it starts ends every ferry session with this reference.
    */
   sessionRef?: string | null;
   /** Kept with the session for the provider's own logout (the ID token, sent back as id_token_hint). Never logged. */
@@ -54,7 +54,7 @@ export interface ProviderPolicy {
   adoptUnattributed: boolean;
 }
 
-/** A provider with a password form (local, LDAP), as the login routes hand it over. */
+/** A provider with a password form (local accounts, a directory), as the login routes hand it over. */
 export interface PasswordProvider {
   readonly id: string;
   readonly type: string;
@@ -72,9 +72,9 @@ export type Entry = 'enter' | 'adopt' | 'refuse';
  * config besides local, so an account without a provider can only be its own.
  */
 export function entryFor(p: ProviderPolicy, owner: AccountOwner | undefined, soleProvider: boolean): Entry {
-  if (!owner) return p.type === 'local' ? 'refuse' : 'enter';
+  if (!owner) return ofLocalAccounts(p) ? 'refuse' : 'enter';
   // A local account is entered with its password, and with nothing else.
-  if (p.type === 'local' || owner.hasPassword) return p.type === 'local' && owner.hasPassword ? 'enter' : 'refuse';
+  if (ofLocalAccounts(p) || owner.hasPassword) return ofLocalAccounts(p) && owner.hasPassword ? 'enter' : 'refuse';
   if (owner.provider === p.id) return 'enter';
   if (owner.links.includes(p.id)) return owner.provider === null ? 'adopt' : 'enter';
   if (owner.provider === null) return soleProvider || p.adoptUnattributed ? 'adopt' : 'refuse';
@@ -115,7 +115,7 @@ export class SignInService {
 
   constructor(private readonly d: SignInDeps) {
     for (const p of d.providers) this.byId.set(p.id, p);
-    this.others = d.providers.filter((p) => p.type !== 'local');
+    this.others = d.providers.filter((p) => !ofLocalAccounts(p));
   }
 
   private policy(id: string): ProviderPolicy {
@@ -135,7 +135,7 @@ export class SignInService {
     const p = this.policy(providerId);
     const users = this.d.repos.users;
     let owner = await users.owner(person.uid);
-    if (!owner && p.type !== 'local') {
+    if (!owner && !ofLocalAccounts(p)) {
       // One statement: two first sign-ins at once make one account, and the rule then judges what is stored.
       await users.createFor(person.uid, p.id, this.d.clock());
       owner = await users.owner(person.uid, true);
@@ -153,7 +153,7 @@ export class SignInService {
     }
     if (entry !== 'enter' || !owner) throw new AccountElsewhere(person.uid, p.id, owner?.provider ?? null);
     const seen = await this.d.users.seen(person.uid, person.emails);
-    if (p.type !== 'local' && owner.providerAdmin !== person.admin)
+    if (!ofLocalAccounts(p) && owner.providerAdmin !== person.admin)
       await users.setProviderAdmin(person.uid, person.admin);
     if (person.displayName) await this.d.users.setDisplayName(person.uid, person.displayName);
     return { isAdmin: seen.isAdmin || person.admin, emails: seen.emails };
@@ -185,9 +185,9 @@ export class SignInService {
     clientAddress: string,
     device?: string,
   ): Promise<{ provider: PasswordProvider; person: SignedInPerson; session: LoginResult }> {
-    const local = list.find((p) => p.type === 'local');
+    const local = list.find((p) => ofLocalAccounts(p));
     const isLocal = local !== undefined && (await this.d.repos.localAccounts.passwordHash(userId)) !== undefined;
-    const order = isLocal ? [local] : list.filter((p) => p.type !== 'local');
+    const order = isLocal ? [local] : list.filter((p) => !ofLocalAccounts(p));
     // Only local accounts in the list: the local check answers (401 for an unknown user, in the same time).
     if (order.length === 0 && local) order.push(local);
     let elsewhere: ServiceError | null = null;
@@ -220,7 +220,7 @@ export class SignInService {
     if (!owner) throw Errors.userNotFound();
     if (owner.hasPassword) throw Errors.loginAccountElsewhere('user_id');
     const p = this.byId.get(providerId);
-    if (!p || p.type === 'local') throw Errors.restBadParameter('provider');
+    if (!p || ofLocalAccounts(p)) throw Errors.restBadParameter('provider');
     return this.d.repos.users.link(userId, providerId, this.d.clock());
   }
 

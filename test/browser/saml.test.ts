@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { BinaryServer } from '../helpers/binary';
 import { freePort, tempDir } from '../helpers/server';
 import { startIdp, type TestIdp } from '../helpers/system/simplesamlphp';
-import { selfSignedCertificate } from '../../src/auth/saml/self-signed';
+import { selfSignedCertificate } from '../../src/auth/providers/saml/self-signed';
 import { makeFile, openBrowser, startFerry } from './harness';
 
 // Signing in through a real SAML identity provider (Debian's SimpleSAMLphp, its own login page and its

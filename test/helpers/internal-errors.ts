@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { logRequest, Logger, redactQuery } from '../../src/log';
+import { identityKinds } from '../../src/auth/providers/registry';
 
 /**
  * No answer anywhere in the test suites is a 500, and no server's log holds a stack trace while `log.debug` is
@@ -44,7 +45,12 @@ export function watchAnswers(server: http.Server, label: string): void {
     res.once('close', () => {
       if (!res.headersSent || res.statusCode !== 500) return;
       const [p, q = ''] = (req.url ?? '').split('?', 2);
-      report(`${label}: ${req.method} ${p}${redactQuery(q)} answered 500 uid=${String(res.getHeader('x-request-id'))}`);
+      report(
+        `${label}: ${req.method} ${p}${redactQuery(
+          q,
+          identityKinds().flatMap((k) => k.secretQueryArgs ?? []),
+        )} answered 500 uid=${String(res.getHeader('x-request-id'))}`,
+      );
     });
   });
 }

@@ -11,7 +11,7 @@ import { FileSenderPy } from '../helpers/filesender-py';
 import { startIdp, type IdpServiceProvider, type TestIdp } from '../helpers/system/simplesamlphp';
 import { CookieJar, postAnswer, toAssertion, visit, type SamlAnswer } from '../helpers/saml-flow';
 import { runCli } from '../../src/cli/program';
-import { selfSignedCertificate } from '../../src/auth/saml/self-signed';
+import { selfSignedCertificate } from '../../src/auth/providers/saml/self-signed';
 
 // SAML 2.0 against a real identity provider: Debian's SimpleSAMLphp, run here under `php -S` with its
 // exampleauth users. ferry's service providers: `uni` (the main one; an entitlement makes admins), `enc` (the

@@ -2,7 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer } from '../helpers/server';
 import { login } from '../helpers/session';
+import fs from 'node:fs';
+import path from 'node:path';
 import { checkConfig } from '../../src/config/validate';
+import { loadConfig } from '../../src/config/load';
+import { runCli } from '../../src/cli/program';
+import { tempDir } from '../helpers/temp-dir';
 
 // The identity-provider seam: several providers at once (the login page shows each), local login switched
 // off, and a session whose provider the config no longer has opens nothing.
@@ -107,6 +112,74 @@ test('config: link_accounts_of names other providers of auth.sp, never local; "l
     'auth.sp (accounts): a local account is entered with its password only',
   ])
     assert.ok(text.includes(want), `${want} in\n${text}`);
+});
+
+test("config: a provider's secret comes from the environment by its id, and ferry config check --json never shows it", async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'ferry.json');
+  const sp = [
+    { type: 'oidc', id: 'sso-2', issuer: 'https://op.example', client_id: 'ferry' },
+    { type: 'oidc', id: 'other', issuer: 'https://op.example', client_id: 'ferry', client_secret: 'in-the-file' },
+    { type: 'ldap', id: 'dir', url: 'ldap://h', user_base: 'dc=x', bind_dn: 'cn=svc,dc=x' },
+  ];
+  fs.writeFileSync(file, JSON.stringify({ data_dir: path.join(dir, 'data'), auth: { sp } }));
+  const env = {
+    FERRY_OIDC_SSO_2_CLIENT_SECRET: 'secret-of-sso-2',
+    FERRY_OIDC_CLIENT_SECRET: 'secret-of-any',
+    FERRY_LDAP_BIND_PASSWORD: 'password-of-any',
+  };
+  const got = loadConfig(file, env).config.auth.sp as Array<Record<string, unknown>>;
+  assert.equal(
+    got.map((e) => e.client_secret ?? e.bind_password),
+    ['secret-of-sso-2', 'secret-of-any', 'password-of-any'],
+  );
+  // Without the password, the LDAP service account is incomplete: the rule says where it may come from.
+  assert.throws(() => loadConfig(file, {}), /auth\.sp \(dir\): bind_dn and bind_password go together/);
+
+  const out: string[] = [];
+  const saved = { ...process.env };
+  Object.assign(process.env, env);
+  try {
+    const code = await runCli(['config', 'check', '--json', '-c', file], {
+      out: (t) => out.push(t),
+      err: (t) => out.push(t),
+      readStdin: async () => '',
+    });
+    assert.is(code, 0, out.join('\n'));
+  } finally {
+    // Each variable back as it was before (unset, or its earlier value).
+    for (const k of Object.keys(env))
+      if (saved[k] === undefined) delete process.env[k];
+      else process.env[k] = saved[k];
+  }
+  const shown = JSON.parse(out.join('\n')).auth.sp as Array<Record<string, unknown>>;
+  assert.equal(
+    shown.map((e) => e.client_secret ?? e.bind_password),
+    ['(set)', '(set)', '(set)'],
+  );
+  assert.not.match(out.join('\n'), /secret-of|password-of|in-the-file/);
+});
+
+test("ferry config check runs each kind's start-up check: a SAML key file that cannot be read is named", async () => {
+  const dir = tempDir();
+  const file = path.join(dir, 'ferry.json');
+  const sp = {
+    type: 'saml',
+    key_file: path.join(dir, 'no-key.pem'),
+    cert_file: path.join(dir, 'no-cert.pem'),
+    idp_metadata: [path.join(dir, 'idp.xml')],
+  };
+  fs.writeFileSync(file, JSON.stringify({ data_dir: path.join(dir, 'data'), auth: { sp } }));
+  const err: string[] = [];
+  const code = await runCli(['config', 'check', '-c', file], {
+    out: () => {},
+    err: (t) => err.push(t),
+    readStdin: async () => '',
+  });
+  assert.is(code, 1);
+  const text = err.join('\n');
+  assert.match(text, `auth.sp (saml) key_file: ${sp.key_file} cannot be read (ENOENT)`);
+  assert.match(text, `auth.sp (saml) cert_file: ${sp.cert_file} cannot be read (ENOENT)`);
 });
 
 test.run();

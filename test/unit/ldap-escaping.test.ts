@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { escapeDn, escapeFilter } from '../../src/auth/providers/ldap';
+import { escapeDn, escapeFilter } from '../../src/auth/providers/ldap/provider';
 
 // A user name reaches an LDAP filter and a DN only escaped (RFC 4515 and RFC 4514), so no name can widen a
 // search or name another entry (test/http/auth-ldap.test.ts tries them against a real slapd).

@@ -1,11 +1,11 @@
 import crypto from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { selfSignedCertificate, serialNumber } from '../../src/auth/saml/self-signed';
-import { attributeValues } from '../../src/auth/saml/attributes';
+import { selfSignedCertificate, serialNumber } from '../../src/auth/providers/saml/self-signed';
+import { attributeValues } from '../../src/auth/providers/saml/attributes';
 import fs from 'node:fs';
 import path from 'node:path';
-import { IdpMetadata, parseIdpMetadata } from '../../src/auth/saml/metadata';
+import { IdpMetadata, parseIdpMetadata } from '../../src/auth/providers/saml/metadata';
 import { tempDir } from '../helpers/temp-dir';
 
 // The SAML provider's own pieces: the key pair `ferry saml keygen` writes, FileSender's attribute names (friendly

@@ -7,7 +7,8 @@ import { loadConfig } from '../../src/config/load';
 import { describeStore, filesOutsideDataDir, type StorageConfig, type StoreSchema } from '../../src/config/stores';
 import { registerStoreKind, type StoreFactory } from '../../src/storage/kinds';
 import { FsFileStore, storedFilePath } from '../../src/storage/fs-store';
-import { str } from '../../src/config/checks';
+import { z } from 'zod';
+import { zObject, zStr } from '../../src/config/zod-checks';
 import type { Logger } from '../../src/log';
 import { HEADER_SP, startTestServer } from '../helpers/server';
 import { availableTransfer } from '../helpers/factories';
@@ -16,15 +17,14 @@ import { runCli } from '../../src/cli/program';
 
 // A kind of store made up here, as a module adding Azure Blob would be: files in a folder of their own. It is
 // registered once, and nothing else in ferry is changed for the config, the app and the backup to take it.
-interface StorageScratch {
-  type: 'scratch';
-  folder: string;
-  label: string;
-}
-const scratchSchema: StoreSchema<StorageScratch> = {
-  fields: { folder: str(/^\//, 'an absolute path'), label: str() },
-  required: ['folder'],
-  defaults: { label: 'scratch' },
+const scratchBlock = zObject({
+  type: z.literal('scratch'),
+  folder: zStr(/^\//, 'an absolute path'),
+  label: zStr().default('scratch'),
+});
+type StorageScratch = z.output<typeof scratchBlock>;
+const scratchSchema: StoreSchema<typeof scratchBlock> = {
+  schema: scratchBlock,
   problems: (c) => (c.folder === '/' ? ['storage: the scratch folder may not be /'] : []),
   fromEnv: (block, env) => (env.FERRY_SCRATCH_FOLDER ? { ...block, folder: env.FERRY_SCRATCH_FOLDER } : block),
   describe: (c) => `${c.label} folder ${c.folder}`,

@@ -14,7 +14,7 @@ export interface ProviderDeps {
   baseUrl: () => string;
   /** One line for the server's log (a provider's start-up or a refusal); never a token, code or secret. */
   logLine: (line: string) => void;
-  /** One-time values every node shares (a SAML assertion's id): `use` is false when one was already used. */
+  /** One-time values every node shares (an assertion's id): `use` is false when one was already used. */
   oneTime: Pick<SignatureRepository, 'use'>;
 }
 

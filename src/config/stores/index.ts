@@ -1,8 +1,9 @@
+import type { z } from 'zod';
 import type { BlockOf, StoreSchema } from './kind';
 import { fsStore } from './fs';
 import { s3Store } from './s3';
 
-export type { StoreSchema, Unchecked } from './kind';
+export type { StoreSchema } from './kind';
 export type { StorageFs } from './fs';
 export type { StorageS3 } from './s3';
 
@@ -21,7 +22,7 @@ export type StorageConfig = {
   [T in keyof typeof STORE_SCHEMAS]: BlockOf<(typeof STORE_SCHEMAS)[T]>;
 }[keyof typeof STORE_SCHEMAS];
 
-type AnySchema = StoreSchema<{ type: string }>;
+type AnySchema = StoreSchema<z.ZodType<{ type: string }>>;
 const schemas = new Map<string, AnySchema>(Object.entries(STORE_SCHEMAS) as [string, AnySchema][]);
 
 /** The schema of a `storage.type`, or undefined for a type no kind has. */
@@ -38,7 +39,7 @@ export function storeTypes(): string[] {
  * Adds a kind at run time, as src/storage/kinds/index.ts's registerStoreKind does with its factory (the
  * built-in kinds are the lines above).
  */
-export function registerStoreSchema<C extends { type: string }>(type: C['type'], schema: StoreSchema<C>): void {
+export function registerStoreSchema<S extends z.ZodType<{ type: string }>>(type: string, schema: StoreSchema<S>): void {
   if (schemas.has(type)) throw new Error(`the store kind "${type}" is already registered`);
   schemas.set(type, schema as unknown as AnySchema);
 }
@@ -47,6 +48,11 @@ function schemaOf(c: StorageConfig): AnySchema {
   const schema = storeSchemaOf(c.type);
   if (!schema) throw new Error(`no file store of the kind "${c.type}"`);
   return schema;
+}
+
+/** The checked `storage` block with its kind's defaults filled in. */
+export function storageWithDefaults(block: { type: string }): StorageConfig {
+  return schemaOf(block as StorageConfig).schema.parse(block) as StorageConfig;
 }
 
 /** Where files go, for the start-up log. */

@@ -1,32 +1,27 @@
-import type { Check } from '../checks';
+import type { z } from 'zod';
 
 /**
- * What the config knows of one kind of file store (docs/architecture.md, "How to add … A store"): the keys of
- * its `storage` block beside `type`, their checks and defaults, rules between them, secrets from the
- * environment, the start-up line naming where files go, and where the files live for `ferry backup`. The store
- * itself is built from the checked block by the kind's factory in src/storage/kinds/.
+ * What the config knows of one kind of file store (docs/architecture.md, "How to add … A store"): the schema of
+ * its `storage` block in zod (`type`, its keys, their checks and defaults: src/config/zod-checks.ts), rules
+ * between them, secrets from the environment, the start-up line naming where files go, and where the files
+ * live for `ferry backup`. The store itself is built from the checked block by the kind's factory in
+ * src/storage/kinds/.
  */
-export interface StoreSchema<C extends { type: string }> {
-  /** The checks of the block's keys other than `type`; a key not listed is refused. */
-  fields: { [K in Exclude<keyof C, 'type'>]-?: Check };
-  required: Exclude<keyof C, 'type'>[];
-  /** Filled in under what the file gives. */
-  defaults: Partial<Omit<C, 'type'>>;
+export interface StoreSchema<S extends z.ZodType<{ type: string }>> {
+  /** The block: `type` and its keys (a key not in it is refused), with their defaults. */
+  schema: S;
   /** Rules checked on the merged block (after the environment's values); each problem starts with "storage:". */
-  problems?(c: C): string[];
+  problems?(c: z.output<S>): string[];
   /** The block with the values the environment gives (secrets that need not sit in the file). */
-  fromEnv?(block: Unchecked<C>, env: NodeJS.ProcessEnv): Unchecked<C>;
+  fromEnv?(block: Record<string, unknown>, env: NodeJS.ProcessEnv): Record<string, unknown>;
   /** Where files go, for the start-up log ("files: …"). */
-  describe(c: C, dataDir: string): string;
+  describe(c: z.output<S>, dataDir: string): string;
   /**
    * Where the file data lives when it is not under data_dir (e.g. `in the S3 bucket b (prefix "p/")`), so that
    * `ferry backup --files` refuses rather than copy nothing; absent: the files are under data_dir/files.
    */
-  outsideDataDir?(c: C): string;
+  outsideDataDir?(c: z.output<S>): string;
 }
 
-/** A block as the file gives it, before its checks: its keys, any values. */
-export type Unchecked<C> = Partial<Record<keyof C, unknown>>;
-
 /** The config block a schema describes. */
-export type BlockOf<S> = S extends StoreSchema<infer C> ? C : never;
+export type BlockOf<K> = K extends StoreSchema<infer S> ? z.output<S> : never;

@@ -20,7 +20,7 @@ export function authenticate(): Middleware<FerryState> {
     const req = authRequestOf(c);
     const principal = await resolvePrincipal(ctx.state.services.authenticators, req);
     ctx.state.principal = principal;
-    // An identity provider's answer (SAML posts its assertion, a logout it starts) comes from its own site by
+    // An identity provider's answer (an assertion it posts, a logout it starts) comes from its own site by
     // design and proves itself; it does not act through the browser's session.
     const fromProvider = /^\/login\/[^/]+\/(callback|logout)$/.test(ctx.path);
     if (principal.type === 'user' && principal.via === 'sp' && UNSAFE.has(ctx.method) && !fromProvider) {

@@ -1,6 +1,7 @@
 import type { Middleware } from 'koa';
 import { logRequest, Logger, redactQuery } from '../../log';
 import type { Principal } from '../../auth/principal';
+import { identityKinds } from '../../auth/providers/registry';
 import type { FerryState } from '../state';
 import { requestId } from '../request-id';
 
@@ -25,13 +26,15 @@ const readAtEnd = new WeakMap<object, number>();
  * duration, who asked, and the bytes each way. The logger writes it as the readable line or as JSON.
  */
 export function requestLog(log: Logger): Middleware<FerryState> {
+  // Secrets an identity provider's answer carries in its query, by each kind (src/auth/providers/kind.ts).
+  const kindSecrets = identityKinds().flatMap((k) => k.secretQueryArgs ?? []);
   return async (ctx, next) => {
     const start = process.hrtime.bigint();
     const id = requestId();
     ctx.state.requestId = id;
     ctx.set('X-Request-Id', id);
     const path = ctx.path;
-    const query = redactQuery(ctx.querystring);
+    const query = redactQuery(ctx.querystring, kindSecrets);
     const socket = ctx.req.socket;
     const written0 = socket?.bytesWritten ?? 0;
     const read0 = (socket && readAtEnd.get(socket)) ?? 0;

@@ -51,7 +51,8 @@ function setCookie(ctx: FerryContext, name: string, value: string, maxAgeS: numb
  * cookie of this browser, scoped to the provider's paths. It is not signed: it only ever holds values this
  * browser's own sign-in made, and a forged one gains nothing, as the identity provider's answer must match it
  * (state, nonce, verifier). SameSite=Lax lets it ride on the provider's redirect back (a top-level GET); a
- * provider that answers with a cross-site POST (SAML) needs SameSite=None, which browsers accept only with Secure.
+ * provider that answers with a cross-site POST (`crossSiteCallback`) needs SameSite=None, which browsers accept
+ * only with Secure.
  */
 function setFlowCookie(ctx: FerryContext, p: IdentityProvider, value: string, maxAgeS: number): void {
   const secure = secureBase(ctx);
@@ -185,7 +186,7 @@ export function loginRoutes(): Router<FerryState> {
         const why = wait ? `wait=${wait}` : err.status === 503 ? 'unavailable=1' : 'failed=1';
         // The page's first form is the one meant when none is named (and older pages' links keep their shape).
         const which =
-          p.type === 'local' && p === ctx.state.services.identity.firstPassword()
+          p.localAccounts && p === ctx.state.services.identity.firstPassword()
             ? ''
             : `&provider=${encodeURIComponent(p.id)}`;
         ctx.redirect(`${basePath(ctx)}/login?${why}${which}&return=${encodeURIComponent(safeReturnPath(b.return))}`);
@@ -267,7 +268,7 @@ export function loginRoutes(): Router<FerryState> {
   };
   r.get('/login/:provider/logout', remoteLogout);
 
-  // What the identity provider must know of ferry (SAML's service provider metadata): public, and stable.
+  // What the identity provider must know of ferry (its `metadata`): public, and stable.
   r.get('/login/:provider/metadata', async (koaCtx) => {
     const ctx = koaCtx as FerryContext;
     const p = ctx.state.services.identity.get(String(ctx.params.provider));
@@ -280,7 +281,7 @@ export function loginRoutes(): Router<FerryState> {
 
   // POST needs the security token like any cookie-authenticated change (checked by the authenticate
   // middleware); GET (the page header's link) only ends the session, which no other site gains anything by.
-  // When the session's provider has a logout of its own (OIDC's end_session_endpoint), GET goes on there.
+  // When the session's provider has a logout of its own (`logoutUrl`), GET goes on there.
   const logout = async (koaCtx: unknown) => {
     const ctx = koaCtx as FerryContext;
     const s = ctx.state.services;

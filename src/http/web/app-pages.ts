@@ -169,7 +169,7 @@ export function loginFailurePage(ctx: FerryContext, p: IdentityProvider, reason:
 }
 
 /**
- * A provider with several identity providers (a SAML federation's metadata) asks which one first: a list of
+ * A provider with several identity providers (a federation's metadata) asks which one first: a list of
  * links back to its start, each naming the identity provider (the discovery page).
  */
 export function idpChoicePage(

@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 import { registerStoreSchema, type StorageConfig, type StoreSchema } from '../../config/stores';
 import type { FileStore } from '../../domain/ports';
 import { fsFactory } from './fs';
@@ -28,10 +29,10 @@ export function openFileStore(config: StorageConfig, deps: StoreDeps): Promise<F
  * Adds a kind at run time: its schema (what the config accepts for it) and its factory, under one `type`. The
  * built-in kinds are the lines above and in src/config/stores/index.ts.
  */
-export function registerStoreKind<C extends { type: string }>(
-  type: C['type'],
-  schema: StoreSchema<C>,
-  factory: StoreFactory<C>,
+export function registerStoreKind<S extends z.ZodType<{ type: string }>>(
+  type: string,
+  schema: StoreSchema<S>,
+  factory: StoreFactory<z.output<S>>,
 ): void {
   registerStoreSchema(type, schema);
   factories.set(type, factory as StoreFactory<never>);

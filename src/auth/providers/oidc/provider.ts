@@ -1,17 +1,16 @@
 import type { Configuration } from 'openid-client';
-import type { SpOidc } from '../../config/defaults';
-import { isEmail } from '../../domain/transfer-input';
+import { isEmail } from '../../../domain/transfer-input';
 import {
   LoginFailed,
   type IdentityProvider,
-  type ProviderKind,
   type ProviderRequest,
   type ProviderSession,
   type RedirectStart,
   type RemoteLogout,
   type SignedInPerson,
-} from '../identity-provider';
-import { providerUrl, type ProviderDeps } from './deps';
+} from '../../identity-provider';
+import { providerUrl, type ProviderDeps } from '../deps';
+import type { SpOidc } from './config';
 
 type Client = typeof import('openid-client');
 
@@ -22,12 +21,7 @@ type Client = typeof import('openid-client');
  * ID token's claims, completed from the userinfo endpoint when the e-mail is not in it; admins from a groups
  * or roles claim (a dotted path such as "realm_access.roles" reaches into an object).
  */
-export const oidcKind: ProviderKind<SpOidc, ProviderDeps> = {
-  type: 'oidc',
-  create: (cfg, deps) => new OidcProvider(cfg, deps),
-};
-
-class OidcProvider implements IdentityProvider {
+export class OidcProvider implements IdentityProvider {
   readonly type = 'oidc';
   readonly style = 'redirect' as const;
   readonly localAccounts = false;

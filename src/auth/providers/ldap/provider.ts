@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import type { SpLdap } from '../../config/defaults';
-import { Errors, ServiceError } from '../../domain/errors';
-import { isEmail } from '../../domain/transfer-input';
-import { LoginFailed, type IdentityProvider, type ProviderKind, type SignedInPerson } from '../identity-provider';
-import type { ProviderDeps } from './deps';
+import { Errors, ServiceError } from '../../../domain/errors';
+import { isEmail } from '../../../domain/transfer-input';
+import { LoginFailed, type IdentityProvider, type SignedInPerson } from '../../identity-provider';
+import type { ProviderDeps } from '../deps';
+import type { SpLdap } from './config';
 
 type Ldapts = typeof import('ldapts');
 type Client = InstanceType<Ldapts['Client']>;
@@ -17,12 +17,7 @@ type Entry = Record<string, unknown> & { dn: string };
  * `timeout_s` answers 503 login_provider_unavailable, never a hang. The user name reaches the filter and the
  * DN escaped (RFC 4515, RFC 4514): "*)(uid=*" is a name like any other.
  */
-export const ldapKind: ProviderKind<SpLdap, ProviderDeps> = {
-  type: 'ldap',
-  create: (cfg, deps) => new LdapProvider(cfg, deps),
-};
-
-class LdapProvider implements IdentityProvider {
+export class LdapProvider implements IdentityProvider {
   readonly type = 'ldap';
   readonly style = 'password' as const;
   readonly localAccounts = false;

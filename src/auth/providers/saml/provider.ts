@@ -1,5 +1,4 @@
 import crypto from 'node:crypto';
-import fs from 'node:fs';
 import zlib from 'node:zlib';
 import {
   SAML,
@@ -10,21 +9,26 @@ import {
   type Profile,
 } from '@node-saml/node-saml';
 import { parseDomFromString, xpath } from '@node-saml/node-saml/lib/xml';
-import type { SpSaml } from '../../config/defaults';
-import { isEmail } from '../../domain/transfer-input';
+import { isEmail } from '../../../domain/transfer-input';
 import {
   LoginFailed,
   type ChooseFirst,
   type IdentityProvider,
-  type ProviderKind,
   type ProviderRequest,
   type ProviderSession,
   type RedirectStart,
   type SignedInPerson,
-} from '../identity-provider';
-import { attributeValues } from '../saml/attributes';
-import { IdpMetadata, type IdpEntry } from '../saml/metadata';
-import { providerUrl, type ProviderDeps } from './deps';
+} from '../../identity-provider';
+import { attributeValues } from './attributes';
+import { IdpMetadata, type IdpEntry } from './metadata';
+import { providerUrl, type ProviderDeps } from '../deps';
+import type { SpSaml } from './config';
+import { readPem } from './pem';
+
+const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
+
+/** How long a sign-in may take at the identity provider (as the flow cookie lives). */
+const REQUEST_MAX_MS = 10 * 60 * 1000;
 
 /**
  * SAML 2.0 (docs/single-sign-on.md, SAML), through @node-saml/node-saml: ferry is a service provider of one or
@@ -37,17 +41,7 @@ import { providerUrl, type ProviderDeps } from './deps';
  * assertion consumer service, its NotBefore / NotOnOrAfter hold within clock_skew_s, and its assertion id was
  * never used before on any node (the database's one-time values, kept until the assertion expires).
  */
-export const samlKind: ProviderKind<SpSaml, ProviderDeps> = {
-  type: 'saml',
-  create: (cfg, deps) => new SamlProvider(cfg, deps),
-};
-
-const REDIRECT_BINDING = 'urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect';
-
-/** How long a sign-in may take at the identity provider (as the flow cookie lives). */
-const REQUEST_MAX_MS = 10 * 60 * 1000;
-
-class SamlProvider implements IdentityProvider {
+export class SamlProvider implements IdentityProvider {
   readonly type = 'saml';
   readonly style = 'redirect' as const;
   readonly localAccounts = false;
@@ -64,10 +58,10 @@ class SamlProvider implements IdentityProvider {
   ) {
     this.id = cfg.id;
     this.label = cfg.label;
-    this.key = readPem(cfg.key_file, 'key_file', 'PRIVATE KEY');
-    this.cert = readPem(cfg.cert_file, 'cert_file', 'CERTIFICATE');
+    this.key = readPem(cfg.id, cfg.key_file, 'key_file', 'PRIVATE KEY');
+    this.cert = readPem(cfg.id, cfg.cert_file, 'cert_file', 'CERTIFICATE');
     const metadataCert = cfg.metadata_cert_file
-      ? readPem(cfg.metadata_cert_file, 'metadata_cert_file', 'CERTIFICATE')
+      ? readPem(cfg.id, cfg.metadata_cert_file, 'metadata_cert_file', 'CERTIFICATE')
       : null;
     this.idps = new IdpMetadata(
       cfg.idp_metadata,
@@ -378,19 +372,4 @@ class FlowCache implements CacheProvider {
   async removeAsync(key: string | null) {
     return key;
   }
-}
-
-function readPem(file: string, key: string, label: string): string {
-  let text: string;
-  try {
-    text = fs.readFileSync(file, 'utf8');
-  } catch (e) {
-    const hint = key === 'metadata_cert_file' ? '' : "; `ferry saml keygen` makes the service provider's key pair";
-    throw new Error(
-      `auth.sp (saml) ${key}: ${file} cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})${hint}`,
-    );
-  }
-  if (!text.includes(`-----BEGIN `) || !text.includes(label.split(' ').pop()!))
-    throw new Error(`auth.sp (saml) ${key}: ${file} holds no PEM ${label}`);
-  return text;
 }

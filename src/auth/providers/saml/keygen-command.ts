@@ -1,15 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
-import { UsageError, type CliIO } from './io';
-import { selfSignedCertificate } from '../auth/saml/self-signed';
+import type { KindCommandIO } from '../kind';
+import { selfSignedCertificate } from './self-signed';
 
 /**
  * `ferry saml keygen`: the SAML service provider's key pair (docs/single-sign-on.md, SAML). The key signs
  * ferry's requests and decrypts encrypted assertions; the certificate goes into ferry's metadata. It needs no
  * config and no database: run it once, then name the two files in auth.sp's key_file and cert_file.
  */
-export function samlCommand(program: Command, io: CliIO): void {
+export function samlCommands(program: Command, io: KindCommandIO): void {
   const saml = program.command('saml').description('SAML service provider tools');
   saml
     .command('keygen')
@@ -21,15 +21,13 @@ export function samlCommand(program: Command, io: CliIO): void {
     .action((opts: { dir: string; name: string; years: string; force?: boolean }) => {
       const years = Number(opts.years);
       if (!Number.isInteger(years) || years < 1 || years > 50)
-        throw new UsageError('--years: a whole number of years from 1 to 50');
-      if (!/^[^\s/\\]{1,64}$/.test(opts.name)) throw new UsageError('--name: a host name, at most 64 characters');
+        throw io.usage('--years: a whole number of years from 1 to 50');
+      if (!/^[^\s/\\]{1,64}$/.test(opts.name)) throw io.usage('--name: a host name, at most 64 characters');
       const keyFile = path.resolve(opts.dir, 'saml-sp-key.pem');
       const certFile = path.resolve(opts.dir, 'saml-sp-cert.pem');
       for (const f of [keyFile, certFile])
         if (!opts.force && fs.existsSync(f))
-          throw new UsageError(
-            `${f} exists (--force replaces it; the identity providers then need ferry's new metadata)`,
-          );
+          throw io.usage(`${f} exists (--force replaces it; the identity providers then need ferry's new metadata)`);
       fs.mkdirSync(opts.dir, { recursive: true });
       const { keyPem, certPem } = selfSignedCertificate(opts.name, years);
       fs.writeFileSync(keyFile, keyPem, { mode: 0o600 });
