@@ -569,9 +569,14 @@ export interface VirusScanRepository {
   findMany(transferIds: number[]): Promise<Map<number, VirusScanRecord>>;
   /**
    * Claims a scan that is due (checking, or held with its next try at or before `dueBy`) for this caller
-   * until `until`; another node may take it over after that. Returns the transfer id, or undefined.
+   * until `until`; another node may take it over after that. Returns the transfer id, and whether another
+   * caller's claim on it had lapsed (taken over from a node that died or lost the database), or undefined.
    */
-  claim(now: number, until: number, dueBy: number): Promise<number | undefined>;
+  claim(now: number, until: number, dueBy: number): Promise<{ transferId: number; lapsed: boolean } | undefined>;
+  /** The claimant keeps its claim while it scans: the claim now lasts until `until` (nothing when settled). */
+  renew(transferId: number, until: number): Promise<void>;
+  /** When the earliest claim still running (at or after `now`) lapses, or undefined when none runs. */
+  nextLapse(now: number): Promise<number | undefined>;
   /** The scan ended: clean, infected (with the findings) or not_scanned (with why). */
   finish(
     transferId: number,
