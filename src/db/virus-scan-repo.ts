@@ -63,11 +63,7 @@ export class VirusScanRepo implements VirusScanRepository {
     return out;
   }
 
-  async claim(
-    now: number,
-    until: number,
-    dueBy: number,
-  ): Promise<{ transferId: number; lapsed: boolean } | undefined> {
+  async claim(now: number, until: number, dueBy: number): Promise<{ transferId: number; lapsed: boolean } | undefined> {
     // Several nodes may pick the same candidate: the conditional update lets one of them have it.
     for (let attempt = 0; attempt < 5; attempt++) {
       const candidate = await firstRow(
@@ -90,8 +86,7 @@ export class VirusScanRepo implements VirusScanRepository {
         .where('state', 'in', ['checking', 'held'])
         .where((eb) => eb.or([eb('claim_until', 'is', null), eb('claim_until', '<', now)]))
         .execute();
-      if (affected(r) > 0)
-        return { transferId: Number(candidate.transfer_id), lapsed: candidate.claim_until !== null };
+      if (affected(r) > 0) return { transferId: Number(candidate.transfer_id), lapsed: candidate.claim_until !== null };
     }
     return undefined;
   }

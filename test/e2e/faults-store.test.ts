@@ -233,7 +233,10 @@ test('S3 stalls mid-download (headers came, then the body stops): the download i
   console.log(`  the stalled download was cut after ${took} ms, ${head.length} of ${SIZE} bytes sent (${cut})`);
   assert.ok(cut !== '' && !/timeout|abort/i.test(cut), `the connection was cut by the node: ${cut}`);
   assert.ok(head.length > 0 && head.length < SIZE, `some bytes, never an answer that looks whole: ${head.length}`);
-  assert.ok(took >= 14_000 && took < 30_000, `cut after the store's 15 s deadline, well before the client's: ${took} ms`);
+  assert.ok(
+    took >= 14_000 && took < 30_000,
+    `cut after the store's 15 s deadline, well before the client's: ${took} ms`,
+  );
   assert.ok(head.equals(data.subarray(0, head.length)), 'what came before the cut is the file');
   // The client resumes from where it was cut.
   const rest = await fetch(url, { headers: { Range: `bytes=${head.length}-` }, signal: AbortSignal.timeout(60_000) });
@@ -242,7 +245,10 @@ test('S3 stalls mid-download (headers came, then the body stops): the download i
   assert.is(sha256(Buffer.concat([head, tail])), sha256(data), 'the whole file, in two answers');
   const metrics = await (await fetch(`${c.nodes[0].url}/metrics`)).text();
   assert.match(metrics, /ferry_storage_errors_total\{kind="download_cut"\} 1/);
-  assert.match(c.nodes[0].output(), /cut: storage_unavailable: the object store sent no bytes of its answer for 15000 ms/);
+  assert.match(
+    c.nodes[0].output(),
+    /cut: storage_unavailable: the object store sent no bytes of its answer for 15000 ms/,
+  );
 });
 
 test('S3 unreachable: chunks get 503, /readyz says "store", and the upload goes on once it is back', async () => {

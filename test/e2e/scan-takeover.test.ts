@@ -6,13 +6,7 @@ import path from 'node:path';
 import { patternBytes } from '../helpers/upload-client';
 import { until } from '../helpers/until';
 import { startClamd, type Clamd } from '../helpers/system/clamd';
-import {
-  callOnce,
-  type FaultCluster,
-  mailsWith,
-  startFaultCluster,
-  uploadChunks,
-} from '../helpers/fault-cluster';
+import { callOnce, type FaultCluster, mailsWith, startFaultCluster, uploadChunks } from '../helpers/fault-cluster';
 
 // A node SIGKILLed mid-scan (docs/deploying.md, "When a node dies"): node 1's clamd takes the file and never
 // answers, so node 1 is caught scanning, its claim renewed; it is killed there, and node 2 (started after node 1
