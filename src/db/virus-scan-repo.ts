@@ -142,10 +142,12 @@ export class VirusScanRepo implements VirusScanRepository {
 
   async held(): Promise<number[]> {
     const rows = await this.db
-      .selectFrom('virus_scans')
-      .select('transfer_id')
-      .where('state', '=', 'held')
-      .orderBy('transfer_id')
+      .selectFrom('virus_scans as s')
+      .innerJoin('transfers as t', 't.id', 's.transfer_id')
+      .select('s.transfer_id')
+      .where('s.state', '=', 'held')
+      .where('t.status', '<>', 'closed')
+      .orderBy('s.transfer_id')
       .execute();
     return rows.map((r) => Number(r.transfer_id));
   }

@@ -336,8 +336,13 @@ export class MemoryVirusScans implements VirusScanRepository {
     if (x) Object.assign(x, { state: 'held', retryAt, claimUntil: null, error });
   }
   async held() {
+    const closed = new Set(
+      this.s()
+        .transfers.filter((t) => t.status === 'closed')
+        .map((t) => t.id),
+    );
     return this.m.scans
-      .filter((x) => x.state === 'held')
+      .filter((x) => x.state === 'held' && !closed.has(x.transferId))
       .map((x) => x.transferId)
       .sort((a, b) => a - b);
   }

@@ -666,6 +666,15 @@ class MemoryUsage implements UsageRepository {
   async holdQuota() {
     // Units of work run one at a time here: nothing to wait for.
   }
+  async counts(now: number) {
+    return {
+      transfers: this.s.transfers.length,
+      liveTransfers: this.s.transfers.filter((t) => OPEN.includes(t.status) && t.expires >= now).length,
+      guests: this.s.guests.filter((g) => g.status === 'available').length,
+      users: this.w.users.rows.size,
+      localUsers: this.w.users.hashes.size,
+    };
+  }
   private openFiles(userId: string | null) {
     const open = new Map(
       this.s.transfers

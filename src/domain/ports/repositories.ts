@@ -443,8 +443,23 @@ export interface TransferUsage {
   bytes: number;
 }
 
+/** What the admins' overview counts (src/domain/usage.ts, `counts`), each in one statement on the database. */
+export interface ListCounts {
+  /** Every transfer whose records are kept, as GET /transfer/@all lists them. */
+  transfers: number;
+  /** Transfers neither closed nor past their expiry. */
+  liveTransfers: number;
+  /** Guests still open (status available), as GET /guest/@all lists them. */
+  guests: number;
+  users: number;
+  /** Users with a local account (what the Users tab lists on an instance that signs users in itself). */
+  localUsers: number;
+}
+
 /** Quotas and usage figures (src/domain/usage.ts). "Open" transfers: created, started, uploading, available. */
 export interface UsageRepository {
+  /** The admins' overview figures at `now`. */
+  counts(now: number): Promise<ListCounts>;
   /** Inside a unit of work: waits for other quota checks of the same keys to commit (a user's id, "host"). */
   holdQuota(keys: string[]): Promise<void>;
   /** Declared bytes of the files (not deleted) of open transfers: one user's, or everyone's (null). */
@@ -587,7 +602,7 @@ export interface VirusScanRepository {
   ): Promise<void>;
   /** The scan failed and waits: tried again from `retryAt`. */
   hold(transferId: number, retryAt: number, error: string): Promise<void>;
-  /** Transfer ids of held scans (the admins' view). */
+  /** Transfer ids of held scans of transfers not closed (the admins' to-do). */
   held(): Promise<number[]>;
 }
 
