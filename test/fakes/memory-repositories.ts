@@ -8,7 +8,7 @@ import type {
   Transfer,
   TransferStatus,
 } from '../../src/domain/model';
-import { pageOf, type Page } from '../../src/domain/paging';
+import { numericAfter, pageOf, type Page } from '../../src/domain/paging';
 import type {
   AuditRepository,
   FrequentRecipientRepository,
@@ -460,6 +460,13 @@ class MemoryGuests implements GuestRepository {
       .filter((g) => g.userId === userId && g.status === 'available')
       .sort((a, b) => b.id - a.id)
       .map((g) => this.full(g) as Guest);
+  }
+  async listOpenPage(page: Page) {
+    const after = numericAfter(page);
+    const open = await this.listOpen();
+    return after === null
+      ? open.slice(page.offset, page.offset + page.limit)
+      : open.filter((g) => g.id < after).slice(0, page.limit);
   }
   async listOpen() {
     return this.s.guests

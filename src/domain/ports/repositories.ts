@@ -167,6 +167,8 @@ export interface GuestRepository {
   listOpenOf(userId: string): Promise<Guest[]>;
   /** Every open Guest, newest first (admin view). */
   listOpen(): Promise<Guest[]>;
+  /** One page of listOpen(): by key (`after` a Guest's id: the older ones) or by offset, read from the index. */
+  listOpenPage(page: Page): Promise<Guest[]>;
   /** Open Guests whose expiry has passed (does_not_expire Guests never match). */
   listExpired(now: number): Promise<Guest[]>;
   /** Closes an open Guest; false when it was already closed (so a concurrent closer does not mail twice). */
