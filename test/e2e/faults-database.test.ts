@@ -4,6 +4,7 @@ import net from 'node:net';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { until } from '../helpers/until';
+import { startSilentServer, type SilentServer } from '../helpers/silent-server';
 import { s3Client } from '../helpers/system/s3';
 import {
   type Answer,
@@ -34,24 +35,17 @@ const SIZE = 3 * CHUNK + 77;
 const DAY = 86400;
 
 let c: FaultCluster;
-let hole: net.Server;
-const held = new Set<net.Socket>();
+let hole: SilentServer;
 
 test.before(async () => {
   // A mail server that takes the connection and never says a word (node 1's, in the takeover test).
-  hole = net.createServer((s) => {
-    held.add(s);
-    s.on('error', () => {});
-    s.on('close', () => held.delete(s));
-  });
-  await new Promise<void>((r) => hole.listen(0, '127.0.0.1', r));
+  hole = await startSilentServer();
   c = await startFaultCluster('faults-db', 2);
 });
 
 test.after(async () => {
   await c?.close();
-  for (const s of held) s.destroy();
-  await new Promise<void>((r) => hole?.close(() => r()));
+  await hole?.close();
 });
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -228,8 +222,7 @@ test('PostgreSQL silent (connections accepted, nothing answered, no reset): requ
 test('a node killed right after answering the completion, its mail claimed and unsent: the other node sends it within the claim (30 s), once', async () => {
   // Node 1 again, with a mail server that never answers: it claims the mail and waits on it.
   await c.nodes[0].stop();
-  const port = (hole.address() as net.AddressInfo).port;
-  await c.restart(0, { mail: { transport: `smtp://127.0.0.1:${port}` } });
+  await c.restart(0, { mail: { transport: `smtp://127.0.0.1:${hole.port}` } });
   const m = await newTransfer('killed-after-complete', 'late@example.org');
   const chunks = await uploadChunks(c.nodes, m.t.files[0].id, m.data, CHUNK);
   const fileDone = await callOnce(c.nodes[0].url, 'PUT', `/file/${m.t.files[0].id}`, { complete: true });

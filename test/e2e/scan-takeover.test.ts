@@ -1,10 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { patternBytes } from '../helpers/upload-client';
 import { until } from '../helpers/until';
+import { startSilentServer, type SilentServer } from '../helpers/silent-server';
 import { startClamd, type Clamd } from '../helpers/system/clamd';
 import { callOnce, type FaultCluster, mailsWith, startFaultCluster, uploadChunks } from '../helpers/fault-cluster';
 
@@ -21,20 +21,13 @@ const BOUND_S = 30 + 10;
 
 let c: FaultCluster;
 let clamd: Clamd;
-let hole: net.Server;
-const held = new Set<net.Socket>();
+let hole: SilentServer;
 
 test.before(async () => {
-  // A clamd that takes the connection, reads what comes, and never says a word (node 1's).
-  hole = net.createServer((s) => {
-    held.add(s);
-    s.on('error', () => {});
-    s.resume();
-    s.on('close', () => held.delete(s));
-  });
-  await new Promise<void>((r) => hole.listen(0, '127.0.0.1', r));
+  // node 1's clamd takes the file and never answers.
+  hole = await startSilentServer();
   clamd = await startClamd();
-  const silent = `tcp://127.0.0.1:${(hole.address() as net.AddressInfo).port}`;
+  const silent = `tcp://127.0.0.1:${hole.port}`;
   // Node 2 only comes up mid-scan, below; both may hold the scan past the lease (timeout_s).
   c = await startFaultCluster('scan-takeover', 1, (i) => ({
     antivirus: { clamd: i === 0 ? silent : clamd.url, timeout_s: 600 },
@@ -44,8 +37,7 @@ test.before(async () => {
 test.after(async () => {
   await c?.close();
   await clamd?.stop();
-  for (const s of held) s.destroy();
-  await new Promise<void>((r) => hole?.close(() => r()));
+  await hole?.close();
 });
 
 test('a node killed mid-scan: another node takes the scan over within the claim (30 s) and releases the transfer, mailed once', async () => {
