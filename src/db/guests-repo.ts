@@ -1,5 +1,6 @@
 import type { Guest, GuestStatus, TrackingError } from '../domain/model';
 import type { GuestRepository, NewGuest } from '../domain/ports';
+import { numericAfter, type Page } from '../domain/paging';
 import { Db, RepoContext, slices } from './context';
 import type { GuestsTable } from './schema';
 import type { Selectable } from 'kysely';
@@ -71,6 +72,14 @@ export class GuestsRepo implements GuestRepository {
       .orderBy('id', 'desc')
       .execute();
     return this.withErrors(rows);
+  }
+
+  async listOpenPage(page: Page): Promise<Guest[]> {
+    let q = this.db.selectFrom('guests').selectAll().where('status', '=', 'available').orderBy('id', 'desc');
+    // By key: the primary key is read from the key on, never the rows before it (docs/architecture.md).
+    const after = numericAfter(page);
+    q = after === null ? q.offset(page.offset) : q.where('id', '<', after);
+    return this.withErrors(await q.limit(page.limit).execute());
   }
 
   async listExpired(now: number): Promise<Guest[]> {

@@ -9,6 +9,17 @@ import { schemaTooNew } from './errors';
 const POOL_SIZE = 10;
 /** Longest wait for a new connection (or for a free one of the pool): then 503 database_unavailable. */
 export const CONNECT_TIMEOUT_MS = 5000;
+/**
+ * Longest wait for a statement's answer: then 503 database_unavailable, and the connection is dropped (a server
+ * that went silent, packets dropped without a reset, never answers on it). Far above any statement of a request
+ * (milliseconds; the admin's lists at a million transfers stay under 50 ms); migrations, which may build an
+ * index over a large table, wait without it (MIGRATION_TIMEOUT_MS).
+ */
+export const QUERY_TIMEOUT_MS = 15_000;
+/** A migration's statement may run this long (an index on a million-row table takes seconds to minutes). */
+const MIGRATION_TIMEOUT_MS = 6 * 3600_000;
+/** An idle connection is probed by TCP keepalives from this long after its last packet. */
+const KEEPALIVE_DELAY_MS = 10_000;
 
 /**
  * BIGINT (int8) columns come back from pg as strings, to be safe beyond 2^53; every integer ferry stores (times,
@@ -35,6 +46,10 @@ export function createPool(url: string): pg.Pool {
     connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
     // A peer that vanished without a word (a host down, a firewall's dropped state) is found by TCP keepalives.
     keepAlive: true,
+    keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
+    // Keepalives find a silent peer of an idle connection only after the system's probes (minutes); a statement
+    // waiting on one is bounded here instead (docs/deploying.md, "When the store or the database fails").
+    query_timeout: QUERY_TIMEOUT_MS,
   });
   // An idle connection the server drops (restart, network) is an event on the pool, not an exception for the process.
   pool.on('error', () => {});
@@ -71,7 +86,15 @@ export function postgresDialect(pool: pg.Pool): PostgresDialect {
           refuseNul(a[1]);
           const answer = query(...a);
           // The server going away mid-statement is the catalogue's database_unavailable (src/db/errors.ts).
-          return answer instanceof Promise ? answer.catch((e) => Promise.reject(fromPostgres(e))) : answer;
+          return answer instanceof Promise
+            ? answer.catch((e) => {
+                // pg leaves the timed-out statement running on the connection, so the next one (the unit of
+                // work's ROLLBACK, the next request's) would wait behind it: the connection is dropped, and the
+                // pool discards it when it is released.
+                if ((e as Error)?.message === 'Query read timeout') dropConnection(client);
+                return Promise.reject(fromPostgres(e));
+              })
+            : answer;
         };
         marked.ferryChecked = true;
       }
@@ -82,19 +105,28 @@ export function postgresDialect(pool: pg.Pool): PostgresDialect {
   return new PostgresDialect({ pool: checked as unknown as pg.Pool });
 }
 
+/** Closes a client's socket at once (pg has no public call that does not wait for the server's answer). */
+function dropConnection(client: pg.PoolClient): void {
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
 /** Applies the numbered migrations; concurrent starts of several nodes wait for each other on an advisory lock. */
 export async function migratePostgres(pool: pg.Pool, list: Migration[] = migrations): Promise<void> {
   const sorted = [...list].sort((a, b) => a.version - b.version);
   const latest = sorted.length ? sorted[sorted.length - 1].version : 0;
   await inTransaction(pool, async (client) => {
-    await client.query(`SELECT pg_advisory_xact_lock(hashtext('ferry:migrate'))`);
+    // Another node's migrations may hold the lock for as long as they run.
+    await client.query({
+      text: `SELECT pg_advisory_xact_lock(hashtext('ferry:migrate'))`,
+      query_timeout: MIGRATION_TIMEOUT_MS,
+    } as pg.QueryConfig);
     await client.query('CREATE TABLE IF NOT EXISTS ferry_schema (version BIGINT NOT NULL)');
     const r = await client.query<{ v: number | null }>('SELECT MAX(version) AS v FROM ferry_schema');
     const current = Number(r.rows[0]?.v ?? 0);
     if (current > latest) throw schemaTooNew(current, latest);
     for (const m of sorted) {
       if (m.version <= current) continue;
-      await client.query(sqlFor(m, 'postgres'));
+      await client.query({ text: sqlFor(m, 'postgres'), query_timeout: MIGRATION_TIMEOUT_MS } as pg.QueryConfig);
       await client.query('INSERT INTO ferry_schema (version) VALUES ($1)', [m.version]);
     }
   });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { TransferUsage, UsageRepository } from '../domain/ports';
+import type { ListCounts, TransferUsage, UsageRepository } from '../domain/ports';
 import { affected, Db, RepoContext, selectSql, slices } from './context';
 
 /** The statuses whose files count against quotas: every transfer not closed. */
@@ -19,6 +19,30 @@ export class UsageRepo implements UsageRepository {
   async holdQuota(keys: string[]): Promise<void> {
     if (this.ctx.dialect !== 'postgres') return;
     for (const key of keys) await sql`SELECT pg_advisory_xact_lock(hashtext(${`ferry:quota:${key}`}))`.execute(this.db);
+  }
+
+  /**
+   * The admins' overview figures: counts read from the tables' indexes (an index-only scan of the primary key, and
+   * of `(status, expires)` for the live ones), never the rows themselves.
+   */
+  async counts(now: number): Promise<ListCounts> {
+    const n = async (q: { executeTakeFirstOrThrow(): Promise<{ n: unknown }> }) =>
+      Number((await q.executeTakeFirstOrThrow()).n);
+    const count = sql<number>`count(*)`.as('n');
+    const [transfers, liveTransfers, guests, users, localUsers] = await Promise.all([
+      n(this.db.selectFrom('transfers').select(count)),
+      n(
+        this.db
+          .selectFrom('transfers')
+          .select(count)
+          .where('status', 'in', [...OPEN])
+          .where('expires', '>=', now),
+      ),
+      n(this.db.selectFrom('guests').select(count).where('status', '=', 'available')),
+      n(this.db.selectFrom('users').select(count)),
+      n(this.db.selectFrom('local_accounts').select(count)),
+    ]);
+    return { transfers, liveTransfers, guests, users, localUsers };
   }
 
   /**

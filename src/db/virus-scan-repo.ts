@@ -63,7 +63,7 @@ export class VirusScanRepo implements VirusScanRepository {
     return out;
   }
 
-  async claim(now: number, until: number, dueBy: number): Promise<number | undefined> {
+  async claim(now: number, until: number, dueBy: number): Promise<{ transferId: number; lapsed: boolean } | undefined> {
     // Several nodes may pick the same candidate: the conditional update lets one of them have it.
     for (let attempt = 0; attempt < 5; attempt++) {
       const candidate = await firstRow(
@@ -71,7 +71,7 @@ export class VirusScanRepo implements VirusScanRepository {
         this.ctx,
         this.db
           .selectFrom('virus_scans')
-          .select('transfer_id')
+          .select(['transfer_id', 'claim_until'])
           .where('state', 'in', ['checking', 'held'])
           .where('retry_at', '<=', dueBy)
           .where((eb) => eb.or([eb('claim_until', 'is', null), eb('claim_until', '<', now)]))
@@ -86,9 +86,29 @@ export class VirusScanRepo implements VirusScanRepository {
         .where('state', 'in', ['checking', 'held'])
         .where((eb) => eb.or([eb('claim_until', 'is', null), eb('claim_until', '<', now)]))
         .execute();
-      if (affected(r) > 0) return Number(candidate.transfer_id);
+      if (affected(r) > 0) return { transferId: Number(candidate.transfer_id), lapsed: candidate.claim_until !== null };
     }
     return undefined;
+  }
+
+  async renew(transferId: number, until: number): Promise<void> {
+    await this.db
+      .updateTable('virus_scans')
+      .set({ claim_until: until })
+      .where('transfer_id', '=', transferId)
+      .where('state', 'in', ['checking', 'held'])
+      .where('claim_until', 'is not', null)
+      .execute();
+  }
+
+  async nextLapse(now: number): Promise<number | undefined> {
+    const row = await this.db
+      .selectFrom('virus_scans')
+      .select((eb) => eb.fn.min('claim_until').as('lapse'))
+      .where('state', 'in', ['checking', 'held'])
+      .where('claim_until', '>=', now)
+      .executeTakeFirst();
+    return row?.lapse == null ? undefined : Number(row.lapse);
   }
 
   async finish(
@@ -122,10 +142,12 @@ export class VirusScanRepo implements VirusScanRepository {
 
   async held(): Promise<number[]> {
     const rows = await this.db
-      .selectFrom('virus_scans')
-      .select('transfer_id')
-      .where('state', '=', 'held')
-      .orderBy('transfer_id')
+      .selectFrom('virus_scans as s')
+      .innerJoin('transfers as t', 't.id', 's.transfer_id')
+      .select('s.transfer_id')
+      .where('s.state', '=', 'held')
+      .where('t.status', '<>', 'closed')
+      .orderBy('s.transfer_id')
       .execute();
     return rows.map((r) => Number(r.transfer_id));
   }

@@ -1,3 +1,4 @@
+import type { Page } from './paging';
 import { Errors } from './errors';
 import { ReminderLimit, reminderLimitReached } from './reminder-limits';
 import type { Guest, Transfer } from './model';
@@ -70,6 +71,11 @@ export class GuestsService {
 
   listAll(): Promise<Guest[]> {
     return this.d.repos.guests.listOpen();
+  }
+
+  /** Every open Guest, or the page asked for, read from the database a page at a time (docs/architecture.md). */
+  pageAll(page: Page | null): Promise<Guest[]> {
+    return page ? this.d.repos.guests.listOpenPage(page) : this.listAll();
   }
 
   /** Sends the invitation again. Only while the Guest can still use it, and REMINDER_LIMIT times a day. */

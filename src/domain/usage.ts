@@ -1,5 +1,5 @@
 import { Errors } from './errors';
-import type { Clock, FileStore, Repositories } from './ports';
+import type { Clock, FileStore, ListCounts, Repositories } from './ports';
 
 /** The configured limits, read on every use (PUT /config may change them): 0 = none. */
 export interface QuotaLimits {
@@ -117,6 +117,18 @@ export class UsageService {
     const used = await this.d.files.usedBytes();
     await this.d.repos.usage.recordStorage(dayOf(now), used, now);
     return used;
+  }
+
+  /**
+   * The admins' overview figures, counted on the database (the page lists transfers, guests and users a page at
+   * a time: docs/architecture.md, "Lists and pages"), with the transfers held by the virus scan (its to-do).
+   */
+  async counts(): Promise<ListCounts & { held: number[] }> {
+    const [counts, held] = await Promise.all([
+      this.d.repos.usage.counts(this.d.clock()),
+      this.d.repos.virusScans.held(),
+    ]);
+    return { ...counts, held };
   }
 
   async overview(days = OVERVIEW_DAYS): Promise<UsageOverview> {

@@ -5,8 +5,16 @@ import type { TransfersService } from './transfers';
 import { JobRunner } from './job-runner';
 
 const MiB = 1024 * 1024;
-/** A claim on a transfer's scan lasts this long; a node that died with it leaves it to another after that. */
-const CLAIM_S = 900;
+/**
+ * A claim on a transfer's scan lasts this long and is renewed every RENEW_MS while its node scans, like the
+ * SHA-256 claims of ./digests.ts; a node that died with it leaves it to another after that. The other nodes
+ * wake when the earliest claim they saw lapses, so the scan is taken over within CLAIM_S + LAPSE_GRACE_MS of the
+ * last renewal (docs/deploying.md, "When a node dies").
+ */
+export const CLAIM_S = 30;
+const RENEW_MS = 10_000;
+/** A look for lapsed claims waits this much past the lapse (the database's clock counts whole seconds). */
+const LAPSE_GRACE_MS = 1_000;
 /** A held scan (clamd down or late, on_error "hold") is tried again after this long. */
 export const HOLD_RETRY_S = 300;
 
@@ -63,6 +71,8 @@ export function scanOutcome(
  */
 export class VirusScans {
   private readonly runner: JobRunner;
+  /** Wakes this node when a claim seen running on another node lapses, to take its scan over. */
+  private lapseTimer: NodeJS.Timeout | null = null;
 
   constructor(private readonly d: VirusScanDeps) {
     this.runner = new JobRunner(
@@ -97,6 +107,7 @@ export class VirusScans {
 
   /** Takes no more scans and waits for the one running (its claim lapses if the process dies instead). */
   stop(): Promise<void> {
+    this.wakeAt(null);
     return this.runner.stop();
   }
 
@@ -105,11 +116,39 @@ export class VirusScans {
       const now = this.d.clock();
       // With scanning turned off, held scans need not wait for their next try: they are released now.
       const dueBy = this.d.policy() === null ? Number.MAX_SAFE_INTEGER : now;
-      const id = await this.d.repos.virusScans.claim(now, now + CLAIM_S, dueBy);
-      if (id === undefined) return;
-      this.d.log.info(`node ${this.d.node ?? 'this process'}: claimed the virus scan of transfer ${id}`);
-      await this.scanTransfer(id);
+      const claimed = await this.d.repos.virusScans.claim(now, now + CLAIM_S, dueBy);
+      if (claimed === undefined) {
+        const lapse = await this.d.repos.virusScans.nextLapse(now);
+        this.wakeAt(lapse === undefined ? null : (lapse - now) * 1000 + LAPSE_GRACE_MS);
+        return;
+      }
+      const id = claimed.transferId;
+      this.note(`${claimed.lapsed ? 'took over (its claim lapsed)' : 'claimed'} the virus scan of transfer ${id}`);
+      const renew = setInterval(() => {
+        this.d.repos.virusScans
+          .renew(id, this.d.clock() + CLAIM_S)
+          .catch((e: Error) => this.d.log.error(`virus scan: transfer ${id}: renewing its claim: ${e.message}`));
+      }, RENEW_MS);
+      renew.unref();
+      try {
+        await this.scanTransfer(id);
+      } finally {
+        clearInterval(renew);
+      }
     }
+  }
+
+  /** Looks again after `ms` (null: no claim to wait for); the latest look replaces any earlier one. */
+  private wakeAt(ms: number | null): void {
+    if (this.lapseTimer) clearTimeout(this.lapseTimer);
+    this.lapseTimer = null;
+    if (ms === null || this.runner.stopped) return;
+    this.lapseTimer = setTimeout(() => void this.kick(), Math.max(0, ms));
+    this.lapseTimer.unref();
+  }
+
+  private note(what: string): void {
+    this.d.log.info(`node ${this.d.node ?? 'this process'}: ${what}`);
   }
 
   private async scanTransfer(id: number): Promise<void> {
@@ -222,6 +261,11 @@ export class VirusScans {
       }
       return true;
     });
+    this.note(
+      settled
+        ? `finished the virus scan of transfer ${t.id}: ${outcome}`
+        : `left the virus scan of transfer ${t.id}: settled by another node, or the transfer closed`,
+    );
     if (!settled) return;
     const names = findings.map((x) => `${x.file.id} (${x.signature})`).join(', ');
     if (skipped.length)

@@ -24,6 +24,8 @@ export interface FerryState {
   ownCsp?: boolean;
   /** Set when a download was cut because the stored bytes did not match their SHA-256 (counted by the metrics). */
   digestMismatch?: boolean;
+  /** Set when a download was cut because the store stopped sending its bytes (counted by the metrics). */
+  storeCut?: boolean;
 }
 
 export type FerryContext = RouterContext<FerryState>;

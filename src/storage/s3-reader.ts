@@ -1,6 +1,17 @@
 import type { Readable } from 'node:stream';
 import type { PositionalReader } from '../domain/ports';
 import { objectStoreGarbage } from '../util/socket-garbage';
+import { StorageDownError } from './errors';
+import { REQUEST_TIMEOUT_MS } from './s3-client';
+
+/**
+ * Longest the store may go without sending a byte of an answer's body while ferry waits for one. The S3 client's
+ * requestTimeout ends once the answer's headers came, and a slow downloader holds the body back too, so the
+ * wait is timed here, only while a read waits on the store: a body that stalls (headers came, then nothing)
+ * fails the read with storage_unavailable; a download is then cut, for its client to resume with Range
+ * (docs/deploying.md, "When the store or the database fails").
+ */
+export const BODY_STALL_MS = REQUEST_TIMEOUT_MS;
 
 /**
  * Bytes [start, end] of an object, read forwards through one ranged GET into the caller's buffers: the
@@ -44,7 +55,7 @@ export class S3RangeReader implements PositionalReader {
     const want = Math.min(length, this.end - position + 1);
     while (n < want) {
       if (this.leftover.length === 0) {
-        const r = await this.body!.next();
+        const r = await this.nextBlock();
         if (r.done) break;
         this.leftover = r.value;
         objectStoreGarbage.discarded(r.value.length);
@@ -56,6 +67,28 @@ export class S3RangeReader implements PositionalReader {
     }
     this.pos += n;
     return n;
+  }
+
+  /** The body's next block, or StorageDownError once the store has sent nothing for BODY_STALL_MS. */
+  private async nextBlock(): Promise<IteratorResult<Buffer>> {
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new StorageDownError(`the object store sent no bytes of its answer for ${BODY_STALL_MS} ms`)),
+        BODY_STALL_MS,
+      );
+    });
+    try {
+      return await Promise.race([this.body!.next(), stalled]);
+    } catch (e) {
+      // The frozen connection is let go (not put back into the pool); a later read opens a new GET.
+      this.stream?.destroy();
+      this.stream = null;
+      this.body = null;
+      throw e;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async close(): Promise<void> {

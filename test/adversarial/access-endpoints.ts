@@ -55,6 +55,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: 'GET', route: '/user/@all', level: 'admin', path: () => '/user/@all' },
   { method: 'GET', route: '/storage', level: 'admin', path: () => '/storage' },
   { method: 'GET', route: '/usage', level: 'admin', path: () => '/usage' },
+  { method: 'GET', route: '/usage/counts', level: 'admin', path: () => '/usage/counts' },
   {
     method: 'POST',
     route: '/user',

@@ -4,6 +4,7 @@ import net from 'node:net';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { until } from '../helpers/until';
+import { startSilentServer, type SilentServer } from '../helpers/silent-server';
 import { s3Client } from '../helpers/system/s3';
 import {
   type Answer,
@@ -34,24 +35,17 @@ const SIZE = 3 * CHUNK + 77;
 const DAY = 86400;
 
 let c: FaultCluster;
-let hole: net.Server;
-const held = new Set<net.Socket>();
+let hole: SilentServer;
 
 test.before(async () => {
   // A mail server that takes the connection and never says a word (node 1's, in the takeover test).
-  hole = net.createServer((s) => {
-    held.add(s);
-    s.on('error', () => {});
-    s.on('close', () => held.delete(s));
-  });
-  await new Promise<void>((r) => hole.listen(0, '127.0.0.1', r));
+  hole = await startSilentServer();
   c = await startFaultCluster('faults-db', 2);
 });
 
 test.after(async () => {
   await c?.close();
-  for (const s of held) s.destroy();
-  await new Promise<void>((r) => hole?.close(() => r()));
+  await hole?.close();
 });
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -196,11 +190,39 @@ test('PostgreSQL unreachable mid-completion: the completion is answered 503 and 
   await checkWhole(m, chunks);
 });
 
+test('PostgreSQL silent (connections accepted, nothing answered, no reset): requests answer 503 within the statement deadline (15 s), /readyz says "database"; then the upload goes on', async () => {
+  const m = await newTransfer('pg-silent');
+  const first = await uploadChunks(c.nodes, m.t.files[0].id, m.data, CHUNK, 1, 1);
+  c.database.stall();
+  const asked = Promise.all(
+    c.nodes.map(async (n) => {
+      const began = Date.now();
+      const a = await callOnce(n.url, 'GET', '/transfer');
+      return { a, ms: Date.now() - began };
+    }),
+  );
+  const seen = await sawDatabaseDown(asked);
+  const answers = await asked;
+  c.database.unstall();
+  console.log(`  answered on a silent database after ${answers.map((x) => `${x.ms} ms`).join(', ')}`);
+  for (const { a, ms } of answers) {
+    assert.is(a.status, 503, a.text);
+    assert.is(a.json?.message, 'database_unavailable');
+    assert.ok(a.retryAfter, 'with Retry-After');
+    assert.ok(ms < 25_000, `answered within the statement deadline and its margin: ${ms} ms`);
+  }
+  assert.equal(seen, [true, true], '/readyz said "database" on both nodes while it was silent');
+  await readyAgain();
+  const rest = await uploadChunks(c.nodes, m.t.files[0].id, m.data, CHUNK, 2, Number.POSITIVE_INFINITY, 1);
+  await completeAll(m);
+  m.answers.push(...answers.map((x) => x.a));
+  await checkWhole(m, [...first, ...rest]);
+});
+
 test('a node killed right after answering the completion, its mail claimed and unsent: the other node sends it within the claim (30 s), once', async () => {
   // Node 1 again, with a mail server that never answers: it claims the mail and waits on it.
   await c.nodes[0].stop();
-  const port = (hole.address() as net.AddressInfo).port;
-  await c.restart(0, { mail: { transport: `smtp://127.0.0.1:${port}` } });
+  await c.restart(0, { mail: { transport: `smtp://127.0.0.1:${hole.port}` } });
   const m = await newTransfer('killed-after-complete', 'late@example.org');
   const chunks = await uploadChunks(c.nodes, m.t.files[0].id, m.data, CHUNK);
   const fileDone = await callOnce(c.nodes[0].url, 'PUT', `/file/${m.t.files[0].id}`, { complete: true });

@@ -37,7 +37,7 @@ const SIZE = 3 * CHUNK + 77;
 let c: FaultCluster;
 
 test.before(async () => {
-  c = await startFaultCluster('faults-store', 2);
+  c = await startFaultCluster('faults-store', 2, () => ({ metrics: { allow: ['127.0.0.1'] } }));
 });
 
 test.after(async () => {
@@ -205,6 +205,50 @@ test('S3 stalls longer than the request deadline: the chunk is answered 503 with
     `a chunk caught in the stall was answered 503 after the deadline: ${JSON.stringify(o.chunks.map((k) => [k.status, k.ms]))}`,
   );
   notReadyDuring(o, 'stall');
+});
+
+test('S3 stalls mid-download (headers came, then the body stops): the download is cut within the store deadline (15 s), counted, and resumes with Range', async () => {
+  await uploadThrough('stall-body', async () => {});
+  const [row] = await c.query<{ id: string; token: string }>(
+    `SELECT f.id, r.token FROM files f JOIN transfers t ON t.id = f.transfer_id
+       JOIN recipients r ON r.transfer_id = t.id WHERE t.subject = 'stall-body'`,
+  );
+  const data = patternBytes('stall-body', SIZE);
+  const url = `${c.nodes[0].url}/download?token=${row.token}&files_ids=${row.id}`;
+  c.store.set('stall-body');
+  const began = Date.now();
+  const got: Buffer[] = [];
+  let cut = '';
+  // The client's own deadline (60 s, the issue's) must not be what ends it.
+  const r = await fetch(url, { signal: AbortSignal.timeout(60_000) });
+  assert.is(r.status, 200);
+  try {
+    for await (const b of r.body as unknown as AsyncIterable<Uint8Array>) got.push(Buffer.from(b));
+  } catch (e) {
+    cut = String((e as Error).message);
+  }
+  const took = Date.now() - began;
+  c.store.set('none');
+  const head = Buffer.concat(got);
+  console.log(`  the stalled download was cut after ${took} ms, ${head.length} of ${SIZE} bytes sent (${cut})`);
+  assert.ok(cut !== '' && !/timeout|abort/i.test(cut), `the connection was cut by the node: ${cut}`);
+  assert.ok(head.length > 0 && head.length < SIZE, `some bytes, never an answer that looks whole: ${head.length}`);
+  assert.ok(
+    took >= 14_000 && took < 30_000,
+    `cut after the store's 15 s deadline, well before the client's: ${took} ms`,
+  );
+  assert.ok(head.equals(data.subarray(0, head.length)), 'what came before the cut is the file');
+  // The client resumes from where it was cut.
+  const rest = await fetch(url, { headers: { Range: `bytes=${head.length}-` }, signal: AbortSignal.timeout(60_000) });
+  assert.is(rest.status, 206);
+  const tail = Buffer.from(await rest.arrayBuffer());
+  assert.is(sha256(Buffer.concat([head, tail])), sha256(data), 'the whole file, in two answers');
+  const metrics = await (await fetch(`${c.nodes[0].url}/metrics`)).text();
+  assert.match(metrics, /ferry_storage_errors_total\{kind="download_cut"\} 1/);
+  assert.match(
+    c.nodes[0].output(),
+    /cut: storage_unavailable: the object store sent no bytes of its answer for 15000 ms/,
+  );
 });
 
 test('S3 unreachable: chunks get 503, /readyz says "store", and the upload goes on once it is back', async () => {

@@ -303,8 +303,19 @@ export class MemoryVirusScans implements VirusScanRepository {
       )
       .sort((a, b) => a.retryAt - b.retryAt)[0];
     if (!due) return undefined;
+    const lapsed = due.claimUntil !== null;
     due.claimUntil = until;
-    return due.transferId;
+    return { transferId: due.transferId, lapsed };
+  }
+  async renew(transferId: number, until: number) {
+    const x = this.m.scans.find((s) => s.transferId === transferId);
+    if (x && (x.state === 'checking' || x.state === 'held') && x.claimUntil !== null) x.claimUntil = until;
+  }
+  async nextLapse(now: number) {
+    const lapses = this.m.scans
+      .filter((x) => (x.state === 'checking' || x.state === 'held') && x.claimUntil !== null && x.claimUntil >= now)
+      .map((x) => x.claimUntil as number);
+    return lapses.length ? Math.min(...lapses) : undefined;
   }
   async finish(
     transferId: number,
@@ -325,8 +336,13 @@ export class MemoryVirusScans implements VirusScanRepository {
     if (x) Object.assign(x, { state: 'held', retryAt, claimUntil: null, error });
   }
   async held() {
+    const closed = new Set(
+      this.s()
+        .transfers.filter((t) => t.status === 'closed')
+        .map((t) => t.id),
+    );
     return this.m.scans
-      .filter((x) => x.state === 'held')
+      .filter((x) => x.state === 'held' && !closed.has(x.transferId))
       .map((x) => x.transferId)
       .sort((a, b) => a - b);
   }

@@ -8,7 +8,7 @@ import type {
   Transfer,
   TransferStatus,
 } from '../../src/domain/model';
-import { pageOf, type Page } from '../../src/domain/paging';
+import { numericAfter, pageOf, type Page } from '../../src/domain/paging';
 import type {
   AuditRepository,
   FrequentRecipientRepository,
@@ -467,6 +467,13 @@ class MemoryGuests implements GuestRepository {
       .sort((a, b) => b.id - a.id)
       .map((g) => this.full(g) as Guest);
   }
+  async listOpenPage(page: Page) {
+    const after = numericAfter(page);
+    const open = await this.listOpen();
+    return after === null
+      ? open.slice(page.offset, page.offset + page.limit)
+      : open.filter((g) => g.id < after).slice(0, page.limit);
+  }
   async listOpen() {
     return this.s.guests
       .filter((g) => g.status === 'available')
@@ -671,6 +678,15 @@ class MemoryUsage implements UsageRepository {
   }
   async holdQuota() {
     // Units of work run one at a time here: nothing to wait for.
+  }
+  async counts(now: number) {
+    return {
+      transfers: this.s.transfers.length,
+      liveTransfers: this.s.transfers.filter((t) => OPEN.includes(t.status) && t.expires >= now).length,
+      guests: this.s.guests.filter((g) => g.status === 'available').length,
+      users: this.w.users.rows.size,
+      localUsers: this.w.users.hashes.size,
+    };
   }
   private openFiles(userId: string | null) {
     const open = new Map(

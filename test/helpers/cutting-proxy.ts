@@ -15,6 +15,8 @@ export interface CuttingProxy {
    * accepted and held too, as a server that stopped answering (requests hang, nothing fails).
    */
   stall(): void;
+  /** Ends stall(): the held connections are dropped (as by a router whose state timed out), new ones relayed. */
+  unstall(): void;
   /**
    * The link lost without the device noticing (no `offline` event): of the connections carrying client bytes in
    * the last half second, the `keep` most recent are held (nothing relayed either way, as over a link that
@@ -78,6 +80,10 @@ export async function startCuttingProxy(targetUrl: string): Promise<CuttingProxy
         s.unpipe();
         s.pause();
       }
+    },
+    unstall() {
+      stalled = false;
+      for (const s of sockets) s.destroy();
     },
     hold(keep) {
       holding = true;

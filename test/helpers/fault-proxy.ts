@@ -9,9 +9,12 @@ import net from 'node:net';
  *   none): a reset mid-part;
  * - `stall`: a request is taken and never answered nor read, its connection left open for good (also after the
  *   fault ends: a frozen connection, as a crashed store's kernel leaves it);
+ * - `stall-body`: a request is relayed and its answer's headers too, then its body stops once 2.5 MiB of it
+ *   passed (more than a node's 1 MiB reads; an answer with less stops before its end), the connection left open
+ *   for good: a store that froze mid-download;
  * - `down`: every open connection is cut and new ones are refused.
  */
-export type StoreFault = 'none' | 'internal' | 'slowdown' | 'reset' | 'stall' | 'down';
+export type StoreFault = 'none' | 'internal' | 'slowdown' | 'reset' | 'stall' | 'stall-body' | 'down';
 
 export interface FaultProxy {
   url: string;
@@ -23,6 +26,7 @@ export interface FaultProxy {
 }
 
 const RESET_AFTER = 256 * 1024;
+const STALL_BODY_AFTER = 2.5 * 1024 * 1024;
 
 function errorXml(code: string, message: string): string {
   return `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message><RequestId>fault-proxy</RequestId></Error>`;
@@ -39,7 +43,15 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
   const sockets = new Set<net.Socket>();
   const upstreams = new Set<http.ClientRequest>();
   let mode: StoreFault = 'none';
-  const seen: Record<StoreFault, number> = { none: 0, internal: 0, slowdown: 0, reset: 0, stall: 0, down: 0 };
+  const seen: Record<StoreFault, number> = {
+    none: 0,
+    internal: 0,
+    slowdown: 0,
+    reset: 0,
+    stall: 0,
+    'stall-body': 0,
+    down: 0,
+  };
 
   const server = http.createServer((req, res) => {
     const now = mode;
@@ -67,8 +79,24 @@ export async function startFaultProxy(targetUrl: string): Promise<FaultProxy> {
       { host: target.hostname, port: Number(target.port), method: req.method, path: req.url, headers, agent },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
-        answer.pipe(res);
         answer.once('error', () => req.socket.destroy());
+        if (now !== 'stall-body') {
+          answer.pipe(res);
+          return;
+        }
+        res.flushHeaders();
+        let passed = 0;
+        const onData = (d: Buffer) => {
+          const take = Math.min(d.length, STALL_BODY_AFTER - passed);
+          if (take > 0) res.write(d.subarray(0, take));
+          passed += take;
+          // The rest is neither read nor sent: the store's socket and the client's both stay open, silent.
+          if (passed >= STALL_BODY_AFTER) {
+            answer.off('data', onData);
+            answer.pause();
+          }
+        };
+        answer.on('data', onData);
       },
     );
     upstreams.add(up);

@@ -31,6 +31,7 @@ const ADMIN_ENDPOINTS: [string, string, unknown?][] = [
   ['PUT', '/user/alice/quota', { quota: 5 }],
   ['GET', '/storage'],
   ['GET', '/usage'],
+  ['GET', '/usage/counts'],
 ];
 
 test('every admin endpoint: anonymous → 401, a user → 403 rest_admin_required, nothing changed', async () => {
@@ -257,6 +258,43 @@ test('usage: 30 days, transfers and bytes per day, top senders, a storage sample
     { user_id: 'alice', transfers: 2, bytes: 3000 },
   );
   assert.equal(r.json.storage.at(-1), { day: today, bytes: 0 });
+});
+
+test('counts: the overview figures, counted on the database (one closed and one expired transfer are not live)', async () => {
+  const counted = async () => (await s.request('GET', '/usage/counts', { headers: { Cookie: boss.cookie } })).json;
+  const before = await counted();
+  const made: number[] = [];
+  for (const subject of ['live', 'closed', 'expired']) {
+    const t = await s.request('POST', '/transfer', {
+      headers: withSession(alice),
+      json: {
+        files: [{ name: `${subject}.bin`, size: 10 }],
+        recipients: ['bob@example.org'],
+        from: 'alice@example.org',
+        subject,
+        expires: inAWeek(),
+      },
+    });
+    assert.is(t.status, 201, t.text);
+    made.push(t.json.id);
+  }
+  await sql(s, `UPDATE transfers SET status = 'closed' WHERE id = ?`, made[1]);
+  await sql(s, 'UPDATE transfers SET expires = 1000 WHERE id = ?', made[2]);
+  const after = await counted();
+  assert.equal(Object.keys(after).sort(), [
+    'guests',
+    'held_transfers',
+    'live_transfers',
+    'local_users',
+    'transfers',
+    'users',
+  ]);
+  assert.is(after.transfers - before.transfers, 3);
+  assert.is(after.live_transfers - before.live_transfers, 1);
+  const [{ n: users }] = await sql(s, 'SELECT COUNT(*) AS n FROM users');
+  const [{ n: local }] = await sql(s, 'SELECT COUNT(*) AS n FROM local_accounts');
+  assert.equal([after.users, after.local_users], [Number(users), Number(local)]);
+  assert.equal(after.held_transfers, []);
 });
 
 test.run();

@@ -137,15 +137,30 @@ forEachWorld('after an upload: the repositories', (it) => {
     const claims = await Promise.all([1, 2].map(() => w.repos.virusScans.claim(T0, T0 + 60, T0)));
     assert.equal(
       claims.filter((c) => c !== undefined),
-      [t.id],
+      [{ transferId: t.id, lapsed: false }],
       'one caller has it',
     );
     assert.is(await w.repos.virusScans.claim(T0 + 30, T0 + 90, T0 + 30), undefined, 'still leased');
+    assert.is(await w.repos.virusScans.nextLapse(T0 + 30), T0 + 60, 'the claim lapses at its end');
+    await w.repos.virusScans.renew(t.id, T0 + 120);
+    assert.is(await w.repos.virusScans.claim(T0 + 90, T0 + 150, T0 + 90), undefined, 'renewed: still leased');
+    assert.is(await w.repos.virusScans.nextLapse(T0 + 90), T0 + 120, 'the renewed claim lapses later');
     await w.repos.virusScans.hold(t.id, T0 + 200, 'clamd unreachable');
+    assert.is(await w.repos.virusScans.nextLapse(T0 + 90), undefined, 'held: no claim runs');
+    await w.repos.virusScans.renew(t.id, T0 + 150);
+    assert.is(await w.repos.virusScans.nextLapse(T0 + 90), undefined, 'a claim given up is not renewed');
     assert.equal(await w.repos.virusScans.held().then((h) => h.includes(t.id)), true);
     assert.is(await w.repos.virusScans.claim(T0 + 100, T0 + 160, T0 + 100), undefined, 'held: not due yet');
-    assert.is(await w.repos.virusScans.claim(T0 + 100, T0 + 160, T0 + 200), t.id, 'due again');
-    assert.is(await w.repos.virusScans.claim(T0 + 170, T0 + 230, T0 + 200), t.id, 'the lease lapsed: taken over');
+    assert.equal(
+      await w.repos.virusScans.claim(T0 + 100, T0 + 160, T0 + 200),
+      { transferId: t.id, lapsed: false },
+      'due again',
+    );
+    assert.equal(
+      await w.repos.virusScans.claim(T0 + 170, T0 + 230, T0 + 200),
+      { transferId: t.id, lapsed: true },
+      'the lease lapsed: taken over',
+    );
     await w.repos.virusScans.finish(t.id, 'infected', T0 + 300, null, [
       { fileId: t.files[1], signature: 'Eicar-Test-Signature' },
       { fileId: t.files[0], signature: 'Other' },

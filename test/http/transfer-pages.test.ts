@@ -136,6 +136,12 @@ test('the admin lists page too: every Transfer, every guest, every user', async 
   const guests = await get('/guest/@all', boss);
   assert.is(guests.length, 3);
   assert.equal(await get('/guest/@all?limit=2', boss), guests.slice(0, 2));
+  assert.equal(await get('/guest/@all?limit=2&offset=1', boss), guests.slice(1, 3));
+  // By key, newest first: the guests older than the one named, read from the database a page at a time.
+  assert.equal(await get(`/guest/@all?limit=2&after=${guests[0].id}`, boss), guests.slice(1, 3));
+  assert.equal(await get(`/guest/@all?limit=2&after=${guests[2].id}`, boss), []);
+  const bad = await s.request('GET', '/guest/@all?limit=2&after=x', { headers: boss });
+  assert.equal([bad.status, bad.json.message, bad.json.details], [400, 'rest_bad_parameter', ['after']]);
   const users = await get('/user/@all', boss);
   assert.ok(users.length >= 2);
   assert.equal(await get('/user/@all?limit=1&offset=1', boss), users.slice(1, 2));

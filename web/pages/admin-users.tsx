@@ -2,7 +2,8 @@ import { useState } from 'preact/hooks';
 import { useApp } from '../lib/context';
 import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
-import { useResource } from '../lib/use-resource';
+import { usePages } from '../lib/use-pages';
+import { Pager } from '../components/pager';
 import { ActionButton } from '../components/action';
 import { SecretDialog } from '../components/secret-dialog';
 import { EmailForm } from '../components/email-form';
@@ -28,9 +29,11 @@ const MB = 1_000_000;
  * and `ferry admin …` do: add, remove, reset a password (shown once), grant or withdraw admin, and a quota
  * of their own.
  */
-export function UsersAdmin({ localAccounts }: { localAccounts: boolean }) {
-  const { api, t, user } = useApp();
-  const list = useResource(() => api.get<AdminUser[]>('/user/@all'));
+export function UsersAdmin({ localAccounts, total }: { localAccounts: boolean; total: number | null }) {
+  const { t, user } = useApp();
+  // A page at a time, in the order of the ids (docs/architecture.md, "Lists and pages").
+  const pages = usePages<AdminUser>('/user/@all', (u) => u.id);
+  const list = { data: pages.items, error: pages.error, reload: pages.reload };
   const [secret, setSecret] = useState<{ id: string; password: string; created: boolean } | null>(null);
   const users = (list.data ?? []).filter((u) => !localAccounts || u.local);
   return (
@@ -77,6 +80,7 @@ export function UsersAdmin({ localAccounts }: { localAccounts: boolean }) {
           </table>
         </div>
       )}
+      <Pager pages={pages} total={total} label={t('ui_users')} />
       {secret && (
         <SecretDialog
           title={t(secret.created ? 'ui_user_created_title' : 'ui_password_reset_title', { id: secret.id })}

@@ -1,5 +1,5 @@
 import { useState } from 'preact/hooks';
-import { UsersAdmin, type AdminUser } from './admin-users';
+import { UsersAdmin } from './admin-users';
 import { UsageOverview } from './admin-usage';
 import { PublicAddress } from './admin-address';
 import { AdminSettings } from './admin-settings';
@@ -8,17 +8,28 @@ import { formatBytes } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import type { GuestJson, TransferJson } from '../../src/http/presenters/wire';
 import { useResource } from '../lib/use-resource';
-import { TransferTable, transferStatus } from './transfers';
+import { TransferTable } from './transfers';
+import { usePages } from '../lib/use-pages';
+import { Pager } from '../components/pager';
 import { GuestTable } from './guests';
 
 type Tab = 'overview' | 'transfers' | 'guests' | 'users' | 'settings';
+
+/** GET /usage/counts: the overview's figures, counted by the server (the lists are read a page at a time). */
+export interface ListCounts {
+  transfers: number;
+  live_transfers: number;
+  held_transfers: number[];
+  guests: number;
+  users: number;
+  local_users: number;
+}
 
 /** Administration: everything through the admin endpoints (@all), storage in use, users, the mail sink. */
 export function AdminPage() {
   const { api, t, base } = useApp();
   const [tab, setTab] = useState<Tab>('overview');
-  const transfers = useResource(() => api.get<TransferJson[]>('/transfer/@all'));
-  const guests = useResource(() => api.get<GuestJson[]>('/guest/@all'));
+  const counts = useResource(() => api.get<ListCounts>('/usage/counts'), [tab]);
   const mailSink = document.getElementById('main')?.dataset.mailSink === '1';
   const localAccounts = document.getElementById('main')?.dataset.localAccounts === '1';
   const tabs: [Tab, string][] = [
@@ -28,6 +39,7 @@ export function AdminPage() {
     ['users', t('ui_users')],
     ['settings', t('ui_settings')],
   ];
+  const c = counts.data;
   return (
     <section class="card" aria-labelledby="admin-title">
       <h1 id="admin-title">{t('admin')}</h1>
@@ -39,72 +51,80 @@ export function AdminPage() {
         ))}
         {mailSink && <a href={`${base}/?s=mail-sink`}>{t('ui_mail_sink')}</a>}
       </nav>
-      {tab === 'overview' && (
-        <Overview
-          transfers={transfers.data}
-          guests={guests.data}
-          error={transfers.error ?? guests.error}
-          localAccounts={localAccounts}
-        />
-      )}
-      {tab === 'transfers' && (
-        <TransferTable transfers={transfers.data} error={transfers.error} reload={transfers.reload} showOwner />
-      )}
-      {tab === 'guests' && <GuestTable guests={guests.data} error={guests.error} reload={guests.reload} showOwner />}
+      {tab === 'overview' && <Overview counts={c} error={counts.error} localAccounts={localAccounts} />}
+      {tab === 'transfers' && <AllTransfers total={c?.transfers ?? null} />}
+      {tab === 'guests' && <AllGuests total={c?.guests ?? null} />}
       {tab === 'settings' && <AdminSettings />}
       {tab === 'users' && (
         <>
           <QuotaSettings />
-          <UsersAdmin localAccounts={localAccounts} />
+          <UsersAdmin localAccounts={localAccounts} total={c ? (localAccounts ? c.local_users : c.users) : null} />
         </>
       )}
     </section>
   );
 }
 
+/** Every transfer, newest first, a page at a time. */
+function AllTransfers({ total }: { total: number | null }) {
+  const { t } = useApp();
+  const pages = usePages<TransferJson>('/transfer/@all', (tr) => tr.id);
+  return (
+    <>
+      <TransferTable transfers={pages.items} error={pages.error} reload={pages.reload} showOwner />
+      <Pager pages={pages} total={total} label={t('ui_all_transfers')} />
+    </>
+  );
+}
+
+/** Every open guest, newest first, a page at a time. */
+function AllGuests({ total }: { total: number | null }) {
+  const { t } = useApp();
+  const pages = usePages<GuestJson>('/guest/@all', (g) => g.id);
+  return (
+    <>
+      <GuestTable guests={pages.items} error={pages.error} reload={pages.reload} showOwner />
+      <Pager pages={pages} total={total} label={t('ui_all_guests')} />
+    </>
+  );
+}
+
 function Overview({
-  transfers,
-  guests,
+  counts,
   error,
   localAccounts,
 }: {
-  transfers: TransferJson[] | null;
-  guests: GuestJson[] | null;
+  counts: ListCounts | null;
   error: unknown;
   localAccounts: boolean;
 }) {
-  const { api, t } = useApp();
-  // The users the Users tab lists (every account, not only those who have sent something).
-  const accounts = useResource(() => api.get<AdminUser[]>('/user/@all'));
+  const { t } = useApp();
   if (error)
     return (
       <p class="error" role="alert">
         {errorText(t, error)}
       </p>
     );
-  if (!transfers || !guests) return <p aria-busy="true">{t('ui_loading')}</p>;
-  const live = transfers.filter((tr) => !['closed', 'expired'].includes(transferStatus(tr)));
-  const senders = new Set([...transfers.map((tr) => tr.user_id), ...guests.map((g) => g.user_id)]);
-  const users = accounts.data ? { size: accounts.data.filter((u) => !localAccounts || u.local).length } : senders;
+  if (!counts) return <p aria-busy="true">{t('ui_loading')}</p>;
   // Held by the virus scan (clamd down): the admins' to-do (docs/sharing.md, Virus scanning).
-  const held = transfers.filter((tr) => tr.virus_scan?.status === 'held' && tr.status !== 'closed');
+  const held = counts.held_transfers;
   return (
     <>
       <dl class="facts overview">
         <dt>{t('ui_live_transfers')}</dt>
-        <dd>{live.length}</dd>
+        <dd>{counts.live_transfers}</dd>
         <dt>{t('ui_all_transfers')}</dt>
-        <dd>{transfers.length}</dd>
+        <dd>{counts.transfers}</dd>
         {held.length > 0 && (
           <>
             <dt>{t('ui_virus_held_list')}</dt>
-            <dd class="virus-held">{held.map((tr) => `#${tr.id}`).join(', ')}</dd>
+            <dd class="virus-held">{held.map((id) => `#${id}`).join(', ')}</dd>
           </>
         )}
         <dt>{t('ui_all_guests')}</dt>
-        <dd>{guests.length}</dd>
+        <dd>{counts.guests}</dd>
         <dt>{t('ui_users')}</dt>
-        <dd>{users.size}</dd>
+        <dd>{localAccounts ? counts.local_users : counts.users}</dd>
       </dl>
       <PublicAddress />
       <UsageOverview />

@@ -174,6 +174,8 @@ export interface GuestRepository {
   listOpenOf(userId: string): Promise<Guest[]>;
   /** Every open Guest, newest first (admin view). */
   listOpen(): Promise<Guest[]>;
+  /** One page of listOpen(): by key (`after` a Guest's id: the older ones) or by offset, read from the index. */
+  listOpenPage(page: Page): Promise<Guest[]>;
   /** Open Guests whose expiry has passed (does_not_expire Guests never match). */
   listExpired(now: number): Promise<Guest[]>;
   /** Closes an open Guest; false when it was already closed (so a concurrent closer does not mail twice). */
@@ -450,8 +452,23 @@ export interface TransferUsage {
   bytes: number;
 }
 
+/** What the admins' overview counts (src/domain/usage.ts, `counts`), each in one statement on the database. */
+export interface ListCounts {
+  /** Every transfer whose records are kept, as GET /transfer/@all lists them. */
+  transfers: number;
+  /** Transfers neither closed nor past their expiry. */
+  liveTransfers: number;
+  /** Guests still open (status available), as GET /guest/@all lists them. */
+  guests: number;
+  users: number;
+  /** Users with a local account (what the Users tab lists on an instance that signs users in itself). */
+  localUsers: number;
+}
+
 /** Quotas and usage figures (src/domain/usage.ts). "Open" transfers: created, started, uploading, available. */
 export interface UsageRepository {
+  /** The admins' overview figures at `now`. */
+  counts(now: number): Promise<ListCounts>;
   /** Inside a unit of work: waits for other quota checks of the same keys to commit (a user's id, "host"). */
   holdQuota(keys: string[]): Promise<void>;
   /** Declared bytes of the files (not deleted) of open transfers: one user's, or everyone's (null). */
@@ -576,9 +593,14 @@ export interface VirusScanRepository {
   findMany(transferIds: number[]): Promise<Map<number, VirusScanRecord>>;
   /**
    * Claims a scan that is due (checking, or held with its next try at or before `dueBy`) for this caller
-   * until `until`; another node may take it over after that. Returns the transfer id, or undefined.
+   * until `until`; another node may take it over after that. Returns the transfer id, and whether another
+   * caller's claim on it had lapsed (taken over from a node that died or lost the database), or undefined.
    */
-  claim(now: number, until: number, dueBy: number): Promise<number | undefined>;
+  claim(now: number, until: number, dueBy: number): Promise<{ transferId: number; lapsed: boolean } | undefined>;
+  /** The claimant keeps its claim while it scans: the claim now lasts until `until` (nothing when settled). */
+  renew(transferId: number, until: number): Promise<void>;
+  /** When the earliest claim still running (at or after `now`) lapses, or undefined when none runs. */
+  nextLapse(now: number): Promise<number | undefined>;
   /** The scan ended: clean, infected (with the findings) or not_scanned (with why). */
   finish(
     transferId: number,
@@ -589,7 +611,7 @@ export interface VirusScanRepository {
   ): Promise<void>;
   /** The scan failed and waits: tried again from `retryAt`. */
   hold(transferId: number, retryAt: number, error: string): Promise<void>;
-  /** Transfer ids of held scans (the admins' view). */
+  /** Transfer ids of held scans of transfers not closed (the admins' to-do). */
   held(): Promise<number[]>;
 }
 

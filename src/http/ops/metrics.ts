@@ -148,6 +148,7 @@ export class Metrics {
             this.downloadedBytes.inc(Math.max(0, (socket?.bytesWritten ?? 0) - written0));
           const id = (ctx.body as { message?: unknown } | null | undefined)?.message;
           if (ctx.state.digestMismatch) this.storageErrors.inc({ kind: 'digest_mismatch' });
+          if (ctx.state.storeCut) this.storageErrors.inc({ kind: 'download_cut' });
           if (status === 507) this.storageErrors.inc({ kind: 'disk_full' });
           else if (status === 503 && (id === 'database_unavailable' || id === 'storage_unavailable'))
             this.storageErrors.inc({ kind: id });

@@ -285,6 +285,8 @@ async function respond(
         ctx.state.digestMismatch = true;
         what = ` file ${e.file.id} (${e.file.uid})`;
       }
+      // The store stopped sending (or went away) mid-answer: the client resumes with Range.
+      if (e instanceof ServiceError && e.id === Errors.storageUnavailable.id) ctx.state.storeCut = true;
       log.error(`download of transfer ${access.transfer.id}${what} cut: ${e.message}`);
       res.destroy();
     });

@@ -39,7 +39,10 @@ export function guestRoutes(api: Api): void {
   };
   api.get('/guest', users(), mine);
   api.get('/guest/@me', users(), mine);
-  api.get('/guest/@all', admin, async (ctx) => presentAll(ctx, await ctx.state.services.guests.listAll()));
+  api.get('/guest/@all', admin, async (ctx) => {
+    const list = await ctx.state.services.guests.pageAll(parsePage(ctx.query));
+    return Promise.all(list.map((g) => present(ctx, g)));
+  });
 
   // Another user's Guest answers like an unknown id, so Guest ids cannot be probed.
   const own = owner(loadGuest, { notFound: Errors.guestNotFound });

@@ -91,6 +91,9 @@ export const uiCs: Translations = {
   ui_discard: 'Zahodit',
   // Moje zásilky
   ui_no_transfers: 'Zatím žádné zásilky.',
+  ui_page_prev: 'Předchozí strana',
+  ui_page_next: 'Další strana',
+  ui_page_range: '{from}–{to} z {total}',
   ui_details: 'Podrobnosti',
   ui_downloaded_by: 'staženo {n} z {total}',
   ui_delete: 'Smazat',

@@ -87,6 +87,9 @@ export const uiEn = {
   ui_discard: 'Discard',
   // My transfers
   ui_no_transfers: 'No transfers yet.',
+  ui_page_prev: 'Previous page',
+  ui_page_next: 'Next page',
+  ui_page_range: '{from}–{to} of {total}',
   ui_details: 'Details',
   ui_downloaded_by: 'downloaded by {n} of {total}',
   ui_delete: 'Delete',

@@ -87,6 +87,9 @@ export const uiEs: Translations = {
   ui_discard: 'Descartar',
   // Mis transferencias
   ui_no_transfers: 'Todavía no hay transferencias.',
+  ui_page_prev: 'Página anterior',
+  ui_page_next: 'Página siguiente',
+  ui_page_range: '{from}–{to} de {total}',
   ui_details: 'Detalles',
   ui_downloaded_by: 'descargado por {n} de {total}',
   ui_delete: 'Borrar',

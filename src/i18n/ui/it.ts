@@ -86,6 +86,9 @@ export const uiIt: Translations = {
   ui_discard: 'Scarta',
   // I miei trasferimenti
   ui_no_transfers: 'Ancora nessun trasferimento.',
+  ui_page_prev: 'Pagina precedente',
+  ui_page_next: 'Pagina successiva',
+  ui_page_range: '{from}–{to} di {total}',
   ui_details: 'Dettagli',
   ui_downloaded_by: 'scaricato da {n} su {total}',
   ui_delete: 'Elimina',

@@ -96,6 +96,9 @@ export const uiPl: Translations = {
   ui_discard: 'Odrzuć',
   // Moje przesyłki
   ui_no_transfers: 'Nie ma jeszcze przesyłek.',
+  ui_page_prev: 'Poprzednia strona',
+  ui_page_next: 'Następna strona',
+  ui_page_range: '{from}–{to} z {total}',
   ui_details: 'Szczegóły',
   ui_downloaded_by: 'pobrane przez {n} z {total}',
   ui_delete: 'Usuń',

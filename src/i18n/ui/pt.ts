@@ -86,6 +86,9 @@ export const uiPt: Translations = {
   ui_discard: 'Descartar',
   // As minhas transferências
   ui_no_transfers: 'Ainda não há transferências.',
+  ui_page_prev: 'Página anterior',
+  ui_page_next: 'Página seguinte',
+  ui_page_range: '{from}–{to} de {total}',
   ui_details: 'Detalhes',
   ui_downloaded_by: 'descarregado por {n} de {total}',
   ui_delete: 'Apagar',

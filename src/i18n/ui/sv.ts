@@ -86,6 +86,9 @@ export const uiSv: Translations = {
   ui_discard: 'Släng',
   // Mina överföringar
   ui_no_transfers: 'Inga överföringar än.',
+  ui_page_prev: 'Föregående sida',
+  ui_page_next: 'Nästa sida',
+  ui_page_range: '{from}–{to} av {total}',
   ui_details: 'Detaljer',
   ui_downloaded_by: 'nedladdad av {n} av {total}',
   ui_delete: 'Radera',

@@ -1,0 +1,27 @@
+import { useApp } from '../lib/context';
+import type { Pages } from '../lib/use-pages';
+
+/** "51–100 of 1,234" and the buttons to the pages before and after (the total when the server counted it). */
+export function Pager<T>({ pages, total, label }: { pages: Pages<T>; total: number | null; label: string }) {
+  const { t, lang } = useApp();
+  const shown = pages.items?.length ?? 0;
+  if (!pages.hasPrev && !pages.hasNext && total === null) return null;
+  const range = t('ui_page_range', {
+    from: (shown ? pages.first : 0).toLocaleString(lang),
+    to: (pages.first + shown - 1).toLocaleString(lang),
+    total: total === null ? '…' : total.toLocaleString(lang),
+  });
+  return (
+    <nav class="pager" aria-label={label}>
+      <button type="button" class="pager-prev" disabled={!pages.hasPrev} onClick={pages.prev}>
+        {t('ui_page_prev')}
+      </button>
+      <span class="pager-range" aria-live="polite">
+        {range}
+      </span>
+      <button type="button" class="pager-next" disabled={!pages.hasNext} onClick={pages.next}>
+        {t('ui_page_next')}
+      </button>
+    </nav>
+  );
+}
