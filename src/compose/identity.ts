@@ -1,9 +1,8 @@
 import type { Config } from '../config/defaults';
-import { providerConfigs } from '../config/provider-schemas';
 import { GuestTokenAuthenticator } from '../auth/guest-token';
 import type { IdentityProviders } from '../auth/identity-providers';
 import type { Authenticator } from '../auth/principal';
-import { buildIdentityProviders } from '../auth/providers/registry';
+import { buildIdentityProviders, providerConfigs } from '../auth/providers/registry';
 import { RemoteApplicationAuthenticator, RemoteUserAuthenticator } from '../auth/remote';
 import { SessionServiceProvider } from '../auth/session-sp';
 import { threadedSignatureCheck } from '../auth/signature';

@@ -1,6 +1,5 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import net from 'node:net';
 import { ListMultipartUploadsCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { until } from '../helpers/until';
