@@ -3,7 +3,7 @@ import { admin } from '../access';
 import { Errors } from '../../domain/errors';
 import { RUNTIME_KEYS } from '../../config/defaults';
 import { DISCLOSABLE } from '../../config/validate';
-import { bodyObject } from '../actor';
+import { anyObject, input } from '../input';
 
 /**
  * PUT /config (admin): overrides of the runtime-safe keys (docs/architecture.md, Configuration), validated like the config file,
@@ -41,8 +41,8 @@ export function configRoutes(api: Api): void {
       },
     };
   });
-  api.put('/config', admin, async (ctx) => {
-    const b = bodyObject(ctx);
+  // The keys and their values are the config's to check (settings.update validates them like the file).
+  api.put('/config', admin, input({ body: anyObject }), async (ctx, { body: b }) => {
     if (Object.keys(b).length === 0) throw Errors.restMissingParameter('body');
     await ctx.state.services.settings.update(b);
     return true;
