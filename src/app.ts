@@ -58,7 +58,7 @@ import { loginRoutes } from './http/routes/login';
 import type { Authenticator } from './auth/principal';
 import { buildHttpApp, RouteModule } from './http/app';
 import { PageRegistry } from './http/web/pages';
-import { registerWebPages, loginRouter } from './http/web/app-pages';
+import { registerWebPages } from './http/web/app-pages';
 import { assetRouter } from './http/web/assets';
 import { mailSinkPage } from './http/web/mail-sink-page';
 import type { FerryState } from './http/state';
@@ -403,6 +403,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
     recipientRoutes,
     frequentRecipientRoutes,
     downloadRoutes,
+    loginRoutes,
   ];
   const readinessChecks: ReadinessCheck[] = [
     // A read of a real table, not `SELECT 1`: on SQLite that would answer without touching the file.
@@ -421,7 +422,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const http = buildHttpApp(services, {
     routes,
     pages,
-    extraRouters: [assetRouter(), loginRouter(), loginRoutes()],
+    extraRouters: [assetRouter()],
     observe: metrics.middleware(),
   });
   const stoppers: (() => void | Promise<void>)[] = [];

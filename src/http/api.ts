@@ -55,6 +55,14 @@ export class Api {
     return this.add('GET', path, access, chain);
   }
   post<S extends Schemas>(path: string, access: AccessLevel, input: Input<S>, ...chain: Chain<Parsed<S>>): this;
+  /** A step before the input's parsing (a sign-in form's provider, whose 404 comes before the body's 400). */
+  post<S extends Schemas>(
+    path: string,
+    access: AccessLevel,
+    before: Step,
+    input: Input<S>,
+    ...chain: Chain<Parsed<S>>
+  ): this;
   post(path: string, access: AccessLevel, ...chain: Chain<undefined>): this;
   post(path: string, access: AccessLevel, ...chain: unknown[]) {
     return this.add('POST', path, access, chain);

@@ -116,7 +116,7 @@ const updateInput = input({
     closed: flag,
     extend_expiry_date: flag,
     remind: flag,
-    download_limit: z.unknown(),
+    download_limit: z.unknown().optional(),
   }),
 });
 /** All a chunk key may send to PUT /transfer/{id}. */
