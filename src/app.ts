@@ -1,5 +1,4 @@
 import os from 'node:os';
-import type Koa from 'koa';
 import type { Config } from './config/defaults';
 import { guestLimitsOf, quotaLimitsOf, reminderMarksOf, transferLimitsOf } from './config/service-limits';
 import { Settings } from './config/settings';
@@ -56,12 +55,11 @@ import { userRoutes } from './http/routes/user';
 import { configRoutes } from './http/routes/config';
 import { loginRoutes } from './http/routes/login';
 import type { Authenticator } from './auth/principal';
-import { buildHttpApp, RouteModule } from './http/app';
+import { buildHttpApp, type HttpApp, RouteModule } from './http/app';
 import { PageRegistry } from './http/web/pages';
 import { registerWebPages } from './http/web/app-pages';
 import { assetRouter } from './http/web/assets';
 import { mailSinkPage } from './http/web/mail-sink-page';
-import type { FerryState } from './http/state';
 import { consoleLogger, Logger } from './log';
 import { allowList, Metrics } from './http/ops/metrics';
 import { Readiness, type ReadinessCheck } from './http/ops/readiness';
@@ -88,7 +86,7 @@ export interface FerryApp {
   services: Services;
   /** The mailer port's adapter (tests queue mail through it directly). */
   notifier: Notifier;
-  http: Koa<FerryState>;
+  http: HttpApp;
   /** This node among the nodes sharing the database: its name, the feature level they all know. */
   features: NodeFeatures;
   /**
