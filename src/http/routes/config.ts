@@ -9,6 +9,9 @@ import { anyObject, input } from '../input';
  * PUT /config (admin): overrides of the runtime-safe keys (docs/architecture.md, Configuration), validated like the config file,
  * persisted in the database and effective at once. GET /config (an extension) shows their effective values, and the antivirus settings.
  */
+/** The keys and their values are the config's to check (settings.update validates them like the file). */
+export const configUpdateInput = input({ body: anyObject });
+
 export function configRoutes(api: Api): void {
   api.get('/config', admin, async (ctx) => {
     const settings = ctx.state.services.settings;
@@ -41,8 +44,7 @@ export function configRoutes(api: Api): void {
       },
     };
   });
-  // The keys and their values are the config's to check (settings.update validates them like the file).
-  api.put('/config', admin, input({ body: anyObject }), async (ctx, { body: b }) => {
+  api.put('/config', admin, configUpdateInput, async (ctx, { body: b }) => {
     if (Object.keys(b).length === 0) throw Errors.restMissingParameter('body');
     await ctx.state.services.settings.update(b);
     return true;

@@ -33,6 +33,10 @@ function creatorOf(ctx: FerryContext): GuestCreator {
   return { userId: p.user.id, emails: p.user.emails, fromMustBeOwn: p.via !== 'remote_application' }; // as in actorOf
 }
 
+/** POST /guest: an object; its fields are the domain's to check (parseGuestInput). */
+export const guestCreateInput = input({ body: anyObject });
+export const guestUpdateInput = input({ params: idParams, body: z.object({ remind: flag }) });
+
 /** The spec's Guest endpoints. */
 export function guestRoutes(api: Api): void {
   const mine = async (ctx: FerryContext, { query }: { query: z.output<typeof pageQuery> }) => {
@@ -49,8 +53,7 @@ export function guestRoutes(api: Api): void {
   const own = owner(loadGuest, { notFound: Errors.guestNotFound });
   api.get('/guest/:id', own, idInput, (ctx) => present(ctx, ctx.state.resource as Guest));
 
-  // An object; its fields are the domain's to check (parseGuestInput).
-  api.post('/guest', users(), input({ body: anyObject }), async (ctx, { body }) => {
+  api.post('/guest', users(), guestCreateInput, async (ctx, { body }) => {
     const s = ctx.state.services;
     const creator = creatorOf(ctx);
     // The body is checked here, at the edge; the service takes the checked draft.
@@ -59,7 +62,7 @@ export function guestRoutes(api: Api): void {
     return created(ctx, await present(ctx, guest), `/guest/${guest.id}`);
   });
 
-  api.put('/guest/:id', own, input({ params: idParams, body: z.object({ remind: flag }) }), async (ctx, { body }) => {
+  api.put('/guest/:id', own, guestUpdateInput, async (ctx, { body }) => {
     if (body.remind) await ctx.state.services.guests.remind(ctx.state.resource as Guest);
     return true;
   });

@@ -93,7 +93,7 @@ function readFlow(ctx: FerryContext): { flow: Record<string, string>; back: stri
 
 const missing = failsAs(Errors.restMissingParameter);
 /** The login body: both fields present, of sane length (checked here, at the edge); `return`, the page to go back to. */
-const credentials = z.object({
+export const credentials = z.object({
   user_id: z.string(missing).min(1, missing).max(256),
   password: z.string(missing).min(1, missing).max(1024),
   return: z.unknown().optional(),

@@ -25,21 +25,18 @@ async function present(ctx: FerryContext, r: Recipient) {
   );
 }
 
+export const recipientUpdateInput = input({ params: idParams, body: z.strictObject({ remind: flag }) });
+
 /** Recipient endpoints of the spec. */
 export function recipientRoutes(api: Api): void {
   const own = owner(loadRecipient, { notFound: Errors.recipientNotFound });
   const idInput = input({ params: idParams });
   api.get('/recipient/:id', own, idInput, (ctx) => present(ctx, loaded(ctx).recipient));
-  api.put(
-    '/recipient/:id',
-    own,
-    input({ params: idParams, body: z.strictObject({ remind: flag }) }),
-    async (ctx, { body: b }) => {
-      const { recipient, transfer } = loaded(ctx);
-      if (b.remind) await ctx.state.services.transfers.remind(actorOf(ctx), transfer, recipient);
-      return present(ctx, recipient);
-    },
-  );
+  api.put('/recipient/:id', own, recipientUpdateInput, async (ctx, { body: b }) => {
+    const { recipient, transfer } = loaded(ctx);
+    if (b.remind) await ctx.state.services.transfers.remind(actorOf(ctx), transfer, recipient);
+    return present(ctx, recipient);
+  });
   api.delete('/recipient/:id', own, idInput, async (ctx) => {
     await ctx.state.services.recipients.remove(actorOf(ctx), loaded(ctx).recipient);
     return true;

@@ -100,16 +100,16 @@ const transferOf = (ctx: FerryContext) => ctx.state.resource as Transfer;
 
 const listInput = input({ query: pageQuery });
 /** POST /transfer: an object; its fields are the domain's to check (parseTransferInput, parseSharingInput). */
-const createInput = input({ body: anyObject });
+export const createInput = input({ body: anyObject });
 const idInput = input({ params: idParams });
-const recipientInput = input({
+export const recipientInput = input({
   params: idParams,
   body: z.object({
     recipient: z.string({ error: wrongIs(Errors.badEmail) }).refine(isEmail, failsAs(Errors.badEmail)),
   }),
 });
 /** PUT /transfer/{id}; download_limit is ferry's extension (docs/sharing.md), checked by the sharing service. */
-const updateInput = input({
+export const updateInput = input({
   params: idParams,
   body: z.strictObject({
     complete: flag,

@@ -41,6 +41,30 @@ const emailList = (error: z.core.$ZodErrorMap | string) =>
 const emailsInput = z.strictObject({ email: emailList(wrongIs(Errors.badEmail)) });
 const userIdInput = input({ params: userIdParams });
 
+// The inputs the web pages send (their types: src/http/presenters/wire.ts).
+/** Body: id, email (one address or a list), admin (optional boolean). */
+export const newUserInput = input({
+  body: z.strictObject({
+    id: z.string(failsAs(Errors.restMissingParameter)).min(1, failsAs(Errors.restMissingParameter)),
+    email: emailList(Errors.badEmail.id),
+    admin: z.boolean().optional(),
+  }),
+});
+/** A new random password: its body, if any, says nothing. */
+export const resetPasswordInput = input({ params: userIdParams, body: z.object({}) });
+export const adminFlagInput = input({
+  params: userIdParams,
+  body: z.strictObject({ admin: z.boolean(failsAs(Errors.restBadParameter)) }),
+});
+export const quotaInput = input({ params: userIdParams, body: z.strictObject({ quota }) });
+export const ownEmailsInput = input({ body: emailsInput });
+export const userEmailsInput = input({ params: userIdParams, body: emailsInput });
+const given = z.string(failsAs(Errors.restMissingParameter)).min(1, failsAs(Errors.restMissingParameter));
+/** Body: current_password, password. */
+export const ownPasswordInput = input({
+  body: z.strictObject({ current_password: given.max(1024, failsAs(Errors.restBadParameter)), password: given }),
+});
+
 /**
  * Account management from the web (ferry's extension of the spec's User endpoints): what `ferry user …` and
  * `ferry admin …` do, through the same services, for admins; and one's own password and quota for every
@@ -72,13 +96,8 @@ export function userAdminRoutes(api: Api): void {
     });
   });
 
-  // Body: id, email (one address or a list), admin (optional boolean). Answers the first password, once.
-  const newUser = z.strictObject({
-    id: z.string(failsAs(Errors.restMissingParameter)).min(1, failsAs(Errors.restMissingParameter)),
-    email: emailList(Errors.badEmail.id),
-    admin: z.boolean().optional(),
-  });
-  api.post('/user', admin, input({ body: newUser }), async (ctx, { body: b }) => {
+  // Answers the first password, once.
+  api.post('/user', admin, newUserInput, async (ctx, { body: b }) => {
     const password = await ctx.state.services.accounts.createLocalUser(b.id, b.email, b.admin === true);
     return created(ctx, { id: b.id, password }, `/user/${encodeURIComponent(b.id)}`);
   });
@@ -89,28 +108,17 @@ export function userAdminRoutes(api: Api): void {
   });
 
   // A new random password, answered once: only its hash is stored, and no log line carries it.
-  // Its body, if any, says nothing.
-  api.post(
-    '/user/:id/password',
-    admin,
-    input({ params: userIdParams, body: z.object({}) }),
-    async (ctx, { params }) => {
-      const id = params.id;
-      if (!(await ctx.state.services.accounts.isLocal(id))) throw Errors.userNotFound();
-      return { id, password: await ctx.state.services.accounts.resetPassword(id) };
-    },
-  );
-
-  const adminInput = input({
-    params: userIdParams,
-    body: z.strictObject({ admin: z.boolean(failsAs(Errors.restBadParameter)) }),
+  api.post('/user/:id/password', admin, resetPasswordInput, async (ctx, { params }) => {
+    const id = params.id;
+    if (!(await ctx.state.services.accounts.isLocal(id))) throw Errors.userNotFound();
+    return { id, password: await ctx.state.services.accounts.resetPassword(id) };
   });
-  api.put('/user/:id/admin', admin, adminInput, async (ctx, { params, body }) => {
+
+  api.put('/user/:id/admin', admin, adminFlagInput, async (ctx, { params, body }) => {
     await ctx.state.services.accounts.setAdminBy(adminActor(ctx), params.id, body.admin);
     return true;
   });
 
-  const quotaInput = input({ params: userIdParams, body: z.strictObject({ quota }) });
   api.put('/user/:id/quota', admin, quotaInput, async (ctx, { params, body }) => {
     await ctx.state.services.usage.setQuota(params.id, body.quota);
     return true;
@@ -118,19 +126,14 @@ export function userAdminRoutes(api: Api): void {
 
   // Body: email (one address or a list). A local account's addresses: its own owner's (below) or an admin's.
   // @me first: /user/:id/email would take "@me" for an id.
-  api.put('/user/@me/email', users(), input({ body: emailsInput }), async (ctx, { body }) => {
+  api.put('/user/@me/email', users(), ownEmailsInput, async (ctx, { body }) => {
     await ctx.state.services.accounts.setEmails(actorId(ctx), body.email);
     return true;
   });
-  api.put(
-    '/user/:id/email',
-    admin,
-    input({ params: userIdParams, body: emailsInput }),
-    async (ctx, { params, body }) => {
-      await ctx.state.services.accounts.setEmails(params.id, body.email);
-      return true;
-    },
-  );
+  api.put('/user/:id/email', admin, userEmailsInput, async (ctx, { params, body }) => {
+    await ctx.state.services.accounts.setEmails(params.id, body.email);
+    return true;
+  });
 
   // One's own quota and what counts against it (the upload page and the profile show it).
   api.get('/user/@me/quota', users(), async (ctx) => {
@@ -138,12 +141,8 @@ export function userAdminRoutes(api: Api): void {
     return { quota: q.limit, used: q.used, own: q.own };
   });
 
-  // Body: current_password, password. Local accounts only, signed in with their session (not a signed request).
-  const given = z.string(failsAs(Errors.restMissingParameter)).min(1, failsAs(Errors.restMissingParameter));
-  const passwordInput = input({
-    body: z.strictObject({ current_password: given.max(1024, failsAs(Errors.restBadParameter)), password: given }),
-  });
-  api.put('/user/@me/password', users(), passwordInput, async (ctx, { body: b }) => {
+  // Local accounts only, signed in with their session (not a signed request).
+  api.put('/user/@me/password', users(), ownPasswordInput, async (ctx, { body: b }) => {
     const s = ctx.state.services;
     const p = ctx.state.principal;
     if (p.type !== 'user' || p.via !== 'sp' || !p.provider || !s.identity.get(p.provider)?.localAccounts)

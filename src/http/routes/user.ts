@@ -65,6 +65,9 @@ const updateBody = z.strictObject({
   secret_rotate: flag,
 });
 
+export const userUpdateInput = input({ body: updateBody });
+export const userUpdateByIdInput = input({ params: userIdParams, body: updateBody });
+
 async function update(ctx: FerryContext, u: UserRecord, b: z.output<typeof updateBody>): Promise<true> {
   const s = ctx.state.services;
   if (b.lang !== undefined) await s.users.setLang(u.id, b.lang);
@@ -122,10 +125,9 @@ export function userRoutes(api: Api): void {
   api.get('/user/:id', admin, input({ params: userIdParams }), async (ctx, { params }) =>
     preferences(ctx, await ctx.state.services.users.get(params.id)),
   );
-  const updateMine = input({ body: updateBody });
-  api.put('/user', users(), updateMine, async (ctx, { body }) => update(ctx, await me(ctx), body));
-  api.put('/user/@me', users(), updateMine, async (ctx, { body }) => update(ctx, await me(ctx), body));
-  api.put('/user/:id', userSelfOrAdmin(), input({ params: userIdParams, body: updateBody }), (ctx, { body }) =>
+  api.put('/user', users(), userUpdateInput, async (ctx, { body }) => update(ctx, await me(ctx), body));
+  api.put('/user/@me', users(), userUpdateInput, async (ctx, { body }) => update(ctx, await me(ctx), body));
+  api.put('/user/:id', userSelfOrAdmin(), userUpdateByIdInput, (ctx, { body }) =>
     update(ctx, ctx.state.resource as UserRecord, body),
   );
 }
