@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { Api } from '../../web/lib/api';
 
-// The pages' request bodies take their types from the routes' schemas (src/http/presenters/wire.ts): a body
+// The pages' request bodies take their types from the routes' schemas (src/http/request-bodies.ts): a body
 // the server would refuse does not compile. `npm run typecheck` checks the lines marked as errors below; this
 // file runs the allowed calls against a fetch that records them.
 test('the web client sends what the schemas take, and nothing else compiles', async () => {

@@ -6,7 +6,7 @@
  */
 import { specError } from '../../src/shared/error-body';
 import { parseRetryAfter, retryableStatus } from '../../src/shared/retry';
-import type { BodyCall, PostBodies, PutBodies } from '../../src/http/presenters/wire';
+import type { BodyCall, PostBodies, PutBodies } from '../../src/http/request-bodies';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -122,11 +122,11 @@ export class Api {
   get<T = unknown>(path: string, init?: RequestInitEx) {
     return this.request<T>('GET', path, init);
   }
-  /** A body as the route's schema takes it (src/http/presenters/wire.ts, PostBodies). */
+  /** A body as the route's schema takes it (src/http/request-bodies.ts, PostBodies). */
   post<T = unknown>(...[path, json]: BodyCall<PostBodies>) {
     return this.request<T>('POST', path, { json });
   }
-  /** A body as the route's schema takes it (src/http/presenters/wire.ts, PutBodies). */
+  /** A body as the route's schema takes it (src/http/request-bodies.ts, PutBodies). */
   put<T = unknown>(...[path, json]: BodyCall<PutBodies>) {
     return this.request<T>('PUT', path, { json });
   }
