@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { startTestServer, TestServer } from '../helpers/server';
+import { HEADER_SP, startTestServer, TestServer } from '../helpers/server';
 
 // One schema per route (docs/architecture.md, "HTTP surface"): every route that takes input declares it in its
 // chain, and no handler reads the request's parameters, query or body by itself.
@@ -94,6 +94,31 @@ test('a failed parse answers 400 in the spec shape, naming the field', async () 
   const login = await s.request('POST', '/login', { json: { user_id: 'someone' } });
   assert.is(login.status, 400);
   assert.equal([login.json?.message, login.json?.details], ['rest_missing_parameter', ['password']]);
+});
+
+test("a failed parse answers the catalogue's code each field names, as before schemas", async () => {
+  const h = await startTestServer({ ...HEADER_SP, admin: ['boss'] });
+  try {
+    const boss = { 'X-Remote-User': 'boss', 'X-Remote-Email': 'boss@example.org' };
+    const cases: [string, string, unknown, string, string[] | null][] = [
+      ['PUT', '/config', {}, 'rest_missing_parameter', ['body']],
+      ['PUT', '/config', [], 'bad_request_body', null],
+      ['PUT', '/user/boss/quota', { quota: -1 }, 'rest_bad_parameter', ['quota']],
+      ['PUT', '/user/boss/quota', {}, 'rest_missing_parameter', ['quota']],
+      ['POST', '/user', { id: 'x' }, 'bad_email', ['email']],
+      ['PUT', '/user/@me', { lang: 5 }, 'bad_lang_code', ['lang']],
+      ['PUT', '/user/@me', { x: 1, y: 2 }, 'rest_bad_parameter', ['x', 'y']],
+      ['GET', '/download?token=abc&files_ids=1,x', undefined, 'rest_bad_parameter', ['files_ids']],
+      ['GET', '/transfer/0', undefined, 'rest_bad_parameter', ['id']],
+      ['GET', '/transfer?limit=x', undefined, 'rest_bad_parameter', ['limit']],
+    ];
+    for (const [method, url, json, message, details] of cases) {
+      const r = await h.request(method, url, json === undefined ? { headers: boss } : { headers: boss, json });
+      assert.equal([r.status, r.json?.message, r.json?.details], [400, message, details], `${method} ${url}`);
+    }
+  } finally {
+    await h.close();
+  }
 });
 
 test.run();

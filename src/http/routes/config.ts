@@ -10,7 +10,9 @@ import { anyObject, input } from '../input';
  * persisted in the database and effective at once. GET /config (an extension) shows their effective values, and the antivirus settings.
  */
 /** The keys and their values are the config's to check (settings.update validates them like the file). */
-export const configUpdateInput = input({ body: anyObject });
+export const configUpdateInput = input({
+  body: anyObject.refine((b) => Object.keys(b).length > 0, { error: Errors.restMissingParameter.id, path: ['body'] }),
+});
 
 export function configRoutes(api: Api): void {
   api.get('/config', admin, async (ctx) => {
@@ -45,7 +47,6 @@ export function configRoutes(api: Api): void {
     };
   });
   api.put('/config', admin, configUpdateInput, async (ctx, { body: b }) => {
-    if (Object.keys(b).length === 0) throw Errors.restMissingParameter('body');
     await ctx.state.services.settings.update(b);
     return true;
   });
