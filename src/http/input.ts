@@ -3,7 +3,7 @@ import { Errors, type ErrorEntry, ServiceError } from '../domain/errors';
 import type { FerryContext } from './state';
 
 /**
- * A route's input, declared in its chain (docs/architecture.md, "HTTP surface"): the schemas of its path
+ * A route's input, declared in its chain (docs/architecture.md, "How a request flows"): the schemas of its path
  * parameters, query and body. The schemas check shape and types; the domain's parse functions keep its rules
  * (quotas, recipients, dates). A body that is the data itself (a chunk, a multipart upload) is `'bytes'`:
  * streamed by the handler, never parsed.

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { HEADER_SP, startTestServer, TestServer } from '../helpers/server';
 
-// One schema per route (docs/architecture.md, "HTTP surface"): every route that takes input declares it in its
+// One schema per route (docs/architecture.md, "How a request flows"): every route that takes input declares it in its
 // chain, and no handler reads the request's parameters, query or body by itself.
 let s: TestServer;
 const root = path.resolve(__dirname, '../..');
