@@ -41,41 +41,13 @@ export class Api {
   readonly router = new Router<FerryState>();
   readonly routes: RouteInfo[] = [];
 
-  get<S extends Schemas>(path: string, access: AccessLevel, input: Input<S>, ...chain: Chain<Parsed<S>>): this;
-  /** A step around the rest of the chain, the input's parsing included (a download's errors shown as a page). */
-  get<S extends Schemas>(
-    path: string,
-    access: AccessLevel,
-    around: Step,
-    input: Input<S>,
-    ...chain: Chain<Parsed<S>>
-  ): this;
-  get(path: string, access: AccessLevel, ...chain: Chain<undefined>): this;
-  get(path: string, access: AccessLevel, ...chain: unknown[]) {
-    return this.add('GET', path, access, chain);
-  }
-  post<S extends Schemas>(path: string, access: AccessLevel, input: Input<S>, ...chain: Chain<Parsed<S>>): this;
-  /** A step before the input's parsing (a sign-in form's provider, whose 404 comes before the body's 400). */
-  post<S extends Schemas>(
-    path: string,
-    access: AccessLevel,
-    before: Step,
-    input: Input<S>,
-    ...chain: Chain<Parsed<S>>
-  ): this;
-  post(path: string, access: AccessLevel, ...chain: Chain<undefined>): this;
-  post(path: string, access: AccessLevel, ...chain: unknown[]) {
-    return this.add('POST', path, access, chain);
-  }
-  put<S extends Schemas>(path: string, access: AccessLevel, input: Input<S>, ...chain: Chain<Parsed<S>>): this;
-  put(path: string, access: AccessLevel, ...chain: Chain<undefined>): this;
-  put(path: string, access: AccessLevel, ...chain: unknown[]) {
-    return this.add('PUT', path, access, chain);
-  }
-  delete<S extends Schemas>(path: string, access: AccessLevel, input: Input<S>, ...chain: Chain<Parsed<S>>): this;
-  delete(path: string, access: AccessLevel, ...chain: Chain<undefined>): this;
-  delete(path: string, access: AccessLevel, ...chain: unknown[]) {
-    return this.add('DELETE', path, access, chain);
+  readonly get = this.declare('GET');
+  readonly post = this.declare('POST');
+  readonly put = this.declare('PUT');
+  readonly delete = this.declare('DELETE');
+
+  private declare(method: RouteInfo['method']): Declare {
+    return (path: string, access: AccessLevel, ...chain: unknown[]) => this.add(method, path, access, chain);
   }
 
   private add(method: RouteInfo['method'], path: string, access: AccessLevel, chain: unknown[]): this {
@@ -120,3 +92,20 @@ export class Api {
 
 /** Validation steps, then the handler. */
 type Chain<I> = [...Step[], Handler<I>];
+
+/** How a route is declared: path, access level, then its input (if it takes any), steps and handler. */
+interface Declare {
+  <S extends Schemas>(path: string, access: AccessLevel, input: Input<S>, ...chain: Chain<Parsed<S>>): Api;
+  /**
+   * A step before the input's parsing: around the rest of the chain (a download's errors shown as a page), or
+   * ahead of it (a sign-in form's provider, whose 404 comes before the body's 400).
+   */
+  <S extends Schemas>(
+    path: string,
+    access: AccessLevel,
+    before: Step,
+    input: Input<S>,
+    ...chain: Chain<Parsed<S>>
+  ): Api;
+  (path: string, access: AccessLevel, ...chain: Chain<undefined>): Api;
+}
