@@ -85,6 +85,8 @@ module.exports = {
     row('web/[^/]+\\.tsx?$', ['web/']),
     // The REST answers' shapes, as the server's presenters build them: types only, erased from the bundle.
     { from: { path: '^web/' }, to: { path: '^src/http/presenters/wire\\.ts$', dependencyTypes: ['type-only'] } },
+    // The request bodies the routes' schemas take, the same way.
+    { from: { path: '^web/' }, to: { path: '^src/http/request-bodies\\.ts$', dependencyTypes: ['type-only'] } },
   ],
   forbidden: [
     {

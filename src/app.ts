@@ -1,11 +1,10 @@
-import type Koa from 'koa';
 import type { Config } from './config/defaults';
 import type { Database } from './db/database';
 import type { NodeFeatures } from './domain/features';
 import { systemClock, type Clock, type Notifier } from './domain/ports';
 import { cryptoIds, scryptPasswords } from './auth/passwords';
 import type { Services } from './services';
-import type { FerryState } from './http/state';
+import type { HttpApp } from './http/app';
 import { consoleLogger, Logger } from './log';
 import { VERSION } from './version';
 import { composeDatabase } from './compose/database';
@@ -38,7 +37,7 @@ export interface FerryApp {
   services: Services;
   /** The mailer port's adapter (tests queue mail through it directly). */
   notifier: Notifier;
-  http: Koa<FerryState>;
+  http: HttpApp;
   /** This node among the nodes sharing the database: its name, the feature level they all know. */
   features: NodeFeatures;
   /**

@@ -1,5 +1,4 @@
-import type Koa from 'koa';
-import { buildHttpApp, type RouteModule } from '../http/app';
+import { buildHttpApp, type HttpApp, type RouteModule } from '../http/app';
 import type { Metrics } from '../http/ops/metrics';
 import { configRoutes } from '../http/routes/config';
 import { downloadRoutes } from '../http/routes/download';
@@ -11,8 +10,7 @@ import { loginRoutes } from '../http/routes/login';
 import { recipientRoutes } from '../http/routes/recipient';
 import { transferRoutes } from '../http/routes/transfer';
 import { userRoutes } from '../http/routes/user';
-import type { FerryState } from '../http/state';
-import { loginRouter, registerWebPages } from '../http/web/app-pages';
+import { registerWebPages } from '../http/web/app-pages';
 import { assetRouter } from '../http/web/assets';
 import { downloadPage } from '../http/web/download-page';
 import { mailSinkPage } from '../http/web/mail-sink-page';
@@ -20,7 +18,7 @@ import { PageRegistry } from '../http/web/pages';
 import type { Services } from '../services';
 
 /** The REST routes, the web pages and the operations' routes, over the services. */
-export function composeHttp(services: Services, ops: { routes: RouteModule; metrics: Metrics }): Koa<FerryState> {
+export function composeHttp(services: Services, ops: { routes: RouteModule; metrics: Metrics }): HttpApp {
   const pages = new PageRegistry();
   registerWebPages(pages);
   pages.register('mail-sink', mailSinkPage);
@@ -35,12 +33,13 @@ export function composeHttp(services: Services, ops: { routes: RouteModule; metr
     recipientRoutes,
     frequentRecipientRoutes,
     downloadRoutes,
+    loginRoutes,
     ops.routes,
   ];
   return buildHttpApp(services, {
     routes,
     pages,
-    extraRouters: [assetRouter(), loginRouter(), loginRoutes()],
+    extraRouters: [assetRouter()],
     observe: ops.metrics.middleware(),
   });
 }

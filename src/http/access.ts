@@ -2,6 +2,7 @@ import type { Next } from 'koa';
 import { Errors, type ErrorEntry } from '../domain/errors';
 import { isAdmin, Principal } from '../auth/principal';
 import type { FerryContext } from './state';
+import { keyQuery, parseQuery } from './input';
 
 /** A step of a route's chain. */
 export type Step = (ctx: FerryContext, next: Next) => unknown;
@@ -78,7 +79,7 @@ export function owner<T>(load: (ctx: FerryContext) => Owned<T> | Promise<Owned<T
     level: 'owner',
     check: async (ctx, next) => {
       const p = ctx.state.principal;
-      const keyArg = typeof ctx.query.key === 'string' ? ctx.query.key : undefined;
+      const keyArg = parseQuery(ctx, keyQuery).key;
       const keyAllowed =
         opts.chunkKey && keyArg !== undefined && ctx.state.services.settings.get().chunk_upload_security === 'key';
       if (p.type === 'anonymous' && !keyAllowed) throw authRequired();
@@ -109,5 +110,5 @@ async function chunkKeyMatches(
   if (owned.transferId === undefined) return false;
   const keys = ctx.state.services.chunkKeys;
   if (!keys || !(await keys.matches(owned.transferId, key))) return false;
-  return typeof opts.chunkKey === 'function' ? opts.chunkKey(ctx, owned) : true;
+  return opts.chunkKey instanceof Function ? opts.chunkKey(ctx, owned) : true;
 }

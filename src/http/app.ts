@@ -4,7 +4,7 @@ import type Router from '@koa/router';
 import { Errors } from '../domain/errors';
 import type { Services } from '../services';
 import { ANONYMOUS } from '../auth/principal';
-import { Api } from './api';
+import { Api, type RouteInfo } from './api';
 import { errorMiddleware } from './middleware/errors';
 import { jsonpMiddleware } from './middleware/jsonp';
 import { securityHeaders } from './middleware/security-headers';
@@ -36,7 +36,10 @@ export interface HttpOptions {
   observe?: Koa.Middleware<FerryState>;
 }
 
-export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<FerryState> {
+/** The HTTP app, and what its REST router holds (each route's access level and input, for tests to check). */
+export type HttpApp = Koa<FerryState> & { readonly routes: readonly RouteInfo[] };
+
+export function buildHttpApp(services: Services, opts: HttpOptions = {}): HttpApp {
   const app = new Koa<FerryState>();
   app.proxy = false;
   app.silent = true;
@@ -90,5 +93,5 @@ export function buildHttpApp(services: Services, opts: HttpOptions = {}): Koa<Fe
       notImplemented: () => Errors.restMethodNotAllowed(),
     }),
   );
-  return app;
+  return Object.assign(app, { routes: api.routes });
 }

@@ -10,6 +10,8 @@ export interface FerryState {
   services: Services;
   /** The resource an owner-level route loaded and checked. */
   resource?: unknown;
+  /** The route's input, parsed by its schemas (src/http/input.ts) after the access check. */
+  input?: unknown;
   /** Raw body bytes, kept for signature checks. */
   rawBody?: Buffer;
   /** A signed chunk upload: its body streams after authentication, its HMAC computed on the way. */

@@ -306,6 +306,19 @@ export const PUBLIC_ROUTES = [
   'GET /healthz',
   'GET /readyz',
   'GET /metrics',
+  // Signing in and out: the login page, password forms, a redirect sign-in's start and callback, a logout the
+  // identity provider starts, its metadata, and the session's own logout (test/http/auth-*.test.ts).
+  'GET /login',
+  'POST /login',
+  'POST /login/:provider',
+  'GET /login/:provider',
+  'GET /login/:provider/callback',
+  'POST /login/:provider/callback',
+  'GET /login/:provider/logout',
+  'POST /login/:provider/logout',
+  'GET /login/:provider/metadata',
+  'POST /logout',
+  'GET /logout',
 ];
 
 /** An id nobody holds, for each kind of resource. */

@@ -6,6 +6,7 @@
  */
 import { specError } from '../../src/shared/error-body';
 import { parseRetryAfter, retryableStatus } from '../../src/shared/retry';
+import type { BodyCall, PostBodies, PutBodies } from '../../src/http/request-bodies';
 
 export type FetchLike = (input: string, init?: RequestInit) => Promise<Response>;
 
@@ -121,10 +122,12 @@ export class Api {
   get<T = unknown>(path: string, init?: RequestInitEx) {
     return this.request<T>('GET', path, init);
   }
-  post<T = unknown>(path: string, json: unknown) {
+  /** A body as the route's schema takes it (src/http/request-bodies.ts, PostBodies). */
+  post<T = unknown>(...[path, json]: BodyCall<PostBodies>) {
     return this.request<T>('POST', path, { json });
   }
-  put<T = unknown>(path: string, json: unknown) {
+  /** A body as the route's schema takes it (src/http/request-bodies.ts, PutBodies). */
+  put<T = unknown>(...[path, json]: BodyCall<PutBodies>) {
     return this.request<T>('PUT', path, { json });
   }
   delete<T = unknown>(path: string) {

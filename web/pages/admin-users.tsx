@@ -107,7 +107,7 @@ function UserRow({
   onPassword(p: string): void;
 }) {
   const { api, t } = useApp();
-  const path = `/user/${encodeURIComponent(u.id)}`;
+  const path = `/user/${encodeURIComponent(u.id)}` as const;
   return (
     <tr data-user={u.id}>
       <th scope="row" data-label={t('user_id')}>

@@ -8,9 +8,8 @@ import { basePath } from '../web/layout';
 export const LINK_PASSWORD_HEADER = 'X-Ferry-Link-Password';
 
 /** What this request shows to open a password-protected link (docs/sharing.md, Link password). */
-export function linkUnlock(ctx: FerryContext): LinkUnlock {
-  const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
-  return formUnlock(ctx, token, ctx.get(LINK_PASSWORD_HEADER));
+export function linkUnlock(ctx: FerryContext, token: string | undefined): LinkUnlock {
+  return formUnlock(ctx, token ?? '', ctx.get(LINK_PASSWORD_HEADER));
 }
 
 /** The same for the password form (POST /download/unlock): its token and password, and the browser's proof. */

@@ -94,7 +94,7 @@ export function authRequestOf(ctx: FerryContext): AuthRequest {
   const q = original.indexOf('?');
   const rawQuery = q < 0 ? '' : original.slice(q + 1);
   const raw =
-    ctx.state.rawBody ?? (typeof ctx.request.rawBody === 'string' ? Buffer.from(ctx.request.rawBody) : Buffer.alloc(0));
+    ctx.state.rawBody ?? (ctx.request.rawBody !== undefined ? Buffer.from(ctx.request.rawBody) : Buffer.alloc(0));
   return {
     method: ctx.method,
     path: q < 0 ? original : original.slice(0, q),

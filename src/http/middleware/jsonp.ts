@@ -1,10 +1,15 @@
+import { z } from 'zod';
 import type { Middleware } from 'koa';
 import { Errors } from '../../domain/errors';
 import type { FerryState } from '../state';
 import type { Logger } from '../../log';
 import { renderError } from './errors';
 
-const CALLBACK = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
+/** A callback name: a dotted JavaScript identifier, one argument, of sane length. */
+const CALLBACK = z
+  .string()
+  .max(128)
+  .regex(/^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/);
 
 /**
  * JSONP (docs/architecture.md, HTTP surface): `?callback=name` on GET only. The name is checked before anything runs, so a hostile
@@ -13,12 +18,11 @@ const CALLBACK = /^[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*$/;
  */
 export function jsonpMiddleware(log: Logger): Middleware<FerryState> {
   return async (ctx, next) => {
-    const callback = ctx.query.callback;
-    if (callback === undefined) return next();
+    if (ctx.query.callback === undefined) return next();
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') throw Errors.restJsonpGetOnly('callback');
-    if (typeof callback !== 'string' || callback.length > 128 || !CALLBACK.test(callback)) {
-      throw Errors.restBadParameter('callback');
-    }
+    const named = CALLBACK.safeParse(ctx.query.callback);
+    if (!named.success) throw Errors.restBadParameter('callback');
+    const callback = named.data;
     try {
       await next();
     } catch (err) {

@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import type { Middleware } from 'koa';
 import { Errors } from '../../domain/errors';
 import type { FerryContext, FerryState } from '../state';
@@ -30,11 +31,11 @@ export function rawBodyForSignatures(): Middleware<FerryState> {
   return async (ctx, next) => {
     const c = ctx as FerryContext;
     const hasBody = ctx.method === 'PUT' || ctx.method === 'POST';
-    const parsed = typeof ctx.request.rawBody === 'string'; // JSON and forms: the body parser kept the text
+    const parsed = ctx.request.rawBody !== undefined; // JSON and forms: the body parser kept the text
     if (!hasBody || parsed || ctx.state.rawBody) return next();
     // A signed chunk is never held: its HMAC is computed as it streams to the store (docs/architecture.md,
     // Signed chunks while they stream). The authenticators check all but the body before a byte is read.
-    if (isChunkUpload(ctx) && typeof ctx.query.signature === 'string') {
+    if (isChunkUpload(ctx) && signedArgs.shape.signature.safeParse(ctx.query.signature).success) {
       ctx.state.bodyFollows = true;
       return next();
     }
@@ -104,9 +105,18 @@ async function readBody(req: AsyncIterable<unknown>, pool: BodyPool, declared: n
   return body;
 }
 
+/** A signed request's arguments, each given once (anything else is not a request that may be signed). */
+const signedArgs = z.object({
+  signature: z.string(),
+  timestamp: z.string(),
+  remote_application: z.string().optional(),
+  remote_user: z.string().optional(),
+});
+
 async function maySign(ctx: FerryContext): Promise<boolean> {
-  const q = ctx.query;
-  if (typeof q.signature !== 'string' || typeof q.timestamp !== 'string') return false;
+  const args = signedArgs.safeParse(ctx.query);
+  if (!args.success) return false;
+  const q = args.data;
   const s = ctx.state.services;
   const auth = s.settings.get().auth;
   const ts = Number(q.timestamp);
@@ -115,13 +125,7 @@ async function maySign(ctx: FerryContext): Promise<boolean> {
     return false;
   // The same precedence as the authenticators: with remote_application the request is the application's.
   if (q.remote_application !== undefined) {
-    return (
-      auth.remote_application_enabled &&
-      typeof q.remote_application === 'string' &&
-      (await s.accounts.remoteAppExists(q.remote_application))
-    );
+    return auth.remote_application_enabled && (await s.accounts.remoteAppExists(q.remote_application));
   }
-  return (
-    auth.remote_user_enabled && typeof q.remote_user === 'string' && (await s.users.hasRemoteSecret(q.remote_user))
-  );
+  return auth.remote_user_enabled && q.remote_user !== undefined && (await s.users.hasRemoteSecret(q.remote_user));
 }

@@ -3,12 +3,17 @@ import { admin } from '../access';
 import { Errors } from '../../domain/errors';
 import { RUNTIME_KEYS } from '../../config/defaults';
 import { DISCLOSABLE } from '../../config/validate';
-import { bodyObject } from '../actor';
+import { anyObject, input } from '../input';
 
 /**
  * PUT /config (admin): overrides of the runtime-safe keys (docs/architecture.md, Configuration), validated like the config file,
  * persisted in the database and effective at once. GET /config (an extension) shows their effective values, and the antivirus settings.
  */
+/** The keys and their values are the config's to check (settings.update validates them like the file). */
+export const configUpdateInput = input({
+  body: anyObject.refine((b) => Object.keys(b).length > 0, { error: Errors.restMissingParameter.id, path: ['body'] }),
+});
+
 export function configRoutes(api: Api): void {
   api.get('/config', admin, async (ctx) => {
     const settings = ctx.state.services.settings;
@@ -41,9 +46,7 @@ export function configRoutes(api: Api): void {
       },
     };
   });
-  api.put('/config', admin, async (ctx) => {
-    const b = bodyObject(ctx);
-    if (Object.keys(b).length === 0) throw Errors.restMissingParameter('body');
+  api.put('/config', admin, configUpdateInput, async (ctx, { body: b }) => {
     await ctx.state.services.settings.update(b);
     return true;
   });

@@ -25,6 +25,38 @@ import type { FerryContext } from '../state';
 import { presentDate } from '../presenters/date';
 import { requestLang } from '../request-lang';
 import { basePath } from '../web/layout';
+import { z } from 'zod';
+import { input, tokenQuery } from '../input';
+import type { Step } from '../access';
+
+/** GET /download's query: the link's token, the files asked for (ids, comma-separated or repeated), the archive. */
+const downloadQuery = tokenQuery.extend({
+  files_ids: z
+    .union([z.string(), z.array(z.string())])
+    .optional()
+    .transform((v) => (v === undefined ? null : (Array.isArray(v) ? v : [v]).flatMap((p) => p.split(','))))
+    .refine((ids) => ids === null || ids.every((p) => /^\d{1,15}$/.test(p.trim())))
+    .transform((ids) => (ids === null ? null : ids.map(Number))),
+  archive_format: z.enum(['zip', 'tar']).optional(),
+});
+type DownloadQuery = z.output<typeof downloadQuery>;
+
+/** The link password form's fields; a missing one is empty, and the download service says what is wrong. */
+const unlockBody = z.object({
+  token: z.string().catch(''),
+  password: z.string().catch(''),
+});
+
+/** A person who followed a link gets a page, not JSON, for whatever refuses it, a malformed query included. */
+const errorsAsPage: Step = async (ctx, next) => {
+  try {
+    await next();
+  } catch (e) {
+    if (!(e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET')) throw e;
+    const token = (ctx.state.input as { query?: DownloadQuery } | undefined)?.query?.token;
+    ctx.body = (await downloadErrorPage(ctx, e, token ?? '')).value;
+  }
+};
 
 /**
  * GET|HEAD /download?token=T[&files_ids=1,2][&archive_format=zip|tar] (docs/architecture.md, HTTP surface). One file: its bytes
@@ -33,49 +65,42 @@ import { basePath } from '../web/layout';
  * GET /download/files?token=T: the same files as JSON for command-line clients.
  */
 export function downloadRoutes(api: Api): void {
-  const handler = async (ctx: FerryContext) => {
-    try {
-      return await download(ctx);
-    } catch (e) {
-      // A person who followed a link gets a page, not JSON.
-      if (e instanceof ServiceError && ctx.accepts(['json', 'html']) === 'html' && ctx.method === 'GET')
-        return (await downloadErrorPage(ctx, e)).value;
-      throw e;
-    }
-  };
-  api.get('/download', publicAccess, handler);
+  const downloadInput = input({ query: downloadQuery });
+  api.get('/download', publicAccess, errorsAsPage, downloadInput, download);
 
   // The link password form (docs/sharing.md, Link password): the right password keeps a proof in a cookie and
   // goes back to the recipient's page; a wrong one shows the form again. Tries are throttled in the database.
-  api.post('/download/unlock', publicAccess, async (ctx) => {
-    const b = (ctx.request.body ?? {}) as Record<string, unknown>;
-    const token = typeof b.token === 'string' ? b.token : '';
-    const password = typeof b.password === 'string' ? b.password : '';
-    const wantsPage = ctx.accepts(['json', 'html']) === 'html';
-    try {
-      const svc = ctx.state.services.downloads;
-      const access = await svc.access(token, formUnlock(ctx, token, password));
-      const proof = await svc.proofFor(access);
-      if (proof) setUnlockCookie(ctx, token, proof, access.transfer.expires);
-      if (!wantsPage) return true;
-      ctx.status = 303;
-      ctx.redirect(`${basePath(ctx)}/?s=download&token=${encodeURIComponent(token)}`);
-      return undefined;
-    } catch (e) {
-      if (e instanceof ServiceError && wantsPage) return (await downloadErrorPage(ctx, e)).value;
-      throw e;
-    }
-  });
+  api.post(
+    '/download/unlock',
+    publicAccess,
+    input({ body: unlockBody }),
+    async (ctx, { body: { token, password } }) => {
+      const wantsPage = ctx.accepts(['json', 'html']) === 'html';
+      try {
+        const svc = ctx.state.services.downloads;
+        const access = await svc.access(token, formUnlock(ctx, token, password));
+        const proof = await svc.proofFor(access);
+        if (proof) setUnlockCookie(ctx, token, proof, access.transfer.expires);
+        if (!wantsPage) return true;
+        ctx.status = 303;
+        ctx.redirect(`${basePath(ctx)}/?s=download&token=${encodeURIComponent(token)}`);
+        return undefined;
+      } catch (e) {
+        if (e instanceof ServiceError && wantsPage) return (await downloadErrorPage(ctx, e, token)).value;
+        throw e;
+      }
+    },
+  );
   // FileSender's name for it, where filesender.py -d fetches each file ({site}/download.php?token=…&files_ids=…).
-  api.get('/download.php', publicAccess, handler);
+  api.get('/download.php', publicAccess, errorsAsPage, downloadInput, download);
 
   // What a recipient's command-line client (`ferry get <link>`) needs before downloading: each file's id, name,
   // size and the SHA-256 stored when its upload completed, to save it under a safe name, resume it with Range
   // and check it. Never a File's uid (it is the sender's chunk-upload key). The token is the credential, checked
   // as for a download (available, unexpired), so the route is public like /download.
-  api.get('/download/files', publicAccess, async (ctx) => {
+  api.get('/download/files', publicAccess, input({ query: tokenQuery }), async (ctx, { query: { token } }) => {
     const svc = ctx.state.services.downloads;
-    const access = await svc.access(ctx.query.token, linkUnlock(ctx));
+    const access = await svc.access(token, linkUnlock(ctx, token));
     await svc.viewed(access);
     return presentRecipientFiles(access, await requestLang(ctx));
   });
@@ -102,24 +127,13 @@ function presentRecipientFiles(access: DownloadAccess, lang: string) {
   };
 }
 
-function parseIds(ctx: FerryContext): number[] | null {
-  const raw = ctx.query.files_ids;
-  if (raw === undefined) return null;
-  const parts = (Array.isArray(raw) ? raw : [raw]).flatMap((v) => v.split(','));
-  return parts.map((p) => {
-    if (!/^\d{1,15}$/.test(p.trim())) throw Errors.restBadParameter('files_ids');
-    return Number(p);
-  });
-}
-
-async function download(ctx: FerryContext): Promise<undefined> {
+async function download(ctx: FerryContext, { query }: { query: DownloadQuery }): Promise<undefined> {
   const svc = ctx.state.services.downloads;
   // A Range may resume the last bytes of a copy already counted: the claims decide (docs/sharing.md).
   const resuming = ctx.method === 'GET' && ctx.get('Range') !== '';
-  const access = await svc.access(ctx.query.token, linkUnlock(ctx), { resuming });
-  const files = svc.select(access, parseIds(ctx));
-  const format = ctx.query.archive_format;
-  if (format !== undefined && format !== 'zip' && format !== 'tar') throw Errors.restBadParameter('archive_format');
+  const access = await svc.access(query.token, linkUnlock(ctx, query.token), { resuming });
+  const files = svc.select(access, query.files_ids);
+  const format = query.archive_format;
   // The server cannot read an encrypted file, so it cannot put it into an archive: the page fetches such
   // files one by one (and may build an archive itself).
   if (access.transfer.encryption && (files.length > 1 || format !== undefined))

@@ -7,7 +7,9 @@ import { invitedGuest } from '../invited-guest';
 import { Errors } from '../../domain/errors';
 import type { FileRecord, Transfer } from '../../domain/model';
 import { presentFile } from '../presenters/transfer';
+import { z } from 'zod';
 import { actorOf } from '../actor';
+import { idParams, input } from '../input';
 import { loadFile } from './loaders';
 import { uploadSlot } from '../upload-slot';
 import type { FerryContext } from '../state';
@@ -55,6 +57,7 @@ export function legacyUploadRoutes(api: Api): void {
   api.post(
     '/file/:id/whole',
     owner(loadFile, { notFound: Errors.fileNotFound, chunkKey: true }),
+    input({ params: idParams, body: 'bytes' }), // multipart, streamed by firstFilePart
     roundtripToken,
     invitedGuest,
     uploadSlot,
@@ -72,9 +75,8 @@ export function legacyUploadRoutes(api: Api): void {
     },
   );
 
-  api.get('/legacyuploadprogress/:key', publicAccess, (ctx) => {
-    const key = ctx.params.key;
-    if (key.length > 128) throw Errors.restBadParameter('key');
+  const progressInput = input({ params: z.object({ key: z.string().max(128) }) });
+  api.get('/legacyuploadprogress/:key', publicAccess, progressInput, (ctx, { params: { key } }) => {
     return ctx.state.services.uploadProgress.get(key, ctx.state.services.clock());
   });
 }

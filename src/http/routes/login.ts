@@ -1,4 +1,4 @@
-import Router from '@koa/router';
+import { z } from 'zod';
 import { Errors, isError, retryAfterOf, ServiceError } from '../../domain/errors';
 import { SESSION_COOKIE, SESSION_MAX_S } from '../../auth/sessions';
 import { isForeignOrigin } from '../../auth/origin';
@@ -6,10 +6,13 @@ import { requestClientAddress } from '../client-address';
 import { LoginFailed, type IdentityProvider, type ProviderRequest } from '../../auth/identity-provider';
 import { AccountElsewhere } from '../../domain/sign-in';
 import type { LoginResult } from '../../domain/accounts';
-import type { FerryContext, FerryState } from '../state';
+import type { FerryContext } from '../state';
 import { basePath } from '../web/layout';
-import { idpChoicePage, loginFailurePage } from '../web/app-pages';
+import { idpChoicePage, loginFailurePage, loginPage, loginPageQuery } from '../web/app-pages';
 import { safeReturnPath } from '../return-path';
+import type { Api } from '../api';
+import { publicAccess, type Step } from '../access';
+import { anyObject, failsAs, input, parseParams } from '../input';
 
 /** How long a redirect sign-in may take between its start and the identity provider's answer. */
 const FLOW_MAX_S = 600;
@@ -68,43 +71,47 @@ function setFlowCookie(ctx: FerryContext, p: IdentityProvider, value: string, ma
   });
 }
 
+/** The flow cookie as this browser's sign-in wrote it; its values not strings are dropped. */
+const flowCookie = z.object({
+  f: z
+    .record(z.string(), z.unknown())
+    .transform((f) =>
+      Object.fromEntries(Object.entries(f).filter((e): e is [string, string] => z.string().safeParse(e[1]).success)),
+    ),
+  r: z.unknown().optional(),
+});
+
 function readFlow(ctx: FerryContext): { flow: Record<string, string>; back: string } | null {
   const raw = ctx.cookies.get(FLOW_COOKIE);
   if (!raw || raw.length > 4096) return null;
   try {
-    const v = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')) as { f?: unknown; r?: unknown };
-    if (typeof v.f !== 'object' || v.f === null) return null;
-    const flow = Object.fromEntries(
-      Object.entries(v.f as Record<string, unknown>).filter(([, x]) => typeof x === 'string'),
-    ) as Record<string, string>;
-    return { flow, back: safeReturnPath(v.r) };
+    const v = flowCookie.safeParse(JSON.parse(Buffer.from(raw, 'base64url').toString('utf8')));
+    return v.success ? { flow: v.data.f, back: safeReturnPath(v.data.r) } : null;
   } catch {
     return null;
   }
 }
 
-/** The login body's fields: both present, of sane length (checked here, at the edge). */
-function credentials(b: Record<string, unknown>): { userId: string; password: string } {
-  const { user_id: userId, password } = b;
-  const missing = [
-    typeof userId === 'string' && userId ? null : 'user_id',
-    typeof password === 'string' && password ? null : 'password',
-  ];
-  if (missing.some((m) => m)) throw Errors.restMissingParameter(...missing.filter((m): m is string => m !== null));
-  const id = userId as string;
-  const pw = password as string;
-  if (id.length > 256 || pw.length > 1024) throw Errors.restBadParameter(id.length > 256 ? 'user_id' : 'password');
-  return { userId: id, password: pw };
-}
+const missing = failsAs(Errors.restMissingParameter);
+/** The login body: both fields present, of sane length (checked here, at the edge); `return`, the page to go back to. */
+export const credentials = z.object({
+  user_id: z.string(missing).min(1, missing).max(256),
+  password: z.string(missing).min(1, missing).max(1024),
+  return: z.unknown().optional(),
+});
+const providerParams = z.object({ provider: z.string() });
+/** What an identity provider's answer carries (a form post, a query) is the provider's to read. */
+const providerInput = input({ params: providerParams });
+const providerPostInput = input({ params: providerParams, body: anyObject });
 
-function providerRequest(ctx: FerryContext): ProviderRequest {
+function providerRequest(ctx: FerryContext, body: Record<string, unknown> = {}): ProviderRequest {
   const base = new URL(ctx.state.services.settings.get().base_url);
   // The URL the identity provider sent the browser to: base_url's origin and path, then the route and query.
   const url = new URL(`${base.origin}${basePath(ctx)}${ctx.path}${ctx.querystring ? `?${ctx.querystring}` : ''}`);
   return {
     method: ctx.method === 'POST' ? 'POST' : 'GET',
     url,
-    body: ctx.method === 'POST' ? ((ctx.request.body ?? {}) as Record<string, unknown>) : {},
+    body,
     clientAddress: requestClientAddress(ctx),
   };
 }
@@ -138,23 +145,45 @@ function failed(ctx: FerryContext, p: IdentityProvider, e: unknown): void {
 }
 
 /**
- * The identity providers' routes (src/auth/identity-provider.ts lists them): POST /login and /login/<id> for
- * password forms (a browser form → 303; JSON → JSON with the security token), /login/<id> and its callback
- * for redirect sign-ins, /login/<id>/logout for a logout the provider starts, and GET|POST /logout.
+ * A password form's provider (POST /login: the first; /login/<id>: that one), found before its body is read, so
+ * that an unknown one is a 404 and a foreign page's post a 403 whatever they send. Left on ctx.state.resource.
  */
-export function loginRoutes(): Router<FerryState> {
-  const r = new Router<FerryState>();
-
-  const passwordLogin = async (ctx: FerryContext, p: IdentityProvider | undefined, all: boolean) => {
+const passwordProvider =
+  (all: boolean): Step =>
+  (ctx, next) => {
     const s = ctx.state.services;
+    const p = all ? s.identity.firstPassword() : s.identity.get(parseParams(ctx, providerParams).provider);
     if (!p?.checkPassword) throw Errors.restEndpointNotFound('/login');
     // A page elsewhere must not sign the browser into an account of its choosing (login CSRF).
     if (isForeignOrigin(ctx.headers, s.settings.get().base_url)) throw Errors.restSecurityTokenDidNotMatch('origin');
-    const b = (ctx.request.body ?? {}) as Record<string, unknown>;
-    const form = typeof ctx.is('application/x-www-form-urlencoded') === 'string';
+    ctx.state.resource = p;
+    return next();
+  };
+
+/**
+ * The identity providers' routes (src/auth/identity-provider.ts lists them), all public: the login page,
+ * POST /login and /login/<id> for password forms (a browser form → 303; JSON → JSON with the security token),
+ * /login/<id> and its callback for redirect sign-ins, /login/<id>/logout for a logout the provider starts,
+ * and GET|POST /logout.
+ */
+export function loginRoutes(api: Api): void {
+  // The login form, or the upload page for one already signed in.
+  api.get('/login', publicAccess, input({ query: loginPageQuery }), (ctx, { query }) => {
+    if (ctx.state.principal.type === 'user') {
+      ctx.redirect(`${basePath(ctx)}/`);
+      return;
+    }
+    ctx.type = 'text/html; charset=utf-8';
+    ctx.body = loginPage(ctx, query).value;
+  });
+
+  const passwordLogin = async (ctx: FerryContext, b: z.output<typeof credentials>, all: boolean) => {
+    const s = ctx.state.services;
+    const p = ctx.state.resource as IdentityProvider;
+    const form = Boolean(ctx.is('application/x-www-form-urlencoded'));
     const back = `${basePath(ctx)}${safeReturnPath(b.return)}`;
     try {
-      const { userId, password } = credentials(b);
+      const { user_id: userId, password } = b;
       // POST /login: every provider with a password form, in the order of the sign-in service; /login/<id>: that one.
       const { person, session: result } = await s.signIn.withPassword(
         all ? s.identity.list.filter((x) => x.style === 'password') : [p],
@@ -196,26 +225,27 @@ export function loginRoutes(): Router<FerryState> {
       throw err;
     }
   };
-  r.post('/login', (ctx) =>
-    passwordLogin(ctx as FerryContext, (ctx as FerryContext).state.services.identity.firstPassword(), true),
+  api.post('/login', publicAccess, passwordProvider(true), input({ body: credentials }), (ctx, { body }) =>
+    passwordLogin(ctx, body, true),
   );
-  r.post('/login/:provider', (ctx) =>
-    passwordLogin(
-      ctx as FerryContext,
-      (ctx as FerryContext).state.services.identity.get(String(ctx.params.provider)),
-      false,
-    ),
+  api.post(
+    '/login/:provider',
+    publicAccess,
+    passwordProvider(false),
+    input({ params: providerParams, body: credentials }),
+    (ctx, { body }) => passwordLogin(ctx, body, false),
   );
 
-  // A redirect sign-in starts here (the login page's button): off to the identity provider.
-  r.get('/login/:provider', async (koaCtx) => {
-    const ctx = koaCtx as FerryContext;
-    const p = ctx.state.services.identity.get(String(ctx.params.provider));
+  // A redirect sign-in starts here (the login page's button): off to the identity provider, which reads the rest
+  // of the query itself (a federation's `idp`).
+  const startInput = input({ params: providerParams, query: z.object({ return: z.unknown().optional() }) });
+  api.get('/login/:provider', publicAccess, startInput, async (ctx, { params, query }) => {
+    const p = ctx.state.services.identity.get(params.provider);
     if (!p?.start) throw Errors.restEndpointNotFound(ctx.path);
     ctx.set('Cache-Control', 'no-store');
     try {
       const started = await p.start(providerRequest(ctx));
-      const back = safeReturnPath(ctx.query.return);
+      const back = safeReturnPath(query.return);
       if ('choose' in started) {
         idpChoicePage(ctx, p, started.choose, back);
         return;
@@ -228,37 +258,36 @@ export function loginRoutes(): Router<FerryState> {
     }
   });
 
-  const callback = async (koaCtx: unknown) => {
-    const ctx = koaCtx as FerryContext;
-    const p = ctx.state.services.identity.get(String(ctx.params.provider));
+  type ProviderInput = { params: z.output<typeof providerParams>; body?: Record<string, unknown> };
+  const callback = async (ctx: FerryContext, { params, body }: ProviderInput) => {
+    const p = ctx.state.services.identity.get(params.provider);
     if (!p?.callback) throw Errors.restEndpointNotFound(ctx.path);
     const kept = readFlow(ctx);
     // The flow is spent whatever happens: a second use of the same answer finds none.
     setFlowCookie(ctx, p, '', 0);
     try {
-      const person = await p.callback(providerRequest(ctx), kept?.flow ?? null);
+      const person = await p.callback(providerRequest(ctx, body), kept?.flow ?? null);
       await startSession(ctx, await ctx.state.services.signIn.signIn(p.id, person));
       ctx.redirect(`${basePath(ctx)}${kept?.back ?? '/'}`);
     } catch (e) {
       failed(ctx, p, e);
     }
   };
-  r.get('/login/:provider/callback', callback);
-  r.post('/login/:provider/callback', callback);
+  api.get('/login/:provider/callback', publicAccess, providerInput, callback);
+  api.post('/login/:provider/callback', publicAccess, providerPostInput, callback);
 
-  const remoteLogout = async (koaCtx: unknown) => {
-    const ctx = koaCtx as FerryContext;
+  const remoteLogout = async (ctx: FerryContext, { params, body }: ProviderInput) => {
     const s = ctx.state.services;
-    const p = s.identity.get(String(ctx.params.provider));
+    const p = s.identity.get(params.provider);
     if (!p?.remoteLogout) throw Errors.restEndpointNotFound(ctx.path);
     ctx.set('Cache-Control', 'no-store');
     try {
-      const { endSessions, location, body } = await p.remoteLogout(providerRequest(ctx));
+      const { endSessions, location, body: answer } = await p.remoteLogout(providerRequest(ctx, body));
       const n = await s.accounts.endProviderSessions(p.id, endSessions);
       s.log.info(`logout started by ${p.id}: ${n} session(s) ended`);
-      if (body) {
-        ctx.type = body.type;
-        ctx.body = body.content;
+      if (answer) {
+        ctx.type = answer.type;
+        ctx.body = answer.content;
       } else {
         ctx.redirect(location ?? `${basePath(ctx)}/login`);
       }
@@ -266,24 +295,22 @@ export function loginRoutes(): Router<FerryState> {
       failed(ctx, p, e);
     }
   };
-  r.get('/login/:provider/logout', remoteLogout);
+  api.get('/login/:provider/logout', publicAccess, providerInput, remoteLogout);
 
   // What the identity provider must know of ferry (its `metadata`): public, and stable.
-  r.get('/login/:provider/metadata', async (koaCtx) => {
-    const ctx = koaCtx as FerryContext;
-    const p = ctx.state.services.identity.get(String(ctx.params.provider));
+  api.get('/login/:provider/metadata', publicAccess, providerInput, async (ctx, { params }) => {
+    const p = ctx.state.services.identity.get(params.provider);
     if (!p?.metadata) throw Errors.restEndpointNotFound(ctx.path);
     const { type, body } = await p.metadata();
     ctx.type = type;
     ctx.body = body;
   });
-  r.post('/login/:provider/logout', remoteLogout);
+  api.post('/login/:provider/logout', publicAccess, providerPostInput, remoteLogout);
 
   // POST needs the security token like any cookie-authenticated change (checked by the authenticate
   // middleware); GET (the page header's link) only ends the session, which no other site gains anything by.
   // When the session's provider has a logout of its own (`logoutUrl`), GET goes on there.
-  const logout = async (koaCtx: unknown) => {
-    const ctx = koaCtx as FerryContext;
+  const logout = async (ctx: FerryContext) => {
     const s = ctx.state.services;
     const token = ctx.cookies.get(SESSION_COOKIE);
     const session = await s.accounts.session(token);
@@ -310,9 +337,9 @@ export function loginRoutes(): Router<FerryState> {
       ctx.body = 'true';
     }
   };
-  r.post('/logout', logout);
-  r.get('/logout', logout);
-  return r;
+  // POST /logout's body, if any, says nothing.
+  api.post('/logout', publicAccess, input({ body: z.object({}) }), logout);
+  api.get('/logout', publicAccess, logout);
 }
 
 /** A password provider's refusal for an API client: the catalogue's error (401, or 503 with a page-side message). */

@@ -5,6 +5,14 @@ import { normaliseLang, translations } from '../../i18n';
 import { isRemote } from '../../auth/principal';
 import type { FerryContext } from '../state';
 import { requestLang } from '../request-lang';
+import { z } from 'zod';
+import { input } from '../input';
+
+/** /echo/<args…>: the path after /echo, one argument per segment. */
+const echoParams = z.object({
+  rest: z.union([z.string().transform((v) => v.split('/')), z.array(z.string())]).optional(),
+});
+type EchoInput = { params: z.output<typeof echoParams>; body?: unknown };
 
 /** GET /healthz, /info, /echo and /lang: instance facts, a request mirror for client debugging, translations. */
 export function miscRoutes(api: Api): void {
@@ -33,10 +41,9 @@ export function miscRoutes(api: Api): void {
     return new Reply(script, 200, { 'Content-Type': 'text/javascript; charset=utf-8', 'Cache-Control': 'no-cache' });
   });
 
-  const echo = (ctx: FerryContext) => {
+  const echo = (ctx: FerryContext, { params, body }: EchoInput) => {
     const p = ctx.state.principal;
-    const rest = ctx.params.rest;
-    const args = (Array.isArray(rest) ? rest : typeof rest === 'string' ? rest.split('/') : []).filter((s) => s !== '');
+    const args = (params.rest ?? []).filter((s) => s !== '');
     let user: string | null = null;
     let attr: Record<string, unknown> = {};
     if (p.type === 'user') {
@@ -50,20 +57,22 @@ export function miscRoutes(api: Api): void {
     }
     return {
       args,
-      request: ctx.request.body ?? null,
+      request: body ?? null,
       user,
       auth: { remote: isRemote(p), type: p.type === 'anonymous' ? null : p.type, attr },
     };
   };
   for (const path of ['/echo', '/echo/*rest']) {
-    api.get(path, publicAccess, echo);
-    api.post(path, publicAccess, echo);
-    api.put(path, publicAccess, echo);
+    // The request mirrored: any JSON or form body.
+    api.get(path, publicAccess, input({ params: echoParams }), echo);
+    api.post(path, publicAccess, input({ params: echoParams, body: z.unknown() }), echo);
+    api.put(path, publicAccess, input({ params: echoParams, body: z.unknown() }), echo);
   }
 
-  api.get('/lang', publicAccess, async (ctx) => {
+  // A language not one string is none asked for.
+  const langQuery = z.object({ lang: z.string().optional().catch(undefined) });
+  api.get('/lang', publicAccess, input({ query: langQuery }), async (ctx, { query }) => {
     const def = ctx.state.services.settings.get().default_lang;
-    const asked = typeof ctx.query.lang === 'string' ? ctx.query.lang : null;
-    return translations(normaliseLang(asked) ?? (await requestLang(ctx)), def);
+    return translations(normaliseLang(query.lang ?? null) ?? (await requestLang(ctx)), def);
   });
 }

@@ -3,7 +3,9 @@ import { owner } from '../access';
 import { Errors } from '../../domain/errors';
 import type { Recipient, Transfer } from '../../domain/model';
 import { presentRecipient } from '../presenters/transfer';
-import { actorOf, bodyObject } from '../actor';
+import { z } from 'zod';
+import { actorOf } from '../actor';
+import { flag, idParams, input } from '../input';
 import { loadRecipient } from './loaders';
 import type { FerryContext } from '../state';
 import { requestLang } from '../request-lang';
@@ -24,20 +26,19 @@ async function present(ctx: FerryContext, r: Recipient) {
   );
 }
 
+export const recipientUpdateInput = input({ params: idParams, body: z.strictObject({ remind: flag }) });
+
 /** Recipient endpoints of the spec. */
 export function recipientRoutes(api: Api): void {
   const own = owner(loadRecipient, { notFound: Errors.recipientNotFound });
-  api.get('/recipient/:id', own, (ctx) => present(ctx, loaded(ctx).recipient));
-  api.put('/recipient/:id', own, async (ctx) => {
-    const b = bodyObject(ctx);
-    const unknown = Object.keys(b).filter((k) => k !== 'remind');
-    if (unknown.length) throw Errors.restBadParameter(...unknown);
-    if (b.remind !== undefined && typeof b.remind !== 'boolean') throw Errors.restBadParameter('remind');
+  const idInput = input({ params: idParams });
+  api.get('/recipient/:id', own, idInput, (ctx) => present(ctx, loaded(ctx).recipient));
+  api.put('/recipient/:id', own, recipientUpdateInput, async (ctx, { body: b }) => {
     const { recipient, transfer } = loaded(ctx);
     if (b.remind) await ctx.state.services.transfers.remind(actorOf(ctx), transfer, recipient);
     return present(ctx, recipient);
   });
-  api.delete('/recipient/:id', own, async (ctx) => {
+  api.delete('/recipient/:id', own, idInput, async (ctx) => {
     await ctx.state.services.recipients.remove(actorOf(ctx), loaded(ctx).recipient);
     return true;
   });

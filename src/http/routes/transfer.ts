@@ -5,6 +5,7 @@ import { safeEntryNames } from '../../archive/layout';
 import { Errors } from '../../domain/errors';
 import type { Transfer } from '../../domain/model';
 import { senderFieldsIgnored, TransferView } from '../../domain/transfers';
+import { z } from 'zod';
 import { isEmail, parseTransferInput } from '../../domain/transfer-input';
 import { type Page, parsePage } from '../../domain/paging';
 import { parseEncryption } from '../../domain/encryption-input';
@@ -14,7 +15,8 @@ import type { TransferJson } from '../presenters/wire';
 import type { TransferReadouts } from '../../domain/transfer-views';
 import { parseSharingInput } from '../../domain/sharing';
 import { hashLinkPassword } from '../../domain/link-password';
-import { actorOf, bodyObject } from '../actor';
+import { actorOf } from '../actor';
+import { anyObject, bodyFits, failsAs, flag, idParams, input, pageQuery, tokenQuery, wrongIs } from '../input';
 import { loadTransfer } from './loaders';
 import { requestLang } from '../request-lang';
 import type { FerryContext } from '../state';
@@ -42,34 +44,60 @@ function presentReadouts(ctx: FerryContext, read: TransferReadouts, lang: string
  * A list of Transfers: the whole list (FileSender's answer), or the page `?limit=N&offset=M` asks for; views
  * built in batches (docs/architecture.md, "Lists and pages").
  */
-async function presentList(ctx: FerryContext, read: (page: Page | null) => Promise<Transfer[]>) {
-  const list = await read(parsePage(ctx.query));
+async function presentList(
+  ctx: FerryContext,
+  query: z.output<typeof pageQuery>,
+  read: (page: Page | null) => Promise<Transfer[]>,
+) {
+  const list = await read(parsePage(query));
   const [views, lang] = await Promise.all([ctx.state.services.transferViews.many(list), requestLang(ctx)]);
   return presentReadouts(ctx, views, lang);
 }
 
 const transferOf = (ctx: FerryContext) => ctx.state.resource as Transfer;
 
+const listInput = input({ query: pageQuery });
+/** POST /transfer: an object; its fields are the domain's to check (parseTransferInput, parseSharingInput). */
+export const createInput = input({ body: anyObject });
+const idInput = input({ params: idParams });
+export const recipientInput = input({
+  params: idParams,
+  body: z.object({
+    recipient: z.string({ error: wrongIs(Errors.badEmail) }).refine(isEmail, failsAs(Errors.badEmail)),
+  }),
+});
+/** PUT /transfer/{id}; download_limit is ferry's extension (docs/sharing.md), checked by the sharing service. */
+export const updateInput = input({
+  params: idParams,
+  body: z.strictObject({
+    complete: flag,
+    closed: flag,
+    extend_expiry_date: flag,
+    remind: flag,
+    download_limit: z.unknown().optional(),
+  }),
+});
+/** All a chunk key may send to PUT /transfer/{id}. */
+const completeOnly = z.strictObject({ complete: z.literal(true) });
+
 /** Transfer endpoints of the spec. */
 export function transferRoutes(api: Api): void {
-  const list = (ctx: FerryContext) =>
-    presentList(ctx, (page) => ctx.state.services.transfers.pageFor(actorOf(ctx), page));
-  api.get('/transfer', users({ guests: true }), list);
-  api.get('/transfer/@me', users({ guests: true }), list);
-  api.get('/transfer/@all', admin, (ctx) => presentList(ctx, (page) => ctx.state.services.transfers.pageAll(page)));
+  const list = (ctx: FerryContext, { query }: { query: z.output<typeof pageQuery> }) =>
+    presentList(ctx, query, (page) => ctx.state.services.transfers.pageFor(actorOf(ctx), page));
+  api.get('/transfer', users({ guests: true }), listInput, list);
+  api.get('/transfer/@me', users({ guests: true }), listInput, list);
+  api.get('/transfer/@all', admin, listInput, (ctx, { query }) =>
+    presentList(ctx, query, (page) => ctx.state.services.transfers.pageAll(page)),
+  );
 
-  api.post('/transfer', users({ guests: true }), async (ctx) => {
+  api.post('/transfer', users({ guests: true }), createInput, async (ctx, { body }) => {
     const s = ctx.state.services;
     const actor = actorOf(ctx);
-    const body = ctx.request.body;
     // Under a guest token `from` and `options` are ignored (spec), so they are not even checked. The body is
     // checked here, at the edge; the service takes the checked draft.
-    const given =
-      senderFieldsIgnored(actor) && body && typeof body === 'object' && !Array.isArray(body)
-        ? { ...(body as object), from: undefined, options: undefined }
-        : body;
+    const given = senderFieldsIgnored(actor) ? { ...body, from: undefined, options: undefined } : body;
     const draft = parseTransferInput(given, s.transferLimits(), s.clock());
-    draft.encryption = parseEncryption(given as Record<string, unknown>, draft.files, s.encryptionPolicy());
+    draft.encryption = parseEncryption(given, draft.files, s.encryptionPolicy());
     const sharing = parseSharingInput(body);
     draft.sharing = {
       downloadLimit: sharing.downloadLimit,
@@ -82,37 +110,37 @@ export function transferRoutes(api: Api): void {
   // FileSender's listings of a recipient's files, for its command-line client (filesender.py -d): the download
   // token is the credential, checked as for a download (available, unexpired), so they are public like it.
   // Registered before /transfer/:id, which would take these names for ids.
-  const recipientFiles = async (ctx: FerryContext) => {
+  const recipientFiles = async (ctx: FerryContext, token: string | undefined) => {
     const downloads = ctx.state.services.downloads;
-    const access = await downloads.access(ctx.query.token, linkUnlock(ctx));
+    const access = await downloads.access(token, linkUnlock(ctx, token));
     return { transfer: access.transfer, files: downloads.select(access, null) };
   };
-  api.get('/transfer/fileids', publicAccess, async (ctx) => (await recipientFiles(ctx)).files.map((f) => f.id));
-  api.get('/transfer/fileidsextended', publicAccess, async (ctx) => {
-    const { transfer, files } = await recipientFiles(ctx);
+  const tokenInput = input({ query: tokenQuery });
+  api.get('/transfer/fileids', publicAccess, tokenInput, async (ctx, { query }) =>
+    (await recipientFiles(ctx, query.token)).files.map((f) => f.id),
+  );
+  api.get('/transfer/fileidsextended', publicAccess, tokenInput, async (ctx, { query }) => {
+    const { transfer, files } = await recipientFiles(ctx, query.token);
     const names = safeEntryNames(files.map((f) => f.name));
     return files.map((f, i) => presentFileExtended(transfer, f, names[i]));
   });
 
   const own = owner(loadTransfer, { notFound: Errors.transferNotFound });
-  api.get('/transfer/:id', own, (ctx) => present(ctx, transferOf(ctx)));
-  api.get('/transfer/:id/options', own, (ctx) => transferOf(ctx).options);
-  api.get('/transfer/:id/auditlog', own, async (ctx) => {
+  api.get('/transfer/:id', own, idInput, (ctx) => present(ctx, transferOf(ctx)));
+  api.get('/transfer/:id/options', own, idInput, (ctx) => transferOf(ctx).options);
+  api.get('/transfer/:id/auditlog', own, idInput, async (ctx) => {
     if (!ctx.state.services.settings.get().auditlog_enabled) return [];
     const lang = await requestLang(ctx);
     return (await ctx.state.services.transfers.auditLog(transferOf(ctx))).map((e) => presentAuditEntry(e, lang));
   });
-  api.get('/transfer/:id/auditlog/mail', own, actingGet, async (ctx) => {
+  api.get('/transfer/:id/auditlog/mail', own, idInput, actingGet, async (ctx) => {
     await ctx.state.services.transfers.mailAuditLog(actorOf(ctx), transferOf(ctx), await requestLang(ctx));
     return true;
   });
 
-  api.post('/transfer/:id/recipient', own, async (ctx) => {
-    const email = (ctx.request.body as { recipient?: unknown } | null)?.recipient;
-    if (email === undefined) throw Errors.restMissingParameter('recipient');
-    if (!isEmail(email)) throw Errors.badEmail('recipient');
+  api.post('/transfer/:id/recipient', own, recipientInput, async (ctx, { body }) => {
     const s = ctx.state.services;
-    const r = await s.recipients.add(actorOf(ctx), transferOf(ctx), email);
+    const r = await s.recipients.add(actorOf(ctx), transferOf(ctx), body.recipient);
     const delivery = (await s.recipients.deliveryStatus([r.id])).delivery.get(r.id);
     return created(
       ctx,
@@ -124,13 +152,10 @@ export function transferRoutes(api: Api): void {
   // The chunk-upload key may only complete a Transfer (spec: PUT /transfer access).
   const ownOrKeyForComplete = owner(loadTransfer, {
     notFound: Errors.transferNotFound,
-    chunkKey: (ctx) => {
-      const b = bodyObject(ctx as FerryContext);
-      return b.complete === true && Object.keys(b).every((k) => k === 'complete');
-    },
+    chunkKey: (ctx) => bodyFits(ctx, completeOnly),
   });
-  api.put('/transfer/:id', ownOrKeyForComplete, async (ctx) => {
-    const t = await ctx.state.services.transferUpdates.update(actorOf(ctx), transferOf(ctx), bodyObject(ctx));
+  api.put('/transfer/:id', ownOrKeyForComplete, updateInput, async (ctx, { body }) => {
+    const t = await ctx.state.services.transferUpdates.update(actorOf(ctx), transferOf(ctx), body);
     return present(ctx, t);
   });
 
@@ -139,7 +164,7 @@ export function transferRoutes(api: Api): void {
     notFound: Errors.transferNotFound,
     chunkKey: (_ctx, owned) => BEFORE_AVAILABLE.includes((owned.resource as Transfer).status),
   });
-  api.delete('/transfer/:id', ownOrKeyBeforeAvailable, async (ctx) => {
+  api.delete('/transfer/:id', ownOrKeyBeforeAvailable, idInput, async (ctx) => {
     await ctx.state.services.transfers.close(actorOf(ctx), transferOf(ctx), 'deleted');
     return true;
   });

@@ -1,7 +1,8 @@
 import { Api, created } from '../api';
 import { admin, users } from '../access';
 import { Errors } from '../../domain/errors';
-import { bodyObject } from '../actor';
+import { z } from 'zod';
+import { failsAs, input, pageQuery, userIdParams, wrongIs } from '../input';
 import { parsePage } from '../../domain/paging';
 import type { FerryContext } from '../state';
 import { SESSION_COOKIE } from '../../auth/sessions';
@@ -20,32 +21,49 @@ function adminActor(ctx: FerryContext): string | null {
   return p.type === 'user' ? p.user.id : null;
 }
 
-function onlyKeys(b: Record<string, unknown>, allowed: string[]): void {
-  const unknown = Object.keys(b).filter((k) => !allowed.includes(k));
-  if (unknown.length) throw Errors.restBadParameter(...unknown);
-}
-
 /** A quota in the body: bytes (0 = no limit), or null for the config's user_quota. */
-function quotaValue(v: unknown): number | null {
-  if (v === null) return null;
-  if (typeof v !== 'number' || !Number.isSafeInteger(v) || v < 0) throw Errors.restBadParameter('quota');
-  return v;
-}
+const quota = z.int().min(0).nullable();
 
-/** `email` in a body: one address, several separated by commas, or a list. */
-function emailsOf(b: Record<string, unknown>): string[] {
-  onlyKeys(b, ['email']);
-  if (b.email === undefined) throw Errors.restMissingParameter('email');
-  const emails =
-    typeof b.email === 'string'
-      ? b.email
+/** `email` in a body: one address, several separated by commas, or a list (the accounts service checks each). */
+const emailList = (error: z.core.$ZodErrorMap | string) =>
+  z.union(
+    [
+      z.string().transform((v) =>
+        v
           .split(',')
           .map((e) => e.trim())
-          .filter(Boolean)
-      : b.email;
-  if (!Array.isArray(emails) || !emails.every((e) => typeof e === 'string')) throw Errors.badEmail('email');
-  return emails as string[];
-}
+          .filter(Boolean),
+      ),
+      z.array(z.string()),
+    ],
+    { error },
+  );
+const emailsInput = z.strictObject({ email: emailList(wrongIs(Errors.badEmail)) });
+const userIdInput = input({ params: userIdParams });
+
+// The inputs the web pages send (their types: src/http/presenters/wire.ts).
+/** Body: id, email (one address or a list), admin (optional boolean). */
+export const newUserInput = input({
+  body: z.strictObject({
+    id: z.string(failsAs(Errors.restMissingParameter)).min(1, failsAs(Errors.restMissingParameter)),
+    email: emailList(Errors.badEmail.id),
+    admin: z.boolean().optional(),
+  }),
+});
+/** A new random password: its body, if any, says nothing. */
+export const resetPasswordInput = input({ params: userIdParams, body: z.object({}) });
+export const adminFlagInput = input({
+  params: userIdParams,
+  body: z.strictObject({ admin: z.boolean(failsAs(Errors.restBadParameter)) }),
+});
+export const quotaInput = input({ params: userIdParams, body: z.strictObject({ quota }) });
+export const ownEmailsInput = input({ body: emailsInput });
+export const userEmailsInput = input({ params: userIdParams, body: emailsInput });
+const given = z.string(failsAs(Errors.restMissingParameter)).min(1, failsAs(Errors.restMissingParameter));
+/** Body: current_password, password. */
+export const ownPasswordInput = input({
+  body: z.strictObject({ current_password: given.max(1024, failsAs(Errors.restBadParameter)), password: given }),
+});
 
 /**
  * Account management from the web (ferry's extension of the spec's User endpoints): what `ferry user …` and
@@ -53,12 +71,12 @@ function emailsOf(b: Record<string, unknown>): string[] {
  * user. Registered before /user/:id so that @all and @me are not taken for ids.
  */
 export function userAdminRoutes(api: Api): void {
-  api.get('/user/@all', admin, async (ctx) => {
+  api.get('/user/@all', admin, input({ query: pageQuery }), async (ctx, { query }) => {
     const s = ctx.state.services;
     const configAdmins = s.settings.get().admin;
     // The whole list, or the page `?limit=N&offset=M` or `?limit=N&after=<user id>` asks for, in the order of
     // the ids (docs/architecture.md, "Lists and pages"), read from the database a page at a time.
-    const list = await s.accounts.listUsers(parsePage(ctx.query));
+    const list = await s.accounts.listUsers(parsePage(query));
     const quotaOf = await s.usage.perUser(list.map((u) => u.id));
     return list.map((u) => {
       const q = quotaOf(u.id);
@@ -78,60 +96,42 @@ export function userAdminRoutes(api: Api): void {
     });
   });
 
-  // Body: id, email (one address or a list), admin (optional boolean). Answers the first password, once.
-  api.post('/user', admin, async (ctx) => {
-    const b = bodyObject(ctx);
-    onlyKeys(b, ['id', 'email', 'admin']);
-    if (typeof b.id !== 'string' || !b.id) throw Errors.restMissingParameter('id');
-    const emails =
-      typeof b.email === 'string'
-        ? b.email
-            .split(',')
-            .map((e) => e.trim())
-            .filter(Boolean)
-        : b.email;
-    if (!Array.isArray(emails) || !emails.every((e) => typeof e === 'string')) throw Errors.badEmail('email');
-    if (b.admin !== undefined && typeof b.admin !== 'boolean') throw Errors.restBadParameter('admin');
-    const password = await ctx.state.services.accounts.createLocalUser(b.id, emails as string[], b.admin === true);
+  // Answers the first password, once.
+  api.post('/user', admin, newUserInput, async (ctx, { body: b }) => {
+    const password = await ctx.state.services.accounts.createLocalUser(b.id, b.email, b.admin === true);
     return created(ctx, { id: b.id, password }, `/user/${encodeURIComponent(b.id)}`);
   });
 
-  api.delete('/user/:id', admin, async (ctx) => {
-    await ctx.state.services.accounts.removeUserBy(adminActor(ctx), String(ctx.params.id));
+  api.delete('/user/:id', admin, userIdInput, async (ctx, { params }) => {
+    await ctx.state.services.accounts.removeUserBy(adminActor(ctx), params.id);
     return true;
   });
 
   // A new random password, answered once: only its hash is stored, and no log line carries it.
-  api.post('/user/:id/password', admin, async (ctx) => {
-    const id = String(ctx.params.id);
+  api.post('/user/:id/password', admin, resetPasswordInput, async (ctx, { params }) => {
+    const id = params.id;
     if (!(await ctx.state.services.accounts.isLocal(id))) throw Errors.userNotFound();
     return { id, password: await ctx.state.services.accounts.resetPassword(id) };
   });
 
-  api.put('/user/:id/admin', admin, async (ctx) => {
-    const b = bodyObject(ctx);
-    onlyKeys(b, ['admin']);
-    if (typeof b.admin !== 'boolean') throw Errors.restBadParameter('admin');
-    await ctx.state.services.accounts.setAdminBy(adminActor(ctx), String(ctx.params.id), b.admin);
+  api.put('/user/:id/admin', admin, adminFlagInput, async (ctx, { params, body }) => {
+    await ctx.state.services.accounts.setAdminBy(adminActor(ctx), params.id, body.admin);
     return true;
   });
 
-  api.put('/user/:id/quota', admin, async (ctx) => {
-    const b = bodyObject(ctx);
-    onlyKeys(b, ['quota']);
-    if (!('quota' in b)) throw Errors.restMissingParameter('quota');
-    await ctx.state.services.usage.setQuota(String(ctx.params.id), quotaValue(b.quota));
+  api.put('/user/:id/quota', admin, quotaInput, async (ctx, { params, body }) => {
+    await ctx.state.services.usage.setQuota(params.id, body.quota);
     return true;
   });
 
   // Body: email (one address or a list). A local account's addresses: its own owner's (below) or an admin's.
   // @me first: /user/:id/email would take "@me" for an id.
-  api.put('/user/@me/email', users(), async (ctx) => {
-    await ctx.state.services.accounts.setEmails(actorId(ctx), emailsOf(bodyObject(ctx)));
+  api.put('/user/@me/email', users(), ownEmailsInput, async (ctx, { body }) => {
+    await ctx.state.services.accounts.setEmails(actorId(ctx), body.email);
     return true;
   });
-  api.put('/user/:id/email', admin, async (ctx) => {
-    await ctx.state.services.accounts.setEmails(String(ctx.params.id), emailsOf(bodyObject(ctx)));
+  api.put('/user/:id/email', admin, userEmailsInput, async (ctx, { params, body }) => {
+    await ctx.state.services.accounts.setEmails(params.id, body.email);
     return true;
   });
 
@@ -141,18 +141,12 @@ export function userAdminRoutes(api: Api): void {
     return { quota: q.limit, used: q.used, own: q.own };
   });
 
-  // Body: current_password, password. Local accounts only, signed in with their session (not a signed request).
-  api.put('/user/@me/password', users(), async (ctx) => {
+  // Local accounts only, signed in with their session (not a signed request).
+  api.put('/user/@me/password', users(), ownPasswordInput, async (ctx, { body: b }) => {
     const s = ctx.state.services;
     const p = ctx.state.principal;
     if (p.type !== 'user' || p.via !== 'sp' || !p.provider || !s.identity.get(p.provider)?.localAccounts)
       throw Errors.restAccessForbidden();
-    const b = bodyObject(ctx);
-    onlyKeys(b, ['current_password', 'password']);
-    if (typeof b.current_password !== 'string' || !b.current_password)
-      throw Errors.restMissingParameter('current_password');
-    if (typeof b.password !== 'string' || !b.password) throw Errors.restMissingParameter('password');
-    if (b.current_password.length > 1024) throw Errors.restBadParameter('current_password');
     const ip = requestClientAddress(ctx);
     await s.accounts.changeOwnPassword(p.user.id, b.current_password, b.password, ctx.cookies.get(SESSION_COOKIE), ip);
     return true;

@@ -5,7 +5,8 @@ import { Errors } from '../../domain/errors';
 import type { UserRecord } from '../../domain/users';
 import { isLang, normaliseLang } from '../../i18n';
 import { presentUser } from '../presenters/user';
-import { bodyObject } from '../actor';
+import { z } from 'zod';
+import { failsAs, flag, input, parseParams, userIdParams, wrongIs } from '../input';
 import type { FerryContext } from '../state';
 import { requestLang } from '../request-lang';
 import { userAdminRoutes } from './user-admin';
@@ -22,10 +23,10 @@ async function me(ctx: FerryContext): Promise<UserRecord> {
  * the owner level over the user record, so another user's id answers like an unknown one (404 user_not_found).
  * The checked UserRecord is left on ctx.state.resource.
  */
-export function userSelfOrAdmin(param = 'id'): AccessLevel {
+export function userSelfOrAdmin(): AccessLevel {
   return owner(
     async (ctx): Promise<Owned<UserRecord>> => {
-      const u = await ctx.state.services.users.get(String(ctx.params[param]));
+      const u = await ctx.state.services.users.get(parseParams(ctx, userIdParams).id);
       return { resource: u, ownerId: u.id };
     },
     { notFound: Errors.userNotFound },
@@ -56,15 +57,20 @@ async function preferences(ctx: FerryContext, u: UserRecord) {
 }
 
 /** PUT /user body: lang (one of the shipped languages), secret_rotate (a new remote-user secret). */
-async function update(ctx: FerryContext, u: UserRecord): Promise<true> {
+const updateBody = z.strictObject({
+  lang: z
+    .string({ error: wrongIs(Errors.badLangCode) })
+    .refine(isLang, failsAs(Errors.badLangCode))
+    .optional(),
+  secret_rotate: flag,
+});
+
+export const userUpdateInput = input({ body: updateBody });
+export const userUpdateByIdInput = input({ params: userIdParams, body: updateBody });
+
+async function update(ctx: FerryContext, u: UserRecord, b: z.output<typeof updateBody>): Promise<true> {
   const s = ctx.state.services;
-  const b = bodyObject(ctx);
-  const unknown = Object.keys(b).filter((k) => k !== 'lang' && k !== 'secret_rotate');
-  if (unknown.length) throw Errors.restBadParameter(...unknown);
-  if (b.lang !== undefined && !isLang(b.lang)) throw Errors.badLangCode('lang');
-  if (b.secret_rotate !== undefined && typeof b.secret_rotate !== 'boolean')
-    throw Errors.restBadParameter('secret_rotate');
-  if (typeof b.lang === 'string') await s.users.setLang(u.id, b.lang);
+  if (b.lang !== undefined) await s.users.setLang(u.id, b.lang);
   if (b.secret_rotate === true) await s.users.remoteSecret(u.id, true);
   return true;
 }
@@ -116,10 +122,12 @@ export function userRoutes(api: Api): void {
   api.get('/user/@me/filesender-python-client-configuration-file', users(), filesenderIni);
   api.get('/user', users(), async (ctx) => preferences(ctx, await me(ctx)));
   api.get('/user/@me', users(), async (ctx) => preferences(ctx, await me(ctx)));
-  api.get('/user/:id', admin, async (ctx) =>
-    preferences(ctx, await ctx.state.services.users.get(String(ctx.params.id))),
+  api.get('/user/:id', admin, input({ params: userIdParams }), async (ctx, { params }) =>
+    preferences(ctx, await ctx.state.services.users.get(params.id)),
   );
-  api.put('/user', users(), async (ctx) => update(ctx, await me(ctx)));
-  api.put('/user/@me', users(), async (ctx) => update(ctx, await me(ctx)));
-  api.put('/user/:id', userSelfOrAdmin(), (ctx) => update(ctx, ctx.state.resource as UserRecord));
+  api.put('/user', users(), userUpdateInput, async (ctx, { body }) => update(ctx, await me(ctx), body));
+  api.put('/user/@me', users(), userUpdateInput, async (ctx, { body }) => update(ctx, await me(ctx), body));
+  api.put('/user/:id', userSelfOrAdmin(), userUpdateByIdInput, (ctx, { body }) =>
+    update(ctx, ctx.state.resource as UserRecord, body),
+  );
 }

@@ -1,5 +1,6 @@
-import Router from '@koa/router';
-import type { FerryContext, FerryState } from '../state';
+import { z } from 'zod';
+import type { FerryContext } from '../state';
+import { parseQuery } from '../input';
 import { errorPageHtml } from './error-page';
 import { html, SafeHtml } from './html';
 import type { TextKey } from '../../i18n';
@@ -58,21 +59,6 @@ export function registerWebPages(pages: PageRegistry): void {
   });
 }
 
-/** GET /login: the login form (local service provider), or the upload page for one already signed in. */
-export function loginRouter(): Router<FerryState> {
-  const r = new Router<FerryState>();
-  r.get('/login', (ctx) => {
-    const c = ctx as FerryContext;
-    if (c.state.principal.type === 'user') {
-      ctx.redirect(`${basePath(c)}/`);
-      return;
-    }
-    ctx.type = 'text/html; charset=utf-8';
-    ctx.body = loginPage(c).value;
-  });
-  return r;
-}
-
 function userPage(ctx: FerryContext, page: string, titleKey: TextKey, data: Record<string, string> = {}): SafeHtml {
   const p = ctx.state.principal;
   if (p.type !== 'user') return loginPage(ctx);
@@ -107,27 +93,40 @@ async function guestData(ctx: FerryContext): Promise<Record<string, string>> {
   return data;
 }
 
+/** What the login page is told by where a sign-in came back to (a wrong value is none given). */
+const lenient = z.string().optional().catch(undefined);
+export const loginPageQuery = z.object({
+  return: lenient,
+  /** Seconds the login throttle asks to wait. */
+  wait: z
+    .string()
+    .regex(/^\d{1,6}$/)
+    .transform(Number)
+    .optional()
+    .catch(undefined),
+  provider: lenient,
+  unavailable: lenient,
+  failed: lenient,
+});
+
 /**
  * The login page: one entry per identity provider, in the config's order. A password provider gets a form
  * posted to /login/<id> (app.js sends it as JSON with the security header and comes back to the page asked
  * for); a redirect provider a button to /login/<id>; a proxy (the header kind) a line saying the proxy signs
  * people in, since reaching this page means it did not.
  */
-export function loginPage(ctx: FerryContext): SafeHtml {
+export function loginPage(ctx: FerryContext, query = parseQuery(ctx, loginPageQuery)): SafeHtml {
   const t = pageT(ctx);
   const base = basePath(ctx);
   const providers = ctx.state.services.identity.list;
-  const back = safeReturnPath(
-    ctx.path === '/login' ? (typeof ctx.query.return === 'string' ? ctx.query.return : '') : ctx.originalUrl,
-  );
-  const wait = typeof ctx.query.wait === 'string' && /^\d{1,6}$/.test(ctx.query.wait) ? Number(ctx.query.wait) : 0;
-  const about =
-    typeof ctx.query.provider === 'string' ? ctx.query.provider : providers.find((p) => p.style === 'password')?.id;
+  const back = safeReturnPath(ctx.path === '/login' ? (query.return ?? '') : ctx.originalUrl);
+  const wait = query.wait;
+  const about = query.provider ?? providers.find((p) => p.style === 'password')?.id;
   const message = wait
     ? t('ui_login_throttled', { minutes: String(Math.max(1, Math.ceil(wait / 60))) })
-    : ctx.query.unavailable
+    : query.unavailable
       ? t('ui_login_unavailable')
-      : ctx.query.failed
+      : query.failed
         ? t('ui_login_failed')
         : '';
   const several = providers.length > 1;

@@ -1,3 +1,4 @@
+import { parseQuery, tokenQuery } from '../input';
 import { Errors, isError, retryAfterOf, ServiceError } from '../../domain/errors';
 import { linkUnlock } from '../download/link-unlock';
 import type { DownloadAccess } from '../../domain/downloads';
@@ -16,11 +17,12 @@ import { safeEntryNames } from '../../shared/entry-names';
  * tar), and a checkbox selection submitted as an ordinary GET form.
  */
 export async function downloadPage(ctx: FerryContext): Promise<SafeHtml> {
+  const asked = parseQuery(ctx, tokenQuery).token;
   let access: DownloadAccess;
   try {
-    access = await ctx.state.services.downloads.access(ctx.query.token, linkUnlock(ctx));
+    access = await ctx.state.services.downloads.access(asked, linkUnlock(ctx, asked));
   } catch (e) {
-    if (e instanceof ServiceError) return downloadErrorPage(ctx, e);
+    if (e instanceof ServiceError) return downloadErrorPage(ctx, e, asked ?? '');
     throw e;
   }
   await ctx.state.services.downloads.viewed(access);
@@ -145,8 +147,8 @@ export function localMoment(unixSeconds: number, lang: string): SafeHtml {
  * nothing of any Transfer, except a spent link's subject and sender (its reader got there through the link,
  * password included). Errors the page does not name read "not found".
  */
-export async function downloadErrorPage(ctx: FerryContext, e: ServiceError): Promise<SafeHtml> {
-  if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e);
+export async function downloadErrorPage(ctx: FerryContext, e: ServiceError, token: string): Promise<SafeHtml> {
+  if (PASSWORD_ERRORS.has(e.id)) return linkPasswordPage(ctx, e, token);
   const shown = [
     Errors.transferExpired,
     Errors.transferClosed,
@@ -157,7 +159,6 @@ export async function downloadErrorPage(ctx: FerryContext, e: ServiceError): Pro
     Errors.fileNotFound,
   ].find((entry) => isError(e, entry));
   const id = (shown ?? Errors.transferNotFound).id;
-  const token = typeof ctx.query.token === 'string' ? ctx.query.token : '';
   const facts =
     id === Errors.downloadLimitReached.id && token
       ? await ctx.state.services.downloads.spentLinkFacts(token).catch(() => null)
@@ -213,14 +214,8 @@ const PASSWORD_ERRORS = new Set(['download_password_required', 'download_passwor
  * of the transfer is shown. It posts to /download/unlock, which keeps a proof in a cookie and comes back here.
  * It says that this password is the sender's guard on the link, not end-to-end encryption.
  */
-function linkPasswordPage(ctx: FerryContext, e: ServiceError): SafeHtml {
+function linkPasswordPage(ctx: FerryContext, e: ServiceError, token: string): SafeHtml {
   const t = pageT(ctx);
-  const token =
-    typeof ctx.query.token === 'string'
-      ? ctx.query.token
-      : typeof (ctx.request.body as { token?: unknown } | undefined)?.token === 'string'
-        ? String((ctx.request.body as { token: string }).token)
-        : '';
   ctx.status = e.status;
   ctx.type = 'text/html; charset=utf-8';
   ctx.set('Referrer-Policy', 'no-referrer');

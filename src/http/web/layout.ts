@@ -1,3 +1,4 @@
+import { pageArgsOf } from './page-args';
 import { LANGS, normaliseLang, type TextKey, textKey, translate, translations } from '../../i18n';
 import { knownRequestLang } from '../request-lang';
 import type { FerryContext } from '../state';
@@ -26,7 +27,7 @@ const LANG_COOKIE = 'ferry_lang';
 /** The language of a page: ?lang= (remembered in a cookie), the user's preference, the cookie, the browser's. */
 export function pageLang(ctx: FerryContext): string {
   if (ctx.state.lang) return ctx.state.lang;
-  const asked = typeof ctx.query.lang === 'string' ? normaliseLang(ctx.query.lang) : null;
+  const asked = normaliseLang(pageArgsOf(ctx).lang);
   let lang: string;
   if (asked) {
     ctx.cookies.set(LANG_COOKIE, asked, { httpOnly: false, sameSite: 'lax', maxAge: 365 * 86400_000, overwrite: true });
@@ -102,7 +103,7 @@ ${opts.page ? html`<noscript><p class="notice">${t('ui_needs_javascript')}</p></
 
 function header(ctx: FerryContext, t: PageT, base: string, lang: string): SafeHtml {
   const p = ctx.state.principal;
-  const current = typeof ctx.query.s === 'string' ? ctx.query.s : '';
+  const current = pageArgsOf(ctx).s ?? '';
   const link = (s: string, key: TextKey) =>
     html`<a href="${base}/${s ? `?s=${s}` : ''}"${current === s || (s === '' && current === 'upload') ? html` aria-current="page"` : ''}>${t(key)}</a>`;
   let nav: SafeHtml | string = '';
@@ -148,10 +149,10 @@ function publicAddressNotice(ctx: FerryContext, t: PageT, base: string): SafeHtm
 
 /** A plain GET form, so the switch works with the keyboard and even before the script has loaded. */
 function langSwitch(ctx: FerryContext, t: PageT, lang: string): SafeHtml {
-  const keep = Object.entries(ctx.query).filter(([k, v]) => k !== 'lang' && typeof v === 'string') as [
-    string,
-    string,
-  ][];
+  // The page's other arguments, each given once, stay as they are.
+  const keep = Object.entries(ctx.query).flatMap(([k, v]): [string, string][] =>
+    k !== 'lang' && v !== undefined && !Array.isArray(v) ? [[k, v]] : [],
+  );
   return html`<form class="lang" method="get" action="">
 ${keep.map(([k, v]) => html`<input type="hidden" name="${k}" value="${v}">`)}
 <label for="lang-select">${t('ui_language')}</label>

@@ -1,3 +1,4 @@
+import { pageArgsOf } from './page-args';
 import { readSinkMessage, sinkMessageHeads } from '../../mail/sink';
 import { readEml } from '../../mail/eml';
 import { isAdmin } from '../../auth/principal';
@@ -31,8 +32,8 @@ export function mailSinkPage(ctx: FerryContext): SafeHtml | undefined {
       body: html`<section class="card"><h1>${title}</h1><p>${t('ui_mail_sink_off')}</p></section>`,
     });
   const base = basePath(ctx);
-  const id = typeof ctx.query.id === 'string' ? ctx.query.id : null;
-  if (id !== null) {
+  const { id, part } = pageArgsOf(ctx);
+  if (id !== undefined) {
     const raw = readSinkMessage(dir, id, 8 * 1024 * 1024);
     if (!raw) {
       ctx.status = 404;
@@ -42,7 +43,7 @@ export function mailSinkPage(ctx: FerryContext): SafeHtml | undefined {
       });
     }
     const m = readEml(raw.toString('utf8'));
-    if (ctx.query.part === 'html') return htmlPart(ctx, m.html);
+    if (part === 'html') return htmlPart(ctx, m.html);
     const rows = HEADER_LABELS.filter(([h]) => m.headers[h]);
     return layout(ctx, {
       title,

@@ -1,3 +1,4 @@
+import { pageArgsOf } from './page-args';
 import Router from '@koa/router';
 import type { FerryContext, FerryState } from '../state';
 import type { SafeHtml } from './html';
@@ -26,7 +27,7 @@ export class PageRegistry {
   router(): Router<FerryState> {
     const r = new Router<FerryState>();
     r.get('/', async (ctx) => {
-      const name = typeof ctx.query.s === 'string' ? ctx.query.s : '';
+      const name = pageArgsOf(ctx as FerryContext).s ?? '';
       const render = this.pages.get(name) ?? this.pages.get('');
       if (!render) return; // no page yet: fall through to the REST 404
       await loadUserLang(ctx as FerryContext);
