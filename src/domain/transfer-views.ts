@@ -1,4 +1,5 @@
-import type { MailDelivery, Transfer } from './model';
+import type { Actor, MailDelivery, Transfer } from './model';
+import type { Page } from './paging';
 import type { VirusScanRecord } from './ports';
 import type { RecipientsService } from './recipients';
 import type { SharingService, SharingView } from './sharing';
@@ -47,6 +48,16 @@ export class TransferViews {
       ['transfer' in v ? v.transfer : v],
       view.then((one) => [one]),
     );
+  }
+
+  /** The Transfers an actor sees (theirs, or a guest's own), the whole list or one page, with all they are shown with. */
+  async pageFor(actor: Actor, page: Page | null): Promise<TransferReadouts> {
+    return this.many(await this.d.transfers.pageFor(actor, page));
+  }
+
+  /** Every Transfer (the admins' list), the whole list or one page, with all they are shown with. */
+  async pageAll(page: Page | null): Promise<TransferReadouts> {
+    return this.many(await this.d.transfers.pageAll(page));
   }
 
   /** A list of Transfers, `views` their files and recipients when already under way (pages read them in batches). */

@@ -65,6 +65,19 @@ test('read model: without antivirus nothing is scanned; a view a change just bui
   assert.is(read.transfers[0].sharing?.controls.downloadLimit ?? null, null);
 });
 
+test("read model: a user's page holds only their transfers, newest first; the admins' holds everyone's", async () => {
+  const d = domainOnFakes();
+  const bob = userActor('bob');
+  const a1 = await sentTransfer(d, alice);
+  const b1 = await sentTransfer(d, bob, { from: 'bob@example.org' });
+  const a2 = await sentTransfer(d, alice);
+  const ids = (r: { transfers: { view: { transfer: { id: number } } }[] }) =>
+    r.transfers.map((x) => x.view.transfer.id);
+  assert.equal(ids(await d.transferViews.pageFor(alice, null)), [a2.id, a1.id]);
+  assert.equal(ids(await d.transferViews.pageFor(alice, { limit: 1, offset: 0 })), [a2.id]);
+  assert.equal(ids(await d.transferViews.pageAll(null)).sort(), [a1.id, b1.id, a2.id].sort());
+});
+
 test('update: unknown or mistyped fields are refused before anything changes', async () => {
   const d = domainOnFakes();
   const { id } = await sentTransfer(d, alice);

@@ -13,7 +13,8 @@ import { requestLang } from '../request-lang';
 type Loaded = { recipient: Recipient; transfer: Transfer };
 const loaded = (ctx: FerryContext) => ctx.state.resource as Loaded;
 
-async function present(ctx: FerryContext, r: Recipient) {
+/** A Recipient as the spec shows it, with its bounces and what became of its latest mail. */
+export async function presentRecipientOf(ctx: FerryContext, r: Recipient) {
   const s = ctx.state.services;
   const status = await s.recipients.deliveryStatus([r.id]);
   const delivery = status.delivery.get(r.id);
@@ -32,11 +33,11 @@ export const recipientUpdateInput = input({ params: idParams, body: z.strictObje
 export function recipientRoutes(api: Api): void {
   const own = owner(loadRecipient, { notFound: Errors.recipientNotFound });
   const idInput = input({ params: idParams });
-  api.get('/recipient/:id', own, idInput, (ctx) => present(ctx, loaded(ctx).recipient));
+  api.get('/recipient/:id', own, idInput, (ctx) => presentRecipientOf(ctx, loaded(ctx).recipient));
   api.put('/recipient/:id', own, recipientUpdateInput, async (ctx, { body: b }) => {
     const { recipient, transfer } = loaded(ctx);
     if (b.remind) await ctx.state.services.transfers.remind(actorOf(ctx), transfer, recipient);
-    return present(ctx, recipient);
+    return presentRecipientOf(ctx, recipient);
   });
   api.delete('/recipient/:id', own, idInput, async (ctx) => {
     await ctx.state.services.recipients.remove(actorOf(ctx), loaded(ctx).recipient);

@@ -7,9 +7,9 @@ import type { Transfer } from '../../domain/model';
 import { senderFieldsIgnored, TransferView } from '../../domain/transfers';
 import { z } from 'zod';
 import { isEmail, parseTransferInput } from '../../domain/transfer-input';
-import { type Page, parsePage } from '../../domain/paging';
+import { parsePage } from '../../domain/paging';
 import { parseEncryption } from '../../domain/encryption-input';
-import { presentAuditEntry, presentFileExtended, presentRecipient, presentTransfer } from '../presenters/transfer';
+import { presentAuditEntry, presentFileExtended, presentTransfer } from '../presenters/transfer';
 import { presentSharing, presentVirusScan } from '../presenters/sharing';
 import type { TransferJson } from '../presenters/wire';
 import type { TransferReadouts } from '../../domain/transfer-views';
@@ -18,6 +18,7 @@ import { hashLinkPassword } from '../../domain/link-password';
 import { actorOf } from '../actor';
 import { anyObject, bodyFits, failsAs, flag, idParams, input, pageQuery, tokenQuery, wrongIs } from '../input';
 import { loadTransfer } from './loaders';
+import { presentRecipientOf } from './recipient';
 import { requestLang } from '../request-lang';
 import type { FerryContext } from '../state';
 import { actingGet } from '../middleware/authenticate';
@@ -44,13 +45,8 @@ function presentReadouts(ctx: FerryContext, read: TransferReadouts, lang: string
  * A list of Transfers: the whole list (FileSender's answer), or the page `?limit=N&offset=M` asks for; views
  * built in batches (docs/architecture.md, "Lists and pages").
  */
-async function presentList(
-  ctx: FerryContext,
-  query: z.output<typeof pageQuery>,
-  read: (page: Page | null) => Promise<Transfer[]>,
-) {
-  const list = await read(parsePage(query));
-  const [views, lang] = await Promise.all([ctx.state.services.transferViews.many(list), requestLang(ctx)]);
+async function presentList(ctx: FerryContext, read: Promise<TransferReadouts>) {
+  const [views, lang] = await Promise.all([read, requestLang(ctx)]);
   return presentReadouts(ctx, views, lang);
 }
 
@@ -83,11 +79,11 @@ const completeOnly = z.strictObject({ complete: z.literal(true) });
 /** Transfer endpoints of the spec. */
 export function transferRoutes(api: Api): void {
   const list = (ctx: FerryContext, { query }: { query: z.output<typeof pageQuery> }) =>
-    presentList(ctx, query, (page) => ctx.state.services.transfers.pageFor(actorOf(ctx), page));
+    presentList(ctx, ctx.state.services.transferViews.pageFor(actorOf(ctx), parsePage(query)));
   api.get('/transfer', users({ guests: true }), listInput, list);
   api.get('/transfer/@me', users({ guests: true }), listInput, list);
   api.get('/transfer/@all', admin, listInput, (ctx, { query }) =>
-    presentList(ctx, query, (page) => ctx.state.services.transfers.pageAll(page)),
+    presentList(ctx, ctx.state.services.transferViews.pageAll(parsePage(query))),
   );
 
   api.post('/transfer', users({ guests: true }), createInput, async (ctx, { body }) => {
@@ -139,14 +135,8 @@ export function transferRoutes(api: Api): void {
   });
 
   api.post('/transfer/:id/recipient', own, recipientInput, async (ctx, { body }) => {
-    const s = ctx.state.services;
-    const r = await s.recipients.add(actorOf(ctx), transferOf(ctx), body.recipient);
-    const delivery = (await s.recipients.deliveryStatus([r.id])).delivery.get(r.id);
-    return created(
-      ctx,
-      presentRecipient(r, s.settings.get().base_url, await requestLang(ctx), delivery, s.mailInbox !== null),
-      `/recipient/${r.id}`,
-    );
+    const r = await ctx.state.services.recipients.add(actorOf(ctx), transferOf(ctx), body.recipient);
+    return created(ctx, await presentRecipientOf(ctx, r), `/recipient/${r.id}`);
   });
 
   // The chunk-upload key may only complete a Transfer (spec: PUT /transfer access).
