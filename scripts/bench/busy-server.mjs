@@ -1,7 +1,8 @@
 // Baseline for the `GET /transfer/{id}` latency row: a bare node:http server that spends the same CPU per
 // request as ferry did (a busy loop of `--cpu-us` microseconds on its one thread) and answers with a body of
 // ferry's size. What its p99 is on this machine at that moment is the machine's share of the tail (other work
-// on the two cores, steal); what ferry's p99 has beyond it is ferry's own (docs/performance.md, Latency).
+// on the two cores, steal); what ferry's p99 has beyond it is ferry's own (docs/performance.md,
+// "The ZIP row's memory and the latency row's tail").
 // node scripts/bench/busy-server.mjs --cpu-us N --body-bytes N   (prints "listening on <url>")
 import http from 'node:http';
 

@@ -1,8 +1,8 @@
 // The `GET /transfer/{id}` latency row (row 7 of `npm run bench`): many transfers in ferry's SQLite database,
 // 32 clients, p99 over windows, beside a bare node:http server that spends the same CPU per request
 // (scripts/bench/busy-server.mjs) and is loaded the same way, window for window. On a shared 2-core machine a
-// window's p99 follows what else the cores do (docs/performance.md, Latency); the baseline in the same windows
-// says how much of the tail is the machine's.
+// window's p99 follows what else the cores do; the baseline in the same windows says how much of the tail is
+// the machine's (docs/performance.md, "The ZIP row's memory and the latency row's tail").
 // Standalone: node scripts/bench/latency.mjs [--transfers N] [--windows N] [--seconds N] [--warm N]
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +11,10 @@ import { haveWrk, measure, nodeLatency, startFerry, startProcess, tempDir, wrkLa
 import { USER } from './clients.mjs';
 import { reexecOnProjectNode } from '../project-node.mjs';
 
-/** Adds `count` transfers (one file, one recipient each) to a stopped server's database; returns the bench user's ids. */
+/**
+ * Adds `count` transfers (one file, one recipient each) to a stopped server's database; returns the ids of the
+ * bench user's.
+ */
 export function seedTransfers(dbFile, count) {
   const db = new Database(dbFile);
   const now = Math.floor(Date.now() / 1000);

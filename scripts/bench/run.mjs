@@ -127,7 +127,7 @@ try {
   const zipUrl = `${ferry.url}/download?token=${zt.recipients[0].token}&archive_format=zip`;
   await drain(zipUrl);
   // The ZIP's own memory is what it adds to the process: the peak alone is mostly what the upload rows before
-  // it left (docs/performance.md, "The ZIP row's memory").
+  // it left (docs/performance.md, "The ZIP row's memory and the latency row's tail").
   const zipRssBefore = rssMiB(fp);
   const zip = await measure(fp, () => drain(zipUrl));
   zip.rssBefore = zipRssBefore;
@@ -310,7 +310,8 @@ for (const { work, f, b, budget, each } of rows) {
     budgetText = budget.p99 ? `p99 < ${budget.p99} ms` : 'reported';
     if (budget.p99Ratio) {
       // The same windows' tail on a bare server at ferry's CPU per request is the machine's: over it, ferry's
-      // own. The row holds if either budget does (docs/performance.md, Latency).
+      // own. The row holds if either budget does (docs/performance.md,
+      // "The ZIP row's memory and the latency row's tail").
       baseFig = `p50 ${fmt(b.p50, 1)} ms, p99 ${fmt(b.p99, 1)} ms (windows: p99 ${b.windows.map((w) => fmt(w.p99, 1)).join(', ')})`;
       ratio = median(each);
       ok = ok || ratio <= budget.p99Ratio;
