@@ -12,10 +12,15 @@ import { USER } from './clients.mjs';
 import { reexecOnProjectNode } from '../project-node.mjs';
 
 /**
- * Adds `count` transfers (one file, one recipient each) to a stopped server's database; returns the ids of the
- * bench user's.
+ * Adds `count` transfers (one file, one recipient each) to a stopped server's database, transfer i owned by
+ * `ownerOf(i)` ([user id, email]: by default one in a hundred the bench user's, the others spread over 500
+ * users); returns the ids of the bench user's.
  */
-export function seedTransfers(dbFile, count) {
+export function seedTransfers(
+  dbFile,
+  count,
+  ownerOf = (i) => (i % 100 === 0 ? ['bench', 'x@example.org'] : [`user${i % 500}`, 'x@example.org']),
+) {
   const db = new Database(dbFile);
   const now = Math.floor(Date.now() / 1000);
   const ins = db.prepare(
@@ -29,9 +34,7 @@ export function seedTransfers(dbFile, count) {
   );
   db.transaction(() => {
     for (let i = 0; i < count; i++) {
-      const id = Number(
-        ins.run(i % 100 === 0 ? 'bench' : `user${i % 500}`, 'x@example.org', `t${i}`, now, now + 86400).lastInsertRowid,
-      );
+      const id = Number(ins.run(...ownerOf(i), `t${i}`, now, now + 86400).lastInsertRowid);
       insFile.run(id, `file${i}.bin`, now);
       insRec.run(id, `r${i}@example.org`, now);
     }
