@@ -314,10 +314,12 @@ export async function browserUploadRows({ quick, dir, row }) {
     r.xhr,
     {
       browser: true,
-      ratios: r.ratios,
       cpuRatios: r.cpuRatios,
       roles: `page: ${roleText(r.page.rolesPerGiB)}; bare: ${roleText(r.xhr.rolesPerGiB)}`,
     },
+    // The rounds' ratios: the row's ratio is their median (it was passed where the table did not read it, so
+    // the row showed no ratio and always failed).
+    r.ratios,
   );
 }
 
