@@ -128,6 +128,11 @@ export function resetPeak(pid) {
   }
 }
 
+/** The process's resident memory now (MiB). */
+export function rssMiB(pid) {
+  return Number(/VmRSS:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
+}
+
 export function peakRssMiB(pid) {
   return Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
 }

@@ -4,7 +4,7 @@
 // Alone: `node scripts/bench/transfer-list.mjs` (needs dist/ferry); run.mjs runs it among the other rows.
 import path from 'node:path';
 import fs from 'node:fs';
-import Database from 'better-sqlite3';
+import { seedTransfers } from './latency.mjs';
 import { tsImport } from 'tsx/esm/api';
 import { call, ferryCli, median, startFerry, tempDir } from './lib.mjs';
 import { USER } from './clients.mjs';
@@ -30,29 +30,6 @@ async function timeGets(base, urlPath) {
   };
 }
 
-/** The user "bench" with `count` transfers (one file, one recipient each), written straight into the database. */
-function seed(file, count) {
-  const db = new Database(file);
-  const now = Math.floor(Date.now() / 1000);
-  const ins = db.prepare(
-    `INSERT INTO transfers (user_id, user_email, subject, options, status, created, expires) VALUES ('bench', 'bench@example.org', ?, '[]', 'available', ?, ?)`,
-  );
-  const insFile = db.prepare(
-    `INSERT INTO files (transfer_id, uid, name, size, created, complete) VALUES (?, lower(hex(randomblob(16))), ?, 1000, ?, 1)`,
-  );
-  const insRec = db.prepare(
-    `INSERT INTO recipients (transfer_id, email, token, created) VALUES (?, ?, lower(hex(randomblob(16))), ?)`,
-  );
-  db.transaction(() => {
-    for (let i = 0; i < count; i++) {
-      const id = Number(ins.run(`t${i}`, now, now + 86400).lastInsertRowid);
-      insFile.run(id, `file${i}.bin`, now);
-      insRec.run(id, `r${i}@example.org`, now);
-    }
-  })();
-  db.close();
-}
-
 async function measureOn(ferry, label, count, row) {
   const page = await timeGets(ferry.url, `/transfer?limit=${PAGE}`);
   if (page.body.length !== PAGE) throw new Error(`first page: ${page.body.length} transfers`);
@@ -71,7 +48,8 @@ export async function transferListRows({ dir, row, count = 5000 }) {
   fs.mkdirSync(home, { recursive: true });
   const first = await startFerry(home);
   await first.stop();
-  seed(path.join(home, 'data', 'ferry.db'), count);
+  // The user "bench" with all `count` transfers.
+  seedTransfers(path.join(home, 'data', 'ferry.db'), count, () => ['bench', 'bench@example.org']);
   const onSqlite = await startFerry(home);
   try {
     await measureOn(onSqlite, 'SQLite', count, row);

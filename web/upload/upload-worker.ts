@@ -11,8 +11,12 @@ import { type FromWorker, type ToWorker, toWire } from './worker-protocol';
  * (docs/performance.md, Browser uploads, says why those rates).
  */
 
-/** Progress reaches the page at most this often, except a change of phase, which goes at once. */
-const PROGRESS_EVERY_MS = 200;
+/**
+ * Progress reaches the page at most this often, except a change of phase, which goes at once. Each report is a
+ * frame the page draws, rasterises and composites, a cost per second rather than per byte: at 200 ms it was
+ * most of what the page's browser CPU had over the bare protocol's (docs/performance.md, Browser uploads).
+ */
+const PROGRESS_EVERY_MS = 500;
 /** The resume record reaches the page's storage at most this often (and at once when a file completes). */
 const RECORD_EVERY_MS = 1_000;
 
