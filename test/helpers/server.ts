@@ -1,4 +1,3 @@
-import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/config/defaults';
@@ -198,13 +197,4 @@ export function asUser(id: string, email = `${id}@example.org`): Record<string, 
   return { 'X-Remote-User': id, 'X-Remote-Email': email };
 }
 
-/** A free TCP port on 127.0.0.1 (for servers whose address must be known before they start). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-    srv.once('error', reject);
-  });
-}
+export { freePort } from './free-port';

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
-import { freePort } from '../server';
+import { freePort } from '../free-port';
 
 /**
  * A real MariaDB server for the tests, from Debian's `mariadb-server` package: `mariadbd` on an empty data
