@@ -52,7 +52,7 @@ function snapshot() {
   return { env: { ...process.env }, globals: new Set(Object.keys(globalThis)), resources: activeResources() };
 }
 
-/** Puts `process.env` back as it was, and names what the file changed in it and in the globals. */
+/** Puts `process.env` and the globals back as they were, and names what the file changed. */
 function restore(before: ReturnType<typeof snapshot>): string[] {
   const problems: string[] = [];
   const changed = new Set([...Object.keys(before.env), ...Object.keys(process.env)]);
@@ -63,8 +63,9 @@ function restore(before: ReturnType<typeof snapshot>): string[] {
     else process.env[key] = before.env[key];
   }
   for (const key of Object.keys(globalThis)) {
-    if (!before.globals.has(key) && !key.startsWith('UVU_') && !LIBRARY_GLOBALS.has(key))
-      problems.push(`left a global \`${key}\``);
+    if (before.globals.has(key) || key.startsWith('UVU_') || LIBRARY_GLOBALS.has(key)) continue;
+    problems.push(`left a global \`${key}\``);
+    delete (globalThis as Record<string, unknown>)[key];
   }
   if (process.exitCode !== undefined && process.exitCode !== 0) {
     problems.push(`set process.exitCode to ${process.exitCode}`);
@@ -84,8 +85,8 @@ async function leftRunning(before: Map<string, number>): Promise<string[]> {
     extra = [];
     for (const [kind, n] of activeResources()) {
       const more = n - (before.get(kind) ?? 0);
-      // The wait's own timer is one of them.
-      if (kind === 'Timeout' ? more > 1 : more > 0) extra.push(`${more} ${kind}`);
+      // The wait's own timer has fired by now: it is not among them.
+      if (more > 0) extra.push(`${more} ${kind}`);
     }
     if (!extra.length) return [];
   }
