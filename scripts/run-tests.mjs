@@ -41,13 +41,13 @@ const ALL = [
 // (about 1.5 s a file under load otherwise), and the runner there charges to each file what it leaves behind.
 const VARIANTS = {
   unit: { dir: 'unit', env: {}, oneProcess: true },
-  'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } },
+  'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' }, onceOnly: true },
   'adversarial-postgres': {
     dir: 'adversarial',
     env: { FERRY_TEST_DB: 'postgres' },
     only: /^(signed-chunks|hardening-)/,
   },
-  'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' }, sharedS3: true },
+  'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' }, sharedS3: true, onceOnly: true },
 };
 const args = process.argv.slice(2);
 const groups = args.length ? args : ALL;
@@ -78,6 +78,9 @@ const { partsOfGroup, MissingPart, installMissingPart } = await tsImport(
   import.meta.url,
 );
 const { RESULT_PREFIX } = await tsImport('../test/helpers/run-in-one-process.ts', import.meta.url);
+// The http files the variants cannot change (they start no test server, or choose their database and store
+// themselves) run in `http` only; `onceOnly` groups leave them out.
+const { SAME_IN_EVERY_VARIANT } = await tsImport('../test/helpers/same-in-every-variant.ts', import.meta.url);
 
 /**
  * The S3 server a group's files share (test/helpers/system/s3.ts, SHARED_S3_ENV), started before its first file;
@@ -146,6 +149,7 @@ for (const group of groups) {
     ? fs
         .readdirSync(dir)
         .filter((f) => f.endsWith('.test.ts') && (!variant.only || variant.only.test(f)))
+        .filter((f) => !variant.onceOnly || !(f in SAME_IN_EVERY_VARIANT))
         .sort()
         .map((f) => path.join(dir, f))
     : [path.resolve(group)];

@@ -1,75 +1,18 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase } from '../../src/db/database';
-import type { Locks, Repositories, UnitOfWork } from '../../src/domain/ports';
-import { MemoryWorld } from '../fakes/memory-repositories';
-import { tempDir } from '../helpers/temp-dir';
-import { freshPostgresDatabase } from '../helpers/system/postgres';
+import { forEachWorld, newTransferIn } from '../helpers/repository-worlds';
 
 // The repository contract of what the domain's rules use (transfers, lists and pages, files and ranges,
 // recipients, guests, frequent recipients, audit, tracking errors, purge, usage, units of work, locks), run on
 // the in-memory fakes of test/fakes/ as on SQLite and a real PostgreSQL server: the domain tests that run on the
 // fakes (test/unit/domain-*.test.ts) hold on the databases too. The same cases, the same answers.
 
-interface World {
-  repos: Repositories;
-  uow: UnitOfWork;
-  locks: Locks;
-  close(): Promise<void>;
-}
-
 const T0 = 1_900_000_000;
 let serial = 0;
 const unique = (prefix: string) =>
   `${prefix}${(++serial).toString(16)}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32);
+const newTransfer = newTransferIn;
 
-const worlds: Record<string, () => Promise<World>> = {
-  memory: async () => {
-    const w = new MemoryWorld();
-    return { repos: w.repos, uow: w.uow, locks: w.locks, close: async () => {} };
-  },
-  sqlite: () => openDatabase({ dataDir: tempDir('ferry-contract-'), url: null }),
-  postgres: async () =>
-    openDatabase({ dataDir: tempDir('ferry-contract-'), url: await freshPostgresDatabase('ferry_contract') }),
-};
-
-for (const [name, open] of Object.entries(worlds)) {
-  const it = suite<{ w: World }>(`the domain's repositories on ${name}`);
-  it.before(async (ctx) => {
-    ctx.w = await open();
-  });
-  it.after(async (ctx) => {
-    await ctx.w.close();
-  });
-
-  const newTransfer = (
-    w: World,
-    user = 'alice',
-    { files = 1, recipients = 1, guestId = null as number | null, created = T0 } = {},
-  ) =>
-    w.repos.transfers.create(
-      {
-        userId: user,
-        userEmail: `${user}@x.org`,
-        guestId,
-        subject: 'S',
-        message: null,
-        options: ['get_a_link'],
-        lang: null,
-        created,
-        expires: created + 86400,
-        roundtripToken: unique('rt'),
-      },
-      Array.from({ length: files }, (_, i) => ({
-        uid: unique(user),
-        name: `f${i}`,
-        size: 100 + i,
-        mimeType: null,
-        cid: `c${i}`,
-      })),
-      Array.from({ length: recipients }, (_, i) => ({ email: `r${i}@${user}.org`, token: unique('tok'), lang: 'de' })),
-    );
-
+forEachWorld("the domain's repositories", (it) => {
   it('a Transfer is read back as stored, with its files and recipients; ids grow', async ({ w }) => {
     const id = await newTransfer(w, 'alice', { files: 2, recipients: 2 });
     const t = (await w.repos.transfers.find(id))!;
@@ -401,6 +344,4 @@ for (const [name, open] of Object.entries(worlds)) {
       [ids[9], ids[8], ids[7]],
     );
   });
-
-  it.run();
-}
+});

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sameDataAs } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
@@ -328,8 +328,7 @@ test('antivirus turned off: a transfer still waiting is released unscanned by a 
   const again = {
     ...HEADER_SP,
     upload_chunk_size: CHUNK,
-    data_dir: first.app.config.data_dir,
-    ...(first.app.config.database_url ? { database_url: first.app.config.database_url } : {}),
+    ...sameDataAs(first),
   };
   let second: TestServer | null = null;
   try {

@@ -7,7 +7,7 @@ import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/serve
 import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
-import { S3Server, startS3 } from '../helpers/system/s3';
+import { S3Server, startS3, s3Storage } from '../helpers/system/s3';
 import { until } from '../helpers/until';
 import { CLAIM_LEASE_S } from '../../src/domain/download-limits';
 
@@ -31,16 +31,7 @@ test.before(async () => {
   config = {
     ...HEADER_SP,
     database_url: databaseUrl,
-    storage: {
-      type: 's3',
-      endpoint: s3.endpoint,
-      bucket: s3.bucket,
-      region: s3.region,
-      prefix: `limit-${crypto.randomBytes(4).toString('hex')}/`,
-      force_path_style: true,
-      access_key_id: s3.accessKeyId,
-      secret_access_key: s3.secretAccessKey,
-    },
+    storage: s3Storage(s3, `limit-${crypto.randomBytes(4).toString('hex')}/`),
   };
   a = await startTestServer(config, { clock: clock.clock });
   b = await startTestServer({ ...config, data_dir: path.join(a.dir, 'data-b') }, { clock: clock.clock });

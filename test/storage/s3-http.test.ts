@@ -6,11 +6,11 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { startTestServer, HEADER_SP, asUser, TestServer, tempDir, sql } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, tempDir, sql, sameDataAs } from '../helpers/server';
 import { sha256, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
-import { S3Server, s3Client, startS3 } from '../helpers/system/s3';
+import { S3Server, s3Client, startS3, s3Storage } from '../helpers/system/s3';
 import { aeadText, generateFileIv } from '../../src/shared-crypto/format';
 
 /*
@@ -34,24 +34,14 @@ test.before(async () => {
   client = s3Client(s3);
   // ferry reaches the store through a relay that can drop it, as a store going down would.
   proxy = await startCuttingProxy(s3.endpoint);
-  const storage = {
-    type: 's3',
-    endpoint: proxy.url,
-    bucket: s3.bucket,
-    region: s3.region,
-    prefix,
-    force_path_style: true,
-    access_key_id: s3.accessKeyId,
-    secret_access_key: s3.secretAccessKey,
-  };
+  const storage = s3Storage(s3, prefix, { endpoint: proxy.url });
   a = await startTestServer({ ...HEADER_SP, storage }, { clock: clock.clock });
   // Node B: the same database (the same SQLite file, or the same PostgreSQL database) and the same bucket.
   b = await startTestServer(
     {
       ...HEADER_SP,
       storage,
-      data_dir: path.join(a.dir, 'data'),
-      ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}),
+      ...sameDataAs(a),
     },
     { clock: clock.clock },
   );

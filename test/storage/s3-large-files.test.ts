@@ -1,13 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import crypto from 'node:crypto';
-import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { startTestServer, HEADER_SP, asUser, TestServer, sql } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sql, sameDataAs } from '../helpers/server';
 import { sha256, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startTestSink, TestSink } from '../helpers/mail';
-import { S3Server, s3Client, startS3 } from '../helpers/system/s3';
+import { S3Server, s3Client, startS3, s3Storage } from '../helpers/system/s3';
 import { until } from '../helpers/until';
 
 /*
@@ -32,17 +31,7 @@ test.before(async () => {
   s3 = await startS3();
   client = s3Client(s3);
   sink = await startTestSink();
-  const storage = {
-    type: 's3',
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: s3.region,
-    prefix,
-    force_path_style: true,
-    access_key_id: s3.accessKeyId,
-    secret_access_key: s3.secretAccessKey,
-    max_parts: 3,
-  };
+  const storage = s3Storage(s3, prefix, { max_parts: 3 });
   const mail = { transport: sink.url, from: 'ferry@files.example' };
   a = await startTestServer({ ...HEADER_SP, storage, mail }, { clock: clock.clock });
   b = await startTestServer(
@@ -50,8 +39,7 @@ test.before(async () => {
       ...HEADER_SP,
       storage,
       mail,
-      data_dir: path.join(a.dir, 'data'),
-      ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}),
+      ...sameDataAs(a),
     },
     { clock: clock.clock },
   );
