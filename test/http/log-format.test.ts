@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeConfig } from '../helpers/config-file';
 import { startServe, ServeHandle } from '../../src/cli/serve';
 import { asUser, request, tempDir } from '../helpers/server';
 import { signedPath, nowS } from '../helpers/signing';
@@ -19,17 +20,7 @@ const quiet = { out: () => {}, err: () => {}, readStdin: async () => '' };
 async function serveLogging(log: Record<string, unknown>): Promise<{ h: ServeHandle; file: string; dir: string }> {
   const dir = tempDir();
   const file = path.join(dir, 'log', 'ferry.log');
-  const config = path.join(dir, 'ferry.json');
-  fs.writeFileSync(
-    config,
-    JSON.stringify({
-      data_dir: path.join(dir, 'data'),
-      mail: { transport: null },
-      purge_interval_s: 0,
-      auth: { sp: SP },
-      log: { file, ...log },
-    }),
-  );
+  const config = writeConfig(dir, { mail: { transport: null }, auth: { sp: SP }, log: { file, ...log } });
   const h = await startServe({ config, port: '0', host: '127.0.0.1' }, quiet);
   return { h, file, dir };
 }

@@ -6,7 +6,7 @@ import { startTestServer, HEADER_SP, asUser, tempDir, testDatabaseUrl } from '..
 import { startTestSink } from '../helpers/mail';
 import { listSinkMessages, readSinkMessage, startSink } from '../../src/mail/sink';
 import { startServe } from '../../src/cli/serve';
-import { writeConfig } from '../helpers/binary';
+import { writeConfig } from '../helpers/config-file';
 import { request } from '../helpers/server';
 import { simpleParser } from 'mailparser';
 import { spawn } from 'node:child_process';
