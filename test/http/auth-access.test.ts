@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { asUser, HEADER_SP, startTestServer, TestServer, sql } from '../helpers/server';
 import { signedPath, nowS } from '../helpers/signing';
 import { login, withSession } from '../helpers/session';
@@ -295,15 +296,12 @@ test('PUT /config: admins only; runtime-safe keys validated, effective at once, 
   assert.equal([ok.status, ok.json], [200, true]);
   assert.is((await s.request('GET', '/info')).json.max_transfer_files, 1);
   const tooMany = await s.request('POST', '/transfer', {
-    json: {
+    json: transferBody({
       files: [
         { name: 'a', size: 1 },
         { name: 'b', size: 1 },
       ],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    }),
     headers: asUser('alice'),
   });
   assert.is(tooMany.json.message, 'transfer_too_many_files');
@@ -351,15 +349,12 @@ test("`from` under the service provider: one of the user's own addresses only", 
 
 test('chunk key: the File uid may upload and delete before the Transfer is available, never after; refused in "auth" mode', async () => {
   const t = await s.request('POST', '/transfer', {
-    json: {
+    json: transferBody({
       files: [
         { name: 'k1', size: 4 },
         { name: 'k2', size: 4 },
       ],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    }),
     headers: asUser('alice'),
   });
   const [f1, f2] = t.json.files;

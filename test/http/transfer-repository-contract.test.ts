@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { forEachWorld, newTransferIn } from '../helpers/repository-worlds';
+import { forEachWorld, newTransferIn, newGuestIn } from '../helpers/repository-worlds';
 
 // The repository contract of what the domain's rules use (transfers, lists and pages, files and ranges,
 // recipients, guests, frequent recipients, audit, tracking errors, purge, usage, units of work, locks), run on
@@ -80,19 +80,7 @@ forEachWorld("the domain's repositories", (it) => {
       mine.reduce((n, _, i) => n + 1 + (i % 3), 0),
     );
     assert.equal(await w.repos.transfers.filesOf([]), []);
-    const g = await w.repos.guests.insert({
-      userId: 'pager',
-      userEmail: 'pager@x.org',
-      email: 'gp@x.org',
-      token: unique('g'),
-      subject: null,
-      message: null,
-      options: [],
-      transferOptions: [],
-      lang: null,
-      created: T0,
-      expires: null,
-    });
+    const g = await newGuestIn(w, 'pager', { email: 'gp@x.org', token: unique('g') });
     const byGuest = await newTransfer(w, 'pager', { guestId: g.id });
     assert.equal(
       (await w.repos.transfers.listPage({ guestId: g.id }, null)).map((t) => t.id),
@@ -198,19 +186,7 @@ forEachWorld("the domain's repositories", (it) => {
 
   it('guests: found by token with their tracking errors, expired ones listed, closed once', async ({ w }) => {
     const token = unique('g');
-    const g = await w.repos.guests.insert({
-      userId: 'gus',
-      userEmail: 'gus@x.org',
-      email: 'g@x.org',
-      token,
-      subject: null,
-      message: null,
-      options: [],
-      transferOptions: [],
-      lang: null,
-      created: T0,
-      expires: T0 + 10,
-    });
+    const g = await newGuestIn(w, 'gus', { token, expires: T0 + 10 });
     assert.equal([g.status, g.transferCount, g.closed], ['available', 0, null]);
     await w.repos.trackingErrors.add('Guest', g.id, { type: 'bounce', date: T0, details: '550' });
     assert.equal((await w.repos.guests.findByToken(token))!.errors, [{ type: 'bounce', date: T0, details: '550' }]);
