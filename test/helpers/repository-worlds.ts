@@ -1,6 +1,6 @@
 import { suite, type Test } from 'uvu';
 import { openDatabase } from '../../src/db/database';
-import type { Locks, Repositories, UnitOfWork } from '../../src/domain/ports';
+import type { Locks, Repositories, Tx, UnitOfWork } from '../../src/domain/ports';
 import type { Guest } from '../../src/domain/model';
 import { MemoryWorld } from '../fakes/memory-repositories';
 import { freshPostgresDatabase } from './system/postgres';
@@ -105,4 +105,20 @@ export function newGuestIn(
     expires: null,
     ...over,
   });
+}
+
+/** Runs `work` in a unit of work that then throws 'boom': the message the unit failed with, for a rollback test. */
+export function failedUnitOfWork(
+  w: Pick<RepositoryWorld, 'uow'>,
+  work: (tx: Tx) => Promise<void>,
+): Promise<string | null> {
+  return w.uow
+    .run(async (tx) => {
+      await work(tx);
+      throw new Error('boom');
+    })
+    .then(
+      () => null,
+      (e: Error) => e.message,
+    );
 }

@@ -118,6 +118,34 @@ test.before(async () => {
 });
 test.after(() => s.close());
 
+/** An admin route: admins by config and by database and the admin application pass; everyone else is refused. */
+const ADMINS_ONLY = {
+  anonymous: 'rest_authentication_required',
+  guest: 'rest_admin_required',
+  alice: 'rest_admin_required',
+  bob: 'rest_admin_required',
+  root: 200,
+  dbadmin: 200,
+  app: 'rest_admin_required',
+  adminApp: 200,
+  appAsAlice: 'rest_admin_required',
+  appAsBob: 'rest_admin_required',
+};
+
+/** Something of alice's: she, the admins and an application acting as her pass; to anyone else it is `unknown`. */
+const alicesOwn = (unknown: string) => ({
+  anonymous: 'rest_authentication_required',
+  guest: unknown,
+  alice: 200,
+  bob: unknown,
+  root: 200,
+  dbadmin: 200,
+  app: unknown,
+  adminApp: 200,
+  appAsAlice: 200,
+  appAsBob: unknown,
+});
+
 test('public: GET /info answers everyone', async () => {
   await expectAccess('GET', '/info', Object.fromEntries(WHO.map((w) => [w, 200])) as Record<Who, number>);
 });
@@ -138,33 +166,11 @@ test('users: GET /user needs a user — a guest token or an application acting a
 });
 
 test('admin: GET /transfer/@all — admins by config, by database, and an admin application', async () => {
-  await expectAccess('GET', '/transfer/@all', {
-    anonymous: 'rest_authentication_required',
-    guest: 'rest_admin_required',
-    alice: 'rest_admin_required',
-    bob: 'rest_admin_required',
-    root: 200,
-    dbadmin: 200,
-    app: 'rest_admin_required',
-    adminApp: 200,
-    appAsAlice: 'rest_admin_required',
-    appAsBob: 'rest_admin_required',
-  });
+  await expectAccess('GET', '/transfer/@all', ADMINS_ONLY);
 });
 
 test("owner: alice's Transfer — hers and the admins', an unknown id to anyone else", async () => {
-  await expectAccess('GET', `/transfer/${aliceTransfer}`, {
-    anonymous: 'rest_authentication_required',
-    guest: 'transfer_not_found',
-    alice: 200,
-    bob: 'transfer_not_found',
-    root: 200,
-    dbadmin: 200,
-    app: 'transfer_not_found',
-    adminApp: 200,
-    appAsAlice: 200,
-    appAsBob: 'transfer_not_found',
-  });
+  await expectAccess('GET', `/transfer/${aliceTransfer}`, alicesOwn('transfer_not_found'));
   const bobList = await as('bob', 'GET', '/transfer/@me');
   assert.not.ok(
     bobList.json.some((t: { id: number }) => t.id === aliceTransfer),
@@ -186,35 +192,8 @@ test("owner: alice's Guest — bob may neither see it nor remind nor delete it, 
 });
 
 test('the user itself or an admin: PUT /user/{id}; admin only: GET /user/{id}', async () => {
-  await expectAccess(
-    'PUT',
-    '/user/alice',
-    {
-      anonymous: 'rest_authentication_required',
-      guest: 'user_not_found',
-      alice: 200,
-      bob: 'user_not_found',
-      root: 200,
-      dbadmin: 200,
-      app: 'user_not_found',
-      adminApp: 200,
-      appAsAlice: 200,
-      appAsBob: 'user_not_found',
-    },
-    { lang: 'en' },
-  );
-  await expectAccess('GET', '/user/alice', {
-    anonymous: 'rest_authentication_required',
-    guest: 'rest_admin_required',
-    alice: 'rest_admin_required',
-    bob: 'rest_admin_required',
-    root: 200,
-    dbadmin: 200,
-    app: 'rest_admin_required',
-    adminApp: 200,
-    appAsAlice: 'rest_admin_required',
-    appAsBob: 'rest_admin_required',
-  });
+  await expectAccess('PUT', '/user/alice', alicesOwn('user_not_found'), { lang: 'en' });
+  await expectAccess('GET', '/user/alice', ADMINS_ONLY);
   assert.is((await as('root', 'GET', '/user/nobody')).json.message, 'user_not_found');
   assert.is((await as('root', 'PUT', '/user/nobody', { lang: 'fr' })).json.message, 'user_not_found');
 });

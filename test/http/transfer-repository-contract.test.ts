@@ -1,5 +1,5 @@
 import * as assert from 'uvu/assert';
-import { forEachWorld, newTransferIn, newGuestIn } from '../helpers/repository-worlds';
+import { forEachWorld, newTransferIn, newGuestIn, failedUnitOfWork } from '../helpers/repository-worlds';
 
 // The repository contract of what the domain's rules use (transfers, lists and pages, files and ranges,
 // recipients, guests, frequent recipients, audit, tracking errors, purge, usage, units of work, locks), run on
@@ -131,23 +131,17 @@ forEachWorld("the domain's repositories", (it) => {
   it('a unit of work commits all or nothing, and runs its after-commit hooks only when it commits', async ({ w }) => {
     const id = await newTransfer(w);
     let hooks = 0;
-    const failed = await w.uow
-      .run(async (tx) => {
-        await tx.transfers.setStatus(id, 'available', T0);
-        await tx.audit.record({
-          transferId: id,
-          date: T0,
-          event: 'transfer_available',
-          author: { type: 'User', id: 'alice', ip: null },
-          target: { type: 'Transfer', id: String(id) },
-        });
-        tx.afterCommit(() => hooks++);
-        throw new Error('boom');
-      })
-      .then(
-        () => null,
-        (e: Error) => e.message,
-      );
+    const failed = await failedUnitOfWork(w, async (tx) => {
+      await tx.transfers.setStatus(id, 'available', T0);
+      await tx.audit.record({
+        transferId: id,
+        date: T0,
+        event: 'transfer_available',
+        author: { type: 'User', id: 'alice', ip: null },
+        target: { type: 'Transfer', id: String(id) },
+      });
+      tx.afterCommit(() => hooks++);
+    });
     assert.is(failed, 'boom');
     assert.is((await w.repos.transfers.find(id))!.status, 'created');
     assert.equal(await w.repos.audit.forTransfer(id), []);
