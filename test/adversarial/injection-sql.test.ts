@@ -1,6 +1,7 @@
 import vm from 'node:vm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, TestServer, asUser } from '../helpers/server';
 import { signedPath } from '../helpers/signing';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
@@ -317,12 +318,7 @@ test('JSONP callbacks other than plain dotted identifiers are refused and never 
   const t = (
     await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'x.js', size: 8, mime_type: 'text/javascript' }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'x.js', size: 8, mime_type: 'text/javascript' }] }),
     })
   ).json;
   await sendChunks(s.request, t.files[0].id, Buffer.from('alert(1)'), 1024, { headers: alice });

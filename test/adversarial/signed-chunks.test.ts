@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { asUser, HEADER_SP, sql, startTestServer, TestServer, sameDataAs } from '../helpers/server';
 import { signedPath } from '../helpers/signing';
-import { inAWeek, patternBytes, sha256 } from '../helpers/upload-client';
+import { patternBytes, sha256 } from '../helpers/upload-client';
 import { rawConnect, type RawConn } from '../helpers/raw-socket';
 import { startS3, s3Storage } from '../helpers/system/s3';
 import type { Logger } from '../../src/log';
@@ -80,12 +81,7 @@ const forged = (n: TestServer, fileId: number, offset: number, body: Buffer) =>
 async function createTransfer(n: TestServer, size: number): Promise<{ id: number; fileId: number }> {
   const r = await n.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'f.bin', size }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'f.bin', size }] }),
   });
   assert.is(r.status, 201, r.text);
   return { id: r.json.id, fileId: r.json.files[0].id };

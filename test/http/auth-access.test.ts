@@ -348,12 +348,7 @@ test('chunk key: the File uid may upload and delete before the Transfer is avail
     'not an endpoint the key opens',
   );
   const other = await s.request('POST', '/transfer', {
-    json: {
-      files: [{ name: 'o', size: 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'o', size: 1 }] }),
     headers: asUser('alice'),
   });
   assert.is(
@@ -382,12 +377,7 @@ test('chunk key: the File uid may upload and delete before the Transfer is avail
   const authMode = await startTestServer({ ...HEADER_SP, chunk_upload_security: 'auth' });
   try {
     const t2 = await authMode.request('POST', '/transfer', {
-      json: {
-        files: [{ name: 'a', size: 1 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'a', size: 1 }] }),
       headers: asUser('alice'),
     });
     const r = await authMode.request('PUT', `/file/${t2.json.files[0].id}/chunk/0?key=${t2.json.files[0].uid}`, {

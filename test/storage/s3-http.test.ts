@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encryptionFields } from '../helpers/factories';
+import { encryptionFields, transferBody } from '../helpers/factories';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
@@ -270,33 +270,18 @@ test('the store down mid-upload: 503 storage_unavailable with Retry-After, nothi
 test('a file past 10,000 parts of the chunk size is accepted (kept in segments): max_transfer_size is the limit', async () => {
   const past = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'huge.iso', size: 10_000 * 5 * MiB + 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'huge.iso', size: 10_000 * 5 * MiB + 1 }] }),
   });
   assert.is(past.status, 201, past.text);
   const max = a.app.config.max_transfer_size;
   const fits = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'fits.iso', size: max }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'fits.iso', size: max }] }),
   });
   assert.is(fits.status, 201, fits.text);
   const over = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'over.iso', size: max + 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'over.iso', size: max + 1 }] }),
   });
   assert.is(over.status, 400);
   assert.is(over.json.message, 'transfer_maximum_size_exceeded');

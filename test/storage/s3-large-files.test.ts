@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import crypto from 'node:crypto';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql, sameDataAs } from '../helpers/server';
@@ -98,22 +99,12 @@ test('a file past the part limit is accepted up to max_transfer_size, whatever t
   // would give 10,000 segments of 48.8 GiB. The default max_transfer_size (100 GiB) is what bounds a file there.
   const fits = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'fits.iso', size: 45 * MiB }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'fits.iso', size: 45 * MiB }] }),
   });
   assert.is(fits.status, 201, fits.text);
   const over = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'over.iso', size: 45 * MiB + 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'over.iso', size: 45 * MiB + 1 }] }),
   });
   assert.is(over.status, 400);
   assert.is(over.json.message, 'transfer_maximum_size_exceeded');
