@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, TestServer, tempDir } from '../helpers/server';
 import { startTestSink, TestSink } from '../helpers/mail';
-import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { zipEntries } from '../browser/zip-reader';
 import { alice, assertErrorShape } from './fixture';
 import {
@@ -33,14 +33,11 @@ test.before(async () => {
   s = await startTestServer({ ...HEADER_SP, max_transfer_files: 60, mail: { transport: sink.url } });
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
+    json: transferBody({
       files: HOSTILE_NAMES.map(([, name], i) => ({ name, size: datas[i].length, cid: name.slice(0, 200) })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
       subject: 'names',
       options: ['email_upload_complete'],
-    },
+    }),
   });
   assert.is(created.status, 201, created.text);
   t = created.json;

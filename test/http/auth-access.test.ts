@@ -99,12 +99,7 @@ test.before(async () => {
   ops = await s.app.services.accounts.addRemoteApp('ops', true);
   await s.app.services.users.addAdmin('dbadmin');
   const t = await s.request('POST', '/transfer', {
-    json: {
-      files: [{ name: 'a.txt', size: 3 }],
-      recipients: ['r1@example.org', 'r2@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'a.txt', size: 3 }], recipients: ['r1@example.org', 'r2@example.org'] }),
     headers: asUser('alice'),
   });
   assert.is(t.status, 201, t.text);
@@ -242,12 +237,7 @@ test("GET /user: the spec's preferences object in full", async () => {
   });
   // Frequent recipients, most recent first.
   await s.request('POST', '/transfer', {
-    json: {
-      files: [{ name: 'b.txt', size: 1 }],
-      recipients: ['newest@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'b.txt', size: 1 }], recipients: ['newest@example.org'] }),
     headers: asUser('alice'),
   });
   assert.is((await as('alice', 'GET', '/user')).json.frequent_recipients[0], 'newest@example.org');

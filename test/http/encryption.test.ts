@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encryptionFields } from '../helpers/factories';
+import { encryptionFields, transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, asUser } from '../helpers/server';
 import { serverWithSink } from '../helpers/mail-server';
 import { fileWithDigest, storedBytes } from '../helpers/stored-files';
@@ -121,12 +121,7 @@ test('the encryption fields are kept and given back; the answer carries the serv
   const plain = (
     await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'p', size: 1 }],
-        recipients: ['bob@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'p', size: 1 }], recipients: ['bob@example.org'] }),
     })
   ).json;
   assert.is(plain.encryption, false);

@@ -1,10 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
-import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
 import { S3Server, startS3, s3Storage } from '../helpers/system/s3';
@@ -45,13 +46,7 @@ test.after(async () => {
 async function available(data: Buffer): Promise<{ id: number; fileId: number; token: string }> {
   const created = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'f.bin', size: data.length }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      download_limit: 1,
-    },
+    json: transferBody({ files: [{ name: 'f.bin', size: data.length }], download_limit: 1 }),
   });
   assert.is(created.status, 201, created.text);
   const fileId = created.json.files[0].id;
