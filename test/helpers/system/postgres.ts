@@ -2,7 +2,6 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { freePort } from '../free-port';
 
 /**
@@ -136,6 +135,8 @@ async function start(): Promise<PostgresServer> {
         },
         async createDatabase(prefix = 'ferry') {
           const name = `${prefix}_${process.pid}_${++dbCounter}`;
+          // Loaded here, not at the top: the test runner loads this module to find the server, without a client.
+          const { default: pg } = await import('pg');
           const client = new pg.Client({ connectionString: url });
           await client.connect();
           try {
