@@ -20,19 +20,20 @@ export async function queryPostgres<T = Record<string, unknown>>(
   }
 }
 
-/** A REST call to a node with these headers (a JSON body when `json` is given), bounded to 30 s. */
+/** A REST call to a node with these headers (a JSON body when `json` is given), bounded to `timeoutMs`. */
 export async function callNode(
   node: { url: string },
   headers: Record<string, string>,
   method: string,
   p: string,
   json?: unknown,
+  timeoutMs = 30_000,
 ) {
   const r = await fetch(`${node.url}${p}`, {
     method,
     headers: { ...headers, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
     body: json === undefined ? undefined : JSON.stringify(json),
-    signal: AbortSignal.timeout(30_000),
+    signal: AbortSignal.timeout(timeoutMs),
   });
   const text = await r.text();
   return { status: r.status, text, json: text ? JSON.parse(text) : undefined };
