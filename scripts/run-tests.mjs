@@ -4,8 +4,10 @@
 // built when it is missing or stale, and a system part a group needs (test/helpers/system/parts.ts) that cannot
 // be found is installed when this process may (root, apt-get present, FERRY_TEST_INSTALL not 0), and otherwise
 // fails that group with the command that installs it.
-// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: lint unit http http-postgres http-s3 adversarial
-// adversarial-postgres storage e2e browser, all of them when none is named)
+// The `unit` group's files run in one process (test/helpers/run-in-one-process.ts), every other file in a process of
+// its own.
+// Usage: node scripts/run-tests.mjs [group-or-file ...]   (groups: lint unit integration http http-postgres http-s3
+// adversarial adversarial-postgres storage e2e browser, all of them when none is named)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -18,6 +20,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const ALL = [
   'lint',
   'unit',
+  'integration',
   'http',
   'http-postgres',
   'http-s3',
@@ -34,14 +37,17 @@ const ALL = [
 // starting Swift once per file. A file run alone follows FERRY_TEST_DB and FERRY_TEST_STORAGE from the environment.
 // Of the adversarial suite, the races the database decides (signed-chunks) and the hardening-* files (full
 // disks, batches of statements, guests withdrawn in a unit of work) run on PostgreSQL too.
+// The unit group is pure code on fakes, milliseconds a file: its files share one process and one `tsx` start
+// (about 1.5 s a file under load otherwise), and the runner there charges to each file what it leaves behind.
 const VARIANTS = {
-  'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' } },
+  unit: { dir: 'unit', env: {}, oneProcess: true },
+  'http-postgres': { dir: 'http', env: { FERRY_TEST_DB: 'postgres' }, onceOnly: true },
   'adversarial-postgres': {
     dir: 'adversarial',
     env: { FERRY_TEST_DB: 'postgres' },
     only: /^(signed-chunks|hardening-)/,
   },
-  'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' }, sharedS3: true },
+  'http-s3': { dir: 'http', env: { FERRY_TEST_STORAGE: 's3' }, sharedS3: true, onceOnly: true },
 };
 const args = process.argv.slice(2);
 const groups = args.length ? args : ALL;
@@ -71,6 +77,10 @@ const { partsOfGroup, MissingPart, installMissingPart } = await tsImport(
   '../test/helpers/system/parts.ts',
   import.meta.url,
 );
+const { RESULT_PREFIX } = await tsImport('../test/helpers/run-in-one-process.ts', import.meta.url);
+// The http files the variants cannot change (they start no test server, or choose their database and store
+// themselves) run in `http` only; `onceOnly` groups leave them out.
+const { SAME_IN_EVERY_VARIANT } = await tsImport('../test/helpers/same-in-every-variant.ts', import.meta.url);
 
 /**
  * The S3 server a group's files share (test/helpers/system/s3.ts, SHARED_S3_ENV), started before its first file;
@@ -139,6 +149,7 @@ for (const group of groups) {
     ? fs
         .readdirSync(dir)
         .filter((f) => f.endsWith('.test.ts') && (!variant.only || variant.only.test(f)))
+        .filter((f) => !variant.onceOnly || !(f in SAME_IN_EVERY_VARIANT))
         .sort()
         .map((f) => path.join(dir, f))
     : [path.resolve(group)];
@@ -158,10 +169,64 @@ for (const group of groups) {
     }
   }
   try {
-    await runFiles(files, variant, shared?.env ?? {});
+    if (variant.oneProcess && isDir) runInOneProcess(files);
+    else await runFiles(files, variant, shared?.env ?? {});
   } finally {
     await shared?.stop();
   }
+}
+
+/**
+ * Every file in one process (test/helpers/run-in-one-process.ts), which writes one result line a file; the counts
+ * and the output of a failed file are printed as for a file run alone. A file with no result line is where the
+ * process died: it and every file after it fail.
+ */
+function runInOneProcess(files) {
+  const started = Date.now();
+  const r = spawnSync(process.execPath, ['--import', 'tsx', 'test/helpers/run-in-one-process.ts', ...files], {
+    cwd: root,
+    encoding: 'utf8',
+    env: { ...process.env, FORCE_COLOR: '0' },
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 15 * 60 * 1000,
+  });
+  const results = new Map();
+  const other = [];
+  for (const line of `${r.stdout ?? ''}`.split('\n')) {
+    if (line.startsWith(RESULT_PREFIX)) {
+      const result = JSON.parse(line.slice(RESULT_PREFIX.length));
+      results.set(result.file, result);
+    } else other.push(line);
+  }
+  const rest = `${other.join('\n')}${r.stderr ?? ''}`;
+  let crashed = false;
+  for (const file of files) {
+    const rel = path.relative(root, file);
+    const result = results.get(file);
+    if (!result) {
+      failed += 1;
+      console.log(
+        crashed
+          ? `${rel}: not run (the process ended before it)`
+          : `${rel}: crashed (exit ${r.status ?? r.signal})\n${rest.slice(-4000)}`,
+      );
+      crashed = true;
+      continue;
+    }
+    passed += result.passed;
+    failed += result.total - result.passed;
+    const bad = result.total > result.passed || result.skipped > 0 || result.problems.length > 0;
+    if (bad && result.total === result.passed) failed += 1;
+    console.log(
+      `${rel}: ${result.passed}/${result.total} passed${result.skipped ? `, ${result.skipped} SKIPPED (counted as failed)` : ''} (${result.seconds.toFixed(2)}s)`,
+    );
+    if (bad) console.log(result.output);
+  }
+  if (!crashed && r.status !== 0) {
+    failed += 1;
+    console.log(`the unit process failed at its end (exit ${r.status ?? r.signal})\n${rest.slice(-4000)}`);
+  }
+  console.log(`${files.length} files in one process (${((Date.now() - started) / 1000).toFixed(1)}s)`);
 }
 
 /** Each file of a group in a process of its own, with the group's environment; counts what uvu reports. */

@@ -32,7 +32,7 @@ import type { FileSenderSource } from './domain/ports/filesender-source';
 /**
  * Everything the HTTP layer and the CLI reach, built once by the composition root (src/app.ts, from the
  * capabilities of src/compose/). Use cases and what they are configured with, never a repository or a lock
- * (test/unit/architecture.test.ts); handlers receive them through ctx.state.services.
+ * (test/integration/architecture.test.ts); handlers receive them through ctx.state.services.
  */
 export interface Services {
   settings: Settings;

@@ -191,10 +191,11 @@ export async function startAccessWorld(
     assert.is(g.status, 201, g.text);
     return g.json;
   };
-  const fresh = async (): Promise<Target> => {
-    const t = await createTransfer('alice', ['r1@example.org', 'r2@example.org']);
+  /** alice's records a case acts on: a Transfer to these recipients (a file sent, an empty one) and a guest. */
+  const aliceTarget = async (recipients: string[]) => {
+    const t = await createTransfer('alice', recipients);
     const g = await createGuest('alice');
-    return {
+    const target: Target = {
       user: 'alice',
       transfer: t.id,
       file: t.files[0].id,
@@ -203,22 +204,14 @@ export async function startAccessWorld(
       guest: g.id,
       key: t.files[1].uid,
     };
+    return { t, g, target };
   };
+  const fresh = async (): Promise<Target> => (await aliceTarget(['r1@example.org', 'r2@example.org'])).target;
 
   for (const u of ['alice', 'bob', 'boss'])
     assert.is((await s.request('GET', '/user', { headers: asUser(u) })).status, 200); // first sight records the user
   // bob is one of the recipients of alice's Transfer: being a recipient must not make him an owner.
-  const t = await createTransfer('alice', ['bob@example.org', 'r2@example.org']);
-  const g = await createGuest('alice');
-  const alice: Target = {
-    user: 'alice',
-    transfer: t.id,
-    file: t.files[0].id,
-    emptyFile: t.files[1].id,
-    recipient: t.recipients[0].id,
-    guest: g.id,
-    key: t.files[1].uid,
-  };
+  const { t, g, target: alice } = await aliceTarget(['bob@example.org', 'r2@example.org']);
   cred.recipientToken = t.recipients[0].token;
   cred.ownersGuestToken = g.token;
   cred.ownChunkKey = alice.key;

@@ -10,7 +10,7 @@ import { silentLogger } from '../../src/log';
 import { asUser, freePort, HEADER_SP, request, tempDir, testDatabaseUrl } from '../helpers/server';
 import { startTestSink, addressOf } from '../helpers/mail';
 
-// test/http/mail.test.ts shows one mail surviving one failed attempt and test/unit/mail-queue.test.ts the
+// test/http/mail.test.ts shows one mail surviving one failed attempt and test/integration/mail-queue.test.ts the
 // retry schedule; here a whole hour of outage on the real app: refused connections, then a server answering
 // 451, a restart in between, many messages, then the server back with one address it refuses for good.
 const GUESTS = 12;

@@ -1,9 +1,10 @@
 import crypto from 'node:crypto';
 import { TABLES } from '../../src/db/schema';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import type { TestServer, TestResponse } from '../helpers/server';
 import { asUser } from '../helpers/server';
-import { inAWeek, sendChunks, patternBytes } from '../helpers/upload-client';
+import { sendChunks, patternBytes } from '../helpers/upload-client';
 
 export const alice = asUser('alice');
 export const bob = asUser('bob');
@@ -53,12 +54,7 @@ export async function buildWorld(s: TestServer): Promise<World> {
   const mk = async (name: string) => {
     const r = await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name, size: 10 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name, size: 10 }] }),
     });
     assert.is(r.status, 201, r.text);
     return r.json;

@@ -6,7 +6,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 import { capturingLogger } from '../helpers/session';
 import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
-import { startS3, s3Client } from '../helpers/system/s3';
+import { startS3, s3Client, s3Storage } from '../helpers/system/s3';
 import { runCli } from '../../src/cli/program';
 import { until } from '../helpers/until';
 
@@ -218,16 +218,7 @@ test('filesystem: a Range that reaches the end, a ZIP and a tar are cut too; a d
 test("S3: an object changed behind ferry's back is cut off on download, and `ferry verify` finds it", async () => {
   const s3 = await startS3();
   const prefix = `corrupt${Date.now().toString(36)}/`;
-  const storage = {
-    type: 's3',
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: s3.region,
-    prefix,
-    force_path_style: true,
-    access_key_id: s3.accessKeyId,
-    secret_access_key: s3.secretAccessKey,
-  };
+  const storage = s3Storage(s3, prefix);
   const logged = capturingLogger();
   const s = await startTestServer(
     { ...HEADER_SP, upload_chunk_size: CHUNK, storage, metrics: { allow: ['127.0.0.1'] } },

@@ -1,9 +1,10 @@
 import vm from 'node:vm';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, TestServer, asUser } from '../helpers/server';
 import { signedPath } from '../helpers/signing';
-import { inAWeek, sendChunks } from '../helpers/upload-client';
+import { sendChunks } from '../helpers/upload-client';
 import { FREQUENT_RECIPIENTS_LIMIT } from '../../src/domain/transfers';
 import { alice, boss, assertErrorShape } from './fixture';
 import { isSafeRelativeName } from '../../src/domain/file-names';
@@ -82,14 +83,12 @@ test('free-text fields store SQL metacharacters literally and give them back', a
   for (const v of SQL) {
     const r = await probe(s, `transfer ${v}`, 'POST', '/transfer', {
       headers: alice,
-      json: {
+      json: transferBody({
         files: [{ name: asFileName(v), size: 1, mime_type: v, cid: v }],
         recipients: SQL_ADDRESSES,
-        from: 'alice@example.org',
-        expires: inAWeek(),
         subject: v,
         message: v,
-      },
+      }),
     });
     assert.is(r.status, 201, r.text);
     const got = (await s.request('GET', `/transfer/${r.json.id}`, { headers: alice })).json;
@@ -131,13 +130,7 @@ test('closed vocabularies refuse SQL in the error shape: options, lang, ids, tok
     };
     await expect4xx(`options ${v}`, 'POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'a', size: 1 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-        options: [v],
-      },
+      json: transferBody({ files: [{ name: 'a', size: 1 }], options: [v] }),
     });
     await expect4xx(`guest options ${v}`, 'POST', '/guest', {
       headers: alice,
@@ -240,13 +233,7 @@ test('JSONP hands hostile stored text to the callback as the same data the JSON 
   const evil = ['</script><script>alert(1)</script>', 'a\u2028b\u2029c', "');alert(1);//", '*/alert(1)/*', '\u202Eexe'];
   const r = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: evil.map((name) => ({ name: asFileName(name), size: 1 })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      message: evil.join('\n'),
-    },
+    json: transferBody({ files: evil.map((name) => ({ name: asFileName(name), size: 1 })), message: evil.join('\n') }),
   });
   assert.is(r.status, 201, r.text);
   const json = await s.request('GET', `/transfer/${r.json.id}`, { headers: alice });
@@ -317,12 +304,7 @@ test('JSONP callbacks other than plain dotted identifiers are refused and never 
   const t = (
     await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'x.js', size: 8, mime_type: 'text/javascript' }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'x.js', size: 8, mime_type: 'text/javascript' }] }),
     })
   ).json;
   await sendChunks(s.request, t.files[0].id, Buffer.from('alert(1)'), 1024, { headers: alice });

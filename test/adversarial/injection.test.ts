@@ -2,9 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, TestServer, tempDir } from '../helpers/server';
 import { startTestSink, TestSink } from '../helpers/mail';
-import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { zipEntries } from '../browser/zip-reader';
 import { alice, assertErrorShape } from './fixture';
 import {
@@ -32,14 +33,11 @@ test.before(async () => {
   s = await startTestServer({ ...HEADER_SP, max_transfer_files: 60, mail: { transport: sink.url } });
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
+    json: transferBody({
       files: HOSTILE_NAMES.map(([, name], i) => ({ name, size: datas[i].length, cid: name.slice(0, 200) })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
       subject: 'names',
       options: ['email_upload_complete'],
-    },
+    }),
   });
   assert.is(created.status, 201, created.text);
   t = created.json;
@@ -87,12 +85,7 @@ test('refused names (NUL, 10 kB, blank, lone surrogate, paths that leave their f
   for (const [label, name, message, details] of REFUSED_NAMES) {
     const r = await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name, size: 1 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name, size: 1 }] }),
     });
     assert.is(r.status, 400, `${label}: ${r.text}`);
     assertErrorShape(r, label);
@@ -106,12 +99,7 @@ test("legacy whole-file upload: the part's own file name and a hostile progress 
   const w = (
     await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'legacy/w.bin', size: 5 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'legacy/w.bin', size: 5 }] }),
     })
   ).json;
   const key = "../../progress' OR 1=1 --";

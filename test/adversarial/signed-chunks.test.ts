@@ -1,12 +1,12 @@
 import crypto from 'node:crypto';
-import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { asUser, HEADER_SP, sql, startTestServer, TestServer } from '../helpers/server';
+import { transferBody } from '../helpers/factories';
+import { asUser, HEADER_SP, sql, startTestServer, TestServer, sameDataAs } from '../helpers/server';
 import { signedPath } from '../helpers/signing';
-import { inAWeek, patternBytes, sha256 } from '../helpers/upload-client';
+import { patternBytes, sha256 } from '../helpers/upload-client';
 import { rawConnect, type RawConn } from '../helpers/raw-socket';
-import { startS3 } from '../helpers/system/s3';
+import { startS3, s3Storage } from '../helpers/system/s3';
 import type { Logger } from '../../src/log';
 import { dbHash } from './fixture';
 
@@ -39,24 +39,14 @@ test.before(async () => {
     let storage: Record<string, unknown> | undefined;
     if (name === 's3') {
       const s3 = await startS3();
-      storage = {
-        type: 's3',
-        endpoint: s3.endpoint,
-        bucket: s3.bucket,
-        region: s3.region,
-        prefix: `sc-${crypto.randomBytes(4).toString('hex')}/`,
-        force_path_style: true,
-        access_key_id: s3.accessKeyId,
-        secret_access_key: s3.secretAccessKey,
-      };
+      storage = s3Storage(s3, `sc-${crypto.randomBytes(4).toString('hex')}/`);
     }
     const config = { ...HEADER_SP, upload_chunk_size: CHUNK, ...(storage ? { storage } : { storage: { type: 'fs' } }) };
     const a = await startTestServer(config, { log: capturing(lines) });
     const b = await startTestServer(
       {
         ...config,
-        data_dir: path.join(a.dir, 'data'),
-        ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}),
+        ...sameDataAs(a),
       },
       { log: capturing(lines) },
     );
@@ -91,12 +81,7 @@ const forged = (n: TestServer, fileId: number, offset: number, body: Buffer) =>
 async function createTransfer(n: TestServer, size: number): Promise<{ id: number; fileId: number }> {
   const r = await n.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'f.bin', size }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'f.bin', size }] }),
   });
   assert.is(r.status, 201, r.text);
   return { id: r.json.id, fileId: r.json.files[0].id };

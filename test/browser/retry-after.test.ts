@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import type { BinaryServer } from '../helpers/binary';
 import { type CuttingProxy, startCuttingProxy } from '../helpers/cutting-proxy';
 import { tempDir } from '../helpers/server';
-import { type S3Server, startS3 } from '../helpers/system/s3';
+import { type S3Server, startS3, s3Storage } from '../helpers/system/s3';
 import { asUserHeaders, HEADER_SP_CONFIG, makeFile, openBrowser, startFerry, watchProgress } from './harness';
 
 // The page waits as long as the server asks (Retry-After), not only its own backoff: ferry's store (S3, behind a
@@ -22,16 +22,7 @@ test.before(async () => {
   proxy = await startCuttingProxy(s3.endpoint);
   ferry = await startFerry({
     ...HEADER_SP_CONFIG,
-    storage: {
-      type: 's3',
-      endpoint: proxy.url,
-      bucket: s3.bucket,
-      region: s3.region,
-      prefix: `retry-after-${crypto.randomBytes(4).toString('hex')}/`,
-      force_path_style: true,
-      access_key_id: s3.accessKeyId,
-      secret_access_key: s3.secretAccessKey,
-    },
+    storage: s3Storage(s3, `retry-after-${crypto.randomBytes(4).toString('hex')}/`, { endpoint: proxy.url }),
   });
 });
 test.after(async () => {

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import fs from 'node:fs';
 import { startBinary, BinaryServer } from '../helpers/binary';
 import { HEADER_SP, request } from '../helpers/server';
@@ -50,12 +51,7 @@ test('serving a ZIP from S3 holds under 24 MiB more than the node had before, an
   const sizes = [FILE_SIZE, FILE_SIZE + 12345];
   const t = await request(s.url, 'POST', '/transfer', {
     headers,
-    json: {
-      files: sizes.map((size, i) => ({ name: `part${i}.bin`, size })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: Math.floor(Date.now() / 1000) + 86400,
-    },
+    json: transferBody({ files: sizes.map((size, i) => ({ name: `part${i}.bin`, size })) }),
   });
   assert.is(t.status, 201, t.text);
   const block = Buffer.alloc(CHUNK);

@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBinary, type BinaryServer } from '../helpers/binary';
+import { callNode } from '../helpers/node-calls';
 import { asUser, HEADER_SP, tempDir } from '../helpers/server';
 import { startTestSink, type TestSink } from '../helpers/mail';
 import { patternBytes, sha256 } from '../helpers/upload-client';
@@ -98,16 +99,8 @@ test.after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(node: BinaryServer, method: string, p: string, json?: unknown) {
-  const r = await fetch(`${node.url}${p}`, {
-    method,
-    headers: { ...alice, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-    signal: AbortSignal.timeout(60_000),
-  });
-  const text = await r.text();
-  return { status: r.status, text, json: text ? JSON.parse(text) : undefined };
-}
+const call = (node: BinaryServer, method: string, p: string, json?: unknown) =>
+  callNode(node, alice, method, p, json, 60_000);
 
 async function chunk(node: BinaryServer, fileId: number, data: Buffer, offset: number) {
   const bytes = data.subarray(offset, Math.min(offset + CHUNK, data.length));

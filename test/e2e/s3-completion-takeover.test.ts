@@ -2,12 +2,12 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
-import pg from 'pg';
 import { startBinary, BinaryServer } from '../helpers/binary';
 import { tempDir, asUser, HEADER_SP } from '../helpers/server';
 import { startTestSink, TestSink } from '../helpers/mail';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
+import { callNode, queryPostgres } from '../helpers/node-calls';
 import { startS3, S3Server } from '../helpers/system/s3';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { until } from '../helpers/until';
@@ -32,26 +32,10 @@ let s3: S3Server;
 let relay: CuttingProxy;
 const nodes: BinaryServer[] = [];
 
-async function query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: databaseUrl });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const query = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  queryPostgres<T>(databaseUrl, text, params);
 
-async function call(node: BinaryServer, method: string, p: string, json?: unknown) {
-  const r = await fetch(`${node.url}${p}`, {
-    method,
-    headers: { ...alice, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await r.text();
-  return { status: r.status, text, json: text ? JSON.parse(text) : undefined };
-}
+const call = (node: BinaryServer, method: string, p: string, json?: unknown) => callNode(node, alice, method, p, json);
 
 test.before(async () => {
   dir = tempDir('ferry-takeover-');

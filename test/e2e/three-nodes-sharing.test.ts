@@ -3,13 +3,13 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import pg from 'pg';
 import { spawn } from 'node:child_process';
 import { startBinary, BinaryServer, BINARY } from '../helpers/binary';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { tempDir, asUser, HEADER_SP } from '../helpers/server';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
+import { queryPostgres } from '../helpers/node-calls';
 import { startS3, S3Server } from '../helpers/system/s3';
 import { until } from '../helpers/until';
 
@@ -27,15 +27,8 @@ let sink: TestSink;
 let env: NodeJS.ProcessEnv;
 const nodes: BinaryServer[] = [];
 
-async function query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: databaseUrl });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const query = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  queryPostgres<T>(databaseUrl, text, params);
 
 async function call(
   node: BinaryServer,

@@ -3,7 +3,6 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import pg from 'pg';
 import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { startBinary, runFerry, BinaryServer } from '../helpers/binary';
 import { tempDir, asUser, HEADER_SP } from '../helpers/server';
@@ -11,6 +10,7 @@ import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { RoundRobinClient } from '../helpers/round-robin-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
+import { callNode, queryPostgres } from '../helpers/node-calls';
 import { startS3, s3Client, S3Server } from '../helpers/system/s3';
 
 // Three `dist/ferry serve` nodes on one PostgreSQL and one S3 server (Swift with s3api, test/helpers/system/
@@ -47,26 +47,10 @@ async function stored(): Promise<{ objects: string[]; uploads: string[] }> {
 /** Whether any key names one of the files (keys are made from the transfer id and the file's random uid). */
 const naming = (keys: string[], uids: string[]) => keys.filter((k) => uids.some((u) => k.includes(u)));
 
-async function query<T = Record<string, unknown>>(text: string, params: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: databaseUrl });
-  await c.connect();
-  try {
-    return (await c.query(text, params)).rows as T[];
-  } finally {
-    await c.end();
-  }
-}
+const query = <T = Record<string, unknown>>(text: string, params: unknown[] = []) =>
+  queryPostgres<T>(databaseUrl, text, params);
 
-async function call(node: BinaryServer, method: string, p: string, json?: unknown) {
-  const r = await fetch(`${node.url}${p}`, {
-    method,
-    headers: { ...alice, ...(json === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: json === undefined ? undefined : JSON.stringify(json),
-    signal: AbortSignal.timeout(30_000),
-  });
-  const text = await r.text();
-  return { status: r.status, text, json: text ? JSON.parse(text) : undefined };
-}
+const call = (node: BinaryServer, method: string, p: string, json?: unknown) => callNode(node, alice, method, p, json);
 
 async function get(node: BinaryServer, p: string, headers: Record<string, string> = {}) {
   const r = await fetch(`${node.url}${p}`, { headers, signal: AbortSignal.timeout(60_000) });

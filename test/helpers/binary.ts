@@ -1,8 +1,9 @@
 import { spawn, spawnSync, ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { tempDir } from './server';
+import { tempDir } from './temp-dir';
 import { watchProcess } from './internal-errors';
+import { writeConfig } from './config-file';
 
 export const BINARY = path.resolve(__dirname, '../../dist/ferry');
 
@@ -33,13 +34,7 @@ export interface StartOptions {
   timeoutMs?: number;
 }
 
-/** Writes ferry.json in dir: port 0, data under dir (mail kept in its built-in inbox), no background purge. */
-export function writeConfig(dir: string, config: Record<string, unknown> = {}): string {
-  const file = path.join(dir, 'ferry.json');
-  const base = { listen: { host: '127.0.0.1', port: 0 }, data_dir: path.join(dir, 'data'), purge_interval_s: 0 };
-  fs.writeFileSync(file, JSON.stringify({ ...base, ...config }, null, 2));
-  return file;
-}
+export { writeConfig };
 
 /** Starts dist/ferry serve and waits (at most 15 s) for its "listening on <url>" line. */
 export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer> {

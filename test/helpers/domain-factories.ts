@@ -1,7 +1,7 @@
 import * as assert from 'uvu/assert';
 import { ServiceError } from '../../src/domain/errors';
 import type { DownloadAccess, DownloadKind } from '../../src/domain/downloads';
-import type { Actor, FileRecord } from '../../src/domain/model';
+import type { Actor, FileRecord, Recipient, Transfer } from '../../src/domain/model';
 import type { TransferDraft } from '../../src/domain/transfer-input';
 import type { DomainOnFakes } from '../fakes/domain';
 
@@ -11,6 +11,77 @@ import type { DomainOnFakes } from '../fakes/domain';
  */
 
 const DAY = 86400;
+
+/** The time the stored records below are made at, unless a test says otherwise. */
+export const RECORD_TIME = 1_900_000_000;
+
+/**
+ * A Transfer as a repository returns it (for presenters and mail templates, which take records): number 7 of
+ * alice, available, no subject, no message, no option, expiring a day after RECORD_TIME; `over` replaces.
+ */
+export function transferRecord(over: Partial<Transfer> = {}): Transfer {
+  return {
+    id: 7,
+    userId: 'alice',
+    userEmail: 'alice@example.org',
+    guestId: null,
+    subject: null,
+    message: null,
+    options: [],
+    status: 'available',
+    lang: null,
+    created: RECORD_TIME,
+    expires: RECORD_TIME + DAY,
+    expiryExtensionsUsed: 0,
+    madeAvailable: RECORD_TIME,
+    closed: null,
+    closedReason: null,
+    roundtripToken: null,
+    encryption: null,
+    ...over,
+  };
+}
+
+/** A File of Transfer 7 as stored: `a.bin` of `over.size` bytes (100 unless given), every byte received. */
+export function fileRecord(over: Partial<FileRecord> = {}): FileRecord {
+  const size = over.size ?? 100;
+  return {
+    id: 1,
+    transferId: 7,
+    uid: 'u',
+    name: 'a.bin',
+    size,
+    mimeType: null,
+    cid: null,
+    received: size,
+    ranges: [[0, size]],
+    complete: true,
+    crc32: null,
+    sha256: null,
+    created: RECORD_TIME,
+    deleted: null,
+    iv: null,
+    aead: null,
+    storeUpload: null,
+    ...over,
+  };
+}
+
+/** A recipient of Transfer 7 as stored: number 3, r3@example.org, no language, no error; `over` replaces. */
+export function recipientRecord(over: Partial<Recipient> = {}): Recipient {
+  return {
+    id: 3,
+    transferId: 7,
+    email: 'r3@example.org',
+    token: 'T'.repeat(32),
+    lang: null,
+    created: RECORD_TIME,
+    lastActivity: null,
+    deleted: null,
+    errors: [],
+    ...over,
+  };
+}
 
 /** A Transfer of one 3000-byte file to r@example.org from alice, expiring in a week; `over` replaces. */
 export function draft(d: DomainOnFakes, over: Partial<TransferDraft> = {}): TransferDraft {

@@ -4,7 +4,18 @@ import type { AddressInfo } from 'node:net';
 import { simpleParser, ParsedMail } from 'mailparser';
 import { SMTPServer } from 'smtp-server';
 import { startSink, RunningSink, listSinkMessages } from '../../src/mail/sink';
-import { tempDir } from './server';
+import { tempDir } from './temp-dir';
+import { until } from './until';
+
+/**
+ * The first message stored in a sink's folder (the sink a `serve` runs from its config), waited for at most
+ * `timeoutMs`, parsed; `what` names it when it does not come.
+ */
+export async function firstSinkMessage(dir: string, what: string, timeoutMs = 10_000): Promise<ParsedMail> {
+  await until(what, () => listSinkMessages(dir).length > 0, timeoutMs);
+  const [msg] = listSinkMessages(dir);
+  return simpleParser(fs.readFileSync(path.join(dir, msg.id)));
+}
 
 export interface TestSink extends RunningSink {
   /** Waits (bounded) until at least n messages are stored, then parses them all, oldest first. */

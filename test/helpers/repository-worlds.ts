@@ -1,6 +1,7 @@
 import { suite, type Test } from 'uvu';
 import { openDatabase } from '../../src/db/database';
-import type { Locks, Repositories, UnitOfWork } from '../../src/domain/ports';
+import type { Locks, Repositories, Tx, UnitOfWork } from '../../src/domain/ports';
+import type { Guest } from '../../src/domain/model';
 import { MemoryWorld } from '../fakes/memory-repositories';
 import { freshPostgresDatabase } from './system/postgres';
 import { tempDir } from './temp-dir';
@@ -82,4 +83,42 @@ export function newTransferIn(
     })),
     Array.from({ length: recipients }, (_, i) => ({ email: `r${i}@${user}.org`, token: unique('tok'), lang: 'de' })),
   );
+}
+
+/** A guest of `user` invited at T0, no subject, message or option, never expiring; `over` replaces. */
+export function newGuestIn(
+  w: Pick<RepositoryWorld, 'repos'>,
+  user: string,
+  over: { email?: string; token?: string; expires?: number | null } = {},
+): Promise<Guest> {
+  return w.repos.guests.insert({
+    userId: user,
+    userEmail: `${user}@x.org`,
+    email: 'g@x.org',
+    token: `g${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32),
+    subject: null,
+    message: null,
+    options: [],
+    transferOptions: [],
+    lang: null,
+    created: T0,
+    expires: null,
+    ...over,
+  });
+}
+
+/** Runs `work` in a unit of work that then throws 'boom': the message the unit failed with, for a rollback test. */
+export function failedUnitOfWork(
+  w: Pick<RepositoryWorld, 'uow'>,
+  work: (tx: Tx) => Promise<void>,
+): Promise<string | null> {
+  return w.uow
+    .run(async (tx) => {
+      await work(tx);
+      throw new Error('boom');
+    })
+    .then(
+      () => null,
+      (e: Error) => e.message,
+    );
 }

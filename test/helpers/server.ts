@@ -1,4 +1,3 @@
-import net from 'node:net';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../src/config/defaults';
@@ -7,7 +6,7 @@ import { createApp, FerryApp, AppOptions } from '../../src/app';
 import { listen, RunningServer, ServerTimeouts } from '../../src/http/server';
 import { silentLogger } from '../../src/log';
 import { freshPostgresDatabase } from './system/postgres';
-import { startS3 } from './system/s3';
+import { startS3, s3Storage } from './system/s3';
 import { tempDir } from './temp-dir';
 import { watchAnswers, watchedLogger } from './internal-errors';
 
@@ -59,16 +58,7 @@ export const TEST_STORAGE: 'fs' | 's3' = process.env.FERRY_TEST_STORAGE === 's3'
 export async function testStorage(): Promise<Record<string, unknown> | undefined> {
   if (TEST_STORAGE !== 's3') return undefined;
   const s3 = await startS3();
-  return {
-    type: 's3',
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: s3.region,
-    prefix: `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}/`,
-    force_path_style: true,
-    access_key_id: s3.accessKeyId,
-    secret_access_key: s3.secretAccessKey,
-  };
+  return s3Storage(s3, `t${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}/`);
 }
 
 /**
@@ -194,17 +184,16 @@ export const HEADER_SP = {
   },
 };
 
+/**
+ * The config keys of another node on `a`'s data: the same data dir and the same database (the SQLite file in
+ * it, or the same PostgreSQL database; without the key a test server would get a fresh one).
+ */
+export function sameDataAs(a: TestServer): { data_dir: string; database_url: string | null } {
+  return { data_dir: a.app.config.data_dir, database_url: a.app.config.database_url ?? null };
+}
+
 export function asUser(id: string, email = `${id}@example.org`): Record<string, string> {
   return { 'X-Remote-User': id, 'X-Remote-Email': email };
 }
 
-/** A free TCP port on 127.0.0.1 (for servers whose address must be known before they start). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-    srv.once('error', reject);
-  });
-}
+export { freePort } from './free-port';

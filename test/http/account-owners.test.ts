@@ -144,9 +144,8 @@ interface Outcome {
   why: string | null;
 }
 
-async function viaOidc(uid: string): Promise<Outcome> {
-  const jar = new CookieJar();
-  const res = await visit(jar, await toCallback(jar, s.url, 'sso', uid));
+/** How a browser's sign-in through an identity provider ended: the page's answer and the session cookie it left. */
+async function outcomeOf(jar: CookieJar, res: Response): Promise<Outcome> {
   const page = await res.text();
   const session = jar.get(s.url, 'ferry_session');
   return {
@@ -156,16 +155,14 @@ async function viaOidc(uid: string): Promise<Outcome> {
   };
 }
 
+async function viaOidc(uid: string): Promise<Outcome> {
+  const jar = new CookieJar();
+  return outcomeOf(jar, await visit(jar, await toCallback(jar, s.url, 'sso', uid)));
+}
+
 async function viaSaml(uid: string): Promise<Outcome> {
   const jar = new CookieJar();
-  const res = await postAnswer(jar, await toAssertion(jar, s.url, 'uni', uid, pw(uid)));
-  const page = await res.text();
-  const session = jar.get(s.url, 'ferry_session');
-  return {
-    status: res.status,
-    cookie: session ? `ferry_session=${session}` : null,
-    why: /data-reason="([^"]+)"/.exec(page)?.[1] ?? null,
-  };
+  return outcomeOf(jar, await postAnswer(jar, await toAssertion(jar, s.url, 'uni', uid, pw(uid))));
 }
 
 async function viaPassword(route: string, uid: string, password: string): Promise<Outcome> {

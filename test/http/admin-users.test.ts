@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { startTestServer, TestServer, sql, TEST_STORAGE } from '../helpers/server';
 import { capturingLogger, login, Session, withSession } from '../helpers/session';
 import { inAWeek } from '../helpers/upload-client';
@@ -237,12 +238,7 @@ test('usage: 30 days, transfers and bytes per day, top senders, a storage sample
   for (const size of [1000, 2000]) {
     const t = await s.request('POST', '/transfer', {
       headers: withSession(alice2),
-      json: {
-        files: [{ name: 'a', size }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'a', size }] }),
     });
     assert.is(t.status, 201);
   }

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { asUser, HEADER_SP, startTestServer, TestServer, sql } from '../helpers/server';
 import { signedPath, nowS } from '../helpers/signing';
 import { login, withSession } from '../helpers/session';
@@ -98,12 +99,7 @@ test.before(async () => {
   ops = await s.app.services.accounts.addRemoteApp('ops', true);
   await s.app.services.users.addAdmin('dbadmin');
   const t = await s.request('POST', '/transfer', {
-    json: {
-      files: [{ name: 'a.txt', size: 3 }],
-      recipients: ['r1@example.org', 'r2@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'a.txt', size: 3 }], recipients: ['r1@example.org', 'r2@example.org'] }),
     headers: asUser('alice'),
   });
   assert.is(t.status, 201, t.text);
@@ -116,6 +112,34 @@ test.before(async () => {
   aliceGuest = { id: g.json.id, token: g.json.token };
 });
 test.after(() => s.close());
+
+/** An admin route: admins by config and by database and the admin application pass; everyone else is refused. */
+const ADMINS_ONLY = {
+  anonymous: 'rest_authentication_required',
+  guest: 'rest_admin_required',
+  alice: 'rest_admin_required',
+  bob: 'rest_admin_required',
+  root: 200,
+  dbadmin: 200,
+  app: 'rest_admin_required',
+  adminApp: 200,
+  appAsAlice: 'rest_admin_required',
+  appAsBob: 'rest_admin_required',
+};
+
+/** Something of alice's: she, the admins and an application acting as her pass; to anyone else it is `unknown`. */
+const alicesOwn = (unknown: string) => ({
+  anonymous: 'rest_authentication_required',
+  guest: unknown,
+  alice: 200,
+  bob: unknown,
+  root: 200,
+  dbadmin: 200,
+  app: unknown,
+  adminApp: 200,
+  appAsAlice: 200,
+  appAsBob: unknown,
+});
 
 test('public: GET /info answers everyone', async () => {
   await expectAccess('GET', '/info', Object.fromEntries(WHO.map((w) => [w, 200])) as Record<Who, number>);
@@ -137,33 +161,11 @@ test('users: GET /user needs a user — a guest token or an application acting a
 });
 
 test('admin: GET /transfer/@all — admins by config, by database, and an admin application', async () => {
-  await expectAccess('GET', '/transfer/@all', {
-    anonymous: 'rest_authentication_required',
-    guest: 'rest_admin_required',
-    alice: 'rest_admin_required',
-    bob: 'rest_admin_required',
-    root: 200,
-    dbadmin: 200,
-    app: 'rest_admin_required',
-    adminApp: 200,
-    appAsAlice: 'rest_admin_required',
-    appAsBob: 'rest_admin_required',
-  });
+  await expectAccess('GET', '/transfer/@all', ADMINS_ONLY);
 });
 
 test("owner: alice's Transfer — hers and the admins', an unknown id to anyone else", async () => {
-  await expectAccess('GET', `/transfer/${aliceTransfer}`, {
-    anonymous: 'rest_authentication_required',
-    guest: 'transfer_not_found',
-    alice: 200,
-    bob: 'transfer_not_found',
-    root: 200,
-    dbadmin: 200,
-    app: 'transfer_not_found',
-    adminApp: 200,
-    appAsAlice: 200,
-    appAsBob: 'transfer_not_found',
-  });
+  await expectAccess('GET', `/transfer/${aliceTransfer}`, alicesOwn('transfer_not_found'));
   const bobList = await as('bob', 'GET', '/transfer/@me');
   assert.not.ok(
     bobList.json.some((t: { id: number }) => t.id === aliceTransfer),
@@ -185,35 +187,8 @@ test("owner: alice's Guest — bob may neither see it nor remind nor delete it, 
 });
 
 test('the user itself or an admin: PUT /user/{id}; admin only: GET /user/{id}', async () => {
-  await expectAccess(
-    'PUT',
-    '/user/alice',
-    {
-      anonymous: 'rest_authentication_required',
-      guest: 'user_not_found',
-      alice: 200,
-      bob: 'user_not_found',
-      root: 200,
-      dbadmin: 200,
-      app: 'user_not_found',
-      adminApp: 200,
-      appAsAlice: 200,
-      appAsBob: 'user_not_found',
-    },
-    { lang: 'en' },
-  );
-  await expectAccess('GET', '/user/alice', {
-    anonymous: 'rest_authentication_required',
-    guest: 'rest_admin_required',
-    alice: 'rest_admin_required',
-    bob: 'rest_admin_required',
-    root: 200,
-    dbadmin: 200,
-    app: 'rest_admin_required',
-    adminApp: 200,
-    appAsAlice: 'rest_admin_required',
-    appAsBob: 'rest_admin_required',
-  });
+  await expectAccess('PUT', '/user/alice', alicesOwn('user_not_found'), { lang: 'en' });
+  await expectAccess('GET', '/user/alice', ADMINS_ONLY);
   assert.is((await as('root', 'GET', '/user/nobody')).json.message, 'user_not_found');
   assert.is((await as('root', 'PUT', '/user/nobody', { lang: 'fr' })).json.message, 'user_not_found');
 });
@@ -262,12 +237,7 @@ test("GET /user: the spec's preferences object in full", async () => {
   });
   // Frequent recipients, most recent first.
   await s.request('POST', '/transfer', {
-    json: {
-      files: [{ name: 'b.txt', size: 1 }],
-      recipients: ['newest@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'b.txt', size: 1 }], recipients: ['newest@example.org'] }),
     headers: asUser('alice'),
   });
   assert.is((await as('alice', 'GET', '/user')).json.frequent_recipients[0], 'newest@example.org');
@@ -295,15 +265,12 @@ test('PUT /config: admins only; runtime-safe keys validated, effective at once, 
   assert.equal([ok.status, ok.json], [200, true]);
   assert.is((await s.request('GET', '/info')).json.max_transfer_files, 1);
   const tooMany = await s.request('POST', '/transfer', {
-    json: {
+    json: transferBody({
       files: [
         { name: 'a', size: 1 },
         { name: 'b', size: 1 },
       ],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    }),
     headers: asUser('alice'),
   });
   assert.is(tooMany.json.message, 'transfer_too_many_files');
@@ -351,15 +318,12 @@ test("`from` under the service provider: one of the user's own addresses only", 
 
 test('chunk key: the File uid may upload and delete before the Transfer is available, never after; refused in "auth" mode', async () => {
   const t = await s.request('POST', '/transfer', {
-    json: {
+    json: transferBody({
       files: [
         { name: 'k1', size: 4 },
         { name: 'k2', size: 4 },
       ],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    }),
     headers: asUser('alice'),
   });
   const [f1, f2] = t.json.files;
@@ -374,12 +338,7 @@ test('chunk key: the File uid may upload and delete before the Transfer is avail
     'not an endpoint the key opens',
   );
   const other = await s.request('POST', '/transfer', {
-    json: {
-      files: [{ name: 'o', size: 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'o', size: 1 }] }),
     headers: asUser('alice'),
   });
   assert.is(
@@ -408,12 +367,7 @@ test('chunk key: the File uid may upload and delete before the Transfer is avail
   const authMode = await startTestServer({ ...HEADER_SP, chunk_upload_security: 'auth' });
   try {
     const t2 = await authMode.request('POST', '/transfer', {
-      json: {
-        files: [{ name: 'a', size: 1 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'a', size: 1 }] }),
       headers: asUser('alice'),
     });
     const r = await authMode.request('PUT', `/file/${t2.json.files[0].id}/chunk/0?key=${t2.json.files[0].uid}`, {

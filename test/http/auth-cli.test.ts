@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeConfig } from '../helpers/config-file';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { request, startTestServer, TestServer, tempDir, testDatabaseUrl } from '../helpers/server';
@@ -188,16 +189,7 @@ test('ferry remote-app add / rotate [--grace] / list / remove against the runnin
 
 test('first start with the local service provider: `admin`, an admin, with a random password printed once', async () => {
   const dir = tempDir();
-  const config = path.join(dir, 'ferry.json');
-  fs.writeFileSync(
-    config,
-    JSON.stringify({
-      data_dir: path.join(dir, 'data'),
-      mail: { transport: null },
-      purge_interval_s: 0,
-      database_url: await testDatabaseUrl(),
-    }),
-  );
+  const config = writeConfig(dir, { mail: { transport: null }, database_url: await testDatabaseUrl() });
   const out: string[] = [];
   const io = { out: (t: string) => out.push(t), err: (t: string) => out.push(t), readStdin: async () => '' };
   const first = await startServe({ config, port: '0', host: '127.0.0.1' }, io);
@@ -229,23 +221,13 @@ test('first start with the local service provider: `admin`, an admin, with a ran
 
 test('first start with the header service provider: no local account is made', async () => {
   const dir = tempDir();
-  const config = path.join(dir, 'ferry.json');
   const sp = {
     type: 'header',
     uid_header: 'X-Remote-User',
     email_header: 'X-Remote-Email',
     trusted_proxies: ['127.0.0.1'],
   };
-  fs.writeFileSync(
-    config,
-    JSON.stringify({
-      data_dir: path.join(dir, 'data'),
-      mail: { transport: null },
-      purge_interval_s: 0,
-      auth: { sp },
-      database_url: await testDatabaseUrl(),
-    }),
-  );
+  const config = writeConfig(dir, { mail: { transport: null }, auth: { sp }, database_url: await testDatabaseUrl() });
   const out: string[] = [];
   const h = await startServe(
     { config, port: '0', host: '127.0.0.1' },

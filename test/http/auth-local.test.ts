@@ -1,8 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { startTestServer, TestServer, HEADER_SP, sql } from '../helpers/server';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
-import { inAWeek } from '../helpers/upload-client';
 import { clientAddress } from '../../src/auth/client-address';
 
 // Service provider "local": accounts, the login form and JSON login, the session cookie and its lifetimes,
@@ -95,12 +95,7 @@ test('form login: 303 to the page asked for (same site only); a wrong password b
 test('security token: a cookie-authenticated POST, PUT or DELETE without it or with a wrong one is refused (403)', async () => {
   const a = await login(s, 'alice', 'correct horse');
   const t = await s.request('POST', '/transfer', {
-    json: {
-      files: [{ name: 'x.bin', size: 3 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'x.bin', size: 3 }] }),
     headers: withSession(a),
   });
   assert.is(t.status, 201, t.text);

@@ -362,9 +362,10 @@ test('`from` under the signed modes is taken as is, with a format check only', a
   assert.equal([bad.status, bad.json.message], [400, 'bad_email']);
 });
 
-test('a signed chunk upload: the signature covers the bytes; a stale one is too late; a body past the chunk size is 413', async () => {
+/** The one file of a Transfer that the portal creates as the user `uploader`, signed (201 or the test fails). */
+async function uploaderFile(name: string, size: number) {
   const body = JSON.stringify({
-    files: [{ name: 'c.bin', size: 6 }],
+    files: [{ name, size }],
     recipients: ['r@example.org'],
     from: 'up@example.org',
     expires: inAWeek(),
@@ -374,7 +375,11 @@ test('a signed chunk upload: the signature covers the bytes; a stale one is too 
     headers: JSON_HEADERS,
   });
   assert.is(t.status, 201, t.text);
-  const fileId = t.json.files[0].id;
+  return t.json.files[0];
+}
+
+test('a signed chunk upload: the signature covers the bytes; a stale one is too late; a body past the chunk size is 413', async () => {
+  const fileId = (await uploaderFile('c.bin', 6)).id;
   const chunk = Buffer.from('abcdef');
   const put = (ts: number, data = chunk, contentType = 'application/octet-stream') =>
     s.request(
@@ -401,17 +406,7 @@ test('a signed chunk upload: the signature covers the bytes; a stale one is too 
 test('signed chunks of a full chunk size (checked beside the event loop) are stored and their digest is of the bytes sent', async () => {
   const data = Buffer.alloc(2 * 1024 * 1024 + 5);
   for (let i = 0; i < data.length; i++) data[i] = (i * 7919) % 251;
-  const body = JSON.stringify({
-    files: [{ name: 'big.bin', size: data.length }],
-    recipients: ['r@example.org'],
-    from: 'up@example.org',
-    expires: inAWeek(),
-  });
-  const t = await s.request('POST', asApp('POST', '/transfer', { remote_user: 'uploader' }, portal, body), {
-    body,
-    headers: JSON_HEADERS,
-  });
-  const fileId = t.json.files[0].id;
+  const fileId = (await uploaderFile('big.bin', data.length)).id;
   const MiB = 1024 * 1024;
   let n = 0;
   const put = (offset: number, part: Buffer, sent = part) =>

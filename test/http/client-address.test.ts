@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import http from 'node:http';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql } from '../helpers/server';
-import { sendChunks, inAWeek } from '../helpers/upload-client';
+import { sendChunks } from '../helpers/upload-client';
 
 // One client-address rule everywhere (src/auth/client-address.ts): behind a reverse proxy in trusted_proxies
 // the client it names in X-Forwarded-For is the one the link-password throttle counts and the audit log
@@ -15,13 +16,7 @@ const HEADER = 'X-Ferry-Link-Password';
 async function protectedLink(s: TestServer): Promise<{ id: number; token: string; fileId: number }> {
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'x.bin', size: 3 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      password: PASSWORD,
-    },
+    json: transferBody({ files: [{ name: 'x.bin', size: 3 }], password: PASSWORD }),
   });
   assert.is(created.status, 201, created.text);
   const f = created.json.files[0];

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import pg from 'pg';
 import { startTestServer, asUser, HEADER_SP, TestServer, sql, testStorage } from '../helpers/server';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
@@ -233,12 +234,7 @@ test('ferry db copy moves every row of every table into an empty PostgreSQL data
     assert.is((await moved.request('GET', '/config', { headers: asUser('boss') })).json.max_transfer_files, 12);
     const next = await moved.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'n', size: 1 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'n', size: 1 }] }),
     });
     assert.is(next.status, 201, next.text);
     assert.ok(next.json.id > Math.max(...before.transfers.map((x) => (x as { id: number }).id)));

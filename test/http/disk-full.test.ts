@@ -1,10 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import fs from 'node:fs';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { startTestServer, HEADER_SP, asUser } from '../helpers/server';
-import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 
 const CHUNK = 256 * 1024;
 
@@ -23,12 +24,7 @@ test('a full disk answers 507, loses nothing acknowledged, and the upload comple
     const t = (
       await s.request('POST', '/transfer', {
         headers: alice,
-        json: {
-          files: [{ name: 'big', size: data.length }],
-          recipients: ['r@example.org'],
-          from: 'alice@example.org',
-          expires: inAWeek(),
-        },
+        json: transferBody({ files: [{ name: 'big', size: data.length }] }),
       })
     ).json;
     const f = t.files[0];

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import http from 'node:http';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
@@ -70,13 +71,7 @@ test('the limit is taken on POST /transfer, shown to the owner, and bad values a
   for (const bad of [0, -1, 1.5, '2', true, 10_000_000]) {
     const r = await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'x', size: 1 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-        download_limit: bad,
-      },
+      json: transferBody({ files: [{ name: 'x', size: 1 }], download_limit: bad }),
     });
     assert.is(r.status, 400, `download_limit ${JSON.stringify(bad)}`);
     assert.is(r.json.message, 'rest_bad_parameter');

@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { startTestServer, HEADER_SP, asUser, TestServer, tempDir } from '../helpers/server';
 import { serverWithSink } from '../helpers/mail-server';
 import { addressOf } from '../helpers/mail';
-import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
-import { availableTransfer } from '../helpers/factories';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
+import { availableTransfer, transferBody } from '../helpers/factories';
 
 const alice = asUser('alice');
 // Folder paths are kept as trees; ".." and absolute paths are refused at upload (test/http/folder-names.test.ts).
@@ -218,14 +218,7 @@ test('download page: sender, subject, message, each file with its link, download
   const t = (
     await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'plan.pdf', size: 3 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-        subject: 'Plans',
-        message: 'Read this',
-      },
+      json: transferBody({ files: [{ name: 'plan.pdf', size: 3 }], subject: 'Plans', message: 'Read this' }),
     })
   ).json;
   await sendChunks(s.request, t.files[0].id, Buffer.from('abc'), 100, { headers: alice });

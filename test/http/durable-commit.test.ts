@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne, request } from '../helpers/server';
-import { inAWeek } from '../helpers/upload-client';
 import { until } from '../helpers/until';
 
 // Acknowledged means durable for the records too: a chunk's range (and any other unit of work) is answered only
@@ -62,12 +62,7 @@ const received = async (f: { id: number }) =>
 async function createFile(size: number) {
   const r = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'a.bin', size }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'a.bin', size }] }),
   });
   assert.is(r.status, 201, r.text);
   return r.json.files[0];

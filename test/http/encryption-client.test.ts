@@ -1,10 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer, tempDir } from '../helpers/server';
-import { patternBytes, sha256, inAWeek } from '../helpers/upload-client';
+import { patternBytes, sha256 } from '../helpers/upload-client';
 import { aeadText, decryptChunk, deriveKey, fileCrypto } from '../../src/shared-crypto/format';
 import { python3Cryptography } from '../helpers/system/parts';
 
@@ -65,13 +66,11 @@ test('an upload encrypted as filesender.py -e does it, downloaded as filesender.
   const info = (await s.request('GET', '/info')).json;
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      from: 'alice@example.org',
+    json: transferBody({
       files: [{ name: 'results.csv', size: data.length, iv, aead }],
       recipients: ['bob@example.org'],
       subject: null,
       message: null,
-      expires: inAWeek(),
       aup_checked: 1,
       options: [],
       encryption: true,
@@ -79,7 +78,7 @@ test('an upload encrypted as filesender.py -e does it, downloaded as filesender.
       encryption_password_encoding: 'none',
       encryption_password_version: '1',
       encryption_password_hash_iterations: info.encryption_password_hash_iterations,
-    },
+    }),
   });
   assert.is(created.status, 201, created.text);
   const t = created.json;

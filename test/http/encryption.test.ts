@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encryptionFields } from '../helpers/factories';
+import { encryptionFields, transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, asUser } from '../helpers/server';
 import { serverWithSink } from '../helpers/mail-server';
 import { fileWithDigest, storedBytes } from '../helpers/stored-files';
@@ -55,13 +55,7 @@ async function uploadEncrypted(files: { name: string; data: Buffer }[]) {
   const created = await s.request('POST', '/transfer', { headers: alice, json: body });
   assert.is(created.status, 201, created.text);
   const t = created.json;
-  const key = await deriveKey({
-    password: PASSWORD,
-    passwordVersion: 1,
-    passwordEncoding: 'none',
-    salt: t.salt,
-    iterations: 1000,
-  });
+  const key = await keyOf(t.salt);
   const sent: Buffer[][] = [];
   for (const [i, f] of t.files.entries()) {
     const fc = fileCrypto(f.iv, f.aead, S);
@@ -87,6 +81,11 @@ async function uploadEncrypted(files: { name: string; data: Buffer }[]) {
   const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
   assert.is(done.status, 200, done.text);
   return { t, sent, token: done.json.recipients[0].token as string, key };
+}
+
+/** The key the pages derive from a password (PASSWORD unless given) and a Transfer's salt, as encryptionFields set it. */
+function keyOf(salt: string, password = PASSWORD) {
+  return deriveKey({ password, passwordVersion: 1, passwordEncoding: 'none', salt, iterations: 1000 });
 }
 
 test('the encryption fields are kept and given back; the answer carries the server-made salt', async () => {
@@ -122,12 +121,7 @@ test('the encryption fields are kept and given back; the answer carries the serv
   const plain = (
     await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'p', size: 1 }],
-        recipients: ['bob@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'p', size: 1 }], recipients: ['bob@example.org'] }),
     })
   ).json;
   assert.is(plain.encryption, false);
@@ -169,13 +163,7 @@ test("stored bytes are the ciphertext, never the plaintext; downloads in FileSen
   assert.is(sha256(Buffer.concat(out)), sha256(data));
 
   // A wrong password fails on the first chunk.
-  const wrong = await deriveKey({
-    password: 'Correct Horse 9 battery?',
-    passwordVersion: 1,
-    passwordEncoding: 'none',
-    salt: t.salt,
-    iterations: 1000,
-  });
+  const wrong = await keyOf(t.salt, 'Correct Horse 9 battery?');
   try {
     await decryptChunk(wrong, fc, 0, sent[0][0]);
     assert.unreachable('decrypted with a wrong password');
@@ -230,13 +218,7 @@ test('chunks: whole and aligned only; a re-encrypted chunk (resume) is accepted 
   const { body } = encryptedBody([{ name: 'c.bin', data }]);
   const t = (await s.request('POST', '/transfer', { headers: alice, json: body })).json;
   const f = t.files[0];
-  const key = await deriveKey({
-    password: PASSWORD,
-    passwordVersion: 1,
-    passwordEncoding: 'none',
-    salt: t.salt,
-    iterations: 1000,
-  });
+  const key = await keyOf(t.salt);
   const fc = fileCrypto(f.iv, f.aead, S);
   const c0 = Buffer.from(await encryptChunk(key, fc, 0, data.subarray(0, S)));
   const put = (offset: number, b: Buffer, headers: Record<string, string> = {}) =>
@@ -283,13 +265,7 @@ test('a guest encrypts too: its transfer keeps the fields, and encryption_mandat
   assert.is(r.status, 201, r.text);
   const t = r.json;
   assert.equal([t.encryption, t.encryption_key_version, t.files[0].iv], [true, 3, body.files[0].iv]);
-  const key = await deriveKey({
-    password: PASSWORD,
-    passwordVersion: 1,
-    passwordEncoding: 'none',
-    salt: t.salt,
-    iterations: 1000,
-  });
+  const key = await keyOf(t.salt);
   const fc = fileCrypto(t.files[0].iv, t.files[0].aead, S);
   for (let i = 0; i * S < data.length; i++) {
     const chunk = await encryptChunk(key, fc, i, data.subarray(i * S, (i + 1) * S));

@@ -1,9 +1,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import http from 'node:http';
 import zlib from 'node:zlib';
 import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne, TEST_STORAGE } from '../helpers/server';
-import { patternBytes, sendChunks, inAWeek, sha256 } from '../helpers/upload-client';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { fileWithDigest, storedBytes, storedUids } from '../helpers/stored-files';
 
 // PUT /file/{id}/chunk/{offset} and PUT /file/{id} at the edges: bodies without a length, bodies cut short,
@@ -20,12 +21,7 @@ test.after(() => s.close());
 async function create(sizes: number[]) {
   const r = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: sizes.map((size, i) => ({ name: `f${i}`, size })),
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: sizes.map((size, i) => ({ name: `f${i}`, size })) }),
   });
   assert.is(r.status, 201, r.text);
   return r.json;

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne } from '../helpers/server';
-import { patternBytes, sendChunks, inAWeek, sha256 } from '../helpers/upload-client';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { fileWithDigest } from '../helpers/stored-files';
 
 // PUT /file/{id} {complete} when clients retry or race: repeated completions, completion against deletion.
@@ -17,12 +18,7 @@ test.after(() => s.close());
 async function uploaded(seed: string, size: number) {
   const r = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: `${seed}.bin`, size }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: `${seed}.bin`, size }] }),
   });
   assert.is(r.status, 201, r.text);
   const data = patternBytes(seed, size);

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { HEADER_SP, asUser } from '../helpers/server';
 import { serverWithSink } from '../helpers/mail-server';
 import { addressOf } from '../helpers/mail';
@@ -78,12 +79,7 @@ test('the whole journey: invitation mail, guest upload under its terms, the crea
 test('a guest sees only its own Transfers: not its creator’s others, not other guests’', async () => {
   const own = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'a', size: 1 }],
-      recipients: ['x@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'a', size: 1 }], recipients: ['x@example.org'] }),
   });
   const g1 = await invite();
   const g2 = await invite();

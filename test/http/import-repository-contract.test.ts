@@ -1,6 +1,7 @@
 import * as assert from 'uvu/assert';
 import type { FileRecord, Guest, Recipient, Transfer } from '../../src/domain/model';
 import { forEachWorld, newTransferIn } from '../helpers/repository-worlds';
+import { fileRecord, recipientRecord, transferRecord } from '../helpers/domain-factories';
 
 // The repository contract of `ferry import filesender` (docs/moving-from-filesender.md), run on the in-memory
 // fake of test/fakes/memory-imports.ts as on SQLite and PostgreSQL: records kept under the ids they had in the
@@ -10,55 +11,34 @@ const T0 = 1_900_000_000;
 const SOURCE = 'filesender';
 const hex = (prefix: string) => `${prefix}${'0'.repeat(32)}`.slice(0, 32);
 
-const transfer = (id: number, guestId: number | null = null): Transfer => ({
-  id,
-  userId: 'old-user',
-  userEmail: 'old@x.org',
-  guestId,
-  subject: 'from FileSender',
-  message: null,
-  options: ['get_a_link'],
-  status: 'uploading',
-  lang: 'en',
-  created: T0,
-  expires: T0 + 86400,
-  expiryExtensionsUsed: 0,
-  madeAvailable: null,
-  closed: null,
-  closedReason: null,
-  roundtripToken: null,
-  encryption: null,
-});
-const file = (id: number, transferId: number): FileRecord => ({
-  id,
-  transferId,
-  uid: hex(`uid${id}x`),
-  name: `f${id}.bin`,
-  size: 10,
-  mimeType: null,
-  cid: null,
-  received: 0,
-  ranges: [],
-  complete: false,
-  crc32: null,
-  sha256: null,
-  created: T0,
-  deleted: null,
-  iv: null,
-  aead: null,
-  storeUpload: null,
-});
-const recipient = (id: number, transferId: number): Recipient => ({
-  id,
-  transferId,
-  email: `r${id}@x.org`,
-  token: hex(`tok${id}x`),
-  lang: null,
-  created: T0,
-  lastActivity: null,
-  deleted: null,
-  errors: [],
-});
+const transfer = (id: number, guestId: number | null = null): Transfer =>
+  transferRecord({
+    id,
+    userId: 'old-user',
+    userEmail: 'old@x.org',
+    guestId,
+    subject: 'from FileSender',
+    options: ['get_a_link'],
+    status: 'uploading',
+    lang: 'en',
+    created: T0,
+    expires: T0 + 86400,
+    madeAvailable: null,
+  });
+const file = (id: number, transferId: number): FileRecord =>
+  fileRecord({
+    id,
+    transferId,
+    uid: hex(`uid${id}x`),
+    name: `f${id}.bin`,
+    size: 10,
+    received: 0,
+    ranges: [],
+    complete: false,
+    created: T0,
+  });
+const recipient = (id: number, transferId: number): Recipient =>
+  recipientRecord({ id, transferId, email: `r${id}@x.org`, token: hex(`tok${id}x`), created: T0 });
 const guest = (id: number): Guest => ({
   id,
   userId: 'old-user',

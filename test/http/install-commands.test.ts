@@ -2,6 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeConfig } from '../helpers/config-file';
 import { HEADER_SP, TEST_DB, request, tempDir, testDatabaseUrl } from '../helpers/server';
 import { startServe } from '../../src/cli/serve';
 import { runCli } from '../../src/cli/program';
@@ -22,18 +23,7 @@ async function cli(args: string[]): Promise<{ code: number; out: string }> {
 
 async function config(extra: Record<string, unknown> = {}): Promise<{ dir: string; file: string }> {
   const dir = tempDir();
-  const file = path.join(dir, 'ferry.json');
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      data_dir: path.join(dir, 'data'),
-      listen: { host: '127.0.0.1', port: 0 },
-      purge_interval_s: 0,
-      database_url: await testDatabaseUrl(),
-      ...extra,
-    }),
-  );
-  return { dir, file };
+  return { dir, file: writeConfig(dir, { database_url: await testDatabaseUrl(), ...extra }) };
 }
 
 test('admin init writes the first password to a new 0600 file and says only where; it signs in; a second run makes none', async () => {

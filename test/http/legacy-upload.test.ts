@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, asUser, TestServer, TEST_STORAGE } from '../helpers/server';
 import { fileWithDigest } from '../helpers/stored-files';
 import { until } from '../helpers/until';
@@ -17,12 +18,7 @@ async function transfer(size: number) {
   return (
     await s.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'w.bin', size }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'w.bin', size }] }),
     })
   ).json;
 }

@@ -1,9 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql } from '../helpers/server';
-import { patternBytes, sha256, inAWeek } from '../helpers/upload-client';
+import { patternBytes, sha256 } from '../helpers/upload-client';
 import { FileSenderPy } from '../helpers/filesender-py';
-import { availableTransfer } from '../helpers/factories';
+import { availableTransfer, transferBody } from '../helpers/factories';
 
 // A password on the link (docs/sharing.md, Link password): stored as a scrypt hash, asked for before anything
 // is listed, checked on the server with tries throttled in the database; after it, downloads, the ZIP and
@@ -39,13 +39,7 @@ test('kept as a scrypt hash, shown to the owner as a yes; a bad value is refused
   assert.not.ok(shown.text.includes('scrypt'), 'the hash never leaves the server');
   const bad = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'x', size: 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      password: 12345,
-    },
+    json: transferBody({ files: [{ name: 'x', size: 1 }], password: 12345 }),
   });
   assert.equal([bad.status, bad.json.message, bad.json.details], [400, 'rest_bad_parameter', ['password']]);
 });

@@ -1,11 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import fs from 'node:fs';
 import path from 'node:path';
+import { writeConfig } from '../helpers/config-file';
 import { startServe, ServeHandle } from '../../src/cli/serve';
 import { asUser, request, tempDir } from '../helpers/server';
 import { signedPath, nowS } from '../helpers/signing';
-import { inAWeek } from '../helpers/upload-client';
 
 const SP = {
   type: 'header',
@@ -19,17 +20,7 @@ const quiet = { out: () => {}, err: () => {}, readStdin: async () => '' };
 async function serveLogging(log: Record<string, unknown>): Promise<{ h: ServeHandle; file: string; dir: string }> {
   const dir = tempDir();
   const file = path.join(dir, 'log', 'ferry.log');
-  const config = path.join(dir, 'ferry.json');
-  fs.writeFileSync(
-    config,
-    JSON.stringify({
-      data_dir: path.join(dir, 'data'),
-      mail: { transport: null },
-      purge_interval_s: 0,
-      auth: { sp: SP },
-      log: { file, ...log },
-    }),
-  );
+  const config = writeConfig(dir, { mail: { transport: null }, auth: { sp: SP }, log: { file, ...log } });
   const h = await startServe({ config, port: '0', host: '127.0.0.1' }, quiet);
   return { h, file, dir };
 }
@@ -52,12 +43,7 @@ test('log.format json: one object per line with time, level, request id, method,
     const secret = (me.json.remote_config as string).split('|')[2];
     const t = await request(h.url, 'POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'a.txt', size: 5 }],
-        recipients: ['bob@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'a.txt', size: 5 }], recipients: ['bob@example.org'] }),
     });
     const fileId = t.json.files[0].id;
     const recipientToken = t.json.recipients[0].token;

@@ -1,8 +1,9 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { startTestServer, TestServer, HEADER_SP, asUser, sqlOne } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
-import { inAWeek, sendChunks } from '../helpers/upload-client';
+import { sendChunks } from '../helpers/upload-client';
 
 // A delivery refused by the SMTP server, seen as the owner sees it: a `bounce` Tracking error in the
 // Recipient's or Guest's `errors`, through the REST API, while the other addresses get their mail.
@@ -27,12 +28,10 @@ async function deliverAll() {
 test('a refused recipient shows a bounce in GET /transfer/{id} and GET /recipient/{id}; the other gets the mail', async () => {
   const created = await s.request('POST', '/transfer', {
     headers: alice,
-    json: {
+    json: transferBody({
       files: [{ name: 'a.txt', size: 4 }],
       recipients: ['ghost@nowhere.example', 'bob@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    }),
   });
   assert.is(created.status, 201, created.text);
   const t = created.json;

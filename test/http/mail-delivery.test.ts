@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, TestServer, HEADER_SP, asUser, sql } from '../helpers/server';
 import { addressOf, startScriptedSmtp, ScriptedSmtp } from '../helpers/mail';
-import { inAWeek, sendChunks } from '../helpers/upload-client';
+import { availableTransfer as uploadedWhole } from '../helpers/factories';
 
 // Each recipient's mail delivery as the owner sees it (the Recipient's `delivery`): queued, then sent, deferred
 // (4xx, retried) or bounced (5xx), with the server's answer; and "Send again" (PUT /recipient/{id} remind),
@@ -30,27 +30,13 @@ test.after(async () => {
 
 /** A Transfer of alice's, made available to these recipients (its mail queued, not yet delivered). */
 async function availableTransfer(recipients: string[]) {
-  const created = await s.request('POST', '/transfer', {
+  const data = Buffer.from('data');
+  const { t } = await uploadedWhole(s, [{ name: 'a.txt', data }], {
     headers: alice,
-    json: {
-      files: [{ name: 'a.txt', size: 4 }],
-      recipients,
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      subject: 'Figures',
-    },
+    chunk: 4,
+    over: { recipients, subject: 'Figures' },
   });
-  assert.is(created.status, 201, created.text);
-  const t = created.json;
-  for (const r of await sendChunks(s.request, t.files[0].id, Buffer.from('data'), 4, { headers: alice }))
-    assert.is(r.status, 200, r.text);
-  assert.is(
-    (await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status,
-    200,
-  );
-  const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
-  assert.is(done.status, 200, done.text);
-  return done.json;
+  return t;
 }
 
 async function recipientsOf(id: number): Promise<Record<string, any>> {

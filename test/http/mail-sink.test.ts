@@ -3,12 +3,11 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, tempDir, testDatabaseUrl } from '../helpers/server';
-import { startTestSink } from '../helpers/mail';
+import { startTestSink, firstSinkMessage } from '../helpers/mail';
 import { listSinkMessages, readSinkMessage, startSink } from '../../src/mail/sink';
 import { startServe } from '../../src/cli/serve';
-import { writeConfig } from '../helpers/binary';
+import { writeConfig } from '../helpers/config-file';
 import { request } from '../helpers/server';
-import { simpleParser } from 'mailparser';
 import { spawn } from 'node:child_process';
 import { startMailSink } from '../../src/cli/mail-sink';
 import { readEml } from '../../src/mail/eml';
@@ -197,11 +196,7 @@ test('ferry serve with mail.sink runs the sink and sends the mail of REST calls 
       json: { recipient: 'g@example.org', from: 'alice@example.org' },
     });
     assert.is(r.status, 201, r.text);
-    const deadline = Date.now() + 10_000;
-    while (listSinkMessages(box).length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
-    const [msg] = listSinkMessages(box);
-    assert.ok(msg, 'the invitation reached the sink');
-    const m = await simpleParser(fs.readFileSync(path.join(box, msg.id)));
+    const m = await firstSinkMessage(box, 'the invitation in the sink');
     assert.is(m.subject, 'alice@example.org vous invite à envoyer des fichiers');
     assert.is(m.from?.value[0].address, 'ferry@lab.example');
     assert.match(m.text!, `/?s=upload&vid=${r.json.token}`);

@@ -9,64 +9,18 @@ import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { listSinkMessages } from '../../src/mail/sink';
 import { defaultConfig } from '../../src/config/defaults';
 import type { FileRecord, Recipient, Transfer } from '../../src/domain/model';
+import { fileRecord, RECORD_TIME, recipientRecord, transferRecord } from '../helpers/domain-factories';
 
-const NOW = 1_900_000_000;
+const NOW = RECORD_TIME;
 
 function transfer(over: Partial<Transfer> = {}): Transfer {
-  return {
-    id: 7,
-    userId: 'alice',
-    userEmail: 'alice@example.org',
-    guestId: null,
-    subject: 'Q3 report',
-    message: 'Here you go',
-    options: [],
-    status: 'available',
-    lang: null,
-    created: NOW,
-    expires: NOW + 86400 * 10,
-    expiryExtensionsUsed: 0,
-    madeAvailable: NOW,
-    closed: null,
-    closedReason: null,
-    roundtripToken: null,
-    encryption: null,
-    ...over,
-  };
+  return transferRecord({ subject: 'Q3 report', message: 'Here you go', expires: NOW + 86400 * 10, ...over });
 }
 function file(name: string, size: number): FileRecord {
-  return {
-    id: 1,
-    transferId: 7,
-    uid: 'u',
-    name,
-    size,
-    mimeType: null,
-    cid: null,
-    received: size,
-    ranges: [[0, size]],
-    complete: true,
-    crc32: null,
-    sha256: null,
-    created: NOW,
-    deleted: null,
-    iv: null,
-    aead: null,
-    storeUpload: null,
-  };
+  return fileRecord({ name, size });
 }
 function recipient(id: number, email: string, lang: string | null = null): Recipient {
-  return {
-    id,
-    transferId: 7,
-    email,
-    token: `tok${id}${'x'.repeat(30)}`,
-    lang,
-    created: NOW,
-    lastActivity: null,
-    deleted: null,
-    errors: [],
-  };
+  return recipientRecord({ id, email, lang, token: `tok${id}${'x'.repeat(30)}` });
 }
 
 async function withMail(

@@ -1,7 +1,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import { asUser, freePort, HEADER_SP, startTestServer, TestServer } from '../helpers/server';
-import { inAWeek, patternBytes, sendChunks } from '../helpers/upload-client';
+import { patternBytes, sendChunks } from '../helpers/upload-client';
 import { parsePrometheusText } from '../helpers/prometheus-text';
 
 const scrape = async (s: TestServer) => {
@@ -93,13 +94,11 @@ test('GET /metrics: Prometheus text that follows an upload: requests by route pa
       s.request(m, p, { ...init, headers: { ...alice, ...(init.headers ?? {}) } });
     const data = patternBytes('metrics', 10_000);
     const t = await req('POST', '/transfer', {
-      json: {
+      json: transferBody({
         files: [{ name: 'a.bin', size: data.length }],
         recipients: ['bob@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
         subject: 's',
-      },
+      }),
     });
     assert.is(t.status, 201, t.text);
     const fileId = t.json.files[0].id;

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql, sqlOne } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
+import { availableTransfer as uploadedWhole } from '../helpers/factories';
 import { PURGE_LOCK } from '../../src/domain/purge';
 import { runCli } from '../../src/cli/program';
 
@@ -53,26 +54,8 @@ async function purge(...args: string[]) {
 }
 
 async function availableTransfer(data: Buffer, options: string[] = [], days = 7) {
-  const t = (
-    await s.request('POST', '/transfer', {
-      headers: alice,
-      json: {
-        files: [{ name: 'd.bin', size: data.length }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: now + days * DAY,
-        options,
-      },
-    })
-  ).json;
-  await sendChunks(s.request, t.files[0].id, data, 5 * 1024 * 1024, { headers: alice });
-  assert.is(
-    (await s.request('PUT', `/file/${t.files[0].id}`, { headers: alice, json: { complete: true } })).status,
-    200,
-  );
-  const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
-  assert.is(done.status, 200, done.text);
-  return done.json;
+  const over = { expires: now + days * DAY, options };
+  return (await uploadedWhole(s, [{ name: 'd.bin', data }], { headers: alice, over })).t;
 }
 
 async function snapshot(): Promise<string> {

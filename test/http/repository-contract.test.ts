@@ -3,6 +3,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import { openDatabase, Database } from '../../src/db/database';
 import { tempDir } from '../helpers/server';
+import { newGuestIn, failedUnitOfWork } from '../helpers/repository-worlds';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
 
 // The repository contract: what the domain relies on from its ports, checked against both adapters — SQLite
@@ -172,17 +173,11 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   it('a unit of work commits all or nothing, and runs its after-commit hooks only when it commits', async ({ db }) => {
     const id = await newTransfer(db);
     let hooks = 0;
-    const failed = await db.uow
-      .run(async (tx) => {
-        await tx.transfers.setStatus(id, 'available', T0);
-        await tx.mailQueue.enqueue(msg('rolled@x.org'), T0, null);
-        tx.afterCommit(() => hooks++);
-        throw new Error('boom');
-      })
-      .then(
-        () => null,
-        (e: Error) => e.message,
-      );
+    const failed = await failedUnitOfWork(db, async (tx) => {
+      await tx.transfers.setStatus(id, 'available', T0);
+      await tx.mailQueue.enqueue(msg('rolled@x.org'), T0, null);
+      tx.afterCommit(() => hooks++);
+    });
     assert.is(failed, 'boom');
     assert.is((await db.repos.transfers.find(id))!.status, 'created');
     assert.equal(await db.query(`SELECT id FROM mail_queue WHERE to_addr = 'rolled@x.org'`), []);
@@ -314,19 +309,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
   });
 
   it('guests: closed once; tracking errors attached; login failures counted in their window', async ({ db }) => {
-    const g = await db.repos.guests.insert({
-      userId: 'alice',
-      userEmail: 'alice@x.org',
-      email: 'g@x.org',
-      token: 'g'.repeat(40),
-      subject: null,
-      message: null,
-      options: [],
-      transferOptions: [],
-      lang: null,
-      created: T0,
-      expires: T0 + 10,
-    });
+    const g = await newGuestIn(db, 'alice', { token: 'g'.repeat(40), expires: T0 + 10 });
     await db.repos.trackingErrors.add('Guest', g.id, { type: 'bounce', date: T0, details: '550' });
     assert.equal((await db.repos.guests.findByToken('g'.repeat(40)))!.errors, [
       { type: 'bounce', date: T0, details: '550' },

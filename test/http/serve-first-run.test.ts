@@ -1,13 +1,11 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { simpleParser } from 'mailparser';
 import { HEADER_SP, asUser, request, tempDir, testDatabaseUrl } from '../helpers/server';
-import { listSinkMessages } from '../../src/mail/sink';
 import { startServe } from '../../src/cli/serve';
-import { writeConfig } from '../helpers/binary';
+import { writeConfig } from '../helpers/config-file';
+import { firstSinkMessage } from '../helpers/mail';
 import { runCli } from '../../src/cli/program';
 
 const quietIO = (out: string[]) => ({
@@ -21,17 +19,11 @@ test('serve on an address already in use says which one and how to choose anothe
   await new Promise<void>((r) => taken.listen(0, '127.0.0.1', r));
   const port = (taken.address() as net.AddressInfo).port;
   const dir = tempDir();
-  const file = path.join(dir, 'ferry.json');
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      data_dir: path.join(dir, 'data'),
-      listen: { host: '127.0.0.1', port },
-      auth: { sp: { type: 'local' } },
-      purge_interval_s: 0,
-      database_url: await testDatabaseUrl(),
-    }),
-  );
+  const file = writeConfig(dir, {
+    listen: { host: '127.0.0.1', port },
+    auth: { sp: { type: 'local' } },
+    database_url: await testDatabaseUrl(),
+  });
   const out: string[] = [];
   try {
     const code = await runCli(['serve', '-c', file], quietIO(out));
@@ -71,11 +63,7 @@ test('without base_url, links (/info url, mails) name the port actually listened
       json: { recipient: 'g@example.org', from: 'alice@example.org' },
     });
     assert.is(r.status, 201, r.text);
-    const deadline = Date.now() + 10_000;
-    while (listSinkMessages(box).length === 0 && Date.now() < deadline) await new Promise((res) => setTimeout(res, 25));
-    const [msg] = listSinkMessages(box);
-    assert.ok(msg, 'the invitation reached the sink');
-    const m = await simpleParser(fs.readFileSync(path.join(box, msg.id)));
+    const m = await firstSinkMessage(box, 'the invitation in the sink');
     assert.match(m.text!, `http://localhost:${port}/?s=upload&vid=${r.json.token}`);
   } finally {
     await handle.stop();
@@ -84,16 +72,7 @@ test('without base_url, links (/info url, mails) name the port actually listened
 
 test('a base_url set in the config is kept whatever the port', async () => {
   const dir = tempDir();
-  const file = path.join(dir, 'ferry.json');
-  fs.writeFileSync(
-    file,
-    JSON.stringify({
-      base_url: 'https://files.example.org',
-      data_dir: path.join(dir, 'data'),
-      purge_interval_s: 0,
-      database_url: await testDatabaseUrl(),
-    }),
-  );
+  const file = writeConfig(dir, { base_url: 'https://files.example.org', database_url: await testDatabaseUrl() });
   const handle = await startServe({ config: file, port: '0' }, quietIO([]));
   try {
     assert.is((await request(handle.url, 'GET', '/info')).json.url, 'https://files.example.org');

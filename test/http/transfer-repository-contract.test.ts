@@ -1,75 +1,18 @@
-import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { openDatabase } from '../../src/db/database';
-import type { Locks, Repositories, UnitOfWork } from '../../src/domain/ports';
-import { MemoryWorld } from '../fakes/memory-repositories';
-import { tempDir } from '../helpers/temp-dir';
-import { freshPostgresDatabase } from '../helpers/system/postgres';
+import { forEachWorld, newTransferIn, newGuestIn, failedUnitOfWork } from '../helpers/repository-worlds';
 
 // The repository contract of what the domain's rules use (transfers, lists and pages, files and ranges,
 // recipients, guests, frequent recipients, audit, tracking errors, purge, usage, units of work, locks), run on
 // the in-memory fakes of test/fakes/ as on SQLite and a real PostgreSQL server: the domain tests that run on the
 // fakes (test/unit/domain-*.test.ts) hold on the databases too. The same cases, the same answers.
 
-interface World {
-  repos: Repositories;
-  uow: UnitOfWork;
-  locks: Locks;
-  close(): Promise<void>;
-}
-
 const T0 = 1_900_000_000;
 let serial = 0;
 const unique = (prefix: string) =>
   `${prefix}${(++serial).toString(16)}${Math.random().toString(16).slice(2)}`.padEnd(32, '0').slice(0, 32);
+const newTransfer = newTransferIn;
 
-const worlds: Record<string, () => Promise<World>> = {
-  memory: async () => {
-    const w = new MemoryWorld();
-    return { repos: w.repos, uow: w.uow, locks: w.locks, close: async () => {} };
-  },
-  sqlite: () => openDatabase({ dataDir: tempDir('ferry-contract-'), url: null }),
-  postgres: async () =>
-    openDatabase({ dataDir: tempDir('ferry-contract-'), url: await freshPostgresDatabase('ferry_contract') }),
-};
-
-for (const [name, open] of Object.entries(worlds)) {
-  const it = suite<{ w: World }>(`the domain's repositories on ${name}`);
-  it.before(async (ctx) => {
-    ctx.w = await open();
-  });
-  it.after(async (ctx) => {
-    await ctx.w.close();
-  });
-
-  const newTransfer = (
-    w: World,
-    user = 'alice',
-    { files = 1, recipients = 1, guestId = null as number | null, created = T0 } = {},
-  ) =>
-    w.repos.transfers.create(
-      {
-        userId: user,
-        userEmail: `${user}@x.org`,
-        guestId,
-        subject: 'S',
-        message: null,
-        options: ['get_a_link'],
-        lang: null,
-        created,
-        expires: created + 86400,
-        roundtripToken: unique('rt'),
-      },
-      Array.from({ length: files }, (_, i) => ({
-        uid: unique(user),
-        name: `f${i}`,
-        size: 100 + i,
-        mimeType: null,
-        cid: `c${i}`,
-      })),
-      Array.from({ length: recipients }, (_, i) => ({ email: `r${i}@${user}.org`, token: unique('tok'), lang: 'de' })),
-    );
-
+forEachWorld("the domain's repositories", (it) => {
   it('a Transfer is read back as stored, with its files and recipients; ids grow', async ({ w }) => {
     const id = await newTransfer(w, 'alice', { files: 2, recipients: 2 });
     const t = (await w.repos.transfers.find(id))!;
@@ -154,19 +97,7 @@ for (const [name, open] of Object.entries(worlds)) {
       mine.reduce((n, _, i) => n + 1 + (i % 3), 0),
     );
     assert.equal(await w.repos.transfers.filesOf([]), []);
-    const g = await w.repos.guests.insert({
-      userId: 'pager',
-      userEmail: 'pager@x.org',
-      email: 'gp@x.org',
-      token: unique('g'),
-      subject: null,
-      message: null,
-      options: [],
-      transferOptions: [],
-      lang: null,
-      created: T0,
-      expires: null,
-    });
+    const g = await newGuestIn(w, 'pager', { email: 'gp@x.org', token: unique('g') });
     const byGuest = await newTransfer(w, 'pager', { guestId: g.id });
     assert.equal(
       (await w.repos.transfers.listPage({ guestId: g.id }, null)).map((t) => t.id),
@@ -217,23 +148,17 @@ for (const [name, open] of Object.entries(worlds)) {
   it('a unit of work commits all or nothing, and runs its after-commit hooks only when it commits', async ({ w }) => {
     const id = await newTransfer(w);
     let hooks = 0;
-    const failed = await w.uow
-      .run(async (tx) => {
-        await tx.transfers.setStatus(id, 'available', T0);
-        await tx.audit.record({
-          transferId: id,
-          date: T0,
-          event: 'transfer_available',
-          author: { type: 'User', id: 'alice', ip: null },
-          target: { type: 'Transfer', id: String(id) },
-        });
-        tx.afterCommit(() => hooks++);
-        throw new Error('boom');
-      })
-      .then(
-        () => null,
-        (e: Error) => e.message,
-      );
+    const failed = await failedUnitOfWork(w, async (tx) => {
+      await tx.transfers.setStatus(id, 'available', T0);
+      await tx.audit.record({
+        transferId: id,
+        date: T0,
+        event: 'transfer_available',
+        author: { type: 'User', id: 'alice', ip: null },
+        target: { type: 'Transfer', id: String(id) },
+      });
+      tx.afterCommit(() => hooks++);
+    });
     assert.is(failed, 'boom');
     assert.is((await w.repos.transfers.find(id))!.status, 'created');
     assert.equal(await w.repos.audit.forTransfer(id), []);
@@ -272,19 +197,7 @@ for (const [name, open] of Object.entries(worlds)) {
 
   it('guests: found by token with their tracking errors, expired ones listed, closed once', async ({ w }) => {
     const token = unique('g');
-    const g = await w.repos.guests.insert({
-      userId: 'gus',
-      userEmail: 'gus@x.org',
-      email: 'g@x.org',
-      token,
-      subject: null,
-      message: null,
-      options: [],
-      transferOptions: [],
-      lang: null,
-      created: T0,
-      expires: T0 + 10,
-    });
+    const g = await newGuestIn(w, 'gus', { token, expires: T0 + 10 });
     assert.equal([g.status, g.transferCount, g.closed], ['available', 0, null]);
     await w.repos.trackingErrors.add('Guest', g.id, { type: 'bounce', date: T0, details: '550' });
     assert.equal((await w.repos.guests.findByToken(token))!.errors, [{ type: 'bounce', date: T0, details: '550' }]);
@@ -418,6 +331,4 @@ for (const [name, open] of Object.entries(worlds)) {
       [ids[9], ids[8], ids[7]],
     );
   });
-
-  it.run();
-}
+});

@@ -5,26 +5,11 @@ import { Api } from '../../web/lib/api';
 import { MemoryKeyValue, StorageResumeStore } from '../../web/upload/resume-store';
 import { createUpload, resumeUpload } from '../../web/upload/start';
 import { Backoff } from '../../src/shared/retry';
-import type { Source } from '../../web/upload/uploader';
+import { BufSource } from '../helpers/buffer-source';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 
 // The browser's upload engine against the real server: the whole procedure, the chunk key standing in for a
 // session that ended mid-upload, and resume from the ranges GET /file/{id} reports.
-
-class BufSource implements Source {
-  readonly type = 'application/octet-stream';
-  readonly lastModified = 1_700_000_000_000;
-  constructor(
-    readonly name: string,
-    readonly data: Buffer,
-  ) {}
-  get size() {
-    return this.data.length;
-  }
-  slice(start = 0, end = this.data.length): Blob {
-    return new Blob([new Uint8Array(this.data.subarray(start, end))]);
-  }
-}
 
 const CHUNK = 64 * 1024;
 let s: TestServer;

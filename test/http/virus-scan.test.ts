@@ -1,12 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sameDataAs } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { until } from '../helpers/until';
-import { createTransfer, encryptionFields } from '../helpers/factories';
+import { createTransfer, encryptionFields, transferBody } from '../helpers/factories';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 import { HOLD_RETRY_S } from '../../src/domain/virus-scans';
 import { aeadText, deriveKey, encryptChunk, fileCrypto, generateFileIv } from '../../src/shared-crypto/format';
@@ -261,12 +261,7 @@ test('clamd down (allow): goes on unscanned, and the audit log says why', async 
     proxy.cut(600_000);
     const created = await down.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'a.txt', size: 3 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'a.txt', size: 3 }] }),
     });
     const f = created.json.files[0];
     await sendChunks(down.request, f.id, Buffer.from('abc'), CHUNK, { headers: alice });
@@ -293,12 +288,7 @@ test('clamd late (hold): a scan clamd does not answer within timeout_s is held, 
   try {
     const created = await late.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'slow.txt', size: 3 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'slow.txt', size: 3 }] }),
     });
     const f = created.json.files[0];
     await sendChunks(late.request, f.id, Buffer.from('abc'), CHUNK, { headers: alice });
@@ -328,19 +318,13 @@ test('antivirus turned off: a transfer still waiting is released unscanned by a 
   const again = {
     ...HEADER_SP,
     upload_chunk_size: CHUNK,
-    data_dir: first.app.config.data_dir,
-    ...(first.app.config.database_url ? { database_url: first.app.config.database_url } : {}),
+    ...sameDataAs(first),
   };
   let second: TestServer | null = null;
   try {
     const created = await first.request('POST', '/transfer', {
       headers: alice,
-      json: {
-        files: [{ name: 'later.txt', size: 3 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: inAWeek(),
-      },
+      json: transferBody({ files: [{ name: 'later.txt', size: 3 }] }),
     });
     const f = created.json.files[0];
     await sendChunks(first.request, f.id, Buffer.from('abc'), CHUNK, { headers: alice });

@@ -1,13 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import crypto from 'node:crypto';
 import http from 'node:http';
 import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
-import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
-import { S3Server, startS3 } from '../helpers/system/s3';
+import { S3Server, startS3, s3Storage } from '../helpers/system/s3';
 import { until } from '../helpers/until';
 import { CLAIM_LEASE_S } from '../../src/domain/download-limits';
 
@@ -31,16 +32,7 @@ test.before(async () => {
   config = {
     ...HEADER_SP,
     database_url: databaseUrl,
-    storage: {
-      type: 's3',
-      endpoint: s3.endpoint,
-      bucket: s3.bucket,
-      region: s3.region,
-      prefix: `limit-${crypto.randomBytes(4).toString('hex')}/`,
-      force_path_style: true,
-      access_key_id: s3.accessKeyId,
-      secret_access_key: s3.secretAccessKey,
-    },
+    storage: s3Storage(s3, `limit-${crypto.randomBytes(4).toString('hex')}/`),
   };
   a = await startTestServer(config, { clock: clock.clock });
   b = await startTestServer({ ...config, data_dir: path.join(a.dir, 'data-b') }, { clock: clock.clock });
@@ -54,13 +46,7 @@ test.after(async () => {
 async function available(data: Buffer): Promise<{ id: number; fileId: number; token: string }> {
   const created = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'f.bin', size: data.length }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-      download_limit: 1,
-    },
+    json: transferBody({ files: [{ name: 'f.bin', size: data.length }], download_limit: 1 }),
   });
   assert.is(created.status, 201, created.text);
   const fileId = created.json.files[0].id;

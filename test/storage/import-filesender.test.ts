@@ -11,7 +11,7 @@ import { sendChunks } from '../helpers/upload-client';
 import { zipEntries } from '../browser/zip-reader';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
 import { mariadbServer } from '../helpers/system/mariadb';
-import { startS3, type S3Server } from '../helpers/system/s3';
+import { startS3, type S3Server, s3Storage } from '../helpers/system/s3';
 import { buildSite, openSiteDb, type Site, type SiteDb, siteSnapshot } from '../helpers/filesender-site';
 
 /*
@@ -333,16 +333,7 @@ test('from MariaDB into PostgreSQL and S3: the old links, the API key and the gu
       // Files of several chunks go to S3 as multipart uploads.
       upload_chunk_size: 1024 * 1024,
       database_url: await freshPostgresDatabase('ferry_import'),
-      storage: {
-        type: 's3',
-        endpoint: s3.endpoint,
-        bucket: s3.bucket,
-        region: s3.region,
-        prefix: `import-${crypto.randomBytes(4).toString('hex')}/`,
-        force_path_style: true,
-        access_key_id: s3.accessKeyId,
-        secret_access_key: s3.secretAccessKey,
-      },
+      storage: s3Storage(s3, `import-${crypto.randomBytes(4).toString('hex')}/`),
     });
     const first = await cli(...importArgs(url, files, t, '--time-zone', 'Europe/Amsterdam'));
     assert.is(first.code, 0, first.out);

@@ -1,16 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { encryptionFields } from '../helpers/factories';
+import { encryptionFields, transferBody } from '../helpers/factories';
 import crypto from 'node:crypto';
 import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { startTestServer, HEADER_SP, asUser, TestServer, tempDir, sql } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, tempDir, sql, sameDataAs } from '../helpers/server';
 import { sha256, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
-import { S3Server, s3Client, startS3 } from '../helpers/system/s3';
+import { S3Server, s3Client, startS3, s3Storage } from '../helpers/system/s3';
 import { aeadText, generateFileIv } from '../../src/shared-crypto/format';
 
 /*
@@ -34,24 +34,14 @@ test.before(async () => {
   client = s3Client(s3);
   // ferry reaches the store through a relay that can drop it, as a store going down would.
   proxy = await startCuttingProxy(s3.endpoint);
-  const storage = {
-    type: 's3',
-    endpoint: proxy.url,
-    bucket: s3.bucket,
-    region: s3.region,
-    prefix,
-    force_path_style: true,
-    access_key_id: s3.accessKeyId,
-    secret_access_key: s3.secretAccessKey,
-  };
+  const storage = s3Storage(s3, prefix, { endpoint: proxy.url });
   a = await startTestServer({ ...HEADER_SP, storage }, { clock: clock.clock });
   // Node B: the same database (the same SQLite file, or the same PostgreSQL database) and the same bucket.
   b = await startTestServer(
     {
       ...HEADER_SP,
       storage,
-      data_dir: path.join(a.dir, 'data'),
-      ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}),
+      ...sameDataAs(a),
     },
     { clock: clock.clock },
   );
@@ -280,33 +270,18 @@ test('the store down mid-upload: 503 storage_unavailable with Retry-After, nothi
 test('a file past 10,000 parts of the chunk size is accepted (kept in segments): max_transfer_size is the limit', async () => {
   const past = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'huge.iso', size: 10_000 * 5 * MiB + 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'huge.iso', size: 10_000 * 5 * MiB + 1 }] }),
   });
   assert.is(past.status, 201, past.text);
   const max = a.app.config.max_transfer_size;
   const fits = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'fits.iso', size: max }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'fits.iso', size: max }] }),
   });
   assert.is(fits.status, 201, fits.text);
   const over = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'over.iso', size: max + 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'over.iso', size: max + 1 }] }),
   });
   assert.is(over.status, 400);
   assert.is(over.json.message, 'transfer_maximum_size_exceeded');

@@ -1,13 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { transferBody } from '../helpers/factories';
 import crypto from 'node:crypto';
-import path from 'node:path';
 import { ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { startTestServer, HEADER_SP, asUser, TestServer, sql } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sql, sameDataAs } from '../helpers/server';
 import { sha256, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startTestSink, TestSink } from '../helpers/mail';
-import { S3Server, s3Client, startS3 } from '../helpers/system/s3';
+import { S3Server, s3Client, startS3, s3Storage } from '../helpers/system/s3';
 import { until } from '../helpers/until';
 
 /*
@@ -32,17 +32,7 @@ test.before(async () => {
   s3 = await startS3();
   client = s3Client(s3);
   sink = await startTestSink();
-  const storage = {
-    type: 's3',
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: s3.region,
-    prefix,
-    force_path_style: true,
-    access_key_id: s3.accessKeyId,
-    secret_access_key: s3.secretAccessKey,
-    max_parts: 3,
-  };
+  const storage = s3Storage(s3, prefix, { max_parts: 3 });
   const mail = { transport: sink.url, from: 'ferry@files.example' };
   a = await startTestServer({ ...HEADER_SP, storage, mail }, { clock: clock.clock });
   b = await startTestServer(
@@ -50,8 +40,7 @@ test.before(async () => {
       ...HEADER_SP,
       storage,
       mail,
-      data_dir: path.join(a.dir, 'data'),
-      ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}),
+      ...sameDataAs(a),
     },
     { clock: clock.clock },
   );
@@ -110,22 +99,12 @@ test('a file past the part limit is accepted up to max_transfer_size, whatever t
   // would give 10,000 segments of 48.8 GiB. The default max_transfer_size (100 GiB) is what bounds a file there.
   const fits = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'fits.iso', size: 45 * MiB }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'fits.iso', size: 45 * MiB }] }),
   });
   assert.is(fits.status, 201, fits.text);
   const over = await a.request('POST', '/transfer', {
     headers: alice,
-    json: {
-      files: [{ name: 'over.iso', size: 45 * MiB + 1 }],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+    json: transferBody({ files: [{ name: 'over.iso', size: 45 * MiB + 1 }] }),
   });
   assert.is(over.status, 400);
   assert.is(over.json.message, 'transfer_maximum_size_exceeded');

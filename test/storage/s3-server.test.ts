@@ -79,6 +79,11 @@ async function get(Key: string, extra: Partial<GetObjectCommandInput> = {}) {
   };
 }
 
+/** CompleteMultipartUpload of `Key` with these parts, in the order given. */
+function completeUpload(Key: string, UploadId: string | undefined, Parts: { PartNumber: number; ETag?: string }[]) {
+  return s3.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId, MultipartUpload: { Parts } }));
+}
+
 /** The S3 error a call fails with (its name and HTTP status), or a failed assertion when it succeeds. */
 async function failure(p: Promise<unknown>): Promise<{ name: string; status: number | undefined }> {
   const e = await p.then(
@@ -142,13 +147,10 @@ test('multipart: parts sent out of order, listed page by page, completed into on
   // Parts of an unfinished upload are not an object yet.
   assert.is((await failure(s3.send(new HeadObjectCommand({ Bucket, Key })))).status, 404);
 
-  const done = await s3.send(
-    new CompleteMultipartUploadCommand({
-      Bucket,
-      Key,
-      UploadId,
-      MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
-    }),
+  const done = await completeUpload(
+    Key,
+    UploadId,
+    etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })),
   );
   // The S3 multipart ETag: the MD5 of the parts' binary MD5s, and the number of parts.
   const expected = crypto
@@ -162,13 +164,10 @@ test('multipart: parts sent out of order, listed page by page, completed into on
   assert.is(back.etag, done.ETag);
 
   // A node that died after sending Complete can send it again: the same answer, the same object.
-  const again = await s3.send(
-    new CompleteMultipartUploadCommand({
-      Bucket,
-      Key,
-      UploadId,
-      MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
-    }),
+  const again = await completeUpload(
+    Key,
+    UploadId,
+    etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })),
   );
   assert.is(again.ETag, done.ETag);
   // Aborting a completed upload (a purge racing a completion) is refused with a 404 and leaves the object whole.
@@ -192,36 +191,18 @@ test('multipart: S3 limits hold (5 MiB minimum but for the last part, part numbe
 
   // Listed out of order, the parts are refused (a client must sort them).
   const unsorted = failure(
-    s3.send(
-      new CompleteMultipartUploadCommand({
-        Bucket,
-        Key,
-        UploadId,
-        MultipartUpload: {
-          Parts: [
-            { PartNumber: 10000, ETag: p10000.ETag },
-            { PartNumber: 1, ETag: p1.ETag },
-          ],
-        },
-      }),
-    ),
+    completeUpload(Key, UploadId, [
+      { PartNumber: 10000, ETag: p10000.ETag },
+      { PartNumber: 1, ETag: p1.ETag },
+    ]),
   );
   assert.equal(await unsorted, { name: 'InvalidPartOrder', status: 400 });
   // A part below 5 MiB that is not the last one is refused at completion, and the upload stays open.
   const tooSmall = failure(
-    s3.send(
-      new CompleteMultipartUploadCommand({
-        Bucket,
-        Key,
-        UploadId,
-        MultipartUpload: {
-          Parts: [
-            { PartNumber: 1, ETag: p1.ETag },
-            { PartNumber: 10000, ETag: p10000.ETag },
-          ],
-        },
-      }),
-    ),
+    completeUpload(Key, UploadId, [
+      { PartNumber: 1, ETag: p1.ETag },
+      { PartNumber: 10000, ETag: p10000.ETag },
+    ]),
   );
   assert.equal(await tooSmall, { name: 'EntityTooSmall', status: 400 });
   const left = await s3.send(new ListPartsCommand({ Bucket, Key, UploadId }));
@@ -230,14 +211,7 @@ test('multipart: S3 limits hold (5 MiB minimum but for the last part, part numbe
     [1, 10000],
   );
   // A single part below 5 MiB is the last part, and fine.
-  await s3.send(
-    new CompleteMultipartUploadCommand({
-      Bucket,
-      Key,
-      UploadId,
-      MultipartUpload: { Parts: [{ PartNumber: 1, ETag: p1.ETag }] },
-    }),
-  );
+  await completeUpload(Key, UploadId, [{ PartNumber: 1, ETag: p1.ETag }]);
   assert.ok((await get(Key)).body.equals(small));
 });
 
@@ -263,13 +237,10 @@ test('UploadPartCopy folds byte ranges of other objects (plain and multipart) in
       ).ETag,
     );
   }
-  await s3.send(
-    new CompleteMultipartUploadCommand({
-      Bucket,
-      Key: 'copy/multipart-source',
-      UploadId: mp.UploadId,
-      MultipartUpload: { Parts: mpEtags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
-    }),
+  await completeUpload(
+    'copy/multipart-source',
+    mp.UploadId,
+    mpEtags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })),
   );
   const mpWhole = Buffer.concat(mpParts);
 
@@ -332,13 +303,10 @@ test('UploadPartCopy folds byte ranges of other objects (plain and multipart) in
       [3, 5000],
     ],
   );
-  await s3.send(
-    new CompleteMultipartUploadCommand({
-      Bucket,
-      Key,
-      UploadId,
-      MultipartUpload: { Parts: [1, 2, 3].map((n) => ({ PartNumber: n, ETag: etags.get(n) })) },
-    }),
+  await completeUpload(
+    Key,
+    UploadId,
+    [1, 2, 3].map((n) => ({ PartNumber: n, ETag: etags.get(n) })),
   );
   const expected = Buffer.concat(pieces.sort((a, b) => a.part - b.part).map((p) => p.bytes));
   assert.ok((await get(Key)).body.equals(expected), 'own bytes, then the staged range, then the range across parts');
@@ -411,13 +379,10 @@ test('GetObject: ranges (closed, open-ended, suffix) on plain and multipart obje
     );
   }
   const mpEtag = (
-    await s3.send(
-      new CompleteMultipartUploadCommand({
-        Bucket,
-        Key: 'range/multipart',
-        UploadId,
-        MultipartUpload: { Parts: etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })) },
-      }),
+    await completeUpload(
+      'range/multipart',
+      UploadId,
+      etags.map((ETag, i) => ({ ETag, PartNumber: i + 1 })),
     )
   ).ETag!;
   const multipart = Buffer.concat(parts);

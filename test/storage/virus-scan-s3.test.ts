@@ -1,13 +1,12 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import path from 'node:path';
 import crypto from 'node:crypto';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { startTestServer, HEADER_SP, asUser, TestServer, sameDataAs } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks } from '../helpers/upload-client';
 import { until } from '../helpers/until';
 import { createTransfer } from '../helpers/factories';
-import { S3Server, startS3 } from '../helpers/system/s3';
+import { S3Server, startS3, s3Storage } from '../helpers/system/s3';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 
 /*
@@ -26,16 +25,7 @@ let b: TestServer;
 
 test.before(async () => {
   [s3, clamd, sink] = await Promise.all([startS3(), startClamd(), startTestSink()]);
-  const storage = {
-    type: 's3',
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: s3.region,
-    prefix: `av-${crypto.randomBytes(4).toString('hex')}/`,
-    force_path_style: true,
-    access_key_id: s3.accessKeyId,
-    secret_access_key: s3.secretAccessKey,
-  };
+  const storage = s3Storage(s3, `av-${crypto.randomBytes(4).toString('hex')}/`);
   const common = {
     ...HEADER_SP,
     storage,
@@ -46,8 +36,7 @@ test.before(async () => {
   a = await startTestServer(common);
   b = await startTestServer({
     ...common,
-    data_dir: path.join(a.dir, 'data'),
-    ...(a.app.config.database_url ? { database_url: a.app.config.database_url } : {}),
+    ...sameDataAs(a),
   });
 });
 test.after(async () => {

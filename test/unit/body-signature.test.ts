@@ -32,6 +32,10 @@ function chunk(body: Buffer, signedHost: string, user = 'alice'): { req: AuthReq
   return { req, signature };
 }
 
+/** The streaming check of a body signed with SECRET, for base_url https://files.example:8443. */
+const checkOf = (signature: string, req: AuthRequest, who: string, replayCheck: () => Promise<void>) =>
+  streamingSignature(signature, [SECRET], req, 'https://files.example:8443', who, replayCheck);
+
 const pieces = (b: Buffer, n: number) =>
   Array.from({ length: Math.ceil(b.length / n) }, (_, i) => b.subarray(i * n, (i + 1) * n));
 
@@ -40,26 +44,12 @@ test('a body fed in pieces matches its signature, whichever way the host was wri
   for (const host of ['files.example:8443', 'files.example']) {
     const { req, signature } = chunk(body, host, `u-${host}`);
     let replays = 0;
-    const s = streamingSignature(
-      signature,
-      [SECRET],
-      req,
-      'https://files.example:8443',
-      `user:u-${host}`,
-      async () => void replays++,
-    );
+    const s = checkOf(signature, req, `user:u-${host}`, async () => void replays++);
     for (const p of pieces(body, 65536)) s.see(p);
     await s.verified();
     await s.verified();
     assert.is(replays, 1);
-    const bad = streamingSignature(
-      signature,
-      [SECRET],
-      req,
-      'https://files.example:8443',
-      `user:u-${host}`,
-      async () => void replays++,
-    );
+    const bad = checkOf(signature, req, `user:u-${host}`, async () => void replays++);
     const off = Buffer.from(body);
     off[1000] ^= 1;
     for (const p of pieces(off, 65536)) bad.see(p);
@@ -77,25 +67,11 @@ test('the way a credential signed is learnt from a match: its next chunk is hash
     matchingShape(signature, [SECRET], { ...req, body, bodyFollows: false }, 'https://files.example:8443'),
     '1.0.0',
   );
-  const first = streamingSignature(
-    signature,
-    [SECRET],
-    req,
-    'https://files.example:8443',
-    'user:learner',
-    async () => {},
-  );
+  const first = checkOf(signature, req, 'user:learner', async () => {});
   assert.ok((first as unknown as { hmacs: unknown[] }).hmacs.length > 1, 'nothing learnt yet: every way');
   first.see(body);
   await first.verified();
-  const next = streamingSignature(
-    signature,
-    [SECRET],
-    req,
-    'https://files.example:8443',
-    'user:learner',
-    async () => {},
-  );
+  const next = checkOf(signature, req, 'user:learner', async () => {});
   assert.is((next as unknown as { hmacs: unknown[] }).hmacs.length, 1);
   next.see(body);
   await next.verified();

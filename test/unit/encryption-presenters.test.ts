@@ -1,34 +1,16 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { FileRecord, Transfer } from '../../src/domain/model';
+import type { Transfer } from '../../src/domain/model';
 import {
   presentFile,
   presentFileEncryptionExtended,
   presentTransferEncryption,
 } from '../../src/http/presenters/transfer';
+import { fileRecord, transferRecord } from '../helpers/domain-factories';
 
 // What clients are told about an encrypted transfer: the fields POST /transfer took, the server's salt, and per
 // file what FileSender's GET /transfer/fileidsextended lists (both of its spellings). Never a password or key.
-const NOW = 1_900_000_000;
-const plainTransfer: Transfer = {
-  id: 7,
-  userId: 'alice',
-  userEmail: 'alice@example.org',
-  guestId: null,
-  subject: null,
-  message: null,
-  options: [],
-  status: 'available',
-  lang: null,
-  created: NOW,
-  expires: NOW + 86400,
-  expiryExtensionsUsed: 0,
-  madeAvailable: NOW,
-  closed: null,
-  closedReason: null,
-  roundtripToken: null,
-  encryption: null,
-};
+const plainTransfer = transferRecord();
 const encrypted: Transfer = {
   ...plainTransfer,
   encryption: {
@@ -41,25 +23,7 @@ const encrypted: Transfer = {
     chunkSize: 5242880,
   },
 };
-const file: FileRecord = {
-  id: 1,
-  transferId: 7,
-  uid: 'u',
-  name: 'a.bin',
-  size: 5242881,
-  mimeType: null,
-  cid: null,
-  received: 5242881,
-  ranges: [[0, 5242881]],
-  complete: true,
-  crc32: null,
-  sha256: null,
-  created: NOW,
-  deleted: null,
-  iv: 'q83vASNFZ4mrze8B',
-  aead: 'e30=',
-  storeUpload: null,
-};
+const file = fileRecord({ size: 5242881, iv: 'q83vASNFZ4mrze8B', aead: 'e30=' });
 
 test('fileidsextended fields of an encrypted file: sizes count 32 octets per chunk, both spellings agree', () => {
   const x = presentFileEncryptionExtended(encrypted, file) as Record<string, unknown>;

@@ -6,61 +6,23 @@ import { Settings } from '../../src/config/settings';
 import { defaultConfig } from '../../src/config/defaults';
 import { mailEn } from '../../src/i18n/mail/en';
 import { LANGS, ownTable } from '../../src/i18n';
-import type { AuditEntry, FileRecord, Guest, Recipient, Transfer } from '../../src/domain/model';
+import type { AuditEntry, Guest, Recipient, Transfer } from '../../src/domain/model';
 import { AUDIT_EVENTS } from '../../src/domain/audit-events';
 import { formatDay } from '../../src/i18n/format';
+import { fileRecord, RECORD_TIME, recipientRecord, transferRecord } from '../helpers/domain-factories';
 
-const NOW = 1_900_000_000;
-const transfer = (over: Partial<Transfer> = {}): Transfer => ({
-  id: 7,
-  userId: 'alice',
-  userEmail: 'alice@example.org',
-  guestId: null,
-  subject: 'Q3',
-  message: 'Hi',
-  options: ['email_download_complete', 'enable_recipient_email_download_complete'],
-  status: 'available',
-  lang: null,
-  created: NOW,
-  expires: NOW + 864000,
-  expiryExtensionsUsed: 0,
-  madeAvailable: NOW,
-  closed: null,
-  closedReason: null,
-  roundtripToken: null,
-  encryption: null,
-  ...over,
-});
-const file: FileRecord = {
-  id: 1,
-  transferId: 7,
-  uid: 'u',
-  name: 'plan.pdf',
-  size: 2_500_000,
-  mimeType: null,
-  cid: null,
-  received: 2_500_000,
-  ranges: [],
-  complete: true,
-  crc32: null,
-  sha256: null,
-  created: NOW,
-  deleted: null,
-  iv: null,
-  aead: null,
-  storeUpload: null,
-};
-const recipient = (lang: string | null, id = 3): Recipient => ({
-  id,
-  transferId: 7,
-  email: `r${id}@example.org`,
-  token: 'T'.repeat(32),
-  lang,
-  created: NOW,
-  lastActivity: null,
-  deleted: null,
-  errors: [],
-});
+const NOW = RECORD_TIME;
+const transfer = (over: Partial<Transfer> = {}): Transfer =>
+  transferRecord({
+    subject: 'Q3',
+    message: 'Hi',
+    options: ['email_download_complete', 'enable_recipient_email_download_complete'],
+    expires: NOW + 864000,
+    ...over,
+  });
+const file = fileRecord({ name: 'plan.pdf', size: 2_500_000, ranges: [] });
+const recipient = (lang: string | null, id = 3): Recipient =>
+  recipientRecord({ id, email: `r${id}@example.org`, lang });
 const guest = (lang: string | null): Guest => ({
   id: 4,
   userId: 'alice',

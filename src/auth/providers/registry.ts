@@ -12,7 +12,7 @@ import { samlKind } from './saml';
  * The kinds of identity provider ferry has, by their `auth.sp[].type` (docs/architecture.md, "How to add … An
  * identity provider"): a new kind is its folder beside this file (its entry's schema, its rules and secrets,
  * its provider) and a line here. Nothing else names a kind: validation, the environment, `ferry config check`,
- * the login routes and sign-in ask the kind (test/unit/identity-kinds.test.ts).
+ * the login routes and sign-in ask the kind (test/integration/identity-kinds.test.ts).
  */
 const IDENTITY_KINDS = {
   local: localKind,

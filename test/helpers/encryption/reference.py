@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """An independent implementation of the FileSender key-version-3 format (docs/encryption.md), on Python's
-`cryptography` (Debian: python3-cryptography), used by test/unit/encryption-format.test.ts to check ferry's
+`cryptography` (Debian: python3-cryptography), used by test/integration/encryption-format.test.ts to check ferry's
 TypeScript both ways. Written from the format description, not from ferry's code.
 
 Usage: reference.py <job.json>

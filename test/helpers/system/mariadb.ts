@@ -2,8 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import mysql from 'mysql2/promise';
-import { freePort } from '../server';
+import { freePort } from '../free-port';
 
 /**
  * A real MariaDB server for the tests, from Debian's `mariadb-server` package: `mariadbd` on an empty data
@@ -70,6 +69,8 @@ async function start(): Promise<MariadbServer> {
     // The server is killed when the process exits; it does not keep the process alive by itself.
     child.unref();
     const exited = new Promise<number | null>((resolve) => child?.once('exit', (code) => resolve(code)));
+    // Loaded here, not at the top: the test runner loads this module for its install command, without a client.
+    const { default: mysql } = await import('mysql2/promise');
     let ready = false;
     for (let i = 0; i < 120 && !ready; i++) {
       const gone = await Promise.race([exited, new Promise((r) => setTimeout(() => r('wait'), 250))]);

@@ -280,7 +280,8 @@ export const partsOfGroup: Record<string, Array<() => Promise<FoundPart>>> = {
     // test/browser/retry-after.test.ts puts the server's file store on S3, to take it away for a moment.
     s3ServerPart,
   ],
-  unit: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
+  // test/integration/encryption-format.test.ts checks the encryption format against Python's `cryptography`.
+  integration: [async () => ({ part: 'python3-cryptography', found: await python3Cryptography() })],
   // test/http/virus-scan.test.ts starts a clamd; test/storage/virus-scan-s3.test.ts too, on the S3 server.
   http: [slapdPart, clamdPart, simplesamlphpPart],
   'http-postgres': [postgresPart, slapdPart, clamdPart, simplesamlphpPart],

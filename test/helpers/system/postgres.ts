@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import { freePort } from '../free-port';
 
 /**
  * A real PostgreSQL server for the tests, from Debian's `postgresql` package: initdb in a temp dir (as the
@@ -64,16 +63,6 @@ export function postgresServer(): Promise<PostgresServer> {
 /** Shorthand: a fresh empty database on the test process's server. */
 export async function freshPostgresDatabase(prefix = 'ferry'): Promise<string> {
   return (await postgresServer()).createDatabase(prefix);
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer().listen(0, '127.0.0.1', () => {
-      const p = (srv.address() as net.AddressInfo).port;
-      srv.close(() => resolve(p));
-    });
-    srv.once('error', reject);
-  });
 }
 
 /** Runs a server binary as the postgres user when we are root (the server refuses root), else as ourselves. */
@@ -146,6 +135,8 @@ async function start(): Promise<PostgresServer> {
         },
         async createDatabase(prefix = 'ferry') {
           const name = `${prefix}_${process.pid}_${++dbCounter}`;
+          // Loaded here, not at the top: the test runner loads this module to find the server, without a client.
+          const { default: pg } = await import('pg');
           const client = new pg.Client({ connectionString: url });
           await client.connect();
           try {

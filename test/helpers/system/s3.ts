@@ -35,6 +35,25 @@ export interface S3Server {
   stop(): Promise<void>;
 }
 
+/**
+ * ferry's `storage` block for this server: path-style addressing, its bucket and keys, objects under `prefix` (a
+ * folder of the caller's own, so tests sharing the server never see each other's objects); `more` sets or
+ * overrides other keys (an `endpoint` through a relay, `max_parts`).
+ */
+export function s3Storage(server: S3Server, prefix: string, more: Record<string, unknown> = {}) {
+  return {
+    type: 's3',
+    endpoint: server.endpoint,
+    bucket: server.bucket,
+    region: server.region,
+    prefix,
+    force_path_style: true,
+    access_key_id: server.accessKeyId,
+    secret_access_key: server.secretAccessKey,
+    ...more,
+  };
+}
+
 const REGION = 'us-east-1';
 const BUCKET = 'ferry-test';
 /** Bounds the whole start: about 3 s when the machine is idle, more when other suites share the cores. */

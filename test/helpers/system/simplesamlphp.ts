@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { tempDir } from '../temp-dir';
-import { freePort } from '../server';
+import { freePort } from '../free-port';
 import { simplesamlphpFiles } from './parts';
 
 /** A person of the identity provider's exampleauth:UserPass source: a password and the attributes it releases. */

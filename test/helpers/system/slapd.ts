@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { tempDir } from '../temp-dir';
-import { freePort } from '../server';
+import { freePort } from '../free-port';
 import { slapdBinaries } from './parts';
 
 export interface TestDirectory {

@@ -5,25 +5,11 @@ import { Api, ApiError } from '../../web/lib/api';
 import { MemoryKeyValue, StorageResumeStore } from '../../web/upload/resume-store';
 import { createUpload, MissingFiles, resumeUpload } from '../../web/upload/start';
 import { Backoff } from '../../src/shared/retry';
-import type { Phase, Source, UploadHandle } from '../../web/upload/uploader';
+import type { Phase, UploadHandle } from '../../web/upload/uploader';
+import { BufSource } from '../helpers/buffer-source';
 import { startFakeUploadServer, FakeServer } from './upload-fake-server';
 
 // The browser's upload engine, run under Node against an HTTP server with switchable faults.
-
-class BufSource implements Source {
-  readonly type = 'application/octet-stream';
-  readonly lastModified = 1_700_000_000_000;
-  constructor(
-    readonly name: string,
-    readonly data: Buffer,
-  ) {}
-  get size() {
-    return this.data.length;
-  }
-  slice(start = 0, end = this.data.length): Blob {
-    return new Blob([new Uint8Array(this.data.subarray(start, end))]);
-  }
-}
 
 const CHUNK = 1000;
 const req = { recipients: ['r@example.org'], from: 'me@example.org', expires: 2_000_000_000, subject: 'test' };
