@@ -30,8 +30,6 @@ module.exports = {
     row('src/db/', src('domain', 'config', 'util', 'shared')),
     row('src/storage/', src('domain', 'config', 'util', 'shared')),
     row('src/antivirus/', src('domain')),
-    // Sources an import reads (FileSender's database and stored files): the port `FileSenderSource`.
-    row('src/import/', src('domain')),
     row('src/mail/', src('domain', 'config', 'i18n', 'util', 'shared', 'log.ts')),
     row('src/auth/', src('domain', 'config', 'util', 'shared')),
     row('src/http/', [

@@ -12,7 +12,7 @@ import {
 } from '../domain/filesender-import';
 import { type FileSenderSource, SourceRefused } from '../domain/ports/filesender-source';
 import type { Repositories } from '../domain/ports';
-import { openFileSenderSource } from '../import/filesender-source';
+import { openFileSenderSource } from '../db/filesender/filesender-source';
 import { sqliteFile } from '../db/sqlite';
 
 const MiB = 1024 * 1024;

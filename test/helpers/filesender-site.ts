@@ -11,7 +11,7 @@ import {
   generateFileIv,
   toBase64,
 } from '../../src/shared-crypto/format';
-import { instantToWallClock } from '../../src/import/wall-clock';
+import { instantToWallClock } from '../../src/db/filesender/wall-clock';
 
 /**
  * A FileSender 3.8 site as `ferry import filesender` finds one: its database (the tables and columns FileSender's

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { instantToWallClock, knownTimeZone, wallClockToInstant } from '../../src/import/wall-clock';
+import { instantToWallClock, knownTimeZone, wallClockToInstant } from '../../src/db/filesender/wall-clock';
 
 /*
  * FileSender's dates are wall-clock text in PHP's time zone (`ferry import filesender --time-zone`,

@@ -2,7 +2,7 @@ import type { Readable } from 'node:stream';
 
 /**
  * A FileSender installation to import from (`ferry import filesender`, docs/moving-from-filesender.md): its
- * database and its stored files, read only. The adapter (src/import/) reads FileSender 3.8's tables; the rows
+ * database and its stored files, read only. The adapter (src/db/filesender/) reads FileSender 3.8's tables; the rows
  * come here already in ferry's terms where the meaning is the same (UNIX seconds, user ids as the identity
  * provider gave them), and raw where the import decides (options, statuses, encryption fields).
  */

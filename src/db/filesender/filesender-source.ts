@@ -11,7 +11,7 @@ import {
   type FsUser,
   type IdFloor,
   SourceRefused,
-} from '../domain/ports/filesender-source';
+} from '../../domain/ports/filesender-source';
 import { openSourceDb, type SourceDb } from './filesender-db';
 import { instantToWallClock, knownTimeZone, wallClockToInstant } from './wall-clock';
 

@@ -1,6 +1,6 @@
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import { SourceRefused } from '../domain/ports/filesender-source';
+import { SourceRefused } from '../../domain/ports/filesender-source';
 
 /**
  * A FileSender database opened read-only: PostgreSQL (`pg`) or MySQL/MariaDB (`mysql2`). Each dialect gives its
