@@ -47,6 +47,17 @@ export function sentOf(c: DownloadClaim, size: number): Range[] {
   return c.done !== null ? [[0, size]] : c.sent;
 }
 
+/**
+ * Whether a recipient has received every byte of a file over all their copies of it: a range resumed while the
+ * answer it resumes still held its copy goes on a copy of its own (with no download limit nothing waits for that
+ * lease), and the two halves are still one file received whole (docs/sharing.md, Download limits).
+ */
+export function receivedWhole(claims: DownloadClaim[], fileId: number, size: number): boolean {
+  let sent: Range[] = [];
+  for (const c of claims) if (c.fileId === fileId) for (const [a, b] of sentOf(c, size)) sent = addRange(sent, a, b);
+  return size === 0 ? claims.some((c) => c.fileId === fileId) : isComplete(sent, size);
+}
+
 /** A claim a response goes on with (`claim` undefined: a new one), and what it had sent before. */
 export interface ClaimStep {
   span: FileSpan;

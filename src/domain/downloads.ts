@@ -11,6 +11,7 @@ import {
   linkSpent,
   planClaims,
   progressOf,
+  receivedWhole,
 } from './download-limits';
 import { LINK_PASSWORD_MAX, linkThrottleKey, proofMatches, unlockProof, verifyLinkPassword } from './link-password';
 import { LoginThrottle } from './login-throttle';
@@ -311,11 +312,20 @@ export class DownloadsService {
   ): Promise<void> {
     const now = this.d.clock();
     await this.d.uow.run(async (tx) => {
+      // Ends of one recipient's responses one at a time, so two halves of a file ending at once see each other.
+      await tx.sharing.holdLink(access.recipient.id);
       const whole: number[] = [];
+      const partly = new Map<number, number>();
       for (const [i, c] of use.claims.entries()) {
         const p = progressOf(c.before, c.span, sent[i] ?? 0, now);
         const mine = await tx.sharing.record(c.id, use.lease, { ...p, leaseUntil: null });
         if (mine && p.done !== null && c.before.done === null) whole.push(c.span.fileId);
+        else if (mine && p.done === null && (sent[i] ?? 0) > 0) partly.set(c.span.fileId, c.span.size);
+      }
+      // A file this response ended on a copy of its own may complete what another copy began (a resumed range).
+      if (partly.size > 0) {
+        const claims = await tx.sharing.claims(access.recipient.id, [...partly.keys()]);
+        for (const [fileId, size] of partly) if (receivedWhole(claims, fileId, size)) whole.push(fileId);
       }
       if (finished)
         await this.record(

@@ -111,4 +111,23 @@ test('the owner is told once that a recipient has every file, also when two down
   assert.throws(() => d.downloads.select(a, [999_999]), /not found|file_not_found/i);
 });
 
+test('a range resumed while the answer before it still holds its copy: the two halves are one file received whole', async () => {
+  const d = domainOnFakes();
+  const { recipients } = await sentTransfer(d, alice, { options: ['email_download_complete'] });
+  const a = await d.downloads.access(recipients[0].token);
+  const [f] = a.files;
+  const told = () => d.mails.filter((m) => m.startsWith('downloadComplete:')).length;
+  // The first half is sent; its answer is still being recorded when the client asks for the rest.
+  const firstHalf = await d.downloads.started(a, [{ fileId: f.id, size: f.size, start: 0, end: 1500 }], 'file', who);
+  firstHalf.sent = [1500];
+  const rest = await d.downloads.started(a, [{ fileId: f.id, size: f.size, start: 1500, end: f.size }], 'file', who);
+  rest.sent = [f.size - 1500];
+  await d.downloads.ended(a, [f], 'file', who, rest, true);
+  assert.is(told(), 0, 'the first half is not recorded yet');
+  await d.downloads.ended(a, [f], 'file', who, firstHalf, true);
+  assert.is(told(), 1, 'every byte went out: told once');
+  await download(d, a, [f], { ip: who.ip });
+  assert.is(told(), 1, 'not again');
+});
+
 test.run();
