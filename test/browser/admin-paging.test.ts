@@ -73,6 +73,12 @@ test('the overview: the counts come from the server', async () => {
 
 test('all transfers: pages of 50, newest first, forwards and back; the last page has the rest', async () => {
   const page = b.page;
+  // The pages after the first arrive late, as on a busy server: until one arrives, the list must keep saying
+  // "1–50" beside the first fifty rows (it once said "51–100" over them).
+  await page.route(/\/transfer\/@all\?.*after=/, async (route) => {
+    await new Promise((r) => setTimeout(r, 600));
+    await route.continue();
+  });
   await tab(page, 'All transfers');
   const rows = page.locator('table.transfers > tbody > tr');
   await range(page, `1–50 of ${TRANSFERS}`);
@@ -81,6 +87,9 @@ test('all transfers: pages of 50, newest first, forwards and back; the last page
   assert.ok(await page.locator('.pager-prev').isDisabled(), 'no page before the first');
   await shot(page, 'admin-transfers-paged');
   await page.click('.pager-next');
+  assert.match((await page.locator('.pager-range').textContent()) ?? '', `1–50 of ${TRANSFERS}`);
+  assert.match((await rows.first().textContent()) ?? '', `paging ${TRANSFERS - 1}`);
+  assert.ok(await page.locator('.pager-next').isDisabled(), 'no second click while the page is on its way');
   await range(page, `51–100 of ${TRANSFERS}`);
   assert.is(await rows.count(), 50);
   assert.match((await rows.first().textContent()) ?? '', `paging ${String(TRANSFERS - 51).padStart(3, '0')}`);

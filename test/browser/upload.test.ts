@@ -97,7 +97,12 @@ test('upload three files (one of 200 MB) to two recipients: the progress bar adv
     console.log(
       `browser upload of ${((big.size + notes.size + photo.size) / 1e6).toFixed(0)} MB: ${seconds.toFixed(1)} s, ${((big.size + notes.size + photo.size) / 1e6 / seconds).toFixed(0)} MB/s`,
     );
-    assert.ok(seen.length >= 3, `progress values seen: ${seen.join(',')}`);
+    // The page draws progress twice a second (docs/performance.md), so a fast upload shows few values: what a
+    // sender relies on is a bar that moves between the start and the summary.
+    assert.ok(
+      seen.some((v) => v > 0 && v < 100),
+      `a value between 0 and 100 shown; progress values seen: ${seen.join(',')}`,
+    );
     for (let i = 1; i < seen.length; i++) assert.ok(seen[i] >= seen[i - 1], 'never goes back');
     await b.page.locator('#summary-title').waitFor();
     const links = await b.page

@@ -47,7 +47,7 @@ test.after(async () => {
   await s3?.stop();
 });
 
-test('serving a ZIP from S3 holds under 24 MiB more than the node had before, and the node under 160 MiB', async () => {
+test('serving a ZIP from S3 holds under 24 MiB more than the node had before, and the node under 176 MiB', async () => {
   const sizes = [FILE_SIZE, FILE_SIZE + 12345];
   const t = await request(s.url, 'POST', '/transfer', {
     headers,
@@ -125,7 +125,9 @@ test('serving a ZIP from S3 holds under 24 MiB more than the node had before, an
     peak - before < 24 * 1024,
     `the download held ${peak - before} KiB (before ${before} KiB, peak ${peak} KiB)`,
   );
-  assert.ok(peak < 160 * 1024, `peak RSS ${peak} KiB`);
+  // The node's own bound: a fresh node on S3 measured 137–148 MiB (the higher figure after the restarted node
+  // picked up its background work), plus the download's 24 MiB.
+  assert.ok(peak < 176 * 1024, `peak RSS ${peak} KiB`);
 });
 
 test.run();

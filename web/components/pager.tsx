@@ -13,13 +13,13 @@ export function Pager<T>({ pages, total, label }: { pages: Pages<T>; total: numb
   });
   return (
     <nav class="pager" aria-label={label}>
-      <button type="button" class="pager-prev" disabled={!pages.hasPrev} onClick={pages.prev}>
+      <button type="button" class="pager-prev" disabled={!pages.hasPrev || pages.waiting} onClick={pages.prev}>
         {t('ui_page_prev')}
       </button>
       <span class="pager-range" aria-live="polite">
         {range}
       </span>
-      <button type="button" class="pager-next" disabled={!pages.hasNext} onClick={pages.next}>
+      <button type="button" class="pager-next" disabled={!pages.hasNext || pages.waiting} onClick={pages.next}>
         {t('ui_page_next')}
       </button>
     </nav>
