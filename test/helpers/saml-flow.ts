@@ -1,3 +1,6 @@
+import path from 'node:path';
+import * as assert from 'uvu/assert';
+import { runCli } from '../../src/cli/program';
 import { CookieJar, visit } from './oidc-flow';
 
 /** The identity provider's answer as its page would post it to ferry's assertion consumer service. */
@@ -82,3 +85,15 @@ export function postAnswer(
 }
 
 export { CookieJar, visit };
+
+/** A service provider's key pair in `dir`, made with `ferry saml keygen` as an admin makes it. */
+export async function samlKeysByCli(dir: string): Promise<{ key_file: string; cert_file: string }> {
+  const out: string[] = [];
+  const code = await runCli(['saml', 'keygen', '--dir', dir, '--name', 'ferry.test'], {
+    out: (t) => out.push(t),
+    err: (t) => out.push(t),
+    readStdin: async () => '',
+  });
+  assert.is(code, 0, out.join('\n'));
+  return { key_file: path.join(dir, 'saml-sp-key.pem'), cert_file: path.join(dir, 'saml-sp-cert.pem') };
+}

@@ -9,8 +9,7 @@ import { capturingLogger } from '../helpers/session';
 import { signedPath } from '../helpers/signing';
 import { FileSenderPy } from '../helpers/filesender-py';
 import { startIdp, type IdpServiceProvider, type TestIdp } from '../helpers/system/simplesamlphp';
-import { CookieJar, postAnswer, toAssertion, visit, type SamlAnswer } from '../helpers/saml-flow';
-import { runCli } from '../../src/cli/program';
+import { CookieJar, postAnswer, samlKeysByCli, toAssertion, visit, type SamlAnswer } from '../helpers/saml-flow';
 import { selfSignedCertificate } from '../../src/auth/providers/saml/self-signed';
 
 // SAML 2.0 against a real identity provider: Debian's SimpleSAMLphp, run here under `php -S` with its
@@ -53,15 +52,8 @@ const users = {
 test.before(async () => {
   const dir = tempDir();
   // The service provider's key pair, made as an admin makes it.
-  const out: string[] = [];
-  const code = await runCli(['saml', 'keygen', '--dir', dir, '--name', 'ferry.test'], {
-    out: (t) => out.push(t),
-    err: (t) => out.push(t),
-    readStdin: async () => '',
-  });
-  assert.is(code, 0, out.join('\n'));
-  assert.is(fs.statSync(path.join(dir, 'saml-sp-key.pem')).mode & 0o777, 0o600);
-  keys = { key_file: path.join(dir, 'saml-sp-key.pem'), cert_file: path.join(dir, 'saml-sp-cert.pem') };
+  keys = await samlKeysByCli(dir);
+  assert.is(fs.statSync(keys.key_file).mode & 0o777, 0o600);
   const [port, port2] = [await freePort(), await freePort()];
   const md = (p: number) => `http://127.0.0.1:${p}/saml2/idp/metadata.php`;
   const wrongCert = path.join(dir, 'wrong.pem');
