@@ -124,6 +124,20 @@ export async function startTestServer(
   };
 }
 
+/** Runs `fn` against a server of its own (startTestServer's arguments), closing it however `fn` ends. */
+export async function withTestServer<T>(
+  config: Parameters<typeof startTestServer>[0],
+  fn: (t: TestServer) => Promise<T>,
+  opts?: Parameters<typeof startTestServer>[1],
+): Promise<T> {
+  const t = await startTestServer(config, opts);
+  try {
+    return await fn(t);
+  } finally {
+    await t.close();
+  }
+}
+
 /**
  * Raw SQL on the server's database, with `?` placeholders, on SQLite and PostgreSQL alike: for tests that look
  * at or arrange rows directly.
