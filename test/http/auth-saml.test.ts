@@ -10,6 +10,7 @@ import { signedPath } from '../helpers/signing';
 import { FileSenderPy } from '../helpers/filesender-py';
 import { startIdp, type IdpServiceProvider, type TestIdp } from '../helpers/system/simplesamlphp';
 import { CookieJar, postAnswer, samlKeysByCli, toAssertion, visit, type SamlAnswer } from '../helpers/saml-flow';
+import { landedSignedIn } from '../helpers/oidc-flow';
 import { selfSignedCertificate } from '../../src/auth/providers/saml/self-signed';
 
 // SAML 2.0 against a real identity provider: Debian's SimpleSAMLphp, run here under `php -S` with its
@@ -196,10 +197,7 @@ test('login: a signed AuthnRequest, a signed answer; uid from eduPersonPrincipal
   const answer = await toAssertion(jar, s.url, 'uni', 'alice', users.alice.password);
   assert.is(answer.acs, `${s.url}/login/uni/callback`);
   const res = await postAnswer(jar, answer);
-  assert.is(res.status, 302, await res.text());
-  assert.is(res.headers.get('location'), '/?s=transfers');
-  const me = await s.request('GET', '/user', { headers: { Cookie: session(jar) } });
-  assert.is(me.status, 200);
+  const me = await landedSignedIn(s, jar, res);
   assert.is(me.json.id, 'alice@example.org');
   assert.equal([...me.json.email].sort(), ['a.smith@lab.example.org', 'alice@example.org']);
   const row = (
