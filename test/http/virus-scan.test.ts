@@ -10,6 +10,7 @@ import { availableTransfer, encryptionFields } from '../helpers/factories';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 import { HOLD_RETRY_S } from '../../src/domain/virus-scans';
 import { aeadText, deriveKey, encryptChunk, fileCrypto, generateFileIv } from '../../src/shared-crypto/format';
+import { endAll } from '../helpers/end-all';
 
 // Virus scanning (docs/sharing.md): a completed transfer's files are streamed to a real clamd (Debian's,
 // started here with a signature database of the test's own); the transfer is "being checked" until every file
@@ -48,13 +49,7 @@ test.before(async () => {
   // The admin is known by address once seen.
   for (const s of [block, flag]) assert.is((await s.request('GET', '/config', { headers: root })).status, 200);
 });
-test.after(async () => {
-  await flag?.close();
-  await block?.close();
-  await proxy?.close();
-  await sink?.close();
-  await clamd?.stop();
-});
+test.after(() => endAll(flag, block, proxy, sink, clamd));
 
 async function upload(s: TestServer, files: { name: string; data: Buffer }[], extra: Record<string, unknown> = {}) {
   const { t, token } = await availableTransfer(s, files, { headers: alice, chunk: CHUNK, over: extra });
