@@ -117,3 +117,10 @@ export async function landedSignedIn(
   assert.is(me.status, 200);
   return me;
 }
+
+/** Signs out at ferry (GET /logout), which must redirect: answers where it sends the browser next. */
+export async function loggedOutTo(jar: CookieJar, ferryUrl: string): Promise<URL> {
+  const res = await visit(jar, `${ferryUrl}/logout`);
+  assert.is(res.status, 302);
+  return new URL(res.headers.get('location')!);
+}

@@ -4,7 +4,7 @@ import { freePort, startTestServer, type TestServer } from '../helpers/server';
 import { capturingLogger } from '../helpers/session';
 import { sendWithProfileIni } from '../helpers/api-string';
 import { startOidcProvider, type OidcServer } from '../helpers/system/oidc';
-import { CookieJar, landedSignedIn, toCallback, visit } from '../helpers/oidc-flow';
+import { CookieJar, landedSignedIn, loggedOutTo, toCallback, visit } from '../helpers/oidc-flow';
 
 // OpenID Connect against a real OpenID provider (oidc-provider, started here): the code flow with PKCE, state
 // and nonce; refused answers (state, replay, token faults, missing e-mail) as a page and one log line; admins
@@ -199,9 +199,7 @@ test('missing e-mail claim: a clear page saying so', async () => {
 test("logout: ferry's session ends, then the provider's (RP-initiated logout with id_token_hint)", async () => {
   const { jar } = await signIn('alice');
   const cookie = session(jar);
-  const res = await visit(jar, `${s.url}/logout`);
-  assert.is(res.status, 302);
-  const to = new URL(res.headers.get('location')!);
+  const to = await loggedOutTo(jar, s.url);
   assert.is(to.origin, op.issuer);
   assert.ok(to.searchParams.get('id_token_hint'));
   assert.is(to.searchParams.get('post_logout_redirect_uri'), `${s.url}/login`);
