@@ -204,3 +204,11 @@ export const HEADER_SP_CONFIG = HEADER_SP;
 export function asUserHeaders(id: string): Record<string, string> {
   return { 'X-Remote-User': id, 'X-Remote-Email': `${id}@example.org` };
 }
+
+/** The time left as the progress line shows it ("45 s", "3 min", "1 h 05 min"), in seconds. */
+export function parseEta(text: string): number {
+  let s = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)\s*(h|min|s)\b/g))
+    s += Number(n) * { h: 3600, min: 60, s: 1 }[unit as 'h'];
+  return s;
+}
