@@ -36,6 +36,9 @@ const raw = (text: string | Buffer, headers: Record<string, string> = {}) => ({
   headers: { ...alice, ...JSONH, ...headers },
 });
 const j = (json: unknown, headers = alice) => ({ json, headers });
+/** A recipient's download asking for a JSON error, as the REST clients do. */
+const asJson = { headers: { accept: 'application/json' } };
+const dl = (label: string, query: string): Case => [label, 'GET', `/download?${query}`, asJson];
 
 const badValues: [string, unknown][] = [
   ['null', null],
@@ -324,44 +327,14 @@ function otherCases(): Case[] {
     ['PUT /config unknown key', 'PUT', '/config', j({ data_dir: '/tmp' }, boss)],
     ['PUT /config negative', 'PUT', '/config', j({ max_transfer_files: -1 }, boss)],
     ['PUT /config body array', 'PUT', '/config', raw('[]', boss)],
-    ['GET /download no token', 'GET', '/download', { headers: { accept: 'application/json' } }],
-    ['GET /download bad token', 'GET', "/download?token=x'%20OR%201=1--", { headers: { accept: 'application/json' } }],
-    [
-      'GET /download long token',
-      'GET',
-      `/download?token=${'a'.repeat(5000)}`,
-      { headers: { accept: 'application/json' } },
-    ],
-    [
-      'GET /download token array',
-      'GET',
-      `/download?token=${w.token}&token=${w.token}`,
-      { headers: { accept: 'application/json' } },
-    ],
-    [
-      'GET /download files_ids junk',
-      'GET',
-      `/download?token=${w.token}&files_ids=1,abc`,
-      { headers: { accept: 'application/json' } },
-    ],
-    [
-      'GET /download files_ids negative',
-      'GET',
-      `/download?token=${w.token}&files_ids=-1`,
-      { headers: { accept: 'application/json' } },
-    ],
-    [
-      'GET /download files_ids other',
-      'GET',
-      `/download?token=${w.token}&files_ids=${f.id}`,
-      { headers: { accept: 'application/json' } },
-    ],
-    [
-      'GET /download archive rar',
-      'GET',
-      `/download?token=${w.token}&archive_format=rar`,
-      { headers: { accept: 'application/json' } },
-    ],
+    ['GET /download no token', 'GET', '/download', asJson],
+    dl('GET /download bad token', "token=x'%20OR%201=1--"),
+    dl('GET /download long token', `token=${'a'.repeat(5000)}`),
+    dl('GET /download token array', `token=${w.token}&token=${w.token}`),
+    dl('GET /download files_ids junk', `token=${w.token}&files_ids=1,abc`),
+    dl('GET /download files_ids negative', `token=${w.token}&files_ids=-1`),
+    dl('GET /download files_ids other', `token=${w.token}&files_ids=${f.id}`),
+    dl('GET /download archive rar', `token=${w.token}&archive_format=rar`),
     [
       'GET /download bad range',
       'GET',

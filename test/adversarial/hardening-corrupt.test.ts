@@ -3,12 +3,13 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
-import { startTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
+import { withTestServer, HEADER_SP, asUser, TestServer } from '../helpers/server';
 import { capturingLogger } from '../helpers/session';
-import { patternBytes, sendChunks, sha256, inAWeek } from '../helpers/upload-client';
+import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { startS3, s3Client, s3Storage } from '../helpers/system/s3';
 import { runCli } from '../../src/cli/program';
 import { until } from '../helpers/until';
+import { createTransfer } from '../helpers/factories';
 
 // Stored bytes corrupted at rest (a bad disk, an object changed behind ferry's back) are not served as if
 // intact: a whole-file download whose bytes differ from the recorded SHA-256 is cut before its last bytes,
@@ -20,31 +21,24 @@ const alice = asUser('alice');
 
 /** An available Transfer of two files (one to corrupt, one to leave alone), with a recipient's token. */
 async function sent(s: TestServer) {
-  const t = await s.request('POST', '/transfer', {
-    headers: alice,
-    json: {
-      files: [
-        { name: 'bad.bin', size: SIZE },
-        { name: 'good.bin', size: SIZE },
-      ],
-      recipients: ['r@example.org'],
-      from: 'alice@example.org',
-      expires: inAWeek(),
-    },
+  const t = await createTransfer(s, {
+    files: [
+      { name: 'bad.bin', size: SIZE },
+      { name: 'good.bin', size: SIZE },
+    ],
   });
-  assert.is(t.status, 201, t.text);
   const data = [patternBytes('bad', SIZE), patternBytes('good', SIZE)];
-  for (const [i, f] of t.json.files.entries()) {
+  for (const [i, f] of t.files.entries()) {
     for (const r of await sendChunks(s.request, f.id, data[i], CHUNK, { headers: alice }))
       assert.is(r.status, 200, r.text);
     assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
   }
-  const done = await s.request('PUT', `/transfer/${t.json.id}`, { headers: alice, json: { complete: true } });
+  const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
   assert.is(done.status, 200, done.text);
   // The digest may be computed after completion (S3): wait until both are recorded.
   for (let i = 0; i < 200; i++) {
     const files = await Promise.all(
-      t.json.files.map((f: { id: number }) => s.request('GET', `/file/${f.id}`, { headers: alice })),
+      t.files.map((f: { id: number }) => s.request('GET', `/file/${f.id}`, { headers: alice })),
     );
     if (files.every((f) => f.json.sha256)) {
       assert.equal(
@@ -56,9 +50,9 @@ async function sent(s: TestServer) {
     await new Promise((r) => setTimeout(r, 25));
   }
   return {
-    id: t.json.id as number,
-    bad: t.json.files[0],
-    good: t.json.files[1],
+    id: t.id as number,
+    bad: t.files[0],
+    good: t.files[1],
     token: done.json.recipients[0].token as string,
     data,
   };
@@ -100,46 +94,44 @@ async function verify(s: TestServer) {
 
 test('filesystem: a corrupted file is cut off, logged and counted; ranges still served; `ferry verify` finds it', async () => {
   const logged = capturingLogger();
-  const s = await startTestServer(
+  await withTestServer(
     { ...HEADER_SP, upload_chunk_size: CHUNK, metrics: { allow: ['127.0.0.1'] } },
+    async (s) => {
+      const t = await sent(s);
+      assert.is((await verify(s)).code, 0, 'all intact');
+      const stored = path.join(s.app.config.data_dir, 'files', String(t.id), t.bad.uid);
+      const bytes = fs.readFileSync(stored);
+      bytes[CHUNK + 7] ^= 0xff; // one bit flipped at rest
+      fs.writeFileSync(stored, bytes);
+
+      const d = await download(s, t.token, t.bad.id);
+      assert.is(d.status, 200, 'the answer had started');
+      assert.ok(d.failed, `the client sees a failed download, not ${d.body.length} good-looking bytes`);
+      const good = await download(s, t.token, t.good.id);
+      assert.ok(!good.failed && good.body.equals(t.data[1]), 'an intact file is served whole');
+      const range = await download(s, t.token, t.bad.id, { Range: 'bytes=0-99' });
+      assert.is(range.status, 206);
+      assert.ok(range.body.equals(t.data[0].subarray(0, 100)), 'a range is not checked');
+
+      assert.ok(
+        logged.lines.some((l) => l.includes(`file ${t.bad.id}`) && l.includes('do not match the recorded SHA-256')),
+        logged.lines.join('\n'),
+      );
+      const metrics = await s.request('GET', '/metrics');
+      assert.match(metrics.text, /ferry_storage_errors_total\{kind="digest_mismatch"\} 1\b/);
+
+      const v = await verify(s);
+      assert.is(v.code, 1, v.out + v.err);
+      assert.match(v.out, new RegExp(`digest_mismatch: transfer ${t.id} file ${t.bad.id} \\(${t.bad.uid}\\)`));
+      assert.not.match(v.out, new RegExp(`file ${t.good.id} `));
+      assert.match(v.err, /verify: 2\/2 files/, 'progress');
+      fs.rmSync(stored);
+      const gone = await verify(s);
+      assert.is(gone.code, 1);
+      assert.match(gone.out, new RegExp(`unreadable: transfer ${t.id} file ${t.bad.id}`));
+    },
     { log: logged.log },
   );
-  try {
-    const t = await sent(s);
-    assert.is((await verify(s)).code, 0, 'all intact');
-    const stored = path.join(s.app.config.data_dir, 'files', String(t.id), t.bad.uid);
-    const bytes = fs.readFileSync(stored);
-    bytes[CHUNK + 7] ^= 0xff; // one bit flipped at rest
-    fs.writeFileSync(stored, bytes);
-
-    const d = await download(s, t.token, t.bad.id);
-    assert.is(d.status, 200, 'the answer had started');
-    assert.ok(d.failed, `the client sees a failed download, not ${d.body.length} good-looking bytes`);
-    const good = await download(s, t.token, t.good.id);
-    assert.ok(!good.failed && good.body.equals(t.data[1]), 'an intact file is served whole');
-    const range = await download(s, t.token, t.bad.id, { Range: 'bytes=0-99' });
-    assert.is(range.status, 206);
-    assert.ok(range.body.equals(t.data[0].subarray(0, 100)), 'a range is not checked');
-
-    assert.ok(
-      logged.lines.some((l) => l.includes(`file ${t.bad.id}`) && l.includes('do not match the recorded SHA-256')),
-      logged.lines.join('\n'),
-    );
-    const metrics = await s.request('GET', '/metrics');
-    assert.match(metrics.text, /ferry_storage_errors_total\{kind="digest_mismatch"\} 1\b/);
-
-    const v = await verify(s);
-    assert.is(v.code, 1, v.out + v.err);
-    assert.match(v.out, new RegExp(`digest_mismatch: transfer ${t.id} file ${t.bad.id} \\(${t.bad.uid}\\)`));
-    assert.not.match(v.out, new RegExp(`file ${t.good.id} `));
-    assert.match(v.err, /verify: 2\/2 files/, 'progress');
-    fs.rmSync(stored);
-    const gone = await verify(s);
-    assert.is(gone.code, 1);
-    assert.match(gone.out, new RegExp(`unreadable: transfer ${t.id} file ${t.bad.id}`));
-  } finally {
-    await s.close();
-  }
 });
 
 /** A download of any path (a file with Range, an archive) as a client sees it. */
@@ -191,28 +183,26 @@ async function everyPathCut(s: TestServer, t: Awaited<ReturnType<typeof sent>>, 
 
 test('filesystem: a Range that reaches the end, a ZIP and a tar are cut too; a download cut earlier does not vouch for the bytes now', async () => {
   const logged = capturingLogger();
-  const s = await startTestServer(
+  await withTestServer(
     { ...HEADER_SP, upload_chunk_size: CHUNK, metrics: { allow: ['127.0.0.1'] }, storage: { type: 'fs' } },
+    async (s) => {
+      const t = await sent(s);
+      // A download of the intact file cut after its first MiB: the next download hashes what is stored now.
+      const ac = new AbortController();
+      const early = await fetch(`${s.url}/download?token=${t.token}&files_ids=${t.bad.id}`, { signal: ac.signal });
+      const reader = early.body!.getReader();
+      await reader.read();
+      ac.abort();
+      await reader.cancel().catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 300));
+      const stored = path.join(s.app.config.data_dir, 'files', String(t.id), t.bad.uid);
+      const bytes = fs.readFileSync(stored);
+      bytes[100] ^= 0xff; // in the part the cut download had sent
+      fs.writeFileSync(stored, bytes);
+      await everyPathCut(s, t, () => logged.lines);
+    },
     { log: logged.log },
   );
-  try {
-    const t = await sent(s);
-    // A download of the intact file cut after its first MiB: the next download hashes what is stored now.
-    const ac = new AbortController();
-    const early = await fetch(`${s.url}/download?token=${t.token}&files_ids=${t.bad.id}`, { signal: ac.signal });
-    const reader = early.body!.getReader();
-    await reader.read();
-    ac.abort();
-    await reader.cancel().catch(() => undefined);
-    await new Promise((r) => setTimeout(r, 300));
-    const stored = path.join(s.app.config.data_dir, 'files', String(t.id), t.bad.uid);
-    const bytes = fs.readFileSync(stored);
-    bytes[100] ^= 0xff; // in the part the cut download had sent
-    fs.writeFileSync(stored, bytes);
-    await everyPathCut(s, t, () => logged.lines);
-  } finally {
-    await s.close();
-  }
 });
 
 test("S3: an object changed behind ferry's back is cut off on download, and `ferry verify` finds it", async () => {
@@ -220,29 +210,27 @@ test("S3: an object changed behind ferry's back is cut off on download, and `fer
   const prefix = `corrupt${Date.now().toString(36)}/`;
   const storage = s3Storage(s3, prefix);
   const logged = capturingLogger();
-  const s = await startTestServer(
+  await withTestServer(
     { ...HEADER_SP, upload_chunk_size: CHUNK, storage, metrics: { allow: ['127.0.0.1'] } },
+    async (s) => {
+      const t = await sent(s);
+      assert.is((await verify(s)).code, 0, 'all intact');
+      const client = s3Client(s3);
+      const Key = `${prefix}${t.id}/${t.bad.uid}`;
+      const body = Buffer.from(
+        await (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key }))).Body!.transformToByteArray(),
+      );
+      assert.is(body.length, SIZE);
+      body[SIZE - 3] ^= 0x01;
+      await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: body }));
+      await everyPathCut(s, t, () => logged.lines);
+      const v = await verify(s);
+      assert.is(v.code, 1, v.out + v.err);
+      assert.match(v.out, new RegExp(`digest_mismatch: transfer ${t.id} file ${t.bad.id} `));
+      assert.match(v.out, /2 files/);
+    },
     { log: logged.log },
   );
-  try {
-    const t = await sent(s);
-    assert.is((await verify(s)).code, 0, 'all intact');
-    const client = s3Client(s3);
-    const Key = `${prefix}${t.id}/${t.bad.uid}`;
-    const body = Buffer.from(
-      await (await client.send(new GetObjectCommand({ Bucket: s3.bucket, Key }))).Body!.transformToByteArray(),
-    );
-    assert.is(body.length, SIZE);
-    body[SIZE - 3] ^= 0x01;
-    await client.send(new PutObjectCommand({ Bucket: s3.bucket, Key, Body: body }));
-    await everyPathCut(s, t, () => logged.lines);
-    const v = await verify(s);
-    assert.is(v.code, 1, v.out + v.err);
-    assert.match(v.out, new RegExp(`digest_mismatch: transfer ${t.id} file ${t.bad.id} `));
-    assert.match(v.out, /2 files/);
-  } finally {
-    await s.close();
-  }
 });
 
 test.run();

@@ -40,23 +40,31 @@ export const HOSTILE_NAMES: [label: string, name: string][] = [
   ['ustar cut at dot-dot', `${'a'.repeat(150)}/.../${'b'.repeat(95)}é`],
 ];
 
+/** A file name refused as a bad parameter, named in the details as the first file's name. */
+const badName = (label: string, name: string): [string, string, string, string[]] => [
+  label,
+  name,
+  'rest_bad_parameter',
+  ['files[0].name'],
+];
+
 /** File names refused with a 400: the message id and details each must answer with. */
 export const REFUSED_NAMES: [label: string, name: string, message: string, details: string[]][] = [
-  ['NUL', 'a\u0000.txt', 'rest_bad_parameter', ['files[0].name']],
-  ['10 kB', 'n'.repeat(10_000), 'rest_bad_parameter', ['files[0].name']],
-  ['blank', ' \t ', 'rest_bad_parameter', ['files[0].name']],
+  badName('NUL', 'a\u0000.txt'),
+  badName('10 kB', 'n'.repeat(10_000)),
+  badName('blank', ' \t '),
   // A name may carry a folder path, but one that stays inside whatever folder it is unpacked into.
-  ['dot-dot path', '../../etc/passwd', 'rest_bad_parameter', ['files[0].name']],
-  ['absolute path', '/etc/passwd', 'rest_bad_parameter', ['files[0].name']],
-  ['windows drive', 'C:\\x', 'rest_bad_parameter', ['files[0].name']],
-  ['windows dot-dot', '..\\..\\windows\\win.ini', 'rest_bad_parameter', ['files[0].name']],
-  ['UNC path', '\\\\server\\share\\x.txt', 'rest_bad_parameter', ['files[0].name']],
-  ['nested dot-dot', 'a/../../../b.txt', 'rest_bad_parameter', ['files[0].name']],
-  ['only dot-dot', '..', 'rest_bad_parameter', ['files[0].name']],
-  ['only dot', '.', 'rest_bad_parameter', ['files[0].name']],
-  ['only slash', '/', 'rest_bad_parameter', ['files[0].name']],
-  ['empty segment', 'a//b.txt', 'rest_bad_parameter', ['files[0].name']],
-  ['trailing slash', 'folder/', 'rest_bad_parameter', ['files[0].name']],
+  badName('dot-dot path', '../../etc/passwd'),
+  badName('absolute path', '/etc/passwd'),
+  badName('windows drive', 'C:\\x'),
+  badName('windows dot-dot', '..\\..\\windows\\win.ini'),
+  badName('UNC path', '\\\\server\\share\\x.txt'),
+  badName('nested dot-dot', 'a/../../../b.txt'),
+  badName('only dot-dot', '..'),
+  badName('only dot', '.'),
+  badName('only slash', '/'),
+  badName('empty segment', 'a//b.txt'),
+  badName('trailing slash', 'folder/'),
   // Not a character at all: SQLite would store U+FFFD, so the name could never round-trip.
   ['lone surrogate', 'a\uD800b.txt', 'bad_request_body', ['encoding']],
 ];

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, BrowserContext, Page } from 'playwright-core';
 import { startBinary, writeConfig, runFerry, BinaryServer, RunResult } from '../helpers/binary';
-import { tempDir, freePort } from '../helpers/server';
+import { tempDir, freePort, HEADER_SP } from '../helpers/server';
 import { chromiumExecutable } from '../helpers/system/parts';
 import { watchProcess } from '../helpers/internal-errors';
 
@@ -198,17 +198,17 @@ export async function rest(
   return { status: res.status, json: parsed, body, headers: res.headers };
 }
 
-export const HEADER_SP_CONFIG = {
-  auth: {
-    sp: {
-      type: 'header',
-      uid_header: 'X-Remote-User',
-      email_header: 'X-Remote-Email',
-      trusted_proxies: ['127.0.0.1', '::1'],
-    },
-  },
-};
+/** The header service provider of the HTTP tests: a page acts as any user, as behind a trusted reverse proxy. */
+export const HEADER_SP_CONFIG = HEADER_SP;
 
 export function asUserHeaders(id: string): Record<string, string> {
   return { 'X-Remote-User': id, 'X-Remote-Email': `${id}@example.org` };
+}
+
+/** The time left as the progress line shows it ("45 s", "3 min", "1 h 05 min"), in seconds. */
+export function parseEta(text: string): number {
+  let s = 0;
+  for (const [, n, unit] of text.matchAll(/(\d+)\s*(h|min|s)\b/g))
+    s += Number(n) * { h: 3600, min: 60, s: 1 }[unit as 'h'];
+  return s;
 }

@@ -3,7 +3,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startBinary, type BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
-import { openBrowser, startFerry, shot, makeFile, watchProgress, HEADER_SP_CONFIG, asUserHeaders } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  shot,
+  makeFile,
+  watchProgress,
+  parseEta,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+} from './harness';
 
 // The time left after an interruption: a 1 MB/s link (Chromium's network emulation) cut for 10 s, then the
 // server killed and started again 8 s later on the same data. Once the upload runs again, any time left shown is near the real one (measured
@@ -20,14 +29,6 @@ test.after(async () => {
   await ferry?.stop();
   fs.rmSync(dir, { recursive: true, force: true });
 });
-
-/** "45 s", "3 min", "1 h 05 min" → seconds. */
-function parseEta(text: string): number {
-  let s = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)\s*(h|min|s)\b/g))
-    s += Number(n) * { h: 3600, min: 60, s: 1 }[unit as 'h'];
-  return s;
-}
 
 interface Sample {
   at: number;

@@ -4,7 +4,16 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { BinaryServer } from '../helpers/binary';
 import { freePort, tempDir } from '../helpers/server';
-import { openBrowser, startFerry, shot, makeFile, watchProgress, HEADER_SP_CONFIG, asUserHeaders } from './harness';
+import {
+  openBrowser,
+  startFerry,
+  shot,
+  makeFile,
+  watchProgress,
+  parseEta,
+  HEADER_SP_CONFIG,
+  asUserHeaders,
+} from './harness';
 
 // Progress on a slow link: Chromium's own network emulation (the DevTools protocol) holds the upload to a
 // fixed rate, and the page must show that rate, bytes counted as they leave, not chunks as they are
@@ -30,14 +39,6 @@ function parseRate(text: string): number {
   const m = /([\d.,]+)\s*(B|kB|MB|GB)\/s/.exec(text);
   if (!m) return NaN;
   return Number(m[1].replace(',', '.')) * { B: 1, kB: 1e3, MB: 1e6, GB: 1e9 }[m[2] as 'B'];
-}
-
-/** "45 s", "3 min", "1 h 05 min" → seconds. */
-function parseEta(text: string): number {
-  let s = 0;
-  for (const [, n, unit] of text.matchAll(/(\d+)\s*(h|min|s)\b/g))
-    s += Number(n) * { h: 3600, min: 60, s: 1 }[unit as 'h'];
-  return s;
 }
 
 interface Sample {

@@ -46,20 +46,33 @@ test.after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-test('download limit: set on the upload page, counted, a spent link answers a 410 page, the owner raises it', async () => {
-  const file = makeFile(dir, 'limited.bin', 40_000);
+/**
+ * `file` sent from alice's upload page to `to` with `subject`, each of `fields` (selector: value) filled in too;
+ * answers the Transfer as her list shows it.
+ */
+async function sentFromUploadPage(
+  file: { path: string },
+  to: string,
+  subject: string,
+  fields: Record<string, string> = {},
+) {
   const { page } = b;
   await page.goto(`${ferry.url}/`);
   await page.locator('#upload-title').waitFor();
   await page.setInputFiles('#pick-files', [file.path]);
-  await page.fill('#upload-recipients', 'rita@example.org');
+  await page.fill('#upload-recipients', to);
   await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', 'Limited');
-  await page.fill('#upload-download-limit', '1');
+  await page.fill('#upload-subject', subject);
+  for (const [selector, value] of Object.entries(fields)) await page.fill(selector, value);
   await page.click('button.primary');
   await page.locator('#summary-title').waitFor({ timeout: 60_000 });
-  const list = (await rest(ferry.url, 'GET', '/transfer', 'alice')).json as any[];
-  const t = list.find((x) => x.subject === 'Limited');
+  return ((await rest(ferry.url, 'GET', '/transfer', 'alice')).json as any[]).find((x) => x.subject === subject);
+}
+
+test('download limit: set on the upload page, counted, a spent link answers a 410 page, the owner raises it', async () => {
+  const file = makeFile(dir, 'limited.bin', 40_000);
+  const { page } = b;
+  const t = await sentFromUploadPage(file, 'rita@example.org', 'Limited', { '#upload-download-limit': '1' });
   assert.is(t.download_limit, 1);
   const token = t.recipients[0].token;
 
@@ -105,18 +118,9 @@ test('download limit: set on the upload page, counted, a spent link answers a 41
 
 test("link password: set on the upload page; the recipient's page asks first, says a wrong one, opens with the right one", async () => {
   const file = makeFile(dir, 'guarded.bin', 30_000);
-  const { page } = b;
-  await page.goto(`${ferry.url}/`);
-  await page.locator('#upload-title').waitFor();
-  await page.setInputFiles('#pick-files', [file.path]);
-  await page.fill('#upload-recipients', 'rita@example.org');
-  await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', 'Guarded');
-  await page.fill('#upload-link-password', 'open sesame 42');
-  await page.click('button.primary');
-  await page.locator('#summary-title').waitFor({ timeout: 60_000 });
-  const list = (await rest(ferry.url, 'GET', '/transfer', 'alice')).json as any[];
-  const t = list.find((x) => x.subject === 'Guarded');
+  const t = await sentFromUploadPage(file, 'rita@example.org', 'Guarded', {
+    '#upload-link-password': 'open sesame 42',
+  });
   assert.is(t.password, true);
 
   const recipient = await openBrowser();
@@ -147,15 +151,7 @@ test("link password: set on the upload page; the recipient's page asks first, sa
 test('QR codes: the upload-complete page, the transfer details and the guest invitation each show the link, decodable', async () => {
   const file = makeFile(dir, 'qr.bin', 10_000);
   const { page } = b;
-  await page.goto(`${ferry.url}/`);
-  await page.locator('#upload-title').waitFor();
-  await page.setInputFiles('#pick-files', [file.path]);
-  await page.fill('#upload-recipients', 'quinn@example.org');
-  await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', 'QR');
-  await page.click('button.primary');
-  await page.locator('#summary-title').waitFor({ timeout: 60_000 });
-  const t = ((await rest(ferry.url, 'GET', '/transfer', 'alice')).json as any[]).find((x) => x.subject === 'QR');
+  const t = await sentFromUploadPage(file, 'quinn@example.org', 'QR');
   const url = t.recipients[0].download_url;
   const item = page.locator('ul.links li', { hasText: 'quinn@example.org' });
   await item.locator('.qr button').click();

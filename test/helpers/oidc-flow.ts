@@ -3,6 +3,8 @@
  * redirects one by one, filling the provider's development sign-in and consent forms. It stops at ferry's
  * callback, so a test can send it as it is, tampered or twice.
  */
+import * as assert from 'uvu/assert';
+import type { TestResponse, TestServer } from './server';
 export class CookieJar {
   private readonly byHost = new Map<string, Map<string, string>>();
 
@@ -57,6 +59,18 @@ export async function visit(
 }
 
 /**
+ * One step of a sign-in walked by hand: `url` visited, either the URL its redirect names (`next`) or the page it
+ * answered with 200; any other answer fails the test with the start of its body.
+ */
+export async function signInStep(jar: CookieJar, url: string): Promise<{ next: string } | { page: string }> {
+  const res = await visit(jar, url);
+  if (res.status >= 300 && res.status < 400) return { next: new URL(res.headers.get('location')!, url).href };
+  const page = await res.text();
+  if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${page.slice(0, 500)}`);
+  return { page };
+}
+
+/**
  * From ferry's sign-in button to the provider's answer: returns the callback URL the provider sent the browser
  * to (not yet visited). `account` is the login typed at the provider's development form.
  */
@@ -69,13 +83,12 @@ export async function toCallback(
   let url = `${ferryUrl}/login/${providerId}?return=%2F%3Fs%3Dtransfers`;
   for (let step = 0; step < 20; step++) {
     if (url.startsWith(`${ferryUrl}/login/${providerId}/callback`)) return url;
-    const res = await visit(jar, url);
-    if (res.status >= 300 && res.status < 400) {
-      url = new URL(res.headers.get('location')!, url).href;
+    const hop = await signInStep(jar, url);
+    if ('next' in hop) {
+      url = hop.next;
       continue;
     }
-    const page = await res.text();
-    if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${page.slice(0, 300)}`);
+    const { page } = hop;
     const action = new URL(/<form[^>]*action="([^"]+)"/.exec(page)?.[1] ?? url, url).href;
     const form: Record<string, string> = /name="login"/.test(page)
       ? { prompt: 'login', login: account, password: 'any' }
@@ -85,4 +98,29 @@ export async function toCallback(
     url = new URL(posted.headers.get('location')!, action).href;
   }
   throw new Error('the sign-in did not come back to ferry in 20 steps');
+}
+
+/**
+ * A sign-in's last answer (`res`) sent the browser to its transfers page with a session: answers GET /user as
+ * that session sees it.
+ */
+export async function landedSignedIn(
+  s: Pick<TestServer, 'request' | 'url'>,
+  jar: CookieJar,
+  res: Response,
+): Promise<TestResponse> {
+  assert.is(res.status, 302, await res.text());
+  assert.is(res.headers.get('location'), '/?s=transfers');
+  const me = await s.request('GET', '/user', {
+    headers: { Cookie: `ferry_session=${jar.get(s.url, 'ferry_session')}` },
+  });
+  assert.is(me.status, 200);
+  return me;
+}
+
+/** Signs out at ferry (GET /logout), which must redirect: answers where it sends the browser next. */
+export async function loggedOutTo(jar: CookieJar, ferryUrl: string): Promise<URL> {
+  const res = await visit(jar, `${ferryUrl}/logout`);
+  assert.is(res.status, 302);
+  return new URL(res.headers.get('location')!);
 }

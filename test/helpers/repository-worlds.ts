@@ -85,6 +85,23 @@ export function newTransferIn(
   );
 }
 
+/**
+ * The records that hang off Transfer `id` besides its files and recipients, as purge must remove them: an audit
+ * event, and a bounce on its first recipient. Answers that recipient.
+ */
+export async function withAuditAndBounce(w: Pick<RepositoryWorld, 'repos'>, id: number, user: string) {
+  const [r] = await w.repos.transfers.recipients(id);
+  await w.repos.audit.record({
+    transferId: id,
+    date: T0,
+    event: 'transfer_started',
+    author: { type: 'User', id: user, ip: null },
+    target: { type: 'Transfer', id: String(id) },
+  });
+  await w.repos.trackingErrors.add('Recipient', r.id, { type: 'bounce', date: T0, details: 'x' });
+  return r;
+}
+
 /** A guest of `user` invited at T0, no subject, message or option, never expiring; `over` replaces. */
 export function newGuestIn(
   w: Pick<RepositoryWorld, 'repos'>,

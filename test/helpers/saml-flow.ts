@@ -1,4 +1,7 @@
-import { CookieJar, visit } from './oidc-flow';
+import path from 'node:path';
+import * as assert from 'uvu/assert';
+import { runCli } from '../../src/cli/program';
+import { CookieJar, signInStep, visit } from './oidc-flow';
 
 /** The identity provider's answer as its page would post it to ferry's assertion consumer service. */
 export interface SamlAnswer {
@@ -42,13 +45,12 @@ export async function toAssertion(
 ): Promise<SamlAnswer> {
   let url = `${ferryUrl}/login/${providerId}?return=%2F%3Fs%3Dtransfers${query}`;
   for (let step = 0; step < 20; step++) {
-    const res = await visit(jar, url);
-    if (res.status >= 300 && res.status < 400) {
-      url = new URL(res.headers.get('location')!, url).href;
+    const hop = await signInStep(jar, url);
+    if ('next' in hop) {
+      url = hop.next;
       continue;
     }
-    const page = await res.text();
-    if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${page.slice(0, 500)}`);
+    const { page } = hop;
     const form = formOf(page, url);
     if (!form) throw new Error(`${url}: no form in ${page.slice(0, 500)}`);
     if ('SAMLResponse' in form.fields) return { acs: form.action, form: form.fields };
@@ -82,3 +84,15 @@ export function postAnswer(
 }
 
 export { CookieJar, visit };
+
+/** A service provider's key pair in `dir`, made with `ferry saml keygen` as an admin makes it. */
+export async function samlKeysByCli(dir: string): Promise<{ key_file: string; cert_file: string }> {
+  const out: string[] = [];
+  const code = await runCli(['saml', 'keygen', '--dir', dir, '--name', 'ferry.test'], {
+    out: (t) => out.push(t),
+    err: (t) => out.push(t),
+    readStdin: async () => '',
+  });
+  assert.is(code, 0, out.join('\n'));
+  return { key_file: path.join(dir, 'saml-sp-key.pem'), cert_file: path.join(dir, 'saml-sp-cert.pem') };
+}

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import type { Test } from 'uvu';
 import type { Config } from '../../src/config/defaults';
 import { validateConfig } from '../../src/config/validate';
 import { createApp, FerryApp, AppOptions } from '../../src/app';
@@ -122,6 +123,56 @@ export async function startTestServer(
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The one server of a suite: started in its `before`, closed in its `after`. Until then any use fails plainly,
+ * so a test never talks to a server that is not there.
+ */
+export function suiteServer(
+  suite: Pick<Test, 'before' | 'after'>,
+  config: Parameters<typeof startTestServer>[0],
+  opts?: Parameters<typeof startTestServer>[1],
+): TestServer {
+  let s: TestServer | undefined;
+  suite.before(async () => {
+    s = await startTestServer(config, opts);
+  });
+  suite.after(() => s?.close());
+  const live = (): TestServer => {
+    if (!s) throw new Error('the suite server is not started (used outside its tests)');
+    return s;
+  };
+  return {
+    get url() {
+      return live().url;
+    },
+    get dir() {
+      return live().dir;
+    },
+    get app() {
+      return live().app;
+    },
+    get server() {
+      return live().server;
+    },
+    request: (...args) => live().request(...args),
+    close: () => live().close(),
+  };
+}
+
+/** Runs `fn` against a server of its own (startTestServer's arguments), closing it however `fn` ends. */
+export async function withTestServer<T>(
+  config: Parameters<typeof startTestServer>[0],
+  fn: (t: TestServer) => Promise<T>,
+  opts?: Parameters<typeof startTestServer>[1],
+): Promise<T> {
+  const t = await startTestServer(config, opts);
+  try {
+    return await fn(t);
+  } finally {
+    await t.close();
+  }
 }
 
 /**

@@ -8,7 +8,7 @@ import { startOidcProvider, type OidcServer, type TestAccount } from '../helpers
 import { startDirectory, type TestDirectory } from '../helpers/system/slapd';
 import { startIdp, type IdpUser, type TestIdp } from '../helpers/system/simplesamlphp';
 import { CookieJar, toCallback, visit } from '../helpers/oidc-flow';
-import { postAnswer, toAssertion } from '../helpers/saml-flow';
+import { postAnswer, samlKeysByCli, toAssertion } from '../helpers/saml-flow';
 import { runCli } from '../../src/cli/program';
 
 // Whose an account is (docs/single-sign-on.md, "User ids of several providers"), with every kind at once on real
@@ -48,15 +48,7 @@ test.before(async () => {
     ],
     { [ADMIN_GROUP]: ['ops'] },
   );
-  const keyDir = tempDir();
-  const out: string[] = [];
-  const code = await runCli(['saml', 'keygen', '--dir', keyDir, '--name', 'ferry.test'], {
-    out: (t) => out.push(t),
-    err: (t) => out.push(t),
-    readStdin: async () => '',
-  });
-  assert.is(code, 0, out.join('\n'));
-  const keys = { key_file: path.join(keyDir, 'saml-sp-key.pem'), cert_file: path.join(keyDir, 'saml-sp-cert.pem') };
+  const keys = await samlKeysByCli(tempDir());
   const samlUsers: Record<string, IdpUser> = {};
   for (const uid of IDS)
     samlUsers[uid] = { password: pw(uid), attributes: { uid: [uid], mail: [`${uid}@uni.example`] } };

@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transferBody } from '../helpers/factories';
 import { asUser, HEADER_SP, startTestServer, TestServer, sql } from '../helpers/server';
-import { signedPath, nowS } from '../helpers/signing';
+import { signedPath, nowS, remoteSigned } from '../helpers/signing';
 import { login, withSession } from '../helpers/session';
 import { inAWeek, sendChunks } from '../helpers/upload-client';
 
@@ -382,13 +382,7 @@ test('chunk key: the File uid may upload and delete before the Transfer is avail
 test("evaluation order under the header SP: a guest token wins over the proxy's user, the proxy's user over a signature", async () => {
   const withBoth = await s.request('GET', `/echo?vid=${aliceGuest.token}`, { headers: asUser('bob') });
   assert.is(withBoth.json.auth.type, 'guest');
-  const p = signedPath({
-    method: 'GET',
-    host,
-    path: '/echo',
-    args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() },
-    secret: portal,
-  });
+  const p = remoteSigned({ host, path: '/echo', app: 'portal', user: 'carol', secret: portal });
   const spFirst = await s.request('GET', p, { headers: asUser('bob') });
   assert.equal([spFirst.json.user, spFirst.json.auth.remote], ['bob', false]);
 });
@@ -415,13 +409,7 @@ test('evaluation order under the local SP: a guest token wins over a session; ba
     assert.equal((await t.request('GET', '/echo?vid=')).json.message, 'guest_token_invalid');
     const h = new URL(t.url).host;
     const appSecret = await t.app.services.accounts.addRemoteApp('portal', false);
-    const p = signedPath({
-      method: 'GET',
-      host: h,
-      path: '/echo',
-      args: { remote_application: 'portal', remote_user: 'carol', timestamp: nowS() },
-      secret: appSecret,
-    });
+    const p = remoteSigned({ host: h, path: '/echo', app: 'portal', user: 'carol', secret: appSecret });
     assert.is(
       (await t.request('GET', p, { headers: { Cookie: a.cookie } })).json.user,
       'alice',

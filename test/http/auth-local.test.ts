@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transferBody } from '../helpers/factories';
-import { startTestServer, TestServer, HEADER_SP, sql } from '../helpers/server';
+import { startTestServer, withTestServer, TestServer, HEADER_SP, sql } from '../helpers/server';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { clientAddress } from '../../src/auth/client-address';
 
@@ -234,8 +234,7 @@ test('login throttle: the sixth attempt on an account within 15 minutes answers 
 });
 
 test('login throttle: attempts sent all at once count too — forty in parallel on one account, five are checked, the rest 429', async () => {
-  const t = await startTestServer({ auth: { sp: { type: 'local' } } });
-  try {
+  await withTestServer({ auth: { sp: { type: 'local' } } }, async (t) => {
     await t.app.services.accounts.addUser('gus', ['gus@example.org'], 'gus password');
     const all = await Promise.all(
       Array.from({ length: 40 }, (_, i) =>
@@ -264,28 +263,22 @@ test('login throttle: attempts sent all at once count too — forty in parallel 
       429,
       'twenty failures from this address',
     );
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 test('login throttle per address: 20 failures from one address over many accounts, then 429 for any account', async () => {
-  const t = await startTestServer({ auth: { sp: { type: 'local' } } });
-  try {
+  await withTestServer({ auth: { sp: { type: 'local' } } }, async (t) => {
     await t.app.services.accounts.addUser('dave', ['dave@example.org'], 'dave password');
     for (let i = 0; i < 20; i++)
       assert.is((await t.request('POST', '/login', { json: { user_id: `guess${i}`, password: 'x' } })).status, 401);
     const r = await t.request('POST', '/login', { json: { user_id: 'dave', password: 'dave password' } });
     assert.is(r.status, 429);
     assert.ok(Number(r.headers.get('retry-after')) > 0);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 test('login throttle behind a reverse proxy on this host: counted per client the proxy saw, not for everyone at once', async () => {
-  const t = await startTestServer({ auth: { sp: { type: 'local' } } });
-  try {
+  await withTestServer({ auth: { sp: { type: 'local' } } }, async (t) => {
     await t.app.services.accounts.addUser('fay', ['fay@example.org'], 'fay password');
     const from = (ip: string, user: string, password: string) =>
       t
@@ -299,9 +292,7 @@ test('login throttle behind a reverse proxy on this host: counted per client the
     assert.is(await from('198.51.100.8', 'fay', 'fay password'), 200, 'another client behind the same proxy is not');
     // The proxy's own entry (the last one) counts, not what the client wrote before it.
     assert.is(await from('198.51.100.7', 'fay', 'fay password'), 429);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 test('the throttled address: the forwarded client only from a loopback peer, never from anyone else', () => {
@@ -316,26 +307,20 @@ test('the throttled address: the forwarded client only from a loopback peer, nev
 });
 
 test('https base_url: the cookie is Secure even though TLS ends at the proxy in front', async () => {
-  const t = await startTestServer({ base_url: 'https://files.example.org', auth: { sp: { type: 'local' } } });
-  try {
+  await withTestServer({ base_url: 'https://files.example.org', auth: { sp: { type: 'local' } } }, async (t) => {
     await t.app.services.accounts.addUser('erin', ['erin@example.org'], 'erin password');
     const a = await login(t, 'erin', 'erin password');
     assert.match(a.setCookie, /;\s*secure/i);
     assert.is((await t.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.id, 'erin');
     const out = await t.request('POST', '/logout', { headers: withSession(a) });
     assert.match(out.headers.get('set-cookie')!, /;\s*secure/i);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 test('with the header service provider there is no local login', async () => {
-  const t = await startTestServer(HEADER_SP);
-  try {
+  await withTestServer(HEADER_SP, async (t) => {
     assert.is((await t.request('POST', '/login', { json: { user_id: 'x', password: 'y' } })).status, 404);
-  } finally {
-    await t.close();
-  }
+  });
 });
 
 test('nothing about a password, session token or security token reaches the log', async () => {

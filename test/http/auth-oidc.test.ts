@@ -4,7 +4,7 @@ import { freePort, startTestServer, type TestServer } from '../helpers/server';
 import { capturingLogger } from '../helpers/session';
 import { sendWithProfileIni } from '../helpers/api-string';
 import { startOidcProvider, type OidcServer } from '../helpers/system/oidc';
-import { CookieJar, toCallback, visit } from '../helpers/oidc-flow';
+import { CookieJar, landedSignedIn, loggedOutTo, toCallback, visit } from '../helpers/oidc-flow';
 
 // OpenID Connect against a real OpenID provider (oidc-provider, started here): the code flow with PKCE, state
 // and nonce; refused answers (state, replay, token faults, missing e-mail) as a page and one log line; admins
@@ -108,10 +108,7 @@ test('login: code flow with PKCE, state and nonce; the person becomes a ferry us
   const start = new URL(callback);
   assert.ok(start.searchParams.get('code') && start.searchParams.get('state'));
   const res = await visit(jar, callback);
-  assert.is(res.status, 302, await res.text());
-  assert.is(res.headers.get('location'), '/?s=transfers');
-  const me = await s.request('GET', '/user', { headers: { Cookie: session(jar) } });
-  assert.is(me.status, 200);
+  const me = await landedSignedIn(s, jar, res);
   assert.is(me.json.id, 'alice');
   assert.equal(me.json.email, ['alice@example.org']);
   assert.is((await s.request('GET', '/usage', { headers: { Cookie: session(jar) } })).status, 403);
@@ -202,9 +199,7 @@ test('missing e-mail claim: a clear page saying so', async () => {
 test("logout: ferry's session ends, then the provider's (RP-initiated logout with id_token_hint)", async () => {
   const { jar } = await signIn('alice');
   const cookie = session(jar);
-  const res = await visit(jar, `${s.url}/logout`);
-  assert.is(res.status, 302);
-  const to = new URL(res.headers.get('location')!);
+  const to = await loggedOutTo(jar, s.url);
   assert.is(to.origin, op.issuer);
   assert.ok(to.searchParams.get('id_token_hint'));
   assert.is(to.searchParams.get('post_logout_redirect_uri'), `${s.url}/login`);

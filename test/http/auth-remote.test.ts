@@ -2,7 +2,7 @@ import crypto from 'node:crypto';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, TestServer } from '../helpers/server';
-import { signedPath } from '../helpers/signing';
+import { remoteSigned, signedPath } from '../helpers/signing';
 import { capturingLogger, login, movableClock, withSession } from '../helpers/session';
 import { inAWeek } from '../helpers/upload-client';
 import { until } from '../helpers/until';
@@ -57,21 +57,9 @@ test('a remote application as itself: not a user; an admin when flagged', async 
   assert.equal(echo.json.auth, { remote: true, type: 'application', attr: { remote_application: 'portal' } });
   assert.is((await s.request('GET', asApp('GET', '/user', {}))).json.message, 'rest_access_forbidden');
   assert.is((await s.request('GET', asApp('GET', '/transfer/@all', {}))).json.message, 'rest_admin_required');
-  const admin = signedPath({
-    method: 'GET',
-    host,
-    path: '/transfer/@all',
-    args: { remote_application: 'ops', timestamp: now() },
-    secret: ops,
-  });
+  const admin = remoteSigned({ host, path: '/transfer/@all', app: 'ops', secret: ops, at: now() });
   assert.is((await s.request('GET', admin)).status, 200);
-  const asUser = signedPath({
-    method: 'GET',
-    host,
-    path: '/transfer/@all',
-    args: { remote_application: 'ops', remote_user: 'carol', timestamp: now() },
-    secret: ops,
-  });
+  const asUser = remoteSigned({ host, path: '/transfer/@all', app: 'ops', user: 'carol', secret: ops, at: now() });
   assert.is(
     (await s.request('GET', asUser)).json.message,
     'rest_admin_required',
@@ -80,13 +68,7 @@ test('a remote application as itself: not a user; an admin when flagged', async 
 });
 
 test("wrong credentials: unknown application, missing or wrong signature, another application's secret", async () => {
-  const unknown = signedPath({
-    method: 'GET',
-    host,
-    path: '/echo',
-    args: { remote_application: 'nobody', timestamp: now() },
-    secret: portal,
-  });
+  const unknown = remoteSigned({ host, path: '/echo', app: 'nobody', secret: portal, at: now() });
   const r = await s.request('GET', unknown);
   assert.equal([r.status, r.json.message], [401, 'auth_remote_unknown_application']);
   const unsigned = await s.request('GET', `/echo?remote_application=portal&timestamp=${now()}`);
@@ -157,29 +139,18 @@ test('an exact replay of a signed POST is refused; a retry signed with a new tim
 test("host variants: Host with its port, without it, and base_url's host (here also through /rest.php)", async () => {
   const noPort = host.replace(/:\d+$/, '');
   for (const h of [host, noPort]) {
-    const p = signedPath({
-      method: 'GET',
-      host: h,
-      path: '/echo',
-      args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() },
-      secret: portal,
-    });
+    const p = remoteSigned({ host: h, path: '/echo', app: 'portal', user: 'hv', secret: portal, at: now() });
     assert.is((await s.request('GET', p)).status, 200, h);
   }
-  const viaAlias = signedPath({
-    method: 'GET',
-    host,
-    path: '/rest.php/echo',
-    args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() },
-    secret: portal,
-  });
+  const viaAlias = remoteSigned({ host, path: '/rest.php/echo', app: 'portal', user: 'hv', secret: portal, at: now() });
   assert.is((await s.request('GET', viaAlias)).status, 200);
-  const wrongHost = signedPath({
-    method: 'GET',
+  const wrongHost = remoteSigned({
     host: 'evil.example',
     path: '/echo',
-    args: { remote_application: 'portal', remote_user: 'hv', timestamp: now() },
+    app: 'portal',
+    user: 'hv',
     secret: portal,
+    at: now(),
   });
   assert.is((await s.request('GET', wrongHost)).json.message, 'auth_remote_signature_check_failed');
 });
@@ -208,18 +179,7 @@ test("host variants behind a proxy: base_url's public host and path prefix, the 
 test('rotation: without grace the old secret stops at once; with grace both work until it ends', async () => {
   const first = await s.app.services.accounts.addRemoteApp('rot', false);
   const call = (secret: string) =>
-    s
-      .request(
-        'GET',
-        signedPath({
-          method: 'GET',
-          host,
-          path: '/echo',
-          args: { remote_application: 'rot', timestamp: now() },
-          secret,
-        }),
-      )
-      .then((r) => r.status);
+    s.request('GET', remoteSigned({ host, path: '/echo', app: 'rot', secret, at: now() })).then((r) => r.status);
   const second = (await s.app.services.accounts.rotateRemoteApp('rot', 0)).secret;
   assert.is(await call(first), 401);
   assert.is(await call(second), 200);
@@ -275,13 +235,7 @@ test('remote user: remote_config from GET /user, signing with it as FileSender c
   assert.is((await s.request('GET', signed(fresh))).status, 200);
   const stranger = await s.request(
     'GET',
-    signedPath({
-      method: 'GET',
-      host,
-      path: '/user',
-      args: { remote_user: 'nobody', timestamp: now() },
-      secret: fresh,
-    }),
+    remoteSigned({ host, path: '/user', user: 'nobody', secret: fresh, at: now() }),
   );
   assert.equal([stranger.status, stranger.json.message], [401, 'auth_remote_user_rejected']);
 });
@@ -330,13 +284,7 @@ test("a signed chunk's body is never held: an unknown application or a user with
 });
 
 test("a path with characters the client's HTTP library percent-encodes: signed as written, sent encoded", async () => {
-  const p = signedPath({
-    method: 'GET',
-    host,
-    path: '/echo/a b',
-    args: { remote_application: 'portal', remote_user: 'pe', timestamp: now() },
-    secret: portal,
-  });
+  const p = remoteSigned({ host, path: '/echo/a b', app: 'portal', user: 'pe', secret: portal, at: now() });
   const r = await s.request('GET', p.replace('/echo/a b', '/echo/a%20b'));
   assert.is(r.status, 200, r.text);
   assert.equal([r.json.user, r.json.args], ['pe', ['a b']]);
@@ -463,27 +411,12 @@ test("with remote-user mode off: remote_config is null and a user's signature op
     assert.is((await t.request('GET', '/user', { headers: { Cookie: a.cookie } })).json.remote_config, null);
     const h = new URL(t.url).host;
     const secret = await t.app.services.users.remoteSecret('alice');
-    const asUser = await t.request(
-      'GET',
-      signedPath({
-        method: 'GET',
-        host: h,
-        path: '/user',
-        args: { remote_user: 'alice', timestamp: Math.floor(Date.now() / 1000) },
-        secret,
-      }),
-    );
+    const asUser = await t.request('GET', remoteSigned({ host: h, path: '/user', user: 'alice', secret }));
     assert.equal([asUser.status, asUser.json.message], [401, 'rest_authentication_required']);
     const appSecret = await t.app.services.accounts.addRemoteApp('portal', true);
     const asApp2 = await t.request(
       'GET',
-      signedPath({
-        method: 'GET',
-        host: h,
-        path: '/transfer/@all',
-        args: { remote_application: 'portal', timestamp: Math.floor(Date.now() / 1000) },
-        secret: appSecret,
-      }),
+      remoteSigned({ host: h, path: '/transfer/@all', app: 'portal', secret: appSecret }),
     );
     assert.equal([asApp2.status, asApp2.json.message], [401, 'rest_authentication_required']);
   } finally {

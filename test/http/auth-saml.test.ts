@@ -9,8 +9,8 @@ import { capturingLogger } from '../helpers/session';
 import { signedPath } from '../helpers/signing';
 import { FileSenderPy } from '../helpers/filesender-py';
 import { startIdp, type IdpServiceProvider, type TestIdp } from '../helpers/system/simplesamlphp';
-import { CookieJar, postAnswer, toAssertion, visit, type SamlAnswer } from '../helpers/saml-flow';
-import { runCli } from '../../src/cli/program';
+import { CookieJar, postAnswer, samlKeysByCli, toAssertion, visit, type SamlAnswer } from '../helpers/saml-flow';
+import { landedSignedIn, loggedOutTo } from '../helpers/oidc-flow';
 import { selfSignedCertificate } from '../../src/auth/providers/saml/self-signed';
 
 // SAML 2.0 against a real identity provider: Debian's SimpleSAMLphp, run here under `php -S` with its
@@ -53,15 +53,8 @@ const users = {
 test.before(async () => {
   const dir = tempDir();
   // The service provider's key pair, made as an admin makes it.
-  const out: string[] = [];
-  const code = await runCli(['saml', 'keygen', '--dir', dir, '--name', 'ferry.test'], {
-    out: (t) => out.push(t),
-    err: (t) => out.push(t),
-    readStdin: async () => '',
-  });
-  assert.is(code, 0, out.join('\n'));
-  assert.is(fs.statSync(path.join(dir, 'saml-sp-key.pem')).mode & 0o777, 0o600);
-  keys = { key_file: path.join(dir, 'saml-sp-key.pem'), cert_file: path.join(dir, 'saml-sp-cert.pem') };
+  keys = await samlKeysByCli(dir);
+  assert.is(fs.statSync(keys.key_file).mode & 0o777, 0o600);
   const [port, port2] = [await freePort(), await freePort()];
   const md = (p: number) => `http://127.0.0.1:${p}/saml2/idp/metadata.php`;
   const wrongCert = path.join(dir, 'wrong.pem');
@@ -165,6 +158,10 @@ async function refused(
   assert.match(lines[0], why, lines[0]);
 }
 
+/** An answer whose XML no longer carries the IdP's good signature, refused to the person at `uni`. */
+const refusedAsForged = (jar: CookieJar, answer: SamlAnswer, xml: string) =>
+  refused(() => postAnswer(jar, withXml(answer, xml)), jar, 'uni', 400, 'failed', /refused: Invalid signature/);
+
 const responseXml = (a: SamlAnswer) => Buffer.from(a.form.SAMLResponse, 'base64').toString('utf8');
 const withXml = (a: SamlAnswer, xml: string): SamlAnswer => ({
   acs: a.acs,
@@ -204,10 +201,7 @@ test('login: a signed AuthnRequest, a signed answer; uid from eduPersonPrincipal
   const answer = await toAssertion(jar, s.url, 'uni', 'alice', users.alice.password);
   assert.is(answer.acs, `${s.url}/login/uni/callback`);
   const res = await postAnswer(jar, answer);
-  assert.is(res.status, 302, await res.text());
-  assert.is(res.headers.get('location'), '/?s=transfers');
-  const me = await s.request('GET', '/user', { headers: { Cookie: session(jar) } });
-  assert.is(me.status, 200);
+  const me = await landedSignedIn(s, jar, res);
   assert.is(me.json.id, 'alice@example.org');
   assert.equal([...me.json.email].sort(), ['a.smith@lab.example.org', 'alice@example.org']);
   const row = (
@@ -258,14 +252,7 @@ test('an unsigned answer (the real answer with its signatures taken out): refuse
   const answer = await toAssertion(jar, s.url, 'uni', 'alice', users.alice.password);
   const xml = responseXml(answer);
   assert.match(xml, /<ds:Signature/);
-  await refused(
-    () => postAnswer(jar, withXml(answer, unsigned(xml))),
-    jar,
-    'uni',
-    400,
-    'failed',
-    /refused: Invalid signature/,
-  );
+  await refusedAsForged(jar, answer, unsigned(xml));
 });
 
 test('an edited answer (another uid, not signed again): refused', async () => {
@@ -273,14 +260,7 @@ test('an edited answer (another uid, not signed again): refused', async () => {
   const answer = await toAssertion(jar, s.url, 'uni', 'alice', users.alice.password);
   const xml = responseXml(answer);
   assert.ok(xml.includes('>alice@example.org<'));
-  await refused(
-    () => postAnswer(jar, withXml(answer, xml.split('>alice@example.org<').join('>boss@example.org<'))),
-    jar,
-    'uni',
-    400,
-    'failed',
-    /refused: Invalid signature/,
-  );
+  await refusedAsForged(jar, answer, xml.split('>alice@example.org<').join('>boss@example.org<'));
 });
 
 test("an answer signed again with a key that is not the IdP's: refused", async () => {
@@ -295,14 +275,7 @@ test("an answer signed again with a key that is not the IdP's: refused", async (
     { privateKey: other.keyPem, publicCert: other.certPem, signatureAlgorithm: 'sha256' },
   );
   assert.match(resigned, /<(ds:)?Signature/);
-  await refused(
-    () => postAnswer(jar, withXml(answer, resigned)),
-    jar,
-    'uni',
-    400,
-    'failed',
-    /refused: Invalid signature/,
-  );
+  await refusedAsForged(jar, answer, resigned);
 });
 
 test('the wrong audience: an answer the IdP made for another service provider, posted to this one', async () => {
@@ -392,9 +365,7 @@ test("an encrypted assertion is decrypted with ferry's key and signs in", async 
 test("SP-initiated logout: ferry's session ends, a signed LogoutRequest goes to the IdP, which comes back to ferry", async () => {
   const { jar } = await signIn('alice');
   const cookie = session(jar);
-  const res = await visit(jar, `${s.url}/logout`);
-  assert.is(res.status, 302);
-  const to = new URL(res.headers.get('location')!);
+  const to = await loggedOutTo(jar, s.url);
   assert.is(`${to.origin}${to.pathname}`, `${idp.baseUrl}saml2/idp/SingleLogoutService.php`);
   assert.ok(to.searchParams.get('SAMLRequest') && to.searchParams.get('Signature'));
   const request = zlib.inflateRawSync(Buffer.from(to.searchParams.get('SAMLRequest')!, 'base64')).toString('utf8');

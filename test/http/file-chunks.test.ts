@@ -3,20 +3,15 @@ import * as assert from 'uvu/assert';
 import { transferBody } from '../helpers/factories';
 import http from 'node:http';
 import zlib from 'node:zlib';
-import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne, TEST_STORAGE } from '../helpers/server';
+import { suiteServer, HEADER_SP, asUser, sqlOne, TEST_STORAGE } from '../helpers/server';
 import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { fileWithDigest, storedBytes, storedUids } from '../helpers/stored-files';
 
 // PUT /file/{id}/chunk/{offset} and PUT /file/{id} at the edges: bodies without a length, bodies cut short,
 // bodies longer than announced, curl's default Content-Type, chunks racing a close, empty files.
 const CHUNK = 64 * 1024;
-let s: TestServer;
+const s = suiteServer(test, { ...HEADER_SP, upload_chunk_size: CHUNK });
 const alice = asUser('alice');
-
-test.before(async () => {
-  s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK });
-});
-test.after(() => s.close());
 
 async function create(sizes: number[]) {
   const r = await s.request('POST', '/transfer', {

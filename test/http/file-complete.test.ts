@@ -1,19 +1,14 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { transferBody } from '../helpers/factories';
-import { startTestServer, HEADER_SP, asUser, TestServer, sqlOne } from '../helpers/server';
+import { suiteServer, HEADER_SP, asUser, sqlOne } from '../helpers/server';
 import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { fileWithDigest } from '../helpers/stored-files';
 
 // PUT /file/{id} {complete} when clients retry or race: repeated completions, completion against deletion.
 const CHUNK = 1024 * 1024;
-let s: TestServer;
+const s = suiteServer(test, { ...HEADER_SP, upload_chunk_size: CHUNK });
 const alice = asUser('alice');
-
-test.before(async () => {
-  s = await startTestServer({ ...HEADER_SP, upload_chunk_size: CHUNK });
-});
-test.after(() => s.close());
 
 async function uploaded(seed: string, size: number) {
   const r = await s.request('POST', '/transfer', {

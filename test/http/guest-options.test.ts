@@ -4,7 +4,7 @@ import type { ParsedMail } from 'mailparser';
 import { HEADER_SP, asUser } from '../helpers/server';
 import { serverWithSink } from '../helpers/mail-server';
 import { addressOf } from '../helpers/mail';
-import { signedPath, nowS } from '../helpers/signing';
+import { remoteSigned } from '../helpers/signing';
 import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
 import { delivered as deliveredMail } from '../helpers/factories';
 
@@ -163,14 +163,7 @@ test('POST /guest from a remote application acting for a user: from is only form
   const host = new URL(s.url).host;
   const post = (from: string) => {
     const body = JSON.stringify({ recipient: 'rg@example.net', from });
-    const path = signedPath({
-      method: 'POST',
-      host,
-      path: '/guest',
-      args: { remote_application: 'portal', remote_user: 'zoe', timestamp: nowS() },
-      secret,
-      body,
-    });
+    const path = remoteSigned({ method: 'POST', host, path: '/guest', app: 'portal', user: 'zoe', secret, body });
     return s.request('POST', path, { body, headers: { 'content-type': 'application/json' } });
   };
   const ok = await post('zoe.other@example.com');

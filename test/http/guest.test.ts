@@ -247,11 +247,9 @@ test("another user's Guest: 404 like an unknown id on read, remind and delete; u
   const still = await s.request('GET', `/guest/${g.id}`, { headers: asUser('alice') });
   assert.is(still.json.status, 'available');
   const none = await s.request('GET', '/guest/999999', { headers: asUser('alice') });
-  assert.is(none.status, 404);
-  assert.is(none.json.message, 'guest_not_found');
+  assert.equal([none.status, none.json.message], [404, 'guest_not_found']);
   const bad = await s.request('GET', '/guest/abc', { headers: asUser('alice') });
-  assert.is(bad.status, 400);
-  assert.is(bad.json.message, 'rest_bad_parameter');
+  assert.equal([bad.status, bad.json.message], [400, 'rest_bad_parameter']);
 });
 
 test("admin: GET /guest/@all lists everyone's Guests, and an admin owns any Guest", async () => {
@@ -265,8 +263,7 @@ test("admin: GET /guest/@all lists everyone's Guests, and an admin owns any Gues
   assert.is(one.status, 200);
   assert.is(one.json.user_id, 'frank');
   const notAdmin = await s.request('GET', '/guest/@all', { headers: asUser('frank') });
-  assert.is(notAdmin.status, 403);
-  assert.is(notAdmin.json.message, 'rest_admin_required');
+  assert.equal([notAdmin.status, notAdmin.json.message], [403, 'rest_admin_required']);
 });
 
 test('PUT /guest/{id}: remind answers true; a non-boolean remind is refused', async () => {

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { startBinary, BinaryServer } from '../helpers/binary';
 import { request, tempDir, TEST_DB, testDatabaseUrl } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
-import { signedPath, nowS } from '../helpers/signing';
+import { nowS, remoteSigned } from '../helpers/signing';
 import { inAWeek, patternBytes } from '../helpers/upload-client';
 
 // Two `ferry serve` processes on one database, as two nodes behind a load balancer (PostgreSQL) or two
@@ -111,14 +111,7 @@ test(`[${TEST_DB}] a signed request replayed to the other node is refused`, asyn
   const body = JSON.stringify({ recipient: 'replay@example.org', from: 'ops@example.org' });
   // Signed for base_url's host, as a client behind a load balancer signs: good on either node.
   const host = 'localhost:8080';
-  const signed = signedPath({
-    method: 'POST',
-    host,
-    path: '/guest',
-    args: { remote_application: 'portal', remote_user: 'ops', timestamp: nowS() },
-    secret,
-    body,
-  });
+  const signed = remoteSigned({ method: 'POST', host, path: '/guest', app: 'portal', user: 'ops', secret, body });
   const headers = { 'content-type': 'application/json' };
   const first = await request(a.url, 'POST', signed, { headers, body });
   assert.is(first.status, 201, first.text);
@@ -240,11 +233,12 @@ test(`[${TEST_DB}] parallel uploads to both nodes, half of them signed, while th
           ? await request(
               node.url,
               'PUT',
-              signedPath({
+              remoteSigned({
                 method: 'PUT',
                 host: 'localhost:8080',
                 path: `/file/${f.id}/chunk/${off}`,
-                args: { remote_application: 'portal', remote_user: 'ops', timestamp: nowS() },
+                app: 'portal',
+                user: 'ops',
                 secret: portalSecret,
                 body,
               }),

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer, sql, sqlOne } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
-import { availableTransfer as uploadedWhole } from '../helpers/factories';
+import { availableTransfer as uploadedWhole, createTransfer } from '../helpers/factories';
 import { PURGE_LOCK } from '../../src/domain/purge';
 import { runCli } from '../../src/cli/program';
 
@@ -77,17 +77,7 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
   const data = patternBytes('purge', 300_000);
   const keep = await availableTransfer(data, [], 20);
   const expiring = await availableTransfer(data, ['email_me_on_expire']);
-  const abandoned = (
-    await s.request('POST', '/transfer', {
-      headers: alice,
-      json: {
-        files: [{ name: 'half', size: 10 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: now + 14 * DAY,
-      },
-    })
-  ).json;
+  const abandoned = await createTransfer(s, { files: [{ name: 'half', size: 10 }], expires: now + 14 * DAY });
   await sendChunks(s.request, abandoned.files[0].id, Buffer.from('12345'), 5, { headers: alice, order: [0] });
   const guest = (
     await s.request('POST', '/guest', {
@@ -167,17 +157,7 @@ test('purge over time: nothing early, dry run changes nothing, then expiry, aban
 });
 
 test('chunks to an expired Transfer are refused', async () => {
-  const t = (
-    await s.request('POST', '/transfer', {
-      headers: alice,
-      json: {
-        files: [{ name: 'x', size: 4 }],
-        recipients: ['r@example.org'],
-        from: 'alice@example.org',
-        expires: now + DAY,
-      },
-    })
-  ).json;
+  const t = await createTransfer(s, { files: [{ name: 'x', size: 4 }], expires: now + DAY });
   await sql(s, 'UPDATE transfers SET expires = ? WHERE id = ?', now - 1, t.id);
   const r = await s.request('PUT', `/file/${t.files[0].id}/chunk/0`, { headers: alice, body: Buffer.from('abcd') });
   assert.is(r.status, 410);

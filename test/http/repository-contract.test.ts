@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import { openDatabase, Database } from '../../src/db/database';
 import { tempDir } from '../helpers/server';
-import { newGuestIn, failedUnitOfWork } from '../helpers/repository-worlds';
+import { newGuestIn, failedUnitOfWork, withAuditAndBounce } from '../helpers/repository-worlds';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
 
 // The repository contract: what the domain relies on from its ports, checked against both adapters — SQLite
@@ -329,15 +329,7 @@ for (const dialect of ['sqlite', 'postgres'] as const) {
 
   it("purge: a Transfer's records go with it (files, recipients, audit log, their tracking errors)", async ({ db }) => {
     const id = await newTransfer(db, 'gone');
-    const [r] = await db.repos.transfers.recipients(id);
-    await db.repos.audit.record({
-      transferId: id,
-      date: T0,
-      event: 'transfer_started',
-      author: { type: 'User', id: 'gone', ip: null },
-      target: { type: 'Transfer', id: String(id) },
-    });
-    await db.repos.trackingErrors.add('Recipient', r.id, { type: 'bounce', date: T0, details: 'x' });
+    const r = await withAuditAndBounce(db, id, 'gone');
     await db.repos.purge.deleteTransferRecords(id);
     assert.is(await db.repos.transfers.find(id), undefined);
     assert.equal(await db.repos.audit.forTransfer(id), []);

@@ -1,5 +1,11 @@
 import * as assert from 'uvu/assert';
-import { forEachWorld, newTransferIn, newGuestIn, failedUnitOfWork } from '../helpers/repository-worlds';
+import {
+  forEachWorld,
+  newTransferIn,
+  newGuestIn,
+  failedUnitOfWork,
+  withAuditAndBounce,
+} from '../helpers/repository-worlds';
 
 // The repository contract of what the domain's rules use (transfers, lists and pages, files and ranges,
 // recipients, guests, frequent recipients, audit, tracking errors, purge, usage, units of work, locks), run on
@@ -213,15 +219,7 @@ forEachWorld("the domain's repositories", (it) => {
 
   it("purge: a Transfer's records go with it; expired and abandoned ones are found", async ({ w }) => {
     const id = await newTransfer(w, 'gone', { created: T0 - 1_000_000 });
-    const [r] = await w.repos.transfers.recipients(id);
-    await w.repos.audit.record({
-      transferId: id,
-      date: T0,
-      event: 'transfer_started',
-      author: { type: 'User', id: 'gone', ip: null },
-      target: { type: 'Transfer', id: String(id) },
-    });
-    await w.repos.trackingErrors.add('Recipient', r.id, { type: 'bounce', date: T0, details: 'x' });
+    const r = await withAuditAndBounce(w, id, 'gone');
     assert.ok((await w.repos.purge.expiredOpenTransfers(T0)).includes(id));
     assert.ok((await w.repos.purge.abandonedTransfers(T0)).includes(id));
     await w.repos.purge.deleteTransferRecords(id);

@@ -2,14 +2,15 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { startTestServer, HEADER_SP, asUser, TestServer, sameDataAs } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
-import { patternBytes, sendChunks, inAWeek } from '../helpers/upload-client';
+import { patternBytes, inAWeek } from '../helpers/upload-client';
 import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { until } from '../helpers/until';
-import { createTransfer, encryptionFields, transferBody } from '../helpers/factories';
+import { availableTransfer, encryptionFields } from '../helpers/factories';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 import { HOLD_RETRY_S } from '../../src/domain/virus-scans';
 import { aeadText, deriveKey, encryptChunk, fileCrypto, generateFileIv } from '../../src/shared-crypto/format';
+import { endAll } from '../helpers/end-all';
 
 // Virus scanning (docs/sharing.md): a completed transfer's files are streamed to a real clamd (Debian's,
 // started here with a signature database of the test's own); the transfer is "being checked" until every file
@@ -48,32 +49,11 @@ test.before(async () => {
   // The admin is known by address once seen.
   for (const s of [block, flag]) assert.is((await s.request('GET', '/config', { headers: root })).status, 200);
 });
-test.after(async () => {
-  await flag?.close();
-  await block?.close();
-  await proxy?.close();
-  await sink?.close();
-  await clamd?.stop();
-});
+test.after(() => endAll(flag, block, proxy, sink, clamd));
 
 async function upload(s: TestServer, files: { name: string; data: Buffer }[], extra: Record<string, unknown> = {}) {
-  const t = await createTransfer(
-    s,
-    { files: files.map((f) => ({ name: f.name, size: f.data.length })), ...extra },
-    alice,
-  );
-  for (const [i, f] of t.files.entries()) {
-    await sendChunks(s.request, f.id, files[i].data, CHUNK, { headers: alice });
-    assert.is((await s.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } })).status, 200);
-  }
-  const done = await s.request('PUT', `/transfer/${t.id}`, { headers: alice, json: { complete: true } });
-  assert.is(done.status, 200, done.text);
-  return {
-    id: t.id as number,
-    token: done.json.recipients[0].token as string,
-    files: t.files as { id: number }[],
-    completed: done.json,
-  };
+  const { t, token } = await availableTransfer(s, files, { headers: alice, chunk: CHUNK, over: extra });
+  return { id: t.id as number, token, files: t.files as { id: number }[], completed: t };
 }
 
 const view = async (s: TestServer, id: number) => (await s.request('GET', `/transfer/${id}`, { headers: alice })).json;
@@ -259,17 +239,10 @@ test('clamd down (allow): goes on unscanned, and the audit log says why', async 
   });
   try {
     proxy.cut(600_000);
-    const created = await down.request('POST', '/transfer', {
-      headers: alice,
-      json: transferBody({ files: [{ name: 'a.txt', size: 3 }] }),
-    });
-    const f = created.json.files[0];
-    await sendChunks(down.request, f.id, Buffer.from('abc'), CHUNK, { headers: alice });
-    await down.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } });
-    await down.request('PUT', `/transfer/${created.json.id}`, { headers: alice, json: { complete: true } });
-    const v = await scanned(down, created.json.id, 'not_scanned');
+    const created = await upload(down, [{ name: 'a.txt', data: Buffer.from('abc') }]);
+    const v = await scanned(down, created.id, 'not_scanned');
     assert.is(v.status, 'available');
-    const failed = (await events(down, created.json.id)).find((e) => e.event === 'virus_scan_failed');
+    const failed = (await events(down, created.id)).find((e) => e.event === 'virus_scan_failed');
     assert.match(failed?.detail ?? '', /clamd at/);
   } finally {
     proxy.cut(0);
@@ -286,15 +259,8 @@ test('clamd late (hold): a scan clamd does not answer within timeout_s is held, 
   // A stopped clamd still accepts connections (the kernel's backlog) but reads and answers nothing.
   process.kill(clamd.pid, 'SIGSTOP');
   try {
-    const created = await late.request('POST', '/transfer', {
-      headers: alice,
-      json: transferBody({ files: [{ name: 'slow.txt', size: 3 }] }),
-    });
-    const f = created.json.files[0];
-    await sendChunks(late.request, f.id, Buffer.from('abc'), CHUNK, { headers: alice });
-    await late.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } });
-    await late.request('PUT', `/transfer/${created.json.id}`, { headers: alice, json: { complete: true } });
-    const v = await scanned(late, created.json.id, 'held');
+    const created = await upload(late, [{ name: 'slow.txt', data: Buffer.from('abc') }]);
+    const v = await scanned(late, created.id, 'held');
     assert.match(v.virus_scan.error, /no answer within 1 s/);
     assert.is(v.status, 'uploading');
   } finally {
@@ -322,18 +288,11 @@ test('antivirus turned off: a transfer still waiting is released unscanned by a 
   };
   let second: TestServer | null = null;
   try {
-    const created = await first.request('POST', '/transfer', {
-      headers: alice,
-      json: transferBody({ files: [{ name: 'later.txt', size: 3 }] }),
-    });
-    const f = created.json.files[0];
-    await sendChunks(first.request, f.id, Buffer.from('abc'), CHUNK, { headers: alice });
-    await first.request('PUT', `/file/${f.id}`, { headers: alice, json: { complete: true } });
-    await first.request('PUT', `/transfer/${created.json.id}`, { headers: alice, json: { complete: true } });
-    await scanned(first, created.json.id, 'held');
+    const created = await upload(first, [{ name: 'later.txt', data: Buffer.from('abc') }]);
+    await scanned(first, created.id, 'held');
     // The same data on a node started without antivirus (the first keeps its files until the test ends).
     second = await startTestServer(again);
-    const v = await scanned(second, created.json.id, 'not_scanned');
+    const v = await scanned(second, created.id, 'not_scanned');
     assert.is(v.status, 'available');
     assert.is(v.virus_scan.error, 'scanning was turned off');
   } finally {

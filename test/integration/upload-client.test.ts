@@ -23,6 +23,11 @@ async function withServer(fn: (s: FakeServer, api: Api) => Promise<void>) {
   }
 }
 
+/** An upload of `sources` by user:a in chunks of CHUNK; `opts` adds the engine's other options. */
+const uploadOf = (api: Api, sources: BufSource[], opts: Omit<Parameters<typeof createUpload>[4], 'chunkSize'> = {}) =>
+  createUpload(api, sources, req, 'user:a', { chunkSize: CHUNK, ...opts });
+const backoff = (baseDelayMs: number, maxDelayMs: number) => new Backoff({ baseDelayMs, maxDelayMs });
+
 function phasesOf(): { seen: Phase[]; onChange(p: { phase: Phase }): void } {
   const seen: Phase[] = [];
   return { seen, onChange: (p) => seen[seen.length - 1] !== p.phase && seen.push(p.phase) };
@@ -47,8 +52,7 @@ test('uploads every byte once, at most N chunks in flight, then completes files 
     ];
     const store = new StorageResumeStore(new MemoryKeyValue());
     const ph = phasesOf();
-    const u = await createUpload(api, sources, req, 'user:a', {
-      chunkSize: CHUNK,
+    const u = await uploadOf(api, sources, {
       concurrency: 3,
       store,
       onChange: ph.onChange,
@@ -77,10 +81,9 @@ test('network cut mid-upload: the engine waits, retries and finishes by itself',
       }
     };
     const ph = phasesOf();
-    const u = await createUpload(api, sources, req, 'user:a', {
-      chunkSize: CHUNK,
+    const u = await uploadOf(api, sources, {
       concurrency: 2,
-      backoff: new Backoff({ baseDelayMs: 50, maxDelayMs: 200 }),
+      backoff: backoff(50, 200),
       onChange: ph.onChange,
     });
     await u.run();
@@ -96,10 +99,9 @@ test('wake() (the browser going online) ends a long backoff at once', () =>
     s.onChunk = () => {
       if (++chunks === 2) s.down = true;
     };
-    const u = await createUpload(api, sources, req, 'user:a', {
-      chunkSize: CHUNK,
+    const u = await uploadOf(api, sources, {
       concurrency: 1,
-      backoff: new Backoff({ baseDelayMs: 60_000, maxDelayMs: 60_000 }),
+      backoff: backoff(60_000, 60_000),
       onChange: (p) => {
         if (p.phase === 'waiting' && s.down) {
           s.down = false;
@@ -117,10 +119,9 @@ test('server errors (5xx) are retried; a client error stops the upload with its 
   withServer(async (s, api) => {
     const sources = [new BufSource('a.bin', crypto.randomBytes(4500))];
     s.failChunks = { count: 2, status: 503, id: 'internal_error' };
-    const u = await createUpload(api, sources, req, 'user:a', {
-      chunkSize: CHUNK,
+    const u = await uploadOf(api, sources, {
       concurrency: 2,
-      backoff: new Backoff({ baseDelayMs: 20, maxDelayMs: 50 }),
+      backoff: backoff(20, 50),
     });
     await u.run();
     assertArrived(s, u, sources);
@@ -128,10 +129,9 @@ test('server errors (5xx) are retried; a client error stops the upload with its 
     const other = [new BufSource('b.bin', crypto.randomBytes(3000))];
     s.failChunks = { count: 1, status: 400, id: 'file_chunk_out_of_bounds' };
     const ph = phasesOf();
-    const v = await createUpload(api, other, req, 'user:a', {
-      chunkSize: CHUNK,
+    const v = await uploadOf(api, other, {
       concurrency: 1,
-      backoff: new Backoff({ baseDelayMs: 20, maxDelayMs: 50 }),
+      backoff: backoff(20, 50),
       onChange: ph.onChange,
     });
     const err = await v.run().then(
@@ -154,8 +154,7 @@ test('resume after a reload sends only what was not acknowledged (beyond the chu
     const store = new StorageResumeStore(kv);
     s.chunkDelayMs = 10;
     let acked = 0;
-    const first = await createUpload(api, [new BufSource('a.bin', data)], req, 'user:a', {
-      chunkSize: CHUNK,
+    const first = await uploadOf(api, [new BufSource('a.bin', data)], {
       concurrency: 3,
       store,
       onChange: (p) => {
@@ -187,7 +186,7 @@ test('resume fills holes: chunks acknowledged out of order are not sent again', 
   withServer(async (s, api) => {
     const data = crypto.randomBytes(6500);
     const store = new StorageResumeStore(new MemoryKeyValue());
-    const u = await createUpload(api, [new BufSource('h.bin', data)], req, 'user:a', { chunkSize: CHUNK, store });
+    const u = await uploadOf(api, [new BufSource('h.bin', data)], { store });
     const rec = store.list('user:a')[0];
     const file = rec.files[0];
     // Chunks 0, 1, 3 and 5 arrived before the reload (chunk 2 and 4 were in flight and lost).
@@ -228,8 +227,7 @@ test("resume prefers the server's ranges when it exposes them, asks for every un
     const data = crypto.randomBytes(4000);
     const full = crypto.randomBytes(1500);
     const store = new StorageResumeStore(new MemoryKeyValue());
-    await createUpload(api, [new BufSource('r.bin', data), new BufSource('f.bin', full)], req, 'user:a', {
-      chunkSize: CHUNK,
+    await uploadOf(api, [new BufSource('r.bin', data), new BufSource('f.bin', full)], {
       store,
     });
     const rec = store.list('user:a')[0];
@@ -272,8 +270,7 @@ test('pause aborts chunks in flight; resume continues; cancel deletes the transf
     s.chunkDelayMs = 30;
     const data = crypto.randomBytes(8000);
     const store = new StorageResumeStore(new MemoryKeyValue());
-    const u = await createUpload(api, [new BufSource('p.bin', data)], req, 'user:a', {
-      chunkSize: CHUNK,
+    const u = await uploadOf(api, [new BufSource('p.bin', data)], {
       concurrency: 2,
       store,
     });
@@ -287,7 +284,7 @@ test('pause aborts chunks in flight; resume continues; cancel deletes the transf
     assert.is(u.progress().phase, 'done');
     assert.ok(s.files.get(u.record.files[0].fileId)!.data.equals(data));
 
-    const v = await createUpload(api, [new BufSource('c.bin', data)], req, 'user:a', { chunkSize: CHUNK, store });
+    const v = await uploadOf(api, [new BufSource('c.bin', data)], { store });
     await v.cancel();
     assert.equal(s.deletedTransfers, [v.transferId]);
     assert.is(store.list('user:a').length, 0);

@@ -12,6 +12,7 @@ import { movableClock } from '../helpers/session';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { S3Server, s3Client, startS3, s3Storage } from '../helpers/system/s3';
 import { aeadText, generateFileIv } from '../../src/shared-crypto/format';
+import { endAll } from '../helpers/end-all';
 
 /*
  * The REST path on the S3 store, end to end, on a real S3-compatible server (Swift's s3api): two ferry nodes
@@ -46,13 +47,7 @@ test.before(async () => {
     { clock: clock.clock },
   );
 });
-test.after(async () => {
-  await b?.close();
-  await a?.close();
-  await proxy?.close();
-  client?.destroy();
-  await s3?.stop();
-});
+test.after(() => endAll(b, a, proxy, client, s3));
 
 async function create(files: { name: string; size: number }[]) {
   const r = await a.request('POST', '/transfer', {

@@ -9,6 +9,7 @@ import { movableClock } from '../helpers/session';
 import { startTestSink, TestSink } from '../helpers/mail';
 import { S3Server, s3Client, startS3, s3Storage } from '../helpers/system/s3';
 import { until } from '../helpers/until';
+import { endAll } from '../helpers/end-all';
 
 /*
  * Files of more parts than one S3 multipart upload holds, through the REST interface on a real S3-compatible
@@ -45,13 +46,7 @@ test.before(async () => {
     { clock: clock.clock },
   );
 });
-test.after(async () => {
-  await b?.close();
-  await a?.close();
-  await sink?.close();
-  client?.destroy();
-  await s3?.stop();
-});
+test.after(() => endAll(b, a, sink, client, s3));
 
 async function create(sizes: number[]) {
   const files = sizes.map((size, i) => ({ name: `run-${i}.bin`, size }));

@@ -8,6 +8,7 @@ import { until } from '../helpers/until';
 import { createTransfer } from '../helpers/factories';
 import { S3Server, startS3, s3Storage } from '../helpers/system/s3';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
+import { endAll } from '../helpers/end-all';
 
 /*
  * Virus scanning on the S3 store (docs/sharing.md, Virus scanning): each file is read back from the bucket and
@@ -39,13 +40,7 @@ test.before(async () => {
     ...sameDataAs(a),
   });
 });
-test.after(async () => {
-  await b?.close();
-  await a?.close();
-  await sink?.close();
-  await clamd?.stop();
-  await s3?.stop();
-});
+test.after(() => endAll(b, a, sink, clamd, s3));
 
 async function upload(files: { name: string; data: Buffer }[]) {
   const t = await createTransfer(a, { files: files.map((f) => ({ name: f.name, size: f.data.length })) }, alice);

@@ -225,22 +225,17 @@ async function startOnce(parts: ReturnType<typeof swiftS3Parts>): Promise<S3Serv
       log_udp_port: log.port,
       log_level: 'INFO',
     });
+    // The account, container and object servers differ only in their name and port.
+    const storageServer = (kind: string, port: number) =>
+      ini({
+        DEFAULT: common(`${kind}-server`, port),
+        'pipeline:main': { pipeline: `${kind}-server` },
+        [`app:${kind}-server`]: { use: `egg:swift#${kind}` },
+      });
     const confs = {
-      account: ini({
-        DEFAULT: common('account-server', accountPort),
-        'pipeline:main': { pipeline: 'account-server' },
-        'app:account-server': { use: 'egg:swift#account' },
-      }),
-      container: ini({
-        DEFAULT: common('container-server', containerPort),
-        'pipeline:main': { pipeline: 'container-server' },
-        'app:container-server': { use: 'egg:swift#container' },
-      }),
-      object: ini({
-        DEFAULT: common('object-server', objectPort),
-        'pipeline:main': { pipeline: 'object-server' },
-        'app:object-server': { use: 'egg:swift#object' },
-      }),
+      account: storageServer('account', accountPort),
+      container: storageServer('container', containerPort),
+      object: storageServer('object', objectPort),
       proxy: ini({
         DEFAULT: common('proxy-server', proxyPort),
         'pipeline:main': {
