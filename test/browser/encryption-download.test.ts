@@ -2,13 +2,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { typedPasswordKey } from '../helpers/encryption/typed-password-key';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
 import { savedSha256 } from './fixtures';
 import { openBrowser, startFerry, makeFile, rest, sha256, HEADER_SP_CONFIG, BrowserSession } from './harness';
 import {
   aeadText,
-  deriveKey,
   encryptChunk,
   encryptedSize,
   fileCrypto,
@@ -69,13 +69,7 @@ async function sendEncrypted(): Promise<string> {
   });
   assert.is(created.status, 201, JSON.stringify(created.json));
   const t = created.json;
-  const key = await deriveKey({
-    password: PASSWORD,
-    passwordVersion: 1,
-    passwordEncoding: 'none',
-    salt: t.salt,
-    iterations: 10000,
-  });
+  const key = await typedPasswordKey(PASSWORD, t.salt, 10000);
   for (const [i, f] of (t.files as any[]).entries()) {
     const fc = fileCrypto(ivs[i], aeads[i], CHUNK);
     const fd = fs.openSync(files[i].path, 'r');

@@ -16,6 +16,7 @@ import {
   HEADER_SP_CONFIG,
   asUserHeaders,
   BrowserSession,
+  fillUploadForm,
 } from './harness';
 import { encryptedSize } from '../../src/shared-crypto/format';
 
@@ -45,12 +46,7 @@ test.after(async () => {
 });
 
 async function fillForm(page: Page, files: string[], subject: string) {
-  await page.goto(`${ferry.url}/`);
-  await page.locator('#upload-title').waitFor();
-  await page.setInputFiles('#pick-files', files);
-  await page.fill('#upload-recipients', 'rita@example.org');
-  await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', subject);
+  await fillUploadForm(page, ferry.url, files, 'rita@example.org', subject);
   await page.check('#upload-encrypt');
 }
 

@@ -1,12 +1,19 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { chromium, BrowserContext, Page } from 'playwright-core';
-import { startBinary, writeConfig, runFerry, BinaryServer, RunResult } from '../helpers/binary';
+import {
+  startBinary,
+  writeConfig,
+  runFerry,
+  serverHandle,
+  spawnServer,
+  BinaryServer,
+  RunResult,
+} from '../helpers/binary';
 import { tempDir, freePort, HEADER_SP } from '../helpers/server';
 import { chromiumExecutable } from '../helpers/system/parts';
-import { watchProcess } from '../helpers/internal-errors';
 
 /**
  * Browser tests: Chromium (Debian's, else the one @sparticuz/chromium carries: test/helpers/system/parts.ts) driven by playwright-core against the built binary (dist/ferry), with a
@@ -32,39 +39,17 @@ export async function startFerry(given: Record<string, unknown> = {}): Promise<B
   if (process.env.FERRY_TEST_FROM_SOURCE !== '1') return startBinary({ config });
   const dir = tempDir('ferry-browser-');
   const configFile = writeConfig(dir, config);
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve', '-c', configFile], {
-    cwd: ROOT,
-    env: { ...process.env, FERRY_WEB_ASSETS: path.join(ROOT, '.build/web-assets') },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((r) => proc.once('exit', (c) => r(c)));
-  watchProcess(
-    proc,
-    `ferry serve (source) in ${dir}`,
-    () => out,
-    () => (given.log as { debug?: boolean })?.debug === true,
+  const spawned = await spawnServer(
+    process.execPath,
+    ['--import', 'tsx', path.join(ROOT, 'src/main.ts'), 'serve', '-c', configFile],
+    { cwd: ROOT, env: { ...process.env, FERRY_WEB_ASSETS: path.join(ROOT, '.build/web-assets') } },
+    {
+      label: `ferry serve (source) in ${dir}`,
+      logDebug: () => (given.log as { debug?: boolean })?.debug === true,
+      timeoutMs: 30_000,
+    },
   );
-  for (let i = 0; i < 300 && !/listening on/.test(out); i++) await new Promise((r) => setTimeout(r, 100));
-  const url = /listening on (http:\/\/\S+)/.exec(out)?.[1];
-  if (!url) throw new Error(`ferry did not start:\n${out}`);
-  return {
-    url,
-    proc,
-    dir,
-    configFile,
-    output: () => out,
-    async stop() {
-      proc.kill('SIGTERM');
-      return exited;
-    },
-    async kill9() {
-      proc.kill('SIGKILL');
-      await exited;
-    },
-  };
+  return serverHandle(spawned, dir, configFile);
 }
 
 /** Runs a ferry command (the binary, or the source with FERRY_TEST_FROM_SOURCE=1). */
@@ -120,6 +105,43 @@ export async function shot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
 }
 
+/**
+ * The upload page of `baseUrl` with the form filled as a sender does: the files picked, the recipients typed
+ * (Enter makes each a chip), the subject. Nothing is sent yet: the caller sets any other field and clicks.
+ */
+export async function fillUploadForm(
+  page: Page,
+  baseUrl: string,
+  files: string[],
+  recipients: string,
+  subject: string,
+): Promise<void> {
+  await page.goto(`${baseUrl}/`);
+  await page.locator('#upload-title').waitFor();
+  await page.setInputFiles('#pick-files', files);
+  await page.fill('#upload-recipients', recipients);
+  await page.keyboard.press('Enter');
+  await page.fill('#upload-subject', subject);
+}
+
+/**
+ * Chromium's own network emulation (the DevTools protocol) on the session's page: the answer sets the link, an
+ * upload rate in bytes per second or 'offline', with `latencyMs` each way; downloads are not held.
+ */
+export async function emulatedLink(
+  b: BrowserSession,
+  latencyMs = 20,
+): Promise<(upload: number | 'offline') => Promise<unknown>> {
+  const cdp = await b.context.newCDPSession(b.page);
+  await cdp.send('Network.enable');
+  return (upload) =>
+    cdp.send('Network.emulateNetworkConditions', {
+      offline: upload === 'offline',
+      latency: latencyMs,
+      downloadThroughput: -1,
+      uploadThroughput: upload === 'offline' ? 0 : upload,
+    });
+}
 /** A file of pseudo-random bytes written in 1 MiB blocks (never held whole in memory), with its SHA-256. */
 export function makeFile(dir: string, name: string, size: number): { path: string; size: number; sha256: string } {
   const file = path.join(dir, name);

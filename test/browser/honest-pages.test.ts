@@ -14,6 +14,7 @@ import {
   HEADER_SP_CONFIG,
   asUserHeaders,
   watchProgress,
+  fillUploadForm,
 } from './harness';
 
 // What a new user meets on a fresh server, said as it is: mail that only reached the built-in inbox is not
@@ -40,12 +41,7 @@ async function noSeriousAxe(page: Page, where: string) {
 }
 
 async function upload(page: Page, files: string[], to: string, subject: string, encrypt = false) {
-  await page.goto(`${ferry.url}/`);
-  await page.locator('#upload-title').waitFor();
-  await page.setInputFiles('#pick-files', files);
-  await page.fill('#upload-recipients', to);
-  await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', subject);
+  await fillUploadForm(page, ferry.url, files, to, subject);
   if (encrypt) {
     await page.check('#upload-encrypt');
     await page.fill('input.encrypt-password', PASSWORD);

@@ -12,6 +12,7 @@ import {
   parseEta,
   HEADER_SP_CONFIG,
   asUserHeaders,
+  emulatedLink,
 } from './harness';
 
 // The time left after an interruption: a 1 MB/s link (Chromium's network emulation) cut for 10 s, then the
@@ -45,15 +46,8 @@ test('after 10 s offline and a server down for 8 s: no dishonest time left, and 
   const b = await openBrowser({ headers: asUserHeaders('alice') });
   try {
     const { page } = b;
-    const cdp = await b.context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    const link = (offline: boolean) =>
-      cdp.send('Network.emulateNetworkConditions', {
-        offline,
-        latency: 20,
-        downloadThroughput: -1,
-        uploadThroughput: LINK,
-      });
+    const emulate = await emulatedLink(b);
+    const link = (offline: boolean) => emulate(offline ? 'offline' : LINK);
     await link(false);
     await page.goto(`${ferry.url}/`);
     await page.locator('#upload-title').waitFor();

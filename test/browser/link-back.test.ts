@@ -13,6 +13,7 @@ import {
   sha256,
   startFerry,
   watchProgress,
+  emulatedLink,
 } from './harness';
 
 // "After reconnecting, 'Trying again in 22 s' stayed for 3 s while progress climbed." The link is lost without
@@ -50,15 +51,7 @@ test('the link back after a long wait: "Trying again in N s" goes as soon as the
   const b = await openBrowser({ headers: asUserHeaders('alice') });
   try {
     const { page } = b;
-    const cdp = await b.context.newCDPSession(page);
-    await cdp.send('Network.enable');
-    const link = (rate: number) =>
-      cdp.send('Network.emulateNetworkConditions', {
-        offline: false,
-        latency: 20,
-        downloadThroughput: -1,
-        uploadThroughput: rate,
-      });
+    const link = await emulatedLink(b);
     await link(LINK);
     const look = (): Promise<Seen | null> =>
       page

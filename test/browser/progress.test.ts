@@ -13,6 +13,7 @@ import {
   parseEta,
   HEADER_SP_CONFIG,
   asUserHeaders,
+  emulatedLink,
 } from './harness';
 
 // Progress on a slow link: Chromium's own network emulation (the DevTools protocol) holds the upload to a
@@ -54,14 +55,7 @@ test('a throttled 1 MB/s upload: the bar moves at once, the shown rate stays wit
   const file = makeFile(dir, 'slow.bin', size);
   const b = await openBrowser({ headers: asUserHeaders('alice') });
   try {
-    const cdp = await b.context.newCDPSession(b.page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: 20,
-      downloadThroughput: -1,
-      uploadThroughput: LINK,
-    });
+    await (await emulatedLink(b))(LINK);
     await b.page.goto(`${ferry.url}/`);
     await b.page.locator('#upload-title').waitFor();
     await b.page.setInputFiles('#pick-files', [file.path]);
@@ -172,14 +166,7 @@ test('leaving or reloading during an upload asks first; staying keeps the upload
   const file = makeFile(dir, 'leave.bin', 12 * 1024 * 1024);
   const b = await openBrowser({ headers: asUserHeaders('alice') });
   try {
-    const cdp = await b.context.newCDPSession(b.page);
-    await cdp.send('Network.enable');
-    await cdp.send('Network.emulateNetworkConditions', {
-      offline: false,
-      latency: 0,
-      downloadThroughput: -1,
-      uploadThroughput: 2 * LINK,
-    });
+    await (await emulatedLink(b, 0))(2 * LINK);
     await b.page.goto(`${ferry.url}/`);
     await b.page.locator('#upload-title').waitFor();
     // Before an upload, leaving asks nothing.

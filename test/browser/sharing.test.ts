@@ -12,6 +12,7 @@ import {
   HEADER_SP_CONFIG,
   asUserHeaders,
   BrowserSession,
+  fillUploadForm,
 } from './harness';
 import type { Locator } from 'playwright-core';
 import { PNG } from 'pngjs';
@@ -57,12 +58,7 @@ async function sentFromUploadPage(
   fields: Record<string, string> = {},
 ) {
   const { page } = b;
-  await page.goto(`${ferry.url}/`);
-  await page.locator('#upload-title').waitFor();
-  await page.setInputFiles('#pick-files', [file.path]);
-  await page.fill('#upload-recipients', to);
-  await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', subject);
+  await fillUploadForm(page, ferry.url, [file.path], to, subject);
   for (const [selector, value] of Object.entries(fields)) await page.fill(selector, value);
   await page.click('button.primary');
   await page.locator('#summary-title').waitFor({ timeout: 60_000 });

@@ -14,6 +14,7 @@ import {
   HEADER_SP_CONFIG,
   asUserHeaders,
   BrowserSession,
+  fillUploadForm,
 } from './harness';
 
 // The pages tell the truth (the web application's fourth pass): a download limit the form cannot hold is
@@ -37,13 +38,8 @@ test.after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function uploadForm(page: Page, file: string, subject: string) {
-  await page.goto(`${ferry.url}/`);
-  await page.locator('#upload-title').waitFor();
-  await page.setInputFiles('#pick-files', [file]);
-  await page.fill('#upload-recipients', 'rita@example.org');
-  await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', subject);
+function uploadForm(page: Page, file: string, subject: string) {
+  return fillUploadForm(page, ferry.url, [file], 'rita@example.org', subject);
 }
 
 async function noSeriousAxe(page: Page, where: string) {

@@ -16,6 +16,7 @@ import {
   HEADER_SP_CONFIG,
   asUserHeaders,
   BrowserSession,
+  fillUploadForm,
 } from './harness';
 import { zipEntries } from './zip-reader';
 import { mailSink } from './fixtures';
@@ -40,13 +41,8 @@ test.after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
-async function fillForm(page: Page, files: string[], recipients: string[], subject: string) {
-  await page.goto(`${ferry.url}/`);
-  await page.locator('#upload-title').waitFor();
-  await page.setInputFiles('#pick-files', files);
-  await page.fill('#upload-recipients', recipients.join(', '));
-  await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', subject);
+function fillForm(page: Page, files: string[], recipients: string[], subject: string) {
+  return fillUploadForm(page, ferry.url, files, recipients.join(', '), subject);
 }
 
 /** Bytes put on the wire by chunk PUTs, from the browser's own requests (aborted ones included). */

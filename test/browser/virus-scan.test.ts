@@ -13,6 +13,7 @@ import {
   HEADER_SP_CONFIG,
   asUserHeaders,
   BrowserSession,
+  fillUploadForm,
 } from './harness';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 import { until } from '../helpers/until';
@@ -40,12 +41,7 @@ test.after(async () => {
 
 async function send(file: string, subject: string) {
   const { page } = b;
-  await page.goto(`${ferry.url}/`);
-  await page.locator('#upload-title').waitFor();
-  await page.setInputFiles('#pick-files', [file]);
-  await page.fill('#upload-recipients', 'rita@example.org');
-  await page.keyboard.press('Enter');
-  await page.fill('#upload-subject', subject);
+  await fillUploadForm(page, ferry.url, [file], 'rita@example.org', subject);
   await page.click('button.primary');
   await page.locator('#summary-title').waitFor({ timeout: 60_000 });
   const list = (await rest(ferry.url, 'GET', '/transfer', 'alice')).json as any[];

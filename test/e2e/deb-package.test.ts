@@ -4,8 +4,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from '../helpers/temp-dir';
-import { waitForExit } from '../helpers/binary';
-import { watchProcess } from '../helpers/internal-errors';
+import { spawnServer, waitForExit } from '../helpers/binary';
 import { request } from '../helpers/server';
 import { inAWeek, patternBytes, sendChunks, sha256 } from '../helpers/upload-client';
 import { debianPackaging, systemdAnalyze } from '../helpers/system/parts';
@@ -202,38 +201,14 @@ async function startService(): Promise<{ url: string; proc: ChildProcess; output
     .split(' ');
   assert.equal(execStart, ['/usr/bin/ferry', 'serve', '-c', CONFIG]);
   assert.ok(unit.includes('User=ferry') && unit.includes('Group=ferry'));
-  const proc = spawn(execStart[0], execStart.slice(1), {
-    ...ferryIds(),
-    cwd: '/',
-    env: serviceEnv(),
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  state.servers.push(proc);
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  watchProcess(
-    proc,
-    'the packaged ferry.service',
-    () => out,
-    () => false,
+  const { proc, url, output } = await spawnServer(
+    execStart[0],
+    execStart.slice(1),
+    { ...ferryIds(), cwd: '/', env: serviceEnv() },
+    { label: 'the packaged ferry.service', logDebug: () => false, timeoutMs: 30_000 },
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no "listening on" line within 30 s:\n${out}`)), 30_000);
-    const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    proc.stdout!.on('data', check);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`ferry serve exited (${code}) before listening:\n${out}`));
-    });
-  });
-  return { url, proc, output: () => out };
+  state.servers.push(proc);
+  return { url, proc, output };
 }
 
 async function stopService(proc: ChildProcess): Promise<void> {

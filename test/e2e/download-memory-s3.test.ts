@@ -4,7 +4,7 @@ import { transferBody } from '../helpers/factories';
 import fs from 'node:fs';
 import { startBinary, BinaryServer } from '../helpers/binary';
 import { HEADER_SP, request } from '../helpers/server';
-import { startS3, S3Server } from '../helpers/system/s3';
+import { s3Env, s3NodeStorage, startS3, S3Server } from '../helpers/system/s3';
 import { cpuSeconds, drainBody, rssKiB } from '../helpers/process-memory';
 import { until } from '../helpers/until';
 
@@ -27,16 +27,9 @@ test.before(async () => {
     config: {
       ...HEADER_SP,
       upload_chunk_size: CHUNK,
-      storage: {
-        type: 's3',
-        endpoint: s3.endpoint,
-        bucket: s3.bucket,
-        region: s3.region,
-        prefix: 'mem/',
-        force_path_style: true,
-      },
+      storage: s3NodeStorage(s3, 'mem/'),
     },
-    env: { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey },
+    env: s3Env(s3),
     timeoutMs: 60_000,
   });
 });
@@ -100,7 +93,7 @@ test('serving a ZIP from S3 holds under 24 MiB more than the node had before, an
   await s.stop();
   s = await startBinary({
     dir: s.dir,
-    env: { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey },
+    env: s3Env(s3),
     timeoutMs: 60_000,
   });
   const before = rssKiB(s.proc.pid!, 'VmRSS');

@@ -5,12 +5,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startBinary, type BinaryServer } from '../helpers/binary';
-import { callNode } from '../helpers/node-calls';
-import { asUser, HEADER_SP, tempDir } from '../helpers/server';
+import { callNode, clusterNodeConfig, putChunk } from '../helpers/node-calls';
+import { asUser, tempDir } from '../helpers/server';
 import { startTestSink, type TestSink } from '../helpers/mail';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
-import { startS3, type S3Server } from '../helpers/system/s3';
+import { s3Env, s3NodeStorage, startS3, type S3Server } from '../helpers/system/s3';
 import { migrations } from '../../src/db/migrations';
 
 // A rolling upgrade (docs/deploying.md, "Upgrading a cluster"): the previous release (the newest commit whose
@@ -103,39 +103,13 @@ const call = (node: BinaryServer, method: string, p: string, json?: unknown) =>
   callNode(node, alice, method, p, json, 60_000);
 
 async function chunk(node: BinaryServer, fileId: number, data: Buffer, offset: number) {
-  const bytes = data.subarray(offset, Math.min(offset + CHUNK, data.length));
-  const r = await fetch(`${node.url}/file/${fileId}/chunk/${offset}`, {
-    method: 'PUT',
-    headers: {
-      ...alice,
-      'content-type': 'application/octet-stream',
-      'X-Service-File-Size': String(data.length),
-      'X-Service-Chunk-Offset': String(offset),
-      'X-Service-Chunk-Size': String(bytes.length),
-    },
-    body: bytes as unknown as BodyInit,
-    signal: AbortSignal.timeout(60_000),
-  });
+  const r = await putChunk(node, alice, fileId, data.length, offset, data.subarray(offset, offset + CHUNK));
   assert.is(r.status, 200, await r.text());
 }
 
 test('the previous release and this one side by side: migrate, upload through both, download intact from both, stop the old one', async () => {
-  const config = {
-    ...HEADER_SP,
-    base_url: 'http://localhost:8080',
-    database_url: databaseUrl,
-    mail: { transport: sink.url },
-    purge_interval_s: 0,
-    storage: {
-      type: 's3',
-      endpoint: s3.endpoint,
-      bucket: s3.bucket,
-      region: s3.region,
-      prefix: 'upgrade/',
-      force_path_style: true,
-    },
-  };
-  const env = { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
+  const config = clusterNodeConfig(databaseUrl, sink.url, s3NodeStorage(s3, 'upgrade/'));
+  const env = s3Env(s3);
   for (const n of ['old', 'new']) fs.mkdirSync(path.join(dir, n));
   const old = await startBinary({ dir: path.join(dir, 'old'), config, env, binary: oldBinary, timeoutMs: 60_000 });
   let fresh: BinaryServer | null = null;

@@ -3,12 +3,12 @@ import * as assert from 'uvu/assert';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startBinary, BinaryServer } from '../helpers/binary';
-import { tempDir, asUser, HEADER_SP } from '../helpers/server';
+import { tempDir, asUser } from '../helpers/server';
 import { startTestSink, TestSink } from '../helpers/mail';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
-import { callNode, queryPostgres } from '../helpers/node-calls';
-import { startS3, S3Server } from '../helpers/system/s3';
+import { callNode, clusterNodeConfig, queryPostgres } from '../helpers/node-calls';
+import { s3Env, s3NodeStorage, startS3, S3Server } from '../helpers/system/s3';
 import { startCuttingProxy, CuttingProxy } from '../helpers/cutting-proxy';
 import { until } from '../helpers/until';
 
@@ -41,24 +41,9 @@ test.before(async () => {
   dir = tempDir('ferry-takeover-');
   [sink, databaseUrl, s3] = await Promise.all([startTestSink(), freshPostgresDatabase('ferry_takeover'), startS3()]);
   relay = await startCuttingProxy(s3.endpoint);
-  const storage = {
-    type: 's3',
-    endpoint: s3.endpoint,
-    bucket: s3.bucket,
-    region: s3.region,
-    prefix: PREFIX,
-    force_path_style: true,
-    max_parts: 3,
-  };
-  const config = {
-    ...HEADER_SP,
-    base_url: 'http://localhost:8080',
-    database_url: databaseUrl,
-    mail: { transport: sink.url },
-    purge_interval_s: 0,
-    storage,
-  };
-  const env = { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
+  const storage = s3NodeStorage(s3, PREFIX, { max_parts: 3 });
+  const config = clusterNodeConfig(databaseUrl, sink.url, storage);
+  const env = s3Env(s3);
   for (const name of ['node1', 'node2', 'node3']) {
     fs.mkdirSync(path.join(dir, name));
     // Node 1 reaches the store through the relay.

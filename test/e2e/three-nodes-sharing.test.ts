@@ -6,11 +6,11 @@ import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { startBinary, BinaryServer, BINARY } from '../helpers/binary';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
-import { tempDir, asUser, HEADER_SP } from '../helpers/server';
+import { tempDir, asUser } from '../helpers/server';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
-import { queryPostgres } from '../helpers/node-calls';
-import { startS3, S3Server } from '../helpers/system/s3';
+import { clusterNodeConfig, queryPostgres } from '../helpers/node-calls';
+import { s3Env, s3NodeStorage, startS3, S3Server } from '../helpers/system/s3';
 import { until } from '../helpers/until';
 
 // Sharing controls on three `dist/ferry serve` nodes sharing one PostgreSQL and one S3 server, as behind a load
@@ -50,24 +50,12 @@ async function call(
 test.before(async () => {
   dir = tempDir('ferry-3nodes-sharing-');
   [databaseUrl, s3, sink] = await Promise.all([freshPostgresDatabase('ferry_sharing'), startS3(), startTestSink()]);
-  const config = {
-    ...HEADER_SP,
-    base_url: 'http://localhost:8080',
-    database_url: databaseUrl,
-    // Every node runs its purge pass (and so the automatic reminders) every 2 s.
+  // Every node runs its purge pass (and so the automatic reminders) every 2 s.
+  const config = clusterNodeConfig(databaseUrl, sink.url, s3NodeStorage(s3, 'ferry-sharing/'), {
     purge_interval_s: 2,
     transfer_automatic_reminder: [2],
-    mail: { transport: sink.url },
-    storage: {
-      type: 's3',
-      endpoint: s3.endpoint,
-      bucket: s3.bucket,
-      region: s3.region,
-      prefix: 'ferry-sharing/',
-      force_path_style: true,
-    },
-  };
-  env = { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
+  });
+  env = s3Env(s3);
   for (const name of ['node1', 'node2', 'node3']) {
     fs.mkdirSync(path.join(dir, name));
     nodes.push(await startBinary({ dir: path.join(dir, name), config, env, timeoutMs: 60_000 }));

@@ -5,13 +5,13 @@ import path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { startBinary, runFerry, BinaryServer } from '../helpers/binary';
-import { tempDir, asUser, HEADER_SP } from '../helpers/server';
+import { tempDir, asUser } from '../helpers/server';
 import { startTestSink, addressOf, TestSink } from '../helpers/mail';
 import { patternBytes, sha256 } from '../helpers/upload-client';
 import { RoundRobinClient } from '../helpers/round-robin-client';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
-import { callNode, queryPostgres } from '../helpers/node-calls';
-import { startS3, s3Client, S3Server } from '../helpers/system/s3';
+import { callNode, clusterNodeConfig, queryPostgres } from '../helpers/node-calls';
+import { s3Env, s3NodeStorage, startS3, s3Client, S3Server } from '../helpers/system/s3';
 
 // Three `dist/ferry serve` nodes on one PostgreSQL and one S3 server (Swift with s3api, test/helpers/system/
 // s3.ts), as behind a load balancer without stickiness; no node shares a directory with another. A client sends
@@ -88,28 +88,14 @@ function overlaps(ranges: [number, number][], chunk: number): boolean {
 }
 
 /** The S3 credentials, from the environment as an operator would give them (not in the config file). */
-const credentials = () => ({ FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey });
+const credentials = () => s3Env(s3);
 
 test.before(async () => {
   dir = tempDir('ferry-3nodes-');
   [sink, databaseUrl, s3] = await Promise.all([startTestSink(), freshPostgresDatabase('ferry_nodes'), startS3()]);
   bucket = s3Client(s3);
-  const config = {
-    ...HEADER_SP,
-    // Behind one load balancer the nodes share one public address: links in mail name it, not a node's port.
-    base_url: 'http://localhost:8080',
-    database_url: databaseUrl,
-    mail: { transport: sink.url },
-    purge_interval_s: 0,
-    storage: {
-      type: 's3',
-      endpoint: s3.endpoint,
-      bucket: s3.bucket,
-      region: s3.region,
-      prefix: PREFIX,
-      force_path_style: true,
-    },
-  };
+  // Behind one load balancer the nodes share one public address: links in mail name it, not a node's port.
+  const config = clusterNodeConfig(databaseUrl, sink.url, s3NodeStorage(s3, PREFIX));
   // One at a time: the first creates the schema, the others start on it.
   for (const name of ['node1', 'node2', 'node3']) {
     fs.mkdirSync(path.join(dir, name));

@@ -1,4 +1,4 @@
-import { spawn, spawnSync, ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { tempDir } from './temp-dir';
@@ -42,46 +42,24 @@ export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer
   const configFile = path.join(dir, 'ferry.json');
   if (!opts.dir || opts.config) writeConfig(dir, opts.config);
   const timeoutMs = opts.timeoutMs ?? 15_000;
-  const proc = spawn(opts.binary ?? BINARY, ['serve', '-c', configFile, ...(opts.args ?? [])], {
-    cwd: opts.cwd ?? dir,
-    env: { ...process.env, ...opts.env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  proc.stdout!.on('data', (d) => (out += d));
-  proc.stderr!.on('data', (d) => (out += d));
-  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  // No answer is a 500 and no log line a stack trace without log.debug (test/helpers/internal-errors.ts).
-  watchProcess(
-    proc,
-    `ferry serve in ${dir}`,
-    () => out,
-    () => logDebug(configFile),
+  const spawned = await spawnServer(
+    opts.binary ?? BINARY,
+    ['serve', '-c', configFile, ...(opts.args ?? [])],
+    { cwd: opts.cwd ?? dir, env: { ...process.env, ...opts.env } },
+    { label: `ferry serve in ${dir}`, logDebug: () => logDebug(configFile), timeoutMs },
   );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      proc.kill('SIGKILL');
-      reject(new Error(`no "listening on" line within ${timeoutMs} ms:\n${out}`));
-    }, timeoutMs);
-    const check = () => {
-      const m = /listening on (http:\/\/\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]);
-      }
-    };
-    proc.stdout!.on('data', check);
-    proc.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`ferry exited with ${code} before listening:\n${out}`));
-    });
-  });
+  return serverHandle(spawned, dir, configFile);
+}
+
+/** A started server as the tests hold it: its address and output, a bounded SIGTERM, and a crash (SIGKILL). */
+export function serverHandle(spawned: SpawnedServer, dir: string, configFile: string): BinaryServer {
+  const { proc, url, output, exited } = spawned;
   return {
     url,
     proc,
     dir,
     configFile,
-    output: () => out,
+    output,
     async stop(timeoutMs = 10_000) {
       if (proc.exitCode !== null) return proc.exitCode;
       proc.kill('SIGTERM');
@@ -96,6 +74,54 @@ export async function startBinary(opts: StartOptions = {}): Promise<BinaryServer
       await exited;
     },
   };
+}
+
+/** A `ferry serve` process that printed its "listening on <url>" line. */
+export interface SpawnedServer {
+  proc: ChildProcess;
+  url: string;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Resolves to the exit code once the process ends. */
+  exited: Promise<number | null>;
+}
+
+/**
+ * Spawns a `ferry serve` (the binary, the source, or the packaged service) and waits, at most `timeoutMs`, for
+ * its "listening on <url>" line; a process that ends or stays silent first is killed and its output reported.
+ * No answer is a 500 and no log line a stack trace without log.debug (test/helpers/internal-errors.ts).
+ */
+export async function spawnServer(
+  command: string,
+  args: string[],
+  options: SpawnOptions,
+  watch: { label: string; logDebug: () => boolean; timeoutMs: number },
+): Promise<SpawnedServer> {
+  const proc = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  proc.stdout!.on('data', (d) => (out += d));
+  proc.stderr!.on('data', (d) => (out += d));
+  const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
+  watchProcess(proc, watch.label, () => out, watch.logDebug);
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      proc.kill('SIGKILL');
+      reject(new Error(`${watch.label}: no "listening on" line within ${watch.timeoutMs} ms:\n${out}`));
+    }, watch.timeoutMs);
+    const check = () => {
+      const m = /listening on (http:\/\/\S+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    };
+    proc.stdout!.on('data', check);
+    proc.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${watch.label} exited with ${code} before listening:\n${out}`));
+    });
+  });
+  return { proc, url, output: () => out, exited };
 }
 
 /** The config file's log.debug, read when the output is checked (a test may have rewritten the file). */

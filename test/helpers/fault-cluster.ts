@@ -3,11 +3,12 @@ import path from 'node:path';
 import pg from 'pg';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { BINARY, startBinary, type BinaryServer } from './binary';
-import { asUser, HEADER_SP, tempDir } from './server';
+import { asUser, tempDir } from './server';
 import { startTestSink, type TestSink } from './mail';
 import { sha256 } from './upload-client';
 import { postgresServer, type PostgresServer } from './system/postgres';
-import { startS3, type S3Server } from './system/s3';
+import { s3Env, s3NodeStorage, startS3, type S3Server } from './system/s3';
+import { clusterNodeConfig, putChunk } from './node-calls';
 import { startFaultProxy, type FaultProxy } from './fault-proxy';
 import { startCuttingProxy, type CuttingProxy } from './cutting-proxy';
 
@@ -51,23 +52,9 @@ export async function startFaultCluster(
   const database = await startCuttingProxy(`http://${dbTarget.hostname}:${dbTarget.port}`);
   const relayed = new URL(databaseUrl);
   relayed.port = new URL(database.url).port;
-  const configOf = (i: number) => ({
-    ...HEADER_SP,
-    base_url: 'http://localhost:8080',
-    database_url: relayed.toString(),
-    mail: { transport: sink.url },
-    purge_interval_s: 0,
-    storage: {
-      type: 's3',
-      endpoint: store.url,
-      bucket: s3.bucket,
-      region: s3.region,
-      prefix: `${name}/`,
-      force_path_style: true,
-    },
-    ...extra(i),
-  });
-  const env = { FERRY_S3_ACCESS_KEY_ID: s3.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: s3.secretAccessKey };
+  const storage = s3NodeStorage(s3, `${name}/`, { endpoint: store.url });
+  const configOf = (i: number) => clusterNodeConfig(relayed.toString(), sink.url, storage, extra(i));
+  const env = s3Env(s3);
   const nodes: BinaryServer[] = [];
   const start = (i: number, config = configOf(i)) =>
     startBinary({ dir: path.join(dir, `node${i + 1}`), config, env, timeoutMs: 60_000 });
@@ -202,18 +189,7 @@ export async function uploadChunks(
         let text = '';
         let retryAfter: string | null = null;
         try {
-          const r = await fetch(`${nodes[node].url}/file/${fileId}/chunk/${offset}`, {
-            method: 'PUT',
-            headers: {
-              ...alice,
-              'content-type': 'application/octet-stream',
-              'X-Service-File-Size': String(data.length),
-              'X-Service-Chunk-Offset': String(offset),
-              'X-Service-Chunk-Size': String(bytes.length),
-            },
-            body: bytes as unknown as BodyInit,
-            signal: AbortSignal.timeout(60_000),
-          });
+          const r = await putChunk(nodes[node], alice, fileId, data.length, offset, bytes);
           status = r.status;
           retryAfter = r.headers.get('retry-after');
           text = await r.text();

@@ -1,16 +1,10 @@
 import crypto from 'node:crypto';
+import { typedPasswordKey } from './encryption/typed-password-key';
 import fs from 'node:fs';
 import path from 'node:path';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
-import {
-  aeadText,
-  deriveKey,
-  encryptChunk,
-  fileCrypto,
-  generateFileIv,
-  toBase64,
-} from '../../src/shared-crypto/format';
+import { aeadText, encryptChunk, fileCrypto, generateFileIv, toBase64 } from '../../src/shared-crypto/format';
 import { instantToWallClock } from '../../src/db/filesender/wall-clock';
 
 /**
@@ -436,7 +430,7 @@ export async function buildSite(db: SiteDb, filesDir: string, schemaVersion = 25
   const secretPlain = crypto.randomBytes(2 * MiB + 1000);
   const iv = generateFileIv();
   const aead = toBase64(new TextEncoder().encode(aeadText(secretPlain.length, chunkSize, iv)));
-  const key = await deriveKey({ password, passwordVersion: 1, passwordEncoding: 'none', salt, iterations });
+  const key = await typedPasswordKey(password, salt, iterations);
   const fc = fileCrypto(iv, aead, chunkSize);
   const sealed: Buffer[] = [];
   for (let i = 0; i * chunkSize < secretPlain.length; i++)

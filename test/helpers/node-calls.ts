@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { HEADER_SP } from './server';
 
 /**
  * What the tests of several `dist/ferry` nodes on one PostgreSQL ask of them: the rows the nodes left (one query,
@@ -37,4 +38,52 @@ export async function callNode(
   });
   const text = await r.text();
   return { status: r.status, text, json: text ? JSON.parse(text) : undefined };
+}
+
+/**
+ * The config every node of a cluster shares: one PostgreSQL, one mail transport, one store, and behind one load
+ * balancer one public address (links in mail name it, not a node's port); no purge pass unless `more` sets one.
+ */
+export function clusterNodeConfig(
+  databaseUrl: string,
+  mailTransport: string,
+  storage: Record<string, unknown>,
+  more: Record<string, unknown> = {},
+) {
+  return {
+    ...HEADER_SP,
+    base_url: 'http://localhost:8080',
+    database_url: databaseUrl,
+    mail: { transport: mailTransport },
+    purge_interval_s: 0,
+    storage,
+    ...more,
+  };
+}
+
+/**
+ * One chunk PUT to a node, as FileSender's clients send it: `bytes` at `offset` of a file of `fileSize` bytes,
+ * bounded to `timeoutMs`. Answers the response for the caller to judge (a cluster's client retries a 503).
+ */
+export function putChunk(
+  node: { url: string },
+  headers: Record<string, string>,
+  fileId: number,
+  fileSize: number,
+  offset: number,
+  bytes: Buffer,
+  timeoutMs = 60_000,
+): Promise<Response> {
+  return fetch(`${node.url}/file/${fileId}/chunk/${offset}`, {
+    method: 'PUT',
+    headers: {
+      ...headers,
+      'content-type': 'application/octet-stream',
+      'X-Service-File-Size': String(fileSize),
+      'X-Service-Chunk-Offset': String(offset),
+      'X-Service-Chunk-Size': String(bytes.length),
+    },
+    body: bytes as unknown as BodyInit,
+    signal: AbortSignal.timeout(timeoutMs),
+  });
 }

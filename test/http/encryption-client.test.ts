@@ -1,12 +1,13 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { typedPasswordKey } from '../helpers/encryption/typed-password-key';
 import { transferBody } from '../helpers/factories';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { startTestServer, HEADER_SP, asUser, TestServer, tempDir } from '../helpers/server';
 import { patternBytes, sha256 } from '../helpers/upload-client';
-import { aeadText, decryptChunk, deriveKey, fileCrypto } from '../../src/shared-crypto/format';
+import { aeadText, decryptChunk, fileCrypto } from '../../src/shared-crypto/format';
 import { python3Cryptography } from '../helpers/system/parts';
 
 // The requests filesender.py 3.8 makes for `-e <password>` (encrypt_chunk_aesgcm / decrypt_chunk), with the
@@ -112,13 +113,7 @@ test('an upload encrypted as filesender.py -e does it, downloaded as filesender.
   assert.is(sha256(reference('decrypt', PASSWORD, t.salt, iv, aead, ciphertext).bytes), sha256(data));
   assert.is(reference('decrypt', 'Tr0ub4dor&3-horsf', t.salt, iv, aead, ciphertext).status, 3);
 
-  const key = await deriveKey({
-    password: PASSWORD,
-    passwordVersion: 1,
-    passwordEncoding: 'none',
-    salt: t.salt,
-    iterations: 10000,
-  });
+  const key = await typedPasswordKey(PASSWORD, t.salt, 10000);
   const fc = fileCrypto(iv, aead, S);
   const plain = await Promise.all(got.map((c, i) => decryptChunk(key, fc, i, c)));
   assert.is(sha256(Buffer.concat(plain)), sha256(data));

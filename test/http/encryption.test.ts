@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { typedPasswordKey } from '../helpers/encryption/typed-password-key';
 import { encryptionFields, transferBody } from '../helpers/factories';
 import { startTestServer, HEADER_SP, asUser } from '../helpers/server';
 import { serverWithSink } from '../helpers/mail-server';
@@ -8,7 +9,6 @@ import { patternBytes, sha256, inAWeek } from '../helpers/upload-client';
 import {
   aeadText,
   decryptChunk,
-  deriveKey,
   encryptChunk,
   fileCrypto,
   generateFileIv,
@@ -85,7 +85,7 @@ async function uploadEncrypted(files: { name: string; data: Buffer }[]) {
 
 /** The key the pages derive from a password (PASSWORD unless given) and a Transfer's salt, as encryptionFields set it. */
 function keyOf(salt: string, password = PASSWORD) {
-  return deriveKey({ password, passwordVersion: 1, passwordEncoding: 'none', salt, iterations: 1000 });
+  return typedPasswordKey(password, salt, 1000);
 }
 
 test('the encryption fields are kept and given back; the answer carries the server-made salt', async () => {

@@ -1,5 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { typedPasswordKey } from '../helpers/encryption/typed-password-key';
 import { startTestServer, HEADER_SP, asUser, TestServer, sameDataAs } from '../helpers/server';
 import { startTestSink, TestSink, addressOf } from '../helpers/mail';
 import { patternBytes, inAWeek } from '../helpers/upload-client';
@@ -9,7 +10,7 @@ import { until } from '../helpers/until';
 import { availableTransfer, encryptionFields } from '../helpers/factories';
 import { Clamd, EICAR, startClamd } from '../helpers/system/clamd';
 import { HOLD_RETRY_S } from '../../src/domain/virus-scans';
-import { aeadText, deriveKey, encryptChunk, fileCrypto, generateFileIv } from '../../src/shared-crypto/format';
+import { aeadText, encryptChunk, fileCrypto, generateFileIv } from '../../src/shared-crypto/format';
 import { endAll } from '../helpers/end-all';
 
 // Virus scanning (docs/sharing.md): a completed transfer's files are streamed to a real clamd (Debian's,
@@ -316,13 +317,7 @@ test('encrypted transfers are not scanned: available at once, marked so, and the
   });
   assert.is(created.status, 201, created.text);
   const t = created.json;
-  const key = await deriveKey({
-    password: 'Correct Horse 9 battery!',
-    passwordVersion: 1,
-    passwordEncoding: 'none',
-    salt: t.salt,
-    iterations: 1000,
-  });
+  const key = await typedPasswordKey('Correct Horse 9 battery!', t.salt, 1000);
   const f = t.files[0];
   const enc = Buffer.from(await encryptChunk(key, fileCrypto(f.iv, f.aead, CHUNK), 0, EICAR));
   const put = await block.request('PUT', `/file/${f.id}/chunk/0`, {

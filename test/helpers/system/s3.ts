@@ -63,6 +63,20 @@ const START_ATTEMPTS = 3;
 const SETPRIV = '/usr/bin/setpriv';
 
 /**
+ * The storage block of a `dist/ferry` node on this server, its keys left to the environment (`s3Env`), as an
+ * admin keeps them out of the config file (docs/storage.md).
+ */
+export function s3NodeStorage(server: S3Server, prefix: string, more: Record<string, unknown> = {}) {
+  const { access_key_id: _k, secret_access_key: _s, ...storage } = s3Storage(server, prefix, more);
+  return storage;
+}
+
+/** The environment that gives a `dist/ferry` node this server's keys. */
+export function s3Env(server: S3Server): Record<string, string> {
+  return { FERRY_S3_ACCESS_KEY_ID: server.accessKeyId, FERRY_S3_SECRET_ACCESS_KEY: server.secretAccessKey };
+}
+
+/**
  * An S3 client for the server, set up the way the product's adapter must be for Swift (and Ceph): path-style
  * addressing (bucket names in the host need wildcard DNS); checksums only where S3 requires them (the SDK's
  * default sends bodies as `aws-chunked` with trailing checksums, which Swift's s3api refuses); and a Content-MD5
