@@ -6,7 +6,8 @@ import { asUserHeaders, BrowserSession, HEADER_SP_CONFIG, openBrowser, rest, sho
 
 // The admin page's lists are read a page at a time and counted by the server (docs/architecture.md, "Lists and
 // pages"): 120 transfers, 55 guests and 62 users show as pages of 50 with "1–50 of 120" and the buttons to the
-// pages before and after, and no request of the page asks for a whole list. The built binary, Chromium.
+// pages before and after, and no request of the page asks for a whole list; nor does a sender's own list of her
+// 120 transfers. The built binary, Chromium.
 
 const TRANSFERS = 120;
 const GUESTS = 55;
@@ -119,6 +120,35 @@ test('all guests and users: pages of 50 with the server’s totals', async () =>
   await range(page, `51–62 of ${USERS}`);
   assert.is(await page.locator('table.users tr[data-user]').count(), USERS - 50);
   await page.locator('table.users tr[data-user="u059"]').waitFor();
+});
+
+test("a sender's own list: pages of 50, newest first, never the whole list", async () => {
+  const alice = await openBrowser({ headers: asUserHeaders('alice') });
+  const lists: string[] = [];
+  alice.page.on('request', (req) => {
+    const u = new URL(req.url());
+    if (u.pathname === '/transfer') lists.push(u.search);
+  });
+  try {
+    const page = alice.page;
+    await page.goto(`${ferry.url}/?s=transfers`);
+    const rows = page.locator('table.transfers > tbody > tr');
+    await page.locator('.pager-range', { hasText: '1–50' }).waitFor();
+    assert.is(await rows.count(), 50);
+    assert.match((await rows.first().textContent()) ?? '', `paging ${TRANSFERS - 1}`);
+    await page.click('.pager-next');
+    await page.locator('.pager-range', { hasText: '51–100' }).waitFor();
+    assert.match((await rows.first().textContent()) ?? '', `paging ${String(TRANSFERS - 51).padStart(3, '0')}`);
+    await page.click('.pager-next');
+    await page.locator('.pager-range', { hasText: `101–${TRANSFERS}` }).waitFor();
+    assert.is(await rows.count(), TRANSFERS - 100);
+    assert.ok(await page.locator('.pager-next').isDisabled(), 'no page after the last');
+    assert.ok(lists.length >= 3, lists.join(' '));
+    for (const q of lists) assert.match(q, /[?&]limit=51(&|$)/, q);
+    assert.equal(alice.errors, [], 'no error in the console');
+  } finally {
+    await alice.close();
+  }
 });
 
 test('no request of the page asks for a whole list', async () => {

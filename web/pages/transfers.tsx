@@ -3,21 +3,27 @@ import { useApp } from '../lib/context';
 import { formatBytes, formatDay, formatMoment } from '../lib/format';
 import { errorText } from '../lib/i18n';
 import type { TransferJson } from '../../src/http/presenters/wire';
-import { useResource } from '../lib/use-resource';
+import { usePages } from '../lib/use-pages';
+import { Pager } from '../components/pager';
 import { TransferDetails } from '../components/transfer-details';
 import { undelivered } from '../components/delivery';
 import { virusStatus } from '../components/virus-scan';
 import type { TransferStatus } from '../../src/domain/model';
 import { hasDownloaded } from '../components/download-limit';
 
-/** "My transfers": every Transfer of the user (GET /transfer), newest first, with details on demand. */
+/**
+ * "My transfers": the user's Transfers (GET /transfer), newest first, a page at a time (a sender with ten
+ * thousand transfers gets fifty rows, not the whole list: docs/architecture.md, "Lists and pages"), with
+ * details on demand.
+ */
 export function TransfersPage() {
-  const { api, t } = useApp();
-  const list = useResource(() => api.get<TransferJson[]>('/transfer'));
+  const { t } = useApp();
+  const pages = usePages<TransferJson>('/transfer', (tr) => tr.id);
   return (
     <section class="card" aria-labelledby="transfers-title">
       <h1 id="transfers-title">{t('my_transfers')}</h1>
-      <TransferTable transfers={list.data} error={list.error} reload={list.reload} />
+      <TransferTable transfers={pages.items} error={pages.error} reload={pages.reload} />
+      <Pager pages={pages} label={t('my_transfers')} />
     </section>
   );
 }
