@@ -11,6 +11,7 @@ import {
   HEADER_SP_CONFIG,
   asUserHeaders,
   BrowserSession,
+  addLocalUser,
 } from './harness';
 import { axe, sendViaRest } from './fixtures';
 
@@ -140,13 +141,7 @@ test('the login page (local accounts)', async () => {
   const local = await startFerry({});
   const b = await openBrowser();
   try {
-    assert.is(
-      ferryCli(
-        ['user', 'add', 'alice', '--email', 'alice@example.org', '--password-stdin', '-c', local.configFile],
-        'correct horse battery\n',
-      ).code,
-      0,
-    );
+    addLocalUser(local, 'alice', 'alice@example.org', 'correct horse battery');
     await b.page.goto(`${local.url}/`);
     problems.push(...(await checkPage(b.page, 'page-login', () => b.page.locator('form.login-form').waitFor())));
     // The admin's views of local accounts: the Users tab with its add form, the one-time password dialog,

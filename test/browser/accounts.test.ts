@@ -5,13 +5,13 @@ import { tempDir } from '../helpers/server';
 import {
   openBrowser,
   startFerry,
-  ferryCli,
   shot,
   makeFile,
   watchProgress,
   rest,
   HEADER_SP_CONFIG,
   asUserHeaders,
+  addLocalUser,
 } from './harness';
 import { mailSink } from './fixtures';
 
@@ -27,11 +27,7 @@ test('log in with a local account (wrong password refused), see the header, log 
   const ferry = await startFerry({});
   const b = await openBrowser();
   try {
-    const add = ferryCli(
-      ['user', 'add', 'alice', '--email', 'alice@example.org', '--password-stdin', '-c', ferry.configFile],
-      'correct horse battery\n',
-    );
-    assert.is(add.code, 0, `ferry user add: ${add.stderr}`);
+    addLocalUser(ferry, 'alice', 'alice@example.org', 'correct horse battery');
     await b.page.goto(`${ferry.url}/?s=transfers`);
     await b.page.locator('form.login-form').waitFor();
     await shot(b.page, 'login');

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import type { BinaryServer } from '../helpers/binary';
 import { tempDir } from '../helpers/server';
-import { openBrowser, startFerry, ferryCli, shot, makeFile, BrowserSession } from './harness';
+import { openBrowser, startFerry, ferryCli, shot, makeFile, BrowserSession, addLocalUser } from './harness';
 
 // Admins need no shell: users added, reset (password shown once), promoted, demoted and removed from the
 // Users tab; quotas set there and met on the upload page; storage and 30 days of usage drawn as charts; one's
@@ -21,11 +21,7 @@ test.before(async () => {
     ['root', 'root password 1'],
     ['alice', 'alice password'],
   ]) {
-    const r = ferryCli(
-      ['user', 'add', id, '--email', `${id}@example.org`, '--password-stdin', '-c', ferry.configFile],
-      `${pw}\n`,
-    );
-    assert.is(r.code, 0, r.stderr);
+    addLocalUser(ferry, id, `${id}@example.org`, pw);
   }
   assert.is(ferryCli(['admin', 'add', 'root', '-c', ferry.configFile]).code, 0);
 });

@@ -4,7 +4,7 @@ import * as assert from 'uvu/assert';
 import type { Page } from 'playwright-core';
 import { tempDir } from '../helpers/server';
 import { axe } from './fixtures';
-import { openBrowser, startFerry, ferryCli, shot } from './harness';
+import { openBrowser, startFerry, shot, addLocalUser } from './harness';
 
 // The first account's address is a placeholder (admin@localhost.localdomain), which every mail it sends would
 // come from. Asked for at the first sign-in; then changed from the profile, and by an admin for a user.
@@ -56,13 +56,7 @@ test('the placeholder address is asked for at sign-in; a user changes theirs in 
     assert.is(await page.locator('#profile-email').inputValue(), 'ops@example.org, it@example.org');
 
     // An admin sets a user's address in the users table.
-    assert.is(
-      ferryCli(
-        ['user', 'add', 'dave', '--email', 'dave@old.example', '--password-stdin', '-c', ferry.configFile],
-        'dave password 1\n',
-      ).code,
-      0,
-    );
+    addLocalUser(ferry, 'dave', 'dave@old.example', 'dave password 1');
     await page.goto(`${ferry.url}/?s=admin`);
     await page.click('nav.tabs button:has-text("Users")');
     const field = page.locator('tr[data-user="dave"] form.email-form input');

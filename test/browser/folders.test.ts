@@ -8,13 +8,13 @@ import { tempDir } from '../helpers/server';
 import {
   openBrowser,
   startFerry,
-  ferryCli,
   shot,
   makeFile,
   rest,
   HEADER_SP_CONFIG,
   asUserHeaders,
   BrowserSession,
+  addLocalUser,
 } from './harness';
 
 // Folders from the upload page: a picked folder and a dropped one go up with their tree, as
@@ -114,11 +114,7 @@ test('the profile page offers filesender.py.ini: the download holds the user, th
   const local = await startFerry({});
   const browser = await openBrowser();
   try {
-    const add = ferryCli(
-      ['user', 'add', 'carol@example.org', '--email', 'carol@example.org', '--password-stdin', '-c', local.configFile],
-      'carol password 1\n',
-    );
-    assert.is(add.code, 0, add.stderr);
+    addLocalUser(local, 'carol@example.org', 'carol@example.org', 'carol password 1');
     const { page } = browser;
     await page.goto(`${local.url}/?s=profile`);
     await page.fill('#login-user', 'carol@example.org');

@@ -52,6 +52,18 @@ export async function startFerry(given: Record<string, unknown> = {}): Promise<B
   return serverHandle(spawned, dir, configFile);
 }
 
+/**
+ * A local account on `ferry`, added as an admin does (`ferry user add <user> --email <email> --password-stdin`);
+ * throws with the command's error when it is refused.
+ */
+export function addLocalUser(ferry: BinaryServer, user: string, email: string, password: string): void {
+  const add = ferryCli(
+    ['user', 'add', user, '--email', email, '--password-stdin', '-c', ferry.configFile],
+    `${password}\n`,
+  );
+  if (add.code !== 0) throw new Error(`ferry user add ${user}: exit ${add.code}: ${add.stderr}`);
+}
+
 /** Runs a ferry command (the binary, or the source with FERRY_TEST_FROM_SOURCE=1). */
 export function ferryCli(args: string[], input?: string): RunResult {
   if (process.env.FERRY_TEST_FROM_SOURCE !== '1') return runFerry(args, { input });

@@ -1,6 +1,6 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { ferryCli, openBrowser, startFerry } from './harness';
+import { openBrowser, startFerry, addLocalUser } from './harness';
 
 // The login form is the server's own HTML: sent before the page's script has taken it over (a slow first load
 // on a busy machine), it is an ordinary form POST, and it must sign the user in as well. Under
@@ -12,11 +12,7 @@ test('the login form sent before the script takes it over signs the user in and 
   const local = await startFerry({});
   const browser = await openBrowser();
   try {
-    const add = ferryCli(
-      ['user', 'add', 'dora@example.org', '--email', 'dora@example.org', '--password-stdin', '-c', local.configFile],
-      'dora password 1\n',
-    );
-    assert.is(add.code, 0, add.stderr);
+    addLocalUser(local, 'dora@example.org', 'dora@example.org', 'dora password 1');
     const { page } = browser;
     // The translations are held back, so the script has not taken the form over when it is sent.
     let release = () => {};

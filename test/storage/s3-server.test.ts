@@ -247,23 +247,25 @@ test('UploadPartCopy folds byte ranges of other objects (plain and multipart) in
   const Key = 'copy/target';
   const { UploadId } = await s3.send(new CreateMultipartUploadCommand({ Bucket, Key }));
   const own = random(5 * MiB);
+  /** Part `part` of the target copied from bytes `from`–`to` (inclusive) of another object: its ETag. */
+  const copied = async (part: number, source: string, from: number, to: number) =>
+    (
+      await s3.send(
+        new UploadPartCopyCommand({
+          Bucket,
+          Key,
+          UploadId,
+          PartNumber: part,
+          CopySource: `${Bucket}/${source}`,
+          CopySourceRange: `bytes=${from}-${to}`,
+        }),
+      )
+    ).CopyPartResult!.ETag!;
   const pieces: Array<{ part: number; bytes: Buffer; send: () => Promise<string> }> = [
     {
       part: 2,
       bytes: staged.subarray(1000, 1000 + 5 * MiB),
-      send: async () =>
-        (
-          await s3.send(
-            new UploadPartCopyCommand({
-              Bucket,
-              Key,
-              UploadId,
-              PartNumber: 2,
-              CopySource: `${Bucket}/copy/staged`,
-              CopySourceRange: `bytes=1000-${1000 + 5 * MiB - 1}`,
-            }),
-          )
-        ).CopyPartResult!.ETag!,
+      send: () => copied(2, 'copy/staged', 1000, 1000 + 5 * MiB - 1),
     },
     {
       part: 1,
@@ -275,19 +277,7 @@ test('UploadPartCopy folds byte ranges of other objects (plain and multipart) in
       // A range across the source's part boundary.
       part: 3,
       bytes: mpWhole.subarray(5 * MiB - 100, 5 * MiB + 4900),
-      send: async () =>
-        (
-          await s3.send(
-            new UploadPartCopyCommand({
-              Bucket,
-              Key,
-              UploadId,
-              PartNumber: 3,
-              CopySource: `${Bucket}/copy/multipart-source`,
-              CopySourceRange: `bytes=${5 * MiB - 100}-${5 * MiB + 4899}`,
-            }),
-          )
-        ).CopyPartResult!.ETag!,
+      send: () => copied(3, 'copy/multipart-source', 5 * MiB - 100, 5 * MiB + 4899),
     },
   ];
   const etags = new Map<number, string>();
