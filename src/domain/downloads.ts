@@ -312,8 +312,6 @@ export class DownloadsService {
   ): Promise<void> {
     const now = this.d.clock();
     await this.d.uow.run(async (tx) => {
-      // Ends of one recipient's responses one at a time, so two halves of a file ending at once see each other.
-      await tx.sharing.holdLink(access.recipient.id);
       const whole: number[] = [];
       const partly = new Map<number, number>();
       for (const [i, c] of use.claims.entries()) {
@@ -323,7 +321,11 @@ export class DownloadsService {
         else if (mine && p.done === null && (sent[i] ?? 0) > 0) partly.set(c.span.fileId, c.span.size);
       }
       // A file this response ended on a copy of its own may complete what another copy began (a resumed range).
+      // The recipient's ends read their copies one at a time, each after recording its own: one that reads later
+      // sees every end that read before it, so two halves ending at once still make one file received. Only these
+      // ends take the lock; a response that completed or sent nothing has nothing to add up.
       if (partly.size > 0) {
+        await tx.sharing.holdLink(access.recipient.id);
         const claims = await tx.sharing.claims(access.recipient.id, [...partly.keys()]);
         for (const [fileId, size] of partly) if (receivedWhole(claims, fileId, size)) whole.push(fileId);
       }

@@ -154,6 +154,7 @@ export async function emulatedLink(
       uploadThroughput: upload === 'offline' ? 0 : upload,
     });
 }
+
 /** A file of pseudo-random bytes written in 1 MiB blocks (never held whole in memory), with its SHA-256. */
 export function makeFile(dir: string, name: string, size: number): { path: string; size: number; sha256: string } {
   const file = path.join(dir, name);

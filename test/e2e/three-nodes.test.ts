@@ -87,19 +87,17 @@ function overlaps(ranges: [number, number][], chunk: number): boolean {
   return ranges.some(([a, b]) => a < e && s < b);
 }
 
-/** The S3 credentials, from the environment as an operator would give them (not in the config file). */
-const credentials = () => s3Env(s3);
-
 test.before(async () => {
   dir = tempDir('ferry-3nodes-');
   [sink, databaseUrl, s3] = await Promise.all([startTestSink(), freshPostgresDatabase('ferry_nodes'), startS3()]);
   bucket = s3Client(s3);
   // Behind one load balancer the nodes share one public address: links in mail name it, not a node's port.
   const config = clusterNodeConfig(databaseUrl, sink.url, s3NodeStorage(s3, PREFIX));
-  // One at a time: the first creates the schema, the others start on it.
+  // One at a time: the first creates the schema, the others start on it. The S3 keys come from the environment,
+  // as an operator gives them (not in the config file).
   for (const name of ['node1', 'node2', 'node3']) {
     fs.mkdirSync(path.join(dir, name));
-    nodes.push(await startBinary({ dir: path.join(dir, name), config, env: credentials(), timeoutMs: 60_000 }));
+    nodes.push(await startBinary({ dir: path.join(dir, name), config, env: s3Env(s3), timeoutMs: 60_000 }));
   }
 });
 
@@ -318,7 +316,7 @@ test('three nodes: one upload across them, node 2 killed halfway, mail once, dow
   // records of the closed transfer go too.
   const purge = (at: number) => {
     const r = runFerry(['purge', '--json', '-c', n1.configFile, '--now', String(at)], {
-      env: credentials(),
+      env: s3Env(s3),
       timeoutMs: 120_000,
     });
     assert.is(r.code, 0, r.stdout + r.stderr);

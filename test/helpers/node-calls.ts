@@ -1,5 +1,6 @@
 import pg from 'pg';
 import { HEADER_SP } from './server';
+import { chunkHeaders } from './upload-client';
 
 /**
  * What the tests of several `dist/ferry` nodes on one PostgreSQL ask of them: the rows the nodes left (one query,
@@ -76,13 +77,7 @@ export function putChunk(
 ): Promise<Response> {
   return fetch(`${node.url}/file/${fileId}/chunk/${offset}`, {
     method: 'PUT',
-    headers: {
-      ...headers,
-      'content-type': 'application/octet-stream',
-      'X-Service-File-Size': String(fileSize),
-      'X-Service-Chunk-Offset': String(offset),
-      'X-Service-Chunk-Size': String(bytes.length),
-    },
+    headers: { ...headers, ...chunkHeaders(fileSize, offset, bytes.length) },
     body: bytes as unknown as BodyInit,
     signal: AbortSignal.timeout(timeoutMs),
   });

@@ -1,3 +1,5 @@
+import { chunkHeaders } from './upload-client';
+
 /**
  * The client side of the several-nodes test: a FileSender-style uploader that sends each chunk of a file to the
  * next live node in turn, several chunks in flight, and keeps its own log of every request it made. A chunk whose
@@ -76,11 +78,8 @@ export class RoundRobinClient {
             method: 'PUT',
             headers: {
               ...this.u.headers,
-              'content-type': 'application/octet-stream',
+              ...chunkHeaders(data.length, offset, bytes.length),
               'content-length': String(bytes.length),
-              'X-Service-File-Size': String(data.length),
-              'X-Service-Chunk-Offset': String(offset),
-              'X-Service-Chunk-Size': String(bytes.length),
             },
             body,
             duplex: 'half',

@@ -24,6 +24,16 @@ export function inAWeek(): number {
   return Math.floor(Date.now() / 1000) + 7 * 86400;
 }
 
+/** The headers of one chunk PUT, as FileSender's clients send it: `length` bytes at `offset` of `fileSize`. */
+export function chunkHeaders(fileSize: number, offset: number, length: number): Record<string, string> {
+  return {
+    'content-type': 'application/octet-stream',
+    'X-Service-File-Size': String(fileSize),
+    'X-Service-Chunk-Offset': String(offset),
+    'X-Service-Chunk-Size': String(length),
+  };
+}
+
 /**
  * Sends a file's chunks in the given order with `parallel` in flight, through the spec's chunk endpoint with
  * its X-Service headers. Returns the responses in completion order.
@@ -45,13 +55,7 @@ export async function sendChunks(
       const chunk = data.subarray(offset, Math.min(offset + chunkSize, data.length));
       const r = await request('PUT', `/file/${fileId}/chunk/${offset}${opts.query ?? ''}`, {
         body: chunk,
-        headers: {
-          'content-type': 'application/octet-stream',
-          'X-Service-File-Size': String(data.length),
-          'X-Service-Chunk-Offset': String(offset),
-          'X-Service-Chunk-Size': String(chunk.length),
-          ...(opts.headers ?? {}),
-        },
+        headers: { ...chunkHeaders(data.length, offset, chunk.length), ...(opts.headers ?? {}) },
       });
       results.push(r);
     }

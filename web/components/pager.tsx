@@ -9,7 +9,7 @@ import type { Pages } from '../lib/use-pages';
 export function Pager<T>({ pages, total, label }: { pages: Pages<T>; total?: number | null; label: string }) {
   const { t, lang } = useApp();
   const shown = pages.items?.length ?? 0;
-  if (!pages.hasPrev && !pages.hasNext && (total === null || total === undefined)) return null;
+  if (!pages.hasPrev && !pages.hasNext && total == null) return null;
   const from = (shown ? pages.first : 0).toLocaleString(lang);
   const to = (pages.first + shown - 1).toLocaleString(lang);
   const range =

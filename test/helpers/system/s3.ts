@@ -64,7 +64,7 @@ const SETPRIV = '/usr/bin/setpriv';
 
 /**
  * The storage block of a `dist/ferry` node on this server, its keys left to the environment (`s3Env`), as an
- * admin keeps them out of the config file (docs/storage.md).
+ * admin keeps them out of the config file (docs/configuration.md).
  */
 export function s3NodeStorage(server: S3Server, prefix: string, more: Record<string, unknown> = {}) {
   const { access_key_id: _k, secret_access_key: _s, ...storage } = s3Storage(server, prefix, more);
