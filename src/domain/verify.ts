@@ -1,4 +1,4 @@
-import type { FileRecord, Transfer } from './model';
+import type { Transfer } from './model';
 import type { FileStore, Repositories } from './ports';
 import { readDigests } from './digests';
 import { storedSizeOf } from './uploads';
@@ -27,44 +27,54 @@ export interface VerifyReport extends VerifyProgress {
 const PAGE = 500;
 
 /**
+ * The files to verify, a page at a time in id order up to `lastId`, each with the size it has in the store. Only
+ * one page and its Transfers are held at once: at a million Transfers the list has millions of files, which
+ * once were all held (with a promise each) before the first was read.
+ */
+async function* storedFiles(repos: Repositories, lastId = Number.MAX_SAFE_INTEGER) {
+  for (let after = 0; after < lastId; ) {
+    const page = (await repos.transfers.verifiableFiles(after, PAGE)).filter((f) => f.id <= lastId);
+    const transfers = new Map<number, Transfer | undefined>();
+    for (const f of page) {
+      if (!transfers.has(f.transferId)) transfers.set(f.transferId, await repos.transfers.find(f.transferId));
+      const t = transfers.get(f.transferId);
+      yield { file: f, size: t ? storedSizeOf(t, f) : f.size };
+    }
+    if (page.length < PAGE) return;
+    after = page[page.length - 1].id;
+  }
+}
+
+/**
  * `ferry verify`: reads every stored file of a Transfer not closed and compares it with the SHA-256 recorded at
  * completion (docs/hardening.md, "Corrupted stored files"), on whichever store holds the data. Files whose
- * digest is still being computed are left out. Reads only: a problem is reported, never repaired.
+ * digest is still being computed are left out. Reads only: a problem is reported, never repaired. A first pass
+ * over the records counts the files and bytes (for the progress), the second reads them; files completed in
+ * between are left to the next run.
  */
 export async function verifyStoredFiles(
   repos: Repositories,
   store: FileStore,
   onProgress: (p: VerifyProgress) => void = () => {},
 ): Promise<VerifyReport> {
-  const files: FileRecord[] = [];
-  for (let after = 0; ; ) {
-    const page = await repos.transfers.verifiableFiles(after, PAGE);
-    files.push(...page);
-    if (page.length < PAGE) break;
-    after = page[page.length - 1].id;
+  const report: VerifyReport = { files: 0, totalFiles: 0, bytes: 0, totalBytes: 0, problems: [] };
+  let lastId = 0;
+  for await (const { file, size } of storedFiles(repos)) {
+    report.totalFiles++;
+    report.totalBytes += size;
+    lastId = file.id;
   }
-  const transfers = new Map<number, Transfer | undefined>();
-  const transferOf = async (id: number) => {
-    if (!transfers.has(id)) transfers.set(id, await repos.transfers.find(id));
-    return transfers.get(id);
-  };
-  const sizes = await Promise.all(
-    files.map(async (f) => {
-      const t = await transferOf(f.transferId);
-      return t ? storedSizeOf(t, f) : f.size;
-    }),
-  );
-  const report: VerifyReport = {
-    files: 0,
-    totalFiles: files.length,
-    bytes: 0,
-    totalBytes: sizes.reduce((a, b) => a + b, 0),
-    problems: [],
-  };
-  onProgress({ ...report });
-  for (const [i, f] of files.entries()) {
+  const progress = (): VerifyProgress => ({
+    files: report.files,
+    totalFiles: report.totalFiles,
+    bytes: report.bytes,
+    totalBytes: report.totalBytes,
+  });
+  onProgress(progress());
+  if (!report.totalFiles) return report;
+  for await (const { file: f, size } of storedFiles(repos, lastId)) {
     try {
-      const { sha256 } = await readDigests(store, f.transferId, f.uid, sizes[i]);
+      const { sha256 } = await readDigests(store, f.transferId, f.uid, size);
       if (sha256 !== f.sha256)
         report.problems.push({
           transferId: f.transferId,
@@ -83,13 +93,8 @@ export async function verifyStoredFiles(
       });
     }
     report.files++;
-    report.bytes += sizes[i];
-    onProgress({
-      files: report.files,
-      totalFiles: report.totalFiles,
-      bytes: report.bytes,
-      totalBytes: report.totalBytes,
-    });
+    report.bytes += size;
+    onProgress(progress());
   }
   return report;
 }
