@@ -123,7 +123,7 @@ export function composeTransfers(p: TransferPorts, o: TransferOptions) {
     guests,
     usage,
     transfers,
-    transferViews: new TransferViews({ transfers, recipients, sharing, virusScans: scans }),
+    transferViews: new TransferViews({ transfers, extras: repos.transferExtras, virusScans: scans }),
     transferUpdates: new TransferUpdates({ transfers, sharing }),
     virusScans: scans,
     uploads,

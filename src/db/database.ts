@@ -15,6 +15,7 @@ import { GroupFlush } from './group-flush';
 import { fromPostgres } from './errors';
 import { createPool, migratePostgres, postgresDialect, redactDatabaseUrl } from './postgres';
 import { TransfersRepo } from './transfers-repo';
+import { TransferExtrasRepo } from './transfer-extras-repo';
 import { AuditRepo } from './audit-repo';
 import { FrequentRecipientsRepo } from './frequent-recipients-repo';
 import { GuestsRepo } from './guests-repo';
@@ -63,6 +64,7 @@ export interface DatabaseOptions {
 export function repositories(db: Db, ctx: RepoContext): Repositories {
   return {
     transfers: new TransfersRepo(db, ctx),
+    transferExtras: new TransferExtrasRepo(db, ctx),
     audit: new AuditRepo(db, ctx),
     frequentRecipients: new FrequentRecipientsRepo(db, ctx),
     guests: new GuestsRepo(db, ctx),

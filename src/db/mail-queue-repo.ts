@@ -200,13 +200,13 @@ const DELIVERY_COLUMNS = [
   'sent',
   'next_attempt',
 ] as const;
-type DeliveryRow = Pick<Selectable<MailQueueTable>, (typeof DELIVERY_COLUMNS)[number]>;
+export type DeliveryRow = Pick<Selectable<MailQueueTable>, (typeof DELIVERY_COLUMNS)[number]>;
 
 /**
  * A row's outcome as the owner sees it. Pending with an error is a deferral (a pending row without one may
  * be claimed and in delivery right now: still queued); failed is a bounce or a message given up.
  */
-function deliveryOf(r: DeliveryRow): MailDelivery {
+export function deliveryOf(r: DeliveryRow): MailDelivery {
   const num = (v: number | string | null) => (v === null ? null : Number(v));
   const base = { reason: r.last_error, attempts: Number(r.attempts), nextAttempt: null, date: Number(r.created) };
   if (r.status === 'sent') return { ...base, state: 'sent', reason: null, date: num(r.sent) ?? Number(r.created) };

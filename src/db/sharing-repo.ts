@@ -1,4 +1,4 @@
-import type { ClaimProgress, DownloadClaim, SharingControls, SharingRepository } from '../domain/ports';
+import type { ClaimProgress, DownloadClaim, SharingControls, SharingRepository, SharingView } from '../domain/ports';
 import { isRangeList } from '../shared/ranges';
 import type { Transfer } from '../domain/model';
 import { affected, type Db, type RepoContext } from './context';
@@ -104,16 +104,8 @@ export class SharingRepo implements SharingRepository {
     return found.map((r) => ({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) }));
   }
 
-  async viewsOf(
-    transferIds: number[],
-  ): Promise<
-    Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>
-  > {
-    const out = new Map<
-      number,
-      { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }
-    >();
-    for (const id of transferIds) out.set(id, { controls: { downloadLimit: null, passwordHash: null }, counts: [] });
+  async viewsOf(transferIds: number[]): Promise<Map<number, SharingView>> {
+    const out = sharingViews(transferIds, [], []);
     // In slices, as every list of ids here, within the databases' limits on bound parameters.
     for (let i = 0; i < transferIds.length; i += 500) {
       const ids = transferIds.slice(i, i + 500);
@@ -128,16 +120,7 @@ export class SharingRepo implements SharingRepository {
           .groupBy(['r.transfer_id', 'c.recipient_id', 'c.file_id'])
           .execute(),
       ]);
-      for (const row of controls) {
-        out.get(Number(row.transfer_id))!.controls = {
-          downloadLimit: row.download_limit == null ? null : Number(row.download_limit),
-          passwordHash: row.password_hash ?? null,
-        };
-      }
-      for (const r of counts)
-        out
-          .get(Number(r.transfer_id))!
-          .counts.push({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) });
+      addSharingRows(out, controls, counts);
     }
     return out;
   }
@@ -205,4 +188,43 @@ function parseSent(text: string): [number, number][] {
   } catch {
     return [];
   }
+}
+
+/** Sharing views of these Transfers from rows read: no controls stored means none set, no counts none done. */
+export function sharingViews(
+  transferIds: number[],
+  controls: SharingControlsRow[],
+  counts: DoneCountRow[],
+): Map<number, SharingView> {
+  const out = new Map<number, SharingView>();
+  for (const id of transferIds) out.set(id, { controls: { downloadLimit: null, passwordHash: null }, counts: [] });
+  addSharingRows(out, controls, counts);
+  return out;
+}
+
+export interface SharingControlsRow {
+  transfer_id: number;
+  download_limit: number | null;
+  password_hash: string | null;
+}
+export interface DoneCountRow {
+  transfer_id: number;
+  recipient_id: number;
+  file_id: number;
+  n: number | string;
+}
+
+function addSharingRows(out: Map<number, SharingView>, controls: SharingControlsRow[], counts: DoneCountRow[]): void {
+  for (const row of controls) {
+    const view = out.get(Number(row.transfer_id));
+    if (!view) continue;
+    view.controls = {
+      downloadLimit: row.download_limit == null ? null : Number(row.download_limit),
+      passwordHash: row.password_hash ?? null,
+    };
+  }
+  for (const r of counts)
+    out
+      .get(Number(r.transfer_id))
+      ?.counts.push({ recipientId: Number(r.recipient_id), fileId: Number(r.file_id), done: Number(r.n) });
 }

@@ -42,23 +42,7 @@ export class VirusScanRepo implements VirusScanRepository {
         .orderBy('s.transfer_id')
         .orderBy('f.file_id')
         .execute();
-      for (const row of rows) {
-        const transferId = Number(row.transfer_id);
-        let scan = out.get(transferId);
-        if (!scan) {
-          scan = {
-            transferId,
-            state: row.state as ScanState,
-            started: Number(row.started),
-            finished: row.finished === null ? null : Number(row.finished),
-            error: row.error,
-            findings: [],
-          };
-          out.set(transferId, scan);
-        }
-        if (row.file_id !== null && row.signature !== null)
-          scan.findings.push({ fileId: Number(row.file_id), signature: row.signature });
-      }
+      addScanRows(out, rows);
     }
     return out;
   }
@@ -150,5 +134,37 @@ export class VirusScanRepo implements VirusScanRepository {
       .orderBy('s.transfer_id')
       .execute();
     return rows.map((r) => Number(r.transfer_id));
+  }
+}
+
+/** A scan joined with one of its findings (file_id and signature null when it has none). */
+export interface ScanRow {
+  transfer_id: number;
+  state: string;
+  started: number;
+  finished: number | null;
+  error: string | null;
+  file_id: number | null;
+  signature: string | null;
+}
+
+/** Adds scans from their rows (each scan once per finding, in file order) to `out`, by Transfer id. */
+export function addScanRows(out: Map<number, VirusScanRecord>, rows: ScanRow[]): void {
+  for (const row of rows) {
+    const transferId = Number(row.transfer_id);
+    let scan = out.get(transferId);
+    if (!scan) {
+      scan = {
+        transferId,
+        state: row.state as ScanState,
+        started: Number(row.started),
+        finished: row.finished === null ? null : Number(row.finished),
+        error: row.error,
+        findings: [],
+      };
+      out.set(transferId, scan);
+    }
+    if (row.file_id !== null && row.signature !== null)
+      scan.findings.push({ fileId: Number(row.file_id), signature: row.signature });
   }
 }

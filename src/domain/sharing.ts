@@ -1,6 +1,6 @@
 import { Errors } from './errors';
 import type { Actor, Transfer } from './model';
-import type { Clock, Repositories, SharingControls, UnitOfWork } from './ports';
+import type { Clock, Repositories, SharingView, UnitOfWork } from './ports';
 import { auditAuthor, transferTarget } from './audit-events';
 import { isDownloadLimit } from './download-limits';
 
@@ -22,11 +22,7 @@ export function parseSharingInput(body: unknown): SharingDraft {
   return { downloadLimit: limit, password };
 }
 
-export interface SharingView {
-  controls: SharingControls;
-  /** Completed downloads per recipient and file. */
-  counts: { recipientId: number; fileId: number; done: number }[];
-}
+export type { SharingView } from './ports';
 
 export interface SharingDeps {
   repos: Repositories;

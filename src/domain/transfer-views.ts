@@ -1,8 +1,6 @@
 import type { Actor, MailDelivery, Transfer } from './model';
 import type { Page } from './paging';
-import type { VirusScanRecord } from './ports';
-import type { RecipientsService } from './recipients';
-import type { SharingService, SharingView } from './sharing';
+import type { SharingView, TransferExtrasRepository, VirusScanRecord } from './ports';
 import type { TransfersService, TransferView } from './transfers';
 import type { VirusScans } from './virus-scans';
 
@@ -27,16 +25,16 @@ export interface TransferReadouts {
 
 export interface TransferViewDeps {
   transfers: TransfersService;
-  recipients: RecipientsService;
-  sharing: SharingService;
+  /** Their sharing controls and download counts, scans, and their recipients' bounces and mail states. */
+  extras: TransferExtrasRepository;
   virusScans: VirusScans;
 }
 
 /**
  * The read model every answer that shows Transfers uses (GET /transfer, its lists and pages, and the answers of
- * POST and PUT): in two rounds of reads whatever their number (docs/architecture.md, "Lists and pages"). What
- * depends on the transfers alone (their sharing controls and download counts, their virus scans) is read beside
- * their files and recipients; the recipients' bounces and mail states once the recipients are known.
+ * POST and PUT): in one round of reads beside the list's own, whatever their number (docs/architecture.md, "Lists
+ * and pages"): their files, their recipients, and in one statement all the rest (their sharing controls and
+ * download counts, their virus scans, their recipients' bounces and mail states).
  */
 export class TransferViews {
   constructor(private readonly d: TransferViewDeps) {}
@@ -62,26 +60,18 @@ export class TransferViews {
 
   /** A list of Transfers, `views` their files and recipients when already under way (pages read them in batches). */
   async many(transfers: Transfer[], views = this.d.transfers.views(transfers)): Promise<TransferReadouts> {
-    const byTransfer = Promise.all([
-      this.d.sharing.views(transfers),
-      this.d.virusScans.findMany(transfers.map((t) => t.id)),
-    ]);
-    // Handled below; without this, a failure of these reads while `views` fails too would be an unhandled rejection.
-    byTransfer.catch(() => {});
-    const shown = await views;
-    const ids = shown.flatMap((v) => v.recipients.map((r) => r.id));
-    const [[sharing, scans], status] = await Promise.all([byTransfer, this.d.recipients.deliveryStatus(ids)]);
+    const [shown, extras] = await Promise.all([views, this.d.extras.of(transfers.map((t) => t.id))]);
     return {
       transfers: shown.map((view) => ({
         view: {
           ...view,
-          recipients: view.recipients.map((r) => ({ ...r, errors: status.errors.get(r.id) ?? [] })),
+          recipients: view.recipients.map((r) => ({ ...r, errors: extras.errors.get(r.id) ?? [] })),
         },
         extensionsLeft: this.d.transfers.extensionsLeft(view.transfer),
-        sharing: sharing.get(view.transfer.id),
-        scan: scans.get(view.transfer.id),
+        sharing: extras.sharing.get(view.transfer.id),
+        scan: extras.scans.get(view.transfer.id),
       })),
-      delivery: status.delivery,
+      delivery: extras.delivery,
       scanning: this.d.virusScans.enabled(),
     };
   }

@@ -25,6 +25,7 @@ import type {
   StoredPiece,
   TrackingErrorRepository,
   TrackingTarget,
+  TransferExtras,
   TransferOwner,
   TransferRepository,
   Tx,
@@ -774,6 +775,7 @@ export class MemoryWorld {
       loginDevices: new MemoryLoginDevices(view),
       virusScans: new MemoryVirusScans(view),
       imports: new MemoryImports(view),
+      transferExtras: { of: (ids) => extrasOf(this.repos, ids) },
     };
     this.uow = {
       run: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
@@ -810,4 +812,16 @@ export class MemoryWorld {
   errorsOf(target: TrackingTarget, id: number): TrackingError[] {
     return copy(this.state.tracking.filter((e) => e.target === target && e.id === id).map((e) => e.error));
   }
+}
+
+/** TransferExtrasRepository on the fakes: the four reads it stands for, as the port says. */
+async function extrasOf(repos: Repositories, transferIds: number[]): Promise<TransferExtras> {
+  const recipients = (await repos.transfers.recipientsOf(transferIds)).map((r) => r.id);
+  const [sharing, scans, errors, delivery] = await Promise.all([
+    repos.sharing.viewsOf(transferIds),
+    repos.virusScans.findMany(transferIds),
+    repos.trackingErrors.forTargets('Recipient', recipients),
+    repos.mailQueue.deliveryFor('Recipient', recipients),
+  ]);
+  return { sharing, scans, errors, delivery };
 }

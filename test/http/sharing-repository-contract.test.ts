@@ -251,6 +251,90 @@ forEachWorld('after an upload: the repositories', (it) => {
     );
   });
 
+  it("a list's extras in one read: the same as each repository's own read, for the Transfers asked only", async ({
+    w,
+  }) => {
+    const a = await transferWith(w, 'xa', 2, 2);
+    const b = await transferWith(w, 'xb', 1, 1);
+    const quiet = await transferWith(w, 'xc', 1, 1);
+    const other = await transferWith(w, 'xd', 1, 1);
+    // a: sharing controls, two downloads done, a scan with findings, a bounce, mails (one sent, one failed).
+    await w.repos.sharing.setControls(a.id, { downloadLimit: 4, passwordHash: 'scrypt$p' });
+    for (const [r, f, lease] of [
+      [a.recipients[0], a.files[0], 'l1'],
+      [a.recipients[0], a.files[0], 'l2'],
+      [a.recipients[1], a.files[1], 'l3'],
+    ] as const) {
+      const c = await w.repos.sharing.claim(r, f, T0, lease, T0 + 60);
+      await w.repos.sharing.record(c, lease, { sent: [[0, 9]], resent: 0, done: T0 + 5, leaseUntil: null });
+    }
+    await w.repos.sharing.claim(a.recipients[1], a.files[0], T0, 'open', T0 + 60); // not done: not counted
+    await w.repos.virusScans.begin(a.id, T0);
+    await w.repos.virusScans.finish(a.id, 'infected', T0 + 9, null, [
+      { fileId: a.files[1], signature: 'Sig-B' },
+      { fileId: a.files[0], signature: 'Sig-A' },
+    ]);
+    await w.repos.trackingErrors.add('Recipient', a.recipients[1], { type: 'bounce', date: T0 + 3, details: '550' });
+    await w.repos.trackingErrors.add('Recipient', a.recipients[1], { type: 'bounce', date: T0 + 4, details: '551' });
+    const first = await q(w).enqueue(msg('a0@x.org'), T0, { type: 'Recipient', id: a.recipients[0] });
+    const failed = await q(w).enqueue(msg('a1@x.org'), T0, { type: 'Recipient', id: a.recipients[1] });
+    await q(w).claimDue(T0, T0 + 60, 10);
+    await q(w).markSent(first, T0 + 1);
+    await q(w).markFailed(failed, 'bounced');
+    await q(w).enqueue(msg('a0@x.org'), T0 + 2, { type: 'Recipient', id: a.recipients[0] }); // the latest: queued
+    // b: a scan still running, no findings; a mail queued. quiet: nothing. other: not asked for.
+    await w.repos.virusScans.begin(b.id, T0);
+    await q(w).enqueue(msg('b0@x.org'), T0, { type: 'Recipient', id: b.recipients[0] });
+    await w.repos.sharing.setControls(other.id, { downloadLimit: 1, passwordHash: null });
+    await w.repos.trackingErrors.add('Recipient', other.recipients[0], { type: 'bounce', date: T0, details: 'x' });
+    await q(w).enqueue(msg('d0@x.org'), T0, { type: 'Recipient', id: other.recipients[0] });
+
+    const ids = [a.id, b.id, quiet.id];
+    const recipients = [...a.recipients, ...b.recipients, ...quiet.recipients];
+    const extras = await w.repos.transferExtras.of(ids);
+    const sorted = <T>(m: Map<number, T>) => [...m.entries()].sort(([x], [y]) => x - y);
+    const sharing = await w.repos.sharing.viewsOf(ids);
+    for (const v of sharing.values()) v.counts.sort((x, y) => x.recipientId - y.recipientId || x.fileId - y.fileId);
+    for (const v of extras.sharing.values())
+      v.counts.sort((x, y) => x.recipientId - y.recipientId || x.fileId - y.fileId);
+    assert.equal(sorted(extras.sharing), sorted(sharing));
+    assert.equal(extras.sharing.get(a.id), {
+      controls: { downloadLimit: 4, passwordHash: 'scrypt$p' },
+      counts: [
+        { recipientId: a.recipients[0], fileId: a.files[0], done: 2 },
+        { recipientId: a.recipients[1], fileId: a.files[1], done: 1 },
+      ],
+    });
+    assert.equal(sorted(extras.scans), sorted(await w.repos.virusScans.findMany(ids)));
+    assert.equal(
+      extras.scans.get(a.id)?.findings.map((f) => f.signature),
+      ['Sig-A', 'Sig-B'],
+    );
+    assert.is(extras.scans.get(b.id)?.state, 'checking');
+    assert.not.ok(extras.scans.has(quiet.id));
+    const errors = await w.repos.trackingErrors.forTargets('Recipient', recipients);
+    assert.equal(sorted(extras.errors), sorted(errors));
+    assert.equal(
+      extras.errors.get(a.recipients[1])?.map((e) => e.details),
+      ['550', '551'],
+    );
+    const delivery = await q(w).deliveryFor('Recipient', recipients);
+    assert.equal(sorted(extras.delivery), sorted(delivery));
+    assert.equal(
+      [a.recipients[0], a.recipients[1], b.recipients[0]].map((r) => extras.delivery.get(r)?.state),
+      ['queued', 'bounced', 'queued'],
+    );
+    // Nothing of a Transfer not asked for.
+    assert.not.ok(extras.sharing.has(other.id));
+    assert.not.ok(extras.errors.has(other.recipients[0]) || extras.delivery.has(other.recipients[0]));
+    assert.equal(await w.repos.transferExtras.of([]), {
+      sharing: new Map(),
+      scans: new Map(),
+      errors: new Map(),
+      delivery: new Map(),
+    });
+  });
+
   it('a unit of work that fails leaves none of its changes behind', async ({ w }) => {
     const t = await transferWith(w, 'rb', 1, 1);
     await w.uow

@@ -531,6 +531,13 @@ export interface ClaimProgress {
   leaseUntil: number | null;
 }
 
+/** A Transfer's sharing controls and its completed downloads, as its owner is shown them. */
+export interface SharingView {
+  controls: SharingControls;
+  /** Completed downloads per recipient and file. */
+  counts: { recipientId: number; fileId: number; done: number }[];
+}
+
 export interface SharingRepository {
   controls(transferId: number): Promise<SharingControls>;
   setControls(transferId: number, c: SharingControls): Promise<void>;
@@ -550,11 +557,7 @@ export interface SharingRepository {
   /** Completed downloads per recipient and file, for the owner's view. */
   doneCounts(transferId: number): Promise<{ recipientId: number; fileId: number; done: number }[]>;
   /** controls() and doneCounts() of many transfers at once (a page of the owner's list), in two statements. */
-  viewsOf(
-    transferIds: number[],
-  ): Promise<
-    Map<number, { controls: SharingControls; counts: { recipientId: number; fileId: number; done: number }[] }>
-  >;
+  viewsOf(transferIds: number[]): Promise<Map<number, SharingView>>;
   /** Available transfers expiring after `now` and by `until`: those an automatic reminder may be due for. */
   remindableTransfers(now: number, until: number): Promise<Transfer[]>;
   /** The transfer's recipients that have received every one of these files whole. */
@@ -654,8 +657,31 @@ export interface ImportRepository {
 }
 
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
+/**
+ * Everything a list of Transfers is shown with beside their files and recipients, read at once: what
+ * SharingRepository.viewsOf, VirusScanRepository.findMany and, for the Transfers' recipients,
+ * TrackingErrorRepository.forTargets and MailQueueRepository.deliveryFor give (docs/architecture.md, "Lists and
+ * pages"). Most Transfers have none of it but their mail states, and five statements for it were a quarter of a
+ * list page's cost (docs/performance.md, "Scale").
+ */
+export interface TransferExtras {
+  /** By Transfer id, every id given. */
+  sharing: Map<number, SharingView>;
+  /** By Transfer id; a Transfer never scanned is absent. */
+  scans: Map<number, VirusScanRecord>;
+  /** By recipient id: the bounces and other delivery errors of the Transfers' recipients. */
+  errors: Map<number, TrackingError[]>;
+  /** By recipient id: what became of the latest mail to each. */
+  delivery: Map<number, MailDelivery>;
+}
+
+export interface TransferExtrasRepository {
+  of(transferIds: number[]): Promise<TransferExtras>;
+}
+
 export interface Repositories {
   transfers: TransferRepository;
+  transferExtras: TransferExtrasRepository;
   audit: AuditRepository;
   frequentRecipients: FrequentRecipientRepository;
   guests: GuestRepository;
