@@ -22,6 +22,8 @@ export interface RepoContext {
   seenUsers: Map<string, SeenUser>;
   /** Whose each account is, as read in the last second (users-repo.ts, owner()). */
   owners: Map<string, { at: number; owner: AccountOwner }>;
+  /** Each user's language, as read in the last second (users-repo.ts, lang()). */
+  langs: Map<string, { at: number; lang: string | null }>;
   signatureSweep: { last: number };
 }
 

@@ -227,6 +227,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     auditEnabled: opts.auditEnabled ?? (() => true),
     seenUsers: new Map(),
     owners: new Map(),
+    langs: new Map(),
     signatureSweep: { last: -Infinity },
   };
   if (!opts.url) {

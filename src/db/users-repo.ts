@@ -160,7 +160,29 @@ export class UsersRepo implements UserRepository {
   }
 
   async setLang(id: string, lang: string | null): Promise<void> {
+    this.ctx.langs.delete(id);
     await this.db.updateTable('users').set({ lang }).where('id', '=', id).execute();
+  }
+
+  /**
+   * Read again at most once a second per node, as owner() below: every signed-in request reads it (the dates
+   * and texts of its answer), and on PostgreSQL a read is a round trip, the only statement of a list page that
+   * is not the list's (docs/architecture.md, "Lists and pages"). A change made on this node holds at once, one
+   * made on another within the second.
+   */
+  async lang(id: string): Promise<string | null> {
+    const wall = Date.now();
+    const hit = this.db.isTransaction ? undefined : this.ctx.langs.get(id);
+    if (hit && wall - hit.at < SEEN_MS) return hit.lang;
+    const [r] = await selectSql<{ lang: string | null }>(this.db, this.ctx, 'SELECT lang FROM users WHERE id = ?', [
+      id,
+    ]);
+    const lang = r?.lang ?? null;
+    if (!this.db.isTransaction) {
+      if (this.ctx.langs.size >= SEEN_MAX) this.ctx.langs.clear();
+      this.ctx.langs.set(id, { at: wall, lang });
+    }
+    return lang;
   }
 
   async remoteSecret(id: string): Promise<string | null> {

@@ -51,8 +51,8 @@ export class UsersService implements UserDirectory {
     await this.store.setDisplayName(userId, name.slice(0, 256));
   }
 
-  async lang(userId: string): Promise<string | null> {
-    return (await this.store.record(userId))?.lang ?? null;
+  lang(userId: string): Promise<string | null> {
+    return this.store.lang(userId);
   }
 
   async get(userId: string): Promise<UserRecord> {

@@ -98,6 +98,9 @@ export class MemoryUsers implements UserRepository {
     const row = this.rows.get(id);
     if (row) row.record.lang = lang;
   }
+  async lang(id: string): Promise<string | null> {
+    return this.rows.get(id)?.record.lang ?? null;
+  }
   async isDbAdmin(id: string): Promise<boolean> {
     return this.admins.has(id);
   }

@@ -29,8 +29,13 @@ forEachWorld('who may act: the repositories', (it) => {
     const u = w.repos.users;
     assert.equal(await u.upsertSeen('uma', ['Uma@X.org', 'u2@x.org'], T0), ['uma@x.org', 'u2@x.org']);
     assert.equal(await u.upsertSeen('uma', [], T0 + 1), ['uma@x.org', 'u2@x.org'], 'no e-mails: the list stays');
+    assert.is(await u.lang('uma'), null, 'none chosen');
     await u.setLang('uma', 'fr');
     assert.is((await u.record('uma'))!.lang, 'fr');
+    assert.is(await u.lang('uma'), 'fr', "this node's own change holds at once, though the last read was kept");
+    await u.setLang('uma', 'de');
+    assert.is(await u.lang('uma'), 'de');
+    assert.is(await u.lang('nobody'), null);
     assert.is(await u.record('nobody'), undefined);
     assert.is(await u.remoteSecret('uma'), null);
     await u.setRemoteSecret('uma', 's3cret');

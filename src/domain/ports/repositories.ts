@@ -224,6 +224,8 @@ export interface UserRepository {
   remoteSecret(id: string): Promise<string | null>;
   setRemoteSecret(id: string, secret: string | null): Promise<void>;
   setLang(id: string, lang: string | null): Promise<void>;
+  /** The user's language as stored (null: none, or no such user); a node may answer from the last second's read. */
+  lang(id: string): Promise<string | null>;
   isDbAdmin(id: string): Promise<boolean>;
   addAdmin(id: string, now: number): Promise<boolean>;
   removeAdmin(id: string): Promise<boolean>;
