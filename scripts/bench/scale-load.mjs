@@ -2,6 +2,7 @@
 // scale rows (scripts/bench/scale.mjs, docs/performance.md "Scale"). The rows are made by the server itself
 // (INSERT … SELECT over generate_series): no row crosses the connection, so a million transfers take minutes,
 // not hours. Shape, as measured on a busy instance: 3 files and 1–2 recipients per transfer, 2 audit entries,
+// a sent mail per recipient (a third of them with every file downloaded, one in fifty with a bounce),
 // a user "user0" with 1 % of all transfers, and `expiredShare` of the transfers past their expiry (for the
 // purge row). `node scripts/bench/scale-load.mjs <postgres-url> <transfers> [users]` loads one by hand.
 import pg from 'pg';
@@ -69,6 +70,24 @@ export async function loadScale(
        SELECT t.id, t.created + k * 30, CASE k WHEN 1 THEN 'transfer_started' ELSE 'transfer_available' END,
          'User', t.user_id, '192.0.2.1', 'Transfer', t.id::text
        FROM transfers t CROSS JOIN generate_series(1, 2) k`,
+    );
+    // What a list shows beside each recipient: every one was mailed (and the mail sent), a third have downloaded
+    // every file, one in fifty has a bounce. The mails' texts are left out ('{}'): a list never reads them, and
+    // the purge removes sent mail after auditlog_lifetime_days.
+    await q(
+      `INSERT INTO mail_queue (created, to_addr, message, status, attempts, next_attempt, sent, target_type, target_id)
+       SELECT r.created + 60, r.email, '{}', 'sent', 1, r.created + 60, r.created + 65, 'Recipient', r.id
+       FROM recipients r`,
+    );
+    await q(
+      `INSERT INTO download_claims (recipient_id, file_id, claimed, active, done)
+       SELECT r.id, f.id, r.created + 100, 0, r.created + 200
+       FROM recipients r INNER JOIN files f ON f.transfer_id = r.transfer_id WHERE r.id % 3 = 0`,
+    );
+    await q(
+      `INSERT INTO tracking_errors (target_type, target_id, type, date, details)
+       SELECT 'Recipient', r.id, 'bounce', r.created + 70, '550 5.1.1 mailbox unknown' FROM recipients r
+       WHERE r.id % 50 = 0`,
     );
     for (const t of ['transfers', 'files']) await q(`ALTER TABLE ${t} ENABLE TRIGGER USER`);
     if (hasTotals) {

@@ -108,14 +108,43 @@ export async function selectSql<T>(db: Db, ctx: RepoContext, text: string, param
  * RETURNING) are returned. On PostgreSQL `?` becomes `$n`.
  */
 export async function runSql<T>(db: Db, ctx: RepoContext, text: string, params: unknown[]): Promise<T[]> {
-  let sqlText = text;
-  if (ctx.dialect === 'postgres') {
-    sqlText = numberedCache.get(text) ?? '';
-    if (!sqlText) {
-      let n = 0;
-      sqlText = text.replace(/\?/g, () => `$${++n}`);
-      numberedCache.set(text, sqlText);
-    }
+  return (await db.executeQuery<T>(CompiledQuery.raw(numbered(ctx, text), params))).rows;
+}
+
+function numbered(ctx: RepoContext, text: string): string {
+  if (ctx.dialect !== 'postgres') return text;
+  let sqlText = numberedCache.get(text);
+  if (!sqlText) {
+    let n = 0;
+    sqlText = text.replace(/\?/g, () => `$${++n}`);
+    numberedCache.set(text, sqlText);
   }
-  return (await db.executeQuery<T>(CompiledQuery.raw(sqlText, params))).rows;
+  return sqlText;
+}
+
+/**
+ * The statements PostgreSQL keeps prepared, by their text: each connection parses and plans one once, under its
+ * name, and then only binds and runs it (src/db/postgres.ts). For the few fixed statements of every list page,
+ * where parsing and planning were a third of the server's time for them (docs/performance.md, "Scale").
+ */
+export const preparedOnPostgres = new Map<string, string>();
+
+/**
+ * `IN` a list of ids bound as one parameter (idsParam), so that the statement's text is the same for every
+ * list's length: `= any(?)` of an array on PostgreSQL, the values of a JSON list on SQLite.
+ */
+export function amongIds(dialect: Dialect): string {
+  return dialect === 'postgres' ? '= any(?::bigint[])' : 'in (select value from json_each(?))';
+}
+
+/** The parameter amongIds() takes: the ids themselves on PostgreSQL, their JSON text on SQLite. */
+export function idsParam(ctx: RepoContext, ids: number[]): number[] | string {
+  return ctx.dialect === 'postgres' ? ids : JSON.stringify(ids);
+}
+
+/** selectSql() of a statement PostgreSQL keeps prepared (preparedOnPostgres); on SQLite the same as selectSql(). */
+export function selectPrepared<T>(db: Db, ctx: RepoContext, text: string, params: unknown[]): Promise<T[]> {
+  if (ctx.dialect === 'postgres' && !preparedOnPostgres.has(numbered(ctx, text)))
+    preparedOnPostgres.set(numbered(ctx, text), `ferry_${preparedOnPostgres.size + 1}`);
+  return selectSql<T>(db, ctx, text, params);
 }

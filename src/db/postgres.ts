@@ -4,6 +4,7 @@ import { Errors } from '../domain/errors';
 import { fromPostgres } from './errors';
 import { migrations, Migration, sqlFor } from './migrations';
 import { schemaTooNew } from './errors';
+import { preparedOnPostgres } from './context';
 
 /** Connections per process; a unit of work holds one for its duration, a lone statement for its own. */
 const POOL_SIZE = 10;
@@ -84,7 +85,10 @@ export function postgresDialect(pool: pg.Pool): PostgresDialect {
         const query = client.query.bind(client) as (...a: unknown[]) => unknown;
         (client as unknown as { query: (...a: unknown[]) => unknown }).query = (...a: unknown[]) => {
           refuseNul(a[1]);
-          const answer = query(...a);
+          // A statement kept prepared (src/db/context.ts, preparedOnPostgres) goes by its name: the connection
+          // parses and plans it the first time only.
+          const name = typeof a[0] === 'string' ? preparedOnPostgres.get(a[0]) : undefined;
+          const answer = name ? query({ name, text: a[0], values: a[1] }, ...a.slice(2)) : query(...a);
           // The server going away mid-statement is the catalogue's database_unavailable (src/db/errors.ts).
           return answer instanceof Promise
             ? answer.catch((e) => {

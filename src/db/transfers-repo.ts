@@ -9,7 +9,20 @@ import type {
   TransferRepository,
 } from '../domain/ports';
 import { addRange, coveredBytes, Range } from '../shared/ranges';
-import { affected, countsByStatus, Db, firstRow, RepoContext, rows, runSql, selectSql, slices } from './context';
+import {
+  affected,
+  amongIds,
+  countsByStatus,
+  Db,
+  firstRow,
+  idsParam,
+  RepoContext,
+  rows,
+  runSql,
+  selectPrepared,
+  selectSql,
+  slices,
+} from './context';
 import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
@@ -142,35 +155,29 @@ export class TransfersRepo implements TransferRepository {
     return (await q.execute()).map((r) => toTransfer(r as TransferRow));
   }
 
-  // Lists of ids make a new SQL text for each length: run through Kysely, not kept among the prepared statements.
+  // The ids as one parameter (idsParam): one text for every list's length, which PostgreSQL keeps prepared. The
+  // columns are named, not `*`: a prepared statement whose result gains a column (a newer node's migration during
+  // a rolling upgrade, docs/deploying.md) fails on PostgreSQL with "cached plan must not change result type".
   async filesOf(transferIds: number[]): Promise<FileRecord[]> {
-    const out: FileRecord[] = [];
-    for (const part of slices([...new Set(transferIds)])) {
-      const found = await this.db
-        .selectFrom('files')
-        .selectAll()
-        .where('transfer_id', 'in', part)
-        .where('deleted', 'is', null)
-        .orderBy('id')
-        .execute();
-      for (const r of found) out.push(toFile(r as FileRow));
-    }
-    return out;
+    if (!transferIds.length) return [];
+    const found = await selectPrepared<FileRow>(
+      this.db,
+      this.ctx,
+      `SELECT ${FILE_COLUMNS} FROM files WHERE transfer_id ${amongIds(this.ctx.dialect)} AND deleted IS NULL ORDER BY id`,
+      [idsParam(this.ctx, transferIds)],
+    );
+    return found.map(toFile);
   }
 
   async recipientsOf(transferIds: number[]): Promise<Recipient[]> {
-    const out: Recipient[] = [];
-    for (const part of slices([...new Set(transferIds)])) {
-      const found = await this.db
-        .selectFrom('recipients')
-        .selectAll()
-        .where('transfer_id', 'in', part)
-        .where('deleted', 'is', null)
-        .orderBy('id')
-        .execute();
-      for (const r of found) out.push(toRecipient(r as RecipientRow));
-    }
-    return out;
+    if (!transferIds.length) return [];
+    const found = await selectPrepared<RecipientRow>(
+      this.db,
+      this.ctx,
+      `SELECT ${RECIPIENT_COLUMNS} FROM recipients WHERE transfer_id ${amongIds(this.ctx.dialect)} AND deleted IS NULL ORDER BY id`,
+      [idsParam(this.ctx, transferIds)],
+    );
+    return found.map(toRecipient);
   }
 
   async setStatus(id: number, status: TransferStatus, now: number, reason: string | null = null): Promise<void> {
@@ -554,3 +561,9 @@ export class TransfersRepo implements TransferRepository {
     return n === unique.length;
   }
 }
+
+/** Every column of files and of recipients (FilesTable, RecipientsTable in schema.ts), for the prepared reads. */
+const FILE_COLUMNS =
+  'id, transfer_id, uid, name, size, mime_type, cid, received, ranges, complete, crc32, sha256, created, deleted, iv, aead, store_upload, digest_claim, assembly_by, assembly_claim';
+const RECIPIENT_COLUMNS =
+  'id, transfer_id, email, token, lang, created, last_activity, deleted, download_complete_notified';
