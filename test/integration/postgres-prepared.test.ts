@@ -1,0 +1,47 @@
+import pg from 'pg';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { openDatabase } from '../../src/db/database';
+import { newTransferIn } from '../helpers/repository-worlds';
+import { freshPostgresDatabase } from '../helpers/system/postgres';
+import { tempDir } from '../helpers/temp-dir';
+
+// The statements of a list page that PostgreSQL keeps prepared on each connection (src/db/context.ts,
+// preparedOnPostgres): during a rolling upgrade a newer node's migration adds columns to the tables they read
+// while this node's connections hold them prepared (docs/deploying.md). A prepared `SELECT *` then fails with
+// "cached plan must not change result type"; the prepared reads name their columns, and go on answering.
+
+test("prepared list reads go on answering after another node's migration adds columns to their tables", async () => {
+  const url = await freshPostgresDatabase('ferry_prepared');
+  const w = await openDatabase({ dataDir: tempDir('ferry-prepared-'), url });
+  const other = new pg.Client({ connectionString: url });
+  await other.connect();
+  try {
+    const ids = [
+      await newTransferIn(w, 'pp', { files: 2, recipients: 2 }),
+      await newTransferIn(w, 'pp', { files: 1, recipients: 1 }),
+    ];
+    // Many at once: each connection of the pool prepares the statements.
+    const reads = () =>
+      Promise.all(
+        Array.from({ length: 12 }, () =>
+          Promise.all([
+            w.repos.transfers.filesOf(ids),
+            w.repos.transfers.recipientsOf(ids),
+            w.repos.transferExtras.of(ids),
+          ]),
+        ),
+      );
+    const before = (await reads())[0];
+    assert.is(before[0].length, 3);
+    assert.is(before[1].length, 3);
+    for (const table of ['files', 'recipients', 'mail_queue', 'transfer_sharing', 'tracking_errors'])
+      await other.query(`ALTER TABLE ${table} ADD COLUMN from_a_later_release TEXT`);
+    for (const after of await reads()) assert.equal(after, before);
+  } finally {
+    await other.end();
+    await w.close();
+  }
+});
+
+test.run();
