@@ -155,29 +155,28 @@ export class TransfersRepo implements TransferRepository {
     return (await q.execute()).map((r) => toTransfer(r as TransferRow));
   }
 
-  // The ids as one parameter (idsParam): one text for every list's length, which PostgreSQL keeps prepared. The
-  // columns are named, not `*`: a prepared statement whose result gains a column (a newer node's migration during
-  // a rolling upgrade, docs/deploying.md) fails on PostgreSQL with "cached plan must not change result type".
   async filesOf(transferIds: number[]): Promise<FileRecord[]> {
-    if (!transferIds.length) return [];
-    const found = await selectPrepared<FileRow>(
-      this.db,
-      this.ctx,
-      `SELECT ${FILE_COLUMNS} FROM files WHERE transfer_id ${amongIds(this.ctx.dialect)} AND deleted IS NULL ORDER BY id`,
-      [idsParam(this.ctx, transferIds)],
-    );
-    return found.map(toFile);
+    return (await this.liveRowsOf<FileRow>('files', FILE_COLUMNS, transferIds)).map(toFile);
   }
 
   async recipientsOf(transferIds: number[]): Promise<Recipient[]> {
+    return (await this.liveRowsOf<RecipientRow>('recipients', RECIPIENT_COLUMNS, transferIds)).map(toRecipient);
+  }
+
+  /**
+   * The rows not deleted of these Transfers, in id order. The ids are one parameter (idsParam): one text for every
+   * list's length, which PostgreSQL keeps prepared. The columns are named, not `*`: a prepared statement whose
+   * result gains a column (a newer node's migration during a rolling upgrade, docs/deploying.md) fails on
+   * PostgreSQL with "cached plan must not change result type".
+   */
+  private async liveRowsOf<R>(table: 'files' | 'recipients', columns: string, transferIds: number[]): Promise<R[]> {
     if (!transferIds.length) return [];
-    const found = await selectPrepared<RecipientRow>(
+    return selectPrepared<R>(
       this.db,
       this.ctx,
-      `SELECT ${RECIPIENT_COLUMNS} FROM recipients WHERE transfer_id ${amongIds(this.ctx.dialect)} AND deleted IS NULL ORDER BY id`,
+      `SELECT ${columns} FROM ${table} WHERE transfer_id ${amongIds(this.ctx.dialect)} AND deleted IS NULL ORDER BY id`,
       [idsParam(this.ctx, transferIds)],
     );
-    return found.map(toRecipient);
   }
 
   async setStatus(id: number, status: TransferStatus, now: number, reason: string | null = null): Promise<void> {
