@@ -144,7 +144,8 @@ export function idsParam(ctx: RepoContext, ids: number[]): number[] | string {
 
 /** selectSql() of a statement PostgreSQL keeps prepared (preparedOnPostgres); on SQLite the same as selectSql(). */
 export function selectPrepared<T>(db: Db, ctx: RepoContext, text: string, params: unknown[]): Promise<T[]> {
-  if (ctx.dialect === 'postgres' && !preparedOnPostgres.has(numbered(ctx, text)))
-    preparedOnPostgres.set(numbered(ctx, text), `ferry_${preparedOnPostgres.size + 1}`);
+  const sent = numbered(ctx, text);
+  if (ctx.dialect === 'postgres' && !preparedOnPostgres.has(sent))
+    preparedOnPostgres.set(sent, `ferry_${preparedOnPostgres.size + 1}`);
   return selectSql<T>(db, ctx, text, params);
 }

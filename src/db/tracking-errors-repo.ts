@@ -37,12 +37,25 @@ export class TrackingErrorsRepo implements TrackingErrorRepository {
               [target, part[0]],
             )
           : await select(this.db, this.ctx, q.where('target_id', 'in', part).orderBy('id'));
-      for (const r of rows) {
-        const list = out.get(r.target_id) ?? [];
-        list.push({ type: r.type, date: r.date, details: r.details });
-        out.set(r.target_id, list);
-      }
+      addTrackingRows(out, rows);
     }
     return out;
+  }
+}
+
+/** A tracking error as read, with its target's id. */
+export interface TrackingRow {
+  target_id: number;
+  type: string;
+  date: number;
+  details: string;
+}
+
+/** Adds tracking errors from their rows (in id order) to `out`, by target id. */
+export function addTrackingRows(out: Map<number, TrackingError[]>, rows: TrackingRow[]): void {
+  for (const r of rows) {
+    const list = out.get(Number(r.target_id)) ?? [];
+    list.push({ type: r.type, date: Number(r.date), details: r.details });
+    out.set(Number(r.target_id), list);
   }
 }

@@ -4,6 +4,7 @@ import { amongIds, type Db, idsParam, type RepoContext, selectPrepared } from '.
 import { type DeliveryRow, deliveryOf } from './mail-queue-repo';
 import type { Dialect } from './migrations';
 import { type DoneCountRow, type SharingControlsRow, sharingViews } from './sharing-repo';
+import { addTrackingRows, type TrackingRow } from './tracking-errors-repo';
 import { addScanRows, type ScanRow } from './virus-scan-repo';
 
 /**
@@ -57,11 +58,10 @@ export class TransferExtrasRepo implements TransferExtrasRepository {
       ),
     );
     const errors = new Map<number, TrackingError[]>();
-    for (const [target, type, date, details] of rowsOf(row.errors)) {
-      const list = errors.get(Number(target)) ?? [];
-      list.push({ type, date: Number(date), details });
-      errors.set(Number(target), list);
-    }
+    addTrackingRows(
+      errors,
+      rowsOf(row.errors).map(([target_id, type, date, details]): TrackingRow => ({ target_id, type, date, details })),
+    );
     // In id order: the last row seen for a recipient is its latest mail.
     const delivery = new Map(
       rowsOf(row.mails).map(([id, target_id, status, attempts, last_error, created, sent, next_attempt]) => {

@@ -59,8 +59,7 @@ export class UsersRepo implements UserRepository {
       return hit.emails;
     }
     const stored = await this.refreshSeen(id, emails, now);
-    if (seen.size >= SEEN_MAX) seen.clear();
-    seen.set(id, { at: wall, lastActivity: now, emails: stored });
+    keep(seen, id, { at: wall, lastActivity: now, emails: stored });
     return stored;
   }
 
@@ -172,16 +171,13 @@ export class UsersRepo implements UserRepository {
    */
   async lang(id: string): Promise<string | null> {
     const wall = Date.now();
-    const hit = this.db.isTransaction ? undefined : this.ctx.langs.get(id);
-    if (hit && wall - hit.at < SEEN_MS) return hit.lang;
+    const hit = this.db.isTransaction ? undefined : recent(this.ctx.langs, id, wall);
+    if (hit) return hit.lang;
     const [r] = await selectSql<{ lang: string | null }>(this.db, this.ctx, 'SELECT lang FROM users WHERE id = ?', [
       id,
     ]);
     const lang = r?.lang ?? null;
-    if (!this.db.isTransaction) {
-      if (this.ctx.langs.size >= SEEN_MAX) this.ctx.langs.clear();
-      this.ctx.langs.set(id, { at: wall, lang });
-    }
+    if (!this.db.isTransaction) keep(this.ctx.langs, id, { at: wall, lang });
     return lang;
   }
 
@@ -231,13 +227,10 @@ export class UsersRepo implements UserRepository {
    */
   async owner(id: string, fresh = false): Promise<AccountOwner | undefined> {
     const wall = Date.now();
-    const hit = this.db.isTransaction || fresh ? undefined : this.ctx.owners.get(id);
-    if (hit && wall - hit.at < SEEN_MS) return hit.owner;
+    const hit = this.db.isTransaction || fresh ? undefined : recent(this.ctx.owners, id, wall);
+    if (hit) return hit.owner;
     const owner = await this.readOwner(id);
-    if (owner && owner.links.length === 0 && !this.db.isTransaction) {
-      if (this.ctx.owners.size >= SEEN_MAX) this.ctx.owners.clear();
-      this.ctx.owners.set(id, { at: wall, owner });
-    }
+    if (owner && owner.links.length === 0 && !this.db.isTransaction) keep(this.ctx.owners, id, { at: wall, owner });
     return owner;
   }
 
@@ -340,4 +333,16 @@ function uniqueLower(emails: string[]): string[] {
 
 function sameList(a: string[], b: string[]): boolean {
   return a.length === b.length && a.every((e, i) => e === b[i]);
+}
+
+/** What this node read of `id` in the last second (SEEN_MS), if anything. */
+function recent<E extends { at: number }>(kept: Map<string, E>, id: string, wall: number): E | undefined {
+  const hit = kept.get(id);
+  return hit && wall - hit.at < SEEN_MS ? hit : undefined;
+}
+
+/** Keeps what was read of `id`; the memory is emptied at SEEN_MAX entries rather than grow without bound. */
+function keep<E>(kept: Map<string, E>, id: string, entry: E): void {
+  if (kept.size >= SEEN_MAX) kept.clear();
+  kept.set(id, entry);
 }

@@ -95,11 +95,6 @@ export class VirusScans {
     return this.d.repos.virusScans.find(transferId);
   }
 
-  /** The scans of a list's transfers, read together (docs/architecture.md, "Lists and pages"). */
-  findMany(transferIds: number[]): Promise<Map<number, VirusScanRecord>> {
-    return this.d.repos.virusScans.findMany(transferIds);
-  }
-
   /** Works through the due scans now (a second call while running makes it look again when done). */
   kick(): Promise<void> {
     return this.runner.kick();

@@ -658,7 +658,6 @@ export interface ImportRepository {
   moveSequences(floor: { transfers: number; files: number; recipients: number; guests: number }): Promise<void>;
 }
 
-/** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
 /**
  * Everything a list of Transfers is shown with beside their files and recipients, read at once: what
  * SharingRepository.viewsOf, VirusScanRepository.findMany and, for the Transfers' recipients,
@@ -681,6 +680,7 @@ export interface TransferExtrasRepository {
   of(transferIds: number[]): Promise<TransferExtras>;
 }
 
+/** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
 export interface Repositories {
   transfers: TransferRepository;
   transferExtras: TransferExtrasRepository;
