@@ -1,8 +1,8 @@
-import type { TrackingError } from '../domain/model';
-import type { TransferExtras, TransferExtrasRepository, VirusScanRecord } from '../domain/ports';
-import { amongIds, type Db, idsParam, type RepoContext, selectPrepared } from './context';
+import type { TransferExtras, TransferExtrasRepository, TransferRowsAndExtras } from '../domain/ports';
+import { amongIds, type Db, idsParam, type RepoContext, selectPrepared, slices } from './context';
 import { type DeliveryRow, deliveryOf } from './mail-queue-repo';
 import type { Dialect } from './migrations';
+import { FILE_COLUMNS, fileRowOf, RECIPIENT_COLUMNS, recipientRowOf, toFile, toRecipient } from './rows';
 import { type DoneCountRow, type SharingControlsRow, sharingViews } from './sharing-repo';
 import { addTrackingRows, type TrackingRow } from './tracking-errors-repo';
 import { addScanRows, type ScanRow } from './virus-scan-repo';
@@ -23,53 +23,87 @@ export class TransferExtrasRepo implements TransferExtrasRepository {
   ) {}
 
   async of(transferIds: number[]): Promise<TransferExtras> {
-    const ids = [...new Set(transferIds)];
-    if (!ids.length) return { sharing: new Map(), scans: new Map(), errors: new Map(), delivery: new Map() };
-    const list = idsParam(this.ctx, ids);
-    const [row] = await selectPrepared<Record<'controls' | 'counts' | 'scans' | 'errors' | 'mails', unknown>>(
-      this.db,
-      this.ctx,
-      statementFor(this.ctx.dialect),
-      [list, list, list, 'Recipient', 'Recipient'],
-    );
-    const controls = rowsOf(row.controls).map(
-      ([transfer_id, download_limit, password_hash]): SharingControlsRow => ({
+    const { sharing, scans, errors, delivery } = await this.read(transferIds, false);
+    return { sharing, scans, errors, delivery };
+  }
+
+  withRowsOf(transferIds: number[]): Promise<TransferRowsAndExtras> {
+    return this.read(transferIds, true);
+  }
+
+  /**
+   * The statement once per BATCH Transfers (a page is one; a whole list of thousands is several, so that no one
+   * JSON value grows with a user's history), `withRows` with their files and recipients.
+   */
+  private async read(transferIds: number[], withRows: boolean): Promise<TransferRowsAndExtras> {
+    const out: TransferRowsAndExtras = {
+      files: [],
+      recipients: [],
+      sharing: new Map(),
+      scans: new Map(),
+      errors: new Map(),
+      delivery: new Map(),
+    };
+    for (const ids of slices([...new Set(transferIds)], BATCH)) {
+      const list = idsParam(this.ctx, ids);
+      const [row] = await selectPrepared<Record<Column, unknown>>(
+        this.db,
+        this.ctx,
+        statementFor(this.ctx.dialect, withRows),
+        withRows
+          ? [list, list, list, 'Recipient', 'Recipient', list, list]
+          : [list, list, list, 'Recipient', 'Recipient'],
+      );
+      if (withRows) {
+        for (const a of rowsOf(row.files)) out.files.push(toFile(fileRowOf(a)));
+        for (const a of rowsOf(row.recipients)) out.recipients.push(toRecipient(recipientRowOf(a)));
+      }
+      addExtras(out, ids, row);
+    }
+    return out;
+  }
+}
+
+/** Transfers per statement: a page is at most MAX_PAGE_SIZE (domain/paging.ts), a whole list is read in parts. */
+const BATCH = 1000;
+
+type Column = 'controls' | 'counts' | 'scans' | 'errors' | 'mails' | 'files' | 'recipients';
+
+/** One statement's extras of `ids` into `out`, through the mappers of the repositories' own reads. */
+function addExtras(out: TransferExtras, ids: number[], row: Record<Column, unknown>): void {
+  const controls = rowsOf(row.controls).map(
+    ([transfer_id, download_limit, password_hash]): SharingControlsRow => ({
+      transfer_id,
+      download_limit,
+      password_hash,
+    }),
+  );
+  const counts = rowsOf(row.counts).map(
+    ([transfer_id, recipient_id, file_id, n]): DoneCountRow => ({ transfer_id, recipient_id, file_id, n }),
+  );
+  for (const [id, view] of sharingViews(ids, controls, counts)) out.sharing.set(id, view);
+  addScanRows(
+    out.scans,
+    rowsOf(row.scans).map(
+      ([transfer_id, state, started, finished, error, file_id, signature]): ScanRow => ({
         transfer_id,
-        download_limit,
-        password_hash,
+        state,
+        started,
+        finished,
+        error,
+        file_id,
+        signature,
       }),
-    );
-    const counts = rowsOf(row.counts).map(
-      ([transfer_id, recipient_id, file_id, n]): DoneCountRow => ({ transfer_id, recipient_id, file_id, n }),
-    );
-    const scans = new Map<number, VirusScanRecord>();
-    addScanRows(
-      scans,
-      rowsOf(row.scans).map(
-        ([transfer_id, state, started, finished, error, file_id, signature]): ScanRow => ({
-          transfer_id,
-          state,
-          started,
-          finished,
-          error,
-          file_id,
-          signature,
-        }),
-      ),
-    );
-    const errors = new Map<number, TrackingError[]>();
-    addTrackingRows(
-      errors,
-      rowsOf(row.errors).map(([target_id, type, date, details]): TrackingRow => ({ target_id, type, date, details })),
-    );
-    // In id order: the last row seen for a recipient is its latest mail.
-    const delivery = new Map(
-      rowsOf(row.mails).map(([id, target_id, status, attempts, last_error, created, sent, next_attempt]) => {
-        const r: DeliveryRow = { id, target_id, status, attempts, last_error, created, sent, next_attempt };
-        return [Number(target_id), deliveryOf(r)];
-      }),
-    );
-    return { sharing: sharingViews(ids, controls, counts), scans, errors, delivery };
+    ),
+  );
+  addTrackingRows(
+    out.errors,
+    rowsOf(row.errors).map(([target_id, type, date, details]): TrackingRow => ({ target_id, type, date, details })),
+  );
+  // In id order: the last row seen for a recipient is its latest mail.
+  for (const [id, target_id, status, attempts, last_error, created, sent, next_attempt] of rowsOf(row.mails)) {
+    const r: DeliveryRow = { id, target_id, status, attempts, last_error, created, sent, next_attempt };
+    out.delivery.set(Number(target_id), deliveryOf(r));
   }
 }
 
@@ -81,11 +115,12 @@ function rowsOf(v: unknown): any[][] {
   return (typeof v === 'string' ? JSON.parse(v) : v) as unknown[][];
 }
 
-const statements = new Map<Dialect, string>();
+const statements = new Map<string, string>();
 
-/** The statement's text for a database, made once. */
-function statementFor(dialect: Dialect): string {
-  let text = statements.get(dialect);
+/** The statement's text for a database, with or without the Transfers' files and recipients, made once. */
+function statementFor(dialect: Dialect, withRows: boolean): string {
+  const key = `${dialect} ${withRows}`;
+  let text = statements.get(key);
   if (text) return text;
   const pg = dialect === 'postgres';
   const among = amongIds(dialect);
@@ -93,6 +128,9 @@ function statementFor(dialect: Dialect): string {
     pg
       ? `coalesce(json_agg(json_build_array(${columns}) order by ${order}), '[]'::json)`
       : `json_group_array(json_array(${columns}) order by ${order})`;
+  // Live rows as TransferRepository.filesOf and recipientsOf read them; ranges stays text, as toFile parses it.
+  const live = (table: string, columns: readonly string[]) =>
+    `(select ${rows(columns.join(', '), 'id')} from ${table} where transfer_id ${among} and deleted is null) as ${table}`;
   // The Transfers' recipients once (a CTE named twice is computed once), for their claims, bounces and mails.
   text = `with rs as (select id, transfer_id from recipients where transfer_id ${among})
 select
@@ -109,7 +147,9 @@ select
   (select ${rows('e.target_id, e.type, e.date, e.details', 'e.id')}
      from tracking_errors e where e.target_type = ? and e.target_id in (select id from rs)) as errors,
   (select ${rows('m.id, m.target_id, m.status, m.attempts, m.last_error, m.created, m.sent, m.next_attempt', 'm.id')}
-     from mail_queue m where m.target_type = ? and m.target_id in (select id from rs)) as mails`;
-  statements.set(dialect, text);
+     from mail_queue m where m.target_type = ? and m.target_id in (select id from rs)) as mails${
+       withRows ? `,\n  ${live('files', FILE_COLUMNS)},\n  ${live('recipients', RECIPIENT_COLUMNS)}` : ''
+     }`;
+  statements.set(key, text);
   return text;
 }

@@ -23,7 +23,16 @@ import {
   selectSql,
   slices,
 } from './context';
-import { FileRow, RecipientRow, toFile, toRecipient, toTransfer, TransferRow } from './rows';
+import {
+  FILE_COLUMNS,
+  FileRow,
+  RECIPIENT_COLUMNS,
+  RecipientRow,
+  toFile,
+  toRecipient,
+  toTransfer,
+  TransferRow,
+} from './rows';
 
 /** The ranges of a File still open for chunks: not deleted, its Transfer not closed (bound: id, 'closed'). */
 const OPEN_FILE_RANGES =
@@ -156,11 +165,13 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async filesOf(transferIds: number[]): Promise<FileRecord[]> {
-    return (await this.liveRowsOf<FileRow>('files', FILE_COLUMNS, transferIds)).map(toFile);
+    return (await this.liveRowsOf<FileRow>('files', FILE_COLUMNS.join(', '), transferIds)).map(toFile);
   }
 
   async recipientsOf(transferIds: number[]): Promise<Recipient[]> {
-    return (await this.liveRowsOf<RecipientRow>('recipients', RECIPIENT_COLUMNS, transferIds)).map(toRecipient);
+    return (await this.liveRowsOf<RecipientRow>('recipients', RECIPIENT_COLUMNS.join(', '), transferIds)).map(
+      toRecipient,
+    );
   }
 
   /**
@@ -560,9 +571,3 @@ export class TransfersRepo implements TransferRepository {
     return n === unique.length;
   }
 }
-
-/** Every column of files and of recipients (FilesTable, RecipientsTable in schema.ts), for the prepared reads. */
-const FILE_COLUMNS =
-  'id, transfer_id, uid, name, size, mime_type, cid, received, ranges, complete, crc32, sha256, created, deleted, iv, aead, store_upload, digest_claim, assembly_by, assembly_claim';
-const RECIPIENT_COLUMNS =
-  'id, transfer_id, email, token, lang, created, last_activity, deleted, download_complete_notified';

@@ -1,7 +1,7 @@
 import type { Actor, MailDelivery, Transfer } from './model';
 import type { Page } from './paging';
 import type { SharingView, TransferExtrasRepository, VirusScanRecord } from './ports';
-import type { TransfersService, TransferView } from './transfers';
+import { type TransfersService, type TransferView, viewsOf } from './transfers';
 import type { VirusScans } from './virus-scans';
 
 /** What a Transfer is shown with: its files and recipients (each with its bounces), and all that is read beside. */
@@ -32,20 +32,16 @@ export interface TransferViewDeps {
 
 /**
  * The read model every answer that shows Transfers uses (GET /transfer, its lists and pages, and the answers of
- * POST and PUT): in one round of reads beside the list's own, whatever their number (docs/architecture.md, "Lists
- * and pages"): their files, their recipients, and in one statement all the rest (their sharing controls and
- * download counts, their virus scans, their recipients' bounces and mail states).
+ * POST and PUT): one statement beside the list's own, whatever their number (docs/architecture.md, "Lists and
+ * pages"): their files, their recipients, their sharing controls and download counts, their virus scans, their
+ * recipients' bounces and mail states.
  */
 export class TransferViews {
   constructor(private readonly d: TransferViewDeps) {}
 
   /** One Transfer, or the view a change just built (the create answer carries its cids). */
   async one(v: TransferView | Transfer): Promise<TransferReadouts> {
-    const view = 'transfer' in v ? Promise.resolve(v) : this.d.transfers.view(v);
-    return this.many(
-      ['transfer' in v ? v.transfer : v],
-      view.then((one) => [one]),
-    );
+    return 'transfer' in v ? this.many([v.transfer], Promise.resolve([v])) : this.many([v]);
   }
 
   /** The Transfers an actor sees (theirs, or a guest's own), the whole list or one page, with all they are shown with. */
@@ -58,9 +54,15 @@ export class TransferViews {
     return this.many(await this.d.transfers.pageAll(page));
   }
 
-  /** A list of Transfers, `views` their files and recipients when already under way (pages read them in batches). */
-  async many(transfers: Transfer[], views = this.d.transfers.views(transfers)): Promise<TransferReadouts> {
-    const [shown, extras] = await Promise.all([views, this.d.extras.of(transfers.map((t) => t.id))]);
+  /**
+   * A list of Transfers, `views` their files and recipients when already under way (one Transfer's answer); else
+   * those are read in the same statement as the rest (TransferExtrasRepository.withRowsOf).
+   */
+  async many(transfers: Transfer[], views?: Promise<TransferView[]>): Promise<TransferReadouts> {
+    const ids = transfers.map((t) => t.id);
+    const [shown, extras] = views
+      ? await Promise.all([views, this.d.extras.of(ids)])
+      : await this.d.extras.withRowsOf(ids).then((r) => [viewsOf(transfers, r.files, r.recipients), r] as const);
     return {
       transfers: shown.map((view) => ({
         view: {

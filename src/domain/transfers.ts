@@ -136,21 +136,6 @@ export class TransfersService {
     return { transfer: t, files, recipients };
   }
 
-  /**
-   * The views of many Transfers, built in batches: two statements per 500 Transfers (their files, their
-   * recipients), whatever the list's length, instead of two per Transfer (docs/architecture.md, "Lists and pages").
-   */
-  async views(list: Transfer[], repos: Repositories = this.d.repos): Promise<TransferView[]> {
-    const ids = list.map((t) => t.id);
-    const [files, recipients] = await Promise.all([repos.transfers.filesOf(ids), repos.transfers.recipientsOf(ids)]);
-    const byTransfer = new Map<number, TransferView>(
-      list.map((t) => [t.id, { transfer: t, files: [], recipients: [] }]),
-    );
-    for (const f of files) byTransfer.get(f.transferId)?.files.push(f);
-    for (const r of recipients) byTransfer.get(r.transferId)?.recipients.push(r);
-    return list.map((t) => byTransfer.get(t.id) as TransferView);
-  }
-
   /** One page of the actor's Transfers (a guest's: those sent under their token), newest first; null: all. */
   pageFor(actor: Actor, page: Page | null): Promise<Transfer[]> {
     const owner = actor.type === 'guest' && actor.guestId !== null ? { guestId: actor.guestId } : { userId: actor.id };
@@ -455,4 +440,12 @@ export class TransfersService {
     if (t.status === 'closed') throw Errors.cannotAlterClosedTransfer();
     if (t.expires <= this.d.clock()) throw Errors.transferExpired();
   }
+}
+
+/** Each Transfer of `list` with its own of `files` and `recipients` (read for the whole list at once), in order. */
+export function viewsOf(list: Transfer[], files: FileRecord[], recipients: Recipient[]): TransferView[] {
+  const byTransfer = new Map<number, TransferView>(list.map((t) => [t.id, { transfer: t, files: [], recipients: [] }]));
+  for (const f of files) byTransfer.get(f.transferId)?.files.push(f);
+  for (const r of recipients) byTransfer.get(r.transferId)?.recipients.push(r);
+  return list.map((t) => byTransfer.get(t.id) as TransferView);
 }

@@ -775,7 +775,14 @@ export class MemoryWorld {
       loginDevices: new MemoryLoginDevices(view),
       virusScans: new MemoryVirusScans(view),
       imports: new MemoryImports(view),
-      transferExtras: { of: (ids) => extrasOf(this.repos, ids) },
+      transferExtras: {
+        of: (ids) => extrasOf(this.repos, ids),
+        withRowsOf: async (ids) => ({
+          ...(await extrasOf(this.repos, ids)),
+          files: await this.repos.transfers.filesOf(ids),
+          recipients: await this.repos.transfers.recipientsOf(ids),
+        }),
+      },
     };
     this.uow = {
       run: <T>(fn: (tx: Tx) => Promise<T>): Promise<T> => {
@@ -814,7 +821,7 @@ export class MemoryWorld {
   }
 }
 
-/** TransferExtrasRepository on the fakes: the four reads it stands for, as the port says. */
+/** TransferExtrasRepository on the fakes: the four reads it stands for, as the port says (withRowsOf: six). */
 async function extrasOf(repos: Repositories, transferIds: number[]): Promise<TransferExtras> {
   const recipients = (await repos.transfers.recipientsOf(transferIds)).map((r) => r.id);
   const [sharing, scans, errors, delivery] = await Promise.all([

@@ -335,6 +335,38 @@ forEachWorld('after an upload: the repositories', (it) => {
     });
   });
 
+  it("a page's files and recipients in the same read: what filesOf and recipientsOf give, also past a thousand ids", async ({
+    w,
+  }) => {
+    const a = await transferWith(w, 'wa', 3, 2);
+    const b = await transferWith(w, 'wb', 1, 3);
+    const other = await transferWith(w, 'wc', 1, 1);
+    await w.repos.transfers.deleteFile(a.files[1], T0);
+    await w.repos.transfers.deleteRecipient(b.recipients[0], T0);
+    await w.repos.sharing.setControls(b.id, { downloadLimit: 2, passwordHash: null });
+    await q(w).enqueue(msg('b1@x.org'), T0, { type: 'Recipient', id: b.recipients[1] });
+    // The Transfers asked for after a thousand others (ids no Transfer has): the read goes on past its first part.
+    const ids = [...Array.from({ length: 1200 }, (_, i) => 900_000_000 + i), b.id, a.id];
+    const read = await w.repos.transferExtras.withRowsOf(ids);
+    assert.equal(read.files, await w.repos.transfers.filesOf([a.id, b.id]));
+    assert.equal(read.recipients, await w.repos.transfers.recipientsOf([a.id, b.id]));
+    assert.equal(
+      read.files.map((f) => f.id),
+      [a.files[0], a.files[2], b.files[0]],
+    );
+    assert.equal(
+      read.recipients.map((r) => r.id),
+      [...a.recipients, b.recipients[1], b.recipients[2]],
+    );
+    assert.not.ok(read.files.some((f) => f.transferId === other.id));
+    // The rest as of() gives it.
+    const extras = await w.repos.transferExtras.of(ids);
+    assert.equal({ sharing: read.sharing, scans: read.scans, errors: read.errors, delivery: read.delivery }, extras);
+    assert.is(read.sharing.get(b.id)?.controls.downloadLimit, 2);
+    assert.is(read.delivery.get(b.recipients[1])?.state, 'queued');
+    assert.is(read.sharing.size, ids.length);
+  });
+
   it('a unit of work that fails leaves none of its changes behind', async ({ w }) => {
     const t = await transferWith(w, 'rb', 1, 1);
     await w.uow

@@ -71,9 +71,9 @@ export interface TransferRepository {
   lockMany(ids: number[]): Promise<Transfer[]>;
   /** Closes these Transfers at `now` for `reason`, in one statement. */
   closeMany(ids: number[], now: number, reason: string): Promise<void>;
-  /** The files (not deleted) of several Transfers at once, in upload order: one statement per 500 Transfers. */
+  /** The files (not deleted) of several Transfers at once, in upload order, in one statement. */
   filesOf(transferIds: number[]): Promise<FileRecord[]>;
-  /** The recipients (not deleted) of several Transfers at once, by id: one statement per 500 Transfers. */
+  /** The recipients (not deleted) of several Transfers at once, by id, in one statement. */
   recipientsOf(transferIds: number[]): Promise<Recipient[]>;
   setStatus(id: number, status: TransferStatus, now: number, reason?: string | null): Promise<void>;
   /** Moves created/started to uploading once; true when this call did it (the first chunk). */
@@ -676,8 +676,19 @@ export interface TransferExtras {
   delivery: Map<number, MailDelivery>;
 }
 
+/** TransferExtras with the Transfers' live files and recipients, each in id order (what TransferRepository.filesOf and recipientsOf give). */
+export interface TransferRowsAndExtras extends TransferExtras {
+  files: FileRecord[];
+  recipients: Recipient[];
+}
+
 export interface TransferExtrasRepository {
   of(transferIds: number[]): Promise<TransferExtras>;
+  /**
+   * The same, and the Transfers' files and recipients with it: a page's one read beside the page's own, where
+   * separate reads of its files and recipients were two more round trips (docs/performance.md, "Scale").
+   */
+  withRowsOf(transferIds: number[]): Promise<TransferRowsAndExtras>;
 }
 
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
