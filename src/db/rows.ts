@@ -55,8 +55,9 @@ export interface RecipientRow {
 }
 
 /**
- * Every column of files and of recipients (FilesTable, RecipientsTable in schema.ts), named rather than `*` in the
- * prepared reads (transfers-repo's liveRowsOf says why), and in this order in transfer-extras-repo's JSON arrays.
+ * The columns of files and of recipients that FileRow and RecipientRow hold (what toFile and toRecipient read),
+ * named rather than `*` in the prepared reads (transfers-repo's liveRowsOf says why), and in this order in
+ * transfer-extras-repo's JSON arrays (fileRowOf, recipientRowOf).
  */
 export const FILE_COLUMNS = [
   'id',
@@ -76,10 +77,8 @@ export const FILE_COLUMNS = [
   'iv',
   'aead',
   'store_upload',
-  'digest_claim',
   'assembly_by',
-  'assembly_claim',
-] as const;
+] as const satisfies readonly (keyof FileRow)[];
 export const RECIPIENT_COLUMNS = [
   'id',
   'transfer_id',
@@ -89,8 +88,7 @@ export const RECIPIENT_COLUMNS = [
   'created',
   'last_activity',
   'deleted',
-  'download_complete_notified',
-] as const;
+] as const satisfies readonly (keyof RecipientRow)[];
 
 /**
  * A files row from its values in FILE_COLUMNS' order (transfer-extras-repo's JSON arrays). An object literal, not
@@ -116,7 +114,7 @@ export function fileRowOf(v: any[]): FileRow {
     iv: v[14],
     aead: v[15],
     store_upload: v[16],
-    assembly_by: v[18],
+    assembly_by: v[17],
   };
 }
 
