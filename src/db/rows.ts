@@ -90,6 +90,52 @@ export const RECIPIENT_COLUMNS = [
   'deleted',
 ] as const satisfies readonly (keyof RecipientRow)[];
 
+/** The columns of transfers, in this order in transfer-extras-repo's JSON arrays (transferRowOf). */
+export const TRANSFER_COLUMNS = [
+  'id',
+  'user_id',
+  'user_email',
+  'guest_id',
+  'subject',
+  'message',
+  'options',
+  'status',
+  'lang',
+  'created',
+  'expires',
+  'expiry_extensions_used',
+  'made_available',
+  'closed',
+  'closed_reason',
+  'encryption',
+  'roundtrip_token',
+  'complete_by',
+] as const satisfies readonly (keyof TransferRow)[];
+
+/** A transfers row from its values in TRANSFER_COLUMNS' order, as fileRowOf. */
+export function transferRowOf(v: any[]): TransferRow {
+  return {
+    id: v[0],
+    user_id: v[1],
+    user_email: v[2],
+    guest_id: v[3],
+    subject: v[4],
+    message: v[5],
+    options: v[6],
+    status: v[7],
+    lang: v[8],
+    created: v[9],
+    expires: v[10],
+    expiry_extensions_used: v[11],
+    made_available: v[12],
+    closed: v[13],
+    closed_reason: v[14],
+    encryption: v[15],
+    roundtrip_token: v[16],
+    complete_by: v[17],
+  };
+}
+
 /**
  * A files row from its values in FILE_COLUMNS' order (transfer-extras-repo's JSON arrays). An object literal, not
  * a loop over the names: each row then has one shape from the start, and building a page's rows key by key was a

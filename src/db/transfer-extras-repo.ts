@@ -1,8 +1,25 @@
-import type { TransferExtras, TransferExtrasRepository, TransferRowsAndExtras } from '../domain/ports';
+import { numericAfter, type Page } from '../domain/paging';
+import type {
+  TransferExtras,
+  TransferExtrasRepository,
+  TransferOwner,
+  TransferPageRead,
+  TransferRowsAndExtras,
+} from '../domain/ports';
 import { amongIds, type Db, idsParam, type RepoContext, selectPrepared, slices } from './context';
 import { type DeliveryRow, deliveryOf } from './mail-queue-repo';
 import type { Dialect } from './migrations';
-import { FILE_COLUMNS, fileRowOf, RECIPIENT_COLUMNS, recipientRowOf, toFile, toRecipient } from './rows';
+import {
+  FILE_COLUMNS,
+  fileRowOf,
+  RECIPIENT_COLUMNS,
+  recipientRowOf,
+  TRANSFER_COLUMNS,
+  toFile,
+  toRecipient,
+  toTransfer,
+  transferRowOf,
+} from './rows';
 import { type DoneCountRow, type SharingControlsRow, sharingViews } from './sharing-repo';
 import { addTrackingRows, type TrackingRow } from './tracking-errors-repo';
 import { addScanRows, type ScanRow } from './virus-scan-repo';
@@ -31,43 +48,73 @@ export class TransferExtrasRepo implements TransferExtrasRepository {
     return this.read(transferIds, true);
   }
 
+  async pageWithRows(owner: TransferOwner, page: Page): Promise<TransferPageRead> {
+    const after = numericAfter(page);
+    const query: PageQuery = {
+      owner: owner === 'all' ? 'all' : 'userId' in owner ? 'user' : 'guest',
+      byKey: after !== null,
+    };
+    const [row] = await selectPrepared<Record<Column, unknown>>(
+      this.db,
+      this.ctx,
+      statementFor(this.ctx.dialect, { page: query }, true),
+      [
+        ...(owner === 'all' ? [] : ['userId' in owner ? owner.userId : owner.guestId]),
+        ...(after !== null ? [after] : []),
+        page.limit,
+        ...(after === null ? [page.offset] : []),
+        'Recipient',
+        'Recipient',
+      ],
+    );
+    const transfers = rowsOf(row.transfers).map((a) => toTransfer(transferRowOf(a)));
+    const out = emptyRead();
+    addRows(out, row);
+    addExtras(
+      out,
+      transfers.map((t) => t.id),
+      row,
+    );
+    return { transfers, ...out };
+  }
+
   /**
    * The statement once per BATCH Transfers (a page is one; a whole list of thousands is several, so that no one
    * JSON value grows with a user's history), `withRows` with their files and recipients.
    */
   private async read(transferIds: number[], withRows: boolean): Promise<TransferRowsAndExtras> {
-    const out: TransferRowsAndExtras = {
-      files: [],
-      recipients: [],
-      sharing: new Map(),
-      scans: new Map(),
-      errors: new Map(),
-      delivery: new Map(),
-    };
+    const out = emptyRead();
     for (const ids of slices([...new Set(transferIds)], BATCH)) {
       const list = idsParam(this.ctx, ids);
       const [row] = await selectPrepared<Record<Column, unknown>>(
         this.db,
         this.ctx,
-        statementFor(this.ctx.dialect, withRows),
+        statementFor(this.ctx.dialect, { ids: true }, withRows),
         withRows
           ? [list, list, list, 'Recipient', 'Recipient', list, list]
           : [list, list, list, 'Recipient', 'Recipient'],
       );
-      if (withRows) {
-        for (const a of rowsOf(row.files)) out.files.push(toFile(fileRowOf(a)));
-        for (const a of rowsOf(row.recipients)) out.recipients.push(toRecipient(recipientRowOf(a)));
-      }
+      if (withRows) addRows(out, row);
       addExtras(out, ids, row);
     }
     return out;
   }
 }
 
+function emptyRead(): TransferRowsAndExtras {
+  return { files: [], recipients: [], sharing: new Map(), scans: new Map(), errors: new Map(), delivery: new Map() };
+}
+
+/** One statement's files and recipients into `out`. */
+function addRows(out: TransferRowsAndExtras, row: Record<Column, unknown>): void {
+  for (const a of rowsOf(row.files)) out.files.push(toFile(fileRowOf(a)));
+  for (const a of rowsOf(row.recipients)) out.recipients.push(toRecipient(recipientRowOf(a)));
+}
+
 /** Transfers per statement: a page is at most MAX_PAGE_SIZE (domain/paging.ts), a whole list is read in parts. */
 const BATCH = 1000;
 
-type Column = 'controls' | 'counts' | 'scans' | 'errors' | 'mails' | 'files' | 'recipients';
+type Column = 'controls' | 'counts' | 'scans' | 'errors' | 'mails' | 'files' | 'recipients' | 'transfers';
 
 /** One statement's extras of `ids` into `out`, through the mappers of the repositories' own reads. */
 function addExtras(out: TransferExtras, ids: number[], row: Record<Column, unknown>): void {
@@ -117,13 +164,25 @@ function rowsOf(v: unknown): any[][] {
 
 const statements = new Map<string, string>();
 
-/** The statement's text for a database, with or without the Transfers' files and recipients, made once. */
-function statementFor(dialect: Dialect, withRows: boolean): string {
-  const key = `${dialect} ${withRows}`;
+/** Which Transfers a statement is about: ids bound as one parameter, or a page it reads itself (PageQuery). */
+type Scope = { ids: true } | { page: PageQuery };
+
+/** A page's own select, as TransferRepository.listPage makes it: whose Transfers, and paged by key or offset. */
+interface PageQuery {
+  owner: 'user' | 'guest' | 'all';
+  byKey: boolean;
+}
+
+/** The statement's text for a database and scope, with or without the Transfers' files and recipients, made once. */
+function statementFor(dialect: Dialect, scope: Scope, withRows: boolean): string {
+  const key = `${dialect} ${'page' in scope ? `${scope.page.owner} ${scope.page.byKey}` : 'ids'} ${withRows}`;
   let text = statements.get(key);
   if (text) return text;
   const pg = dialect === 'postgres';
-  const among = amongIds(dialect);
+  // The ids as one bound parameter; or the page's, as an array PostgreSQL computes once, so that each read below
+  // is the same index scan as for bound ids whatever plan the prepared statement settles on.
+  const among =
+    'page' in scope ? (pg ? '= any(array(select id from page))' : 'in (select id from page)') : amongIds(dialect);
   const rows = (columns: string, order: string) =>
     pg
       ? `coalesce(json_agg(json_build_array(${columns}) order by ${order}), '[]'::json)`
@@ -131,9 +190,10 @@ function statementFor(dialect: Dialect, withRows: boolean): string {
   // Live rows as TransferRepository.filesOf and recipientsOf read them; ranges stays text, as toFile parses it.
   const live = (table: string, columns: readonly string[]) =>
     `(select ${rows(columns.join(', '), 'id')} from ${table} where transfer_id ${among} and deleted is null) as ${table}`;
+  const page = 'page' in scope ? pageSelect(scope.page) : null;
   // The Transfers' recipients once (a CTE named twice is computed once), for their claims, bounces and mails.
-  text = `with rs as (select id, transfer_id from recipients where transfer_id ${among})
-select
+  text = `with ${page ? `page as (${page}),\n` : ''}rs as (select id, transfer_id from recipients where transfer_id ${among})
+select${page ? `\n  (select ${rows(TRANSFER_COLUMNS.join(', '), 'id desc')} from page) as transfers,` : ''}
   (select ${rows('transfer_id, download_limit, password_hash', 'transfer_id')}
      from transfer_sharing where transfer_id ${among}) as controls,
   (select ${rows('transfer_id, recipient_id, file_id, n', 'transfer_id, recipient_id, file_id')}
@@ -152,4 +212,17 @@ select
      }`;
   statements.set(key, text);
   return text;
+}
+
+/**
+ * A page of Transfers as TransferRepository.listPage reads it: newest first, by key from the index on the owner
+ * and the id (or the primary key) on, or by offset. Bound: the owner (unless all), the key, the limit, the offset.
+ */
+function pageSelect(q: PageQuery): string {
+  const where = [
+    ...(q.owner === 'user' ? ['user_id = ?'] : q.owner === 'guest' ? ['guest_id = ?'] : []),
+    ...(q.byKey ? ['id < ?'] : []),
+  ];
+  return `select ${TRANSFER_COLUMNS.join(', ')} from transfers${where.length ? ` where ${where.join(' and ')}` : ''}
+    order by id desc limit ?${q.byKey ? '' : ' offset ?'}`;
 }

@@ -1,7 +1,7 @@
 import type { Actor, MailDelivery, Transfer } from './model';
 import type { Page } from './paging';
-import type { SharingView, TransferExtrasRepository, VirusScanRecord } from './ports';
-import { type TransfersService, type TransferView, viewsOf } from './transfers';
+import type { SharingView, TransferExtras, TransferExtrasRepository, TransferOwner, VirusScanRecord } from './ports';
+import { ownerOf, type TransfersService, type TransferView, viewsOf } from './transfers';
 import type { VirusScans } from './virus-scans';
 
 /** What a Transfer is shown with: its files and recipients (each with its bounces), and all that is read beside. */
@@ -46,12 +46,18 @@ export class TransferViews {
 
   /** The Transfers an actor sees (theirs, or a guest's own), the whole list or one page, with all they are shown with. */
   async pageFor(actor: Actor, page: Page | null): Promise<TransferReadouts> {
-    return this.many(await this.d.transfers.pageFor(actor, page));
+    return page ? this.page(ownerOf(actor), page) : this.many(await this.d.transfers.pageFor(actor, null));
   }
 
   /** Every Transfer (the admins' list), the whole list or one page, with all they are shown with. */
   async pageAll(page: Page | null): Promise<TransferReadouts> {
-    return this.many(await this.d.transfers.pageAll(page));
+    return page ? this.page('all', page) : this.many(await this.d.transfers.pageAll(null));
+  }
+
+  /** One page, read with all it is shown with in one statement (TransferExtrasRepository.pageWithRows). */
+  private async page(owner: TransferOwner, page: Page): Promise<TransferReadouts> {
+    const read = await this.d.extras.pageWithRows(owner, page);
+    return this.readouts(viewsOf(read.transfers, read.files, read.recipients), read);
   }
 
   /**
@@ -63,6 +69,11 @@ export class TransferViews {
     const [shown, extras] = views
       ? await Promise.all([views, this.d.extras.of(ids)])
       : await this.d.extras.withRowsOf(ids).then((r) => [viewsOf(transfers, r.files, r.recipients), r] as const);
+    return this.readouts(shown, extras);
+  }
+
+  /** The views with what the extras add to them. */
+  private readouts(shown: TransferView[], extras: TransferExtras): TransferReadouts {
     return {
       transfers: shown.map((view) => ({
         view: {

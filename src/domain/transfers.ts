@@ -1,7 +1,7 @@
 import { Errors, isOutOfSpace, ServiceError } from './errors';
 import { ReminderLimit, reminderLimitReached } from './reminder-limits';
 import type { Actor, AuditEntry, FileRecord, Recipient, Transfer } from './model';
-import type { Clock, FileStore, IdGenerator, Notifier, Repositories, Tx, UnitOfWork } from './ports';
+import type { Clock, FileStore, IdGenerator, Notifier, Repositories, TransferOwner, Tx, UnitOfWork } from './ports';
 import { hasMultipartUploads } from './ports';
 import type { TransferDraft, TransferLimits } from './transfer-input';
 import { newSalt } from './encryption-input';
@@ -138,8 +138,7 @@ export class TransfersService {
 
   /** One page of the actor's Transfers (a guest's: those sent under their token), newest first; null: all. */
   pageFor(actor: Actor, page: Page | null): Promise<Transfer[]> {
-    const owner = actor.type === 'guest' && actor.guestId !== null ? { guestId: actor.guestId } : { userId: actor.id };
-    return this.d.repos.transfers.listPage(owner, page);
+    return this.d.repos.transfers.listPage(ownerOf(actor), page);
   }
 
   /** One page of every Transfer (the admin's list), newest first; null: all. */
@@ -448,4 +447,9 @@ export function viewsOf(list: Transfer[], files: FileRecord[], recipients: Recip
   for (const f of files) byTransfer.get(f.transferId)?.files.push(f);
   for (const r of recipients) byTransfer.get(r.transferId)?.recipients.push(r);
   return list.map((t) => byTransfer.get(t.id) as TransferView);
+}
+
+/** Whose Transfers an actor's list is: a guest's own (those sent under their token), else the user's. */
+export function ownerOf(actor: Actor): TransferOwner {
+  return actor.type === 'guest' && actor.guestId !== null ? { guestId: actor.guestId } : { userId: actor.id };
 }

@@ -26,6 +26,7 @@ import type {
   TrackingErrorRepository,
   TrackingTarget,
   TransferExtras,
+  TransferRowsAndExtras,
   TransferOwner,
   TransferRepository,
   Tx,
@@ -777,11 +778,17 @@ export class MemoryWorld {
       imports: new MemoryImports(view),
       transferExtras: {
         of: (ids) => extrasOf(this.repos, ids),
-        withRowsOf: async (ids) => ({
-          ...(await extrasOf(this.repos, ids)),
-          files: await this.repos.transfers.filesOf(ids),
-          recipients: await this.repos.transfers.recipientsOf(ids),
-        }),
+        withRowsOf: (ids) => withRowsOf(this.repos, ids),
+        pageWithRows: async (owner, page) => {
+          const transfers = await this.repos.transfers.listPage(owner, page);
+          return {
+            transfers,
+            ...(await withRowsOf(
+              this.repos,
+              transfers.map((t) => t.id),
+            )),
+          };
+        },
       },
     };
     this.uow = {
@@ -821,7 +828,16 @@ export class MemoryWorld {
   }
 }
 
-/** TransferExtrasRepository on the fakes: the four reads it stands for, as the port says (withRowsOf: six). */
+/** TransferExtrasRepository.withRowsOf on the fakes: the six reads it stands for. */
+async function withRowsOf(repos: Repositories, ids: number[]): Promise<TransferRowsAndExtras> {
+  return {
+    ...(await extrasOf(repos, ids)),
+    files: await repos.transfers.filesOf(ids),
+    recipients: await repos.transfers.recipientsOf(ids),
+  };
+}
+
+/** TransferExtrasRepository on the fakes: the four reads it stands for, as the port says. */
 async function extrasOf(repos: Repositories, transferIds: number[]): Promise<TransferExtras> {
   const recipients = (await repos.transfers.recipientsOf(transferIds)).map((r) => r.id);
   const [sharing, scans, errors, delivery] = await Promise.all([

@@ -1,5 +1,7 @@
 import * as assert from 'uvu/assert';
-import { newTransferIn, type RepositoryWorld, forEachWorld } from '../helpers/repository-worlds';
+import type { Page } from '../../src/domain/paging';
+import type { TransferOwner } from '../../src/domain/ports';
+import { forEachWorld, newGuestIn, newTransferIn, type RepositoryWorld } from '../helpers/repository-worlds';
 
 // The repository contract of what happens after an upload (sharing controls, download claims, automatic
 // reminders, virus scans, the mail queue), run on the in-memory fakes of test/fakes/ as on SQLite and
@@ -365,6 +367,52 @@ forEachWorld('after an upload: the repositories', (it) => {
     assert.is(read.sharing.get(b.id)?.controls.downloadLimit, 2);
     assert.is(read.delivery.get(b.recipients[1])?.state, 'queued');
     assert.is(read.sharing.size, ids.length);
+  });
+
+  it("a page with everything it is shown with in one read: listPage's Transfers, by key and by offset, for a user, a guest and all", async ({
+    w,
+  }) => {
+    const guest = await newGuestIn(w, 'pg-u');
+    const mine: number[] = [];
+    for (let i = 0; i < 5; i++) mine.push(await newTransferIn(w, 'pg-u', { files: 2, recipients: 1 }));
+    const theirs = await newTransferIn(w, 'pg-u', { guestId: guest.id, files: 1, recipients: 2 });
+    await newTransferIn(w, 'pg-other');
+    await w.repos.transfers.deleteFile((await w.repos.transfers.files(mine[3]))[0].id, T0);
+    await w.repos.sharing.setControls(mine[3], { downloadLimit: 3, passwordHash: null });
+    const recipient = (await w.repos.transfers.recipients(mine[3]))[0].id;
+    await w.repos.trackingErrors.add('Recipient', recipient, { type: 'bounce', date: T0, details: '550' });
+    await q(w).enqueue(msg('m@x.org'), T0, { type: 'Recipient', id: recipient });
+    const cases: [TransferOwner, Page][] = [
+      [{ userId: 'pg-u' }, { limit: 3, offset: 0, after: null }],
+      [{ userId: 'pg-u' }, { limit: 3, offset: 2, after: null }],
+      [{ userId: 'pg-u' }, { limit: 2, offset: 0, after: String(mine[4]) }],
+      [{ userId: 'pg-u' }, { limit: 50, offset: 0, after: String(mine[0]) }],
+      [{ guestId: guest.id }, { limit: 10, offset: 0, after: null }],
+      ['all', { limit: 4, offset: 0, after: null }],
+      ['all', { limit: 4, offset: 0, after: String(theirs) }],
+    ];
+    for (const [owner, page] of cases) {
+      const read = await w.repos.transferExtras.pageWithRows(owner, page);
+      const transfers = await w.repos.transfers.listPage(owner, page);
+      assert.equal(read.transfers, transfers, JSON.stringify([owner, page]));
+      const { transfers: _, ...rest } = read;
+      assert.equal(rest, await w.repos.transferExtras.withRowsOf(transfers.map((t) => t.id)));
+    }
+    const first = await w.repos.transferExtras.pageWithRows({ userId: 'pg-u' }, { limit: 3, offset: 0, after: null });
+    assert.equal(
+      first.transfers.map((t) => t.id),
+      [theirs, mine[4], mine[3]],
+    );
+    assert.is(first.files.filter((f) => f.transferId === mine[3]).length, 1);
+    assert.is(first.sharing.get(mine[3])?.controls.downloadLimit, 3);
+    assert.equal(
+      first.errors.get(recipient)?.map((e) => e.details),
+      ['550'],
+    );
+    assert.is(first.delivery.get(recipient)?.state, 'queued');
+    const none = await w.repos.transferExtras.pageWithRows({ userId: 'nobody' }, { limit: 5, offset: 0, after: null });
+    assert.equal(none.transfers, []);
+    assert.equal(none.files, []);
   });
 
   it('a unit of work that fails leaves none of its changes behind', async ({ w }) => {

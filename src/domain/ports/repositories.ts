@@ -689,6 +689,16 @@ export interface TransferExtrasRepository {
    * separate reads of its files and recipients were two more round trips (docs/performance.md, "Scale").
    */
   withRowsOf(transferIds: number[]): Promise<TransferRowsAndExtras>;
+  /**
+   * One page of an owner's Transfers as TransferRepository.listPage reads it, and withRowsOf's read of them, in
+   * one statement: a page is one round trip.
+   */
+  pageWithRows(owner: TransferOwner, page: Page): Promise<TransferPageRead>;
+}
+
+/** A page of Transfers, newest first, with all withRowsOf gives about them. */
+export interface TransferPageRead extends TransferRowsAndExtras {
+  transfers: Transfer[];
 }
 
 /** Every repository, as one set: the root set (no transaction) and each unit of work's set share this shape. */
