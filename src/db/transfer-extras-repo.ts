@@ -25,13 +25,13 @@ import { addTrackingRows, type TrackingRow } from './tracking-errors-repo';
 import { addScanRows, type ScanRow } from './virus-scan-repo';
 
 /**
- * What a list of Transfers is shown with beside its files and recipients (the port's comment says what), in one
- * statement: five subqueries, each giving its rows as one JSON array, with the Transfers' ids bound as one
- * parameter (an array on PostgreSQL, a JSON list on SQLite). One round trip instead of five, and a statement whose
- * text does not change with the list's length, which PostgreSQL keeps prepared (docs/architecture.md, "Lists and
- * pages").
- * The rows are those the repositories' own reads give (sharing-repo, virus-scan-repo, tracking-errors-repo,
- * mail-queue-repo), and are turned into records by the same functions.
+ * Everything a list of Transfers is shown with (the port's comment says what), in one statement: subqueries that
+ * each give their rows as one JSON array, about Transfers whose ids are bound as one parameter (an array on
+ * PostgreSQL, a JSON list on SQLite) or that the statement reads itself as a page (pageWithRows). Its text does
+ * not change with the list's length, so PostgreSQL keeps it prepared; one round trip where a page was four
+ * statements (docs/architecture.md, "Lists and pages").
+ * The rows are those the repositories' own reads give (transfers-repo, sharing-repo, virus-scan-repo,
+ * tracking-errors-repo, mail-queue-repo), and are turned into records by the same functions.
  */
 export class TransferExtrasRepo implements TransferExtrasRepository {
   constructor(

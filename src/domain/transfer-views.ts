@@ -32,9 +32,9 @@ export interface TransferViewDeps {
 
 /**
  * The read model every answer that shows Transfers uses (GET /transfer, its lists and pages, and the answers of
- * POST and PUT): one statement beside the list's own, whatever their number (docs/architecture.md, "Lists and
- * pages"): their files, their recipients, their sharing controls and download counts, their virus scans, their
- * recipients' bounces and mail states.
+ * POST and PUT): a page is one statement with its own select in it (docs/architecture.md, "Lists and pages"), a
+ * whole list its select and one more per 1,000 Transfers: their files, their recipients, their sharing controls
+ * and download counts, their virus scans, their recipients' bounces and mail states.
  */
 export class TransferViews {
   constructor(private readonly d: TransferViewDeps) {}
