@@ -1,4 +1,4 @@
-import { numericAfter, type Page } from '../domain/paging';
+import type { Page } from '../domain/paging';
 import type {
   TransferExtras,
   TransferExtrasRepository,
@@ -20,6 +20,7 @@ import {
   toTransfer,
   transferRowOf,
 } from './rows';
+import { transferPage, type TransferPageSql } from './transfers-repo';
 import { type DoneCountRow, type SharingControlsRow, sharingViews } from './sharing-repo';
 import { addTrackingRows, type TrackingRow } from './tracking-errors-repo';
 import { addScanRows, type ScanRow } from './virus-scan-repo';
@@ -49,23 +50,12 @@ export class TransferExtrasRepo implements TransferExtrasRepository {
   }
 
   async pageWithRows(owner: TransferOwner, page: Page): Promise<TransferPageRead> {
-    const after = numericAfter(page);
-    const query: PageQuery = {
-      owner: owner === 'all' ? 'all' : 'userId' in owner ? 'user' : 'guest',
-      byKey: after !== null,
-    };
+    const select = transferPage(owner, page);
     const [row] = await selectPrepared<Record<Column, unknown>>(
       this.db,
       this.ctx,
-      statementFor(this.ctx.dialect, { page: query }, true),
-      [
-        ...(owner === 'all' ? [] : ['userId' in owner ? owner.userId : owner.guestId]),
-        ...(after !== null ? [after] : []),
-        page.limit,
-        ...(after === null ? [page.offset] : []),
-        'Recipient',
-        'Recipient',
-      ],
+      statementFor(this.ctx.dialect, { page: select }, true),
+      [...select.params, 'Recipient', 'Recipient'],
     );
     const transfers = rowsOf(row.transfers).map((a) => toTransfer(transferRowOf(a)));
     const out = emptyRead();
@@ -164,18 +154,12 @@ function rowsOf(v: unknown): any[][] {
 
 const statements = new Map<string, string>();
 
-/** Which Transfers a statement is about: ids bound as one parameter, or a page it reads itself (PageQuery). */
-type Scope = { ids: true } | { page: PageQuery };
-
-/** A page's own select, as TransferRepository.listPage makes it: whose Transfers, and paged by key or offset. */
-interface PageQuery {
-  owner: 'user' | 'guest' | 'all';
-  byKey: boolean;
-}
+/** Which Transfers a statement is about: ids bound as one parameter, or a page it reads itself as a CTE. */
+type Scope = { ids: true } | { page: TransferPageSql };
 
 /** The statement's text for a database and scope, with or without the Transfers' files and recipients, made once. */
 function statementFor(dialect: Dialect, scope: Scope, withRows: boolean): string {
-  const key = `${dialect} ${'page' in scope ? `${scope.page.owner} ${scope.page.byKey}` : 'ids'} ${withRows}`;
+  const key = `${dialect} ${'page' in scope ? scope.page.text : 'ids'} ${withRows}`;
   let text = statements.get(key);
   if (text) return text;
   const pg = dialect === 'postgres';
@@ -190,7 +174,7 @@ function statementFor(dialect: Dialect, scope: Scope, withRows: boolean): string
   // Live rows as TransferRepository.filesOf and recipientsOf read them; ranges stays text, as toFile parses it.
   const live = (table: string, columns: readonly string[]) =>
     `(select ${rows(columns.join(', '), 'id')} from ${table} where transfer_id ${among} and deleted is null) as ${table}`;
-  const page = 'page' in scope ? pageSelect(scope.page) : null;
+  const page = 'page' in scope ? scope.page.text : null;
   // The Transfers' recipients once (a CTE named twice is computed once), for their claims, bounces and mails.
   text = `with ${page ? `page as (${page}),\n` : ''}rs as (select id, transfer_id from recipients where transfer_id ${among})
 select${page ? `\n  (select ${rows(TRANSFER_COLUMNS.join(', '), 'id desc')} from page) as transfers,` : ''}
@@ -212,17 +196,4 @@ select${page ? `\n  (select ${rows(TRANSFER_COLUMNS.join(', '), 'id desc')} from
      }`;
   statements.set(key, text);
   return text;
-}
-
-/**
- * A page of Transfers as TransferRepository.listPage reads it: newest first, by key from the index on the owner
- * and the id (or the primary key) on, or by offset. Bound: the owner (unless all), the key, the limit, the offset.
- */
-function pageSelect(q: PageQuery): string {
-  const where = [
-    ...(q.owner === 'user' ? ['user_id = ?'] : q.owner === 'guest' ? ['guest_id = ?'] : []),
-    ...(q.byKey ? ['id < ?'] : []),
-  ];
-  return `select ${TRANSFER_COLUMNS.join(', ')} from transfers${where.length ? ` where ${where.join(' and ')}` : ''}
-    order by id desc limit ?${q.byKey ? '' : ' offset ?'}`;
 }

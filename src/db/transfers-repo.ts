@@ -30,6 +30,7 @@ import {
   RecipientRow,
   toFile,
   toRecipient,
+  TRANSFER_COLUMNS,
   toTransfer,
   TransferRow,
 } from './rows';
@@ -152,16 +153,8 @@ export class TransfersRepo implements TransferRepository {
   }
 
   async listPage(owner: TransferOwner, page: Page | null): Promise<Transfer[]> {
-    let q = this.db.selectFrom('transfers').selectAll();
-    if (owner !== 'all')
-      q = 'userId' in owner ? q.where('user_id', '=', owner.userId) : q.where('guest_id', '=', owner.guestId);
-    q = q.orderBy('id', 'desc');
-    // By key: the index on (owner, id) or the primary key is read from the key on, never the rows before it.
-    const after = page ? numericAfter(page) : null;
-    if (after !== null) q = q.where('id', '<', after);
-    if (page) q = q.limit(page.limit);
-    if (page && after === null) q = q.offset(page.offset);
-    return (await q.execute()).map((r) => toTransfer(r as TransferRow));
+    const { text, params } = transferPage(owner, page);
+    return (await selectPrepared<TransferRow>(this.db, this.ctx, text, params)).map(toTransfer);
   }
 
   async filesOf(transferIds: number[]): Promise<FileRecord[]> {
@@ -570,4 +563,32 @@ export class TransfersRepo implements TransferRepository {
     }
     return n === unique.length;
   }
+}
+
+/** A select of Transfers (transferPage): its text, the same for every page of one shape, and its parameters. */
+export interface TransferPageSql {
+  text: string;
+  params: unknown[];
+}
+
+/**
+ * An owner's Transfers (or everyone's), newest first: one page by key or by offset, or the whole list (null). By
+ * key, the index on (owner, id) or the primary key is read from the key on, never the rows before it. The columns
+ * are named (liveRowsOf says why); TransferExtrasRepo.pageWithRows reads the same select as a CTE.
+ */
+export function transferPage(owner: TransferOwner, page: Page | null): TransferPageSql {
+  const after = page ? numericAfter(page) : null;
+  const [column, value] =
+    owner === 'all' ? [] : 'userId' in owner ? ['user_id', owner.userId] : ['guest_id', owner.guestId];
+  const where = [...(column ? [`${column} = ?`] : []), ...(after !== null ? ['id < ?'] : [])];
+  const paging = !page ? '' : after !== null ? ' limit ?' : ' limit ? offset ?';
+  return {
+    text: `select ${TRANSFER_COLUMNS.join(', ')} from transfers${where.length ? ` where ${where.join(' and ')}` : ''} order by id desc${paging}`,
+    params: [
+      ...(column ? [value] : []),
+      ...(after !== null ? [after] : []),
+      ...(page ? [page.limit] : []),
+      ...(page && after === null ? [page.offset] : []),
+    ],
+  };
 }

@@ -676,7 +676,10 @@ export interface TransferExtras {
   delivery: Map<number, MailDelivery>;
 }
 
-/** TransferExtras with the Transfers' live files and recipients, each in id order (what TransferRepository.filesOf and recipientsOf give). */
+/**
+ * TransferExtras with the Transfers' live files and recipients, each in id order (what TransferRepository.filesOf
+ * and recipientsOf give).
+ */
 export interface TransferRowsAndExtras extends TransferExtras {
   files: FileRecord[];
   recipients: Recipient[];
