@@ -109,7 +109,9 @@ export class WorkerUpload implements UploadHandle {
     switch (m.type) {
       case 'progress':
         this.latest = fromWireProgress(m.progress);
-        this.start.opts.onChange?.(this.latest);
+        // "done" is told with the Transfer in hand: the worker posts it just before "settled", and a page drawn
+        // in between would show the summary without the recipients' mail states, never to be drawn again.
+        if (this.latest.phase !== 'done' || this.result) this.start.opts.onChange?.(this.latest);
         return;
       case 'record':
         this.record = { ...this.record, files: m.record.files };
@@ -124,6 +126,8 @@ export class WorkerUpload implements UploadHandle {
         this.runPromise = null;
         if (m.transfer) {
           this.result = m.transfer;
+          this.latest = { ...this.latest, phase: 'done' };
+          this.start.opts.onChange?.(this.latest);
           this.end();
         }
         if (m.error) r?.reject(fromWire(m.error));
