@@ -27,10 +27,19 @@ class ScriptedWorker {
     this.onmessage?.({ data: m });
   }
 }
+// Standing in for the browser's globals while these tests run, and gone after (the unit files share a process).
 const g = globalThis as Record<string, unknown>;
-g.Worker = ScriptedWorker;
-g.addEventListener ??= () => undefined;
-g.removeEventListener ??= () => undefined;
+const BROWSER_GLOBALS = {
+  Worker: ScriptedWorker,
+  addEventListener: () => undefined,
+  removeEventListener: () => undefined,
+};
+test.before(() => {
+  Object.assign(g, BROWSER_GLOBALS);
+});
+test.after(() => {
+  for (const k of Object.keys(BROWSER_GLOBALS)) delete g[k];
+});
 
 const record: ResumeRecord = {
   transferId: 7,
