@@ -213,6 +213,11 @@ export async function scaleRows({ dir, row, transfers, requests = 400 }) {
       admin,
     );
     // A transfer's creation by the heaviest user, quota check included (sequential: what one sender waits).
+    // Warmed up like the rows above: the node's first creation since it started costs 65-90 ms whatever the
+    // database's size (measured at 1,000 and at 1,000,000 transfers: its statements prepared on a connection, its
+    // code compiled), and is shown apart.
+    const firstMs = (await createOne(ferry.url, userId(0))).ms;
+    for (let i = 0; i < 4; i++) await createOne(ferry.url, userId(0));
     const creates = [];
     for (let i = 0; i < Math.min(60, requests); i++) creates.push((await createOne(ferry.url, userId(0))).ms);
     creates.sort((a, b) => a - b);
@@ -222,7 +227,7 @@ export async function scaleRows({ dir, row, transfers, requests = 400 }) {
       {},
       null,
       {
-        shown: `p50 ${creates[Math.floor(creates.length / 2)].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms`,
+        shown: `p50 ${creates[Math.floor(creates.length / 2)].toFixed(1)} ms, p99 ${p99.toFixed(1)} ms (the node's first creation: ${firstMs.toFixed(1)} ms)`,
         ok: p99 < BUDGET_MS,
         note: `p99 < ${BUDGET_MS} ms`,
       },
