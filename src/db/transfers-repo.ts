@@ -577,18 +577,23 @@ export interface TransferPageSql {
  * are named (liveRowsOf says why); TransferExtrasRepo.pageWithRows reads the same select as a CTE.
  */
 export function transferPage(owner: TransferOwner, page: Page | null): TransferPageSql {
+  // Each condition with its parameter, in the order the text binds them.
+  const where: string[] = [];
+  const params: unknown[] = [];
+  if (owner !== 'all') {
+    where.push('userId' in owner ? 'user_id = ?' : 'guest_id = ?');
+    params.push('userId' in owner ? owner.userId : owner.guestId);
+  }
   const after = page ? numericAfter(page) : null;
-  const [column, value] =
-    owner === 'all' ? [] : 'userId' in owner ? ['user_id', owner.userId] : ['guest_id', owner.guestId];
-  const where = [...(column ? [`${column} = ?`] : []), ...(after !== null ? ['id < ?'] : [])];
-  const paging = !page ? '' : after !== null ? ' limit ?' : ' limit ? offset ?';
-  return {
-    text: `select ${TRANSFER_COLUMNS.join(', ')} from transfers${where.length ? ` where ${where.join(' and ')}` : ''} order by id desc${paging}`,
-    params: [
-      ...(column ? [value] : []),
-      ...(after !== null ? [after] : []),
-      ...(page ? [page.limit] : []),
-      ...(page && after === null ? [page.offset] : []),
-    ],
-  };
+  if (after !== null) {
+    where.push('id < ?');
+    params.push(after);
+  }
+  let paging = '';
+  if (page) {
+    paging = after !== null ? ' limit ?' : ' limit ? offset ?';
+    params.push(...(after !== null ? [page.limit] : [page.limit, page.offset]));
+  }
+  const filter = where.length ? ` where ${where.join(' and ')}` : '';
+  return { text: `select ${TRANSFER_COLUMNS.join(', ')} from transfers${filter} order by id desc${paging}`, params };
 }

@@ -6,10 +6,11 @@ import { newTransferIn } from '../helpers/repository-worlds';
 import { freshPostgresDatabase } from '../helpers/system/postgres';
 import { tempDir } from '../helpers/temp-dir';
 
-// The statements of a list page (a page of Transfers is one: src/db/transfer-extras-repo.ts) that PostgreSQL keeps prepared on each connection (src/db/context.ts,
-// preparedOnPostgres): during a rolling upgrade a newer node's migration adds columns to the tables they read
-// while this node's connections hold them prepared (docs/deploying.md). A prepared `SELECT *` then fails with
-// "cached plan must not change result type"; the prepared reads name their columns, and go on answering.
+// The statements of a list page (a page of Transfers is one: src/db/transfer-extras-repo.ts) that PostgreSQL keeps
+// prepared on each connection (src/db/context.ts, preparedOnPostgres): during a rolling upgrade a newer node's
+// migration adds columns to the tables they read while this node's connections hold them prepared
+// (docs/deploying.md). A prepared `SELECT *` then fails with "cached plan must not change result type"; the prepared
+// reads name their columns, and go on answering.
 
 test("prepared list reads go on answering after another node's migration adds columns to their tables", async () => {
   const url = await freshPostgresDatabase('ferry_prepared');

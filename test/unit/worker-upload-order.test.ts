@@ -12,14 +12,12 @@ class ScriptedWorker {
   static last: ScriptedWorker | null = null;
   onmessage: ((e: { data: FromWorker }) => void) | null = null;
   onerror: (() => void) | null = null;
-  sent: unknown[] = [];
   terminated = false;
   constructor() {
     ScriptedWorker.last = this;
   }
-  postMessage(m: unknown) {
-    this.sent.push(m);
-  }
+  /** What the page asks of the worker (start, run, pause) goes unanswered: each test says what the worker does. */
+  postMessage() {}
   terminate() {
     this.terminated = true;
   }
@@ -65,24 +63,27 @@ const progress = (phase: UploadProgress['phase']) => ({
 });
 const transfer = { id: 7, recipients: [{ email: 'r@example.org' }] } as unknown as TransferJson;
 
-test('the page is told "done" only with the Transfer in hand, though the worker posts "done" first', async () => {
-  const seen: [string, TransferJson | null][] = [];
+/** The page's handle on an upload, reporting to `onChange`, and the scripted worker behind it. */
+function openUpload(onChange: (p: UploadProgress, upload: WorkerUpload) => void) {
   const upload: WorkerUpload = new WorkerUpload(
     {
       api: { portable: () => ({}) } as never,
       record,
       sources: new Map(),
-      opts: {
-        chunkSize: 4,
-        onChange: (p) => {
-          seen.push([p.phase, upload.result]);
-        },
-      },
+      opts: { chunkSize: 4, onChange: (p) => onChange(p, upload) },
     },
     '/assets/upload-worker.js',
   );
+  return { upload, worker: () => ScriptedWorker.last! };
+}
+
+test('the page is told "done" only with the Transfer in hand, though the worker posts "done" first', async () => {
+  const seen: [string, TransferJson | null][] = [];
+  const { upload, worker } = openUpload((p, u) => {
+    seen.push([p.phase, u.result]);
+  });
   const done = upload.run();
-  const w = ScriptedWorker.last!;
+  const w = worker();
   w.say({ type: 'progress', progress: progress('uploading') });
   w.say({ type: 'progress', progress: progress('finishing') });
   w.say({ type: 'progress', progress: progress('done') });
@@ -100,17 +101,11 @@ test('the page is told "done" only with the Transfer in hand, though the worker 
 
 test('a pause still reaches the page at once (no Transfer is awaited for it)', async () => {
   const seen: string[] = [];
-  const upload = new WorkerUpload(
-    {
-      api: { portable: () => ({}) } as never,
-      record,
-      sources: new Map(),
-      opts: { chunkSize: 4, onChange: (p) => seen.push(p.phase) },
-    },
-    '/assets/upload-worker.js',
-  );
+  const { upload, worker } = openUpload((p) => {
+    seen.push(p.phase);
+  });
   const run = upload.run();
-  const w = ScriptedWorker.last!;
+  const w = worker();
   w.say({ type: 'progress', progress: progress('paused') });
   w.say({ type: 'settled', transfer: null, error: null });
   assert.equal(seen, ['paused']);
