@@ -2,6 +2,7 @@ import type { AccountOwner } from '../domain/ports';
 import { CompiledQuery, type Kysely } from 'kysely';
 import type { DB } from './schema';
 import type { Dialect } from './migrations';
+import type { Gate } from '../util/gate';
 
 /** Users seen lately, as stored: most requests of a busy user then read nothing (see users-repo.ts). */
 export interface SeenUser {
@@ -25,9 +26,16 @@ export interface RepoContext {
   /** Each user's language, as read in the last second (users-repo.ts, lang()). */
   langs: Map<string, { at: number; lang: string | null }>;
   signatureSweep: { last: number };
+  /** PostgreSQL: the turns of the heaviest reads, a page of Transfers with everything shown beside them. */
+  heavyReads?: Gate;
 }
 
 export type Db = Kysely<DB>;
+
+/** fn in a turn of the context's heavy reads, if it has them (PostgreSQL), else at once. */
+export function heavyRead<T>(ctx: RepoContext, fn: () => Promise<T>): Promise<T> {
+  return ctx.heavyReads ? ctx.heavyReads.run(fn) : fn();
+}
 
 /** Rows affected by an UPDATE or DELETE, on either database. */
 export function affected(

@@ -13,7 +13,7 @@ import { FerrySqliteDialect } from './sqlite-driver';
 import { openSqlite, sqliteFile, sqliteWalFlush, SqliteDb } from './sqlite';
 import { GroupFlush } from './group-flush';
 import { fromPostgres } from './errors';
-import { createPool, migratePostgres, postgresDialect, redactDatabaseUrl } from './postgres';
+import { createPool, heavyReadsGate, migratePostgres, postgresDialect, redactDatabaseUrl } from './postgres';
 import { TransfersRepo } from './transfers-repo';
 import { TransferExtrasRepo } from './transfer-extras-repo';
 import { AuditRepo } from './audit-repo';
@@ -256,6 +256,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // File data still lives under data_dir (src/storage): readable by ferry's user only, as with SQLite.
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const pool = createPool(opts.url);
+  ctx.heavyReads = heavyReadsGate();
   try {
     await migratePostgres(pool);
   } catch (e) {

@@ -1,10 +1,10 @@
 import pg from 'pg';
 import { PostgresDialect } from 'kysely';
 import { Errors } from '../domain/errors';
-import { fromPostgres } from './errors';
+import { DatabaseUnavailableError, fromPostgres, schemaTooNew } from './errors';
 import { migrations, Migration, sqlFor } from './migrations';
-import { schemaTooNew } from './errors';
 import { preparedOnPostgres } from './context';
+import { Gate } from '../util/gate';
 
 /** Connections per process; a unit of work holds one for its duration, a lone statement for its own. */
 const POOL_SIZE = 10;
@@ -107,6 +107,21 @@ export function postgresDialect(pool: pg.Pool): PostgresDialect {
     end: () => pool.end(),
   };
   return new PostgresDialect({ pool: checked as unknown as pg.Pool });
+}
+
+/**
+ * A node's heaviest reads on the database at once: pages of Transfers with their files, recipients and what is
+ * shown beside them (src/db/transfer-extras-repo.ts). The others wait their turn in the node.
+ */
+const HEAVY_READS = 2;
+
+/** The turns of a pool's heavy reads; a read that gets none within CONNECT_TIMEOUT_MS is 503, as a busy pool. */
+export function heavyReadsGate(): Gate {
+  return new Gate(
+    HEAVY_READS,
+    CONNECT_TIMEOUT_MS,
+    () => new DatabaseUnavailableError(`no turn for a list's statement within ${CONNECT_TIMEOUT_MS} ms`),
+  );
 }
 
 /** Closes a client's socket at once (pg has no public call that does not wait for the server's answer). */

@@ -6,7 +6,7 @@ import type {
   TransferPageRead,
   TransferRowsAndExtras,
 } from '../domain/ports';
-import { amongIds, type Db, idsParam, type RepoContext, selectPrepared, slices } from './context';
+import { amongIds, type Db, heavyRead, idsParam, type RepoContext, selectPrepared, slices } from './context';
 import { type DeliveryRow, deliveryOf } from './mail-queue-repo';
 import type { Dialect } from './migrations';
 import {
@@ -30,7 +30,7 @@ import { addScanRows, type ScanRow } from './virus-scan-repo';
  * each give their rows as one JSON array, about Transfers whose ids are bound as one parameter (an array on
  * PostgreSQL, a JSON list on SQLite) or that the statement reads itself as a page (pageWithRows). Its text does
  * not change with the list's length, so PostgreSQL keeps it prepared; one round trip where a page was four
- * statements (docs/architecture.md, "Lists and pages").
+ * statements (docs/architecture.md, "Lists and pages"). Pages and whole lists take turns on PostgreSQL (heavyRead).
  * The rows are those the repositories' own reads give (transfers-repo, sharing-repo, virus-scan-repo,
  * tracking-errors-repo, mail-queue-repo), and are turned into records by the same functions.
  */
@@ -51,11 +51,13 @@ export class TransferExtrasRepo implements TransferExtrasRepository {
 
   async pageWithRows(owner: TransferOwner, page: Page): Promise<TransferPageRead> {
     const select = transferPage(owner, page);
-    const [row] = await selectPrepared<Record<Column, unknown>>(
-      this.db,
-      this.ctx,
-      statementFor(this.ctx.dialect, { page: select }, true),
-      [...select.params, 'Recipient', 'Recipient'],
+    const [row] = await heavyRead(this.ctx, () =>
+      selectPrepared<Record<Column, unknown>>(
+        this.db,
+        this.ctx,
+        statementFor(this.ctx.dialect, { page: select }, true),
+        [...select.params, 'Recipient', 'Recipient'],
+      ),
     );
     const transfers = rowsOf(row.transfers).map((a) => toTransfer(transferRowOf(a)));
     const out = emptyRead();
@@ -76,14 +78,17 @@ export class TransferExtrasRepo implements TransferExtrasRepository {
     const out = emptyRead();
     for (const ids of slices([...new Set(transferIds)], BATCH)) {
       const list = idsParam(this.ctx, ids);
-      const [row] = await selectPrepared<Record<Column, unknown>>(
-        this.db,
-        this.ctx,
-        statementFor(this.ctx.dialect, { ids: true }, withRows),
-        withRows
-          ? [list, list, list, 'Recipient', 'Recipient', list, list]
-          : [list, list, list, 'Recipient', 'Recipient'],
-      );
+      const select = () =>
+        selectPrepared<Record<Column, unknown>>(
+          this.db,
+          this.ctx,
+          statementFor(this.ctx.dialect, { ids: true }, withRows),
+          withRows
+            ? [list, list, list, 'Recipient', 'Recipient', list, list]
+            : [list, list, list, 'Recipient', 'Recipient'],
+        );
+      // A list's read takes its turn with the pages; one Transfer's extras (an answer about it) are light.
+      const [row] = await (withRows ? heavyRead(this.ctx, select) : select());
       if (withRows) addRows(out, row);
       addExtras(out, ids, row);
     }
