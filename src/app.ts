@@ -64,7 +64,7 @@ export async function createApp(config: Config, opts: AppOptions = {}): Promise<
   const cfg = () => settings.get();
   const ids = cryptoIds;
   const storage = await composeStorage(config);
-  const metrics = composeMetrics(repos, storage.hashThread);
+  const metrics = composeMetrics(repos, storage.hashThread, () => db.heavyReadsWaiting());
   const counted = (t: Parameters<typeof metrics.countedTransport>[0]) => metrics.countedTransport(t);
   const mail = composeMail(config, {
     repos,

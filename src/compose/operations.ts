@@ -14,11 +14,12 @@ const MAIL_CHECK_CACHE_MS = 5000;
  * This instance's metrics: built always (cheap), exposed only when config.metrics allows someone; a registry of
  * its own. The sources are read at scrape time, through the repositories (no SQL outside src/db).
  */
-export function composeMetrics(repos: Repositories, hashThread: HashThread): Metrics {
+export function composeMetrics(repos: Repositories, hashThread: HashThread, listReadsWaiting: () => number): Metrics {
   return new Metrics({
     transfersByStatus: () => repos.transfers.countByStatus(),
     mailQueueDepth: async () => (await repos.mailQueue.counts()).pending ?? 0,
     hashingBacklog: () => hashThread.pending,
+    listReadsWaiting,
   });
 }
 

@@ -47,6 +47,8 @@ export interface Database {
   locks: Locks;
   /** The running nodes and their feature level (docs/deploying.md, "Upgrading a cluster"). */
   nodes: NodeRegistry;
+  /** Pages of Transfers waiting for a turn on the database (PostgreSQL's heavy reads; always 0 on SQLite). */
+  heavyReadsWaiting(): number;
   /** Raw SQL with `?` placeholders on either database (tests, `ferry db copy`, readiness). */
   query<T = Record<string, unknown>>(text: string, params?: unknown[]): Promise<T[]>;
   close(): Promise<void>;
@@ -245,6 +247,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
       uow: new KyselyUnitOfWork(kysely, ctx, () => commits.after()),
       locks: leaseLocks(kysely),
       nodes: new NodesRepo(kysely, ctx),
+      heavyReadsWaiting: () => 0,
       query: <T>(text: string, params: unknown[] = []) => runSql<T>(kysely, ctx, text, params),
       close: async () => {
         await kysely.destroy();
@@ -256,7 +259,8 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
   // File data still lives under data_dir (src/storage): readable by ferry's user only, as with SQLite.
   fs.mkdirSync(opts.dataDir, { recursive: true, mode: 0o700 });
   const pool = createPool(opts.url);
-  ctx.heavyReads = heavyReadsGate();
+  const heavyReads = heavyReadsGate();
+  ctx.heavyReads = heavyReads;
   try {
     await migratePostgres(pool);
   } catch (e) {
@@ -273,6 +277,7 @@ export async function openDatabase(opts: DatabaseOptions): Promise<Database> {
     uow: new KyselyUnitOfWork(kysely, ctx),
     locks: advisoryLocks(pool),
     nodes: new NodesRepo(kysely, ctx),
+    heavyReadsWaiting: () => heavyReads.waiting,
     query: <T>(text: string, params: unknown[] = []) => runSql<T>(kysely, ctx, text, params),
     close: () => kysely.destroy(),
   };

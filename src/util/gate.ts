@@ -23,7 +23,7 @@ export class Gate {
     }
   }
 
-  /** How many wait for a place now (the metrics). */
+  /** How many wait for a place now (the metrics' ferry_list_reads_waiting). */
   get waiting(): number {
     return this.queue.length;
   }

@@ -83,6 +83,7 @@ test('GET /metrics: Prometheus text that follows an upload: requests by route pa
       'ferry_transfers',
       'ferry_mail_queue_depth',
       'ferry_hashing_backlog',
+      'ferry_list_reads_waiting',
       'nodejs_eventloop_lag_seconds',
       'process_resident_memory_bytes',
     ])

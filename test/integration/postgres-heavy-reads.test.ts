@@ -48,6 +48,7 @@ test('at most two list statements are on the database at once; the others wait t
     assert.is(n, 2, 'two statements reach the server');
     await sleep(300);
     assert.is(await onTheServer(), 2, 'the other four wait in the node');
+    assert.is(w.heavyReadsWaiting(), 4, 'and the metrics say so');
     // A page past an offset reads the rows it skips, and takes no turn: it would hold one for as long.
     const deep = w.repos.transferExtras.pageWithRows('all', { limit: 5, offset: 1, after: null });
     started.push(deep.catch(() => {}));
@@ -69,6 +70,7 @@ test('at most two list statements are on the database at once; the others wait t
         assert.is(page.value.recipients.length, 2);
       }
     }
+    assert.is(w.heavyReadsWaiting(), 0);
   } finally {
     await other.end();
     await Promise.all(started);

@@ -12,6 +12,7 @@ export interface MetricsSources {
   transfersByStatus(): Promise<Record<string, number>>;
   mailQueueDepth(): Promise<number>;
   hashingBacklog(): number;
+  listReadsWaiting(): number;
 }
 
 /** Routes whose accepted body is file data. */
@@ -120,6 +121,14 @@ export class Metrics {
       registers,
       collect() {
         this.set(sources.hashingBacklog());
+      },
+    });
+    new client.Gauge({
+      name: 'ferry_list_reads_waiting',
+      help: 'Pages of Transfers waiting in this node for a turn on PostgreSQL',
+      registers,
+      collect() {
+        this.set(sources.listReadsWaiting());
       },
     });
   }
