@@ -60,7 +60,7 @@ export class TransferExtrasRepo implements TransferExtrasRepository {
       );
     // A page past an offset reads every row it skips (hundreds of ms deep in a million): holding one of the turns
     // that long would keep every other page waiting behind it, so it takes none.
-    const [row] = await (page.offset > 0 && !page.after ? read() : heavyRead(this.ctx, read));
+    const [row] = await (select.skipsRows ? read() : heavyRead(this.ctx, read));
     const transfers = rowsOf(row.transfers).map((a) => toTransfer(transferRowOf(a)));
     const out = emptyRead();
     addRows(out, row);

@@ -569,6 +569,8 @@ export class TransfersRepo implements TransferRepository {
 export interface TransferPageSql {
   text: string;
   params: unknown[];
+  /** A page past an offset: the statement reads every row it skips, so its cost grows with the depth. */
+  skipsRows: boolean;
 }
 
 /**
@@ -595,5 +597,9 @@ export function transferPage(owner: TransferOwner, page: Page | null): TransferP
     params.push(...(after !== null ? [page.limit] : [page.limit, page.offset]));
   }
   const filter = where.length ? ` where ${where.join(' and ')}` : '';
-  return { text: `select ${TRANSFER_COLUMNS.join(', ')} from transfers${filter} order by id desc${paging}`, params };
+  return {
+    text: `select ${TRANSFER_COLUMNS.join(', ')} from transfers${filter} order by id desc${paging}`,
+    params,
+    skipsRows: page !== null && after === null && page.offset > 0,
+  };
 }

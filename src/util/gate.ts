@@ -8,7 +8,7 @@ export class Gate {
   private readonly queue: Array<{ go: () => void }> = [];
 
   constructor(
-    readonly size: number,
+    private readonly size: number,
     private readonly waitMs: number,
     private readonly late: () => Error,
   ) {}
